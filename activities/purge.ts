@@ -1,0 +1,27 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sql } from '../src/db/index.ts';
+import { AGENT_PURGE_STEPS, AGENT_PURGE_STEP_NAMES } from '../src/domain/agent-purge.ts';
+
+/** Activities of the agent purge: each is idempotent, so a retry after a crash is harmless. */
+export function createPurgeActivities({ sql }: { sql: Sql }) {
+  return {
+    /** The dependent tables to empty, in order. */
+    async listAgentPurgeSteps(): Promise<string[]> {
+      return AGENT_PURGE_STEP_NAMES;
+    },
+
+    /** Deletes up to `batchSize` rows of one step; returns how many went. */
+    async purgeAgentBatch(input: { agentId: string; step: string; batchSize: number }): Promise<number> {
+      const purge = AGENT_PURGE_STEPS[input.step];
+      if (!purge) throw ApplicationFailure.nonRetryable(`unknown purge step ${input.step}`, 'UnknownPurgeStep');
+      return purge(sql, input.agentId, input.batchSize);
+    },
+
+    /** Removes the agent row itself, once nothing depends on it. Only an agent marked deleted goes. */
+    async deleteAgentRecord(input: { agentId: string }): Promise<boolean> {
+      const rows = await sql`delete from agents where id = ${input.agentId} and deleted_at is not null returning id`;
+      return rows.length > 0;
+    },
+  };
+}
+export type PurgeActivities = ReturnType<typeof createPurgeActivities>;

@@ -1,0 +1,44 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { AppDeps, AppMiddleware } from './context.ts';
+import { requestContext } from './middleware/request-context.ts';
+import { errorHandler } from './middleware/errors.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { mountFamily, type RouteFamily } from './routing.ts';
+import { buildOpenApi } from './openapi.ts';
+import { systemRouter } from './routes/system.ts';
+import { agentsFamily } from './routes/agents.ts';
+import { apiKeysFamily } from './routes/api-keys.ts';
+
+/** Every resource family the API serves, in the order the reference lists them. */
+export const FAMILIES: RouteFamily[] = [agentsFamily, apiKeysFamily];
+
+export const API_VERSION = '1.0.0';
+
+const isAuthenticatedPath = (path: string) =>
+  path.startsWith('/api/v1/') && !path.startsWith('/api/v1/public/') && path !== '/api/v1/openapi.json';
+
+/** Builds the Koa application: the error middleware first, then auth, then one router per family. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true; // errors are logged by our error middleware, with the request id
+  (app.context as unknown as { deps: AppDeps }).deps = deps;
+
+  let openApi: unknown;
+  const system = systemRouter(() => (openApi ??= buildOpenApi(FAMILIES, { version: API_VERSION })));
+
+  const api = new Router();
+  for (const family of FAMILIES) mountFamily(api, family);
+
+  const auth = authenticate();
+  const authWhereNeeded: AppMiddleware = (ctx, next) => (isAuthenticatedPath(ctx.path) ? auth(ctx, next) : next());
+
+  app.use(requestContext() as Koa.Middleware);
+  app.use(errorHandler() as Koa.Middleware);
+  app.use(system.routes());
+  app.use(system.allowedMethods());
+  app.use(authWhereNeeded as Koa.Middleware);
+  app.use(api.routes());
+  app.use(api.allowedMethods());
+  return app;
+}

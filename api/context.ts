@@ -1,0 +1,28 @@
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../src/config.ts';
+import type { Sql } from '../src/db/index.ts';
+import type { Authenticator, Principal } from '../src/auth/authenticator.ts';
+import type { RateLimiter } from './middleware/rate-limit.ts';
+
+/** What every handler can reach: built once at start-up and shared by all requests. */
+export interface AppDeps {
+  config: Config;
+  sql: Sql;
+  temporal: Client;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  log: Logger;
+  /** Resolves when PostgreSQL and Temporal both answer; used by /readyz. */
+  checkReadiness(): Promise<{ postgres: boolean; temporal: boolean }>;
+}
+
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  principal?: Principal;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState, Koa.DefaultContext & { deps: AppDeps }>;
+export type AppMiddleware = Koa.Middleware<AppState, Koa.DefaultContext & { deps: AppDeps }>;

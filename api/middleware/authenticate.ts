@@ -1,0 +1,27 @@
+import { AppError } from '../../src/errors.ts';
+import type { AppMiddleware } from '../context.ts';
+
+/**
+ * Resolves the bearer token (401 otherwise), then counts the request against the token's rate
+ * limit. The RateLimit fields go on every authenticated response, errors included.
+ */
+export function authenticate(): AppMiddleware {
+  return async (ctx, next) => {
+    const header = ctx.get('Authorization');
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    const principal = match ? await ctx.deps.authenticator.authenticate(match[1]!) : null;
+    if (!principal) {
+      throw new AppError(401, 'unauthorized', header ? 'the bearer token is unknown or revoked' : 'send Authorization: Bearer <token>');
+    }
+    ctx.state.principal = principal;
+    const rate = ctx.deps.rateLimiter.take(principal.keyId);
+    ctx.set('RateLimit-Policy', `"default";q=${rate.limit};w=60`);
+    ctx.set('RateLimit', `"default";r=${rate.remaining};t=${rate.resetSeconds}`);
+    if (!rate.allowed) {
+      throw new AppError(429, 'rate_limited', `rate limit of ${rate.limit} requests a minute exceeded`, {
+        headers: { 'Retry-After': String(rate.resetSeconds) },
+      });
+    }
+    await next();
+  };
+}

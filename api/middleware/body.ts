@@ -1,0 +1,43 @@
+import getRawBody from 'raw-body';
+import { AppError } from '../../src/errors.ts';
+import type { AppContext } from '../context.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function hasBody(ctx: AppContext): boolean {
+  const length = ctx.get('Content-Length');
+  return ctx.get('Transfer-Encoding') !== '' || (length !== '' && length !== '0');
+}
+
+function isJsonType(contentType: string): boolean {
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return essence === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(essence);
+}
+
+/**
+ * Reads and parses a JSON body: 415 for another media type, 413 past 1 MiB, 400 `invalid_json`
+ * when it does not parse. A request without a body yields `undefined`.
+ */
+export async function readJsonBody(ctx: AppContext): Promise<unknown> {
+  if (!hasBody(ctx)) return undefined;
+  if (!isJsonType(ctx.get('Content-Type'))) {
+    throw new AppError(415, 'unsupported_media_type', 'send the body as application/json');
+  }
+  let text: string;
+  try {
+    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8', length: ctx.get('Content-Length') || undefined });
+  } catch (err) {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') throw new AppError(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`);
+    if (type === 'encoding.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
+      throw new AppError(400, 'invalid_json', 'the body could not be read');
+    }
+    throw err;
+  }
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new AppError(400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
+  }
+}

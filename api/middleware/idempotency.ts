@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../../src/errors.ts';
+import type { Sql } from '../../src/db/index.ts';
+
+export interface StoredResponse { status: number; headers: Record<string, string>; body: unknown }
+
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+const HOURS_KEPT = 24;
+
+/** Same JSON, same fingerprint, whatever the key order or spacing of the body. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function fingerprint(method: string, path: string, body: unknown): Buffer {
+  return createHash('sha256').update(`${method} ${path}\n${canonical(body ?? null)}`).digest();
+}
+
+export function checkIdempotencyKey(key: string): void {
+  if (!KEY_FORMAT.test(key)) {
+    throw new AppError(400, 'validation_error', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
+      errors: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' }],
+    });
+  }
+}
+
+/**
+ * Runs `execute` at most once per (organization, key) within 24 hours. A repeat with the same
+ * request replays the stored response; one with another request is 422; one while the first still
+ * runs is 409. Only successes are stored: after an error the key is free again, as nothing changed.
+ */
+export async function runIdempotent(sql: Sql, orgId: string, key: string, print: Buffer,
+  execute: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+  const claimed = await sql`
+    insert into idempotency_keys (org_id, key, fingerprint, state) values (${orgId}, ${key}, ${print}, 'in_progress')
+    on conflict (org_id, key) do update
+      set fingerprint = excluded.fingerprint, state = 'in_progress', created_at = now(),
+          response_status = null, response_headers = null, response_body = null
+      where idempotency_keys.created_at < now() - make_interval(hours => ${HOURS_KEPT})
+    returning key`;
+  if (claimed.length === 0) {
+    const [prior] = await sql<{ fingerprint: Buffer; state: string; response_status: number; response_headers: Record<string, string>; response_body: string | null }[]>`
+      select fingerprint, state, response_status, response_headers, response_body
+      from idempotency_keys where org_id = ${orgId} and key = ${key}`;
+    if (!prior) return runIdempotent(sql, orgId, key, print, execute);
+    if (!prior.fingerprint.equals(print)) {
+      throw new AppError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request');
+    }
+    if (prior.state === 'in_progress') {
+      throw new AppError(409, 'idempotency_in_progress', 'the first request with this Idempotency-Key is still running', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    const body: unknown = prior.response_body === null ? undefined : JSON.parse(prior.response_body);
+    return { status: prior.response_status, headers: prior.response_headers, body, replayed: true };
+  }
+  let response: StoredResponse;
+  try {
+    response = await execute();
+  } catch (err) {
+    // A refused request changed nothing: release the key so a corrected retry can use it.
+    await release(sql, orgId, key);
+    throw err;
+  }
+  if (response.status >= 500) await release(sql, orgId, key);
+  else await store(sql, orgId, key, response);
+  return { ...response, replayed: false };
+}
+
+async function release(sql: Sql, orgId: string, key: string): Promise<void> {
+  await sql`delete from idempotency_keys where org_id = ${orgId} and key = ${key} and state = 'in_progress'`;
+}
+
+async function store(sql: Sql, orgId: string, key: string, response: StoredResponse): Promise<void> {
+  await sql`update idempotency_keys set state = 'completed', response_status = ${response.status},
+      response_headers = ${sql.json(response.headers)}, response_body = ${response.body === undefined ? null : JSON.stringify(response.body)}
+    where org_id = ${orgId} and key = ${key}`;
+}

@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import type { AppMiddleware } from '../context.ts';
+
+const WELL_FORMED_ID = /^[A-Za-z0-9._-]{1,200}$/;
+
+/**
+ * Gives every request an id (echoing a well-formed `X-Request-Id`, else a fresh one), a child
+ * logger carrying it, and one access-log line when it ends. Headers are never logged: they carry tokens.
+ */
+export function requestContext(): AppMiddleware {
+  return async (ctx, next) => {
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = WELL_FORMED_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = ctx.deps.log.child({ request_id: requestId });
+    ctx.set('X-Request-Id', requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      ctx.state.log.info({
+        method: ctx.method, path: ctx.path, status: ctx.status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        org_id: ctx.state.principal?.orgId, key_id: ctx.state.principal?.keyId,
+      }, 'request');
+    }
+  };
+}

@@ -1,0 +1,108 @@
+import type { TSchema } from '@sinclair/typebox';
+import { ProblemSchema } from '../src/schemas/common.ts';
+import type { RouteDef, RouteFamily } from './routing.ts';
+
+type Json = Record<string, unknown>;
+
+/** TypeBox marks schemas with symbol keys; JSON has none, and `$id` becomes a component name. */
+function plain(schema: TSchema, components: Json): Json {
+  const copy = JSON.parse(JSON.stringify(schema)) as Json;
+  return hoist(copy, components);
+}
+
+function hoist(node: Json, components: Json): Json {
+  for (const [key, value] of Object.entries(node)) {
+    if (Array.isArray(value)) node[key] = value.map((v) => (v && typeof v === 'object' ? hoist(v as Json, components) : v));
+    else if (value && typeof value === 'object') node[key] = hoist(value as Json, components);
+  }
+  if (typeof node.$id === 'string') {
+    const name = node.$id;
+    const { $id: _omit, ...rest } = node;
+    components[name] = rest;
+    return { $ref: `#/components/schemas/${name}` };
+  }
+  return node;
+}
+
+const problemResponse = (description: string) => ({
+  description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+function parameters(def: RouteDef, components: Json): Json[] {
+  const out: Json[] = [];
+  for (const [where, schema] of [['path', def.params], ['query', def.query]] as const) {
+    if (!schema) continue;
+    const props = (schema as unknown as { properties: Record<string, TSchema> }).properties;
+    const required = new Set((schema as unknown as { required?: string[] }).required ?? []);
+    for (const [name, prop] of Object.entries(props)) {
+      const s = plain(prop, components);
+      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: s, ...(s.description ? { description: s.description } : {}) });
+    }
+  }
+  return out;
+}
+
+function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
+  const responses: Json = {};
+  for (const [status, r] of Object.entries(def.responses)) {
+    responses[status] = r.schema
+      ? { description: r.description, content: { 'application/json': { schema: plain(r.schema, components) } } }
+      : { description: r.description };
+  }
+  Object.assign(responses, {
+    400: problemResponse('Malformed or invalid request (`invalid_json`, `validation_error`)'),
+    401: problemResponse('No, unknown or revoked token'),
+    403: problemResponse(`Permission missing; needs ${def.permissions.join(' and ')}`),
+    ...(def.params ? { 404: problemResponse('No such resource in this organization') } : {}),
+    ...(def.body ? { 413: problemResponse('Body over 1 MiB'), 415: problemResponse('Body is not JSON') } : {}),
+    ...(def.method === 'POST' ? { 409: problemResponse('State conflict, or Idempotency-Key in progress'), 422: problemResponse('Idempotency-Key reused with another body') } : {}),
+    429: problemResponse('Rate limit exceeded (see Retry-After)'),
+    500: problemResponse('Unexpected error; quote request_id'),
+  });
+  const params = parameters(def, components);
+  if (def.method === 'POST') {
+    params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 },
+      description: 'Repeat the request safely: the same key and body within 24 hours replay the first response.' });
+  }
+  return {
+    operationId: def.operationId,
+    summary: def.summary,
+    ...(def.description ? { description: def.description } : {}),
+    tags: [family.tag],
+    'x-permissions': def.permissions,
+    ...(params.length ? { parameters: params } : {}),
+    ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(def.body, components) } } } } : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document, made from the same route definitions and schemas that serve requests. */
+export function buildOpenApi(families: RouteFamily[], opts: { version: string }): Json {
+  const components: Json = {};
+  plain(ProblemSchema, components);
+  const paths: Record<string, Json> = {};
+  for (const family of families) {
+    for (const def of family.routes) {
+      const path = (family.base + def.path).replace(/:([A-Za-z_]+)/g, '{$1}');
+      paths[path] ??= {};
+      paths[path][def.method.toLowerCase()] = operation(def, family, components);
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent Management Service API',
+      version: opts.version,
+      description: 'Create and run AI agents over web chat, phone, SMS, email and campaign calls. Errors are RFC 9457 problem details; see the `Problem` schema.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    tags: families.map((f) => ({ name: f.tag, description: f.description })).filter((t, i, all) => all.findIndex((o) => o.name === t.name) === i),
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An org key (`sk_...`) or a user token (`ut_...`)' } },
+      schemas: components,
+    },
+  };
+}

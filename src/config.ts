@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { compileValidator, formatErrors } from './validation.ts';
+
+/** Environment the service reads, checked once at start-up and then frozen. */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  DATA_DIR: Type.String({ default: '.data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  TEMPORAL_ADDRESS: Type.Optional(Type.String({ minLength: 1 })),
+  TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
+  TEMPORAL_DEV_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 7233 }),
+  TEMPORAL_UI_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8233 }),
+  TEMPORAL_UI_URL: Type.Optional(Type.String({ minLength: 1 })),
+  TASK_QUEUE_PREFIX: Type.String({ pattern: '^[a-z0-9-]+$', default: 'ams' }),
+  AMS_BOOTSTRAP_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 200 })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ALLOW_PRIVATE_NETWORK_TARGETS: Type.Boolean({ default: false }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1200 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  PURGE_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
+  WEBHOOK_RETRY_DELAYS: Type.String({ pattern: '^\\d+(,\\d+)*$', default: '5,300,1800,7200,18000,36000,36000' }),
+  CRAWL_DELAY_MS: Type.Integer({ minimum: 0, default: 250 }),
+  SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
+  SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
+  AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),
+  REPORT_RUN_COST_CENTS: Type.Integer({ minimum: 0, default: 25 }),
+});
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+const validateConfig = compileValidator(ConfigSchema, { coerce: true, defaults: true });
+
+/**
+ * Reads the configuration from an environment (process.env by default).
+ * Throws one error listing every bad variable, so a misconfigured deployment fails at start.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  if (!validateConfig(raw)) {
+    throw new Error(`invalid configuration: ${formatErrors(validateConfig.errors).map((e) => `${e.field} ${e.message}`).join('; ')}`);
+  }
+  const config = { ...(raw as Static<typeof ConfigSchema>), ...overrides };
+  config.DATA_DIR = resolve(config.DATA_DIR);
+  return Object.freeze(config);
+}
+
+/** Seconds to wait between webhook delivery attempts. */
+export function webhookRetryDelays(config: Config): number[] {
+  return config.WEBHOOK_RETRY_DELAYS.split(',').map(Number);
+}

@@ -1,0 +1,70 @@
+import type { Db } from './index.ts';
+import { newId, newPublicKey } from '../ids.ts';
+import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
+
+interface AgentRow {
+  id: string; org_id: string; public_key: string; name: string; status: AgentStatus;
+  voice: string | null; persona: string | null; site_url: string | null;
+  created_at: Date; updated_at: Date;
+}
+
+const COLUMNS = ['id', 'org_id', 'public_key', 'name', 'status', 'voice', 'persona', 'site_url', 'created_at', 'updated_at'];
+
+/** The API shape of an agent row. */
+export function toAgent(row: AgentRow): Agent {
+  return {
+    id: row.id, public_key: row.public_key, name: row.name, status: row.status,
+    voice: row.voice, persona: row.persona, site_url: row.site_url,
+    has_pending_draft: false,
+    created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export async function insertAgent(db: Db, orgId: string, input: { name: string; site_url?: string | undefined }): Promise<Agent> {
+  const status: AgentStatus = input.site_url ? 'draft' : 'active';
+  const [row] = await db<AgentRow[]>`
+    insert into agents (id, org_id, public_key, name, status, site_url)
+    values (${newId()}, ${orgId}, ${newPublicKey()}, ${input.name}, ${status}, ${input.site_url ?? null})
+    returning ${db(COLUMNS)}`;
+  return toAgent(row!);
+}
+
+export async function findAgent(db: Db, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<Agent | null> {
+  const [row] = await db<AgentRow[]>`
+    select ${db(COLUMNS)} from agents
+    where id = ${id} and org_id = ${orgId} and deleted_at is null
+    ${opts.forUpdate ? db`for update` : db``}`;
+  return row ? toAgent(row) : null;
+}
+
+export async function listAgents(db: Db, orgId: string, q: { status?: AgentStatus | undefined; limit: number; offset: number }):
+  Promise<{ data: Agent[]; total: number }> {
+  const statusFilter = q.status ? db`and status = ${q.status}` : db``;
+  const [rows, [count]] = await Promise.all([
+    db<AgentRow[]>`select ${db(COLUMNS)} from agents
+      where org_id = ${orgId} and deleted_at is null ${statusFilter}
+      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
+    db<{ total: number }[]>`select count(*)::int as total from agents where org_id = ${orgId} and deleted_at is null ${statusFilter}`,
+  ]);
+  return { data: rows.map(toAgent), total: count?.total ?? 0 };
+}
+
+/** Applies the Basics fields present in `patch`; returns the agent before and after, or null when absent. */
+export async function updateAgentBasics(db: Db, orgId: string, id: string, patch: AgentPatch): Promise<{ before: Agent; after: Agent } | null> {
+  const before = await findAgent(db, orgId, id, { forUpdate: true });
+  if (!before) return null;
+  const fields: Record<string, unknown> = {};
+  for (const key of ['name', 'persona', 'voice', 'status'] as const) if (patch[key] !== undefined) fields[key] = patch[key];
+  if (Object.keys(fields).length === 0) return { before, after: before };
+  const [row] = await db<AgentRow[]>`
+    update agents set ${db(fields)}, updated_at = now()
+    where id = ${id} and org_id = ${orgId} returning ${db(COLUMNS)}`;
+  return { before, after: toAgent(row!) };
+}
+
+/** Hides an agent at once (every read answers 404); its purge workflow removes the rest. */
+export async function markAgentDeleted(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`update agents set deleted_at = now()
+    where id = ${id} and org_id = ${orgId} and deleted_at is null returning id`;
+  return rows.length > 0;
+}

@@ -1,0 +1,48 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql;
+/** A transaction or the pool: repository functions take either, so a transaction passes through. */
+export type Db = postgres.Sql | postgres.TransactionSql;
+
+/** Opens the pool. Dates come back as `Date`, so JSON renders them as ISO 8601 with milliseconds and `Z`. */
+export function createSql(url: string, opts: { max?: number } = {}): Sql {
+  return postgres(url, {
+    max: opts.max ?? 10,
+    onnotice: () => {},
+    connection: { application_name: 'agent-management-service' },
+    types: {
+      // bigint counts (totals) fit in a JS number for any realistic table.
+      bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
+    },
+  });
+}
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+// Any constant works; it only has to be the same for every process of this service.
+const MIGRATION_LOCK_KEY = 727_001;
+
+/**
+ * Applies the forward-only migrations in `src/db/migrations` that the database has not seen,
+ * inside one transaction holding an advisory lock: processes starting together apply each once.
+ * Returns the versions it applied.
+ */
+export async function migrate(sql: Sql): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+    await tx`create table if not exists schema_migrations (
+      version text primary key, applied_at timestamptz not null default now())`;
+    const done = new Set((await tx<{ version: string }[]>`select version from schema_migrations`).map((r) => r.version));
+    const applied: string[] = [];
+    for (const file of files) {
+      const version = file.replace(/\.sql$/, '');
+      if (done.has(version)) continue;
+      await tx.unsafe(await readFile(MIGRATIONS_DIR + file, 'utf8'));
+      await tx`insert into schema_migrations (version) values (${version})`;
+      applied.push(version);
+    }
+    return applied;
+  });
+}

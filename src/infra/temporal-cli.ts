@@ -1,0 +1,286 @@
+import { execFile, spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { homedir, hostname } from 'node:os';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { forEachLine, killOnParentExit, LastLines, type LineLogger, silentLogger, sleep } from './child-process.ts';
+
+/**
+ * The CLI release we build. v1.5.1 is the last one installable with a plain
+ * `go install` (later releases carry a `replace` directive in go.mod).
+ */
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+const GO_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
+const BINARY_NAME = 'temporal';
+
+/** How often a running build prints a progress line, and refreshes its lock. */
+const PROGRESS_INTERVAL_MS = 15_000;
+/** A lock whose holder has not refreshed it for this long is considered abandoned. */
+const LOCK_STALE_MS = 2 * 60_000;
+const LOCK_POLL_MS = 1_000;
+
+/** Options for {@link ensureTemporalCli}. */
+export interface EnsureTemporalCliOptions {
+  /** Receives progress lines (a build takes minutes, so tell the user why nothing else happens). */
+  log?: LineLogger;
+}
+
+/**
+ * Returns the absolute path of a `temporal` CLI binary, building it once if needed.
+ *
+ * Lookup order: `TEMPORAL_CLI_PATH`; `temporal` on PATH; the per-user cache
+ * (`$XDG_CACHE_HOME` or `~/.cache`, then `agent-management-service/temporal-cli-v1.5.1/temporal`);
+ * otherwise `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` into that cache.
+ * Builds are serialised between processes with a lock directory and land atomically,
+ * so concurrent callers (e.g. `npm start` and `npm test`) share one build.
+ */
+export async function ensureTemporalCli(opts: EnsureTemporalCliOptions = {}): Promise<string> {
+  const log = opts.log ?? silentLogger;
+  const fromEnv = process.env['TEMPORAL_CLI_PATH'];
+  if (fromEnv) return checkExplicitPath(fromEnv);
+  const onPath = await findOnPath(BINARY_NAME);
+  if (onPath) return onPath;
+  const cacheDir = temporalCliCacheDir();
+  const cached = join(cacheDir, BINARY_NAME);
+  if (await isExecutableFile(cached)) return cached;
+  return buildUnderLock(cacheDir, log);
+}
+
+/** The folder holding the cached CLI build for {@link TEMPORAL_CLI_VERSION}. */
+export function temporalCliCacheDir(): string {
+  const xdg = process.env['XDG_CACHE_HOME'];
+  // The XDG spec says relative values are invalid and must be ignored.
+  const cacheRoot = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+  return join(cacheRoot, 'agent-management-service', `temporal-cli-${TEMPORAL_CLI_VERSION}`);
+}
+
+async function checkExplicitPath(path: string): Promise<string> {
+  const absolute = resolve(path);
+  if (!(await isExecutableFile(absolute))) {
+    throw new Error(`TEMPORAL_CLI_PATH=${path} is not an executable file`);
+  }
+  return absolute;
+}
+
+async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function findOnPath(name: string): Promise<string | null> {
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = resolve(dir, name);
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+  return null;
+}
+
+/**
+ * Waits for the build lock, then builds unless another process produced the
+ * binary meanwhile. Polling (rather than blocking) lets a waiter notice both
+ * outcomes of the holder's work: a finished binary, or an abandoned lock.
+ */
+async function buildUnderLock(cacheDir: string, log: LineLogger): Promise<string> {
+  const binary = join(cacheDir, BINARY_NAME);
+  const lockDir = join(cacheDir, '.build.lock');
+  await mkdir(cacheDir, { recursive: true });
+  const waitStarted = Date.now();
+  let lastNotice = 0;
+  for (;;) {
+    if (await isExecutableFile(binary)) return binary;
+    const release = await tryAcquireLock(lockDir);
+    if (release) {
+      try {
+        // Re-check: the previous holder may have finished between our two looks.
+        if (!(await isExecutableFile(binary))) await buildInto(cacheDir, binary, log);
+        return binary;
+      } finally {
+        await release();
+      }
+    }
+    if (Date.now() - lastNotice >= PROGRESS_INTERVAL_MS) {
+      lastNotice = Date.now();
+      const waited = Math.round((lastNotice - waitStarted) / 1000);
+      log(`Temporal CLI: another process is building it (${await describeLockOwner(lockDir)}); waiting (${waited}s)`);
+    }
+    await sleep(LOCK_POLL_MS);
+  }
+}
+
+interface LockOwner {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+/**
+ * Takes the lock by creating `lockDir` (mkdir is atomic), or returns null if
+ * someone else holds it. A lock is broken when its holder is a dead process on
+ * this host or has not refreshed the folder's mtime for {@link LOCK_STALE_MS}.
+ * Two processes breaking the same stale lock at once could both end up
+ * building; that costs time but not correctness, since each build uses its
+ * own temporary GOBIN and the result is installed by an atomic rename.
+ */
+async function tryAcquireLock(lockDir: string): Promise<(() => Promise<void>) | null> {
+  try {
+    await mkdir(lockDir);
+  } catch (err) {
+    if (!isErrnoCode(err, 'EEXIST')) throw err;
+    if (await isLockStale(lockDir)) await rm(lockDir, { recursive: true, force: true });
+    return null;
+  }
+  const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
+  await writeFile(join(lockDir, 'owner.json'), JSON.stringify(owner));
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    utimes(lockDir, now, now).catch(() => undefined);
+  }, PROGRESS_INTERVAL_MS);
+  heartbeat.unref();
+  return async () => {
+    clearInterval(heartbeat);
+    await rm(lockDir, { recursive: true, force: true });
+  };
+}
+
+async function isLockStale(lockDir: string): Promise<boolean> {
+  const owner = await readLockOwner(lockDir);
+  if (owner && owner.host === hostname() && !isProcessAlive(owner.pid)) return true;
+  try {
+    return Date.now() - (await stat(lockDir)).mtimeMs > LOCK_STALE_MS;
+  } catch {
+    return false; // Released while we looked: not stale, just gone.
+  }
+}
+
+async function readLockOwner(lockDir: string): Promise<LockOwner | null> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(join(lockDir, 'owner.json'), 'utf8'));
+    return isLockOwner(parsed) ? parsed : null;
+  } catch {
+    return null; // Not written yet (holder just created the folder) or unreadable.
+  }
+}
+
+function isLockOwner(value: unknown): value is LockOwner {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return typeof record['pid'] === 'number' && typeof record['host'] === 'string' && typeof record['startedAt'] === 'string';
+}
+
+async function describeLockOwner(lockDir: string): Promise<string> {
+  const owner = await readLockOwner(lockDir);
+  return owner ? `pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}` : 'owner unknown';
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return isErrnoCode(err, 'EPERM');
+  }
+}
+
+function isErrnoCode(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && err.code === code;
+}
+
+/**
+ * Builds into a fresh temporary GOBIN inside the cache folder (same
+ * filesystem, so the final rename is atomic) and moves the checked binary
+ * into place. A build killed half-way leaves only a temp folder, which the
+ * next lock holder removes.
+ */
+async function buildInto(cacheDir: string, binary: string, log: LineLogger): Promise<void> {
+  await removeLeftoverBuildDirs(cacheDir);
+  const go = await findGo();
+  const tempBin = await mkdtemp(join(cacheDir, '.gobin-'));
+  log(
+    `Temporal CLI not found: building ${GO_PACKAGE}@${TEMPORAL_CLI_VERSION} with ${go}. ` +
+      `This one-time build takes several minutes; the result is cached in ${cacheDir}. ` +
+      '(Set TEMPORAL_CLI_PATH or put `temporal` on PATH to skip it.)',
+  );
+  try {
+    await runGoInstall(go, tempBin, log);
+    const built = join(tempBin, BINARY_NAME);
+    log(`Temporal CLI built: ${await readVersion(built)}`);
+    await rename(built, binary);
+  } finally {
+    await rm(tempBin, { recursive: true, force: true });
+  }
+}
+
+async function removeLeftoverBuildDirs(cacheDir: string): Promise<void> {
+  for (const entry of await readdir(cacheDir)) {
+    if (entry.startsWith('.gobin-')) await rm(join(cacheDir, entry), { recursive: true, force: true });
+  }
+}
+
+async function findGo(): Promise<string> {
+  const onPath = await findOnPath('go');
+  if (onPath) return onPath;
+  const standard = '/usr/local/go/bin/go';
+  if (await isExecutableFile(standard)) return standard;
+  throw new Error(
+    'Cannot build the Temporal CLI: Go is not installed (no `go` on PATH nor /usr/local/go/bin/go). ' +
+      'Install Go 1.25+, or set TEMPORAL_CLI_PATH to an existing `temporal` binary.',
+  );
+}
+
+/**
+ * Runs `go install -v` and reports progress. With -v, go prints one import
+ * path per compiled package: those are counted and summarised every
+ * {@link PROGRESS_INTERVAL_MS} instead of flooding the log with ~800 lines;
+ * every other line (downloads, errors) is passed through as is.
+ */
+async function runGoInstall(go: string, gobin: string, log: LineLogger): Promise<void> {
+  const child = spawn(go, ['install', '-v', `${GO_PACKAGE}@${TEMPORAL_CLI_VERSION}`], {
+    env: { ...process.env, GOBIN: gobin },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const removeExitHook = killOnParentExit(child);
+  const started = Date.now();
+  const recent = new LastLines(30);
+  let packages = 0;
+  let lastPackage = '';
+  const onLine = (line: string): void => {
+    recent.push(line);
+    if (/^\S+$/.test(line)) {
+      packages += 1;
+      lastPackage = line;
+    } else {
+      log(`go: ${line}`);
+    }
+  };
+  forEachLine(child.stdout, onLine);
+  forEachLine(child.stderr, onLine);
+  const ticker = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    log(`Temporal CLI: still building (${seconds}s, ${packages} packages compiled${lastPackage ? `, last ${lastPackage}` : ''})`);
+  }, PROGRESS_INTERVAL_MS);
+  try {
+    const code = await new Promise<number | null>((resolveExit, reject) => {
+      child.once('error', reject);
+      child.once('close', (exitCode) => resolveExit(exitCode));
+    });
+    if (code !== 0) {
+      throw new Error(`go install ${GO_PACKAGE}@${TEMPORAL_CLI_VERSION} failed (exit ${String(code)}). Last output:\n${recent.format()}`);
+    }
+  } finally {
+    clearInterval(ticker);
+    removeExitHook();
+  }
+}
+
+/** Runs `temporal --version` so a broken binary is rejected before it is installed. */
+async function readVersion(binary: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(binary, ['--version'], { timeout: 30_000 });
+  return stdout.trim();
+}

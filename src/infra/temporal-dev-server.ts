@@ -1,0 +1,262 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { Connection } from '@temporalio/client';
+import {
+  forEachLine,
+  killOnParentExit,
+  LastLines,
+  type LineLogger,
+  silentLogger,
+  sleep,
+  terminateChild,
+  waitForExit,
+} from './child-process.ts';
+import { getFreePort, isPortFree } from './ports.ts';
+
+/** Search attribute types accepted by `temporal server start-dev --search-attribute`. */
+export type DevServerSearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Bool' | 'Datetime' | 'Double' | 'KeywordList';
+
+/** Options for {@link startTemporalDevServer}. */
+export interface TemporalDevServerOptions {
+  /** Absolute path of the `temporal` binary (see ensureTemporalCli). */
+  cliPath: string;
+  /** SQLite file for persistent state (parent folders are created); omit for an in-memory server. */
+  dbFile?: string;
+  /** Frontend gRPC port; 0 or omitted picks a free one. */
+  port?: number;
+  /** Web UI port; `false` runs headless, 0 picks a free one, omitted tries port+1000 then a free one. */
+  uiPort?: number | false;
+  /** Namespace to create at launch and wait for ("default" always exists). */
+  namespace?: string;
+  /** Custom search attributes registered at launch. */
+  searchAttributes?: Record<string, DevServerSearchAttributeType>;
+  /** Extra `--dynamic-config-value KEY=JSON` settings, only when a feature needs one. */
+  dynamicConfig?: Record<string, unknown>;
+  /** How long to wait for the frontend to answer (default 60 s). */
+  startTimeoutMs?: number;
+  /** Receives the server's own output lines and lifecycle notes. */
+  log?: LineLogger;
+}
+
+/** A running dev server. */
+export interface TemporalDevServer {
+  /** Frontend address, `127.0.0.1:<port>`. */
+  address: string;
+  /** Web UI URL, or null when headless. */
+  uiUrl: string | null;
+  /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+const STOP_GRACE_MS = 10_000;
+const READY_POLL_MS = 250;
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * Spawns `temporal server start-dev` bound to 127.0.0.1 and resolves once its
+ * frontend serves the namespace and lists the requested search attributes.
+ *
+ * The child stays in this process's group (so a terminal Ctrl-C reaches it)
+ * and is also signalled from a process 'exit' hook, so it does not outlive us.
+ * Fails with the server's last output lines if it exits during startup.
+ */
+export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const log = opts.log ?? silentLogger;
+  const namespace = opts.namespace ?? 'default';
+  const port = await chooseFrontendPort(opts.port);
+  const uiPort = await chooseUiPort(opts.uiPort, port);
+  if (opts.dbFile) await mkdir(dirname(resolve(opts.dbFile)), { recursive: true });
+  const args = buildArgs(opts, port, uiPort);
+  const address = `${HOST}:${port}`;
+  const started = Date.now();
+  const { child, recent } = await spawnServer(opts.cliPath, args, log);
+  const removeExitHook = killOnParentExit(child);
+  const stop = async (): Promise<void> => {
+    removeExitHook();
+    await terminateChild(child, STOP_GRACE_MS);
+  };
+  try {
+    await waitUntilReady(child, recent, {
+      address,
+      namespace,
+      searchAttributes: Object.keys(opts.searchAttributes ?? {}),
+      timeoutMs: opts.startTimeoutMs ?? 60_000,
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const uiUrl = uiPort === null ? null : `http://${HOST}:${uiPort}`;
+  log(`Temporal dev server ready at ${address} in ${Date.now() - started} ms${uiUrl ? ` (UI ${uiUrl})` : ''}`);
+  return { address, uiUrl, stop };
+}
+
+/**
+ * Picks the frontend port. A fixed port that is taken gets a specific error,
+ * distinguishing "another Temporal server" (typically a second `npm start`)
+ * from an unrelated program.
+ */
+async function chooseFrontendPort(requested: number | undefined): Promise<number> {
+  if (!requested) return getFreePort();
+  if (await isPortFree(requested)) return requested;
+  if (await answersAsTemporal(`${HOST}:${requested}`)) {
+    throw new Error(
+      `A Temporal server is already running on ${HOST}:${requested} (another instance of this service?). ` +
+        'Stop it, or configure a different Temporal port (0 picks a free one).',
+    );
+  }
+  throw new Error(`Cannot start the Temporal dev server: port ${requested} on ${HOST} is used by another program.`);
+}
+
+async function chooseUiPort(requested: number | false | undefined, frontendPort: number): Promise<number | null> {
+  if (requested === false) return null;
+  if (requested === 0) return getFreePort();
+  if (requested !== undefined) return requested;
+  // Mirror the CLI's default (frontend + 1000), but never collide with a busy port.
+  const conventional = frontendPort + 1000;
+  return conventional <= 65_535 && (await isPortFree(conventional)) ? conventional : getFreePort();
+}
+
+function buildArgs(opts: TemporalDevServerOptions, port: number, uiPort: number | null): string[] {
+  const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--log-level', 'warn'];
+  args.push(...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]));
+  if (opts.dbFile) {
+    // WAL + NORMAL: far fewer fsyncs than the default rollback journal, while a
+    // crash can lose at most the last transactions, never corrupt the file.
+    args.push('--db-filename', resolve(opts.dbFile));
+    args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL');
+  }
+  if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
+  for (const [key, type] of Object.entries(opts.searchAttributes ?? {})) {
+    args.push('--search-attribute', `${key}=${type}`);
+  }
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  return args;
+}
+
+/**
+ * On Linux the CLI is started through `setpriv --pdeathsig TERM` (util-linux),
+ * which asks the kernel to SIGTERM it when this process dies, even by
+ * SIGKILL, where no JS hook can run. Elsewhere it is spawned directly.
+ */
+async function spawnServer(cliPath: string, args: string[], log: LineLogger): Promise<{ child: ChildProcess; recent: LastLines }> {
+  await assertExecutable(cliPath);
+  const setpriv = process.platform === 'linux' && (await isExecutable(SETPRIV)) ? SETPRIV : null;
+  const [command, commandArgs] = setpriv ? [setpriv, ['--pdeathsig', 'TERM', '--', cliPath, ...args]] : [cliPath, args];
+  // No `detached`: staying in our process group means a terminal Ctrl-C or a
+  // group kill reaches the server too.
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const recent = new LastLines(20);
+  const onLine = (line: string): void => {
+    recent.push(line);
+    log(line);
+  };
+  forEachLine(child.stdout, onLine);
+  forEachLine(child.stderr, onLine);
+  // Without a listener, a later 'error' (e.g. a failed kill) would crash the parent.
+  child.on('error', (err) => log(`temporal CLI process error: ${err.message}`));
+  return { child, recent };
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function assertExecutable(cliPath: string): Promise<void> {
+  if (!(await isExecutable(cliPath))) {
+    throw new Error(`Temporal CLI not found or not executable at ${cliPath} (see ensureTemporalCli / TEMPORAL_CLI_PATH).`);
+  }
+}
+
+interface ReadinessTarget {
+  address: string;
+  namespace: string;
+  searchAttributes: string[];
+  timeoutMs: number;
+}
+
+/**
+ * Polls the frontend until ready, racing the child's exit so an early crash
+ * (bad flag, port taken, locked db file) fails at once with its output.
+ */
+async function waitUntilReady(child: ChildProcess, recent: LastLines, target: ReadinessTarget): Promise<void> {
+  let settled = false;
+  const failedEarly = new Promise<never>((_, reject) => {
+    child.once('error', (err) => {
+      if (!settled) reject(new Error(`Cannot run the Temporal CLI at ${child.spawnfile}: ${err.message}`));
+    });
+    void waitForExit(child).then(({ code, signal }) => {
+      if (settled) return;
+      reject(
+        new Error(
+          `The Temporal dev server exited during startup (code ${String(code)}, signal ${String(signal)}). ` +
+            `Last output:\n${recent.format()}`,
+        ),
+      );
+    });
+  });
+  try {
+    await Promise.race([pollReady(target, () => settled, recent), failedEarly]);
+  } finally {
+    settled = true;
+  }
+}
+
+async function pollReady(target: ReadinessTarget, isCancelled: () => boolean, recent: LastLines): Promise<void> {
+  const deadline = Date.now() + target.timeoutMs;
+  let lastError = 'no answer yet';
+  while (!isCancelled()) {
+    try {
+      if (await isReady(target)) return;
+      lastError = 'namespace or search attributes not registered yet';
+    } catch (err) {
+      lastError = err instanceof Error ? err.message : String(err);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `The Temporal dev server at ${target.address} was not ready within ${target.timeoutMs} ms ` +
+          `(last check: ${lastError}). Last output:\n${recent.format()}`,
+      );
+    }
+    await sleep(READY_POLL_MS);
+  }
+}
+
+/** True once the namespace exists and every requested search attribute is listed. */
+async function isReady(target: ReadinessTarget): Promise<boolean> {
+  const connection = await Connection.connect({ address: target.address, connectTimeout: 1_000 });
+  try {
+    await connection.workflowService.describeNamespace({ namespace: target.namespace });
+    if (target.searchAttributes.length === 0) return true;
+    const listed = await connection.operatorService.listSearchAttributes({ namespace: target.namespace });
+    const custom = listed.customAttributes ?? {};
+    return target.searchAttributes.every((key) => key in custom);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Whether something at `address` answers Temporal's GetSystemInfo within a couple of seconds. */
+async function answersAsTemporal(address: string): Promise<boolean> {
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+    try {
+      await connection.workflowService.getSystemInfo({});
+      return true;
+    } finally {
+      await connection.close();
+    }
+  } catch {
+    return false;
+  }
+}

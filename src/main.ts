@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { loadConfig, type Config } from './config.ts';
+import { createLogger } from './logger.ts';
+import { startService, type Service } from './service.ts';
+import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
+import { ensureTemporalCli } from './infra/temporal-cli.ts';
+import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
+import { SEARCH_ATTRIBUTES } from './temporal/index.ts';
+
+type Mode = 'start' | 'api' | 'worker';
+type Stoppable = { stop(): Promise<void> };
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** The lines a newcomer needs first: where things are and how to get a key. */
+function banner(config: Config, temporalUi: string | null): void {
+  const base = config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+  say('Agent Management Service');
+  say(`  API:          ${base}/api/v1/rest`);
+  say(`  Docs:         ${base}/docs  (OpenAPI: ${base}/api/v1/openapi.json)`);
+  say(`  Temporal UI:  ${temporalUi ?? 'not started here (TEMPORAL_ADDRESS is set; see TEMPORAL_UI_URL)'}`);
+  say(config.AMS_BOOTSTRAP_TOKEN
+    ? '  API key:      the value of AMS_BOOTSTRAP_TOKEN (organization "default")'
+    : '  API key:      npm run cli -- org create "My company"   (prints an admin key)');
+  say('');
+}
+
+async function main(mode: Mode): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.LOG_LEVEL, { role: mode });
+  Runtime.install({ logger: new DefaultLogger('WARN', (entry) => log.warn({ temporal: entry.meta }, entry.message)) });
+  const owned: Stoppable[] = [];
+  let service: Service | null = null;
+  let stopping = false;
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    await service?.stop().catch((err: unknown) => log.error({ err }, 'service stop failed'));
+    for (const s of owned.reverse()) await s.stop().catch((err: unknown) => log.error({ err }, 'child stop failed'));
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const localUi = mode === 'start' && !config.TEMPORAL_ADDRESS ? `http://localhost:${config.TEMPORAL_UI_PORT}` : null;
+  if (mode === 'start') banner(config, localUi ?? config.TEMPORAL_UI_URL ?? null);
+
+  let databaseUrl = config.DATABASE_URL;
+  let temporalAddress = config.TEMPORAL_ADDRESS;
+  if (mode !== 'start' && (!databaseUrl || !temporalAddress)) {
+    throw new Error(`npm run ${mode} needs DATABASE_URL and TEMPORAL_ADDRESS; for a local all-in-one run use npm start`);
+  }
+  await mkdir(config.DATA_DIR, { recursive: true });
+  const lineLog = (line: string) => log.info(line);
+  if (!databaseUrl) {
+    const pg = await startEmbeddedPostgres({ dataDir: join(config.DATA_DIR, 'postgres'), log: (l) => log.debug(l) });
+    owned.push(pg);
+    databaseUrl = pg.url;
+    log.info('embedded PostgreSQL started');
+  }
+  if (!temporalAddress) {
+    const cliPath = await ensureTemporalCli({ log: lineLog });
+    const dev = await startTemporalDevServer({
+      cliPath, dbFile: join(config.DATA_DIR, 'temporal.db'), port: config.TEMPORAL_DEV_PORT, uiPort: config.TEMPORAL_UI_PORT,
+      namespace: config.TEMPORAL_NAMESPACE,
+      searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((k) => [k, 'Keyword' as const])),
+      log: (l) => log.debug(l),
+    });
+    owned.push(dev);
+    temporalAddress = dev.address;
+    log.info({ address: dev.address, ui: dev.uiUrl }, 'Temporal dev server started');
+  }
+  if (stopping) return;
+  service = await startService({ config, databaseUrl, temporalAddress, log, api: mode !== 'worker', worker: mode !== 'api' });
+  log.info({ url: service.url, mode }, 'ready');
+}
+
+const mode = (process.argv[2] ?? 'start') as Mode;
+if (!['start', 'api', 'worker'].includes(mode)) {
+  process.stderr.write(`usage: main.ts start|api|worker\n`);
+  process.exit(2);
+}
+main(mode).catch((err: unknown) => {
+  process.stderr.write(`failed to start: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

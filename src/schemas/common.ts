@@ -1,0 +1,49 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID (time-ordered v7)' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds and Z' });
+
+/** A string enum that validates and documents as `enum` (one error per field, not one per branch). */
+export function StringEnum<const T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
+}
+
+/** Makes each property accept null as well (PATCH bodies where null clears a field). */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+
+export const PageQueryProps = {
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: '1 to 100' }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+};
+export const PageQuery = Type.Object(PageQueryProps, { additionalProperties: false });
+
+/** The offset-list envelope: `{data, total, limit, offset}`, newest first. */
+export function ListEnvelope<T extends TSchema>(item: T, $id: string) {
+  return Type.Object({
+    data: Type.Array(item),
+    total: Type.Integer({ minimum: 0 }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  }, { $id, additionalProperties: false });
+}
+
+export const FieldErrorSchema = Type.Object({
+  field: Type.String({ description: 'Path of the offending field, e.g. `theme.mode` or `domains[2]`' }),
+  code: Type.String({ description: 'Stable snake_case rule identifier' }),
+  message: Type.String(),
+});
+
+export const ProblemSchema = Type.Object({
+  type: Type.String({ format: 'uri' }),
+  title: Type.String(),
+  status: Type.Integer(),
+  code: Type.String({ description: 'Stable snake_case identifier: branch on it, never on text' }),
+  detail: Type.String(),
+  errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  required_permission: Type.Optional(Type.String()),
+  request_id: Type.String(),
+}, { $id: 'Problem', description: 'RFC 9457 problem details' });

@@ -1,0 +1,107 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { Logger } from 'pino';
+import type { WorkerOptions } from '@temporalio/worker';
+import type { Config } from './config.ts';
+import { createSql, migrate, type Sql } from './db/index.ts';
+import { createAuthenticator, type Authenticator } from './auth/authenticator.ts';
+import { ensureBootstrapKey } from './auth/keys.ts';
+import { connectTemporal, ensureSearchAttributes } from './temporal/index.ts';
+import { startWorkers, type WorkerSet } from './temporal/worker.ts';
+import { createApp } from '../api/app.ts';
+import { createRateLimiter } from '../api/middleware/rate-limit.ts';
+import type { Client } from '@temporalio/client';
+
+export interface Service {
+  /** Base URL of the API, when this process serves it. */
+  url: string | null;
+  sql: Sql;
+  temporal: Client;
+  workers: WorkerSet | null;
+  /** Drains HTTP, stops the workers, closes the pools. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  config: Config;
+  databaseUrl: string;
+  temporalAddress: string;
+  log: Logger;
+  api: boolean;
+  worker: boolean;
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), ms); })]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts the API and/or the workers against a PostgreSQL and a Temporal that already run:
+ * migrations, bootstrap key and search attributes first, then traffic.
+ */
+export async function startService(opts: ServiceOptions): Promise<Service> {
+  const { config, log } = opts;
+  const sql = createSql(opts.databaseUrl, { max: config.DATABASE_POOL_SIZE });
+  const applied = await migrate(sql);
+  if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+  if (config.AMS_BOOTSTRAP_TOKEN) await ensureBootstrapKey(sql, config.AMS_BOOTSTRAP_TOKEN);
+
+  const { connection, client } = await connectTemporal(config, opts.temporalAddress);
+  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+
+  const workers = opts.worker
+    ? await startWorkers({ sql, config, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
+    : null;
+
+  let server: Server | null = null;
+  let authenticator: Authenticator | null = null;
+  if (opts.api) {
+    authenticator = await createAuthenticator(sql);
+    const app = createApp({
+      config, sql, temporal: client, authenticator, log,
+      rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
+      checkReadiness: async () => {
+        const [postgres, temporal] = await Promise.all([
+          withTimeout(sql`select 1`, 2000).then(() => true, () => false),
+          connection.withDeadline(Date.now() + 2000, () => connection.workflowService.getSystemInfo({})).then(() => true, () => false),
+        ]);
+        return { postgres, temporal };
+      },
+    });
+    server = createServer(app.callback());
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(config.PORT, config.HOST, () => resolve());
+    });
+  }
+  const port = server ? (server.address() as AddressInfo).port : null;
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url: port === null ? null : `http://localhost:${port}`,
+    sql, temporal: client, workers,
+    stop: () => stopping ??= (async () => {
+      if (server) await closeServer(server);
+      await workers?.shutdown();
+      await authenticator?.close();
+      await connection.close();
+      await sql.end({ timeout: 5 });
+    })(),
+  };
+}
+
+/** Stops accepting, lets in-flight requests finish (10 s at most), then closes what is left. */
+async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), 10_000);
+  await closed;
+  clearTimeout(timer);
+}

@@ -1,0 +1,109 @@
+import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { loadConfig, type Config } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startService, type Service } from '../src/service.ts';
+import { createOrganization } from '../src/auth/keys.ts';
+import { createSql } from '../src/db/index.ts';
+
+let bundleCode: Promise<string> | undefined;
+
+/** The workflow bundle built once by the global setup. */
+export function workflowBundle(): Promise<{ code: string }> {
+  bundleCode ??= readFile(inject('workflowBundlePath'), 'utf8');
+  return bundleCode.then((code) => ({ code }));
+}
+
+export interface TestService extends Service {
+  url: string;
+  config: Config;
+  /** Makes a fresh organization and returns its admin (every permission) token. */
+  newOrg(name?: string): Promise<{ orgId: string; token: string }>;
+}
+
+/**
+ * The real service (API + workers) on a random port, against the run's database and Temporal
+ * server, with task queues of its own so workers of other test files never take its work.
+ */
+export async function startTestService(overrides: Partial<Config> = {}, opts: { worker?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<TestService> {
+  const prefix = `t${randomBytes(4).toString('hex')}`;
+  const config = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...opts.env }, { PORT: 0, TASK_QUEUE_PREFIX: prefix, ...overrides });
+  const service = await startService({
+    config, databaseUrl: inject('databaseUrl'), temporalAddress: inject('temporalAddress'),
+    log: createLogger(config.LOG_LEVEL), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),
+  });
+  return {
+    ...service,
+    url: service.url!,
+    config,
+    async newOrg(name = `org-${randomBytes(3).toString('hex')}`) {
+      const org = await service.sql.begin((tx) => createOrganization(tx, name));
+      return { orgId: org.org_id, token: org.token };
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** One HTTP request to the service; JSON bodies are sent as such, strings are sent raw. */
+export async function call<T = any>(base: string, method: string, path: string, opts: {
+  token?: string; body?: unknown; headers?: Record<string, string>;
+} = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(base + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** A client bound to one service and token. */
+export function client(base: string, token?: string) {
+  return {
+    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>(base, 'GET', path, { token, headers }),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>(base, 'POST', path, { token, body, headers }),
+    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>(base, 'PATCH', path, { token, body, headers }),
+    put: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>(base, 'PUT', path, { token, body, headers }),
+    delete: <T = any>(path: string, headers?: Record<string, string>) => call<T>(base, 'DELETE', path, { token, headers }),
+  };
+}
+
+/** A database of its own on the run's server, for tests that need an empty one. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = inject('pgServerUrl');
+  const name = `ams_t_${randomBytes(5).toString('hex')}`;
+  const admin = createSql(server, { max: 1 });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end({ timeout: 5 });
+    },
+  };
+}
+
+/** Polls until `check` returns a truthy value, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -1,0 +1,2 @@
+// The worker's workflowsPath: every workflow the service runs, and nothing with I/O.
+export { purgeAgent } from './purge-agent.ts';
