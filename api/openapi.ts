@@ -36,7 +36,7 @@ function parameters(def: RouteDef, components: Json): Json[] {
     const required = new Set((schema as unknown as { required?: string[] }).required ?? []);
     for (const [name, prop] of Object.entries(props)) {
       const s = plain(prop, components);
-      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: s, ...(s.description ? { description: s.description } : {}) });
+      out.push({ name, in: where, required: where === 'path' || (required.has(name) && !('default' in s)), schema: s, ...(s.description ? { description: s.description } : {}) });
     }
   }
   return out;

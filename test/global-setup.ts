@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import postgres from 'postgres';
 import { ensureTemporalCli } from '../src/infra/temporal-cli.ts';
@@ -75,7 +75,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       cliPath, uiPort: process.env.TEST_TEMPORAL_UI === '1' ? 0 : false,
       searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((k) => [k, 'Keyword' as const])),
     }),
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: undefined }),
+    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') }),
   ]);
   stops.push(() => temporal.stop());
   const workflowBundlePath = join(dataDir, 'workflow-bundle.js');

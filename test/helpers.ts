@@ -26,11 +26,17 @@ export interface TestService extends Service {
  * The real service (API + workers) on a random port, against the run's database and Temporal
  * server, with task queues of its own so workers of other test files never take its work.
  */
-export async function startTestService(overrides: Partial<Config> = {}, opts: { worker?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<TestService> {
+export async function startTestService(overrides: Partial<Config> = {}, opts: {
+  worker?: boolean; env?: NodeJS.ProcessEnv;
+  /** Another database than the run's shared one, e.g. from `freshDatabase()` for tests that damage it. */
+  databaseUrl?: string;
+  /** Another Temporal server than the run's shared one. */
+  temporalAddress?: string;
+} = {}): Promise<TestService> {
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const config = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...opts.env }, { PORT: 0, TASK_QUEUE_PREFIX: prefix, ...overrides });
   const service = await startService({
-    config, databaseUrl: inject('databaseUrl'), temporalAddress: inject('temporalAddress'),
+    config, databaseUrl: opts.databaseUrl ?? inject('databaseUrl'), temporalAddress: opts.temporalAddress ?? inject('temporalAddress'),
     log: createLogger(config.LOG_LEVEL), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),
   });
   return {

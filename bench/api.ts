@@ -1,0 +1,267 @@
+/**
+ * API overhead benchmark: `npm run bench:api` (or `node --import tsx bench/api.ts`).
+ *
+ * Measures an authenticated `GET /api/v1/rest/agents/:id` against the real service (API only,
+ * on a fresh PostgreSQL database and an in-memory Temporal dev server) and compares it with a
+ * bare Koa 3 + @koa/router app that returns the same JSON body from memory. The ratio is what
+ * the service's own request path (request id, error mapping, auth, rate limit, validation, one
+ * database read) costs over the framework floor.
+ *
+ * Targets: service rps / bare rps >= 0.5 and service p99 / bare p99 <= 2.
+ *
+ * Both servers and autocannon run in THIS process, on one event loop, as the issue asks ("same
+ * process, same load tool"): the load generator's own CPU is charged equally to both sides, so
+ * the ratios are fair even though the absolute figures are lower than with an external client.
+ * Autocannon's `workers` option is deliberately not used, to keep it that way.
+ *
+ * Environment: BENCH_DURATION (seconds measured per target, default 10), BENCH_WARMUP (seconds,
+ * default 3), BENCH_CONNECTIONS (default 50), TEST_PG_URL (PostgreSQL server to use, default
+ * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer).
+ */
+import { createRequire } from 'node:module';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
+import Router from '@koa/router';
+import postgres from 'postgres';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startService, type Service } from '../src/service.ts';
+import { createOrganization } from '../src/auth/keys.ts';
+import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
+import { ensureTemporalCli } from '../src/infra/temporal-cli.ts';
+import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
+import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
+
+/** The part of autocannon's result this script reads (the package ships no types). */
+interface Histogram { average: number; mean: number; p50: number; p90: number; p99: number; max: number }
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  resets: number;
+  mismatches: number;
+  statusCodeStats: Record<string, { count: number }>;
+  latency: Histogram;
+  requests: Histogram & { total: number; sent: number };
+}
+interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+}
+type Autocannon = (opts: AutocannonOptions) => Promise<AutocannonResult>;
+
+// autocannon is CommonJS without type declarations: load it through require and type what we use.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const PG_SERVER = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DURATION = positiveInt('BENCH_DURATION', 10);
+const WARMUP = positiveInt('BENCH_WARMUP', 3);
+const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
+const TARGET_RPS_RATIO = 0.5;
+const TARGET_P99_RATIO = 2;
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+const say = (line = '') => process.stdout.write(`${line}\n`);
+
+/** Cleanup steps, run last-in first-out whatever happened. */
+const cleanups: { name: string; run: () => Promise<unknown> }[] = [];
+
+function withDatabase(serverUrl: string, dbName: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${dbName}`;
+  return url.toString();
+}
+
+async function reachable(url: string): Promise<boolean> {
+  const sql = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+/** A fresh database on the machine's PostgreSQL, or on an embedded one when that does not answer. */
+async function freshDatabase(): Promise<string> {
+  let serverUrl = PG_SERVER;
+  if (!(await reachable(serverUrl))) {
+    const dataDir = join(tmpdir(), `ams-bench-pg-${randomBytes(4).toString('hex')}`);
+    say(`PostgreSQL at ${PG_SERVER} does not answer: starting an embedded one in ${dataDir}`);
+    const pg = await startEmbeddedPostgres({ dataDir, database: 'postgres' });
+    cleanups.push({ name: 'embedded PostgreSQL', run: async () => {
+      await pg.stop();
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(`${dataDir}.port`, { force: true });
+    } });
+    serverUrl = pg.url;
+  }
+  const dbName = `ams_bench_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  cleanups.push({ name: `database ${dbName}`, run: async () => {
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end({ timeout: 5 });
+  } });
+  return withDatabase(serverUrl, dbName);
+}
+
+async function startTemporal(): Promise<string> {
+  const cliPath = await ensureTemporalCli({ log: (l) => say(l) });
+  const dev = await startTemporalDevServer({
+    cliPath, uiPort: false, // in memory (no dbFile), headless
+    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((k) => [k, 'Keyword' as const])),
+  });
+  cleanups.push({ name: 'Temporal dev server', run: () => dev.stop() });
+  return dev.address;
+}
+
+/** The framework floor: Koa 3 + @koa/router, one route answering a fixed object. */
+async function startBareApp(body: unknown): Promise<string> {
+  const app = new Koa();
+  const router = new Router();
+  router.get('/api/v1/rest/agents/:id', (ctx) => {
+    ctx.body = body;
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  const server: Server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000; // as the service's server
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  cleanups.push({ name: 'bare Koa app', run: () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  }) });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function expectJson(res: Response, status: number, what: string): Promise<any> {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+/** Warm-up run (discarded), then the measured one. */
+async function measure(label: string, url: string, headers: Record<string, string>): Promise<AutocannonResult> {
+  say(`${label}: warming up ${WARMUP} s, then measuring ${DURATION} s at ${CONNECTIONS} connections`);
+  const warm = await autocannon({ url, connections: CONNECTIONS, duration: WARMUP, headers });
+  checkClean(`${label} (warm-up)`, warm);
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  checkClean(label, result);
+  return result;
+}
+
+const failures: string[] = [];
+
+/** Every response must be a 2xx and every request must complete: anything else voids the figures. */
+function checkClean(label: string, r: AutocannonResult): void {
+  const problems = [
+    r.non2xx && `${r.non2xx} non-2xx responses (${Object.entries(r.statusCodeStats).map(([code, s]) => `${code}: ${s.count}`).join(', ')})`,
+    r.errors && `${r.errors} errors`,
+    r.timeouts && `${r.timeouts} timeouts`,
+    r.resets && `${r.resets} resets`,
+  ].filter(Boolean);
+  if (problems.length) failures.push(`${label}: ${problems.join('; ')}`);
+}
+
+function report(service: AutocannonResult, bare: AutocannonResult): void {
+  const rpsRatio = service.requests.average / bare.requests.average;
+  const p99Ratio = service.latency.p99 / bare.latency.p99;
+  const rows = [
+    ['', 'requests/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors'],
+    ...([['service', service], ['bare Koa', bare]] as const).map(([name, r]) => [
+      name, r.requests.average.toFixed(0), r.latency.p50.toFixed(2), r.latency.p99.toFixed(2),
+      String(r.requests.total), String(r.non2xx), String(r.errors + r.timeouts),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  say();
+  say(`GET /api/v1/rest/agents/:id, ${CONNECTIONS} connections, ${DURATION} s each, autocannon in-process`);
+  say(line(rows[0]!));
+  say(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows.slice(1)) say(line(row));
+  say();
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  say(`rps ratio (service / bare): ${rpsRatio.toFixed(3)}  target >= ${TARGET_RPS_RATIO}: ${verdict(rpsRatio >= TARGET_RPS_RATIO)}`);
+  say(`p99 ratio (service / bare): ${p99Ratio.toFixed(3)}  target <= ${TARGET_P99_RATIO}: ${verdict(p99Ratio <= TARGET_P99_RATIO)}`);
+}
+
+async function main(): Promise<void> {
+  say('Starting PostgreSQL database and Temporal dev server...');
+  const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
+  // The environment still applies (e.g. DATABASE_POOL_SIZE, to try another pool size); these win.
+  const config = loadConfig(process.env, {
+    PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+    // Far above what the run can send, so the limiter counts but never refuses.
+    RATE_LIMIT_PER_MINUTE: 1_000_000_000,
+  });
+  const service: Service = await startService({
+    config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: false,
+  });
+  cleanups.push({ name: 'service', run: () => service.stop() });
+  const base = service.url!;
+
+  const org = await service.sql.begin((tx) => createOrganization(tx, `bench-${randomBytes(3).toString('hex')}`));
+  const headers = { authorization: `Bearer ${org.token}` };
+  const created = await expectJson(await fetch(`${base}/api/v1/rest/agents`, {
+    method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench agent' }),
+  }), 201, 'POST /agents');
+  const path = `/api/v1/rest/agents/${created.id as string}`;
+  const body = await expectJson(await fetch(base + path, { headers }), 200, `GET ${path}`);
+
+  const bareBase = await startBareApp(body);
+  const bareText = await (await fetch(bareBase + path, { headers })).text();
+  if (bareText !== JSON.stringify(body)) throw new Error('the bare app does not answer the same body as the service');
+
+  const serviceResult = await measure('service', base + path, headers);
+  const bareResult = await measure('bare Koa', bareBase + path, headers);
+  report(serviceResult, bareResult);
+}
+
+async function cleanUp(): Promise<boolean> {
+  let ok = true;
+  for (const step of cleanups.reverse()) {
+    try {
+      await step.run();
+    } catch (err) {
+      ok = false;
+      process.stderr.write(`cleanup of ${step.name} failed: ${(err as Error).message}\n`);
+    }
+  }
+  return ok;
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`benchmark failed: ${(err as Error).stack ?? String(err)}\n`);
+  exitCode = 1;
+}
+if (failures.length) {
+  process.stderr.write(`\nBENCHMARK INVALID: requests failed\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
+  exitCode = 1;
+}
+if (!(await cleanUp())) exitCode = exitCode || 1;
+process.exit(exitCode);

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, startTestService, type TestService } from './helpers.ts';
+import { fingerprint } from '../api/middleware/idempotency.ts';
+
+let svc: TestService;
+let limited: TestService;
+beforeAll(async () => {
+  [svc, limited] = await Promise.all([startTestService(), startTestService({ RATE_LIMIT_PER_MINUTE: 5 }, { worker: false })]);
+});
+afterAll(async () => { await Promise.all([svc?.stop(), limited?.stop()]); });
+
+describe('Idempotency-Key', () => {
+  it('replays the first response for the same key and body', async () => {
+    const { token } = await svc.newOrg();
+    const api = client(svc.url, token);
+    const first = await api.post('/api/v1/rest/agents', { name: 'Once' }, { 'Idempotency-Key': 'create-once-1' });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    // Same JSON with other spacing and key order is the same request.
+    const again = await api.post('/api/v1/rest/agents', '{ "name" : "Once" }', { 'Idempotency-Key': 'create-once-1' });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    expect(again.body).toEqual(first.body);
+    expect((await api.get('/api/v1/rest/agents')).body.total).toBe(1);
+  });
+
+  it('answers 422 when the key is reused with another body, and changes nothing', async () => {
+    const { token } = await svc.newOrg();
+    const api = client(svc.url, token);
+    await api.post('/api/v1/rest/agents', { name: 'A' }, { 'Idempotency-Key': 'k-422' });
+    const res = await api.post('/api/v1/rest/agents', { name: 'B' }, { 'Idempotency-Key': 'k-422' });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('idempotency_key_reused');
+    expect((await api.get('/api/v1/rest/agents')).body.total).toBe(1);
+  });
+
+  it('answers 409 while the first request with the key is still running', async () => {
+    const { token, orgId } = await svc.newOrg();
+    const api = client(svc.url, token);
+    // Concurrent twins: exactly one creates; the other is told to wait or gets the replay.
+    const results = await Promise.all(Array.from({ length: 6 }, () =>
+      api.post('/api/v1/rest/agents', { name: 'Race' }, { 'Idempotency-Key': 'race-1' })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    expect(statuses).toContain(201);
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body.code).toBe('idempotency_in_progress');
+    expect(new Set(results.filter((r) => r.status === 201).map((r) => r.body.id)).size).toBe(1);
+    expect((await api.get('/api/v1/rest/agents')).body.total).toBe(1);
+
+    // A request frozen mid-flight (its record still in progress) makes a twin wait: 409.
+    const print = fingerprint('POST', '/api/v1/rest/agents', { name: 'Race' });
+    await svc.sql`insert into idempotency_keys (org_id, key, fingerprint, state) values (${orgId}, 'frozen', ${print}, 'in_progress')`;
+    const frozen = await api.post('/api/v1/rest/agents', { name: 'Race' }, { 'Idempotency-Key': 'frozen' });
+    expect(frozen.status).toBe(409);
+    expect(frozen.body.code).toBe('idempotency_in_progress');
+  });
+
+  it('keeps keys per organization and frees a key after a refused request', async () => {
+    const a = await svc.newOrg();
+    const b = await svc.newOrg();
+    const ra = await client(svc.url, a.token).post('/api/v1/rest/agents', { name: 'Shared key' }, { 'Idempotency-Key': 'same' });
+    const rb = await client(svc.url, b.token).post('/api/v1/rest/agents', { name: 'Shared key' }, { 'Idempotency-Key': 'same' });
+    expect(rb.status).toBe(201);
+    expect(rb.headers.get('idempotent-replayed')).toBeNull();
+    expect(rb.body.id).not.toBe(ra.body.id);
+
+    const api = client(svc.url, a.token);
+    const bad = await api.post('/api/v1/rest/agents', { name: '' }, { 'Idempotency-Key': 'fix-me' });
+    expect(bad.status).toBe(400);
+    const fixed = await api.post('/api/v1/rest/agents', { name: 'Fixed' }, { 'Idempotency-Key': 'fix-me' });
+    expect(fixed.status).toBe(201);
+  });
+
+  it('refuses a malformed key', async () => {
+    const { token } = await svc.newOrg();
+    const res = await client(svc.url, token).post('/api/v1/rest/agents', { name: 'x' }, { 'Idempotency-Key': 'x'.repeat(256) });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].field).toBe('Idempotency-Key');
+  });
+});
+
+describe('rate limiting', () => {
+  it('sends RateLimit fields on every authenticated response and 429 with Retry-After past the limit', async () => {
+    const { token } = await limited.newOrg();
+    const api = client(limited.url, token);
+    const seen: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = i === 4 ? await api.get('/api/v1/rest/agents/not-a-uuid') : await api.get('/api/v1/rest/agents');
+      expect(res.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+      const m = /^"default";r=(\d+);t=(\d+)$/.exec(res.headers.get('ratelimit') ?? '');
+      expect(m).not.toBeNull();
+      expect(Number(m![2])).toBeGreaterThan(0);
+      expect(Number(m![2])).toBeLessThanOrEqual(60);
+      seen.push(Number(m![1]));
+    }
+    expect(seen).toEqual([4, 3, 2, 1, 0]);
+    const refused = await api.get('/api/v1/rest/agents');
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
+
+    // Limits are per token: another key of the same organization still has its quota.
+    const other = await limited.newOrg();
+    expect((await client(limited.url, other.token).get('/api/v1/rest/agents')).status).toBe(200);
+  });
+
+  it('sends no RateLimit fields to unauthenticated requests', async () => {
+    const res = await client(limited.url).get('/api/v1/rest/agents');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('ratelimit')).toBeNull();
+  });
+});
