@@ -1,0 +1,52 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
+import { client, startTestService, workflowBundle, type TestService } from './helpers.ts';
+import { newId } from '../src/ids.ts';
+
+/**
+ * Recorded histories of earlier versions' runs must replay on today's workflow code: a change
+ * that would break running workflows (non-determinism) fails here, before it reaches production.
+ * `RECORD_HISTORIES=1` refreshes the fixtures from a fresh run (do it only for intended changes
+ * whose old runs have drained, and say so in the commit).
+ */
+const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url));
+
+let svc: TestService;
+beforeAll(async () => { svc = await startTestService({ PURGE_BATCH_SIZE: 2 }); });
+afterAll(async () => { await svc?.stop(); });
+
+async function replayAll(histories: { workflowId: string; history: unknown }[]): Promise<void> {
+  const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);
+  for await (const result of results) {
+    expect(result.error, `${result.workflowId}: ${String(result.error)}`).toBeUndefined();
+  }
+}
+
+it('replays every recorded history on the current workflow code', async () => {
+  const files = (await readdir(FIXTURES)).filter((f) => f.endsWith('.json'));
+  expect(files.length).toBeGreaterThan(0);
+  await replayAll(await Promise.all(files.map(async (f) => ({ workflowId: f, history: JSON.parse(await readFile(FIXTURES + f, 'utf8')) as unknown }))));
+});
+
+it('replays a purge it has just run (batches and all)', async () => {
+  const { token, orgId } = await svc.newOrg();
+  const api = client(svc.url, token);
+  const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Replayed' });
+  for (let i = 0; i < 5; i++) await svc.sql`insert into conversations (id, org_id, agent_id, surface) values (${newId()}, ${orgId}, ${agent.id}, 'web')`;
+  await api.delete(`/api/v1/rest/agents/${agent.id}`);
+  const handle = svc.temporal.workflow.getHandle(`agent-purge:${agent.id}`);
+  expect((await handle.result()).deleted.conversations).toBe(5);
+  const history = await handle.fetchHistory();
+  await replayAll([{ workflowId: handle.workflowId, history }]);
+  if (process.env.RECORD_HISTORIES === '1') {
+    // The CLI writes the proto JSON that Temporal's tools (and runReplayHistories) read.
+    const { stdout } = await promisify(execFile)(inject('cliPath'), ['workflow', 'show', '--workflow-id', handle.workflowId,
+      '--address', inject('temporalAddress'), '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+    await writeFile(`${FIXTURES}purge-agent.json`, stdout);
+  }
+});
