@@ -1,11 +1,11 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /**
  * Structured JSON logs on stdout. Anything that could hold a credential is redacted by path,
  * and request logging never includes headers or bodies in the first place.
  */
-export function createLogger(level: string, base: Record<string, unknown> = {}): Logger {
-  return pino({
+export function createLogger(level: string, base: Record<string, unknown> = {}, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: { service: 'agent-management-service', ...base },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -13,5 +13,6 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
       paths: ['*.authorization', '*.Authorization', '*.token', '*.password', '*.secret', '*.token_hash', 'token', 'password', 'secret'],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

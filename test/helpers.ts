@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
+import type { DestinationStream } from 'pino';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -32,12 +33,14 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: {
   databaseUrl?: string;
   /** Another Temporal server than the run's shared one. */
   temporalAddress?: string;
+  /** Where the service's JSON log lines go (default: nowhere unless TEST_LOG_LEVEL is set). */
+  logDestination?: DestinationStream;
 } = {}): Promise<TestService> {
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const config = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...opts.env }, { PORT: 0, TASK_QUEUE_PREFIX: prefix, ...overrides });
   const service = await startService({
     config, databaseUrl: opts.databaseUrl ?? inject('databaseUrl'), temporalAddress: opts.temporalAddress ?? inject('temporalAddress'),
-    log: createLogger(config.LOG_LEVEL), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),
+    log: createLogger(config.LOG_LEVEL, {}, opts.logDestination), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),
   });
   return {
     ...service,
