@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import { AppError, missingPermission, validationError } from '../src/errors.ts';
 import type { Permission } from '../src/auth/permissions.ts';
 import type { Principal } from '../src/auth/authenticator.ts';
-import { compileValidator, formatErrors } from '../src/validation.ts';
+import { compileValidator, formatErrors, type FieldError } from '../src/validation.ts';
 import type { AppContext, AppDeps } from './context.ts';
 import { readJsonBody } from './middleware/body.ts';
 import { checkIdempotencyKey, fingerprint, runIdempotent, type StoredResponse } from './middleware/idempotency.ts';
@@ -68,17 +68,47 @@ function check(validate: ValidateFunction | null, value: unknown): unknown {
   return value;
 }
 
-/** Query values arrive as strings; a repeated parameter arrives as an array, which is refused. */
+const QUERY_FORMS: Record<string, { form: RegExp; message: string }> = {
+  integer: { form: /^-?\d{1,15}$/, message: 'must be a whole number in decimal digits' },
+  number: { form: /^-?\d{1,15}(\.\d{1,15})?$/, message: 'must be a decimal number' },
+  boolean: { form: /^(true|false)$/, message: 'must be true or false' },
+};
+
+/**
+ * Query values arrive as strings. Numbers and booleans must be written plainly (no `0x10`, `1e2`,
+ * `Infinity` or padding) before ajv coerces them; a repeated parameter is refused.
+ */
 function queryObject(ctx: AppContext, schema: TObject | undefined): Record<string, unknown> {
   const query = { ...ctx.query } as Record<string, unknown>;
   if (!schema) return query;
+  const errors: FieldError[] = [];
   for (const [name, value] of Object.entries(query)) {
     const prop = schema.properties[name] as { type?: string } | undefined;
     if (Array.isArray(value) && prop?.type !== 'array') {
-      throw validationError([{ field: name, code: 'invalid_type', message: `${name} must be given once` }]);
+      errors.push({ field: name, code: 'invalid_type', message: `${name} must be given once` });
+      continue;
+    }
+    const rule = prop?.type ? QUERY_FORMS[prop.type] : undefined;
+    if (rule && typeof value === 'string' && !rule.form.test(value)) {
+      errors.push({ field: name, code: 'invalid_type', message: `${name} ${rule.message}` });
     }
   }
+  if (errors.length) throw validationError(errors);
   return query;
+}
+
+/** PostgreSQL text cannot hold U+0000: refuse it up front, naming the field, rather than fail later. */
+function findNulCharacters(value: unknown, path: string, out: FieldError[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) out.push({ field: path, code: 'invalid_characters', message: `${path || 'body'} must not contain the NUL character` });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => findNulCharacters(item, `${path}[${i}]`, out));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) out.push({ field: path, code: 'invalid_characters', message: 'property names must not contain the NUL character' });
+      else findNulCharacters(item, path ? `${path}.${key}` : key, out);
+    }
+  }
 }
 
 function compose(def: RouteDef) {
@@ -95,7 +125,12 @@ function compose(def: RouteDef) {
       principal, deps: ctx.deps, ctx,
     };
     const raw = await readJsonBody(ctx);
-    if (body) input.body = check(body, raw === undefined ? {} : raw);
+    if (body) {
+      input.body = check(body, raw === undefined ? {} : raw);
+      const nul: FieldError[] = [];
+      findNulCharacters(input.body, '', nul);
+      if (nul.length) throw validationError(nul);
+    }
     else if (raw !== undefined && !(raw && typeof raw === 'object' && Object.keys(raw).length === 0)) {
       throw validationError([{ field: '', code: 'unexpected_body', message: 'this endpoint takes no body' }]);
     }

@@ -21,6 +21,7 @@ function createAjv(coerce: boolean, defaults: boolean): Ajv {
     verbose: true,
     strict: true,
     strictRequired: false,
+    allowUnionTypes: true,
   });
   addFormats(ajv);
   // Our schemas carry a stable error code for a rule (for example `invalid_e164`) and
@@ -51,10 +52,12 @@ export function compileValidator<S extends TSchema>(
   return ajvFor(opts.coerce ?? false, opts.defaults ?? false).compile<Static<S>>(schema);
 }
 
-function fieldPath(instancePath: string, extra?: string): string {
+/** `/theme/mode` → `theme.mode`, `/domains/2` → `domains[2]`; a property name is never an index. */
+export function fieldPath(instancePath: string, property?: string): string {
   const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (extra !== undefined) parts.push(extra);
-  return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+  const path = parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+  if (property === undefined) return path;
+  return path ? `${path}.${property}` : property;
 }
 
 function codeFor(error: ErrorObject): string {

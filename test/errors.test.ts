@@ -158,6 +158,19 @@ describe('405 method_not_allowed with Allow', () => {
   }
 });
 
+describe('405 and 404 for methods the service does not implement at all', () => {
+  it('PROPFIND on a known route is 405 with Allow', async () => {
+    const res = await rawRequest(svc.url, 'PROPFIND', `${REST}/agents`, { headers: { authorization: `Bearer ${admin.token}` } });
+    expectProblem(res, 405, 'method_not_allowed');
+    expect(allowOf(res)).toEqual(expect.arrayContaining(['GET', 'POST']));
+  });
+
+  it('PROPFIND on an unknown route is 404, as any method on it', async () => {
+    expectProblem(await rawRequest(svc.url, 'PROPFIND', '/nope'), 404, 'not_found');
+    expectProblem(await rawRequest(svc.url, 'PROPFIND', `${REST}/nope`, { headers: { authorization: `Bearer ${admin.token}` } }), 404, 'not_found');
+  });
+});
+
 describe('400 invalid_json', () => {
   const texts = ['{', '{"name": "x",}', "{'name': 'x'}", 'nul', '{"name": "x"} trailing', '{"name": "x"}}', '[1, 2', '"unterminated', '{"name": "\\x"}'];
   for (const text of texts) {
@@ -177,6 +190,20 @@ describe('400 invalid_json', () => {
     expectProblem(await call(svc.url, 'POST', `${REST}/api-keys`, { token: admin.token, body: '{"name": "k", "permissions": [' }), 400, 'invalid_json');
     expect((await api.get(`${REST}/agents/${agent.id}`)).body).toEqual(agent);
   });
+
+  // (A lone U+FEFF may be read as a byte order mark, which RFC 8259 lets a parser ignore.)
+  it('a body of characters that are not JSON whitespace (U+00A0, U+2028, U+3000) does not parse: 400 invalid_json', async () => {
+    const agent = await newAgent();
+    for (const text of ['\u00a0', '\u2028', '\u3000']) {
+      const res = await rawRequest(svc.url, 'PATCH', `${REST}/agents/${agent.id}`, {
+        headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: text,
+      });
+      const label = `U+${text.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      expect(`body ${label} -> ${res.status}`).toBe(`body ${label} -> 400`);
+      expectProblem(res, 400, 'invalid_json');
+    }
+    expect((await api.get(`${REST}/agents/${agent.id}`)).body).toEqual(agent);
+  });
 });
 
 describe('400 validation_error with errors[] and field paths', () => {
@@ -185,6 +212,8 @@ describe('400 validation_error with errors[] and field paths', () => {
     { title: 'null for a required string', body: { name: null }, field: 'name', code: 'invalid_type' },
     { title: 'unknown field', body: { name: 'x', foo: 1 }, field: 'foo', code: 'unknown_field' },
     { title: 'read-only field', body: { name: 'x', id: randomUUID() }, field: 'id', code: 'unknown_field' },
+    { title: 'unknown field named with digits', body: { name: 'x', 0: true }, field: '0', code: 'unknown_field' },
+    { title: 'unknown field with a dot in its name', body: { name: 'x', 'a.b': 1 }, field: 'a.b', code: 'unknown_field' },
     { title: 'missing required', body: {}, field: 'name', code: 'required' },
     { title: 'over maxLength', body: { name: 'a'.repeat(201) }, field: 'name', code: 'too_long' },
     { title: 'under minLength', body: { name: '' }, field: 'name', code: 'too_short' },
@@ -338,6 +367,10 @@ describe('400 for bad query parameters', () => {
     { query: 'limit=1&limit=2', field: 'limit' },
     { query: 'status=active&status=paused', field: 'status' },
     { query: 'foo=1', field: 'foo', code: 'unknown_field' },
+    // Non-finite numbers: JSON Schema integers are finite.
+    { query: 'limit=Infinity', field: 'limit' },
+    { query: 'offset=-Infinity', field: 'offset' },
+    { query: 'offset=1e400', field: 'offset' },
   ];
   for (const c of cases) {
     it(`GET /agents?${c.query} is 400 on ${c.field}`, async () => {
@@ -350,6 +383,7 @@ describe('400 for bad query parameters', () => {
     expectFieldError(await api.get(`${REST}/api-keys?limit=101`), 'limit', 'out_of_range');
     expectFieldError(await api.get(`${REST}/api-keys?offset=-1`), 'offset', 'out_of_range');
     expectFieldError(await api.get(`${REST}/api-keys?limit=5&limit=6`), 'limit');
+    expectFieldError(await api.get(`${REST}/api-keys?limit=Infinity`), 'limit');
   });
 
   it('accepts the bounds and defaults limit to 50', async () => {

@@ -34,7 +34,8 @@ export async function readJsonBody(ctx: AppContext): Promise<unknown> {
     }
     throw err;
   }
-  if (text.trim() === '') return undefined;
+  // JSON's own whitespace only: a body of other Unicode spaces is a body, and not JSON.
+  if (/^[ \t\r\n]*$/.test(text)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

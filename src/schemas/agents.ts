@@ -8,7 +8,7 @@ const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', descrip
 const Persona = Type.String({ maxLength: 20_000, description: 'System prompt' });
 const Voice = Type.String({ minLength: 1, maxLength: 100, description: 'Name of a base voice' });
 export const SiteUrl = Type.String({
-  format: 'uri', pattern: '^https?://', maxLength: 2048, 'x-code': 'invalid_url',
+  format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://[^/?#@\\s]+', maxLength: 2048, 'x-code': 'invalid_url',
   description: 'http or https URL of the website the agent learns from',
 });
 

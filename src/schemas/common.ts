@@ -1,6 +1,7 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-export const Uuid = Type.String({ format: 'uuid', description: 'UUID (time-ordered v7)' });
+// An explicit pattern: the `uuid` format would also admit a `urn:uuid:` prefix.
+export const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID (time-ordered v7)' });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds and Z' });
 
 /** A string enum that validates and documents as `enum` (one error per field, not one per branch). */
@@ -8,8 +9,13 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: R
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
 }
 
-/** Makes each property accept null as well (PATCH bodies where null clears a field). */
+/**
+ * Accepts null as well (PATCH bodies where null clears a field). A simple typed schema becomes
+ * `type: [T, "null"]`, so its own errors (too long, wrong type) are reported as such.
+ */
 export function Nullable<T extends TSchema>(schema: T) {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string') return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
   return Type.Union([schema, Type.Null()]);
 }
 
