@@ -1,7 +1,7 @@
 import { loadConfig } from './config.ts';
 import { createSql, migrate } from './db/index.ts';
 import { createOrganization } from './auth/keys.ts';
-import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
+import { findRunningEmbeddedPostgres, startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { join } from 'node:path';
 
 const USAGE = 'usage: npm run cli -- org create NAME';
@@ -21,10 +21,14 @@ async function main(args: string[]): Promise<number> {
   let url = config.DATABASE_URL;
   let embedded: { stop(): Promise<void> } | null = null;
   if (!url) {
-    // Reuses the data folder of `npm start`; when the service runs, its server is found and shared.
-    const pg = await startEmbeddedPostgres({ dataDir: join(config.DATA_DIR, 'postgres') });
-    embedded = pg;
-    url = pg.url;
+    // The data folder of `npm start`: share its server while it runs, else start it for this command.
+    const dataDir = join(config.DATA_DIR, 'postgres');
+    url = (await findRunningEmbeddedPostgres(dataDir)) ?? undefined;
+    if (!url) {
+      const pg = await startEmbeddedPostgres({ dataDir });
+      embedded = pg;
+      url = pg.url;
+    }
   }
   const sql = createSql(url, { max: 1 });
   try {

@@ -43,8 +43,9 @@ async function main(mode: Mode): Promise<void> {
     for (const s of owned.reverse()) await s.stop().catch((err: unknown) => log.error({ err }, 'child stop failed'));
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // `on`, not `once`: a second Ctrl-C (or a signal to the whole group) must not kill us mid-drain.
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   const localUi = mode === 'start' && !config.TEMPORAL_ADDRESS ? `http://localhost:${config.TEMPORAL_UI_PORT}` : null;
   if (mode === 'start') banner(config, localUi ?? config.TEMPORAL_UI_URL ?? null);

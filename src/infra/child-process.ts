@@ -1,4 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
@@ -96,4 +97,33 @@ export async function terminateChild(
     child.kill('SIGKILL');
     await exited;
   }
+}
+
+const SETPRIV = '/usr/bin/setpriv';
+
+/** Whether util-linux `setpriv` (with --pdeathsig) is available; checked once. */
+let setprivAvailable: boolean | undefined;
+function hasSetpriv(): boolean {
+  if (setprivAvailable === undefined) {
+    try {
+      accessSync(SETPRIV, constants.X_OK);
+      setprivAvailable = process.platform === 'linux';
+    } catch {
+      setprivAvailable = false;
+    }
+  }
+  return setprivAvailable;
+}
+
+/**
+ * Spawns `command` so that the kernel sends it SIGTERM if this process dies,
+ * even by SIGKILL, where no JavaScript hook runs. On Linux it goes through
+ * `setpriv --pdeathsig TERM`, which sets the flag and then execs the command
+ * (same pid, so signals and exit codes are the command's own). Elsewhere, or
+ * without setpriv, it is spawned directly. Combine with {@link killOnParentExit}.
+ */
+export function spawnTiedToParent(command: string, args: readonly string[], options: SpawnOptions): ChildProcess {
+  return hasSetpriv()
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', command, ...args], options)
+    : spawn(command, [...args], options);
 }

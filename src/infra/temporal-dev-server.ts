@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
+import { connect as connectHttp2 } from 'node:http2';
 import { dirname, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import {
@@ -10,6 +11,7 @@ import {
   type LineLogger,
   silentLogger,
   sleep,
+  spawnTiedToParent,
   terminateChild,
   waitForExit,
 } from './child-process.ts';
@@ -53,7 +55,6 @@ export interface TemporalDevServer {
 const HOST = '127.0.0.1';
 const STOP_GRACE_MS = 10_000;
 const READY_POLL_MS = 250;
-const SETPRIV = '/usr/bin/setpriv';
 
 /**
  * Spawns `temporal server start-dev` bound to 127.0.0.1 and resolves once its
@@ -64,15 +65,30 @@ const SETPRIV = '/usr/bin/setpriv';
  * Fails with the server's last output lines if it exits during startup.
  */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  if (opts.dbFile) await mkdir(dirname(resolve(opts.dbFile)), { recursive: true });
+  // A port picked by us can be taken by someone else before the CLI binds it:
+  // retry that case with a new port; a port chosen by the caller is not retried.
+  const attempts = opts.port ? 1 : 3;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      if (attempt >= attempts || !(err instanceof PortRaceError)) throw err;
+      (opts.log ?? silentLogger)('Temporal dev server: a port was taken while it started; retrying with other ports');
+    }
+  }
+}
+
+/** The server exited during startup because a port we had found free was taken meanwhile. */
+class PortRaceError extends Error {}
+
+async function startOnce(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const log = opts.log ?? silentLogger;
-  const namespace = opts.namespace ?? 'default';
   const port = await chooseFrontendPort(opts.port);
   const uiPort = await chooseUiPort(opts.uiPort, port);
-  if (opts.dbFile) await mkdir(dirname(resolve(opts.dbFile)), { recursive: true });
-  const args = buildArgs(opts, port, uiPort);
   const address = `${HOST}:${port}`;
   const started = Date.now();
-  const { child, recent } = await spawnServer(opts.cliPath, args, log);
+  const { child, recent } = await spawnServer(opts.cliPath, buildArgs(opts, port, uiPort), log);
   const removeExitHook = killOnParentExit(child);
   const stop = async (): Promise<void> => {
     removeExitHook();
@@ -81,7 +97,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   try {
     await waitUntilReady(child, recent, {
       address,
-      namespace,
+      namespace: opts.namespace || 'default',
       searchAttributes: Object.keys(opts.searchAttributes ?? {}),
       timeoutMs: opts.startTimeoutMs ?? 60_000,
     });
@@ -114,7 +130,10 @@ async function chooseFrontendPort(requested: number | undefined): Promise<number
 async function chooseUiPort(requested: number | false | undefined, frontendPort: number): Promise<number | null> {
   if (requested === false) return null;
   if (requested === 0) return getFreePort();
-  if (requested !== undefined) return requested;
+  if (requested !== undefined) {
+    if (await isPortFree(requested)) return requested;
+    throw new Error(`Cannot start the Temporal dev server: UI port ${requested} on ${HOST} is already in use.`);
+  }
   // Mirror the CLI's default (frontend + 1000), but never collide with a busy port.
   const conventional = frontendPort + 1000;
   return conventional <= 65_535 && (await isPortFree(conventional)) ? conventional : getFreePort();
@@ -140,17 +159,14 @@ function buildArgs(opts: TemporalDevServerOptions, port: number, uiPort: number 
 }
 
 /**
- * On Linux the CLI is started through `setpriv --pdeathsig TERM` (util-linux),
- * which asks the kernel to SIGTERM it when this process dies, even by
- * SIGKILL, where no JS hook can run. Elsewhere it is spawned directly.
+ * Spawns the CLI tied to this process: a kernel parent-death signal covers
+ * the case where we die by SIGKILL, which no 'exit' hook can handle.
  */
 async function spawnServer(cliPath: string, args: string[], log: LineLogger): Promise<{ child: ChildProcess; recent: LastLines }> {
   await assertExecutable(cliPath);
-  const setpriv = process.platform === 'linux' && (await isExecutable(SETPRIV)) ? SETPRIV : null;
-  const [command, commandArgs] = setpriv ? [setpriv, ['--pdeathsig', 'TERM', '--', cliPath, ...args]] : [cliPath, args];
   // No `detached`: staying in our process group means a terminal Ctrl-C or a
   // group kill reaches the server too.
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnTiedToParent(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const recent = new LastLines(20);
   const onLine = (line: string): void => {
     recent.push(line);
@@ -197,12 +213,11 @@ async function waitUntilReady(child: ChildProcess, recent: LastLines, target: Re
     });
     void waitForExit(child).then(({ code, signal }) => {
       if (settled) return;
-      reject(
-        new Error(
-          `The Temporal dev server exited during startup (code ${String(code)}, signal ${String(signal)}). ` +
-            `Last output:\n${recent.format()}`,
-        ),
-      );
+      const output = recent.format();
+      const message =
+        `The Temporal dev server exited during startup (code ${String(code)}, signal ${String(signal)}). ` +
+        `Last output:\n${output}`;
+      reject(/address already in use/i.test(output) ? new PortRaceError(message) : new Error(message));
     });
   });
   try {
@@ -234,29 +249,55 @@ async function pollReady(target: ReadinessTarget, isCancelled: () => boolean, re
 
 /** True once the namespace exists and every requested search attribute is listed. */
 async function isReady(target: ReadinessTarget): Promise<boolean> {
-  const connection = await Connection.connect({ address: target.address, connectTimeout: 1_000 });
-  try {
+  return withConnection(target.address, 1_000, async (connection) => {
     await connection.workflowService.describeNamespace({ namespace: target.namespace });
     if (target.searchAttributes.length === 0) return true;
     const listed = await connection.operatorService.listSearchAttributes({ namespace: target.namespace });
     const custom = listed.customAttributes ?? {};
     return target.searchAttributes.every((key) => key in custom);
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
-/** Whether something at `address` answers Temporal's GetSystemInfo within a couple of seconds. */
+/**
+ * Whether the program on `address` answers Temporal's GetSystemInfo. Spoken as
+ * raw gRPC over node:http2 rather than through @temporalio/client: against a
+ * program that is not an HTTP/2 server, grpc-js keeps its half-open socket
+ * even after close(), which would keep this process alive.
+ */
 async function answersAsTemporal(address: string): Promise<boolean> {
+  return new Promise<boolean>((resolveProbe) => {
+    const session = connectHttp2(`http://${address}`);
+    const finish = (answer: boolean): void => {
+      clearTimeout(timer);
+      session.destroy();
+      resolveProbe(answer);
+    };
+    const timer = setTimeout(() => finish(false), 2_000);
+    session.on('error', () => finish(false));
+    const request = session.request({
+      ':method': 'POST',
+      ':path': '/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    });
+    request.on('response', (headers) => finish(String(headers['content-type'] ?? '').startsWith('application/grpc')));
+    request.on('error', () => finish(false));
+    // An empty protobuf message in gRPC framing: no compression flag, zero length.
+    request.end(Buffer.alloc(5));
+  });
+}
+
+/**
+ * Runs `fn` over a short-lived connection that is closed even when connecting
+ * fails: `Connection.connect()` leaves its gRPC channel open when it throws,
+ * which would keep retrying (and keep the process alive) in the background.
+ */
+async function withConnection<T>(address: string, connectTimeoutMs: number, fn: (connection: Connection) => Promise<T>): Promise<T> {
+  const connection = Connection.lazy({ address, connectTimeout: connectTimeoutMs });
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 2_000 });
-    try {
-      await connection.workflowService.getSystemInfo({});
-      return true;
-    } finally {
-      await connection.close();
-    }
-  } catch {
-    return false;
+    await connection.ensureConnected();
+    return await fn(connection);
+  } finally {
+    await connection.close();
   }
 }

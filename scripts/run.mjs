@@ -1,0 +1,206 @@
+#!/usr/bin/env node
+// Entry point behind every `npm run` script. Plain Node ESM with no
+// dependencies, because its first job is to install them.
+//
+//   node scripts/run.mjs <start|api|worker|cli|test|check|bench NAME> [args...]
+//
+// Everything it prints itself goes to stderr, so `npm run cli -- ...` keeps a
+// clean stdout (see .npmrc for npm's own banner).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const BIN = join(ROOT, 'node_modules', '.bin');
+const TEST_RESULTS = join(ROOT, '.data', 'test-results.json');
+const USAGE = 'usage: node scripts/run.mjs <start|api|worker|cli|test|check|bench NAME> [args...]';
+
+/** Prints a progress line of this script (never on stdout). */
+function note(message) {
+  process.stderr.write(`[run] ${message}\n`);
+}
+
+/** Modification time in ms, or null when the file does not exist. */
+function mtime(file) {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why node_modules must be (re)installed, or null when it is current. npm
+ * rewrites node_modules/.package-lock.json on every install, so it being
+ * older than the lock or the manifest means they changed since.
+ */
+function staleDependenciesReason() {
+  const installed = mtime(join(ROOT, 'node_modules', '.package-lock.json'));
+  if (installed === null) return 'node_modules is missing';
+  for (const name of ['package-lock.json', 'package.json']) {
+    const changed = mtime(join(ROOT, name));
+    if (changed !== null && changed > installed) return `${name} changed since the last install`;
+  }
+  return null;
+}
+
+/**
+ * Runs a command with inherited stdio (stdout redirected to our stderr when
+ * `stdoutToStderr`), forwarding SIGINT/SIGTERM once, and resolves with its
+ * exit code (128+n when it died of signal n).
+ */
+function run(command, args, { stdoutToStderr = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['inherit', stdoutToStderr ? process.stderr : 'inherit', 'inherit'] });
+    const forwarded = new Map();
+    // The child shares our process group, so a Ctrl-C typed in a terminal
+    // already reaches it: forwarding that SIGINT too would look like a second
+    // keypress ("force quit"). npm also forwards signals to us, so pass each
+    // signal on at most once a second.
+    const forward = (signal) => {
+      if (signal === 'SIGINT' && process.stdin.isTTY) return;
+      const last = forwarded.get(signal) ?? 0;
+      if (Date.now() - last < 1000) return;
+      forwarded.set(signal, Date.now());
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('error', (err) => {
+      note(`cannot run ${command}: ${err.message}`);
+    });
+    child.on('close', (code, signal) => {
+      process.removeListener('SIGINT', forward);
+      process.removeListener('SIGTERM', forward);
+      resolve(code ?? (signal ? 128 + signalNumber(signal) : 1));
+    });
+  });
+}
+
+function signalNumber(signal) {
+  return { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }[signal] ?? 0;
+}
+
+/**
+ * Installs dependencies when needed: `npm ci`, falling back to `npm install`.
+ * The fallback exists because this registry does not serve every platform's
+ * optional packages (e.g. @swc/core-darwin-*): a lock written here lacks
+ * their entries, which `npm ci` rejects as "out of sync" while `npm install`
+ * accepts (it skips optional packages it cannot fetch) and leaves the lock as is.
+ * The explicit --loglevel matters: the project .npmrc says `silent` (to hide
+ * npm's script banner), which would also hide why an install failed; npm
+ * passes it down to us in npm_config_loglevel.
+ */
+async function ensureDependencies() {
+  const reason = staleDependenciesReason();
+  if (!reason) return;
+  const common = ['--no-audit', '--no-fund', '--loglevel=warn'];
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  if (existsSync(join(ROOT, 'package-lock.json'))) {
+    note(`${reason}: running npm ci`);
+    if ((await run(npm, ['ci', ...common], { stdoutToStderr: true })) === 0) return;
+    note('npm ci failed; trying npm install');
+  } else {
+    note(`${reason}: running npm install`);
+  }
+  const code = await run(npm, ['install', ...common], { stdoutToStderr: true });
+  if (code !== 0) {
+    note(`npm install failed (exit ${code})`);
+    process.exit(code);
+  }
+}
+
+/** `node --import tsx <file> ...args`: TypeScript run directly, no build step. */
+function tsx(file, args) {
+  return run(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args]);
+}
+
+/** Makes sure the Temporal CLI exists (building it once, minutes) before tests need it. */
+async function ensureTemporalCli() {
+  return run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'ensure-temporal-cli.ts')], { stdoutToStderr: true });
+}
+
+/**
+ * Runs vitest with a JSON report next to the usual output, then prints
+ * `tests: N passed, M failed` as the very last line. A file that fails
+ * outside any test (import error, failing hook) counts as one failure, and
+ * so does a vitest run that fails without reporting any failed test. The exit
+ * code is non-zero when vitest's is, or anything failed, or nothing passed.
+ */
+async function runTests(args) {
+  const cliCode = await ensureTemporalCli();
+  if (cliCode !== 0) {
+    console.log('tests: 0 passed, 1 failed');
+    return cliCode;
+  }
+  mkdirSync(dirname(TEST_RESULTS), { recursive: true });
+  rmSync(TEST_RESULTS, { force: true }); // Never report a previous run's numbers.
+  const code = await run(join(BIN, 'vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${TEST_RESULTS}`, ...args]);
+  const { passed, failed } = summarise(readResults(), code);
+  console.log(`tests: ${passed} passed, ${failed} failed`);
+  return code !== 0 || failed > 0 || passed === 0 ? code || 1 : 0;
+}
+
+function readResults() {
+  try {
+    return JSON.parse(readFileSync(TEST_RESULTS, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function summarise(results, exitCode) {
+  const passed = results?.numPassedTests ?? 0;
+  let failed = results?.numFailedTests ?? 0;
+  for (const file of results?.testResults ?? []) {
+    const testFailed = (file.assertionResults ?? []).some((t) => t.status === 'failed');
+    if (file.status === 'failed' && !testFailed) failed += 1;
+  }
+  // vitest failed without a failing test (unhandled error, crash before the
+  // report): count it, except for "no test files found", which is 0 and 0.
+  const ranNothing = results !== null && (results.numTotalTests ?? 0) === 0 && failed === 0;
+  if (exitCode !== 0 && failed === 0 && !ranNothing) failed = 1;
+  return { passed, failed };
+}
+
+async function check(args) {
+  const tscCode = await run(join(BIN, 'tsc'), ['--noEmit', '-p', '.']);
+  const eslintCode = await run(join(BIN, 'eslint'), ['.', ...args]);
+  return tscCode || eslintCode;
+}
+
+async function dispatch(command, args) {
+  switch (command) {
+    case 'start':
+    case 'api':
+    case 'worker':
+      return tsx('src/main.ts', [command, ...args]);
+    case 'cli':
+      return tsx('src/cli.ts', args);
+    case 'test':
+      return runTests(args);
+    case 'check':
+      return check(args);
+    case 'bench': {
+      const [name, ...rest] = args;
+      if (!name || !/^[\w-]+$/.test(name)) {
+        note('usage: node scripts/run.mjs bench NAME (a file bench/NAME.ts)');
+        return 2;
+      }
+      return tsx(`bench/${name}.ts`, rest);
+    }
+    default:
+      note(USAGE);
+      return 2;
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (!command) {
+  note(USAGE);
+  process.exit(2);
+}
+await ensureDependencies();
+// exitCode rather than exit(): lets buffered stdout (the summary line) drain.
+process.exitCode = await dispatch(command, args);
