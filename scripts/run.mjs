@@ -7,7 +7,7 @@
 // Everything it prints itself goes to stderr, so `npm run cli -- ...` keeps a
 // clean stdout (see .npmrc for npm's own banner).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -83,28 +83,19 @@ function signalNumber(signal) {
 }
 
 /**
- * Installs dependencies when needed: `npm ci`, falling back to `npm install`.
- * The fallback exists because this registry does not serve every platform's
- * optional packages (e.g. @swc/core-darwin-*): a lock written here lacks
- * their entries, which `npm ci` rejects as "out of sync" while `npm install`
- * accepts (it skips optional packages it cannot fetch) and leaves the lock as is.
- * The explicit --loglevel matters: the project .npmrc says `silent` (to hide
- * npm's script banner), which would also hide why an install failed; npm
- * passes it down to us in npm_config_loglevel.
+ * Installs dependencies when needed, with `npm install` rather than `npm ci`: the npm registry
+ * reachable here does not serve other platforms' optional packages (e.g. @swc/core-darwin-*), so the
+ * lock lacks their entries and `npm ci` refuses it as "out of sync", while `npm install` installs
+ * exactly the locked versions for this platform and leaves the lock as it is.
+ * The explicit --loglevel matters: the project .npmrc says `silent` (to hide npm's script banner),
+ * which would also hide why an install failed.
  */
 async function ensureDependencies() {
   const reason = staleDependenciesReason();
   if (!reason) return;
-  const common = ['--no-audit', '--no-fund', '--loglevel=warn'];
+  note(`${reason}: running npm install`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  if (existsSync(join(ROOT, 'package-lock.json'))) {
-    note(`${reason}: running npm ci`);
-    if ((await run(npm, ['ci', ...common], { stdoutToStderr: true })) === 0) return;
-    note('npm ci failed; trying npm install');
-  } else {
-    note(`${reason}: running npm install`);
-  }
-  const code = await run(npm, ['install', ...common], { stdoutToStderr: true });
+  const code = await run(npm, ['install', '--no-audit', '--no-fund', '--loglevel=warn'], { stdoutToStderr: true });
   if (code !== 0) {
     note(`npm install failed (exit ${code})`);
     process.exit(code);
