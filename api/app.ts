@@ -9,9 +9,10 @@ import { buildOpenApi } from './openapi.ts';
 import { systemRouter } from './routes/system.ts';
 import { agentsFamily } from './routes/agents.ts';
 import { apiKeysFamily } from './routes/api-keys.ts';
+import { webhooksFamily } from './routes/webhooks.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, apiKeysFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, apiKeysFamily, webhooksFamily];
 
 export const API_VERSION = '1.0.0';
 

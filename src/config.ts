@@ -25,6 +25,8 @@ export const ConfigSchema = Type.Object({
   ),
   PURGE_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
   WEBHOOK_RETRY_DELAYS: Type.String({ pattern: '^\\d+(,\\d+)*$', default: '5,300,1800,7200,18000,36000,36000' }),
+  /** Seconds between runs of the webhook recovery sweep (the Temporal Schedule that dispatches stranded events). */
+  WEBHOOK_SWEEP_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   CRAWL_DELAY_MS: Type.Integer({ minimum: 0, default: 250 }),
   SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),

@@ -8,6 +8,7 @@ import { createAuthenticator, type Authenticator } from './auth/authenticator.ts
 import { ensureBootstrapKey } from './auth/keys.ts';
 import { connectTemporal, ensureSearchAttributes } from './temporal/index.ts';
 import { startWorkers, type WorkerSet } from './temporal/worker.ts';
+import { ensureSchedules } from './temporal/schedules.ts';
 import { createApp } from '../api/app.ts';
 import { createRateLimiter } from '../api/middleware/rate-limit.ts';
 import type { Client } from '@temporalio/client';
@@ -58,6 +59,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const workers = opts.worker
     ? await startWorkers({ sql, config, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;
+  // Schedules drive recurring work (the webhook recovery sweep); creating them is idempotent.
+  if (opts.worker) await ensureSchedules(client, config);
 
   let server: Server | null = null;
   let authenticator: Authenticator | null = null;

@@ -5,8 +5,9 @@ import { Worker } from '@temporalio/worker';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
-import { client, startTestService, workflowBundle, type TestService } from './helpers.ts';
+import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { newId } from '../src/ids.ts';
+import { startReceiver } from './webhook-receiver.ts';
 
 /**
  * Recorded histories of earlier versions' runs must replay on today's workflow code: a change
@@ -19,6 +20,14 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url)
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({ PURGE_BATCH_SIZE: 2 }); });
 afterAll(async () => { await svc?.stop(); });
+
+async function recordFixture(workflowId: string, file: string): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  // The CLI writes the proto JSON that Temporal's tools (and runReplayHistories) read.
+  const { stdout } = await promisify(execFile)(inject('cliPath'), ['workflow', 'show', '--workflow-id', workflowId,
+    '--address', inject('temporalAddress'), '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  await writeFile(FIXTURES + file, stdout);
+}
 
 async function replayAll(histories: { workflowId: string; history: unknown }[]): Promise<void> {
   const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);
@@ -43,10 +52,25 @@ it('replays a purge it has just run (batches and all)', async () => {
   expect((await handle.result()).deleted.conversations).toBe(5);
   const history = await handle.fetchHistory();
   await replayAll([{ workflowId: handle.workflowId, history }]);
-  if (process.env.RECORD_HISTORIES === '1') {
-    // The CLI writes the proto JSON that Temporal's tools (and runReplayHistories) read.
-    const { stdout } = await promisify(execFile)(inject('cliPath'), ['workflow', 'show', '--workflow-id', handle.workflowId,
-      '--address', inject('temporalAddress'), '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
-    await writeFile(`${FIXTURES}purge-agent.json`, stdout);
+  await recordFixture(handle.workflowId, 'purge-agent.json');
+});
+
+it('replays a webhook delivery it has just run (a failed attempt, a durable timer, a success)', async () => {
+  const hooks = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_RETRY_DELAYS: '1' });
+  const receiver = await startReceiver();
+  try {
+    const api = client(hooks.url, (await hooks.newOrg()).token);
+    const { body: endpoint } = await api.post('/api/v1/rest/webhooks', { url: receiver.url({ failFirst: 1 }), events: ['widget.paused'] });
+    const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Replayed hook' });
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+    // Dispatch follows the commit without holding up the response: wait for it.
+    const event = await eventually(async () => (await hooks.sql<{ id: string }[]>`select id from events where agent_id = ${agent.id} and dispatched_at is not null`)[0]);
+    const handle = hooks.temporal.workflow.getHandle(`webhook-delivery:${event.id}:${endpoint.id}`);
+    expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 2 });
+    await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
+    await recordFixture(handle.workflowId, 'deliver-webhook.json');
+  } finally {
+    await receiver.close();
+    await hooks.stop();
   }
 });

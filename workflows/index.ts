@@ -1,2 +1,4 @@
 // The worker's workflowsPath: every workflow the service runs, and nothing with I/O.
 export { purgeAgent } from './purge-agent.ts';
+export { deliverWebhook } from './deliver-webhook.ts';
+export { sweepWebhookEvents } from './sweep-webhook-events.ts';

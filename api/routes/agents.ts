@@ -1,6 +1,8 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { AppError, notFound } from '../../src/errors.ts';
-import { findAgent, insertAgent, listAgents, markAgentDeleted, updateAgentBasics } from '../../src/db/agents.ts';
+import { findAgent, insertAgent, listAgents, markAgentDeleted, toWidget, updateAgentBasics } from '../../src/db/agents.ts';
+import { dispatchAfterCommit, emitEvent } from '../../src/events/emit.ts';
+import { statusChangeEvent } from '../../src/events/types.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import {
   AgentCreateSchema, AgentDeleteQuery, AgentListQuery, AgentListSchema, AgentPatchSchema, AgentSchema,
@@ -52,8 +54,17 @@ export const agentsFamily: RouteFamily = {
       permissions: ['agents.write'], params: IdParams, body: AgentPatchSchema,
       responses: { 200: { description: 'The updated agent', schema: AgentSchema } },
       async handler({ params, body, principal, deps }) {
-        const result = await deps.sql.begin((tx) => updateAgentBasics(tx, principal.orgId, params.id, body));
+        // The status event is written in the update's transaction (it exists if and only if the
+        // change commits) and dispatched after commit.
+        const result = await deps.sql.begin(async (tx) => {
+          const change = await updateAgentBasics(tx, principal.orgId, params.id, body);
+          if (!change) return null;
+          const type = statusChangeEvent(change.before.status, change.after.status);
+          const eventIds = type ? [await emitEvent(tx, { orgId: principal.orgId, type, data: { agent: change.after, widget: toWidget(change.after) } })] : [];
+          return { ...change, eventIds };
+        });
         if (!result) throw notFound('agent');
+        dispatchAfterCommit(deps, result.eventIds);
         return { status: 200, body: result.after };
       },
     }),

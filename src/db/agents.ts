@@ -20,6 +20,18 @@ export function toAgent(row: AgentRow): Agent {
   };
 }
 
+/** The widget view of an agent, as `widget.*` events carry it in `data.widget`. */
+export interface Widget { id: string; name: string; status: AgentStatus; voice: string | null; persona: string | null; created_at: string }
+
+/**
+ * The agent as a widget (agents and widgets are one entity; the widget id is the public key).
+ * Until the widgets family lands this is a minimal shape; the widgets issue completes it with
+ * the widget as its endpoints return it.
+ */
+export function toWidget(agent: Agent): Widget {
+  return { id: agent.public_key, name: agent.name, status: agent.status, voice: agent.voice, persona: agent.persona, created_at: agent.created_at };
+}
+
 export async function insertAgent(db: Db, orgId: string, input: { name: string; site_url?: string | undefined }): Promise<Agent> {
   const status: AgentStatus = input.site_url ? 'draft' : 'active';
   const [row] = await db<AgentRow[]>`

@@ -15,13 +15,16 @@ export const SEARCH_ATTRIBUTES = {
 export function taskQueues(config: Pick<Config, 'TASK_QUEUE_PREFIX'>) {
   return {
     maintenance: `${config.TASK_QUEUE_PREFIX}-maintenance`,
+    webhooks: `${config.TASK_QUEUE_PREFIX}-webhooks`,
   } as const;
 }
 export type TaskQueueKind = keyof ReturnType<typeof taskQueues>;
 
-/** Workflow ids are business keys: one purge per agent, ever. */
+/** Workflow ids are business keys: one purge per agent, ever; one delivery per event and endpoint (and per manual retry). */
 export const workflowIds = {
   agentPurge: (agentId: string) => `agent-purge:${agentId}`,
+  webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
+    `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,
 };
 
 export async function connectTemporal(config: Pick<Config, 'TEMPORAL_NAMESPACE'>, address: string): Promise<{ connection: Connection; client: Client }> {

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
@@ -16,13 +17,16 @@ export interface WorkerSet {
  * Starts one worker per task queue (all of them, or the kinds named), sharing one connection.
  * Tests pass a prebuilt `workflowBundle` so workflow code is bundled once, not per worker.
  */
-export async function startWorkers(opts: ActivityDeps & {
+export async function startWorkers(opts: Omit<ActivityDeps, 'temporal'> & {
   address: string; namespace: string; log: Logger;
   kinds?: TaskQueueKind[]; workflowBundle?: WorkerOptions['workflowBundle'];
 }): Promise<WorkerSet> {
   const connection = await NativeConnection.connect({ address: opts.address });
+  // Activities that start workflows (the webhook recovery sweep) need a client of their own.
+  const clientConnection = await Connection.connect({ address: opts.address });
+  const temporal = new Client({ connection: clientConnection, namespace: opts.namespace });
   const queues = taskQueues(opts.config);
-  const activities = createActivities(opts);
+  const activities = createActivities({ ...opts, temporal });
   const kinds = opts.kinds ?? (Object.keys(queues) as TaskQueueKind[]);
   const workflowSource = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH };
   const workers = await Promise.all(kinds.map((kind) => Worker.create({
@@ -38,6 +42,7 @@ export async function startWorkers(opts: ActivityDeps & {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await connection.close();
+      await clientConnection.close();
     })(),
   };
 }

@@ -1,0 +1,394 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { client, eventually, freshDatabase, startTestService, workflowBundle, type TestService } from './helpers.ts';
+import { startReceiver, type Receiver, type Received } from './webhook-receiver.ts';
+import { createLogger } from '../src/logger.ts';
+import { startWorkers } from '../src/temporal/worker.ts';
+import { emitEvent } from '../src/events/emit.ts';
+import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
+
+// A database of its own: every service started with a worker runs a recovery sweep over its
+// whole database, and another test file's sweep (with its own settings) must not take our events.
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let svc: TestService;
+let strict: TestService;
+let receiver: Receiver;
+
+const FAST = { WEBHOOK_RETRY_DELAYS: '1,1', ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_SWEEP_SECONDS: 2 } as const;
+const QUIET_MS = 1500;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  receiver = await startReceiver();
+  svc = await startTestService(FAST, { databaseUrl: db.url });
+  strict = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: false }, { worker: false, databaseUrl: db.url });
+});
+afterAll(async () => {
+  await strict?.stop();
+  await svc?.stop();
+  await receiver?.close();
+  await db?.drop();
+});
+
+const W = '/api/v1/rest/webhooks';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An organization with one agent and a client for it. */
+async function orgWithAgent(service: TestService = svc) {
+  const { token, orgId } = await service.newOrg();
+  const api = client(service.url, token);
+  const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Front desk' });
+  return { api, orgId, agent, token };
+}
+
+async function createEndpoint(api: ReturnType<typeof client>, url: string, events: string[] = ['*']) {
+  const res = await api.post(W, { url, events });
+  expect(res.status, res.text).toBe(201);
+  return res.body as { id: string; secret: string };
+}
+
+const headersOf = (r: Received) => ({
+  'webhook-id': String(r.headers['webhook-id']),
+  'webhook-timestamp': String(r.headers['webhook-timestamp']),
+  'webhook-signature': String(r.headers['webhook-signature']),
+});
+
+const arrived = (url: string, n = 1, timeoutMs = 20_000) => eventually(async () => receiver.received(url).length >= n && receiver.received(url), timeoutMs);
+
+describe('webhook endpoints API', () => {
+  it('creates with a whsec_ secret shown once, lists, gets, patches, rotates and deletes', async () => {
+    const { api } = await orgWithAgent();
+    const created = await api.post(W, { url: 'https://hooks.example.com/a', events: ['widget.paused', 'widget.activated'], description: 'CRM' });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`${W}/${created.body.id}`);
+    expect(created.body).toMatchObject({ url: 'https://hooks.example.com/a', events: ['widget.paused', 'widget.activated'], description: 'CRM', enabled: true, disabled_reason: null });
+    const secret: string = created.body.secret;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+    const keyBytes = Buffer.from(secret.slice(6), 'base64').length;
+    expect(keyBytes).toBeGreaterThanOrEqual(24);
+    expect(keyBytes).toBeLessThanOrEqual(32);
+
+    const one = await api.get(`${W}/${created.body.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body.secret).toBeUndefined();
+    expect(one.text).not.toContain(secret.slice(6));
+    const list = await api.get(W);
+    expect(list.body).toMatchObject({ total: 1, limit: 50, offset: 0 });
+    expect(list.text).not.toContain(secret.slice(6));
+    expect(list.body.data[0].secret).toBeUndefined();
+
+    const patched = await api.patch(`${W}/${created.body.id}`, { events: ['*'], enabled: false, description: null });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ events: ['*'], enabled: false, description: null, url: 'https://hooks.example.com/a' });
+    expect(patched.body.secret).toBeUndefined();
+    expect((await api.patch(`${W}/${created.body.id}`, {})).body).toMatchObject({ enabled: false });
+
+    const rotated = await api.post(`${W}/${created.body.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(secret);
+    expect((await api.get(W)).text).not.toContain(rotated.body.secret.slice(6));
+
+    expect((await api.delete(`${W}/${created.body.id}`)).status).toBe(204);
+    expect((await api.get(`${W}/${created.body.id}`)).status).toBe(404);
+    expect((await api.delete(`${W}/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('hides one organization\'s endpoints from another (404, as missing)', async () => {
+    const a = await orgWithAgent();
+    const b = await orgWithAgent();
+    const { id } = await createEndpoint(a.api, 'https://hooks.example.com/x');
+    for (const res of [
+      await b.api.get(`${W}/${id}`), await b.api.patch(`${W}/${id}`, { enabled: false }), await b.api.delete(`${W}/${id}`),
+      await b.api.post(`${W}/${id}/rotate-secret`), await b.api.get(`${W}/${id}/deliveries`),
+    ]) expect(res.status).toBe(404);
+    expect((await b.api.get(W)).body.total).toBe(0);
+    expect((await a.api.get(`${W}/${id}`)).body.enabled).toBe(true);
+  });
+
+  it('checks permissions: org.read to read, org.write to change', async () => {
+    const { api, token } = await orgWithAgent();
+    const { id } = await createEndpoint(api, 'https://hooks.example.com/p');
+    const keyWith = async (permissions: string[]) => client(svc.url, (await client(svc.url, token).post('/api/v1/rest/api-keys', { name: 'k', permissions })).body.token);
+    const reader = await keyWith(['org.read']);
+    const outsider = await keyWith(['agents.read']);
+    expect((await reader.get(W)).status).toBe(200);
+    expect((await reader.get(`${W}/${id}/deliveries`)).status).toBe(200);
+    for (const res of [
+      await reader.post(W, { url: 'https://hooks.example.com/q', events: ['*'] }), await reader.patch(`${W}/${id}`, { enabled: false }),
+      await reader.delete(`${W}/${id}`), await reader.post(`${W}/${id}/rotate-secret`),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ code: 'missing_permission', required_permission: 'org.write' });
+    }
+    for (const res of [await outsider.get(W), await outsider.get(`${W}/${id}`)]) {
+      expect(res.status).toBe(403);
+      expect(res.body.required_permission).toBe('org.read');
+    }
+    // 403 before 400: a malformed body from a reader is still refused for the permission.
+    expect((await reader.post(W, { url: 1 })).status).toBe(403);
+  });
+
+  it('validates events and URLs', async () => {
+    const { api } = await orgWithAgent();
+    const bad = async (body: unknown) => {
+      const res = await api.post(W, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.code).toBe('validation_error');
+      return res.body.errors[0] as { field: string; code: string };
+    };
+    expect(await bad({ url: 'https://hooks.example.com', events: ['widget.paused', 'widget.exploded'] })).toMatchObject({ field: 'events[1]', code: 'invalid_value' });
+    expect(await bad({ url: 'https://hooks.example.com', events: [] })).toMatchObject({ field: 'events' });
+    expect(await bad({ url: 'https://hooks.example.com', events: ['*', '*'] })).toMatchObject({ field: 'events' });
+    expect(await bad({ url: 'not a url', events: ['*'] })).toMatchObject({ field: 'url' });
+    expect(await bad({ url: 'ftp://hooks.example.com', events: ['*'] })).toMatchObject({ field: 'url' });
+    expect(await bad({ events: ['*'] })).toMatchObject({ field: 'url', code: 'required' });
+    expect(await bad({ url: 'https://hooks.example.com', events: ['*'], secret: 'whsec_x' })).toMatchObject({ field: 'secret', code: 'unknown_field' });
+  });
+
+  it('refuses http and private targets unless ALLOW_PRIVATE_NETWORK_TARGETS', async () => {
+    const { api } = await orgWithAgent(strict);
+    const http = await api.post(W, { url: 'http://hooks.example.com/in', events: ['*'] });
+    expect(http.status).toBe(400);
+    expect(http.body).toMatchObject({ code: 'validation_error', errors: [{ field: 'url', code: 'https_required' }] });
+    for (const url of [
+      'https://127.0.0.1/in', 'https://localhost:8443/in', 'https://10.1.2.3/', 'https://172.16.0.1/', 'https://192.168.1.1/',
+      'https://169.254.169.254/latest/meta-data', 'https://100.64.0.1/', 'https://0.0.0.0/', 'https://[::1]/', 'https://[fd00::1]/',
+      'https://[fe80::1]/', 'https://[::ffff:127.0.0.1]/', 'https://[::]/',
+    ]) {
+      const res = await api.post(W, { url, events: ['*'] });
+      expect(res.status, url).toBe(400);
+      expect(res.body.code, url).toBe('private_network_target');
+    }
+    const { id } = await createEndpoint(api, 'https://93.184.215.14/in');
+    const patch = await api.patch(`${W}/${id}`, { url: 'https://192.168.0.10/in' });
+    expect(patch.status).toBe(400);
+    expect(patch.body.code).toBe('private_network_target');
+    // The same private URL is fine where private targets are allowed (local development).
+    expect((await (await orgWithAgent()).api.post(W, { url: 'http://127.0.0.1:9/in', events: ['*'] })).status).toBe(201);
+  });
+});
+
+describe('deliveries', () => {
+  it('delivers a signed Standard Webhook that an independent verifier accepts', async () => {
+    const { api, agent, orgId } = await orgWithAgent();
+    const url = receiver.url();
+    const endpoint = await createEndpoint(api, url, ['widget.paused']);
+    const patched = await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+    expect(patched.status).toBe(200);
+
+    const [got] = await arrived(url);
+    expect(got!.headers['content-type']).toBe('application/json');
+    expect(got!.headers['user-agent']).toMatch(/AgentManagementService/);
+    const payload = new Webhook(endpoint.secret).verify(got!.body, headersOf(got!)) as Record<string, any>;
+    expect(payload).toEqual({
+      id: got!.headers['webhook-id'], type: 'widget.paused', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      data: {
+        agent: patched.body,
+        widget: { id: agent.public_key, name: 'Front desk', status: 'paused', voice: null, persona: null, created_at: agent.created_at },
+      },
+    });
+    expect(payload.id).toMatch(/^evt_[A-Za-z0-9_-]{20,}$/);
+    expect(Math.abs(Number(got!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
+    // Another secret does not verify.
+    expect(() => new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64')).verify(got!.body, headersOf(got!))).toThrow();
+
+    const deliveries = await eventually(async () => {
+      const res = await api.get(`${W}/${endpoint.id}/deliveries`);
+      return res.body.data[0]?.status === 'succeeded' && res.body;
+    });
+    expect(deliveries).toMatchObject({ total: 1, limit: 50, offset: 0 });
+    expect(deliveries.data[0]).toEqual({
+      id: expect.any(String), event_id: payload.id, event_type: 'widget.paused', status: 'succeeded',
+      attempts: [{ at: expect.any(String), status_code: 200, error: null }],
+    });
+
+    const handle = svc.temporal.workflow.getHandle(`webhook-delivery:${payload.id}:${endpoint.id}`);
+    const description = await handle.describe();
+    expect(description.taskQueue).toBe(`${svc.config.TASK_QUEUE_PREFIX}-webhooks`);
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.OrganizationId)).toBe(orgId);
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.AgentId)).toBe(agent.id);
+  });
+
+  it('retries failed attempts with the same webhook-id and logs each attempt', async () => {
+    const { api, agent } = await orgWithAgent();
+    const url = receiver.url({ failFirst: 2, failStatus: 503 });
+    const endpoint = await createEndpoint(api, url);
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+
+    const got = await arrived(url, 3);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    for (const r of got) new Webhook(endpoint.secret).verify(r.body, headersOf(r));
+    // The delays of WEBHOOK_RETRY_DELAYS (1 s each) separate the attempts.
+    expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(900);
+    expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(900);
+
+    const delivery = await eventually(async () => {
+      const d = (await api.get(`${W}/${endpoint.id}/deliveries`)).body.data[0];
+      return d?.status === 'succeeded' && d;
+    });
+    expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([503, 503, 200]);
+    expect(delivery.attempts.map((a: { error: string | null }) => a.error)).toEqual(['HTTP 503', 'HTTP 503', null]);
+    await sleep(QUIET_MS);
+    expect(receiver.received(url)).toHaveLength(3);
+  });
+
+  it('ends failed after the last retry; a manual retry sends it again', async () => {
+    const { api, agent } = await orgWithAgent();
+    const url = receiver.url({ failFirst: 1000 });
+    const endpoint = await createEndpoint(api, url);
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+
+    const failed = await eventually(async () => {
+      const d = (await api.get(`${W}/${endpoint.id}/deliveries`)).body.data[0];
+      return d?.status === 'failed' && d;
+    });
+    expect(failed.attempts).toHaveLength(3);
+    expect(failed.attempts.every((a: { status_code: number }) => a.status_code === 500)).toBe(true);
+    expect(receiver.received(url)).toHaveLength(3);
+
+    receiver.setBehaviour(url, { status: 204 });
+    const retry = await api.post(`${W}/${endpoint.id}/deliveries/${failed.id}/retry`);
+    expect(retry.status).toBe(202);
+    expect(retry.body).toMatchObject({ id: failed.id, status: 'pending', event_id: failed.event_id });
+    const got = await arrived(url, 4);
+    expect(got[3]!.headers['webhook-id']).toBe(failed.event_id);
+    new Webhook(endpoint.secret).verify(got[3]!.body, headersOf(got[3]!));
+    const done = await eventually(async () => {
+      const d = (await api.get(`${W}/${endpoint.id}/deliveries`)).body.data[0];
+      return d?.status === 'succeeded' && d;
+    });
+    expect(done.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 500, 204]);
+    // A second retry of a succeeded delivery sends it once more, under a new workflow id.
+    expect((await api.post(`${W}/${endpoint.id}/deliveries/${failed.id}/retry`)).status).toBe(202);
+    await arrived(url, 5);
+
+    expect((await api.post(`${W}/${endpoint.id}/deliveries/0190a5c4-0000-7000-8000-000000000000/retry`)).status).toBe(404);
+  });
+
+  it('treats a redirect as a failed attempt and does not follow it', async () => {
+    const { api, agent } = await orgWithAgent();
+    const target = receiver.url();
+    const url = receiver.url({ status: 302, headers: { location: target } });
+    const endpoint = await createEndpoint(api, url);
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+    const delivery = await eventually(async () => {
+      const d = (await api.get(`${W}/${endpoint.id}/deliveries`)).body.data[0];
+      return d?.status === 'failed' && d;
+    });
+    expect(delivery.attempts[0]).toMatchObject({ status_code: 302, error: expect.stringMatching(/redirect/) });
+    expect(receiver.received(target)).toHaveLength(0);
+  });
+
+  it('signs with the new and the old secret for 24 hours after a rotation', async () => {
+    const { api, agent } = await orgWithAgent();
+    const url = receiver.url();
+    const endpoint = await createEndpoint(api, url);
+    const { body: rotated } = await api.post(`${W}/${endpoint.id}/rotate-secret`);
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+    const [got] = await arrived(url);
+    expect(String(got!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [rotated.secret, endpoint.secret]) new Webhook(secret).verify(got!.body, headersOf(got!));
+
+    // Once the grace period is over, only the new secret signs.
+    await svc.sql`update webhook_endpoints set previous_secret_expires_at = now() - interval '1 second' where id = ${endpoint.id}`;
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'active' });
+    const later = (await arrived(url, 2))[1]!;
+    expect(String(later.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    new Webhook(rotated.secret).verify(later.body, headersOf(later));
+    expect(() => new Webhook(endpoint.secret).verify(later.body, headersOf(later))).toThrow();
+  });
+
+  it('sends only subscribed types to enabled endpoints of the event\'s organization', async () => {
+    const { api, agent } = await orgWithAgent();
+    const other = await orgWithAgent();
+    const all = receiver.url();
+    const activatedOnly = receiver.url();
+    const disabled = receiver.url();
+    const foreign = receiver.url();
+    await createEndpoint(api, all, ['*']);
+    await createEndpoint(api, activatedOnly, ['widget.activated']);
+    const off = await createEndpoint(api, disabled, ['*']);
+    await api.patch(`${W}/${off.id}`, { enabled: false });
+    await createEndpoint(other.api, foreign, ['*']);
+
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { name: 'Renamed' }); // no status change: no event
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'active' });
+    const got = await arrived(all, 2);
+    await arrived(activatedOnly, 1);
+    await sleep(QUIET_MS);
+    expect(receiver.received(all).map((r) => JSON.parse(r.body).type)).toEqual(expect.arrayContaining(['widget.paused', 'widget.activated']));
+    expect(receiver.received(all)).toHaveLength(2);
+    expect(receiver.received(activatedOnly).map((r) => JSON.parse(r.body).type)).toEqual(['widget.activated']);
+    expect(receiver.received(disabled)).toHaveLength(0);
+    expect(receiver.received(foreign)).toHaveLength(0);
+    expect(JSON.parse(got.find((r) => JSON.parse(r.body).type === 'widget.activated')!.body).data.agent).toMatchObject({ name: 'Renamed', status: 'active' });
+  });
+
+  it('disables an endpoint whose deliveries have failed for 5 days, and PATCH enabled=true resumes it', async () => {
+    const { api, agent } = await orgWithAgent();
+    const url = receiver.url({ failFirst: 1000 });
+    const endpoint = await createEndpoint(api, url);
+    await svc.sql`update webhook_endpoints set failing_since = now() - interval '5 days 1 hour' where id = ${endpoint.id}`;
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+    const off = await eventually(async () => {
+      const res = await api.get(`${W}/${endpoint.id}`);
+      return res.body.enabled === false && res.body;
+    });
+    expect(off.disabled_reason).toMatch(/5 days/);
+    // The disabled endpoint's pending delivery stops at once instead of using its retries.
+    const delivery = await eventually(async () => {
+      const d = (await api.get(`${W}/${endpoint.id}/deliveries`)).body.data[0];
+      return d?.status === 'failed' && d;
+    });
+    expect(delivery.attempts).toHaveLength(1);
+    expect((await api.post(`${W}/${endpoint.id}/deliveries/${delivery.id}/retry`)).body.code).toBe('invalid_state');
+
+    const resumed = await api.patch(`${W}/${endpoint.id}`, { enabled: true });
+    expect(resumed.body).toMatchObject({ enabled: true, disabled_reason: null });
+    const [row] = await svc.sql`select failing_since from webhook_endpoints where id = ${endpoint.id}`;
+    expect(row!.failing_since).toBeNull();
+  });
+
+  it('delivers a change committed while no worker ran, once the workers start', async () => {
+    const apiOnly = await startTestService(FAST, { worker: false, databaseUrl: db.url });
+    try {
+      const { api, agent } = await orgWithAgent(apiOnly);
+      const url = receiver.url({ failFirst: 1 });
+      const endpoint = await createEndpoint(api, url);
+      expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' })).status).toBe(200);
+      await sleep(QUIET_MS);
+      expect(receiver.received(url)).toHaveLength(0);
+
+      const workers = await startWorkers({
+        sql: apiOnly.sql, config: apiOnly.config, address: inject('temporalAddress'), namespace: apiOnly.config.TEMPORAL_NAMESPACE,
+        log: createLogger('silent'), workflowBundle: await workflowBundle(),
+      });
+      try {
+        const got = await arrived(url, 2);
+        expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+        for (const r of got) new Webhook(endpoint.secret).verify(r.body, headersOf(r));
+      } finally {
+        await workers.shutdown();
+      }
+    } finally {
+      await apiOnly.stop();
+    }
+  });
+
+  it('delivers an event that committed but was never dispatched, through the recovery sweep', async () => {
+    const { api, agent, orgId } = await orgWithAgent();
+    const url = receiver.url();
+    const endpoint = await createEndpoint(api, url, ['widget.activated']);
+    // As if the process died between commit and dispatch: the outbox row alone.
+    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget: { id: agent.public_key } } }));
+    const [got] = await arrived(url, 1, 30_000);
+    expect(got!.headers['webhook-id']).toBe(eventId);
+    new Webhook(endpoint.secret).verify(got!.body, headersOf(got!));
+    const [row] = await svc.sql`select dispatched_at from events where id = ${eventId}`;
+    expect(row!.dispatched_at).not.toBeNull();
+    await sleep(QUIET_MS);
+    expect(receiver.received(url)).toHaveLength(1);
+  });
+});
