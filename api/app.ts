@@ -36,8 +36,10 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(requestContext() as Koa.Middleware);
   app.use(errorHandler() as Koa.Middleware);
-  app.use(system.routes());
-  app.use(system.allowedMethods());
+  // Resource paths never match a system route: spare them the second router.
+  const routes = system.routes();
+  const allowed = system.allowedMethods();
+  app.use((ctx, next) => (ctx.path.startsWith('/api/v1/rest/') ? next() : routes(ctx as never, () => allowed(ctx as never, next))));
   app.use(authWhereNeeded as Koa.Middleware);
   app.use(api.routes());
   app.use(api.allowedMethods());

@@ -120,7 +120,7 @@ function compose(def: RouteDef) {
     for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
     const input = {
       params: ctx.params,
-      query: check(query, queryObject(ctx, def.query as TObject | undefined)),
+      query: query || ctx.querystring ? check(query, queryObject(ctx, def.query as TObject | undefined)) : {},
       body: undefined as unknown,
       principal, deps: ctx.deps, ctx,
     };
@@ -142,9 +142,9 @@ function compose(def: RouteDef) {
       const reply = await def.handler(input as never);
       return { status: reply.status, headers: reply.headers ?? {}, body: reply.body };
     };
-    const key = ctx.get('Idempotency-Key');
+    const key = def.method === 'POST' ? ctx.get('Idempotency-Key') : '';
     let reply: StoredResponse & { replayed?: boolean };
-    if (def.method === 'POST' && key) {
+    if (key) {
       checkIdempotencyKey(key);
       reply = await runIdempotent(ctx.deps.sql, principal.orgId, key, fingerprint(def.method, ctx.path, input.body), execute);
       if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');

@@ -102,6 +102,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
 
 /** Stops accepting, lets in-flight requests finish (10 s at most), then closes what is left. */
 async function closeServer(server: Server): Promise<void> {
+  // Busy keep-alive clients never go idle: tell each one to close after its current response.
+  server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = setTimeout(() => server.closeAllConnections(), 10_000);

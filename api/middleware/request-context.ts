@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { AppMiddleware } from '../context.ts';
 
 const WELL_FORMED_ID = /^[A-Za-z0-9._-]{1,200}$/;
@@ -12,13 +13,18 @@ export function requestContext(): AppMiddleware {
     const incoming = ctx.get('X-Request-Id');
     const requestId = WELL_FORMED_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = ctx.deps.log.child({ request_id: requestId });
+    // The child logger is made on first use: most requests log only the access line below.
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (log ??= ctx.deps.log.child({ request_id: requestId })),
+      configurable: true, enumerable: true,
+    });
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
     try {
       await next();
     } finally {
-      ctx.state.log.info({
+      if (ctx.deps.log.isLevelEnabled('info')) ctx.state.log.info({
         method: ctx.method, path: ctx.path, status: ctx.status,
         duration_ms: Math.round((performance.now() - started) * 100) / 100,
         org_id: ctx.state.principal?.orgId, key_id: ctx.state.principal?.keyId,

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/index.ts';
 import { isPermission, type Permission } from './permissions.ts';
-import { hashToken, tokenKindOf, type TokenKind } from './tokens.ts';
+import { tokenDigest, tokenKindOf, type TokenKind } from './tokens.ts';
 
 /** Who a request acts for. */
 export interface Principal {
@@ -41,13 +41,12 @@ export async function createAuthenticator(sql: Sql, opts: { ttlMs?: number } = {
   async function authenticate(token: string): Promise<Principal | null> {
     const kind = tokenKindOf(token);
     if (!kind || token.length > 200) return null;
-    const hash = hashToken(token);
-    const cacheKey = hash.toString('base64');
+    const cacheKey = tokenDigest(token);
     const hit = cache.get(cacheKey);
     if (hit && hit.expires > Date.now()) return hit.principal;
     const [row] = await sql<{ id: string; org_id: string; kind: TokenKind; member_id: string | null; permissions: string[] }[]>`
       select id, org_id, kind, member_id, permissions from api_keys
-      where token_hash = ${hash} and revoked_at is null`;
+      where token_hash = ${Buffer.from(cacheKey, 'base64')} and revoked_at is null`;
     if (!row || row.kind !== kind) {
       cache.delete(cacheKey);
       return null;

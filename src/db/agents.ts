@@ -42,10 +42,11 @@ export async function insertAgent(db: Db, orgId: string, input: { name: string; 
 }
 
 export async function findAgent(db: Db, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<Agent | null> {
-  const [row] = await db<AgentRow[]>`
-    select ${db(COLUMNS)} from agents
-    where id = ${id} and org_id = ${orgId} and deleted_at is null
-    ${opts.forUpdate ? db`for update` : db``}`;
+  // Static text on the hot read path: postgres.js prepares it once per connection.
+  const [row] = opts.forUpdate
+    ? await db<AgentRow[]>`select ${db(COLUMNS)} from agents where id = ${id} and org_id = ${orgId} and deleted_at is null for update`
+    : await db<AgentRow[]>`select id, org_id, public_key, name, status, voice, persona, site_url, created_at, updated_at
+        from agents where id = ${id} and org_id = ${orgId} and deleted_at is null`;
   return row ? toAgent(row) : null;
 }
 
