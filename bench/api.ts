@@ -18,24 +18,17 @@
  * default 3), BENCH_CONNECTIONS (default 50), TEST_PG_URL (PostgreSQL server to use, default
  * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer).
  */
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
-import postgres from 'postgres';
 import { loadConfig } from '../src/config.ts';
+import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
-import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
-import { ensureTemporalCli } from '../src/infra/temporal-cli.ts';
-import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
-import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
 
 /** The part of autocannon's result this script reads (the package ships no types). */
 interface Histogram { average: number; mean: number; p50: number; p90: number; p99: number; max: number }
@@ -63,7 +56,6 @@ type Autocannon = (opts: AutocannonOptions) => AutocannonRun;
 // autocannon is CommonJS without type declarations: load it through require and type what we use.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const PG_SERVER = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DURATION = positiveInt('BENCH_DURATION', 10);
 const WARMUP = positiveInt('BENCH_WARMUP', 3);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
@@ -83,54 +75,15 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 /** Cleanup steps, run last-in first-out whatever happened. */
 const cleanups: { name: string; run: () => Promise<unknown> }[] = [];
 
-function withDatabase(serverUrl: string, dbName: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${dbName}`;
-  return url.toString();
-}
-
-async function reachable(url: string): Promise<boolean> {
-  const sql = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
-  try {
-    await sql`select 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await sql.end({ timeout: 1 });
-  }
-}
-
-/** A fresh database on the machine's PostgreSQL, or on an embedded one when that does not answer. */
+/** A fresh database (dropped at the end) on the machine's PostgreSQL, or an embedded one. */
 async function freshDatabase(): Promise<string> {
-  let serverUrl = PG_SERVER;
-  if (!(await reachable(serverUrl))) {
-    const dataDir = join(tmpdir(), `ams-bench-pg-${randomBytes(4).toString('hex')}`);
-    say(`PostgreSQL at ${PG_SERVER} does not answer: starting an embedded one in ${dataDir}`);
-    const pg = await startEmbeddedPostgres({ dataDir, database: 'postgres' });
-    cleanups.push({ name: 'embedded PostgreSQL', run: async () => {
-      await pg.stop();
-      await rm(dataDir, { recursive: true, force: true });
-      await rm(`${dataDir}.port`, { force: true });
-    } });
-    serverUrl = pg.url;
-  }
-  const dbName = `ams_bench_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
-  cleanups.push({ name: `database ${dbName}`, run: async () => {
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end({ timeout: 5 });
-  } });
-  return withDatabase(serverUrl, dbName);
+  const db = await createScratchDatabase({ prefix: 'ams_bench', log: say });
+  cleanups.push({ name: 'database', run: () => db.drop() });
+  return db.url;
 }
 
 async function startTemporal(): Promise<string> {
-  const cliPath = await ensureTemporalCli({ log: (l) => say(l) });
-  const dev = await startTemporalDevServer({
-    cliPath, uiPort: false, // in memory (no dbFile), headless
-    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((k) => [k, 'Keyword' as const])),
-  });
+  const dev = await startScratchTemporal({ log: say });
   cleanups.push({ name: 'Temporal dev server', run: () => dev.stop() });
   return dev.address;
 }

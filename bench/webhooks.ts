@@ -21,25 +21,17 @@
  * embedded one is started when it does not answer). Other service settings (for example
  * DATABASE_POOL_SIZE) are read from the environment as usual.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import postgres from 'postgres';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
+import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
 import { insertAgent } from '../src/db/agents.ts';
-import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
-import { ensureTemporalCli } from '../src/infra/temporal-cli.ts';
-import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
-import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
 
-const PG_SERVER = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const EVENTS = positiveInt('BENCH_EVENTS', 1000);
 const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 32);
 const WARMUP_EVENTS = positiveInt('BENCH_WARMUP_EVENTS', 100);
@@ -62,50 +54,15 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 /** Cleanup steps, run last-in first-out whatever happened. */
 const cleanups: { name: string; run: () => Promise<unknown> }[] = [];
 
-async function reachable(url: string): Promise<boolean> {
-  const sql = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
-  try {
-    await sql`select 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await sql.end({ timeout: 1 });
-  }
-}
-
-/** A fresh database on the machine's PostgreSQL, or on an embedded one when that does not answer. */
+/** A fresh database (dropped at the end) on the machine's PostgreSQL, or an embedded one. */
 async function freshDatabase(): Promise<string> {
-  let serverUrl = PG_SERVER;
-  if (!(await reachable(serverUrl))) {
-    const dataDir = join(tmpdir(), `ams-bench-pg-${randomBytes(4).toString('hex')}`);
-    say(`PostgreSQL at ${PG_SERVER} does not answer: starting an embedded one in ${dataDir}`);
-    const pg = await startEmbeddedPostgres({ dataDir, database: 'postgres' });
-    cleanups.push({ name: 'embedded PostgreSQL', run: async () => {
-      await pg.stop();
-      await rm(dataDir, { recursive: true, force: true });
-      await rm(`${dataDir}.port`, { force: true });
-    } });
-    serverUrl = pg.url;
-  }
-  const dbName = `ams_bench_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
-  cleanups.push({ name: `database ${dbName}`, run: async () => {
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end({ timeout: 5 });
-  } });
-  const url = new URL(serverUrl);
-  url.pathname = `/${dbName}`;
-  return url.toString();
+  const db = await createScratchDatabase({ prefix: 'ams_bench', log: say });
+  cleanups.push({ name: 'database', run: () => db.drop() });
+  return db.url;
 }
 
 async function startTemporal(): Promise<string> {
-  const cliPath = await ensureTemporalCli({ log: (l) => say(l) });
-  const dev = await startTemporalDevServer({
-    cliPath, uiPort: false, // in memory (no dbFile), headless
-    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((k) => [k, 'Keyword' as const])),
-  });
+  const dev = await startScratchTemporal({ log: say });
   cleanups.push({ name: 'Temporal dev server', run: () => dev.stop() });
   return dev.address;
 }
