@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { loadConfig } from '../src/config.ts';
-import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
+import { cleanUp, freshDatabase, onCleanup, positiveInt, say, startTemporal } from './harness.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -62,32 +62,6 @@ const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
 const TARGET_RPS_RATIO = 0.5;
 const TARGET_P99_RATIO = 2;
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-}
-
-const say = (line = '') => process.stdout.write(`${line}\n`);
-
-/** Cleanup steps, run last-in first-out whatever happened. */
-const cleanups: { name: string; run: () => Promise<unknown> }[] = [];
-
-/** A fresh database (dropped at the end) on the machine's PostgreSQL, or an embedded one. */
-async function freshDatabase(): Promise<string> {
-  const db = await createScratchDatabase({ prefix: 'ams_bench', log: say });
-  cleanups.push({ name: 'database', run: () => db.drop() });
-  return db.url;
-}
-
-async function startTemporal(): Promise<string> {
-  const dev = await startScratchTemporal({ log: say });
-  cleanups.push({ name: 'Temporal dev server', run: () => dev.stop() });
-  return dev.address;
-}
-
 /** The framework floor: Koa 3 + @koa/router, one route answering a fixed object. */
 async function startBareApp(body: unknown): Promise<string> {
   const app = new Koa();
@@ -103,10 +77,10 @@ async function startBareApp(body: unknown): Promise<string> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  cleanups.push({ name: 'bare Koa app', run: () => new Promise<void>((resolve) => {
+  onCleanup('bare Koa app', () => new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
-  }) });
+  }));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -189,7 +163,7 @@ async function main(): Promise<void> {
   const service: Service = await startService({
     config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: false,
   });
-  cleanups.push({ name: 'service', run: () => service.stop() });
+  onCleanup('service', () => service.stop());
   const base = service.url!;
 
   const org = await service.sql.begin((tx) => createOrganization(tx, `bench-${randomBytes(3).toString('hex')}`));
@@ -207,24 +181,6 @@ async function main(): Promise<void> {
   const serviceResult = await measure('service', base + path, headers);
   const bareResult = await measure('bare Koa', bareBase + path, headers);
   report(serviceResult, bareResult);
-}
-
-let cleaning: Promise<boolean> | undefined;
-
-/** Runs every cleanup step once, last first; true when all succeeded. */
-function cleanUp(): Promise<boolean> {
-  return cleaning ??= (async () => {
-    let ok = true;
-    for (const step of cleanups.reverse()) {
-      try {
-        await step.run();
-      } catch (err) {
-        ok = false;
-        process.stderr.write(`cleanup of ${step.name} failed: ${(err as Error).message}\n`);
-      }
-    }
-    return ok;
-  })();
 }
 
 // Ctrl-C ends the load at once; the run then stops at its next step and cleans up as usual, so the

@@ -26,7 +26,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
-import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
+import { cleanUp, freshDatabase, onCleanup, positiveInt, say, startTemporal } from './harness.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -40,32 +40,6 @@ const RATE = process.env.BENCH_RATE ? positiveInt('BENCH_RATE', 1) : null;
 const TARGET_P95_MS = 250;
 const TARGET_RATE = 200;
 const DELIVERY_TIMEOUT_MS = 180_000;
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-}
-
-const say = (line = '') => process.stdout.write(`${line}\n`);
-
-/** Cleanup steps, run last-in first-out whatever happened. */
-const cleanups: { name: string; run: () => Promise<unknown> }[] = [];
-
-/** A fresh database (dropped at the end) on the machine's PostgreSQL, or an embedded one. */
-async function freshDatabase(): Promise<string> {
-  const db = await createScratchDatabase({ prefix: 'ams_bench', log: say });
-  cleanups.push({ name: 'database', run: () => db.drop() });
-  return db.url;
-}
-
-async function startTemporal(): Promise<string> {
-  const dev = await startScratchTemporal({ log: say });
-  cleanups.push({ name: 'Temporal dev server', run: () => dev.stop() });
-  return dev.address;
-}
 
 /** Receipt times by event id; the first receipt of each event counts, repeats are counted apart. */
 interface Receipts { first: Map<string, { receivedAt: number; createdAt: number }>; repeats: number; notifyEach?: () => void }
@@ -85,10 +59,10 @@ async function startReceiver(receipts: Receipts): Promise<string> {
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  cleanups.push({ name: 'receiver', run: () => new Promise<void>((resolve) => {
+  onCleanup('receiver', () => new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
-  }) });
+  }));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 }
 
@@ -175,7 +149,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: 1_000_000_000, // the limiter counts but never refuses
   });
   const service: Service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true });
-  cleanups.push({ name: 'service', run: () => service.stop() });
+  onCleanup('service', () => service.stop());
   const base = service.url!;
 
   const org = await service.sql.begin((tx) => createOrganization(tx, `bench-${randomBytes(3).toString('hex')}`));
@@ -199,19 +173,6 @@ async function main(): Promise<void> {
   const patchMs = Date.now() - started;
   await waitForReceipts(receipts, EVENTS);
   report(receipts, patchMs);
-}
-
-async function cleanUp(): Promise<boolean> {
-  let ok = true;
-  for (const step of cleanups.reverse()) {
-    try {
-      await step.run();
-    } catch (err) {
-      ok = false;
-      process.stderr.write(`cleanup of ${step.name} failed: ${(err as Error).message}\n`);
-    }
-  }
-  return ok;
 }
 
 let exitCode = 0;
