@@ -81,3 +81,19 @@ export async function markAgentDeleted(db: Db, orgId: string, id: string): Promi
     where id = ${id} and org_id = ${orgId} and deleted_at is null returning id`;
   return rows.length > 0;
 }
+
+/**
+ * Clears a voice profile from every agent of the organization that uses it, live and in a
+ * pending draft, when the profile is deleted (agents then speak with their base `voice`).
+ */
+export async function detachVoiceProfile(db: Db, orgId: string, profileId: string): Promise<number> {
+  const rows = await db`
+    update agents set
+      config = case when config->>'voice_profile_id' = ${profileId} then config - 'voice_profile_id' else config end,
+      draft = case when draft->'changes'->>'voice_profile_id' = ${profileId}
+        then jsonb_set(draft, '{changes}', (draft->'changes') - 'voice_profile_id') else draft end,
+      updated_at = now()
+    where org_id = ${orgId} and (config->>'voice_profile_id' = ${profileId} or draft->'changes'->>'voice_profile_id' = ${profileId})
+    returning id`;
+  return rows.length;
+}

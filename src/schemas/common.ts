@@ -53,3 +53,18 @@ export const ProblemSchema = Type.Object({
   required_permission: Type.Optional(Type.String()),
   request_id: Type.String(),
 }, { $id: 'Problem', description: 'RFC 9457 problem details' });
+
+/** A phone number in E.164: `+`, a non-zero country digit, at most 15 digits in all. */
+export const E164 = Type.String({
+  pattern: '^\\+[1-9][0-9]{1,14}$', maxLength: 16, 'x-code': 'invalid_e164',
+  description: 'Phone number in E.164 form, e.g. +14155550123', examples: ['+14155550123'],
+});
+
+/** A lower-cased email address (max 254 characters, RFC 5321). */
+export const Email = Type.String({ format: 'email', maxLength: 254, 'x-code': 'invalid_email', description: 'Email address' });
+
+/** An identifier: a letter or underscore, then letters, digits or underscores. */
+export const Identifier = Type.String({
+  pattern: '^[A-Za-z_][A-Za-z0-9_]*$', minLength: 1, maxLength: 64, 'x-code': 'invalid_identifier',
+  description: 'Identifier: letters, digits and underscores, not starting with a digit; at most 64 characters',
+});
