@@ -185,7 +185,8 @@ describe('deliveries', () => {
       id: got!.headers['webhook-id'], type: 'widget.paused', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       data: {
         agent: patched.body,
-        widget: { id: agent.public_key, name: 'Front desk', status: 'paused', voice: null, persona: null, created_at: agent.created_at },
+        // The widget as GET /api/v1/widgets/:id answers it.
+        widget: (await api.get(`/api/v1/widgets/${agent.public_key}`)).body,
       },
     });
     expect(payload.id).toMatch(/^evt_[A-Za-z0-9_-]{20,}$/);

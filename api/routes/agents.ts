@@ -1,15 +1,10 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { AppError, notFound } from '../../src/errors.ts';
-import { findAgent, insertAgent, listAgents, markAgentDeleted, toWidget, updateAgentBasics } from '../../src/db/agents.ts';
-import { dispatchAfterCommit, emitEvent } from '../../src/events/emit.ts';
-import { statusChangeEvent } from '../../src/events/types.ts';
+import { discardDraft, findAgent, findDraft, insertAgent, listAgents, stageDraft } from '../../src/db/agents.ts';
+import { changeAgent, checkAgentPatch, deleteAgent, publishAgentDraft } from '../../src/domain/agent-changes.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import {
-  AgentCreateSchema, AgentDeleteQuery, AgentListQuery, AgentListSchema, AgentPatchSchema, AgentSchema,
+  AgentCreateSchema, AgentDeleteQuery, AgentDraftSchema, AgentListQuery, AgentListSchema, AgentPatchSchema, AgentSchema,
 } from '../../src/schemas/agents.ts';
-import { SEARCH_ATTRIBUTES, taskQueues, workflowIds } from '../../src/temporal/index.ts';
-import type { purgeAgent } from '../../workflows/purge-agent.ts';
-import type { AppDeps } from '../context.ts';
 import { route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
@@ -50,59 +45,70 @@ export const agentsFamily: RouteFamily = {
     }),
     route({
       method: 'PATCH', path: '/agents/:id', operationId: 'update_agent', summary: 'Update an agent',
-      description: 'Any subset of the writable fields; `{}` changes nothing. Applies to the live configuration at once.',
+      description: 'Any subset of the writable fields; `{}` changes nothing. Applies to the live configuration at once and removes the same keys from a pending draft. `localized_copy` merges per language (null removes one), `phone_settings` and `theme` merge per key, `domains` replaces the set. The MCP tool update_agent takes this schema.',
       permissions: ['agents.write'], params: IdParams, body: AgentPatchSchema,
       responses: { 200: { description: 'The updated agent', schema: AgentSchema } },
       async handler({ params, body, principal, deps }) {
-        // The status event is written in the update's transaction (it exists if and only if the
-        // change commits) and dispatched after commit.
-        const result = await deps.sql.begin(async (tx) => {
-          const change = await updateAgentBasics(tx, principal.orgId, params.id, body);
-          if (!change) return null;
-          const type = statusChangeEvent(change.before.status, change.after.status);
-          const eventIds = type ? [await emitEvent(tx, { orgId: principal.orgId, type, data: { agent: change.after, widget: toWidget(change.after) } })] : [];
-          return { ...change, eventIds };
-        });
-        if (!result) throw notFound('agent');
-        dispatchAfterCommit(deps, result.eventIds);
-        return { status: 200, body: result.after };
+        const patch = await checkAgentPatch(deps.sql, principal.orgId, body);
+        const agent = await changeAgent(deps, principal.orgId, params.id, patch);
+        if (!agent) throw notFound('agent');
+        return { status: 200, body: agent };
       },
     }),
     route({
       method: 'DELETE', path: '/agents/:id', operationId: 'delete_agent', summary: 'Delete an agent and everything that depends on it',
-      description: 'The agent answers 404 at once; a durable workflow (`agent-purge:<id>`) deletes its conversations, pages and analytics in batches. Irreversible.',
+      description: 'The agent answers 404 at once; a durable workflow (`agent-purge:<id>`) deletes its conversations, pages and analytics in batches. Usage records are kept. Irreversible.',
       permissions: ['agents.write'], params: IdParams, query: AgentDeleteQuery,
       extraPermissions: ({ query }) => (query.delete_kbs ? ['knowledge.write'] : []),
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        // Hide and start the purge in one transaction: if Temporal cannot take the workflow, nothing changes.
-        await deps.sql.begin(async (tx) => {
-          if (!(await markAgentDeleted(tx, principal.orgId, params.id))) throw notFound('agent');
-          await startPurge(deps, principal.orgId, params.id);
-        });
+        if (!(await deleteAgent(deps, principal.orgId, params.id))) throw notFound('agent');
         return { status: 204 };
+      },
+    }),
+    route({
+      method: 'PUT', path: '/agents/:id/draft', operationId: 'stage_agent_draft', summary: 'Stage changes in the agent\'s draft',
+      description: 'Takes any PATCH fields and stages them on top of the pending draft (later values win; merged fields combine per language or key) without touching the live configuration. Publish applies them.',
+      permissions: ['agents.write'], params: IdParams, body: AgentPatchSchema,
+      responses: { 200: { description: 'The pending draft', schema: AgentDraftSchema } },
+      async handler({ params, body, principal, deps }) {
+        const patch = await checkAgentPatch(deps.sql, principal.orgId, body);
+        const draft = await stageDraft(deps.sql, principal.orgId, params.id, patch);
+        if (!draft) throw notFound('agent');
+        return { status: 200, body: draft };
+      },
+    }),
+    route({
+      method: 'GET', path: '/agents/:id/draft', operationId: 'get_agent_draft', summary: 'Read the pending draft',
+      permissions: ['agents.read'], params: IdParams,
+      responses: { 200: { description: 'The pending draft', schema: AgentDraftSchema } },
+      async handler({ params, principal, deps }) {
+        const found = await findDraft(deps.sql, principal.orgId, params.id);
+        if (!found) throw notFound('agent');
+        if (!found.draft) throw new AppError(404, 'not_found', 'this agent has no pending draft');
+        return { status: 200, body: found.draft };
+      },
+    }),
+    route({
+      method: 'POST', path: '/agents/:id/draft', operationId: 'publish_agent_draft', summary: 'Publish the pending draft',
+      description: 'Applies the staged changes to the live configuration atomically and removes the draft. 404 when there is none.',
+      permissions: ['agents.write'], params: IdParams,
+      responses: { 200: { description: 'The agent with the published configuration', schema: AgentSchema } },
+      async handler({ params, principal, deps }) {
+        const agent = await publishAgentDraft(deps, principal.orgId, params.id);
+        if (!agent) throw notFound('agent');
+        return { status: 200, body: agent };
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/agents/:id/draft', operationId: 'discard_agent_draft', summary: 'Discard the pending draft',
+      permissions: ['agents.write'], params: IdParams,
+      responses: { 204: { description: 'Discarded' } },
+      async handler({ params, principal, deps }) {
+        if (await discardDraft(deps.sql, principal.orgId, params.id)) return { status: 204 };
+        if (!(await findAgent(deps.sql, principal.orgId, params.id))) throw notFound('agent');
+        throw new AppError(404, 'not_found', 'this agent has no pending draft');
       },
     }),
   ],
 };
-
-async function startPurge(deps: AppDeps, orgId: string, agentId: string): Promise<void> {
-  try {
-    await deps.temporal.workflow.start<typeof purgeAgent>('purgeAgent', {
-      workflowId: workflowIds.agentPurge(agentId),
-      taskQueue: taskQueues(deps.config).maintenance,
-      args: [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrganizationId, value: orgId },
-        { key: SEARCH_ATTRIBUTES.AgentId, value: agentId },
-      ],
-    });
-  } catch (err) {
-    deps.log.error({ err, agent_id: agentId }, 'could not start the purge workflow');
-    throw new AppError(503, 'service_unavailable', 'the workflow service is unavailable; the agent was not deleted, try again', {
-      headers: { 'Retry-After': '5' },
-    });
-  }
-}

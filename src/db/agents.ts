@@ -1,53 +1,87 @@
 import type { Db } from './index.ts';
 import { newId, newPublicKey } from '../ids.ts';
 import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
+import type { Widget } from '../schemas/widgets.ts';
+import {
+  applyPatch, changesSomething, combineChanges, pruneChanges, readConfig, type BasicField, type ConfigObject,
+} from '../domain/agent-config.ts';
 
 interface AgentRow {
   id: string; org_id: string; public_key: string; name: string; status: AgentStatus;
   voice: string | null; persona: string | null; site_url: string | null;
+  config: ConfigObject; draft: { changes: AgentPatch } | null; draft_updated_at: Date | null;
   created_at: Date; updated_at: Date;
 }
 
-const COLUMNS = ['id', 'org_id', 'public_key', 'name', 'status', 'voice', 'persona', 'site_url', 'created_at', 'updated_at'];
+const COLUMNS = ['id', 'org_id', 'public_key', 'name', 'status', 'voice', 'persona', 'site_url', 'config', 'draft', 'draft_updated_at', 'created_at', 'updated_at'];
 
-/** The API shape of an agent row. */
+const basicsOf = (row: AgentRow): Record<BasicField, unknown> => ({ name: row.name, persona: row.persona, voice: row.voice, status: row.status });
+
+/** The API shape of an agent row: every writable field under its PATCH name. */
 export function toAgent(row: AgentRow): Agent {
   return {
     id: row.id, public_key: row.public_key, name: row.name, status: row.status,
     voice: row.voice, persona: row.persona, site_url: row.site_url,
-    has_pending_draft: false,
+    ...readConfig(row.config),
+    has_pending_draft: row.draft ? changesSomething(basicsOf(row), row.config, row.draft.changes) : false,
     created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  } as Agent;
+}
+
+/** The widget view of an agent (agents and widgets are one entity; the widget id is the public key). */
+export function toWidget(agent: Agent): Widget {
+  return {
+    id: agent.public_key, agent_id: agent.id, name: agent.name, status: agent.status,
+    display_mode: agent.display_mode, position: agent.position, voice: agent.voice, persona: agent.persona,
+    theme: agent.theme, intro_title: agent.intro_title, intro_subtitle: agent.intro_subtitle,
+    suggested_prompts: agent.suggested_prompts, button_label: agent.button_label, show_label: agent.show_label,
+    domains: agent.domains, site_url: agent.site_url, created_at: agent.created_at, updated_at: agent.updated_at,
   };
 }
 
-/** The widget view of an agent, as `widget.*` events carry it in `data.widget`. */
-export interface Widget { id: string; name: string; status: AgentStatus; voice: string | null; persona: string | null; created_at: string }
-
-/**
- * The agent as a widget (agents and widgets are one entity; the widget id is the public key).
- * Until the widgets family lands this is a minimal shape; the widgets issue completes it with
- * the widget as its endpoints return it.
- */
-export function toWidget(agent: Agent): Widget {
-  return { id: agent.public_key, name: agent.name, status: agent.status, voice: agent.voice, persona: agent.persona, created_at: agent.created_at };
+export interface NewAgent {
+  name: string;
+  site_url?: string | null | undefined;
+  status?: AgentStatus;
+  persona?: string | null;
+  voice?: string | null;
+  config?: ConfigObject;
 }
 
-export async function insertAgent(db: Db, orgId: string, input: { name: string; site_url?: string | undefined }): Promise<Agent> {
-  const status: AgentStatus = input.site_url ? 'draft' : 'active';
+/** Inserts an agent: `draft` when it has a site to crawl, else `active` (unless `status` says otherwise). */
+export async function insertAgent(db: Db, orgId: string, input: NewAgent): Promise<Agent> {
+  const status: AgentStatus = input.status ?? (input.site_url ? 'draft' : 'active');
   const [row] = await db<AgentRow[]>`
-    insert into agents (id, org_id, public_key, name, status, site_url)
-    values (${newId()}, ${orgId}, ${newPublicKey()}, ${input.name}, ${status}, ${input.site_url ?? null})
+    insert into agents (id, org_id, public_key, name, status, site_url, persona, voice, config)
+    values (${newId()}, ${orgId}, ${newPublicKey()}, ${input.name}, ${status}, ${input.site_url ?? null},
+      ${input.persona ?? null}, ${input.voice ?? null}, ${db.json((input.config ?? {}) as never)})
     returning ${db(COLUMNS)}`;
   return toAgent(row!);
 }
 
+async function findRow(db: Db, orgId: string, where: { id: string } | { publicKey: string }, forUpdate: boolean): Promise<AgentRow | null> {
+  const match = 'id' in where ? db`id = ${where.id}` : db`public_key = ${where.publicKey}`;
+  const lock = forUpdate ? db`for update` : db``;
+  const [row] = await db<AgentRow[]>`select ${db(COLUMNS)} from agents
+    where ${match} and org_id = ${orgId} and deleted_at is null ${lock}`;
+  return row ?? null;
+}
+
 export async function findAgent(db: Db, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<Agent | null> {
-  // Static text on the hot read path: postgres.js prepares it once per connection.
-  const [row] = opts.forUpdate
-    ? await db<AgentRow[]>`select ${db(COLUMNS)} from agents where id = ${id} and org_id = ${orgId} and deleted_at is null for update`
-    : await db<AgentRow[]>`select id, org_id, public_key, name, status, voice, persona, site_url, created_at, updated_at
-        from agents where id = ${id} and org_id = ${orgId} and deleted_at is null`;
+  const row = await findRow(db, orgId, { id }, opts.forUpdate ?? false);
   return row ? toAgent(row) : null;
+}
+
+/** The agent whose widget id (public key) is `publicKey`, in the organization. */
+export async function findAgentByPublicKey(db: Db, orgId: string, publicKey: string): Promise<Agent | null> {
+  const row = await findRow(db, orgId, { publicKey }, false);
+  return row ? toAgent(row) : null;
+}
+
+/** The stored configuration of an agent (what clone, promote and export copy). */
+export async function findAgentConfig(db: Db, orgId: string, id: string): Promise<{ agent: Agent; config: ConfigObject } | null> {
+  const row = await findRow(db, orgId, { id }, false);
+  return row ? { agent: toAgent(row), config: row.config } : null;
 }
 
 export async function listAgents(db: Db, orgId: string, q: { status?: AgentStatus | undefined; limit: number; offset: number }):
@@ -62,23 +96,108 @@ export async function listAgents(db: Db, orgId: string, q: { status?: AgentStatu
   return { data: rows.map(toAgent), total: count?.total ?? 0 };
 }
 
-/** Applies the Basics fields present in `patch`; returns the agent before and after, or null when absent. */
-export async function updateAgentBasics(db: Db, orgId: string, id: string, patch: AgentPatch): Promise<{ before: Agent; after: Agent } | null> {
-  const before = await findAgent(db, orgId, id, { forUpdate: true });
-  if (!before) return null;
-  const fields: Record<string, unknown> = {};
-  for (const key of ['name', 'persona', 'voice', 'status'] as const) if (patch[key] !== undefined) fields[key] = patch[key];
-  if (Object.keys(fields).length === 0) return { before, after: before };
-  const [row] = await db<AgentRow[]>`
-    update agents set ${db(fields)}, updated_at = now()
-    where id = ${id} and org_id = ${orgId} returning ${db(COLUMNS)}`;
-  return { before, after: toAgent(row!) };
+/** A page of agents newest first after the (created_at, id) position of a cursor. */
+export async function listAgentsAfter(db: Db, orgId: string, q: { after: { createdAt: string; id: string } | null; limit: number }): Promise<Agent[]> {
+  const after = q.after ? db`and (created_at, id) < (${q.after.createdAt}::timestamptz, ${q.after.id}::uuid)` : db``;
+  const rows = await db<AgentRow[]>`select ${db(COLUMNS)} from agents
+    where org_id = ${orgId} and deleted_at is null ${after}
+    order by created_at desc, id desc limit ${q.limit}`;
+  return rows.map(toAgent);
+}
+
+async function writeRow(db: Db, row: AgentRow, basics: Record<BasicField, unknown>, config: ConfigObject,
+  draft: { changes: AgentPatch } | null, draftUpdatedAt: Date | null): Promise<AgentRow> {
+  const [next] = await db<AgentRow[]>`
+    update agents set name = ${basics.name as string}, persona = ${basics.persona as string | null}, voice = ${basics.voice as string | null},
+      status = ${basics.status as string}, config = ${db.json(config as never)},
+      draft = ${draft ? db.json(draft as never) : null}, draft_updated_at = ${draftUpdatedAt}, updated_at = now()
+    where id = ${row.id} returning ${db(COLUMNS)}`;
+  return next!;
+}
+
+/**
+ * Applies a normalized PATCH to the live configuration and prunes the same keys from a pending
+ * draft, under a row lock (so a concurrent publish sees all or none of it). Answers the agent
+ * before and after, or null when there is no such agent.
+ */
+export async function updateAgent(db: Db, orgId: string, id: string, patch: AgentPatch): Promise<{ before: Agent; after: Agent } | null> {
+  const row = await findRow(db, orgId, { id }, true);
+  if (!row) return null;
+  const before = toAgent(row);
+  if (Object.keys(patch).length === 0) return { before, after: before };
+  const next = applyPatch(basicsOf(row), row.config, patch);
+  const pruned = row.draft ? pruneChanges(row.draft.changes, patch) : null;
+  const keep = pruned && Object.keys(pruned).length > 0;
+  const written = await writeRow(db, row, next.basics, next.config, keep ? { changes: pruned } : null, keep ? row.draft_updated_at : null);
+  return { before, after: toAgent(written) };
+}
+
+export interface Draft { changes: AgentPatch; updated_at: string }
+
+const toDraft = (row: AgentRow): Draft | null => (row.draft ? { changes: row.draft.changes, updated_at: row.draft_updated_at!.toISOString() } : null);
+
+/** Stages changes on top of the pending draft. Null when there is no such agent. */
+export async function stageDraft(db: Db, orgId: string, id: string, patch: AgentPatch): Promise<Draft | null> {
+  const row = await findRow(db, orgId, { id }, true);
+  if (!row) return null;
+  const changes = combineChanges(row.draft?.changes ?? {}, patch);
+  const [next] = await db<AgentRow[]>`update agents set draft = ${db.json({ changes } as never)}, draft_updated_at = now()
+    where id = ${id} returning ${db(COLUMNS)}`;
+  return toDraft(next!);
+}
+
+/** The pending draft; `agent: null` when there is no such agent, `draft: null` when it has none. */
+export async function findDraft(db: Db, orgId: string, id: string): Promise<{ agent: Agent; draft: Draft | null } | null> {
+  const row = await findRow(db, orgId, { id }, false);
+  return row ? { agent: toAgent(row), draft: toDraft(row) } : null;
+}
+
+/**
+ * Publishes the pending draft atomically: its changes become live and the draft is gone.
+ * Answers null when there is no agent, `{draft: null}` when there is nothing to publish.
+ */
+export async function publishDraft(db: Db, orgId: string, id: string):
+  Promise<{ before: Agent; after: Agent | null; changes: AgentPatch | null } | null> {
+  const row = await findRow(db, orgId, { id }, true);
+  if (!row) return null;
+  const before = toAgent(row);
+  if (!row.draft) return { before, after: null, changes: null };
+  const next = applyPatch(basicsOf(row), row.config, row.draft.changes);
+  const written = await writeRow(db, row, next.basics, next.config, null, null);
+  return { before, after: toAgent(written), changes: row.draft.changes };
+}
+
+/** Discards the pending draft; false when there was none (or no agent). */
+export async function discardDraft(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`update agents set draft = null, draft_updated_at = null
+    where id = ${id} and org_id = ${orgId} and deleted_at is null and draft is not null returning id`;
+  return rows.length > 0;
+}
+
+/**
+ * Replaces an agent's configuration with another's (promote): basics persona and voice and every
+ * configuration field but `domains`, which belong to where the target is embedded.
+ */
+export async function replaceConfiguration(db: Db, orgId: string, id: string, source: { persona: string | null; voice: string | null; config: ConfigObject }): Promise<Agent | null> {
+  const row = await findRow(db, orgId, { id }, true);
+  if (!row) return null;
+  const config: ConfigObject = { ...source.config };
+  delete config.domains;
+  if (row.config.domains !== undefined) config.domains = row.config.domains;
+  const written = await writeRow(db, row, { ...basicsOf(row), persona: source.persona, voice: source.voice }, config, row.draft, row.draft_updated_at);
+  return toAgent(written);
 }
 
 /** Hides an agent at once (every read answers 404); its purge workflow removes the rest. */
 export async function markAgentDeleted(db: Db, orgId: string, id: string): Promise<boolean> {
   const rows = await db`update agents set deleted_at = now()
     where id = ${id} and org_id = ${orgId} and deleted_at is null returning id`;
+  return rows.length > 0;
+}
+
+/** Whether `id` names a live agent of the organization (for ids named in request bodies). */
+export async function agentExists(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`select 1 from agents where id = ${id} and org_id = ${orgId} and deleted_at is null`;
   return rows.length > 0;
 }
 

@@ -1,18 +1,149 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQueryProps, StringEnum, Timestamp, Uuid, ListEnvelope } from './common.ts';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { E164, Email, Identifier, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid, ListEnvelope } from './common.ts';
+import { BaseVoiceSchema } from './voices.ts';
 
 export const AGENT_STATUSES = ['draft', 'active', 'paused'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name, 1 to 200 characters' });
-const Persona = Type.String({ maxLength: 20_000, description: 'System prompt' });
-const Voice = Type.String({ minLength: 1, maxLength: 100, description: 'Name of a base voice' });
+// Value sets of the writable fields (the contract's where it decides, ours where it is silent).
+export const INTERRUPTIONS = ['allow', 'wait'] as const;
+export const RESPONSIVENESS = ['patient', 'normal', 'quick'] as const;
+export const THEME_MODES = ['light', 'dark', 'auto'] as const;
+export const DISPLAY_MODES = ['floating', 'inline', 'fullscreen'] as const;
+export const POSITIONS = ['bottom_right', 'bottom_left'] as const;
+export const LAUNCHER_ICON_KINDS = ['default', 'logo', 'custom'] as const;
+export const VOICEMAIL_BEHAVIORS = ['leave_message', 'hang_up'] as const;
+export const LIVE_CHAT_ALERT_SCOPES = ['all', 'unassigned', 'assigned'] as const;
+export const DATA_FIELD_TYPES = ['string', 'number', 'boolean', 'email', 'phone', 'date'] as const;
+/** Page languages that `localized_copy` carries. */
+export const COPY_LANGUAGES = ['en', 'fr'] as const;
+
+export const AgentName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name, 1 to 200 characters' });
+const Text = (maxLength: number, description: string) => Type.String({ maxLength, description });
+const Line = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
+const List = <T extends TSchema>(item: T, maxItems: number, description: string) => Type.Array(item, { maxItems, description });
+
 export const SiteUrl = Type.String({
   format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://[^/?#@\\s]+', maxLength: 2048, 'x-code': 'invalid_url',
   description: 'http or https URL of the website the agent learns from',
 });
+const HttpsUrl = (description: string) => Type.String({
+  format: 'uri', pattern: '^[hH][tT][tT][pP][sS]://[^/?#@\\s]+', maxLength: 2048, 'x-code': 'https_required', description,
+});
+const LanguageTag = Type.String({
+  pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', maxLength: 35, 'x-code': 'invalid_language',
+  description: 'BCP 47 language tag, e.g. `en`, `fr`, `pt-BR`',
+});
+const Color = Type.String({ pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', 'x-code': 'invalid_color', description: 'Hex color, `#RGB` or `#RRGGBB`' });
 
-/** The agent as every endpoint returns it. */
+const SuggestedPrompts = List(Line(200, 'A prompt the visitor can click'), 8, 'Up to 8 suggested prompts, each 1 to 200 characters');
+const IntroTitle = Text(120, 'Title of the chat window, up to 120 characters');
+const IntroSubtitle = Text(300, 'Subtitle of the chat window, up to 300 characters');
+
+export const ThemeSchema = Type.Object({
+  mode: StringEnum(THEME_MODES, { description: 'light, dark or auto (follows the visitor\'s system)' }),
+  primary: Color,
+  radius: Type.Integer({ minimum: 0, maximum: 32, description: 'Corner radius in pixels, 0 to 32' }),
+}, { $id: 'Theme', additionalProperties: false });
+export type Theme = Static<typeof ThemeSchema>;
+const ThemePatch = Type.Partial(Type.Object(ThemeSchema.properties), {
+  additionalProperties: false, description: 'Theme keys to change; unsent keys are kept',
+});
+
+export const LocalizedCopySchema = Type.Object({
+  intro_title: Type.Optional(Nullable(IntroTitle)),
+  intro_subtitle: Type.Optional(Nullable(IntroSubtitle)),
+  suggested_prompts: Type.Optional(SuggestedPrompts),
+}, { additionalProperties: false, description: 'The intro copy for one page language' });
+
+const PromptModule = Type.Object({
+  name: Line(100, 'Module name'),
+  content: Text(10_000, 'Instructions appended to the system prompt'),
+  enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+}, { additionalProperties: false });
+
+const DataField = Type.Object({
+  name: Identifier,
+  type: StringEnum(DATA_FIELD_TYPES, { description: `Value type: ${DATA_FIELD_TYPES.join(', ')}` }),
+  description: Type.Optional(Text(500, 'What to ask for and how to recognise it')),
+  required: Type.Optional(Type.Boolean({ description: 'Whether the agent must try to capture it (default false)' })),
+}, { additionalProperties: false });
+
+const TrackingRule = Type.Object({
+  name: Line(100, 'Label applied to matching conversations'),
+  condition: Line(1000, 'Natural-language condition'),
+  enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+}, { additionalProperties: false });
+
+/** Every writable field of PATCH, by group; the draft, the MCP tool and the widget view share them. */
+export const AgentPatchProps = {
+  // Basics
+  name: Type.Optional(AgentName),
+  persona: Type.Optional(Nullable(Text(20_000, 'System prompt, up to 20,000 characters'))),
+  voice: Type.Optional(Nullable(BaseVoiceSchema)),
+  status: Type.Optional(StringEnum(['paused', 'active'] as const, { description: '`paused` stops new conversations; `active` resumes them' })),
+  // Persona and voice
+  guardrails: Type.Optional(Nullable(List(Line(1000, 'A rule the agent never breaks'), 50, 'Up to 50 rules'))),
+  greeting: Type.Optional(Nullable(Text(2000, 'First message of a conversation'))),
+  interruptions: Type.Optional(StringEnum(INTERRUPTIONS, { description: 'Voice: `allow` lets the caller talk over the agent, `wait` does not (default allow)' })),
+  responsiveness: Type.Optional(StringEnum(RESPONSIVENESS, { description: 'Voice turn-taking speed: patient, normal (default) or quick' })),
+  voice_profile_id: Type.Optional(Nullable({ ...Uuid, description: 'A voice profile of the same organization' })),
+  default_language: Type.Optional(Nullable(LanguageTag)),
+  additional_languages: Type.Optional(Nullable(Type.Array(LanguageTag, { maxItems: 20, uniqueItems: true, description: 'Up to 20 further languages' }))),
+  timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Paris' }))),
+  prompt_modules: Type.Optional(Nullable(List(PromptModule, 50, 'Up to 50 reusable prompt modules'))),
+  // Goals and evaluation
+  goals: Type.Optional(Nullable(List(Line(500, 'A goal the conversation should reach'), 50, 'Up to 50 goals; each gets a verdict on evaluation'))),
+  data_schema: Type.Optional(Nullable(List(DataField, 50, 'Up to 50 fields to capture, with unique names'))),
+  acceptance_criteria: Type.Optional(Nullable(List(Line(500, 'A criterion a good conversation meets'), 50, 'Up to 50 criteria'))),
+  tracking_rules: Type.Optional(Nullable(List(TrackingRule, 50, 'Up to 50 tracking rules'))),
+  // Appearance and distribution
+  theme: Type.Optional(ThemePatch),
+  position: Type.Optional(StringEnum(POSITIONS, { description: 'bottom_right (default) or bottom_left' })),
+  display_mode: Type.Optional(StringEnum(DISPLAY_MODES, { description: 'floating (default), inline or fullscreen' })),
+  intro_title: Type.Optional(Nullable(IntroTitle)),
+  intro_subtitle: Type.Optional(Nullable(IntroSubtitle)),
+  suggested_prompts: Type.Optional(SuggestedPrompts),
+  localized_copy: Type.Optional(Type.Object({
+    en: Type.Optional(Nullable(LocalizedCopySchema)),
+    fr: Type.Optional(Nullable(LocalizedCopySchema)),
+  }, { additionalProperties: false, description: 'Copy per page language (`en`, `fr`): a sent language replaces that language\'s copy, null removes it, unsent languages are kept' })),
+  button_label: Type.Optional(Nullable(Text(40, 'Launcher button label, up to 40 characters'))),
+  show_label: Type.Optional(Type.Boolean({ description: 'Show button_label beside the launcher (default true)' })),
+  logo_url: Type.Optional(Nullable(HttpsUrl('https URL of the logo shown in the chat header'))),
+  launcher_icon_url: Type.Optional(Nullable(HttpsUrl('https URL of a custom launcher icon'))),
+  launcher_icon_kind: Type.Optional(StringEnum(LAUNCHER_ICON_KINDS, { description: 'default (built-in icon), logo (logo_url) or custom (launcher_icon_url)' })),
+  domains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 260 }), {
+    maxItems: 100, description: 'Replace-set of hosts allowed to embed the widget (empty: any). Normalized to lower-case hosts; `*.example.com` covers subdomains',
+  })),
+  mcp_pill_enabled: Type.Optional(Type.Boolean({ description: 'Show the MCP pill in the widget (default false)' })),
+  mcp_ui_cards_enabled: Type.Optional(Type.Boolean({ description: 'Render MCP UI cards in the widget (default false)' })),
+  // Channels and phone
+  cross_channel_memory: Type.Optional(Type.Boolean({ description: 'Recall a contact\'s facts across channels (default false)' })),
+  notification_email: Type.Optional(Nullable(Email)),
+  notification_phone: Type.Optional(Nullable(E164)),
+  voicemail_behavior: Type.Optional(StringEnum(VOICEMAIL_BEHAVIORS, { description: 'On reaching voicemail: leave_message (default) or hang_up' })),
+  phone_settings: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.Unknown(), {
+    maxProperties: 50, description: 'Free-form object; sent keys are merged into the stored object, a null value removes its key',
+  })),
+  // Newer fields
+  config_variables: Type.Optional(Nullable(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 2000 }), {
+    maxProperties: 50, description: 'Up to 50 variables, name to string value; names are identifiers and `agent_name` is reserved. Replaces the whole set',
+  }))),
+  live_chat_alerts: Type.Optional(Type.Boolean({ description: 'Alert the team when a visitor asks for a human (default false)' })),
+  live_chat_alert_scope: Type.Optional(StringEnum(LIVE_CHAT_ALERT_SCOPES, { description: 'Who is alerted: all (default), unassigned or assigned' })),
+};
+
+export const AgentPatchSchema = Type.Object(AgentPatchProps, {
+  $id: 'AgentPatch', additionalProperties: false,
+  description: 'Any subset of the writable fields; `{}` changes nothing',
+});
+export type AgentPatch = Static<typeof AgentPatchSchema>;
+
+/** Names of the configuration fields (everything writable but the basics columns). */
+export type ConfigField = Exclude<keyof typeof AgentPatchProps, 'name' | 'persona' | 'voice' | 'status'>;
+
+/** The agent as every endpoint returns it: every writable field under its PATCH name (null when unset). */
 export const AgentSchema = Type.Object({
   id: Uuid,
   public_key: Type.String({ pattern: '^wgt_[A-Za-z0-9_-]{20,}$', description: 'Widget id, used in the embed snippet' }),
@@ -21,6 +152,44 @@ export const AgentSchema = Type.Object({
   voice: Nullable(Type.String()),
   persona: Nullable(Type.String()),
   site_url: Nullable(Type.String()),
+  guardrails: Nullable(Type.Array(Type.String())),
+  greeting: Nullable(Type.String()),
+  interruptions: StringEnum(INTERRUPTIONS),
+  responsiveness: StringEnum(RESPONSIVENESS),
+  voice_profile_id: Nullable(Uuid),
+  default_language: Nullable(Type.String()),
+  additional_languages: Nullable(Type.Array(Type.String())),
+  timezone: Nullable(Type.String()),
+  prompt_modules: Nullable(Type.Array(Type.Object({ name: Type.String(), content: Type.String(), enabled: Type.Boolean() }))),
+  goals: Nullable(Type.Array(Type.String())),
+  data_schema: Nullable(Type.Array(Type.Object({
+    name: Type.String(), type: StringEnum(DATA_FIELD_TYPES), description: Nullable(Type.String()), required: Type.Boolean(),
+  }))),
+  acceptance_criteria: Nullable(Type.Array(Type.String())),
+  tracking_rules: Nullable(Type.Array(Type.Object({ name: Type.String(), condition: Type.String(), enabled: Type.Boolean() }))),
+  theme: ThemeSchema,
+  position: StringEnum(POSITIONS),
+  display_mode: StringEnum(DISPLAY_MODES),
+  intro_title: Nullable(Type.String()),
+  intro_subtitle: Nullable(Type.String()),
+  suggested_prompts: Type.Array(Type.String()),
+  localized_copy: Type.Object({ en: Type.Optional(LocalizedCopySchema), fr: Type.Optional(LocalizedCopySchema) }),
+  button_label: Nullable(Type.String()),
+  show_label: Type.Boolean(),
+  logo_url: Nullable(Type.String()),
+  launcher_icon_url: Nullable(Type.String()),
+  launcher_icon_kind: StringEnum(LAUNCHER_ICON_KINDS),
+  domains: Type.Array(Type.String()),
+  mcp_pill_enabled: Type.Boolean(),
+  mcp_ui_cards_enabled: Type.Boolean(),
+  cross_channel_memory: Type.Boolean(),
+  notification_email: Nullable(Type.String()),
+  notification_phone: Nullable(Type.String()),
+  voicemail_behavior: StringEnum(VOICEMAIL_BEHAVIORS),
+  phone_settings: Type.Record(Type.String(), Type.Unknown()),
+  config_variables: Nullable(Type.Record(Type.String(), Type.String())),
+  live_chat_alerts: Type.Boolean(),
+  live_chat_alert_scope: StringEnum(LIVE_CHAT_ALERT_SCOPES),
   has_pending_draft: Type.Boolean({ description: 'True when publishing the staged draft would change the configuration' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -28,20 +197,10 @@ export const AgentSchema = Type.Object({
 export type Agent = Static<typeof AgentSchema>;
 
 export const AgentCreateSchema = Type.Object({
-  name: Name,
+  name: AgentName,
   site_url: Type.Optional(SiteUrl),
 }, { $id: 'AgentCreate', additionalProperties: false });
 export type AgentCreate = Static<typeof AgentCreateSchema>;
-
-/** The Basics group of PATCH; status may only be set to `paused` or `active`. */
-export const AgentBasicsPatchProps = {
-  name: Type.Optional(Name),
-  persona: Type.Optional(Nullable(Persona)),
-  voice: Type.Optional(Nullable(Voice)),
-  status: Type.Optional(StringEnum(['paused', 'active'] as const, { description: '`paused` stops new conversations; `active` resumes them' })),
-};
-export const AgentPatchSchema = Type.Object(AgentBasicsPatchProps, { $id: 'AgentPatch', additionalProperties: false });
-export type AgentPatch = Static<typeof AgentPatchSchema>;
 
 export const AgentListQuery = Type.Object({
   status: Type.Optional(StringEnum(AGENT_STATUSES)),
@@ -53,3 +212,9 @@ export const AgentDeleteQuery = Type.Object({
 }, { additionalProperties: false });
 
 export const AgentListSchema = ListEnvelope(AgentSchema, 'AgentList');
+
+/** A staged draft: the PATCH fields that publishing would apply. */
+export const AgentDraftSchema = Type.Object({
+  changes: AgentPatchSchema,
+  updated_at: Timestamp,
+}, { $id: 'AgentDraft', additionalProperties: false });

@@ -1,0 +1,117 @@
+import { fieldError, notFound } from '../../src/errors.ts';
+import { findAgentByPublicKey, insertAgent, listAgentsAfter, toWidget } from '../../src/db/agents.ts';
+import { changeAgent, checkAgentPatch, deleteAgent } from '../../src/domain/agent-changes.ts';
+import type { Principal } from '../../src/auth/authenticator.ts';
+import type { AgentPatch } from '../../src/schemas/agents.ts';
+import { Uuid } from '../../src/schemas/common.ts';
+import {
+  WidgetCreateSchema, WidgetListQuery, WidgetListSchema, WidgetParams, WidgetPatchSchema, WidgetSchema,
+} from '../../src/schemas/widgets.ts';
+import type { AppDeps } from '../context.ts';
+import { route, type RouteFamily } from '../routing.ts';
+
+const BASE = '/api/v1';
+const UUID = new RegExp(Uuid.pattern!);
+
+/** The cursor is the (created_at, id) of the last widget of a page, opaque to clients. */
+function encodeCursor(createdAt: string, id: string): string {
+  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string'
+      && !Number.isNaN(Date.parse(value[0])) && UUID.test(value[1])) {
+      return { createdAt: value[0], id: value[1] };
+    }
+  } catch { /* falls through to the error */ }
+  throw fieldError('cursor', 'invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint');
+}
+
+async function agentOfWidget(deps: AppDeps, principal: Principal, widgetId: string) {
+  const agent = await findAgentByPublicKey(deps.sql, principal.orgId, widgetId);
+  if (!agent) throw notFound('widget');
+  return agent;
+}
+
+/** Applies a change through the agent (one entity) and answers the widget view. */
+async function changeWidget(deps: AppDeps, principal: Principal, widgetId: string, patch: AgentPatch) {
+  const agent = await agentOfWidget(deps, principal, widgetId);
+  const changed = await changeAgent(deps, principal.orgId, agent.id, patch);
+  if (!changed) throw notFound('widget');
+  return { status: 200, body: toWidget(changed) };
+}
+
+export const widgetsFamily: RouteFamily = {
+  base: BASE,
+  tag: 'Widgets',
+  description: 'Widgets are agents seen from the web: the same entity as `/rest/agents`, addressed by its `wgt_` public key.',
+  routes: [
+    route({
+      method: 'GET', path: '/widgets', operationId: 'list_widgets', summary: 'List widgets, newest first, by cursor',
+      permissions: ['agents.read'], query: WidgetListQuery,
+      responses: { 200: { description: 'A page of widgets', schema: WidgetListSchema } },
+      async handler({ query, principal, deps }) {
+        const after = query.cursor ? decodeCursor(query.cursor) : null;
+        const rows = await listAgentsAfter(deps.sql, principal.orgId, { after, limit: query.limit + 1 });
+        const page = rows.slice(0, query.limit);
+        const last = page.at(-1);
+        const next = rows.length > query.limit && last ? encodeCursor(last.created_at, last.id) : null;
+        return { status: 200, body: { data: page.map(toWidget), next_cursor: next } };
+      },
+    }),
+    route({
+      method: 'GET', path: '/widgets/:id', operationId: 'get_widget', summary: 'Get a widget',
+      permissions: ['agents.read'], params: WidgetParams,
+      responses: { 200: { description: 'The widget', schema: WidgetSchema } },
+      async handler({ params, principal, deps }) {
+        return { status: 200, body: toWidget(await agentOfWidget(deps, principal, params.id)) };
+      },
+    }),
+    route({
+      method: 'POST', path: '/widgets', operationId: 'create_widget', summary: 'Create a widget from a website',
+      description: 'Answers at once with the widget in `draft`; it learns the site in the background and becomes `active` (event widget.ready).',
+      permissions: ['agents.write'], body: WidgetCreateSchema,
+      responses: { 201: { description: 'The new widget', schema: WidgetSchema } },
+      async handler({ body, principal, deps }) {
+        const agent = await insertAgent(deps.sql, principal.orgId, { name: body.name, site_url: body.site_url, status: 'draft' });
+        return { status: 201, body: toWidget(agent), headers: { Location: `${BASE}/widgets/${agent.public_key}` } };
+      },
+    }),
+    route({
+      method: 'PATCH', path: '/widgets/:id', operationId: 'update_widget', summary: 'Update a widget',
+      description: 'Any subset of the widget fields; takes effect on new conversations at once. The same change shows through `/rest/agents/:agent_id`.',
+      permissions: ['agents.write'], params: WidgetParams, body: WidgetPatchSchema,
+      responses: { 200: { description: 'The updated widget', schema: WidgetSchema } },
+      async handler({ params, body, principal, deps }) {
+        return changeWidget(deps, principal, params.id, await checkAgentPatch(deps.sql, principal.orgId, body));
+      },
+    }),
+    route({
+      method: 'POST', path: '/widgets/:id/pause', operationId: 'pause_widget', summary: 'Pause a widget',
+      description: 'The widget still loads on the site but refuses to start conversations. Emits widget.paused when the status changes.',
+      permissions: ['agents.write'], params: WidgetParams,
+      responses: { 200: { description: 'The paused widget', schema: WidgetSchema } },
+      handler: ({ params, principal, deps }) => changeWidget(deps, principal, params.id, { status: 'paused' }),
+    }),
+    route({
+      method: 'POST', path: '/widgets/:id/resume', operationId: 'resume_widget', summary: 'Resume a widget',
+      description: 'The widget takes conversations again and is `active`. Emits widget.activated when the status changes.',
+      permissions: ['agents.write'], params: WidgetParams,
+      responses: { 200: { description: 'The active widget', schema: WidgetSchema } },
+      handler: ({ params, principal, deps }) => changeWidget(deps, principal, params.id, { status: 'active' }),
+    }),
+    route({
+      method: 'DELETE', path: '/widgets/:id', operationId: 'delete_widget', summary: 'Delete a widget and everything that depends on it',
+      description: 'Removes the widget (the agent), its crawled pages, conversation history, domain allowlist and tool definitions; usage records are kept. Irreversible.',
+      permissions: ['agents.write'], params: WidgetParams,
+      responses: { 204: { description: 'Deleted' } },
+      async handler({ params, principal, deps }) {
+        const agent = await agentOfWidget(deps, principal, params.id);
+        if (!(await deleteAgent(deps, principal.orgId, agent.id))) throw notFound('widget');
+        return { status: 204 };
+      },
+    }),
+  ],
+};

@@ -1,0 +1,102 @@
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Db, Sql } from '../db/index.ts';
+import { AppError, validationError } from '../errors.ts';
+import { markAgentDeleted, publishDraft, toWidget, updateAgent } from '../db/agents.ts';
+import { dispatchAfterCommit, emitEvent, type DispatchDeps } from '../events/emit.ts';
+import { statusChangeEvent } from '../events/types.ts';
+import type { Agent, AgentPatch } from '../schemas/agents.ts';
+import { SEARCH_ATTRIBUTES, taskQueues, workflowIds } from '../temporal/index.ts';
+import type { purgeAgent } from '../../workflows/purge-agent.ts';
+import { normalizePatch } from './agent-config.ts';
+
+/**
+ * Changes to an agent that more than one endpoint makes (agents and widgets are one entity):
+ * each runs in one transaction with the events it causes, and dispatches them after commit.
+ */
+
+export type AgentDeps = DispatchDeps & { sql: Sql; log: Logger };
+
+/** The widget.* event payload: the agent and its widget view, both as their endpoints return them. */
+export const agentEventData = (agent: Agent) => ({ agent, widget: toWidget(agent) });
+
+/**
+ * Validates a patch beyond its schema (normalization, timezone, variable names, and a
+ * voice_profile_id that must name a profile of the organization) and answers its stored form.
+ */
+export async function checkAgentPatch(db: Db, orgId: string, patch: AgentPatch): Promise<AgentPatch> {
+  const { patch: normalized, errors } = normalizePatch(patch);
+  if (typeof patch.voice_profile_id === 'string') {
+    const [found] = await db`select 1 from voice_profiles where id = ${patch.voice_profile_id} and org_id = ${orgId}`;
+    if (!found) errors.push({ field: 'voice_profile_id', code: 'unknown_voice_profile', message: 'voice_profile_id must name a voice profile of this organization' });
+  }
+  if (errors.length) throw validationError(errors);
+  return normalized;
+}
+
+async function statusEvents(tx: Db, orgId: string, before: Agent, after: Agent): Promise<string[]> {
+  const type = statusChangeEvent(before.status, after.status);
+  return type ? [await emitEvent(tx, { orgId, type, data: agentEventData(after) })] : [];
+}
+
+/** Applies a checked patch to the live configuration (pruning the draft); null when there is no such agent. */
+export async function changeAgent(deps: AgentDeps, orgId: string, id: string, patch: AgentPatch): Promise<Agent | null> {
+  const result = await deps.sql.begin(async (tx) => {
+    const change = await updateAgent(tx, orgId, id, patch);
+    if (!change) return null;
+    return { agent: change.after, eventIds: await statusEvents(tx, orgId, change.before, change.after) };
+  });
+  if (!result) return null;
+  dispatchAfterCommit(deps, result.eventIds);
+  return result.agent;
+}
+
+/**
+ * Publishes the pending draft: its changes are checked again (a profile may have gone since
+ * they were staged) and applied at once. 404 when the agent has no draft.
+ */
+export async function publishAgentDraft(deps: AgentDeps, orgId: string, id: string): Promise<Agent | null> {
+  const result = await deps.sql.begin(async (tx) => {
+    const published = await publishDraft(tx, orgId, id);
+    if (!published) return null;
+    if (!published.after || !published.changes) throw new AppError(404, 'not_found', 'this agent has no pending draft');
+    await checkAgentPatch(tx, orgId, published.changes);
+    return { agent: published.after, eventIds: await statusEvents(tx, orgId, published.before, published.after) };
+  });
+  if (!result) return null;
+  dispatchAfterCommit(deps, result.eventIds);
+  return result.agent;
+}
+
+/**
+ * Hides the agent at once and starts its purge workflow in the same transaction: if Temporal
+ * cannot take the workflow, nothing changes. False when there is no such agent.
+ */
+export async function deleteAgent(deps: AgentDeps, orgId: string, id: string): Promise<boolean> {
+  return deps.sql.begin(async (tx) => {
+    if (!(await markAgentDeleted(tx, orgId, id))) return false;
+    await startPurge(deps, orgId, id);
+    return true;
+  });
+}
+
+async function startPurge(deps: AgentDeps, orgId: string, agentId: string): Promise<void> {
+  try {
+    await deps.temporal.workflow.start<typeof purgeAgent>('purgeAgent', {
+      workflowId: workflowIds.agentPurge(agentId),
+      taskQueue: taskQueues(deps.config).maintenance,
+      args: [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.OrganizationId, value: orgId },
+        { key: SEARCH_ATTRIBUTES.AgentId, value: agentId },
+      ],
+    });
+  } catch (err) {
+    deps.log.error({ err, agent_id: agentId }, 'could not start the purge workflow');
+    throw new AppError(503, 'service_unavailable', 'the workflow service is unavailable; the agent was not deleted, try again', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
+}
