@@ -10,9 +10,11 @@ import { systemRouter } from './routes/system.ts';
 import { agentsFamily } from './routes/agents.ts';
 import { apiKeysFamily } from './routes/api-keys.ts';
 import { webhooksFamily } from './routes/webhooks.ts';
+import { voiceProfilesFamily } from './routes/voice-profiles.ts';
+import { emailInboxesFamily } from './routes/email-inboxes.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, apiKeysFamily, webhooksFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, emailInboxesFamily];
 
 export const API_VERSION = '1.0.0';
 

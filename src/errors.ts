@@ -20,6 +20,7 @@ export const ERROR_TITLES = {
   agent_paused: 'Agent is paused',
   invalid_state: 'Action not allowed in the current state',
   phone_number_exists: 'Phone number already exists',
+  email_address_taken: 'Email address already in use',
   idempotency_in_progress: 'A request with this Idempotency-Key is in progress',
   payload_too_large: 'Request body too large',
   unsupported_media_type: 'Unsupported media type',

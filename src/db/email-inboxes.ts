@@ -1,0 +1,140 @@
+import type postgres from 'postgres';
+import type { Db } from './index.ts';
+import { newId } from '../ids.ts';
+import type { EmailInbox, EmailInboxCreate, EmailInboxPatch } from '../schemas/email-inboxes.ts';
+
+interface InboxRow { id: string; agent_id: string; address: string; sender_name: string; created_at: Date; updated_at: Date }
+
+/** The unique index that holds each address once in the whole service. */
+const ADDRESS_INDEX = 'email_inboxes_address';
+
+/** Why a write was refused: the named agent is not a live agent of the organization, or the address is used. */
+export type InboxRefusal = 'unknown_agent' | 'address_taken';
+
+/** The API shape of an inbox row: the agent's id is the inbox's `widget_id`. */
+export function toEmailInbox(row: InboxRow): EmailInbox {
+  return {
+    id: row.id, widget_id: row.agent_id, address: row.address, sender_name: row.sender_name,
+    created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** How every address is stored and compared. */
+export function normalizeAddress(address: string): string {
+  return address.trim().toLowerCase();
+}
+
+/**
+ * Attaches an inbox to a live agent of the organization. One statement: the agent row is locked
+ * (`for share`) so an agent DELETE running at the same time either waits for this inbox (and then
+ * removes it) or wins and this insert finds no agent. A used address, even by a concurrent insert,
+ * is refused through the unique index, never by a check that could race.
+ */
+export async function insertEmailInbox(db: Db, orgId: string, input: EmailInboxCreate): Promise<EmailInbox | InboxRefusal> {
+  const [row] = await db<(Partial<InboxRow> & { agent_found: boolean })[]>`
+    with agent as (
+      select id from agents where id = ${input.widget_id} and org_id = ${orgId} and deleted_at is null for share
+    ), inserted as (
+      insert into email_inboxes (id, org_id, agent_id, address, sender_name)
+      select ${newId()}, ${orgId}, agent.id, ${normalizeAddress(input.address)}, ${input.sender_name} from agent
+      on conflict ((lower(address))) do nothing
+      returning id, agent_id, address, sender_name, created_at, updated_at
+    )
+    select exists (select 1 from agent) as agent_found, inserted.*
+    from (select 1) as one left join inserted on true`;
+  if (!row?.agent_found) return 'unknown_agent';
+  if (!row.id) return 'address_taken';
+  return toEmailInbox(row as InboxRow);
+}
+
+/** The inbox in the organization, or null; an inbox of a deleted agent is gone. */
+export async function findEmailInbox(db: Db, orgId: string, id: string): Promise<EmailInbox | null> {
+  const [row] = await db<InboxRow[]>`
+    select i.id, i.agent_id, i.address, i.sender_name, i.created_at, i.updated_at
+    from email_inboxes i join agents a on a.id = i.agent_id and a.deleted_at is null
+    where i.id = ${id} and i.org_id = ${orgId}`;
+  return row ? toEmailInbox(row) : null;
+}
+
+/** A page of the organization's inboxes, newest first, optionally of one agent only. */
+export async function listEmailInboxes(db: Db, orgId: string, q: { widget_id?: string | undefined; limit: number; offset: number }):
+  Promise<{ data: EmailInbox[]; total: number }> {
+  const agentFilter = q.widget_id ? db`and i.agent_id = ${q.widget_id}` : db``;
+  const [rows, [count]] = await Promise.all([
+    db<InboxRow[]>`
+      select i.id, i.agent_id, i.address, i.sender_name, i.created_at, i.updated_at
+      from email_inboxes i join agents a on a.id = i.agent_id and a.deleted_at is null
+      where i.org_id = ${orgId} ${agentFilter}
+      order by i.created_at desc, i.id desc limit ${q.limit} offset ${q.offset}`,
+    db<{ total: number }[]>`
+      select count(*)::int as total
+      from email_inboxes i join agents a on a.id = i.agent_id and a.deleted_at is null
+      where i.org_id = ${orgId} ${agentFilter}`,
+  ]);
+  return { data: rows.map(toEmailInbox), total: count?.total ?? 0 };
+}
+
+/**
+ * Applies the fields present in `patch`; `widget_id` moves the inbox to another live agent of the
+ * organization (locked as on insert). Checks in the API's order: the named agent (`unknown_agent`),
+ * then the inbox (null when absent), then the address (`address_taken`, from the unique index).
+ * Runs in a transaction of its own, or a savepoint of the caller's, so a refused address leaves
+ * the caller's transaction usable.
+ */
+export async function updateEmailInbox(db: Db, orgId: string, id: string, patch: EmailInboxPatch): Promise<EmailInbox | null | InboxRefusal> {
+  try {
+    return await atomically(db, async (tx): Promise<EmailInbox | null | InboxRefusal> => {
+      const fields: Record<string, unknown> = {};
+      if (patch.widget_id !== undefined) {
+        const [agent] = await tx`select id from agents
+          where id = ${patch.widget_id} and org_id = ${orgId} and deleted_at is null for share`;
+        if (!agent) return 'unknown_agent';
+        fields.agent_id = patch.widget_id;
+      }
+      if (patch.address !== undefined) fields.address = normalizeAddress(patch.address);
+      if (patch.sender_name !== undefined) fields.sender_name = patch.sender_name;
+      if (Object.keys(fields).length === 0) return findEmailInbox(tx, orgId, id);
+      const [row] = await tx<InboxRow[]>`
+        update email_inboxes i set ${tx(fields)}, updated_at = now()
+        from agents a
+        where i.id = ${id} and i.org_id = ${orgId} and a.id = i.agent_id and a.deleted_at is null
+        returning i.id, i.agent_id, i.address, i.sender_name, i.created_at, i.updated_at`;
+      return row ? toEmailInbox(row) : null;
+    });
+  } catch (err) {
+    if (isAddressTaken(err)) return 'address_taken';
+    throw err;
+  }
+}
+
+/** Deletes the inbox; false when absent (an inbox of a deleted agent is absent). */
+export async function deleteEmailInbox(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`
+    delete from email_inboxes i using agents a
+    where i.id = ${id} and i.org_id = ${orgId} and a.id = i.agent_id and a.deleted_at is null
+    returning i.id`;
+  return rows.length > 0;
+}
+
+/**
+ * Deletes every inbox of an agent, freeing their addresses at once. Call it in the agent DELETE
+ * transaction: it locks the agent row first, so no inbox can be attached to the agent between
+ * this delete and the commit. Returns how many were deleted.
+ */
+export async function deleteEmailInboxesOfAgent(db: Db, agentId: string): Promise<number> {
+  const rows = await db`
+    with agent as (select id from agents where id = ${agentId} for no key update)
+    delete from email_inboxes where agent_id in (select id from agent) returning id`;
+  return rows.length;
+}
+
+/** True for the unique violation of an address already used (by any organization). */
+export function isAddressTaken(err: unknown): boolean {
+  const e = err as Partial<postgres.PostgresError> | null;
+  return e?.code === '23505' && e.constraint_name === ADDRESS_INDEX;
+}
+
+/** A transaction of its own on the pool, a savepoint inside the caller's transaction. */
+function atomically<T>(db: Db, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  return ('savepoint' in db ? db.savepoint(fn) : db.begin(fn)) as Promise<T>;
+}
