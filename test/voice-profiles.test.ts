@@ -236,6 +236,20 @@ describe('voice profiles', () => {
     expect((await api.get(`${VP}/${kept.id}`)).status).toBe(200);
   });
 
+  it('DELETE detaches the profile from an agent that chose it through the agent PATCH', async () => {
+    const { api } = await newOrg();
+    const profile = await createProfile(api);
+    const agent = (await api.post('/api/v1/rest/agents', { name: 'Caller' })).body;
+    const chosen = await api.patch(`/api/v1/rest/agents/${agent.id}`, { voice_profile_id: profile.id });
+    expect(chosen.status, chosen.text).toBe(200);
+    expect(chosen.body.voice_profile_id).toBe(profile.id);
+    expect((await api.delete(`${VP}/${profile.id}`)).status).toBe(204);
+    const after = await api.get(`/api/v1/rest/agents/${agent.id}`);
+    expect(after.body.voice_profile_id).toBeNull();
+    const [row] = await svc.sql<{ config: Record<string, unknown> }[]>`select config from agents where id = ${agent.id}`;
+    expect(row!.config).not.toHaveProperty('voice_profile_id');
+  });
+
   it('is described in the OpenAPI document with every field, type and value set', async () => {
     const doc = (await call(svc.url, 'GET', '/api/v1/openapi.json')).body;
     expect(Object.keys(doc.paths[VP]).sort()).toEqual(['get', 'post']);
