@@ -102,7 +102,7 @@ describe('widgets', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await api.get(`${W}?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res: { status: number; body: any; text: string } = await api.get(`${W}?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(res.status, res.text).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['data', 'next_cursor']);
       seen.push(...res.body.data.map((w: any) => w.id));

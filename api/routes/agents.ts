@@ -1,10 +1,12 @@
 import { AppError, notFound } from '../../src/errors.ts';
-import { discardDraft, findAgent, findDraft, insertAgent, listAgents, stageDraft } from '../../src/db/agents.ts';
-import { changeAgent, checkAgentPatch, deleteAgent, publishAgentDraft } from '../../src/domain/agent-changes.ts';
+import { discardDraft, findAgent, findDraft, insertAgent, listAgents } from '../../src/db/agents.ts';
+import { changeAgent, deleteAgent, publishAgentDraft, stageAgentDraft } from '../../src/domain/agent-changes.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import {
   AgentCreateSchema, AgentDeleteQuery, AgentDraftSchema, AgentListQuery, AgentListSchema, AgentPatchSchema, AgentSchema,
 } from '../../src/schemas/agents.ts';
+import { cloneAgent, exportAgent, importAgent, promoteAgent } from '../../src/domain/agent-portability.ts';
+import { AgentCloneSchema, AgentManifestSchema, AgentPromoteSchema } from '../../src/schemas/agent-manifest.ts';
 import { route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
@@ -49,8 +51,7 @@ export const agentsFamily: RouteFamily = {
       permissions: ['agents.write'], params: IdParams, body: AgentPatchSchema,
       responses: { 200: { description: 'The updated agent', schema: AgentSchema } },
       async handler({ params, body, principal, deps }) {
-        const patch = await checkAgentPatch(deps.sql, principal.orgId, body);
-        const agent = await changeAgent(deps, principal.orgId, params.id, patch);
+        const agent = await changeAgent(deps, principal.orgId, params.id, body);
         if (!agent) throw notFound('agent');
         return { status: 200, body: agent };
       },
@@ -72,8 +73,7 @@ export const agentsFamily: RouteFamily = {
       permissions: ['agents.write'], params: IdParams, body: AgentPatchSchema,
       responses: { 200: { description: 'The pending draft', schema: AgentDraftSchema } },
       async handler({ params, body, principal, deps }) {
-        const patch = await checkAgentPatch(deps.sql, principal.orgId, body);
-        const draft = await stageDraft(deps.sql, principal.orgId, params.id, patch);
+        const draft = await stageAgentDraft(deps.sql, principal.orgId, params.id, body);
         if (!draft) throw notFound('agent');
         return { status: 200, body: draft };
       },
@@ -108,6 +108,50 @@ export const agentsFamily: RouteFamily = {
         if (await discardDraft(deps.sql, principal.orgId, params.id)) return { status: 204 };
         if (!(await findAgent(deps.sql, principal.orgId, params.id))) throw notFound('agent');
         throw new AppError(404, 'not_found', 'this agent has no pending draft');
+      },
+    }),
+    route({
+      method: 'POST', path: '/agents/:id/clone', operationId: 'clone_agent', summary: 'Duplicate an agent',
+      description: 'A new agent (new id and public_key) with the same configuration and transfer rules; not the pending draft nor email inboxes. A paused agent\'s clone is paused, any other is active.',
+      permissions: ['agents.write'], params: IdParams, body: AgentCloneSchema,
+      responses: { 201: { description: 'The new agent', schema: AgentSchema } },
+      async handler({ params, body, principal, deps }) {
+        const agent = await cloneAgent(deps.sql, principal.orgId, params.id, body);
+        if (!agent) throw notFound('agent');
+        return { status: 201, body: agent, headers: { Location: `${BASE}/agents/${agent.id}` } };
+      },
+    }),
+    route({
+      method: 'POST', path: '/agents/:id/promote', operationId: 'promote_agent', summary: 'Copy this agent\'s configuration onto a sibling',
+      description: 'The target (`target_agent_id`, same organization) takes this agent\'s persona, voice, configuration and transfer rules; its identity, public_key, status and domains stay.',
+      permissions: ['agents.write'], params: IdParams, body: AgentPromoteSchema,
+      responses: { 200: { description: 'The target agent after promotion', schema: AgentSchema } },
+      async handler({ params, body, principal, deps }) {
+        const agent = await promoteAgent(deps.sql, principal.orgId, params.id, body.target_agent_id);
+        if (!agent) throw notFound('agent');
+        return { status: 200, body: agent };
+      },
+    }),
+    route({
+      method: 'GET', path: '/agents/:id/export', operationId: 'export_agent', summary: 'Export an agent as a portable manifest',
+      description: 'Configuration, transfer rules (a SIP trunk by host and username), the voice profile inline and site URLs; never an id of this organization\'s other resources, never a secret.',
+      permissions: ['agents.read'], params: IdParams,
+      responses: { 200: { description: 'The manifest', schema: AgentManifestSchema } },
+      async handler({ params, principal, deps }) {
+        const manifest = await exportAgent(deps.sql, principal.orgId, params.id);
+        if (!manifest) throw notFound('agent');
+        return { status: 200, body: manifest };
+      },
+    }),
+    route({
+      method: 'POST', path: '/agents/import', operationId: 'import_agent', summary: 'Import an agent from a manifest',
+      description: 'Creates the manifest\'s agent in the caller\'s organization: the voice profile is created from its inline copy, each SIP trunk is found by host and username. A manifest of another version, or with a reference that cannot be resolved here, is 400 naming it, and nothing is created.',
+      permissions: ['agents.write'], body: AgentManifestSchema,
+      extraPermissions: ({ body }) => (body.voice_profile ? ['voice_profiles.write'] : []),
+      responses: { 201: { description: 'The new agent', schema: AgentSchema } },
+      async handler({ body, principal, deps }) {
+        const agent = await importAgent(deps.sql, principal.orgId, body);
+        return { status: 201, body: agent, headers: { Location: `${BASE}/agents/${agent.id}` } };
       },
     }),
   ],

@@ -1,6 +1,7 @@
-import { fieldError, notFound } from '../../src/errors.ts';
+import { fieldError, notFound, validationError } from '../../src/errors.ts';
+import { normalizePatch } from '../../src/domain/agent-config.ts';
 import { findAgentByPublicKey, insertAgent, listAgentsAfter, toWidget } from '../../src/db/agents.ts';
-import { changeAgent, checkAgentPatch, deleteAgent } from '../../src/domain/agent-changes.ts';
+import { changeAgent, deleteAgent } from '../../src/domain/agent-changes.ts';
 import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AgentPatch } from '../../src/schemas/agents.ts';
 import { Uuid } from '../../src/schemas/common.ts';
@@ -37,6 +38,9 @@ async function agentOfWidget(deps: AppDeps, principal: Principal, widgetId: stri
 
 /** Applies a change through the agent (one entity) and answers the widget view. */
 async function changeWidget(deps: AppDeps, principal: Principal, widgetId: string, patch: AgentPatch) {
+  // 400 before 404: the widget fields need no lookup to be checked.
+  const { errors } = normalizePatch(patch);
+  if (errors.length) throw validationError(errors);
   const agent = await agentOfWidget(deps, principal, widgetId);
   const changed = await changeAgent(deps, principal.orgId, agent.id, patch);
   if (!changed) throw notFound('widget');
@@ -85,7 +89,7 @@ export const widgetsFamily: RouteFamily = {
       permissions: ['agents.write'], params: WidgetParams, body: WidgetPatchSchema,
       responses: { 200: { description: 'The updated widget', schema: WidgetSchema } },
       async handler({ params, body, principal, deps }) {
-        return changeWidget(deps, principal, params.id, await checkAgentPatch(deps.sql, principal.orgId, body));
+        return changeWidget(deps, principal, params.id, body);
       },
     }),
     route({

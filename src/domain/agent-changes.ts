@@ -2,7 +2,8 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/cli
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError, validationError } from '../errors.ts';
-import { markAgentDeleted, publishDraft, toWidget, updateAgent } from '../db/agents.ts';
+import { markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
+import { deleteEmailInboxesOfAgent } from '../db/email-inboxes.ts';
 import { dispatchAfterCommit, emitEvent, type DispatchDeps } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
@@ -27,7 +28,8 @@ export const agentEventData = (agent: Agent) => ({ agent, widget: toWidget(agent
 export async function checkAgentPatch(db: Db, orgId: string, patch: AgentPatch): Promise<AgentPatch> {
   const { patch: normalized, errors } = normalizePatch(patch);
   if (typeof patch.voice_profile_id === 'string') {
-    const [found] = await db`select 1 from voice_profiles where id = ${patch.voice_profile_id} and org_id = ${orgId}`;
+    // FOR SHARE: a concurrent delete of the profile waits for this transaction (and then detaches it).
+    const [found] = await db`select 1 from voice_profiles where id = ${patch.voice_profile_id} and org_id = ${orgId} for share`;
     if (!found) errors.push({ field: 'voice_profile_id', code: 'unknown_voice_profile', message: 'voice_profile_id must name a voice profile of this organization' });
   }
   if (errors.length) throw validationError(errors);
@@ -39,9 +41,13 @@ async function statusEvents(tx: Db, orgId: string, before: Agent, after: Agent):
   return type ? [await emitEvent(tx, { orgId, type, data: agentEventData(after) })] : [];
 }
 
-/** Applies a checked patch to the live configuration (pruning the draft); null when there is no such agent. */
-export async function changeAgent(deps: AgentDeps, orgId: string, id: string, patch: AgentPatch): Promise<Agent | null> {
+/**
+ * Checks a patch and applies it to the live configuration (pruning the draft), in one
+ * transaction; null when there is no such agent.
+ */
+export async function changeAgent(deps: AgentDeps, orgId: string, id: string, body: AgentPatch): Promise<Agent | null> {
   const result = await deps.sql.begin(async (tx) => {
+    const patch = await checkAgentPatch(tx, orgId, body);
     const change = await updateAgent(tx, orgId, id, patch);
     if (!change) return null;
     return { agent: change.after, eventIds: await statusEvents(tx, orgId, change.before, change.after) };
@@ -49,6 +55,11 @@ export async function changeAgent(deps: AgentDeps, orgId: string, id: string, pa
   if (!result) return null;
   dispatchAfterCommit(deps, result.eventIds);
   return result.agent;
+}
+
+/** Checks a patch and stages it on the pending draft, in one transaction; null when there is no such agent. */
+export async function stageAgentDraft(sql: Sql, orgId: string, id: string, body: AgentPatch): Promise<Draft | null> {
+  return sql.begin(async (tx) => stageDraft(tx, orgId, id, await checkAgentPatch(tx, orgId, body)));
 }
 
 /**
@@ -75,6 +86,8 @@ export async function publishAgentDraft(deps: AgentDeps, orgId: string, id: stri
 export async function deleteAgent(deps: AgentDeps, orgId: string, id: string): Promise<boolean> {
   return deps.sql.begin(async (tx) => {
     if (!(await markAgentDeleted(tx, orgId, id))) return false;
+    // Its inbox addresses are unique across the service: free them now, not when the purge runs.
+    await deleteEmailInboxesOfAgent(tx, id);
     await startPurge(deps, orgId, id);
     return true;
   });

@@ -65,7 +65,7 @@ const PromptModule = Type.Object({
 const DataField = Type.Object({
   name: Identifier,
   type: StringEnum(DATA_FIELD_TYPES, { description: `Value type: ${DATA_FIELD_TYPES.join(', ')}` }),
-  description: Type.Optional(Text(500, 'What to ask for and how to recognise it')),
+  description: Type.Optional(Nullable(Text(500, 'What to ask for and how to recognise it'))),
   required: Type.Optional(Type.Boolean({ description: 'Whether the agent must try to capture it (default false)' })),
 }, { additionalProperties: false });
 

@@ -15,7 +15,9 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: R
  */
 export function Nullable<T extends TSchema>(schema: T) {
   const type = (schema as { type?: unknown }).type;
-  if (typeof type === 'string') return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  const values = (schema as { enum?: unknown[] }).enum;
+  // An enum lists null too, or it would refuse what the type admits.
+  if (typeof type === 'string') return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) });
   return Type.Union([schema, Type.Null()]);
 }
 

@@ -1,0 +1,130 @@
+import type { Db, Sql } from '../db/index.ts';
+import { validationError } from '../errors.ts';
+import type { FieldError } from '../validation.ts';
+import { findAgentConfig, insertAgent, replaceConfiguration } from '../db/agents.ts';
+import { findSipTrunk, findSipTrunkByHost } from '../db/sip-trunks.ts';
+import { deleteTransferRulesOfAgent, insertTransferRule, listTransferRules } from '../db/transfer-rules.ts';
+import { findVoiceProfile, insertVoiceProfile } from '../db/voice-profiles.ts';
+import type { Agent, AgentPatch } from '../schemas/agents.ts';
+import { MANIFEST_VERSION, type AgentManifest } from '../schemas/agent-manifest.ts';
+import { applyPatch, readConfig, type ConfigObject } from './agent-config.ts';
+import { mergeTransferRule, transferRuleInput } from './transfer-rules.ts';
+import { checkAgentPatch } from './agent-changes.ts';
+
+/**
+ * Moving configuration between agents: clone (a new agent in the same organization), promote
+ * (onto a sibling), export (a portable manifest) and import (a manifest into an organization).
+ * Each runs in one transaction: it happens whole or not at all.
+ */
+
+async function copyTransferRules(tx: Db, orgId: string, fromAgentId: string, toAgentId: string): Promise<void> {
+  for (const rule of await listTransferRules(tx, orgId, fromAgentId)) {
+    await insertTransferRule(tx, orgId, toAgentId, transferRuleInput(rule));
+  }
+}
+
+const copyName = (name: string) => (name.length > 193 ? name.slice(0, 193) : name) + ' (copy)';
+
+/** A new agent with the source's configuration and transfer rules (not its draft, inboxes or identity). */
+export async function cloneAgent(sql: Sql, orgId: string, sourceId: string, opts: { name?: string | undefined }): Promise<Agent | null> {
+  return sql.begin(async (tx) => {
+    const source = await findAgentConfig(tx, orgId, sourceId);
+    if (!source) return null;
+    const { agent, config } = source;
+    const clone = await insertAgent(tx, orgId, {
+      name: opts.name ?? copyName(agent.name), site_url: agent.site_url, persona: agent.persona, voice: agent.voice, config,
+      status: agent.status === 'paused' ? 'paused' : 'active',
+    });
+    await copyTransferRules(tx, orgId, sourceId, clone.id);
+    return clone;
+  });
+}
+
+/**
+ * Copies the source's configuration and transfer rules onto a sibling agent; the target keeps
+ * its identity, public key, status and domains. Null when the source is missing; a target that
+ * is missing, another organization's or the source itself is 400 on `target_agent_id`.
+ */
+export async function promoteAgent(sql: Sql, orgId: string, sourceId: string, targetId: string): Promise<Agent | null> {
+  return sql.begin(async (tx) => {
+    const source = await findAgentConfig(tx, orgId, sourceId);
+    if (!source) return null;
+    if (targetId === sourceId) throw validationError([{ field: 'target_agent_id', code: 'same_agent', message: 'target_agent_id must name another agent than the source' }]);
+    const target = await replaceConfiguration(tx, orgId, targetId, { persona: source.agent.persona, voice: source.agent.voice, config: source.config });
+    if (!target) throw validationError([{ field: 'target_agent_id', code: 'unknown_agent', message: 'target_agent_id must name an agent of this organization' }]);
+    await deleteTransferRulesOfAgent(tx, targetId);
+    await copyTransferRules(tx, orgId, sourceId, targetId);
+    return target;
+  });
+}
+
+/** The portable manifest of an agent: no identity, no secret (a SIP trunk by host and username only). */
+export async function exportAgent(db: Db, orgId: string, id: string): Promise<AgentManifest | null> {
+  const source = await findAgentConfig(db, orgId, id);
+  if (!source) return null;
+  const { agent, config } = source;
+  const { voice_profile_id: profileId, ...configuration } = readConfig(config);
+  const profile = typeof profileId === 'string' ? await findVoiceProfile(db, orgId, profileId) : null;
+  const rules = [];
+  for (const rule of await listTransferRules(db, orgId, id)) {
+    const { sip_trunk_id: trunkId, ...fields } = transferRuleInput(rule);
+    const trunk = trunkId ? await findSipTrunk(db, orgId, trunkId) : null;
+    rules.push({ ...fields, sip_trunk: trunk ? { label: trunk.label, sip_host: trunk.sip_host, sip_username: trunk.sip_username } : null });
+  }
+  return {
+    manifest_version: MANIFEST_VERSION,
+    exported_at: new Date().toISOString(),
+    source: { agent_id: agent.id, organization_id: orgId },
+    agent: { name: agent.name, persona: agent.persona, voice: agent.voice as AgentManifest['agent']['voice'], site_url: agent.site_url, configuration: configuration as AgentManifest['agent']['configuration'] },
+    voice_profile: profile ? {
+      name: profile.name, base_voice: profile.base_voice, accent: profile.accent, energy: profile.energy,
+      pace: profile.pace, formality: profile.formality, custom_direction: profile.custom_direction,
+    } : null,
+    transfer_rules: rules,
+    sites: agent.site_url ? [{ url: agent.site_url }] : [],
+  };
+}
+
+const prefixed = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ ...e, field: `${prefix}.${e.field}` }));
+
+/**
+ * Creates the manifest's agent in the organization. References are resolved there: the voice
+ * profile is created from its inline copy, each `sip_refer` rule's trunk is looked up by host and
+ * username. Anything that cannot be resolved is a 400 naming it, and nothing is created.
+ */
+export async function importAgent(sql: Sql, orgId: string, manifest: AgentManifest): Promise<Agent> {
+  return sql.begin(async (tx) => {
+    const errors: FieldError[] = [];
+    let configuration: AgentPatch = manifest.agent.configuration;
+    try {
+      configuration = await checkAgentPatch(tx, orgId, configuration);
+    } catch (err) {
+      errors.push(...prefixed('agent.configuration', (err as { errors?: FieldError[] }).errors ?? []));
+    }
+    const rules = [];
+    for (const [i, { sip_trunk: ref, ...fields }] of manifest.transfer_rules.entries()) {
+      let sipTrunkId: string | null = null;
+      if (ref) {
+        const trunk = await findSipTrunkByHost(tx, orgId, ref.sip_host, ref.sip_username);
+        if (trunk) sipTrunkId = trunk.id;
+        else errors.push({ field: `transfer_rules[${i}].sip_trunk`, code: 'unresolved_sip_trunk', message: `transfer_rules[${i}] needs a SIP trunk to ${ref.sip_host} with username ${ref.sip_username} in this organization: create it (passwords are never exported), then import again` });
+      }
+      const input = { ...fields, sip_trunk_id: sipTrunkId };
+      const checked = mergeTransferRule(null, input);
+      errors.push(...prefixed(`transfer_rules[${i}]`, checked.errors.filter((e) => !(e.field === 'sip_trunk_id' && ref))));
+      rules.push(input);
+    }
+    if (errors.length) throw validationError(errors, `the manifest cannot be imported: ${errors[0]!.message}`);
+
+    const profile = manifest.voice_profile ? await insertVoiceProfile(tx, orgId, manifest.voice_profile) : null;
+    const config: ConfigObject = applyPatch({ name: '', persona: null, voice: null, status: 'active' }, {}, {
+      ...configuration, ...(profile ? { voice_profile_id: profile.id } : {}),
+    }).config;
+    const site = manifest.agent.site_url ?? manifest.sites[0]?.url ?? null;
+    const agent = await insertAgent(tx, orgId, {
+      name: manifest.agent.name, persona: manifest.agent.persona ?? null, voice: manifest.agent.voice ?? null, site_url: site, config,
+    });
+    for (const rule of rules) await insertTransferRule(tx, orgId, agent.id, rule);
+    return agent;
+  });
+}
