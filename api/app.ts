@@ -10,11 +10,13 @@ import { systemRouter } from './routes/system.ts';
 import { agentsFamily } from './routes/agents.ts';
 import { apiKeysFamily } from './routes/api-keys.ts';
 import { webhooksFamily } from './routes/webhooks.ts';
+import { transferRulesFamily } from './routes/transfer-rules.ts';
+import { sipTrunksFamily } from './routes/sip-trunks.ts';
 import { voiceProfilesFamily } from './routes/voice-profiles.ts';
 import { emailInboxesFamily } from './routes/email-inboxes.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, emailInboxesFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily];
 
 export const API_VERSION = '1.0.0';
 

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config.ts';
 import type { Sql } from '../src/db/index.ts';
 import type { Authenticator, Principal } from '../src/auth/authenticator.ts';
+import type { SecretBox } from '../src/crypto/secret-box.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 
 /** What every handler can reach: built once at start-up and shared by all requests. */
@@ -14,6 +15,8 @@ export interface AppDeps {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   log: Logger;
+  /** Seals and opens secrets stored at rest (SIP trunk passwords) with the SECRETS_KEY. */
+  secrets: SecretBox;
   /** Resolves when PostgreSQL and Temporal both answer; used by /readyz. */
   checkReadiness(): Promise<{ postgres: boolean; temporal: boolean }>;
 }

@@ -16,6 +16,11 @@ export const ConfigSchema = Type.Object({
   TEMPORAL_UI_URL: Type.Optional(Type.String({ minLength: 1 })),
   TASK_QUEUE_PREFIX: Type.String({ pattern: '^[a-z0-9-]+$', default: 'ams' }),
   AMS_BOOTSTRAP_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 200 })),
+  SECRETS_KEY: Type.Optional(Type.String({
+    pattern: '^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=?$',
+    description: 'Key that encrypts stored secrets (SIP trunk passwords) with AES-256-GCM: the base64 of 32 random bytes '
+      + '(`openssl rand -base64 32`). Unset: a key is generated once and kept in DATA_DIR/secrets.key (mode 0600).',
+  })),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ALLOW_PRIVATE_NETWORK_TARGETS: Type.Boolean({ default: false }),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1200 }),

@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import { createSql, migrate, type Sql } from './db/index.ts';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.ts';
 import { ensureBootstrapKey } from './auth/keys.ts';
+import { createSecretBox, loadSecretsKey } from './crypto/secret-box.ts';
 import { connectTemporal, ensureSearchAttributes } from './temporal/index.ts';
 import { startWorkers, type WorkerSet } from './temporal/worker.ts';
 import { ensureSchedules } from './temporal/schedules.ts';
@@ -66,8 +67,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   let authenticator: Authenticator | null = null;
   if (opts.api) {
     authenticator = await createAuthenticator(sql);
+    const secrets = createSecretBox(await loadSecretsKey(config));
     const app = createApp({
-      config, sql, temporal: client, authenticator, log,
+      config, sql, temporal: client, authenticator, log, secrets,
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
       checkReadiness: async () => {
         const [postgres, temporal] = await Promise.all([

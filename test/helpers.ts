@@ -37,7 +37,9 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: {
   logDestination?: DestinationStream;
 } = {}): Promise<TestService> {
   const prefix = `t${randomBytes(4).toString('hex')}`;
-  const config = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...opts.env }, { PORT: 0, TASK_QUEUE_PREFIX: prefix, ...overrides });
+  // A key of its own: tests never write a secrets key into the repository's .data.
+  const env = { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SECRETS_KEY: randomBytes(32).toString('base64'), ...opts.env };
+  const config = loadConfig(env, { PORT: 0, TASK_QUEUE_PREFIX: prefix, ...overrides });
   const service = await startService({
     config, databaseUrl: opts.databaseUrl ?? inject('databaseUrl'), temporalAddress: opts.temporalAddress ?? inject('temporalAddress'),
     log: createLogger(config.LOG_LEVEL, {}, opts.logDestination), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),

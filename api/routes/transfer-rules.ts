@@ -1,0 +1,101 @@
+import { fieldError, notFound, validationError } from '../../src/errors.ts';
+import type { Db } from '../../src/db/index.ts';
+import { findSipTrunk } from '../../src/db/sip-trunks.ts';
+import {
+  agentIsLive, deleteTransferRule, findTransferRule, insertTransferRule, listTransferRulesPage, transferRuleFields, updateTransferRule,
+} from '../../src/db/transfer-rules.ts';
+import { checkTransferRuleFields, mergeTransferRule } from '../../src/domain/transfer-rules.ts';
+import { IdParams, PageQuery } from '../../src/schemas/common.ts';
+import {
+  TransferRuleCreateSchema, TransferRuleListSchema, TransferRuleParams, TransferRulePatchSchema, TransferRuleSchema,
+} from '../../src/schemas/transfer-rules.ts';
+import { route, type RouteFamily } from '../routing.ts';
+
+const BASE = '/api/v1/rest';
+
+/** A `sip_trunk_id` in a body must name a trunk of the caller's organization: 400 on the field otherwise. */
+async function assertSipTrunk(db: Db, orgId: string, id: string | null | undefined): Promise<void> {
+  if (typeof id === 'string' && !(await findSipTrunk(db, orgId, id))) {
+    throw fieldError('sip_trunk_id', 'unknown_sip_trunk', 'sip_trunk_id names no SIP trunk of this organization');
+  }
+}
+
+async function assertAgent(db: Db, orgId: string, agentId: string): Promise<void> {
+  if (!(await agentIsLive(db, orgId, agentId))) throw notFound('agent');
+}
+
+export const transferRulesFamily: RouteFamily = {
+  base: BASE,
+  tag: 'Transfer rules',
+  description: 'Per-agent rules that bridge a caller to a human: cold, warm or SIP hand-off.',
+  routes: [
+    route({
+      method: 'GET', path: '/agents/:id/transfer-rules', operationId: 'list_transfer_rules', summary: 'List an agent\'s transfer rules, highest priority first',
+      description: 'Ordered by priority, highest first; equal priorities oldest first.',
+      permissions: ['agents.read'], params: IdParams, query: PageQuery,
+      responses: { 200: { description: 'A page of rules', schema: TransferRuleListSchema } },
+      async handler({ params, query, principal, deps }) {
+        await assertAgent(deps.sql, principal.orgId, params.id);
+        const page = await listTransferRulesPage(deps.sql, principal.orgId, params.id, query);
+        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+      },
+    }),
+    route({
+      method: 'GET', path: '/agents/:id/transfer-rules/:ruleId', operationId: 'get_transfer_rule', summary: 'Get a transfer rule',
+      permissions: ['agents.read'], params: TransferRuleParams,
+      responses: { 200: { description: 'The rule', schema: TransferRuleSchema } },
+      async handler({ params, principal, deps }) {
+        await assertAgent(deps.sql, principal.orgId, params.id);
+        const rule = await findTransferRule(deps.sql, principal.orgId, params.id, params.ruleId);
+        if (!rule) throw notFound('transfer rule');
+        return { status: 200, body: rule };
+      },
+    }),
+    route({
+      method: 'POST', path: '/agents/:id/transfer-rules', operationId: 'create_transfer_rule', summary: 'Create a transfer rule',
+      description: 'Defaults: transfer_type `cold`, enabled true, priority 0, ring_timeout_seconds 30. destination_phone is required for `cold` and `warm`, and for `sip_refer` unless destination_sip_uri is given; `sip_refer` requires sip_trunk_id (a trunk of this organization). warm_brief is only for `warm`, sip_trunk_id and destination_sip_uri only for `sip_refer` (400 `not_allowed_for_transfer_type` otherwise).',
+      permissions: ['agents.write'], params: IdParams, body: TransferRuleCreateSchema,
+      responses: { 201: { description: 'The new rule', schema: TransferRuleSchema } },
+      async handler({ params, body, principal, deps }) {
+        const { errors } = mergeTransferRule(null, body);
+        if (errors.length) throw validationError(errors);
+        await assertSipTrunk(deps.sql, principal.orgId, body.sip_trunk_id);
+        await assertAgent(deps.sql, principal.orgId, params.id);
+        const rule = await insertTransferRule(deps.sql, principal.orgId, params.id, body);
+        return { status: 201, body: rule, headers: { Location: `${BASE}/agents/${params.id}/transfer-rules/${rule.id}` } };
+      },
+    }),
+    route({
+      method: 'PATCH', path: '/agents/:id/transfer-rules/:ruleId', operationId: 'update_transfer_rule', summary: 'Update a transfer rule',
+      description: 'Partial: only sent fields change, and unsent type-specific fields are kept (changing destination_sip_uri on a `sip_refer` rule does not need sip_trunk_id again). A changed transfer_type first clears the fields of the old type (warm_brief of `warm`; sip_trunk_id and destination_sip_uri of `sip_refer`), then the merged rule is checked as on create. Null clears a nullable field.',
+      permissions: ['agents.write'], params: TransferRuleParams, body: TransferRulePatchSchema,
+      responses: { 200: { description: 'The updated rule', schema: TransferRuleSchema } },
+      async handler({ params, body, principal, deps }) {
+        // What can be judged without the rule is judged first (400 before 404).
+        const fieldErrors = checkTransferRuleFields(body);
+        if (fieldErrors.length) throw validationError(fieldErrors);
+        await assertSipTrunk(deps.sql, principal.orgId, body.sip_trunk_id);
+        const rule = await deps.sql.begin(async (tx) => {
+          await assertAgent(tx, principal.orgId, params.id);
+          const current = await findTransferRule(tx, principal.orgId, params.id, params.ruleId, { forUpdate: true });
+          if (!current) throw notFound('transfer rule');
+          if (Object.keys(body).length === 0) return current;
+          const merged = mergeTransferRule(transferRuleFields(current), body);
+          if (merged.errors.length) throw validationError(merged.errors);
+          return updateTransferRule(tx, principal.orgId, params.id, params.ruleId, merged.rule);
+        });
+        return { status: 200, body: rule };
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/agents/:id/transfer-rules/:ruleId', operationId: 'delete_transfer_rule', summary: 'Delete a transfer rule',
+      permissions: ['agents.write'], params: TransferRuleParams,
+      responses: { 204: { description: 'Deleted' } },
+      async handler({ params, principal, deps }) {
+        await assertAgent(deps.sql, principal.orgId, params.id);
+        if (!(await deleteTransferRule(deps.sql, principal.orgId, params.id, params.ruleId))) throw notFound('transfer rule');
+        return { status: 204 };
+      },
+    }),
+  ],
+};

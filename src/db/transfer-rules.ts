@@ -1,0 +1,121 @@
+import type { Db } from './index.ts';
+import { newId } from '../ids.ts';
+import { fieldError, notFound, validationError } from '../errors.ts';
+import { mergeTransferRule, type TransferRuleFields } from '../domain/transfer-rules.ts';
+import type { TransferRule, TransferRuleCreate, TransferType } from '../schemas/transfer-rules.ts';
+
+interface TransferRuleRow {
+  id: string; agent_id: string; name: string; condition: string; destination_phone: string | null;
+  destination_label: string | null; enabled: boolean; priority: number; transfer_type: TransferType;
+  ring_timeout_seconds: number; warm_brief: string | null; sip_trunk_id: string | null;
+  destination_sip_uri: string | null; created_at: Date; updated_at: Date;
+}
+
+const COLUMNS = [
+  'id', 'agent_id', 'name', 'condition', 'destination_phone', 'destination_label', 'enabled', 'priority', 'transfer_type',
+  'ring_timeout_seconds', 'warm_brief', 'sip_trunk_id', 'destination_sip_uri', 'created_at', 'updated_at',
+];
+
+/** The API shape of a rule row; `widget_id` is the agent's id. */
+export function toTransferRule(row: TransferRuleRow): TransferRule {
+  return {
+    id: row.id, widget_id: row.agent_id, name: row.name, condition: row.condition,
+    destination_phone: row.destination_phone, destination_label: row.destination_label,
+    enabled: row.enabled, priority: row.priority, transfer_type: row.transfer_type,
+    ring_timeout_seconds: row.ring_timeout_seconds, warm_brief: row.warm_brief,
+    sip_trunk_id: row.sip_trunk_id, destination_sip_uri: row.destination_sip_uri,
+    created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** The stored fields of a rule, as mergeTransferRule takes them. */
+export function transferRuleFields(rule: TransferRule): TransferRuleFields {
+  const { id: _id, widget_id: _widget, created_at: _created, updated_at: _updated, ...fields } = rule;
+  return fields;
+}
+
+/** True when the agent exists in the organization and is not deleted. */
+export async function agentIsLive(db: Db, orgId: string, agentId: string): Promise<boolean> {
+  const rows = await db`select 1 from agents where id = ${agentId} and org_id = ${orgId} and deleted_at is null`;
+  return rows.length > 0;
+}
+
+/** Every rule of the agent, highest priority first, then oldest first (clone, promote, export). */
+export async function listTransferRules(db: Db, orgId: string, agentId: string): Promise<TransferRule[]> {
+  const rows = await db<TransferRuleRow[]>`select ${db(COLUMNS)} from transfer_rules
+    where agent_id = ${agentId} and org_id = ${orgId} order by priority desc, created_at, id`;
+  return rows.map(toTransferRule);
+}
+
+/** One page of the agent's rules, highest priority first, then oldest first. */
+export async function listTransferRulesPage(db: Db, orgId: string, agentId: string, q: { limit: number; offset: number }):
+  Promise<{ data: TransferRule[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    db<TransferRuleRow[]>`select ${db(COLUMNS)} from transfer_rules where agent_id = ${agentId} and org_id = ${orgId}
+      order by priority desc, created_at, id limit ${q.limit} offset ${q.offset}`,
+    db<{ total: number }[]>`select count(*)::int as total from transfer_rules where agent_id = ${agentId} and org_id = ${orgId}`,
+  ]);
+  return { data: rows.map(toTransferRule), total: count?.total ?? 0 };
+}
+
+export async function findTransferRule(db: Db, orgId: string, agentId: string, id: string, opts: { forUpdate?: boolean } = {}):
+  Promise<TransferRule | null> {
+  const lock = opts.forUpdate ? db`for update` : db``;
+  const [row] = await db<TransferRuleRow[]>`select ${db(COLUMNS)} from transfer_rules
+    where id = ${id} and agent_id = ${agentId} and org_id = ${orgId} ${lock}`;
+  return row ? toTransferRule(row) : null;
+}
+
+/**
+ * Inserts a rule from a create body that passed TransferRuleCreateSchema (defaults are applied
+ * here). The type rules are checked again (400 `validation_error`); a `sip_trunk_id` outside the
+ * organization is 400 on that field, and an agent removed meanwhile 404. Whether the agent is
+ * live is the caller's check.
+ */
+export async function insertTransferRule(db: Db, orgId: string, agentId: string, input: TransferRuleCreate): Promise<TransferRule> {
+  const { rule, errors } = mergeTransferRule(null, input);
+  if (errors.length) throw validationError(errors);
+  const row = await writeRule(async () => {
+    const [inserted] = await db<TransferRuleRow[]>`
+      insert into transfer_rules ${db({ id: newId(), org_id: orgId, agent_id: agentId, ...rule })}
+      returning ${db(COLUMNS)}`;
+    return inserted!;
+  });
+  return toTransferRule(row);
+}
+
+/** Replaces the stored fields of a rule with a merged, checked `rule`. Null when absent. */
+export async function updateTransferRule(db: Db, orgId: string, agentId: string, id: string, rule: TransferRuleFields): Promise<TransferRule | null> {
+  const row = await writeRule(async () => {
+    const [updated] = await db<TransferRuleRow[]>`
+      update transfer_rules set ${db({ ...rule })}, updated_at = now()
+      where id = ${id} and agent_id = ${agentId} and org_id = ${orgId} returning ${db(COLUMNS)}`;
+    return updated;
+  });
+  return row ? toTransferRule(row) : null;
+}
+
+/** Maps the foreign keys' refusals (a trunk deleted or another organization's, an agent purged) to API errors. */
+async function writeRule<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const { code, constraint_name: constraint } = err as { code?: string; constraint_name?: string };
+    if (code === '23503' && constraint === 'transfer_rules_sip_trunk_fk') {
+      throw fieldError('sip_trunk_id', 'unknown_sip_trunk', 'sip_trunk_id names no SIP trunk of this organization');
+    }
+    if (code === '23503' && constraint === 'transfer_rules_agent_fk') throw notFound('agent');
+    throw err;
+  }
+}
+
+export async function deleteTransferRule(db: Db, orgId: string, agentId: string, id: string): Promise<boolean> {
+  const rows = await db`delete from transfer_rules where id = ${id} and agent_id = ${agentId} and org_id = ${orgId} returning id`;
+  return rows.length > 0;
+}
+
+/** Deletes every rule of an agent (promote replaces them); answers how many went. */
+export async function deleteTransferRulesOfAgent(db: Db, agentId: string): Promise<number> {
+  const rows = await db`delete from transfer_rules where agent_id = ${agentId} returning id`;
+  return rows.length;
+}
