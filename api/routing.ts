@@ -146,7 +146,7 @@ function compose(def: RouteDef) {
     let reply: StoredResponse & { replayed?: boolean };
     if (key) {
       checkIdempotencyKey(key);
-      reply = await runIdempotent(ctx.deps.sql, principal.orgId, key, fingerprint(def.method, ctx.path, input.body), execute);
+      reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, principal.orgId, key, fingerprint(ctx.deps.secrets, def.method, ctx.path, input.body), execute);
       if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
     } else {
       reply = await execute();

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestService, type TestService } from './helpers.ts';
+import { createHash } from 'node:crypto';
 import { fingerprint } from '../api/middleware/idempotency.ts';
+import { createSecretBox, decodeSecretsKey } from '../src/crypto/secret-box.ts';
 
 let svc: TestService;
 let limited: TestService;
@@ -49,7 +51,7 @@ describe('Idempotency-Key', () => {
     expect((await api.get('/api/v1/rest/agents')).body.total).toBe(1);
 
     // A request frozen mid-flight (its record still in progress) makes a twin wait: 409.
-    const print = fingerprint('POST', '/api/v1/rest/agents', { name: 'Race' });
+    const print = fingerprint(createSecretBox(decodeSecretsKey(svc.config.SECRETS_KEY!, 'test')), 'POST', '/api/v1/rest/agents', { name: 'Race' });
     await svc.sql`insert into idempotency_keys (org_id, key, fingerprint, state) values (${orgId}, 'frozen', ${print}, 'in_progress')`;
     const frozen = await api.post('/api/v1/rest/agents', { name: 'Race' }, { 'Idempotency-Key': 'frozen' });
     expect(frozen.status).toBe(409);
@@ -70,6 +72,23 @@ describe('Idempotency-Key', () => {
     expect(bad.status).toBe(400);
     const fixed = await api.post('/api/v1/rest/agents', { name: 'Fixed' }, { 'Idempotency-Key': 'fix-me' });
     expect(fixed.status).toBe(201);
+  });
+
+  it('keeps neither a shown-once secret nor a plain hash of a body in the idempotency table', async () => {
+    const { token, orgId } = await svc.newOrg();
+    const api = client(svc.url, token);
+    const created = await api.post('/api/v1/rest/api-keys', { name: 'ci', permissions: ['agents.read'] }, { 'Idempotency-Key': 'key-once' });
+    expect(created.status).toBe(201);
+    const [row] = await svc.sql<{ response_body: string; fingerprint: Buffer }[]>`
+      select response_body, fingerprint from idempotency_keys where org_id = ${orgId} and key = 'key-once'`;
+    expect(row!.response_body).not.toContain(created.body.token);
+    expect(row!.response_body).toMatch(/^v1:/);
+    const plain = createHash('sha256').update(`POST /api/v1/rest/api-keys\n{"name":"ci","permissions":["agents.read"]}`).digest();
+    expect(row!.fingerprint.equals(plain)).toBe(false);
+    // The replay still answers the first response, token included.
+    const replay = await api.post('/api/v1/rest/api-keys', { name: 'ci', permissions: ['agents.read'] }, { 'Idempotency-Key': 'key-once' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(created.body);
   });
 
   it('refuses a malformed key', async () => {

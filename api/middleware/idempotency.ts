@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { AppError } from '../../src/errors.ts';
 import type { Sql } from '../../src/db/index.ts';
+import type { SecretBox } from '../../src/crypto/secret-box.ts';
 
 export interface StoredResponse { status: number; headers: Record<string, string>; body: unknown }
 
@@ -16,8 +16,12 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function fingerprint(method: string, path: string, body: unknown): Buffer {
-  return createHash('sha256').update(`${method} ${path}\n${canonical(body ?? null)}`).digest();
+/**
+ * A keyed digest of the request: bodies can hold secrets (a SIP trunk password), and a plain
+ * hash of one would let whoever reads the table test guesses offline.
+ */
+export function fingerprint(secrets: Pick<SecretBox, 'mac'>, method: string, path: string, body: unknown): Buffer {
+  return secrets.mac(`${method} ${path}\n${canonical(body ?? null)}`);
 }
 
 export function checkIdempotencyKey(key: string): void {
@@ -33,7 +37,7 @@ export function checkIdempotencyKey(key: string): void {
  * request replays the stored response; one with another request is 422; one while the first still
  * runs is 409. Only successes are stored: after an error the key is free again, as nothing changed.
  */
-export async function runIdempotent(sql: Sql, orgId: string, key: string, print: Buffer,
+export async function runIdempotent(sql: Sql, secrets: SecretBox, orgId: string, key: string, print: Buffer,
   execute: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
   const claimed = await sql`
     insert into idempotency_keys (org_id, key, fingerprint, state) values (${orgId}, ${key}, ${print}, 'in_progress')
@@ -46,7 +50,7 @@ export async function runIdempotent(sql: Sql, orgId: string, key: string, print:
     const [prior] = await sql<{ fingerprint: Buffer; state: string; response_status: number; response_headers: Record<string, string>; response_body: string | null }[]>`
       select fingerprint, state, response_status, response_headers, response_body
       from idempotency_keys where org_id = ${orgId} and key = ${key}`;
-    if (!prior) return runIdempotent(sql, orgId, key, print, execute);
+    if (!prior) return runIdempotent(sql, secrets, orgId, key, print, execute);
     if (!prior.fingerprint.equals(print)) {
       throw new AppError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request');
     }
@@ -55,7 +59,7 @@ export async function runIdempotent(sql: Sql, orgId: string, key: string, print:
         headers: { 'Retry-After': '1' },
       });
     }
-    const body: unknown = prior.response_body === null ? undefined : JSON.parse(prior.response_body);
+    const body: unknown = prior.response_body === null ? undefined : JSON.parse(secrets.open(prior.response_body, sealContext(orgId, key)));
     return { status: prior.response_status, headers: prior.response_headers, body, replayed: true };
   }
   let response: StoredResponse;
@@ -67,7 +71,7 @@ export async function runIdempotent(sql: Sql, orgId: string, key: string, print:
     throw err;
   }
   if (response.status >= 500) await release(sql, orgId, key);
-  else await store(sql, orgId, key, response);
+  else await store(sql, secrets, orgId, key, response);
   return { ...response, replayed: false };
 }
 
@@ -75,8 +79,12 @@ async function release(sql: Sql, orgId: string, key: string): Promise<void> {
   await sql`delete from idempotency_keys where org_id = ${orgId} and key = ${key} and state = 'in_progress'`;
 }
 
-async function store(sql: Sql, orgId: string, key: string, response: StoredResponse): Promise<void> {
+/** Stored responses are sealed: one may hold a token or a webhook secret shown only once. */
+const sealContext = (orgId: string, key: string) => `idempotency_keys.response_body:${orgId}:${key}`;
+
+async function store(sql: Sql, secrets: SecretBox, orgId: string, key: string, response: StoredResponse): Promise<void> {
+  const body = response.body === undefined ? null : secrets.seal(JSON.stringify(response.body), sealContext(orgId, key));
   await sql`update idempotency_keys set state = 'completed', response_status = ${response.status},
-      response_headers = ${sql.json(response.headers)}, response_body = ${response.body === undefined ? null : JSON.stringify(response.body)}
+      response_headers = ${sql.json(response.headers)}, response_body = ${body}
     where org_id = ${orgId} and key = ${key}`;
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -18,6 +18,11 @@ export interface SecretBox {
   seal(plaintext: string, context?: string): string;
   /** Decrypts a sealed value; throws SecretBoxError when it was altered, or sealed with another key or context. */
   open(sealed: string, context?: string): string;
+  /**
+   * A keyed digest (HMAC-SHA256 under a subkey of the current key): compares values, such as a
+   * request body holding a password, without storing anything an offline guess could check.
+   */
+  mac(data: string): Buffer;
   /** Identifies the key that seals (never the key itself). */
   readonly keyId: string;
 }
@@ -53,8 +58,11 @@ export function createSecretBox(key: Buffer, previousKeys: Buffer[] = []): Secre
     keys.set(keyIdOf(k), Buffer.from(k));
   }
   const keyId = keyIdOf(key);
+  // A subkey: the MAC never uses the encryption key itself.
+  const macKey = createHmac('sha256', key).update('ams-mac-v1').digest();
   return {
     keyId,
+    mac: (data) => createHmac('sha256', macKey).update(data).digest(),
     seal(plaintext, context = '') {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', keys.get(keyId)!, iv);

@@ -13,7 +13,7 @@ const { name: _n, persona, voice, status: _s, voice_profile_id: _v, ...configPro
 const TrunkReference = Type.Object({
   label: Type.String({ maxLength: 200 }),
   sip_host: Type.String({ minLength: 1, maxLength: 300 }),
-  sip_username: Type.String({ maxLength: 200 }),
+  sip_username: Type.String({ maxLength: 256 }),
 }, { additionalProperties: false, description: 'Resolved on import to the importing organization\'s trunk with this host and username' });
 
 const { sip_trunk_id: _t, ...ruleProps } = TransferRuleCreateSchema.properties;
