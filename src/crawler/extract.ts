@@ -1,0 +1,303 @@
+import { Readability } from '@mozilla/readability';
+import { parseDocument } from 'htmlparser2';
+import type { AnyNode, Element as HtmlElement } from 'domhandler';
+import { parseHTML } from 'linkedom';
+import { normalizeUrl } from './url.ts';
+
+/**
+ * What the crawler takes from one HTML page: title, canonical URL, links, robots directives
+ * and the main content as text, with paragraph breaks kept for the chunker.
+ *
+ * The page is parsed once with htmlparser2 (a light DOM, no per-node event machinery), and one
+ * walk over it collects everything but the text. The main content then comes from the first
+ * of:
+ * 1. the page's own semantic markup: its one top-level `<article>`, else its one `<main>` (or
+ *    `role="main"`), when it holds real text; cleaned as Readability cleans: navigation,
+ *    asides, footers, forms, hidden elements, boilerplate classes (comments, share, related,
+ *    cookie...) and link lists dropped;
+ * 2. Mozilla Readability (Firefox's reader view) on a linkedom DOM, for pages without such
+ *    markup (a second parse, only for them);
+ * 3. the body's text without page furniture, when Readability finds nothing.
+ */
+
+export interface ExtractedPage {
+  title: string | null;
+  /** `<link rel="canonical">`, normalized, or null. */
+  canonical: string | null;
+  /** Every http(s) link of the page (`<a href>`, `<area href>`), normalized, de-duplicated, in document order. */
+  links: string[];
+  /** Main content text: paragraphs separated by a blank line. */
+  text: string;
+  /** How the text was found (for tests and tuning). */
+  method: 'semantic' | 'readability' | 'body' | 'none';
+  /** `<meta name="robots|AgentManagementBot" content="noindex">` (or `none`). */
+  noindex: boolean;
+  /** `<meta name="robots|AgentManagementBot" content="nofollow">` (or `none`). */
+  nofollow: boolean;
+}
+
+/** Main content shorter than this (characters) is not trusted: the next method is tried. */
+const MIN_MAIN_CHARS = 200;
+
+/** Elements that separate paragraphs. */
+const BLOCK = new Set(['p', 'div', 'section', 'article', 'main', 'header', 'footer', 'aside', 'nav', 'h1', 'h2', 'h3', 'h4',
+  'h5', 'h6', 'blockquote', 'pre', 'table', 'ul', 'ol', 'dl', 'figure', 'figcaption', 'form', 'fieldset', 'address',
+  'details', 'summary', 'hr', 'center']);
+/** Elements that start a new line within a paragraph. */
+const LINE = new Set(['li', 'tr', 'br', 'dt', 'dd', 'caption', 'option']);
+/** Elements whose text is never content. */
+const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'head',
+  'title', 'button', 'select', 'input', 'textarea', 'video', 'audio', 'picture', 'map']);
+/** Page furniture inside a main container. */
+const FURNITURE = new Set(['nav', 'aside', 'footer', 'form', 'dialog', 'menu']);
+/** Lists and tables mostly made of links are navigation, not content. */
+const LINK_LIST = new Set(['ul', 'ol', 'dl', 'table']);
+/**
+ * Class or id of boilerplate (after Readability's `unlikelyCandidates`), unless it also says
+ * it is content (`okMaybeItsACandidate`).
+ */
+const UNLIKELY = /-ad-|ad-break|agegate|banner|breadcrumb|combx|comment|cookie|disqus|gdpr|legends|newsletter|pager|pagination|popup|related|replies|rss|share|shoutbox|sidebar|skyscraper|social|sponsor|subscribe|supplemental|yom-remote/i;
+const MAYBE_CONTENT = /and|article|body|column|content|main|shadow/i;
+
+const MAX_NESTING = 512;
+const READABILITY_MAX_ELEMENTS = 20_000;
+
+/** Which elements a text walk leaves out. `none`: only non-text elements; `main`: furniture and boilerplate too; `body`: headers as well. */
+type Cleaning = 'none' | 'main' | 'body';
+
+/** The few operations the text walk needs, over htmlparser2's DOM or a DOM-API one (Readability's output). */
+interface Tree<N> {
+  children(node: N): Iterable<N>;
+  /** Text of a text node, null for anything else. */
+  text(node: N): string | null;
+  /** Lower-case tag name of an element, null for anything else. */
+  tag(node: N): string | null;
+  attr(node: N, name: string): string | null;
+}
+
+const htmlparser2Tree: Tree<AnyNode> = {
+  children: (n) => ('children' in n ? n.children : []),
+  text: (n) => (n.type === 'text' ? n.data : null),
+  tag: (n) => (n.type === 'tag' || n.type === 'script' || n.type === 'style' ? n.name : null),
+  attr: (n, name) => ('attribs' in n ? n.attribs[name] ?? null : null),
+};
+
+const domTree: Tree<Node> = {
+  *children(n) {
+    for (let c = n.firstChild; c; c = c.nextSibling) yield c;
+  },
+  text: (n) => (n.nodeType === 3 ? (n as Text).data : null),
+  tag: (n) => (n.nodeType === 1 ? (n as Element).localName : null),
+  attr: (n, name) => (n.nodeType === 1 ? (n as Element).getAttribute(name) : null),
+};
+
+function isBoilerplate<N>(tree: Tree<N>, node: N): boolean {
+  const marks = `${tree.attr(node, 'class') ?? ''} ${tree.attr(node, 'id') ?? ''}`;
+  return marks.length > 1 && UNLIKELY.test(marks) && !MAYBE_CONTENT.test(marks);
+}
+
+function isHidden<N>(tree: Tree<N>, node: N): boolean {
+  return tree.attr(node, 'hidden') !== null || tree.attr(node, 'aria-hidden') === 'true';
+}
+
+/** Characters of text under `node`, and how many of them are inside links. */
+function linkDensity<N>(tree: Tree<N>, node: N): number {
+  let all = 0;
+  let linked = 0;
+  const walk = (n: N, inLink: boolean, depth: number) => {
+    if (depth > MAX_NESTING) return;
+    for (const c of tree.children(n)) {
+      const t = tree.text(c);
+      if (t !== null) {
+        const len = t.trim().length;
+        all += len;
+        if (inLink) linked += len;
+      } else if (tree.tag(c) !== null) {
+        walk(c, inLink || tree.tag(c) === 'a', depth + 1);
+      }
+    }
+  };
+  walk(node, false, 0);
+  return all === 0 ? 0 : linked / all;
+}
+
+function skipped<N>(tree: Tree<N>, node: N, tag: string, cleaning: Cleaning): boolean {
+  if (SKIP.has(tag) || isHidden(tree, node)) return true;
+  if (cleaning === 'none') return false;
+  if (FURNITURE.has(tag) || (cleaning === 'body' && tag === 'header')) return true;
+  if (isBoilerplate(tree, node)) return true;
+  return LINK_LIST.has(tag) && linkDensity(tree, node) > 0.5;
+}
+
+/** Text of a subtree with its block structure: a blank line between blocks, a line break between list items and rows. */
+function blockText<N>(tree: Tree<N>, root: N, cleaning: Cleaning): string {
+  const parts: string[] = [];
+  const walk = (node: N, depth: number) => {
+    if (depth > MAX_NESTING) return;
+    for (const child of tree.children(node)) {
+      const text = tree.text(child);
+      if (text !== null) {
+        // Line breaks in the markup are white space like any other: only elements break lines.
+        parts.push(text.replace(/\s+/g, ' '));
+        continue;
+      }
+      const tag = tree.tag(child);
+      if (tag === null || skipped(tree, child, tag, cleaning)) continue;
+      const sep = BLOCK.has(tag) ? '\n\n' : LINE.has(tag) ? '\n' : '';
+      if (sep) parts.push(sep);
+      walk(child, depth + 1);
+      if (sep) parts.push(sep);
+    }
+  };
+  walk(root, 0);
+  return tidy(parts.join(''));
+}
+
+/** Collapses spaces, trims lines, keeps at most one blank line between paragraphs. */
+export function tidy(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** Everything one walk over the parsed page collects. */
+interface Collected {
+  title: HtmlElement | null;
+  metas: HtmlElement[];
+  canonicalHref: string | null;
+  baseHref: string | null;
+  hrefs: string[];
+  articles: HtmlElement[];
+  mains: HtmlElement[];
+  body: HtmlElement | null;
+}
+
+function collect(root: AnyNode): Collected {
+  const c: Collected = { title: null, metas: [], canonicalHref: null, baseHref: null, hrefs: [], articles: [], mains: [], body: null };
+  const walk = (node: AnyNode, inArticle: boolean, inSvg: boolean, depth: number) => {
+    if (depth > MAX_NESTING || !('children' in node)) return;
+    for (const child of node.children) {
+      if (child.type !== 'tag') continue;
+      const { name, attribs } = child;
+      if (name === 'a' || name === 'area') {
+        if (attribs.href && attribs.download === undefined) c.hrefs.push(attribs.href);
+      } else if (name === 'meta') c.metas.push(child);
+      else if (name === 'link') {
+        if (c.canonicalHref === null && attribs.href && attribs.rel?.toLowerCase().split(/\s+/).includes('canonical')) c.canonicalHref = attribs.href;
+      } else if (name === 'title' && !c.title && !inSvg) c.title = child;
+      else if (name === 'base' && c.baseHref === null && attribs.href) c.baseHref = attribs.href;
+      else if (name === 'body' && !c.body) c.body = child;
+      if (name === 'article' && !inArticle) c.articles.push(child);
+      if (name === 'main' || attribs.role === 'main') c.mains.push(child);
+      walk(child, inArticle || name === 'article', inSvg || name === 'svg', depth + 1);
+    }
+  };
+  walk(root, false, false, 0);
+  return c;
+}
+
+function plainText(node: AnyNode): string {
+  return htmlparser2Tree.text(node) ?? [...htmlparser2Tree.children(node)].map(plainText).join('');
+}
+
+function robotsDirectives(metas: HtmlElement[]): { noindex: boolean; nofollow: boolean } {
+  let noindex = false;
+  let nofollow = false;
+  for (const meta of metas) {
+    const name = meta.attribs.name?.toLowerCase();
+    if (name !== 'robots' && name !== 'agentmanagementbot') continue;
+    for (const token of (meta.attribs.content ?? '').toLowerCase().split(/[\s,]+/)) {
+      if (token === 'noindex' || token === 'none') noindex = true;
+      if (token === 'nofollow' || token === 'none') nofollow = true;
+    }
+  }
+  return { noindex, nofollow };
+}
+
+function titleOf(c: Collected): string | null {
+  const og = c.metas.find((m) => m.attribs.property === 'og:title' || m.attribs.name === 'og:title');
+  const fromOg = og ? tidy(og.attribs.content ?? '') : '';
+  if (fromOg) return fromOg;
+  const text = c.title ? tidy(plainText(c.title)) : '';
+  return text || null;
+}
+
+function baseOf(href: string | null, pageUrl: string): string {
+  if (!href) return pageUrl;
+  try {
+    return new URL(href, pageUrl).href;
+  } catch {
+    return pageUrl;
+  }
+}
+
+/** Text of the page's semantic main container (see the module comment), or null when it has none worth trusting. */
+function semanticText(c: Collected): string | null {
+  const candidates = [c.articles.length === 1 ? c.articles[0] : undefined, c.mains.length === 1 ? c.mains[0] : undefined];
+  for (const container of candidates) {
+    if (!container) continue;
+    const text = blockText(htmlparser2Tree, container, 'main');
+    if (text.length >= MIN_MAIN_CHARS) return text;
+  }
+  return null;
+}
+
+/**
+ * linkedom builds its tree from what the markup says: a fragment without `<html>` would get
+ * its first element as the document element, so such pages are wrapped first.
+ */
+function parseWithLinkedom(html: string): Document {
+  const head = html.slice(0, 4096).toLowerCase();
+  const whole = head.includes('<html') || head.includes('<body');
+  return parseHTML(whole ? html : `<!doctype html><html><head></head><body>${html}</body></html>`).document;
+}
+
+/** Main content by Readability; null when it finds none or fails. */
+function readabilityText(html: string): string | null {
+  try {
+    const reader = new Readability<string>(parseWithLinkedom(html), {
+      disableJSONLD: true,
+      // Past this, Readability throws and the body text is taken instead: it is slow on huge documents.
+      maxElemsToParse: READABILITY_MAX_ELEMENTS,
+      serializer: (node) => blockText(domTree, node, 'none'),
+    });
+    return reader.parse()?.content || null;
+  } catch {
+    return null;
+  }
+}
+
+function mainText(html: string, c: Collected, root: AnyNode): { text: string; method: ExtractedPage['method'] } {
+  const semantic = semanticText(c);
+  if (semantic) return { text: semantic, method: 'semantic' };
+  const readable = readabilityText(html);
+  if (readable) return { text: readable, method: 'readability' };
+  const body = c.body ?? root;
+  const text = blockText(htmlparser2Tree, body, 'body') || blockText(htmlparser2Tree, body, 'none');
+  return { text, method: text ? 'body' : 'none' };
+}
+
+/** Parses an HTML page and takes everything the crawler needs from it. */
+export function extractHtml(html: string, pageUrl: string): ExtractedPage {
+  const root = parseDocument(html);
+  const c = collect(root);
+  const base = baseOf(c.baseHref, pageUrl);
+  const { noindex, nofollow } = robotsDirectives(c.metas);
+  const links = new Set<string>();
+  for (const href of c.hrefs) {
+    const url = normalizeUrl(href, base);
+    if (url) links.add(url);
+  }
+  const canonical = c.canonicalHref ? normalizeUrl(c.canonicalHref, base) : null;
+  const { text, method } = noindex ? { text: '', method: 'none' as const } : mainText(html, c, root);
+  return { title: titleOf(c), canonical, links: [...links], text, method, noindex, nofollow };
+}
+
+/** A text/plain page: its text, tidied. */
+export function extractPlainText(text: string): ExtractedPage {
+  const tidied = tidy(text.replace(/\r\n?/g, '\n'));
+  return { title: null, canonical: null, links: [], text: tidied, method: tidied ? 'body' : 'none', noindex: false, nofollow: false };
+}
