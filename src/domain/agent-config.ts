@@ -73,9 +73,10 @@ function validTimeZone(tz: string): boolean {
  * Checks the rules beyond the schema and returns the patch in stored form (domains
  * normalized and de-duplicated, optional list-item keys filled in), or the field errors.
  */
-export function normalizePatch(patch: AgentPatch): { patch: AgentPatch; errors: FieldError[] } {
+export function normalizePatch(input: AgentPatch): { patch: AgentPatch; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const out: Record<string, unknown> = { ...patch };
+  const out = wellFormed(input) as Record<string, unknown>;
+  const patch = out as AgentPatch;
   if (patch.domains) {
     const hosts: string[] = [];
     patch.domains.forEach((d, i) => {
@@ -111,13 +112,36 @@ export function normalizePatch(patch: AgentPatch): { patch: AgentPatch; errors: 
   return { patch: out as AgentPatch, errors };
 }
 
+/** Sets an own property, even one named `__proto__` (plain assignment would set the prototype). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function mergeObject(current: unknown, changes: Record<string, unknown>, nullRemoves: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(current as Record<string, unknown> | null ?? {}) };
   for (const [key, value] of Object.entries(changes)) {
     if (value === null && nullRemoves) delete out[key];
-    else out[key] = value;
+    else setOwn(out, key, value);
   }
   return out;
+}
+
+/**
+ * Text in jsonb must be valid Unicode: a lone surrogate becomes U+FFFD, as it does on its way
+ * into a text column (name, persona), rather than failing the write.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const fixText = (text: string) => text.replace(LONE_SURROGATE, '\ufffd');
+
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return fixText(value);
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) setOwn(out, fixText(key), wellFormed(item));
+    return out;
+  }
+  return value;
 }
 
 /** The agent's basics and configuration after applying a (normalized) patch. */
@@ -144,7 +168,7 @@ export function combineChanges(draft: AgentPatch, patch: AgentPatch): AgentPatch
   const out: Record<string, unknown> = { ...draft };
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
-    out[key] = MERGED_FIELDS.has(key) ? { ...(draft as Record<string, Record<string, unknown>>)[key], ...(value as object) } : value;
+    out[key] = MERGED_FIELDS.has(key) ? mergeObject((draft as Record<string, unknown>)[key], value as Record<string, unknown>, false) : value;
   }
   return out as AgentPatch;
 }

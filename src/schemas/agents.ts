@@ -123,12 +123,12 @@ export const AgentPatchProps = {
   notification_email: Type.Optional(Nullable(Email)),
   notification_phone: Type.Optional(Nullable(E164)),
   voicemail_behavior: Type.Optional(StringEnum(VOICEMAIL_BEHAVIORS, { description: 'On reaching voicemail: leave_message (default) or hang_up' })),
-  phone_settings: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.Unknown(), {
-    maxProperties: 50, description: 'Free-form object; sent keys are merged into the stored object, a null value removes its key',
+  phone_settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
+    maxProperties: 50, propertyNames: { minLength: 1, maxLength: 100 }, description: 'Free-form object; sent keys are merged into the stored object, a null value removes its key',
   })),
   // Newer fields
-  config_variables: Type.Optional(Nullable(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 2000 }), {
-    maxProperties: 50, description: 'Up to 50 variables, name to string value; names are identifiers and `agent_name` is reserved. Replaces the whole set',
+  config_variables: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2000 }), {
+    maxProperties: 50, propertyNames: { maxLength: 64 }, description: 'Up to 50 variables, name to string value; names are identifiers and `agent_name` is reserved. Replaces the whole set',
   }))),
   live_chat_alerts: Type.Optional(Type.Boolean({ description: 'Alert the team when a visitor asks for a human (default false)' })),
   live_chat_alert_scope: Type.Optional(StringEnum(LIVE_CHAT_ALERT_SCOPES, { description: 'Who is alerted: all (default), unassigned or assigned' })),
