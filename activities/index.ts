@@ -3,6 +3,7 @@ import type { Sql } from '../src/db/index.ts';
 import type { Config } from '../src/config.ts';
 import { createPurgeActivities } from './purge.ts';
 import { createWebhookActivities } from './webhooks.ts';
+import { createCrawlActivities } from './crawl.ts';
 
 /** `temporal` lets an activity start workflows (the webhook recovery sweep dispatches deliveries). */
 export interface ActivityDeps { sql: Sql; config: Config; temporal: Client }
@@ -12,5 +13,6 @@ export function createActivities(deps: ActivityDeps) {
   return {
     maintenance: { ...createPurgeActivities(deps) },
     webhooks: { ...createWebhookActivities(deps) },
+    crawls: { ...createCrawlActivities(deps) },
   };
 }

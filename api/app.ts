@@ -12,11 +12,14 @@ import { apiKeysFamily } from './routes/api-keys.ts';
 import { webhooksFamily } from './routes/webhooks.ts';
 import { transferRulesFamily } from './routes/transfer-rules.ts';
 import { sipTrunksFamily } from './routes/sip-trunks.ts';
+import { widgetsFamily } from './routes/widgets.ts';
+import { sitesFamily } from './routes/sites.ts';
+import { knowledgeBasesFamily } from './routes/knowledge-bases.ts';
 import { voiceProfilesFamily } from './routes/voice-profiles.ts';
 import { emailInboxesFamily } from './routes/email-inboxes.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily];
 
 export const API_VERSION = '1.0.0';
 

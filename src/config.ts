@@ -33,6 +33,13 @@ export const ConfigSchema = Type.Object({
   /** Seconds between runs of the webhook recovery sweep (the Temporal Schedule that dispatches stranded events). */
   WEBHOOK_SWEEP_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   CRAWL_DELAY_MS: Type.Integer({ minimum: 0, default: 250 }),
+  /** Caps of one crawl: pages, link depth from the start page, bytes of one page, and duration. */
+  CRAWL_MAX_PAGES: Type.Integer({ minimum: 1, maximum: 100_000, default: 500 }),
+  CRAWL_MAX_DEPTH: Type.Integer({ minimum: 0, maximum: 100, default: 10 }),
+  CRAWL_MAX_PAGE_BYTES: Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024, default: 2 * 1024 * 1024 }),
+  CRAWL_MAX_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
+  /** Pages fetched at once by one crawl (CRAWL_DELAY_MS still spaces requests to one host). */
+  CRAWL_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
   SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
   AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),

@@ -2,3 +2,5 @@
 export { purgeAgent } from './purge-agent.ts';
 export { deliverWebhook } from './deliver-webhook.ts';
 export { sweepWebhookEvents } from './sweep-webhook-events.ts';
+export { crawlSite } from './crawl-site.ts';
+export { scheduledCrawl } from './scheduled-crawl.ts';

@@ -1,5 +1,8 @@
 import { AppError, notFound } from '../../src/errors.ts';
-import { discardDraft, findAgent, findDraft, insertAgent, listAgents } from '../../src/db/agents.ts';
+import { discardDraft, findAgent, findDraft, listAgents } from '../../src/db/agents.ts';
+import { publicSite } from '../../src/db/sites.ts';
+import { connectAgentSite, createAgent } from '../../src/knowledge/sites.ts';
+import { AgentSiteSchema, SiteSchema } from '../../src/schemas/sites.ts';
 import { changeAgent, deleteAgent, publishAgentDraft, stageAgentDraft } from '../../src/domain/agent-changes.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import {
@@ -37,11 +40,11 @@ export const agentsFamily: RouteFamily = {
     }),
     route({
       method: 'POST', path: '/agents', operationId: 'create_agent', summary: 'Create an agent',
-      description: 'Without `site_url` the agent starts `active`; with it, `draft` while its website is crawled.',
+      description: 'Answers at once. Without `site_url` the agent starts `active`; with it, `draft` while its website is crawled (workflow `crawl:<site id>`), then `active` with the event widget.crawl_completed.',
       permissions: ['agents.write'], body: AgentCreateSchema,
       responses: { 201: { description: 'The new agent', schema: AgentSchema } },
       async handler({ body, principal, deps }) {
-        const agent = await insertAgent(deps.sql, principal.orgId, body);
+        const agent = await createAgent(deps, principal.orgId, { ...body, createdVia: 'agents' });
         return { status: 201, body: agent, headers: { Location: `${BASE}/agents/${agent.id}` } };
       },
     }),
@@ -58,12 +61,12 @@ export const agentsFamily: RouteFamily = {
     }),
     route({
       method: 'DELETE', path: '/agents/:id', operationId: 'delete_agent', summary: 'Delete an agent and everything that depends on it',
-      description: 'The agent answers 404 at once; a durable workflow (`agent-purge:<id>`) deletes its conversations, pages and analytics in batches. Usage records are kept. Irreversible.',
+      description: 'The agent answers 404 at once; a durable workflow (`agent-purge:<id>`) deletes its conversations, pages and analytics in batches. Usage records are kept. With `delete_kbs=true` (needs knowledge.write too) the knowledge bases no other agent uses are deleted; shared ones never. Irreversible.',
       permissions: ['agents.write'], params: IdParams, query: AgentDeleteQuery,
       extraPermissions: ({ query }) => (query.delete_kbs ? ['knowledge.write'] : []),
       responses: { 204: { description: 'Deleted' } },
-      async handler({ params, principal, deps }) {
-        if (!(await deleteAgent(deps, principal.orgId, params.id))) throw notFound('agent');
+      async handler({ params, query, principal, deps }) {
+        if (!(await deleteAgent(deps, principal.orgId, params.id, { deleteKbs: query.delete_kbs === true }))) throw notFound('agent');
         return { status: 204 };
       },
     }),
@@ -152,6 +155,17 @@ export const agentsFamily: RouteFamily = {
       async handler({ body, principal, deps }) {
         const agent = await importAgent(deps.sql, principal.orgId, body);
         return { status: 201, body: agent, headers: { Location: `${BASE}/agents/${agent.id}` } };
+      },
+    }),
+    route({
+      method: 'POST', path: '/agents/:id/site', operationId: 'connect_agent_site', summary: 'Connect or re-point the agent\'s website',
+      description: 'Creates the agent\'s site, or points it at another URL (a crawl of the old URL is replaced), and crawls it. The agent answers from its current index until the new one is complete.',
+      permissions: ['agents.write'], params: IdParams, body: AgentSiteSchema,
+      responses: { 202: { description: 'The site, its crawl queued', schema: SiteSchema } },
+      async handler({ params, body, principal, deps }) {
+        const site = await connectAgentSite(deps, principal.orgId, params.id, body);
+        if (!site) throw notFound('agent');
+        return { status: 202, body: publicSite(site) };
       },
     }),
   ],

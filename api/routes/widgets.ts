@@ -1,6 +1,7 @@
 import { fieldError, notFound, validationError } from '../../src/errors.ts';
 import { normalizePatch } from '../../src/domain/agent-config.ts';
-import { findAgentByPublicKey, insertAgent, listAgentsAfter, toWidget } from '../../src/db/agents.ts';
+import { findAgentByPublicKey, listAgentsAfter, toWidget } from '../../src/db/agents.ts';
+import { createAgent, recrawlAgentSite } from '../../src/knowledge/sites.ts';
 import { changeAgent, deleteAgent } from '../../src/domain/agent-changes.ts';
 import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AgentPatch } from '../../src/schemas/agents.ts';
@@ -79,7 +80,7 @@ export const widgetsFamily: RouteFamily = {
       permissions: ['agents.write'], body: WidgetCreateSchema,
       responses: { 201: { description: 'The new widget', schema: WidgetSchema } },
       async handler({ body, principal, deps }) {
-        const agent = await insertAgent(deps.sql, principal.orgId, { name: body.name, site_url: body.site_url, status: 'draft' });
+        const agent = await createAgent(deps, principal.orgId, { name: body.name, site_url: body.site_url, createdVia: 'widgets' });
         return { status: 201, body: toWidget(agent), headers: { Location: `${BASE}/widgets/${agent.public_key}` } };
       },
     }),
@@ -115,6 +116,17 @@ export const widgetsFamily: RouteFamily = {
         const agent = await agentOfWidget(deps, principal, params.id);
         if (!(await deleteAgent(deps, principal.orgId, agent.id))) throw notFound('widget');
         return { status: 204 };
+      },
+    }),
+    route({
+      method: 'POST', path: '/widgets/:id/recrawl', operationId: 'recrawl_widget', summary: 'Re-run the crawler on the widget\'s website',
+      description: 'The widget stays as it is (an active one stays active) and answers from its current index until the new one is built, typically 30 to 60 seconds. 409 `invalid_state` when it has no website.',
+      permissions: ['agents.write'], params: WidgetParams,
+      responses: { 202: { description: 'The widget, its re-crawl queued', schema: WidgetSchema } },
+      async handler({ params, principal, deps }) {
+        const agent = await agentOfWidget(deps, principal, params.id);
+        await recrawlAgentSite(deps, principal.orgId, agent);
+        return { status: 202, body: toWidget(agent) };
       },
     }),
   ],

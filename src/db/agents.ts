@@ -46,15 +46,17 @@ export interface NewAgent {
   persona?: string | null;
   voice?: string | null;
   config?: ConfigObject;
+  /** Which endpoint family made it: its first finished crawl emits widget.ready (widgets) or widget.crawl_completed. */
+  createdVia?: 'agents' | 'widgets';
 }
 
 /** Inserts an agent: `draft` when it has a site to crawl, else `active` (unless `status` says otherwise). */
 export async function insertAgent(db: Db, orgId: string, input: NewAgent): Promise<Agent> {
   const status: AgentStatus = input.status ?? (input.site_url ? 'draft' : 'active');
   const [row] = await db<AgentRow[]>`
-    insert into agents (id, org_id, public_key, name, status, site_url, persona, voice, config)
+    insert into agents (id, org_id, public_key, name, status, site_url, persona, voice, config, created_via)
     values (${newId()}, ${orgId}, ${newPublicKey()}, ${input.name}, ${status}, ${input.site_url ?? null},
-      ${input.persona ?? null}, ${input.voice ?? null}, ${db.json((input.config ?? {}) as never)})
+      ${input.persona ?? null}, ${input.voice ?? null}, ${db.json((input.config ?? {}) as never)}, ${input.createdVia ?? 'agents'})
     returning ${db(COLUMNS)}`;
   return toAgent(row!);
 }
@@ -215,4 +217,9 @@ export async function detachVoiceProfile(db: Db, orgId: string, profileId: strin
     where org_id = ${orgId} and (config->>'voice_profile_id' = ${profileId} or draft->'changes'->>'voice_profile_id' = ${profileId})
     returning id`;
   return rows.length;
+}
+
+/** Records the agent's website URL (the site row holds its crawl state). */
+export async function setAgentSiteUrl(db: Db, id: string, url: string | null): Promise<void> {
+  await db`update agents set site_url = ${url}, updated_at = now() where id = ${id}`;
 }

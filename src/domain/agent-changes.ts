@@ -1,9 +1,12 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError, validationError } from '../errors.ts';
 import { markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
 import { deleteEmailInboxesOfAgent } from '../db/email-inboxes.ts';
+import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
+import { stopSiteWork } from '../knowledge/sites.ts';
 import { dispatchAfterCommit, emitEvent, type DispatchDeps } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
@@ -16,7 +19,7 @@ import { normalizePatch } from './agent-config.ts';
  * each runs in one transaction with the events it causes, and dispatches them after commit.
  */
 
-export type AgentDeps = DispatchDeps & { sql: Sql; log: Logger };
+export type AgentDeps = DispatchDeps & { sql: Sql; log: Logger; config: Config };
 
 /** The widget.* event payload: the agent and its widget view, both as their endpoints return them. */
 export const agentEventData = (agent: Agent) => ({ agent, widget: toWidget(agent) });
@@ -81,16 +84,22 @@ export async function publishAgentDraft(deps: AgentDeps, orgId: string, id: stri
 
 /**
  * Hides the agent at once and starts its purge workflow in the same transaction: if Temporal
- * cannot take the workflow, nothing changes. False when there is no such agent.
+ * cannot take the workflow, nothing changes. With `deleteKbs`, the knowledge bases no other live
+ * agent uses go too (shared ones never). False when there is no such agent.
  */
-export async function deleteAgent(deps: AgentDeps, orgId: string, id: string): Promise<boolean> {
-  return deps.sql.begin(async (tx) => {
-    if (!(await markAgentDeleted(tx, orgId, id))) return false;
+export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, opts: { deleteKbs?: boolean } = {}): Promise<boolean> {
+  const siteIds = await deps.sql.begin(async (tx) => {
+    if (!(await markAgentDeleted(tx, orgId, id))) return null;
     // Its inbox addresses are unique across the service: free them now, not when the purge runs.
     await deleteEmailInboxesOfAgent(tx, id);
+    const own = (await tx<{ id: string }[]>`select id from sites where agent_id = ${id}`).map((r) => r.id);
+    const kbSites = opts.deleteKbs ? await deleteKnowledgeBases(tx, orgId, await knowledgeBasesOnlyUsedBy(tx, id)) : [];
     await startPurge(deps, orgId, id);
-    return true;
+    return [...own, ...kbSites];
   });
+  if (!siteIds) return false;
+  await stopSiteWork(deps, siteIds);
+  return true;
 }
 
 async function startPurge(deps: AgentDeps, orgId: string, agentId: string): Promise<void> {

@@ -6,6 +6,10 @@ import type { Db } from '../db/index.ts';
  * list once through an activity, so a change here never breaks the replay of a running purge.
  */
 export const AGENT_PURGE_STEPS: Record<string, (db: Db, agentId: string, batchSize: number) => Promise<number>> = {
+  // Crawled pages (and their passages, ON DELETE CASCADE) of the agent's own sites; the site rows go with the agent.
+  site_pages: async (db, agentId, batchSize) => (await db`
+    delete from site_pages where id in (
+      select p.id from site_pages p join sites s on s.id = p.site_id where s.agent_id = ${agentId} limit ${batchSize})`).count,
   // Messages go with their conversation (ON DELETE CASCADE); usage records have no foreign key and stay.
   conversations: async (db, agentId, batchSize) => (await db`
     delete from conversations where id in (

@@ -54,18 +54,19 @@ export type UrlProblem =
 
 /**
  * Checks what can be decided from the text of an outbound URL alone: it parses, is https (or
- * http when private targets are allowed, for local receivers) and, when its host is an IP
+ * http when private targets are allowed, for local receivers, or when `allowHttp`: websites to
+ * crawl) and, when its host is an IP
  * literal, that the address is public. Names are resolved by
  * `src/net/outbound.ts`.
  */
-export function checkOutboundUrlShape(url: string, opts: { allowPrivate: boolean }): UrlProblem | null {
+export function checkOutboundUrlShape(url: string, opts: { allowPrivate: boolean; allowHttp?: boolean }): UrlProblem | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return { code: 'invalid_url', message: 'url must be an absolute URL' };
   }
-  if (parsed.protocol !== 'https:' && !(opts.allowPrivate && parsed.protocol === 'http:')) {
+  if (parsed.protocol !== 'https:' && !((opts.allowPrivate || opts.allowHttp) && parsed.protocol === 'http:')) {
     return { code: 'https_required', message: 'url must use https' };
   }
   if (!parsed.hostname) return { code: 'invalid_url', message: 'url must name a host' };

@@ -67,7 +67,15 @@ export async function resolveOutboundHost(hostname: string, policy: OutboundPoli
  * `private_network_target` for one that reaches a private address. With private targets
  * allowed no lookup is made (local receivers, offline development).
  */
-export async function assertOutboundUrl(url: string, field: string, policy: OutboundPolicy): Promise<void> {
+export async function assertOutboundUrl(url: string, field: string, policy: OutboundPolicy & {
+  /** Accept http as well as https (a website to crawl, unlike a webhook, need not be https). */
+  allowHttp?: boolean;
+  /**
+   * Accept a name that does not resolve now (a crawl reports it as the site's error later);
+   * one that resolves to a private address is refused either way.
+   */
+  acceptUnresolvable?: boolean;
+}): Promise<void> {
   const problem = checkOutboundUrlShape(url, policy);
   if (problem?.code === 'private_network_target') throw new AppError(400, 'private_network_target', problem.message);
   if (problem) throw fieldError(field, problem.code, problem.message);
@@ -77,7 +85,7 @@ export async function assertOutboundUrl(url: string, field: string, policy: Outb
   } catch (err) {
     if (!(err instanceof OutboundTargetError)) throw err;
     if (err.code === 'private_network_target') throw new AppError(400, 'private_network_target', err.message);
-    throw fieldError(field, 'unresolvable_host', err.message);
+    if (!policy.acceptUnresolvable) throw fieldError(field, 'unresolvable_host', err.message);
   }
 }
 

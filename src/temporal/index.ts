@@ -16,12 +16,18 @@ export function taskQueues(config: Pick<Config, 'TASK_QUEUE_PREFIX'>) {
   return {
     maintenance: `${config.TASK_QUEUE_PREFIX}-maintenance`,
     webhooks: `${config.TASK_QUEUE_PREFIX}-webhooks`,
+    crawls: `${config.TASK_QUEUE_PREFIX}-crawls`,
   } as const;
 }
 export type TaskQueueKind = keyof ReturnType<typeof taskQueues>;
 
-/** Workflow ids are business keys: one purge per agent, ever; one delivery per event and endpoint (and per manual retry). */
+/**
+ * Workflow ids are business keys: one purge per agent, ever; one delivery per event and endpoint
+ * (and per manual retry); one crawl of a site at a time; one re-crawl Schedule per site.
+ */
 export const workflowIds = {
+  crawl: (siteId: string) => `crawl:${siteId}`,
+  crawlSchedule: (siteId: string) => `crawl-schedule:${siteId}`,
   agentPurge: (agentId: string) => `agent-purge:${agentId}`,
   webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
     `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,

@@ -1,0 +1,142 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Sql } from '../db/index.ts';
+import { AppError } from '../errors.ts';
+import { findAgent, insertAgent, setAgentSiteUrl } from '../db/agents.ts';
+import { findKnowledgeBase } from '../db/knowledge-bases.ts';
+import {
+  deleteSite, findAgentSite, findSite, insertSite, markSiteQueued, setSiteCadence, setSiteUrl, type SiteRecord,
+} from '../db/sites.ts';
+import { assertOutboundUrl } from '../net/outbound.ts';
+import type { Agent } from '../schemas/agents.ts';
+import { workflowIds } from '../temporal/index.ts';
+import type { CrawlCadence } from './cadence.ts';
+import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from './crawls.ts';
+
+/**
+ * What the API does with websites: each change and the crawl (or Schedule) it implies happen in
+ * one transaction, so a 503 from Temporal leaves nothing half-made.
+ */
+
+export interface KnowledgeDeps { sql: Sql; temporal: Client; config: Config; log: Logger }
+
+/** A website to crawl: http or https; a name resolving to a private address is refused (unless allowed). */
+export async function checkSiteUrl(deps: KnowledgeDeps, url: string, field: string): Promise<void> {
+  await assertOutboundUrl(url, field, { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS, allowHttp: true, acceptUnresolvable: true });
+}
+
+/**
+ * Creates an agent; with a website it starts in `draft`, its site is queued and the crawl starts
+ * (its end makes the agent active with widget.ready or widget.crawl_completed, by `createdVia`).
+ */
+export async function createAgent(deps: KnowledgeDeps, orgId: string, input: {
+  name: string; site_url?: string | undefined; createdVia: 'agents' | 'widgets';
+}): Promise<Agent> {
+  if (input.site_url) await checkSiteUrl(deps, input.site_url, 'site_url');
+  return deps.sql.begin(async (tx) => {
+    const agent = await insertAgent(tx, orgId, { name: input.name, site_url: input.site_url, createdVia: input.createdVia });
+    if (input.site_url) await startCrawl(deps, await insertSite(tx, orgId, { url: input.site_url, agentId: agent.id }));
+    return agent;
+  });
+}
+
+/** Connects the agent's website, or points it elsewhere (a running crawl of the old URL is replaced). Null when no such agent. */
+export async function connectAgentSite(deps: KnowledgeDeps, orgId: string, agentId: string, input: { url: string; crawl_cadence?: CrawlCadence | undefined }):
+  Promise<SiteRecord | null> {
+  await checkSiteUrl(deps, input.url, 'url');
+  return deps.sql.begin(async (tx) => {
+    if (!(await findAgent(tx, orgId, agentId, { forUpdate: true }))) return null;
+    const existing = await findAgentSite(tx, orgId, agentId);
+    const moved = existing !== null && existing.url !== input.url;
+    let site = existing
+      ? (moved ? await setSiteUrl(tx, existing.id, input.url) : (await markSiteQueued(tx, existing.id))!)
+      : await insertSite(tx, orgId, { url: input.url, agentId, cadence: input.crawl_cadence });
+    if (existing && input.crawl_cadence) site = await setSiteCadence(tx, site.id, input.crawl_cadence);
+    await setAgentSiteUrl(tx, agentId, input.url);
+    await startCrawl(deps, site, { restart: moved });
+    await syncCrawlSchedule(deps, site);
+    return site;
+  });
+}
+
+/**
+ * Re-crawls the agent's website (POST /widgets/:id/recrawl): the agent keeps its status and the
+ * old index until the new one swaps in. 409 when it has no website.
+ */
+export async function recrawlAgentSite(deps: KnowledgeDeps, orgId: string, agent: Agent): Promise<SiteRecord> {
+  return deps.sql.begin(async (tx) => {
+    let site = await findAgentSite(tx, orgId, agent.id);
+    if (!site && !agent.site_url) {
+      throw new AppError(409, 'invalid_state', 'this widget has no website to crawl; connect one with POST /api/v1/rest/agents/:id/site');
+    }
+    site = site ? (await markSiteQueued(tx, site.id))! : await insertSite(tx, orgId, { url: agent.site_url!, agentId: agent.id });
+    await startCrawl(deps, site);
+    return site;
+  });
+}
+
+/** Queues a fresh crawl of a site (joining one already running). Null when no such site. */
+export async function recrawlSite(deps: KnowledgeDeps, orgId: string, id: string): Promise<SiteRecord | null> {
+  return deps.sql.begin(async (tx) => {
+    if (!(await findSite(tx, orgId, id, { forUpdate: true }))) return null;
+    const site = (await markSiteQueued(tx, id))!;
+    await startCrawl(deps, site);
+    return site;
+  });
+}
+
+/** Sets a site's cadence: next_crawl_at is recomputed and its Schedule created, moved or removed. */
+export async function changeSiteCadence(deps: KnowledgeDeps, orgId: string, id: string, cadence: CrawlCadence | undefined): Promise<SiteRecord | null> {
+  return deps.sql.begin(async (tx) => {
+    const current = await findSite(tx, orgId, id, { forUpdate: true });
+    if (!current || cadence === undefined) return current;
+    const site = await setSiteCadence(tx, id, cadence);
+    await syncCrawlSchedule(deps, site);
+    return site;
+  });
+}
+
+/** A new source of a knowledge base, crawled at once. Null when no such knowledge base. */
+export async function addKnowledgeBaseSite(deps: KnowledgeDeps, orgId: string, kbId: string, input: { url: string; crawl_cadence?: CrawlCadence | undefined }):
+  Promise<SiteRecord | null> {
+  await checkSiteUrl(deps, input.url, 'url');
+  return deps.sql.begin(async (tx) => {
+    if (!(await findKnowledgeBase(tx, orgId, kbId))) return null;
+    const site = await insertSite(tx, orgId, { url: input.url, kbId, cadence: input.crawl_cadence });
+    await startCrawl(deps, site);
+    await syncCrawlSchedule(deps, site);
+    return site;
+  });
+}
+
+/** Deletes a site and its pages; its Schedule and any running crawl go too. False when no such site. */
+export async function removeSite(deps: KnowledgeDeps, orgId: string, id: string): Promise<boolean> {
+  const site = await deps.sql.begin(async (tx) => {
+    const found = await findSite(tx, orgId, id, { forUpdate: true });
+    if (!found) return null;
+    await deleteSite(tx, id);
+    if (found.widget_id) await setAgentSiteUrl(tx, found.widget_id, null);
+    return found;
+  });
+  if (!site) return false;
+  await stopSiteWork(deps, [id]);
+  return true;
+}
+
+/**
+ * After sites are deleted: removes their Schedules and stops their running crawls. Best effort:
+ * a Schedule left behind removes itself at its next tick (its site is gone).
+ */
+export async function stopSiteWork(deps: KnowledgeDeps, siteIds: string[]): Promise<void> {
+  for (const id of siteIds) {
+    try {
+      await deleteCrawlSchedule(deps, id);
+      await deps.temporal.workflow.getHandle(workflowIds.crawl(id)).terminate('site deleted').catch((err: unknown) => {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      });
+    } catch (err) {
+      deps.log.warn({ err, site_id: id }, 'could not stop the work of a deleted site; its Schedule removes itself when it fires');
+    }
+  }
+}

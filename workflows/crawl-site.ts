@@ -1,0 +1,50 @@
+import { ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
+import type { CrawlActivities, CrawlLimits, CrawlSummary } from '../activities/crawl.ts';
+
+export interface CrawlSiteInput { siteId: string; limits: CrawlLimits }
+
+const { prepareCrawl, finishCrawl, failCrawl } = proxyActivities<CrawlActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+
+/**
+ * Crawls a site into a new generation of its index, then swaps it in (or, on failure, keeps the
+ * index served now and records the error). The fetching runs in one long activity that
+ * heartbeats its progress; a worker that dies mid-crawl is replaced and the retry resumes from
+ * the pages already stored, fetching none of them again.
+ */
+export async function crawlSite(input: CrawlSiteInput): Promise<CrawlSummary | null> {
+  const prepared = await prepareCrawl({ siteId: input.siteId });
+  if (!prepared) return null; // the site was deleted meanwhile
+  const { runCrawl } = proxyActivities<CrawlActivities>({
+    // The duration cap plus time to store the last pages.
+    startToCloseTimeout: input.limits.maxDurationMs + 5 * 60_000,
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 5, nonRetryableErrorTypes: ['CrawlRefused'] },
+  });
+  const target = { siteId: input.siteId, generation: prepared.generation };
+  let summary: CrawlSummary;
+  try {
+    summary = await runCrawl({ ...target, url: prepared.url, limits: input.limits });
+  } catch (err) {
+    const message = failureMessage(err);
+    await failCrawl({ ...target, error: message });
+    throw ApplicationFailure.nonRetryable(message, 'CrawlFailed');
+  }
+  if (summary.pages === 0) {
+    const message = summary.firstError ?? 'no page of the site could be fetched';
+    await failCrawl({ ...target, error: message });
+    throw ApplicationFailure.nonRetryable(message, 'CrawlFailed');
+  }
+  await finishCrawl({ ...target, summary });
+  log.info('site crawled', { siteId: input.siteId, ...summary });
+  return summary;
+}
+
+function failureMessage(err: unknown): string {
+  let cause: unknown = err;
+  // ActivityFailure wraps the activity's own ApplicationFailure: report that one.
+  while (cause && typeof cause === 'object' && 'cause' in cause && (cause as { cause?: unknown }).cause) cause = (cause as { cause: unknown }).cause;
+  return cause instanceof Error ? cause.message : 'the crawl failed';
+}
