@@ -1,0 +1,83 @@
+import type { Passage } from '../knowledge/retrieval.ts';
+
+/**
+ * The agent runtime: what answers a visitor or caller. One interface, two implementations: an
+ * offline one grounded in the agent's knowledge (the default, no outside service) and one that
+ * calls an OpenAI-compatible chat-completions endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL).
+ */
+
+export type MessageRole = 'visitor' | 'agent' | 'human_agent' | 'caller' | 'system';
+
+/** A transcript message, as the API shows it. */
+export interface TranscriptMessage { id: string; role: MessageRole; text: string; ts: string }
+
+/** A tool the runtime used, recorded on the conversation (`tool_calls`). */
+export interface ToolCall { name: string; args: Record<string, unknown>; ts: string }
+
+export interface DataField { name: string; type: 'string' | 'number' | 'boolean' | 'email' | 'phone' | 'date'; description: string | null; required: boolean }
+
+/** What the runtime knows of the agent: its configuration as GET /agents/:id shows it. */
+export interface RuntimeAgent {
+  id: string;
+  name: string;
+  persona: string | null;
+  greeting: string | null;
+  guardrails: string[] | null;
+  goals: string[] | null;
+  acceptance_criteria: string[] | null;
+  data_schema: DataField[] | null;
+  default_language: string | null;
+  config_variables: Record<string, string> | null;
+  /** Whether a human can take over (the agent has an enabled transfer rule or live chat alerts). */
+  can_transfer: boolean;
+}
+
+/** What the runtime may call during a turn; each call is recorded as a ToolCall by the runtime. */
+export interface RuntimeTools {
+  /** Ranked passages of the agent's knowledge (its site and knowledge bases) with their page URLs. */
+  searchKnowledge(query: string, limit?: number): Promise<Passage[]>;
+}
+
+export interface TurnInput {
+  agent: RuntimeAgent;
+  /** The conversation so far, oldest first, ending with the visitor's new message. */
+  messages: TranscriptMessage[];
+  /** Data captured so far (per data_schema), to ask only for what is missing. */
+  captured: Record<string, unknown>;
+  /** Facts known of this contact from earlier conversations (cross_channel_memory), or empty. */
+  contactFacts: Record<string, unknown>;
+  /** The page language (`en`, `fr`...), for the reply's language. */
+  language: string;
+}
+
+export interface TurnResult {
+  /** The agent's replies, in order (usually one). */
+  replies: string[];
+  toolCalls: ToolCall[];
+  /** The captured data after this turn (previous values plus what this turn captured). */
+  captured: Record<string, unknown>;
+}
+
+export type Verdict = 'pass' | 'fail' | 'not_applicable';
+
+export interface Evaluation {
+  extracted_data: Record<string, unknown>;
+  /** One per goal and per acceptance criterion. */
+  criteria_results: { criterion: string; verdict: Verdict; reason: string }[];
+  /** A short snake_case label of what the visitor wanted, e.g. `pricing_question`, `book_demo`, `other`. */
+  intent: string;
+  outcome: Outcome;
+}
+
+export interface AgentRuntime {
+  readonly kind: 'offline' | 'llm';
+  /** The first message of a conversation. */
+  greet(agent: RuntimeAgent, opts: { language: string; contactFacts: Record<string, unknown> }): Promise<string>;
+  reply(input: TurnInput, tools: RuntimeTools): Promise<TurnResult>;
+  /** After the conversation ends: data per data_schema, a verdict per goal and criterion, intent and outcome. */
+  evaluate(input: { agent: RuntimeAgent; messages: TranscriptMessage[]; captured: Record<string, unknown> }): Promise<Evaluation>;
+}
+
+/** How a conversation ended up, as evaluation judges it. */
+export const OUTCOMES = ['resolved', 'unresolved', 'handoff_requested', 'abandoned'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
