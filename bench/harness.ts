@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
 
 /** Shared plumbing of the benchmark scripts: settings, output, and cleanup that always runs. */
@@ -49,4 +51,78 @@ export async function startTemporal(): Promise<string> {
   const dev = await startScratchTemporal({ log: say });
   onCleanup('Temporal dev server', () => dev.stop());
   return dev.address;
+}
+
+/**
+ * CPU seconds used so far by this process, the Temporal dev server it started and the PostgreSQL
+ * backends serving `dbName`, read from /proc (Linux), and by the whole machine. Differences of
+ * two snapshots say where a benchmark's CPU went, and how much other programs took meanwhile.
+ */
+export interface CpuSnapshot { at: number; node: number; temporal: number | null; postgres: Map<string, number>; machineBusy: number | null }
+
+const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux the service targets
+
+function readOr<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+function cpuSecondsOf(pid: string): number | null {
+  return readOr(() => {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  }, null);
+}
+
+/** The `temporal` process this one started (its parent pid is ours). */
+function temporalChild(): string | undefined {
+  return readOr(() => readdirSync('/proc'), [] as string[]).find((pid) => /^\d+$/.test(pid) && readOr(() => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'temporal' && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+  }, false));
+}
+
+/** A backend's title reads "postgres: <cluster>: <user> <database> <client> <state>". */
+function postgresBackends(dbName: string): string[] {
+  return readOr(() => readdirSync('/proc'), [] as string[]).filter((pid) => /^\d+$/.test(pid)
+    && readOr(() => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/\s+/).includes(dbName), false));
+}
+
+/** Busy CPU seconds of every core together (all but idle and iowait). */
+function machineBusySeconds(): number | null {
+  return readOr(() => {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    const busy = ticks.slice(0, 8).reduce((a, b) => a + b, 0) - ticks[3]! - ticks[4]!;
+    return busy / TICKS_PER_SECOND;
+  }, null);
+}
+
+export function cpuSnapshot(dbName: string): CpuSnapshot {
+  const temporal = temporalChild();
+  const postgres = new Map<string, number>();
+  for (const pid of postgresBackends(dbName)) {
+    const seconds = cpuSecondsOf(pid);
+    if (seconds !== null) postgres.set(pid, seconds);
+  }
+  return { at: Date.now(), node: cpuSecondsOf('self') ?? 0, temporal: temporal ? cpuSecondsOf(temporal) : null, postgres, machineBusy: machineBusySeconds() };
+}
+
+/** One line: CPU milliseconds per item by process, and how busy the machine was (ours and others'). */
+export function describeCpu(before: CpuSnapshot, after: CpuSnapshot, items: number, what: string): string {
+  const perItem = (seconds: number) => `${((seconds * 1000) / items).toFixed(1)} ms`;
+  const node = after.node - before.node;
+  const temporal = after.temporal !== null && before.temporal !== null ? after.temporal - before.temporal : 0;
+  let postgres = 0;
+  for (const [pid, seconds] of after.postgres) postgres += seconds - (before.postgres.get(pid) ?? 0);
+  const ours = node + temporal + postgres;
+  const wall = (after.at - before.at) / 1000;
+  const machine = after.machineBusy !== null && before.machineBusy !== null ? after.machineBusy - before.machineBusy : null;
+  const cores = availableParallelism();
+  return `CPU per ${what}: node ${perItem(node)}, temporal ${perItem(temporal)}, postgres ${perItem(postgres)}; total ${perItem(ours)} ` +
+    `(${cores} cores: at most ${Math.floor((cores * items) / ours)} ${what}s/s at this cost)` +
+    (machine === null ? '' : `; machine busy ${((machine / wall / cores) * 100).toFixed(0)}%, others ${(((machine - ours) / wall / cores) * 100).toFixed(0)}% of ${cores} cores`);
 }

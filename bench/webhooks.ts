@@ -26,7 +26,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
-import { cleanUp, freshDatabase, onCleanup, positiveInt, say, startTemporal } from './harness.ts';
+import { cleanUp, cpuSnapshot, describeCpu, freshDatabase, onCleanup, positiveInt, say, startTemporal, type CpuSnapshot } from './harness.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -121,7 +121,7 @@ async function pauseAll(base: string, token: string, agentIds: string[], rate: n
 }
 
 /** Prints the figures; a missed target is reported, not an error (as bench:api does). */
-function report(receipts: Receipts, patchMs: number): void {
+function report(receipts: Receipts, patchMs: number, cpu: [CpuSnapshot, CpuSnapshot]): void {
   const rows = [...receipts.first.values()];
   const latencies = rows.map((r) => r.receivedAt - r.createdAt).sort((a, b) => a - b);
   const firstCommit = Math.min(...rows.map((r) => r.createdAt));
@@ -133,6 +133,7 @@ function report(receipts: Receipts, patchMs: number): void {
   say(`throughput (first commit to last receipt): ${rate.toFixed(0)} events/s`);
   say(`commit to receipt: p50 ${percentile(latencies, 50)} ms, p95 ${p95} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms`);
   say(`repeated deliveries: ${receipts.repeats}`);
+  say(describeCpu(cpu[0], cpu[1], rows.length, 'event'));
   say();
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   say(`p95 <= ${TARGET_P95_MS} ms: ${verdict(p95 <= TARGET_P95_MS)}`);
@@ -168,11 +169,13 @@ async function main(): Promise<void> {
   receipts.repeats = 0;
 
   say(`Measuring ${EVENTS} events...`);
+  const dbName = new URL(databaseUrl).pathname.slice(1);
+  const cpuBefore = cpuSnapshot(dbName);
   const started = Date.now();
   await pauseAll(base, org.token, agents.slice(WARMUP_EVENTS), RATE);
   const patchMs = Date.now() - started;
   await waitForReceipts(receipts, EVENTS);
-  report(receipts, patchMs);
+  report(receipts, patchMs, [cpuBefore, cpuSnapshot(dbName)]);
 }
 
 let exitCode = 0;

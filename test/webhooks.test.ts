@@ -5,6 +5,9 @@ import { startReceiver, type Receiver, type Received } from './webhook-receiver.
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../src/temporal/worker.ts';
 import { emitEvent } from '../src/events/emit.ts';
+import { dispatchEvents, startDeliveryWorkflow } from '../src/events/dispatch.ts';
+import { colocatedClient } from '../src/temporal/worker.ts';
+import { taskQueues } from '../src/temporal/index.ts';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
 
 // A database of its own: every service started with a worker runs a recovery sweep over its
@@ -376,6 +379,24 @@ describe('deliveries', () => {
     } finally {
       await apiOnly.stop();
     }
+  });
+
+  it('starts a delivery once however often it is dispatched, eagerly through the worker of this process', async () => {
+    expect(colocatedClient(svc.config.TEMPORAL_NAMESPACE, taskQueues(svc.config).webhooks)).toBeDefined();
+    const { api, agent, orgId } = await orgWithAgent();
+    const url = receiver.url();
+    await createEndpoint(api, url, ['widget.activated']);
+    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget: { id: agent.public_key } } }));
+    const deps = { sql: svc.sql, temporal: svc.temporal, config: svc.config };
+    // The API and the sweep racing: both find the event undispatched and start its workflow.
+    const counts = await Promise.all([dispatchEvents(deps, [eventId]), dispatchEvents(deps, [eventId])]);
+    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    await arrived(url, 1);
+    // After the run ended, starting the same (event, endpoint) again is a no-op too.
+    const [delivery] = await svc.sql<{ id: string; endpoint_id: string }[]>`select id, endpoint_id from webhook_deliveries where event_id = ${eventId}`;
+    await startDeliveryWorkflow(deps, { deliveryId: delivery!.id, eventId, endpointId: delivery!.endpoint_id, orgId, agentId: agent.id });
+    await sleep(QUIET_MS);
+    expect(receiver.received(url)).toHaveLength(1);
   });
 
   it('delivers an event that committed but was never dispatched, through the recovery sweep', async () => {

@@ -3,6 +3,7 @@ import { webhookRetryDelays, type Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { createDeliveries, markEventsDispatched, staleEventIds, type PendingDelivery } from '../db/webhooks.ts';
 import { SEARCH_ATTRIBUTES, taskQueues, workflowIds } from '../temporal/index.ts';
+import { colocatedClient } from '../temporal/worker.ts';
 import type { deliverWebhook } from '../../workflows/deliver-webhook.ts';
 
 /** What dispatch needs: the database, a Temporal client and the configuration. */
@@ -15,10 +16,15 @@ export interface DispatchDeps {
 /** Starts the delivery workflow of one delivery; a second start of the same delivery is a no-op. */
 export async function startDeliveryWorkflow(deps: DispatchDeps, delivery: PendingDelivery, opts: { retryNumber?: number } = {}): Promise<void> {
   const manual = opts.retryNumber !== undefined;
+  const taskQueue = taskQueues(deps.config).webhooks;
+  // With a delivery worker in this process, start eagerly: the server hands the first workflow
+  // task back in the start response when that worker has a free slot (else it queues it as usual).
+  const eager = colocatedClient(deps.temporal.options.namespace, taskQueue);
   try {
-    await deps.temporal.workflow.start<typeof deliverWebhook>('deliverWebhook', {
+    await (eager ?? deps.temporal).workflow.start<typeof deliverWebhook>('deliverWebhook', {
       workflowId: workflowIds.webhookDelivery(delivery.eventId, delivery.endpointId, opts.retryNumber),
-      taskQueue: taskQueues(deps.config).webhooks,
+      taskQueue,
+      requestEagerStart: eager !== undefined,
       // A manual retry is one attempt: whoever asked for it sees its outcome at once.
       args: [{ deliveryId: delivery.deliveryId, retryDelaysSeconds: manual ? [] : webhookRetryDelays(deps.config) }],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,

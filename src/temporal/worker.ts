@@ -7,6 +7,20 @@ import { taskQueues, type TaskQueueKind } from './index.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 
+/**
+ * Clients on the connection of a running worker of this process, by namespace and task queue.
+ * A workflow started through one with `requestEagerStart` can have its first workflow task handed
+ * to that worker in the start response (Eager Workflow Start): no matching, no poll round trip.
+ * The TypeScript SDK offers it only on a NativeConnection shared by the client and the worker.
+ */
+const colocated = new Map<string, Client>();
+const colocatedKey = (namespace: string, taskQueue: string) => `${namespace}\u0000${taskQueue}`;
+
+/** A client whose starts on `taskQueue` may be eager, while a worker of this process polls it. */
+export function colocatedClient(namespace: string, taskQueue: string): Client | undefined {
+  return colocated.get(colocatedKey(namespace, taskQueue));
+}
+
 export interface WorkerSet {
   /** Resolves when every worker has stopped (after shutdown()). */
   run(): Promise<void>;
@@ -35,10 +49,14 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal'> & {
     shutdownGraceTime: '10 seconds',
   })));
   const running = Promise.all(workers.map((w) => w.run()));
+  const eagerClient = new Client({ connection, namespace: opts.namespace });
+  const eagerKeys = kinds.map((kind) => colocatedKey(opts.namespace, queues[kind]));
+  for (const key of eagerKeys) colocated.set(key, eagerClient);
   let stopped: Promise<void> | undefined;
   return {
     run: async () => { await running; },
     shutdown: () => stopped ??= (async () => {
+      for (const key of eagerKeys) if (colocated.get(key) === eagerClient) colocated.delete(key);
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await connection.close();
