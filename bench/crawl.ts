@@ -1,10 +1,13 @@
 /**
  * Crawler benchmark: `npm run bench:crawl` (or `node --import tsx bench/crawl.ts`).
  *
- * One generated local website (test/fixtures/site.ts: BENCH_PAGES pages, default 1000, of
+ * A generated local website (test/fixtures/site.ts: BENCH_PAGES pages, default 1000, of
  * 12-16 KB each with a header and navigation, an article, an aside and a footer, 10-30 links a
- * page, tracking-parameter and fragment duplicates among them), served by this process. Two
- * crawlers take it in turn, each in a child process of its own so that its peak RSS is its own:
+ * page, tracking-parameter and fragment duplicates among them), served by this process, in two
+ * builds: `semantic` markup (header/nav/main/article/aside/footer elements: our extractor takes
+ * the article) and `div` markup (the same pages of divs only: our extractor runs Mozilla
+ * Readability, its slow path). On each, two crawlers take turns, each in a child process of its
+ * own so that its peak RSS is its own:
  *
  * - ours (src/crawler): robots.txt, sitemap, politeness machinery on (delay 0), every
  *   connection through the outbound policy's agent, main-content extraction, and an onPage that
@@ -19,7 +22,8 @@
  * alternating which goes first); medians are compared. Target: ours >= 1.5x Crawlee's pages/s
  * at no more peak RSS.
  *
- * Environment: BENCH_PAGES, BENCH_CONCURRENCY (default 8), BENCH_RUNS.
+ * Environment: BENCH_PAGES, BENCH_CONCURRENCY (default 8), BENCH_RUNS, BENCH_MARKUP (default
+ * `semantic,div`).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -120,32 +124,47 @@ async function parent(): Promise<number> {
   const pages = positiveInt('BENCH_PAGES', 1000);
   const concurrency = positiveInt('BENCH_CONCURRENCY', 8);
   const runs = positiveInt('BENCH_RUNS', 3);
+  const markups = (process.env.BENCH_MARKUP ?? 'semantic,div').split(',').map((m) => m.trim());
+  let missed = false;
   try {
-    const site = await startFixtureSite({ pages, topology: 'graph', paragraphs: 12 });
-    onCleanup('fixture site', () => site.close());
-    say(`site: ${pages} generated pages at ${site.url}, concurrency ${concurrency}, ${runs} run(s) per crawler, delay 0`);
-    const results: RunResult[] = [];
-    for (let i = 0; i < runs; i++) {
-      const order: Engine[] = i % 2 === 0 ? ['ours', 'crawlee'] : ['crawlee', 'ours'];
-      for (const engine of order) {
-        const r = await spawnRun(engine, `${site.url}/`, pages, concurrency);
-        if (r.pages < pages * 0.98) throw new Error(`${engine} handled only ${r.pages} of ${pages} pages`);
-        results.push(r);
-        say(`  run ${i + 1} ${engine.padEnd(7)} ${r.pages} pages in ${r.seconds.toFixed(2)} s = ${(r.pages / r.seconds).toFixed(0)} pages/s, ${((r.cpuSeconds * 1000) / r.pages).toFixed(1)} CPU ms/page, peak RSS ${(r.maxRssKb / 1024).toFixed(0)} MiB`
-          + (engine === 'ours' ? `, ${r.chunks} chunks from ${(r.textChars / 1e6).toFixed(1)} M chars of main text` : `, ${(r.textChars / 1e6).toFixed(1)} M chars of body text`));
+    for (const markup of markups) {
+      if (markup !== 'semantic' && markup !== 'div') throw new Error(`BENCH_MARKUP: unknown markup ${markup} (semantic, div)`);
+      const site = await startFixtureSite({ pages, topology: 'graph', paragraphs: 12, markup });
+      onCleanup(`fixture site (${markup})`, () => site.close());
+      say();
+      say(`${markup} markup: ${pages} generated pages at ${site.url}, concurrency ${concurrency}, ${runs} run(s) per crawler, delay 0`);
+      const results: RunResult[] = [];
+      for (let i = 0; i < runs; i++) {
+        const order: Engine[] = i % 2 === 0 ? ['ours', 'crawlee'] : ['crawlee', 'ours'];
+        for (const engine of order) {
+          const r = await spawnRun(engine, `${site.url}/`, pages, concurrency);
+          if (r.pages < pages * 0.98) throw new Error(`${engine} handled only ${r.pages} of ${pages} pages`);
+          results.push(r);
+          say(describeRun(i, r));
+        }
       }
+      missed = !report(results, say) || missed;
     }
-    report(results, say);
     return 0;
   } catch (err) {
     process.stderr.write(`benchmark failed: ${(err as Error).stack ?? String(err)}\n`);
     return 1;
   } finally {
     await cleanUp();
+    if (missed) process.stderr.write('a target was missed\n');
   }
 }
 
-function report(results: RunResult[], say: (line?: string) => void): void {
+function describeRun(i: number, r: RunResult): string {
+  const work = r.engine === 'ours'
+    ? `${r.chunks} chunks from ${(r.textChars / 1e6).toFixed(1)} M chars of main text`
+    : `${(r.textChars / 1e6).toFixed(1)} M chars of body text`;
+  return `  run ${i + 1} ${r.engine.padEnd(7)} ${r.pages} pages in ${r.seconds.toFixed(2)} s = ${(r.pages / r.seconds).toFixed(0)} pages/s, `
+    + `${((r.cpuSeconds * 1000) / r.pages).toFixed(1)} CPU ms/page, peak RSS ${(r.maxRssKb / 1024).toFixed(0)} MiB, ${work}`;
+}
+
+/** Prints the medians and ratios; false when a target is missed. */
+function report(results: RunResult[], say: (line?: string) => void): boolean {
   const summary = (engine: Engine) => {
     const mine = results.filter((r) => r.engine === engine);
     return { rate: median(mine.map((r) => r.pages / r.seconds)), rssMb: median(mine.map((r) => r.maxRssKb / 1024)) };
@@ -155,13 +174,13 @@ function report(results: RunResult[], say: (line?: string) => void): void {
   const speed = ours.rate / crawlee.rate;
   const rss = ours.rssMb / crawlee.rssMb;
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
-  say();
   say('crawler    pages/s   peak RSS (medians)');
   say(`ours      ${ours.rate.toFixed(0).padStart(8)}   ${ours.rssMb.toFixed(0).padStart(5)} MiB`);
   say(`crawlee   ${crawlee.rate.toFixed(0).padStart(8)}   ${crawlee.rssMb.toFixed(0).padStart(5)} MiB`);
   say();
   say(`speed ratio (ours / crawlee): ${speed.toFixed(2)}  target >= ${TARGET_SPEED_RATIO}: ${verdict(speed >= TARGET_SPEED_RATIO)}`);
   say(`peak RSS ratio (ours / crawlee): ${rss.toFixed(2)}  target <= ${TARGET_RSS_RATIO}: ${verdict(rss <= TARGET_RSS_RATIO)}`);
+  return speed >= TARGET_SPEED_RATIO && rss <= TARGET_RSS_RATIO;
 }
 
 const [mode, engine, url, pagesArg, concurrencyArg] = process.argv.slice(2);

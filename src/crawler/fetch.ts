@@ -113,6 +113,13 @@ export async function fetchOnce(url: string, opts: FetchOptions): Promise<Fetche
 }
 
 /**
+ * Windows-1252 bytes 0x80-0x9F (the rest is Latin-1). Node's TextDecoder decodes the label (and
+ * `iso-8859-1`, which WHATWG maps to it) as Latin-1, turning curly quotes into C1 controls.
+ */
+const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
+  + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/**
  * Decodes an HTML or text body: the Content-Type charset, else a byte order mark, else a
  * `<meta charset>` in the first 1024 bytes (the HTML sniffing window), else UTF-8.
  */
@@ -124,9 +131,14 @@ export function decodeBody(body: Buffer, charset: string | null, html: boolean):
     label = /<meta[^>]+charset\s*=\s*["']?\s*([\w-]+)/i.exec(head)?.[1]?.toLowerCase() ?? null;
   }
   if (!label || label === 'utf-8' || label === 'utf8') return body.toString('utf8');
+  let decoder: TextDecoder;
   try {
-    return new TextDecoder(label).decode(body);
+    decoder = new TextDecoder(label);
   } catch {
     return body.toString('utf8');
   }
+  if (decoder.encoding === 'windows-1252') {
+    return body.toString('latin1').replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
+  }
+  return decoder.decode(body);
 }
