@@ -327,10 +327,13 @@ describe('crawl', () => {
     expect(byPath.get('/')!.truncated).toBe(false);
   });
 
-  it('counts a timed-out page as failed and goes on', async () => {
-    const s = await site({ pages: 4, extras: true, slowMs: 2000 });
+  it('counts a timed-out page as failed and goes on, including one that drips its body forever', async () => {
+    const s = await site({ pages: 4, extras: true, slowMs: 2000, dripMs: 50 });
+    const started = Date.now();
     const { result, byPath } = await crawlAll(s, { requestTimeoutMs: 300 });
     expect(result.failures).toContainEqual({ url: `${s.url}/slow`, reason: 'timeout' });
+    expect(result.failures).toContainEqual({ url: `${s.url}/drip`, reason: 'timeout' }); // 3 x requestTimeoutMs in all
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(byPath.has('/articles/3')).toBe(true);
   });
 

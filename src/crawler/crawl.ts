@@ -331,18 +331,28 @@ class CrawlRun {
 
   // --- fetching -----------------------------------------------------------------------------
 
-  private request(url: string, extra: { maxBytes: number; accept?: string; headers?: Record<string, string>; want: (status: number, type: string) => boolean }): Promise<FetchedResponse> {
-    return fetchOnce(url, {
-      dispatcher: this.dispatcher,
-      userAgent: this.o.userAgent,
-      // The timeouts below bound each wait; this bounds a server that drips its body forever.
-      signal: AbortSignal.any([this.controller.signal, AbortSignal.timeout(this.o.requestTimeoutMs * REQUEST_DEADLINE_FACTOR)]),
-      timeoutMs: this.o.requestTimeoutMs,
-      maxBytes: extra.maxBytes,
-      wantBody: extra.want,
-      ...(extra.accept ? { accept: extra.accept } : {}),
-      ...(extra.headers ? { headers: extra.headers } : {}),
-    });
+  private async request(url: string, extra: { maxBytes: number; accept?: string; headers?: Record<string, string>; want: (status: number, type: string) => boolean }): Promise<FetchedResponse> {
+    // The request timeouts bound each wait; this deadline bounds a server that drips its body forever.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DOMException('request deadline passed', 'TimeoutError')), this.o.requestTimeoutMs * REQUEST_DEADLINE_FACTOR);
+    const stop = () => deadline.abort(this.controller.signal.reason);
+    this.controller.signal.addEventListener('abort', stop, { once: true });
+    if (this.controller.signal.aborted) stop();
+    try {
+      return await fetchOnce(url, {
+        dispatcher: this.dispatcher,
+        userAgent: this.o.userAgent,
+        signal: deadline.signal,
+        timeoutMs: this.o.requestTimeoutMs,
+        maxBytes: extra.maxBytes,
+        wantBody: extra.want,
+        ...(extra.accept ? { accept: extra.accept } : {}),
+        ...(extra.headers ? { headers: extra.headers } : {}),
+      });
+    } finally {
+      clearTimeout(timer);
+      this.controller.signal.removeEventListener('abort', stop);
+    }
   }
 
   /** A GET of robots.txt or a sitemap, following redirects; null after too many (or a bad Location). */
