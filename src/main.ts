@@ -69,6 +69,9 @@ async function main(mode: Mode): Promise<void> {
       cliPath, dbFile: join(config.DATA_DIR, 'temporal.db'), port: config.TEMPORAL_DEV_PORT, uiPort: config.TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
       searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((k) => [k, 'Keyword' as const])),
+      // Our attributes are registered at launch: re-reading them on every read only costs time
+      // (a third of a workflow start on the dev server, see bench/README.md).
+      dynamicConfig: { 'system.forceSearchAttributesCacheRefreshOnRead': false },
       log: (l) => log.debug(l),
     });
     owned.push(dev);
