@@ -135,7 +135,8 @@ function reasonOf(err: unknown): string {
   if ((err as Error | null)?.name === 'TimeoutError') return 'timeout';
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
-  return typeof code === 'string' ? `network_error: ${code}` : `network_error: ${(err as Error)?.message ?? String(err)}`;
+  // Node and undici network errors carry a code (ECONNREFUSED, UND_ERR_SOCKET...); anything else is ours.
+  return typeof code === 'string' ? `network_error: ${code}` : `error: ${(err as Error)?.message ?? String(err)}`;
 }
 
 class CrawlRun {
@@ -226,10 +227,9 @@ class CrawlRun {
   }
 
   /** Adds a normalized URL to the frontier unless seen, off-site, a file, too deep, or the frontier is full. */
-  private enqueue(url: string | null, depth: number): void {
+  private enqueue(url: string | null, depth: number, checked = false): void {
     if (!url || depth > this.o.maxDepth || this.seen.has(url) || this.queue.length - this.head >= MAX_QUEUED) return;
-    const parsed = new URL(url);
-    if (siteKey(parsed) !== this.site || hasBinaryExtension(parsed)) return;
+    if (!checked && !this.inScope(new URL(url))) return;
     this.seen.add(url);
     this.queue.push({ url, depth });
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
@@ -237,6 +237,11 @@ class CrawlRun {
       this.head = 0;
     }
     this.notify();
+  }
+
+  /** Same site, and not a file type that is never a page. */
+  private inScope(url: URL): boolean {
+    return siteKey(url) === this.site && !hasBinaryExtension(url);
   }
 
   private take(): QueueItem | null {
@@ -454,11 +459,8 @@ class CrawlRun {
   private async fetched(fetchedUrl: string, depth: number, res: FetchedResponse, body: Buffer): Promise<void> {
     const page = this.extract(fetchedUrl, res, body);
     const headerRobots = xRobotsTag(res.headers['x-robots-tag']);
-    const links = page.links.filter((link) => {
-      const parsed = new URL(link);
-      return siteKey(parsed) === this.site && !hasBinaryExtension(parsed);
-    });
-    if (!page.nofollow && !headerRobots.nofollow) for (const link of links) this.enqueue(link, depth + 1);
+    const links = page.links.filter((link) => this.inScope(new URL(link)));
+    if (!page.nofollow && !headerRobots.nofollow) for (const link of links) this.enqueue(link, depth + 1, true);
     if (page.noindex || headerRobots.noindex) return this.skip(fetchedUrl, 'noindex');
     const url = this.canonical(fetchedUrl, page.canonical);
     if (url === null) return this.skip(fetchedUrl, 'duplicate'); // its canonical page is (or will be) fetched

@@ -61,6 +61,8 @@ const MAYBE_CONTENT = /and|article|body|column|content|main|shadow/i;
 
 const MAX_NESTING = 512;
 const READABILITY_MAX_ELEMENTS = 20_000;
+/** Pages longer than this (characters of HTML) skip Readability: its cost grows faster than the page. */
+const READABILITY_MAX_CHARS = 1_000_000;
 
 /** Which elements a text walk leaves out. `none`: only non-text elements; `main`: furniture and boilerplate too; `body`: headers as well. */
 type Cleaning = 'none' | 'main' | 'body';
@@ -273,7 +275,7 @@ function readabilityText(html: string): string | null {
 function mainText(html: string, c: Collected, root: AnyNode): { text: string; method: ExtractedPage['method'] } {
   const semantic = semanticText(c);
   if (semantic) return { text: semantic, method: 'semantic' };
-  const readable = readabilityText(html);
+  const readable = html.length <= READABILITY_MAX_CHARS ? readabilityText(html) : null;
   if (readable) return { text: readable, method: 'readability' };
   const body = c.body ?? root;
   const text = blockText(htmlparser2Tree, body, 'body') || blockText(htmlparser2Tree, body, 'none');
