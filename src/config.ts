@@ -44,6 +44,11 @@ export const ConfigSchema = Type.Object({
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
   AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),
   REPORT_RUN_COST_CENTS: Type.Integer({ minimum: 0, default: 25 }),
+  /** An OpenAI-compatible chat-completions endpoint (e.g. https://api.openai.com/v1); unset: the offline runtime answers. */
+  LLM_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  /** Sent as a bearer token to LLM_BASE_URL; never logged. */
+  LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  LLM_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
 });
 export type Config = Readonly<Static<typeof ConfigSchema>>;
 

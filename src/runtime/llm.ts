@@ -1,0 +1,349 @@
+import OpenAI from 'openai';
+import type { ChatCompletionFunctionTool, ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import {
+  dontKnowReply, defaultCountry, evaluateOffline, greetingFor, normalizeFieldValue, pageLanguage, renderTemplate, type Lang, type ParseContext,
+} from './offline.ts';
+import {
+  OUTCOMES, type AgentRuntime, type DataField, type Evaluation, type Outcome, type RuntimeAgent, type RuntimeTools, type ToolCall,
+  type TranscriptMessage, type TurnInput, type TurnResult, type Verdict,
+} from './types.ts';
+
+/**
+ * The LLM runtime: any OpenAI-compatible chat-completions endpoint, through the official SDK.
+ * Retrieval and data capture are tools the model calls and we execute here; every call is
+ * recorded. The greeting is configuration, so it is rendered locally (no round trip before the
+ * visitor has typed anything).
+ */
+
+export interface LlmRuntimeOptions {
+  /** e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer`; never logged nor put in an error message. */
+  apiKey?: string | null | undefined;
+  model: string;
+  /** A fetch implementation for the SDK (tests, proxies); the global fetch otherwise. */
+  fetch?: typeof globalThis.fetch;
+  /** Where the SDK's own warnings go; silent otherwise (it would print to the console). */
+  logger?: { debug(msg: string, ...rest: unknown[]): void; info(msg: string, ...rest: unknown[]): void; warn(msg: string, ...rest: unknown[]): void; error(msg: string, ...rest: unknown[]): void };
+  /** The clock of tool-call timestamps; tests pin it. */
+  now?: () => Date;
+}
+
+/** A failed call to the model endpoint, with the API key scrubbed from the message. */
+export class LlmError extends Error {
+  override readonly name = 'LlmError';
+  constructor(message: string, readonly status: number | undefined) {
+    super(message);
+  }
+}
+
+const MAX_TOOL_ROUNDS = 5;
+const TIMEOUT_MS = 30_000;
+const MAX_RETRIES = 2;
+const PASSAGE_CHARS = 1200;
+const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'not_applicable'];
+const LANGUAGE_NAMES: Record<string, string> = { en: 'English', fr: 'French', de: 'German', es: 'Spanish', it: 'Italian', pt: 'Portuguese', nl: 'Dutch' };
+
+/**
+ * @example
+ * const runtime = createLlmRuntime({ baseUrl: 'http://localhost:11434/v1', apiKey: process.env.LLM_API_KEY, model: 'llama3.1' });
+ */
+export function createLlmRuntime(options: LlmRuntimeOptions): AgentRuntime {
+  const apiKey = options.apiKey || 'unused';
+  const client = new OpenAI({
+    baseURL: options.baseUrl,
+    // The SDK requires a key; local servers (Ollama, vLLM) take any.
+    apiKey,
+    // Explicit nulls: the SDK would otherwise read OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment.
+    organization: null,
+    project: null,
+    timeout: TIMEOUT_MS,
+    maxRetries: MAX_RETRIES,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.logger ? { logger: options.logger, logLevel: 'warn' as const } : { logLevel: 'off' as const }),
+  });
+  const now = options.now ?? (() => new Date());
+  const call = async <T>(what: string, request: () => Promise<T>): Promise<T> => {
+    try {
+      return await request();
+    } catch (err) {
+      throw toLlmError(err, what, apiKey);
+    }
+  };
+
+  return {
+    kind: 'llm',
+    async greet(agent, opts) {
+      return greetingFor(agent, opts.language || agent.default_language || 'en', opts.contactFacts);
+    },
+    async reply(input, tools) {
+      return replyWithModel(input, tools, { client, model: options.model, now, call });
+    },
+    async evaluate(input) {
+      const fallback = evaluateOffline(input, now());
+      const completion = await call('evaluation', () => client.chat.completions.create({
+        model: options.model,
+        response_format: { type: 'json_object' },
+        messages: [
+          { role: 'system', content: evaluationPrompt(input.agent) },
+          { role: 'user', content: transcriptText(input.messages, input.captured) },
+        ],
+      }));
+      return parseEvaluation(completion.choices[0]?.message?.content ?? null, input, fallback, parseContext(input.agent, input.agent.default_language ?? 'en', now()));
+    },
+  };
+}
+
+interface TurnDeps {
+  client: OpenAI;
+  model: string;
+  now: () => Date;
+  call: <T>(what: string, request: () => Promise<T>) => Promise<T>;
+}
+
+async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnDeps): Promise<TurnResult> {
+  const { agent } = input;
+  const lang = pageLanguage(input.language || agent.default_language);
+  const captured = { ...input.captured };
+  const toolCalls: ToolCall[] = [];
+  const ctx = parseContext(agent, input.language, deps.now());
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: systemPrompt(agent, input, captured) },
+    ...history(input.messages),
+  ];
+  const declared = toolDeclarations(agent.data_schema ?? []);
+  let content: string | null = null;
+  // Up to MAX_TOOL_ROUNDS rounds of tool calls; then one more request that may not call tools.
+  for (let round = 0; round <= MAX_TOOL_ROUNDS; round += 1) {
+    const lastRound = round === MAX_TOOL_ROUNDS;
+    const completion = await deps.call('chat completion', () => deps.client.chat.completions.create({
+      model: deps.model, messages, tools: declared, tool_choice: lastRound ? 'none' : 'auto',
+    }));
+    const message = completion.choices[0]?.message;
+    const calls = (message?.tool_calls ?? []).filter((c): c is ChatCompletionMessageFunctionToolCall => c.type === 'function');
+    if (!calls.length || lastRound) {
+      content = message?.content?.trim() || null;
+      break;
+    }
+    messages.push({ role: 'assistant', content: message?.content ?? null, tool_calls: calls });
+    for (const toolCall of calls) {
+      const { args, result } = await runTool(toolCall, agent, tools, captured, ctx);
+      toolCalls.push({ name: toolCall.function.name, args, ts: deps.now().toISOString() });
+      messages.push({ role: 'tool', tool_call_id: toolCall.id, content: JSON.stringify(result) });
+    }
+  }
+  // A model that never says anything still leaves the visitor an honest answer.
+  return { replies: [content ?? dontKnowReply(lang, agent.can_transfer)], toolCalls, captured };
+}
+
+/** Runs one tool call locally; the result goes back to the model as the tool message. */
+async function runTool(
+  toolCall: ChatCompletionMessageFunctionToolCall, agent: RuntimeAgent, tools: RuntimeTools, captured: Record<string, unknown>, ctx: ParseContext,
+): Promise<{ args: Record<string, unknown>; result: unknown }> {
+  let args: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(toolCall.function.arguments || '{}');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    args = parsed as Record<string, unknown>;
+  } catch {
+    return { args: { raw: toolCall.function.arguments.slice(0, 1000) }, result: { error: 'arguments must be a JSON object' } };
+  }
+  switch (toolCall.function.name) {
+    case 'search_knowledge': {
+      const query = typeof args.query === 'string' ? args.query.trim().slice(0, 500) : '';
+      if (!query) return { args, result: { error: 'query must be a non-empty string' } };
+      const passages = await tools.searchKnowledge(query, 5);
+      return {
+        args,
+        result: passages.length
+          ? { passages: passages.map((p) => ({ title: p.title, url: p.url, text: p.text.slice(0, PASSAGE_CHARS) })) }
+          : { passages: [], note: 'Nothing in the knowledge matches: say you do not know.' },
+      };
+    }
+    case 'capture_data': {
+      const field = (agent.data_schema ?? []).find((f) => f.name === args.field);
+      if (!field) return { args, result: { ok: false, error: `unknown field; known fields: ${(agent.data_schema ?? []).map((f) => f.name).join(', ')}` } };
+      const checked = normalizeFieldValue(field, args.value, ctx);
+      if (!checked.ok) return { args, result: { ok: false, error: checked.error } };
+      captured[field.name] = checked.value;
+      return { args, result: { ok: true, field: field.name, value: checked.value } };
+    }
+    default:
+      return { args, result: { error: `unknown tool ${toolCall.function.name}` } };
+  }
+}
+
+function parseContext(agent: RuntimeAgent, language: string, now: Date): ParseContext {
+  const lang: Lang = pageLanguage(language || agent.default_language);
+  return { lang, country: defaultCountry(agent, lang), now };
+}
+
+function toolDeclarations(schema: DataField[]): ChatCompletionFunctionTool[] {
+  const declared: ChatCompletionFunctionTool[] = [{
+    type: 'function',
+    function: {
+      name: 'search_knowledge',
+      description: "Search this business's knowledge (its website pages and knowledge bases). Returns the best passages with their page URL.",
+      parameters: {
+        type: 'object',
+        properties: { query: { type: 'string', description: 'What to look for, in a few keywords' } },
+        required: ['query'],
+        additionalProperties: false,
+      },
+    },
+  }];
+  if (schema.length) {
+    declared.push({
+      type: 'function',
+      function: {
+        name: 'capture_data',
+        description: 'Record a value the visitor gave for one of the data fields to capture.',
+        parameters: {
+          type: 'object',
+          properties: {
+            field: { type: 'string', enum: schema.map((f) => f.name), description: 'The field name' },
+            value: { type: ['string', 'number', 'boolean'], description: 'The value, as the visitor gave it' },
+          },
+          required: ['field', 'value'],
+          additionalProperties: false,
+        },
+      },
+    });
+  }
+  return declared;
+}
+
+function languageName(language: string): string {
+  const code = language.toLowerCase().split(/[-_]/)[0] ?? 'en';
+  return LANGUAGE_NAMES[code] ?? language;
+}
+
+/** The system prompt: who the agent is, how to use the tools, its rules, goals, data to capture and what is known of the visitor. */
+export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'language' | 'contactFacts'>, captured: Record<string, unknown>): string {
+  const language = input.language || agent.default_language || 'en';
+  const sections = [
+    `You are ${agent.name}, the chat assistant on this business's website.`,
+    agent.persona?.trim() ? renderTemplate(agent.persona, agent, input.contactFacts) : '',
+    `Reply in ${languageName(language)} (page language "${language}"), in 1 to 3 short sentences.`,
+    'Before answering a question about the business, its products, services or policies, call search_knowledge. Answer only from what it returns and end with "Source: <url>" of the page you used. '
+      + `When nothing relevant comes back, say honestly that you don't know and ${agent.can_transfer
+        ? 'offer to connect the visitor with a person from the team'
+        : 'offer to take their contact details so the team gets back to them'}. Never invent facts.`,
+  ];
+  if (agent.guardrails?.length) {
+    sections.push(`Rules you must never break (if the visitor asks for something a rule forbids, decline politely and cite the rule):\n${agent.guardrails.map((g) => `- ${g}`).join('\n')}`);
+  }
+  if (agent.goals?.length) sections.push(`Goals of this conversation:\n${agent.goals.map((g) => `- ${g}`).join('\n')}`);
+  const schema = agent.data_schema ?? [];
+  if (schema.length) {
+    const lines = schema.map((f) => {
+      const have = captured[f.name] !== undefined ? ` (already captured: ${JSON.stringify(captured[f.name])})` : '';
+      return `- ${f.name} (${f.type}${f.required ? ', required' : ''})${f.description ? `: ${f.description}` : ''}${have}`;
+    });
+    sections.push('Data to capture: call capture_data as soon as the visitor gives one of these values; ask for missing required ones one at a time, '
+      + `in a natural sentence, when it fits the conversation:\n${lines.join('\n')}`);
+  }
+  if (Object.keys(input.contactFacts).length) sections.push(`Known facts about this visitor from earlier conversations: ${JSON.stringify(input.contactFacts)}`);
+  return sections.filter(Boolean).join('\n\n');
+}
+
+function history(messages: TranscriptMessage[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  for (const m of messages) {
+    if (m.role === 'visitor' || m.role === 'caller') out.push({ role: 'user', content: m.text });
+    else if (m.role === 'agent') out.push({ role: 'assistant', content: m.text });
+    else if (m.role === 'human_agent') out.push({ role: 'assistant', content: `[a person from the team] ${m.text}` });
+    // System notes of the transcript (joined, left...) are not the model's business.
+  }
+  return out;
+}
+
+function transcriptText(messages: TranscriptMessage[], captured: Record<string, unknown>): string {
+  const lines = messages.map((m) => `[${m.role}] ${m.text}`);
+  return `Transcript:\n${lines.join('\n') || '(no messages)'}\n\nData captured during the conversation: ${JSON.stringify(captured)}`;
+}
+
+function evaluationPrompt(agent: RuntimeAgent): string {
+  const criteria = [...(agent.goals ?? []), ...(agent.acceptance_criteria ?? [])];
+  const schema = agent.data_schema ?? [];
+  return [
+    "You evaluate a finished conversation between a website's AI agent and a visitor. Answer with one JSON object and nothing else, of this shape:",
+    '{"extracted_data": {"<field>": <value>}, "criteria_results": [{"criterion": "<criterion text, copied exactly>", "verdict": "pass" | "fail" | "not_applicable", "reason": "<one short sentence>"}], '
+      + `"intent": "<snake_case label>", "outcome": ${OUTCOMES.map((o) => `"${o}"`).join(' | ')}}`,
+    schema.length
+      ? `Data fields to extract (leave out what the visitor never gave; email lower-case, phone in E.164, date as YYYY-MM-DD):\n${schema.map((f) => `- ${f.name} (${f.type})${f.description ? `: ${f.description}` : ''}`).join('\n')}`
+      : 'There are no data fields: extracted_data is {}.',
+    criteria.length
+      ? `Criteria, one result each:\n${criteria.map((c) => `- ${c}`).join('\n')}\nVerdicts: not_applicable when the conversation never touched the criterion's topic; pass when it was met; fail otherwise.`
+      : 'There are no criteria: criteria_results is [].',
+    'Intent: what the visitor wanted, e.g. pricing_question, support_request, book_demo, contact_request, general_question, other.',
+    'Outcome: abandoned when the visitor never wrote; handoff_requested when they asked for a person; resolved when their questions were answered; unresolved otherwise.',
+  ].join('\n\n');
+}
+
+/**
+ * Reads the model's evaluation. The model is not trusted: an answer that is not a JSON object
+ * with at least one of the expected keys is garbage and the offline evaluator's result is used
+ * whole; otherwise each part is checked on its own (data values normalized per field type,
+ * verdicts and outcome within their sets, one result per criterion) and whatever is missing or
+ * invalid is taken from the offline evaluation.
+ */
+export function parseEvaluation(
+  content: string | null, input: { agent: RuntimeAgent; captured: Record<string, unknown> }, fallback: Evaluation, ctx: ParseContext,
+): Evaluation {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((content ?? '').trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
+  } catch {
+    return fallback;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return fallback;
+  const raw = parsed as Record<string, unknown>;
+  if (!['extracted_data', 'criteria_results', 'intent', 'outcome'].some((k) => k in raw)) return fallback;
+
+  const schema = input.agent.data_schema ?? [];
+  const modelData: Record<string, unknown> = {};
+  if (raw.extracted_data && typeof raw.extracted_data === 'object' && !Array.isArray(raw.extracted_data)) {
+    const given = raw.extracted_data as Record<string, unknown>;
+    for (const field of schema) {
+      const checked = normalizeFieldValue(field, given[field.name], ctx);
+      if (checked.ok) modelData[field.name] = checked.value;
+    }
+  }
+  const capturedData = Object.fromEntries(schema.filter((f) => input.captured[f.name] !== undefined).map((f) => [f.name, input.captured[f.name]]));
+
+  const items = Array.isArray(raw.criteria_results) ? raw.criteria_results.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object') : [];
+  const key = (s: unknown) => (typeof s === 'string' ? s.trim().toLowerCase() : '');
+  const criteria_results = fallback.criteria_results.map((offline) => {
+    const item = items.find((x) => key(x.criterion) === key(offline.criterion));
+    const verdict = item?.verdict;
+    if (!item || typeof verdict !== 'string' || !VERDICTS.includes(verdict as Verdict)) return offline;
+    const reason = typeof item.reason === 'string' && item.reason.trim() ? item.reason.trim().slice(0, 500) : 'judged by the model';
+    return { criterion: offline.criterion, verdict: verdict as Verdict, reason };
+  });
+
+  const intent = typeof raw.intent === 'string' ? raw.intent.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64) : '';
+  const outcome = OUTCOMES.includes(raw.outcome as Outcome) ? (raw.outcome as Outcome) : fallback.outcome;
+  return {
+    extracted_data: { ...fallback.extracted_data, ...modelData, ...capturedData },
+    criteria_results,
+    intent: intent || fallback.intent,
+    outcome,
+  };
+}
+
+/** Long enough fragments of the key are scrubbed too, for servers that echo part of it back. */
+function redact(text: string, apiKey: string): string {
+  let out = text.replace(/Bearer\s+\S+/gi, 'Bearer [redacted]');
+  if (apiKey.length < 8) return apiKey ? out.split(apiKey).join('[redacted]') : out;
+  out = out.split(apiKey).join('[redacted]');
+  for (let i = 0; i + 8 <= apiKey.length; i += 1) out = out.split(apiKey.slice(i, i + 8)).join('[redacted]');
+  return out;
+}
+
+function toLlmError(err: unknown, what: string, apiKey: string): LlmError {
+  const status = err instanceof OpenAI.APIError ? err.status : undefined;
+  const detail = err instanceof Error ? err.message : String(err);
+  // A new error without `cause`: the SDK's error keeps the response headers and request details.
+  return new LlmError(redact(`LLM ${what} failed${status ? ` (HTTP ${status})` : ''}: ${detail}`, apiKey), status);
+}

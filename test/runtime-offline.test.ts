@@ -1,0 +1,350 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Passage } from '../src/knowledge/retrieval.ts';
+import {
+  composeAnswer, createOfflineRuntime, evaluateOffline, guardrailHit, parseBoolean, parseDate, parseNumber, parsePhone,
+} from '../src/runtime/offline.ts';
+import type { DataField, RuntimeAgent, RuntimeTools, TranscriptMessage } from '../src/runtime/types.ts';
+
+// The runtime alone: its input boundary is RuntimeTools, so the knowledge is the passages each test defines.
+
+const NOW = new Date('2026-03-02T10:00:00.000Z'); // a Monday
+const runtime = createOfflineRuntime({ now: () => NOW });
+
+function agentWith(overrides: Partial<RuntimeAgent> = {}): RuntimeAgent {
+  return {
+    id: '00000000-0000-7000-8000-000000000001', name: 'Ava', persona: null, greeting: null, guardrails: null, goals: null,
+    acceptance_criteria: null, data_schema: null, default_language: 'en', config_variables: null, can_transfer: false, ...overrides,
+  };
+}
+
+const HOURS: Passage = {
+  text: 'Acme is open Monday to Friday from 9am to 6pm. We are closed on public holidays. Our team is based in Lyon, France.',
+  url: 'https://acme.test/hours', title: 'Opening hours', score: 0.6,
+};
+const SHIPPING: Passage = {
+  text: 'Orders ship within 2 business days. Shipping to France is free above 50 euros. Returns are accepted for 30 days.',
+  url: 'https://acme.test/shipping', title: 'Shipping and returns', score: 0.4,
+};
+
+function toolsWith(passages: Passage[]) {
+  const searchKnowledge = vi.fn(async (_query: string, _limit?: number) => passages);
+  return { searchKnowledge } satisfies RuntimeTools;
+}
+
+/** A conversation driven turn by turn, the way the service stores it. */
+function chat(agent: RuntimeAgent, opts: { language?: string; passages?: Passage[] } = {}) {
+  const messages: TranscriptMessage[] = [];
+  let captured: Record<string, unknown> = {};
+  const tools = toolsWith(opts.passages ?? []);
+  const add = (role: TranscriptMessage['role'], text: string) => messages.push({ id: String(messages.length + 1), role, text, ts: NOW.toISOString() });
+  return {
+    messages, tools,
+    get captured() { return captured; },
+    async start() {
+      add('agent', await runtime.greet(agent, { language: opts.language ?? 'en', contactFacts: {} }));
+    },
+    async say(text: string) {
+      add('visitor', text);
+      const turn = await runtime.reply({ agent, messages: [...messages], captured, contactFacts: {}, language: opts.language ?? 'en' }, tools);
+      captured = turn.captured;
+      for (const reply of turn.replies) add('agent', reply);
+      return { ...turn, text: turn.replies.join('\n') };
+    },
+  };
+}
+
+describe('greeting', () => {
+  it('substitutes config variables and agent_name, dropping unknown names', async () => {
+    const agent = agentWith({ greeting: 'Welcome to {{company}}! I am {{ agent_name }}, {{unknown}}, how can I help?', config_variables: { company: 'Acme' } });
+    expect(await runtime.greet(agent, { language: 'en', contactFacts: {} })).toBe('Welcome to Acme! I am Ava, how can I help?');
+  });
+
+  it('falls back to a default greeting in the page language, naming a known contact', async () => {
+    const agent = agentWith();
+    expect(await runtime.greet(agent, { language: 'en', contactFacts: {} })).toBe("Hi! I'm Ava. How can I help you today?");
+    expect(await runtime.greet(agent, { language: 'fr', contactFacts: { first_name: 'Léa' } }))
+      .toBe("Bonjour Léa ! Je suis Ava. Comment puis-je vous aider aujourd'hui ?");
+    expect(await runtime.greet(agentWith({ default_language: 'fr' }), { language: '', contactFacts: {} })).toMatch(/^Bonjour/);
+  });
+});
+
+describe('answers grounded in knowledge', () => {
+  it('answers with the most relevant sentences and quotes the source, recording the search', async () => {
+    const c = chat(agentWith(), { passages: [HOURS, SHIPPING] });
+    await c.start();
+    const turn = await c.say('What are your opening hours?');
+    expect(turn.text).toContain('Acme is open Monday to Friday from 9am to 6pm.');
+    expect(turn.text).toContain('Source: https://acme.test/hours');
+    expect(turn.text).not.toContain('Shipping');
+    expect(turn.toolCalls).toEqual([{ name: 'search_knowledge', args: { query: 'What are your opening hours?' }, ts: NOW.toISOString() }]);
+    expect(c.tools.searchKnowledge).toHaveBeenCalledWith('What are your opening hours?', 5);
+  });
+
+  it('keeps at most three sentences, from the passage that matches', () => {
+    const answer = composeAnswer('How long does shipping to France take, and are returns free?', [HOURS, SHIPPING]);
+    expect(answer?.urls).toEqual(['https://acme.test/shipping']);
+    expect(answer?.text).toBe('Orders ship within 2 business days. Shipping to France is free above 50 euros. Returns are accepted for 30 days.');
+  });
+
+  it('says it does not know and offers a person when one can take over; "yes" hands off', async () => {
+    const c = chat(agentWith({ can_transfer: true }), { passages: [HOURS] });
+    await c.start();
+    const turn = await c.say('Do you have parking for visitors?');
+    expect(turn.text).toContain("I don't know");
+    expect(turn.text).toContain('Would you like me to connect you with someone from our team?');
+    expect(turn.toolCalls.map((t) => t.name)).toEqual(['search_knowledge']);
+    const next = await c.say('yes please');
+    expect(next.text).toMatch(/connecting you with a member of our team/);
+  });
+
+  it('without a transfer, offers to take contact details (asking for the email field when there is one)', async () => {
+    const bare = chat(agentWith(), { passages: [] });
+    expect((await bare.say('Do you sell gift cards?')).text)
+      .toBe("I'm sorry, I don't know the answer to that. If you leave your contact details, our team will get back to you.");
+    const withEmail = chat(agentWith({ data_schema: [{ name: 'email', type: 'email', description: null, required: true }] }), { passages: [] });
+    const turn = await withEmail.say('Do you sell gift cards?');
+    expect(turn.text).toContain("I don't know");
+    expect(turn.text).toContain('Could you share your email address?');
+    expect((await withEmail.say('sure, it is Jane.Doe@Example.com')).captured).toEqual({ email: 'jane.doe@example.com' });
+  });
+
+  it('asking for a person without a transfer says so and asks for contact details', async () => {
+    const c = chat(agentWith({ data_schema: [{ name: 'phone', type: 'phone', description: null, required: false }] }));
+    const turn = await c.say('Can I talk to a human?');
+    expect(turn.text).toContain('no one from our team is available');
+    expect(turn.text).toContain('Could you share your phone number?');
+    expect(turn.toolCalls).toEqual([]);
+  });
+});
+
+describe('guardrails', () => {
+  it('declines what a guardrail forbids, citing it, without searching', async () => {
+    const c = chat(agentWith({ guardrails: ['Always be polite.', 'Never quote prices.'], can_transfer: true }), { passages: [HOURS] });
+    const turn = await c.say('How much does it cost per month?');
+    expect(turn.text).toContain('Our policy: "Never quote prices."');
+    expect(turn.text).toContain('would you like me to connect you?');
+    expect(c.tools.searchKnowledge).not.toHaveBeenCalled();
+    expect(turn.toolCalls).toEqual([]);
+  });
+
+  it('matches by topic synonyms or by the rule subject, and lets other questions through', () => {
+    const rules = ['Never discuss competitors', 'Do not give legal advice', "Never talk about the CEO's salary"];
+    expect(guardrailHit(rules, 'Are you better than your rivals?')?.rule).toBe('Never discuss competitors');
+    expect(guardrailHit(rules, 'Can I sue my landlord?')?.rule).toBe('Do not give legal advice');
+    expect(guardrailHit(rules, 'What is the salary of the CEO?')?.rule).toBe("Never talk about the CEO's salary");
+    expect(guardrailHit(rules, 'Who is the CEO?')).toBeNull();
+    expect(guardrailHit(['Never quote prices'], 'Quels sont vos tarifs ?')?.rule).toBe('Never quote prices');
+    expect(guardrailHit(['Always answer in a friendly tone about prices'], 'What are your prices?')).toBeNull();
+  });
+
+  it('still answers a question no guardrail covers', async () => {
+    const c = chat(agentWith({ guardrails: ['Never quote prices.'] }), { passages: [HOURS] });
+    expect((await c.say('When are you open?')).text).toContain('Source: https://acme.test/hours');
+  });
+});
+
+describe('data capture', () => {
+  const schema: DataField[] = [
+    { name: 'email', type: 'email', description: "The visitor's work email address", required: true },
+    { name: 'phone', type: 'phone', description: null, required: true },
+    { name: 'team_size', type: 'number', description: 'Number of employees', required: true },
+    { name: 'demo_date', type: 'date', description: 'Preferred date for the demo', required: true },
+    { name: 'existing_customer', type: 'boolean', description: 'Whether the visitor is an existing customer', required: true },
+    { name: 'company', type: 'string', description: 'Company name', required: true },
+    { name: 'notes', type: 'string', description: null, required: false },
+  ];
+
+  it('asks for each required field in turn, captures it and records capture_data', async () => {
+    const c = chat(agentWith({ data_schema: schema, goals: ['Book a demo'] }), { passages: [HOURS] });
+    await c.start();
+    let turn = await c.say('What are your opening hours?');
+    expect(turn.text).toContain('Source: https://acme.test/hours');
+    expect(turn.text).toContain('I can also help you book a demo. Could you share your work email address?');
+
+    turn = await c.say('Jane@Acme.io');
+    expect(turn.toolCalls).toEqual([{ name: 'capture_data', args: { field: 'email', value: 'jane@acme.io' }, ts: NOW.toISOString() }]);
+    expect(turn.text).toBe("Thanks, I've noted your work email address. Could you share your phone number?");
+
+    turn = await c.say('(415) 555-2671');
+    expect(turn.toolCalls[0]?.args).toEqual({ field: 'phone', value: '+14155552671' });
+    expect(turn.text).toContain('Could you share your number of employees?');
+
+    turn = await c.say('about 1,200 people');
+    expect(turn.captured.team_size).toBe(1200);
+    expect(turn.text).toContain('Could you share your preferred date for the demo?');
+
+    turn = await c.say('next Thursday works');
+    expect(turn.captured.demo_date).toBe('2026-03-05');
+    expect(turn.text).toContain('Could you tell me whether you are an existing customer?');
+
+    turn = await c.say('no, not yet');
+    expect(turn.captured.existing_customer).toBe(false);
+    expect(turn.text).toContain('Could you share your company name?');
+
+    turn = await c.say('My company is Acme Robotics.');
+    expect(turn.captured.company).toBe('Acme Robotics');
+    expect(turn.text).toBe("Thanks, I've noted your company name. Is there anything else I can help you with?");
+    expect(c.captured).toEqual({
+      email: 'jane@acme.io', phone: '+14155552671', team_size: 1200, demo_date: '2026-03-05', existing_customer: false, company: 'Acme Robotics',
+    });
+  });
+
+  it('re-asks for an unreadable value, skips a declined one, and never asks more than twice', async () => {
+    const c = chat(agentWith({ data_schema: schema.slice(0, 2) }));
+    let turn = await c.say('I want to book a demo');
+    expect(turn.text).toBe("I'd be happy to help with that. Could you share your work email address?");
+    turn = await c.say('jane at acme');
+    expect(turn.text).toBe("Sorry, I couldn't read that as a valid work email address. Could you share your work email address?");
+    expect(turn.toolCalls).toEqual([]);
+    turn = await c.say('jane at acme dot io');
+    // Asked twice already: move on rather than nag.
+    expect(turn.text).not.toContain('work email address?');
+    const d = chat(agentWith({ data_schema: schema.slice(0, 2) }));
+    await d.say('I want to book a demo');
+    turn = await d.say("I'd rather not");
+    expect(turn.text).toBe('No problem, we can skip your work email address. Could you share your phone number?');
+  });
+
+  it('captures volunteered emails and phone numbers without being asked, reads French numbers in E.164', async () => {
+    const frenchSchema: DataField[] = [
+      { name: 'email', type: 'email', description: 'Adresse e-mail', required: true },
+      { name: 'telephone', type: 'phone', description: null, required: true },
+      { name: 'effectif', type: 'number', description: 'Nombre de salariés', required: true },
+    ];
+    const c = chat(agentWith({ data_schema: frenchSchema, default_language: 'fr' }), { language: 'fr' });
+    let turn = await c.say('Vous pouvez me joindre au 06 12 34 56 78 ou par mail : Lea@Exemple.fr');
+    expect(turn.captured).toEqual({ telephone: '+33612345678', email: 'lea@exemple.fr' });
+    expect(turn.toolCalls.map((t) => t.args)).toEqual([{ field: 'email', value: 'lea@exemple.fr' }, { field: 'telephone', value: '+33612345678' }]);
+    expect(turn.text).toBe("Merci, j'ai bien noté votre adresse e-mail et votre numéro de téléphone. Pourriez-vous m'indiquer votre nombre de salariés ?");
+    turn = await c.say('environ 1 250');
+    expect(turn.captured.effectif).toBe(1250);
+    expect(turn.text).toBe("Merci, j'ai bien noté votre nombre de salariés. Puis-je vous aider pour autre chose ?");
+  });
+
+  it('parses values robustly', () => {
+    expect(parsePhone('+44 20 7946 0958', 'US')).toBe('+442079460958');
+    expect(parsePhone('415.555.2671', 'US')).toBe('+14155552671');
+    expect(parsePhone('12', 'US')).toBeUndefined();
+    expect(parseNumber('10k', 'en')).toBe(10_000);
+    expect(parseNumber('3,5 salariés', 'fr')).toBe(3.5);
+    expect(parseNumber('1 250', 'fr')).toBe(1250);
+    expect(parseNumber('1.250,75', 'fr')).toBe(1250.75);
+    expect(parseNumber('twelve', 'en')).toBe(12);
+    expect(parseNumber('nothing', 'en')).toBeUndefined();
+    expect(parseBoolean('Yep')).toBe(true);
+    expect(parseBoolean('oui bien sûr')).toBe(true);
+    expect(parseBoolean('not really')).toBe(false);
+    expect(parseBoolean('maybe')).toBeUndefined();
+    expect(parseDate('2026-04-01', 'en', NOW)).toBe('2026-04-01');
+    expect(parseDate('04/01/2026', 'en', NOW)).toBe('2026-04-01');
+    expect(parseDate('04/01/2026', 'fr', NOW)).toBe('2026-01-04');
+    expect(parseDate('25/12/26', 'en', NOW)).toBe('2026-12-25');
+    expect(parseDate('March 14th, 2027', 'en', NOW)).toBe('2027-03-14');
+    expect(parseDate('le 1er février', 'fr', NOW)).toBe('2027-02-01');
+    expect(parseDate('14 mars', 'fr', NOW)).toBe('2026-03-14');
+    expect(parseDate('demain', 'fr', NOW)).toBe('2026-03-03');
+    expect(parseDate('next monday', 'en', NOW)).toBe('2026-03-09');
+    expect(parseDate('February 30, 2026', 'en', NOW)).toBeUndefined();
+  });
+});
+
+describe('French pages', () => {
+  it('answers, apologises and declines in French', async () => {
+    const c = chat(agentWith({ guardrails: ['Ne jamais donner de prix'], can_transfer: true }), { language: 'fr', passages: [HOURS] });
+    await c.start();
+    expect(c.messages[0]?.text).toBe("Bonjour ! Je suis Ava. Comment puis-je vous aider aujourd'hui ?");
+    expect((await c.say('What are your opening hours?')).text).toContain('Source : https://acme.test/hours');
+    expect((await c.say('Avez-vous un parking ?')).text)
+      .toBe('Je suis désolé, je ne connais pas la réponse à cette question. Souhaitez-vous que je vous mette en relation avec un membre de notre équipe ?');
+    expect((await c.say('Combien ça coûte ?')).text).toContain('Notre politique : « Ne jamais donner de prix »');
+  });
+});
+
+describe('evaluation', () => {
+  const msg = (role: TranscriptMessage['role'], text: string, i: number): TranscriptMessage => ({ id: String(i), role, text, ts: NOW.toISOString() });
+  const transcript = (...lines: [TranscriptMessage['role'], string][]) => lines.map(([role, text], i) => msg(role, text, i));
+
+  it('judges goals and criteria pass, fail or not_applicable, and extracts data from the transcript', () => {
+    const agent = agentWith({
+      goals: ['Capture the visitor email', 'Book a demo'],
+      acceptance_criteria: ['Greets the visitor', 'Answers questions from the knowledge base', 'Never quotes prices',
+        'Offers a transfer when it does not know', 'Transfers to a human when asked', 'Replies in English'],
+      data_schema: [{ name: 'email', type: 'email', description: null, required: true }, { name: 'team_size', type: 'number', description: 'Number of employees', required: false }],
+    });
+    const messages = transcript(
+      ['agent', "Hi! I'm Ava. How can I help you today?"],
+      ['visitor', 'What are your opening hours?'],
+      ['agent', 'Acme is open Monday to Friday from 9am to 6pm.\nSource: https://acme.test/hours Could you share your email address?'],
+      ['visitor', 'jane@acme.io, we are 40 employees'],
+      ['agent', "Thanks, I've noted your email address."],
+    );
+    const evaluation = evaluateOffline({ agent, messages, captured: {} }, NOW);
+    expect(evaluation.extracted_data).toEqual({ email: 'jane@acme.io', team_size: 40 });
+    const verdicts = Object.fromEntries(evaluation.criteria_results.map((r) => [r.criterion, r.verdict]));
+    expect(verdicts).toEqual({
+      'Capture the visitor email': 'pass',
+      'Book a demo': 'not_applicable',
+      'Greets the visitor': 'pass',
+      'Answers questions from the knowledge base': 'pass',
+      'Never quotes prices': 'not_applicable',
+      'Offers a transfer when it does not know': 'not_applicable',
+      'Transfers to a human when asked': 'not_applicable',
+      'Replies in English': 'pass',
+    });
+    expect(evaluation.criteria_results.every((r) => r.reason.length > 0)).toBe(true);
+    expect(evaluation.intent).toBe('general_question');
+    expect(evaluation.outcome).toBe('resolved');
+  });
+
+  it('fails what was not met: ungrounded answers, a quoted price, a bare "I don\'t know", no email', () => {
+    const agent = agentWith({
+      goals: ['Capture the visitor email'],
+      acceptance_criteria: ['Answers questions accurately', 'Never quotes prices', 'Offers a transfer when it does not know', 'Greets the visitor'],
+    });
+    const messages = transcript(
+      ['visitor', 'How much is the pro plan?'],
+      ['agent', 'The pro plan is $49 per month.'],
+      ['visitor', 'Do you integrate with Salesforce?'],
+      ['agent', "I'm sorry, I don't know."],
+    );
+    const evaluation = evaluateOffline({ agent, messages, captured: {} }, NOW);
+    expect(evaluation.criteria_results.map((r) => r.verdict)).toEqual(['fail', 'fail', 'fail', 'fail', 'fail']);
+    expect(evaluation.intent).toBe('pricing_question');
+    expect(evaluation.outcome).toBe('unresolved');
+  });
+
+  it('passes a refusal of a forbidden topic and an honest "I don\'t know" with an offer', () => {
+    const agent = agentWith({ acceptance_criteria: ['Never quotes prices', 'Admits when it does not know and offers a transfer'] });
+    const messages = transcript(
+      ['visitor', 'What does it cost?'],
+      ['agent', 'I\'m sorry, but I can\'t help with that. Our policy: "Never quote prices."'],
+      ['visitor', 'Do you have parking?'],
+      ['agent', "I'm sorry, I don't know the answer to that. Would you like me to connect you with someone from our team?"],
+    );
+    const evaluation = evaluateOffline({ agent, messages, captured: {} }, NOW);
+    expect(evaluation.criteria_results.map((r) => r.verdict)).toEqual(['pass', 'pass']);
+  });
+
+  it('labels intent and outcome', () => {
+    const agent = agentWith({ can_transfer: true });
+    const evaluate = (...lines: [TranscriptMessage['role'], string][]) => evaluateOffline({ agent, messages: transcript(...lines), captured: {} }, NOW);
+    expect(evaluate(['agent', 'Hello!'])).toMatchObject({ intent: 'other', outcome: 'abandoned', criteria_results: [] });
+    expect(evaluate(['visitor', 'I want to speak to a human'], ['agent', "Of course. I'm connecting you with a member of our team."]))
+      .toMatchObject({ intent: 'contact_request', outcome: 'handoff_requested' });
+    expect(evaluate(['visitor', 'Can I book a demo for next week?'], ['agent', 'Sure! Could you share your email?']))
+      .toMatchObject({ intent: 'book_demo', outcome: 'unresolved' });
+    expect(evaluate(['visitor', 'My invoice export is broken, can you help?'], ['agent', "I'm sorry, I don't know the answer to that."]))
+      .toMatchObject({ intent: 'support_request', outcome: 'unresolved' });
+    // Grounded, then the same question again: the answer did not resolve it.
+    expect(evaluate(
+      ['visitor', 'What are your opening hours?'], ['agent', 'We open at 9am. Source: https://acme.test/hours'],
+      ['visitor', 'But what are your opening hours on Saturday?'], ['agent', 'We open at 9am. Source: https://acme.test/hours'],
+    ).outcome).toBe('unresolved');
+  });
+
+  it('evaluates through the runtime interface too', async () => {
+    const agent = agentWith({ data_schema: [{ name: 'email', type: 'email', description: null, required: true }] });
+    const evaluation = await runtime.evaluate({ agent, messages: transcript(['visitor', 'reach me at bob@x.org']), captured: { email: 'bob@x.org' } });
+    expect(evaluation).toMatchObject({ extracted_data: { email: 'bob@x.org' }, outcome: 'unresolved' });
+  });
+});
