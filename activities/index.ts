@@ -4,6 +4,7 @@ import type { Config } from '../src/config.ts';
 import { createPurgeActivities } from './purge.ts';
 import { createWebhookActivities } from './webhooks.ts';
 import { createCrawlActivities } from './crawl.ts';
+import { createConversationActivities } from './conversations.ts';
 
 /** `temporal` lets an activity start workflows (the webhook recovery sweep dispatches deliveries). */
 export interface ActivityDeps { sql: Sql; config: Config; temporal: Client }
@@ -14,5 +15,6 @@ export function createActivities(deps: ActivityDeps) {
     maintenance: { ...createPurgeActivities(deps) },
     webhooks: { ...createWebhookActivities(deps) },
     crawls: { ...createCrawlActivities(deps) },
+    conversations: { ...createConversationActivities(deps) },
   };
 }

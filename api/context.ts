@@ -5,6 +5,7 @@ import type { Config } from '../src/config.ts';
 import type { Sql } from '../src/db/index.ts';
 import type { Authenticator, Principal } from '../src/auth/authenticator.ts';
 import type { SecretBox } from '../src/crypto/secret-box.ts';
+import type { AgentRuntime } from '../src/runtime/types.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 
 /** What every handler can reach: built once at start-up and shared by all requests. */
@@ -17,6 +18,8 @@ export interface AppDeps {
   log: Logger;
   /** Seals and opens secrets stored at rest (SIP trunk passwords) with the SECRETS_KEY. */
   secrets: SecretBox;
+  /** Answers visitors: the offline runtime, or an OpenAI-compatible model when LLM_BASE_URL is set. */
+  runtime: AgentRuntime;
   /** Resolves when PostgreSQL and Temporal both answer; used by /readyz. */
   checkReadiness(): Promise<{ postgres: boolean; temporal: boolean }>;
 }

@@ -36,6 +36,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   description?: string;
   /** Every one is required; checked before the request is validated (403 comes before 400). */
   permissions: Permission[];
+  /**
+   * A public endpoint (`/api/v1/public/...`): no bearer token, so no principal, no permissions
+   * and no Idempotency-Key; the handler checks whatever it needs (an Origin, a visitor token).
+   */
+  public?: boolean;
   /** Permissions that depend on the validated request, e.g. `delete_kbs=true`. */
   extraPermissions?: (input: { query: Static<Q>; body: Static<B> }) => Permission[];
   params?: P;
@@ -116,8 +121,10 @@ function compose(def: RouteDef) {
   const query = validator(def.query, true);
   const body = def.body ? validator(def.body, false) : null;
   return async (ctx: AppContext): Promise<void> => {
-    const principal = ctx.state.principal!;
-    for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
+    // Public routes have none (their handlers never read it); every other route runs after authentication.
+    const principal = ctx.state.principal as Principal;
+    if (!principal && !def.public) throw new AppError(401, 'unauthorized', 'authentication required');
+    if (!def.public) for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
     const input = {
       params: ctx.params,
       query: query || ctx.querystring ? check(query, queryObject(ctx, def.query as TObject | undefined)) : {},
@@ -134,7 +141,7 @@ function compose(def: RouteDef) {
     else if (raw !== undefined && !(raw && typeof raw === 'object' && Object.keys(raw).length === 0)) {
       throw validationError([{ field: '', code: 'unexpected_body', message: 'this endpoint takes no body' }]);
     }
-    for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
+    if (!def.public) for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
     // A path id that is not even well-formed names nothing: 404, as for an unknown one.
     if (params && !params(ctx.params)) throw new AppError(404, 'not_found', 'resource not found');
 
@@ -142,7 +149,7 @@ function compose(def: RouteDef) {
       const reply = await def.handler(input as never);
       return { status: reply.status, headers: reply.headers ?? {}, body: reply.body };
     };
-    const key = def.method === 'POST' ? ctx.get('Idempotency-Key') : '';
+    const key = def.method === 'POST' && !def.public ? ctx.get('Idempotency-Key') : '';
     let reply: StoredResponse & { replayed?: boolean };
     if (key) {
       checkIdempotencyKey(key);

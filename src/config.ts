@@ -40,6 +40,8 @@ export const ConfigSchema = Type.Object({
   CRAWL_MAX_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
   /** Pages fetched at once by one crawl (CRAWL_DELAY_MS still spaces requests to one host). */
   CRAWL_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
+  /** A web conversation with no message for this long ends (reason `inactivity`) and is evaluated. */
+  CONVERSATION_INACTIVITY_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
   AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),

@@ -4,3 +4,5 @@ export { deliverWebhook } from './deliver-webhook.ts';
 export { sweepWebhookEvents } from './sweep-webhook-events.ts';
 export { crawlSite } from './crawl-site.ts';
 export { scheduledCrawl } from './scheduled-crawl.ts';
+export { conversationLifecycle } from './conversation.ts';
+export { evaluateConversationWorkflow } from './evaluate-conversation.ts';

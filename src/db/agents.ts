@@ -223,3 +223,9 @@ export async function detachVoiceProfile(db: Db, orgId: string, profileId: strin
 export async function setAgentSiteUrl(db: Db, id: string, url: string | null): Promise<void> {
   await db`update agents set site_url = ${url}, updated_at = now() where id = ${id}`;
 }
+
+/** The live agent whose widget id is `publicKey`, in any organization (the public widget endpoints). */
+export async function findPublicAgent(db: Db, publicKey: string): Promise<{ agent: Agent; orgId: string } | null> {
+  const [row] = await db<AgentRow[]>`select ${db(COLUMNS)} from agents where public_key = ${publicKey} and deleted_at is null`;
+  return row ? { agent: toAgent(row), orgId: row.org_id } : null;
+}

@@ -17,6 +17,7 @@ export function taskQueues(config: Pick<Config, 'TASK_QUEUE_PREFIX'>) {
     maintenance: `${config.TASK_QUEUE_PREFIX}-maintenance`,
     webhooks: `${config.TASK_QUEUE_PREFIX}-webhooks`,
     crawls: `${config.TASK_QUEUE_PREFIX}-crawls`,
+    conversations: `${config.TASK_QUEUE_PREFIX}-conversations`,
   } as const;
 }
 export type TaskQueueKind = keyof ReturnType<typeof taskQueues>;
@@ -28,6 +29,8 @@ export type TaskQueueKind = keyof ReturnType<typeof taskQueues>;
 export const workflowIds = {
   crawl: (siteId: string) => `crawl:${siteId}`,
   crawlSchedule: (siteId: string) => `crawl-schedule:${siteId}`,
+  conversation: (conversationId: string) => `conversation:${conversationId}`,
+  conversationEvaluation: (conversationId: string) => `conversation-evaluation:${conversationId}`,
   agentPurge: (agentId: string) => `agent-purge:${agentId}`,
   webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
     `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,

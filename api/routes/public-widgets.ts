@@ -1,0 +1,117 @@
+import { AppError, notFound } from '../../src/errors.ts';
+import { findPublicAgent } from '../../src/db/agents.ts';
+import { hostAllowed } from '../../src/domain/hosts.ts';
+import { endConversation, sendVisitorMessage, startConversation, visitorTokenMatches } from '../../src/conversations/lifecycle.ts';
+import { findConversationRecord, listMessages, type ConversationRecord } from '../../src/conversations/store.ts';
+import type { Agent } from '../../src/schemas/agents.ts';
+import {
+  PublicConversationCreateSchema, PublicConversationEndedSchema, PublicConversationParams, PublicConversationStartedSchema,
+  PublicMessageCreateSchema, PublicMessagesQuery, PublicMessagesSchema, PublicWidgetConfigSchema, PublicWidgetParams,
+} from '../../src/schemas/public-widgets.ts';
+import type { AppContext, AppDeps } from '../context.ts';
+import { route, type RouteFamily } from '../routing.ts';
+
+const BASE = '/api/v1/public';
+
+/**
+ * The agent behind a widget id, for a request from a browser: when the agent lists `domains`,
+ * the request's Origin must be one of them (a missing Origin is refused too).
+ */
+async function publicAgent(ctx: AppContext, deps: AppDeps, publicKey: string): Promise<{ agent: Agent; orgId: string }> {
+  const found = await findPublicAgent(deps.sql, publicKey);
+  if (!found) throw notFound('widget');
+  const { domains } = found.agent;
+  if (domains.length > 0) {
+    let host = '';
+    try {
+      host = new URL(ctx.get('Origin')).hostname;
+    } catch { /* missing or malformed: refused below */ }
+    if (!host || !hostAllowed(host, domains)) {
+      throw new AppError(403, 'origin_not_allowed', 'this widget may only be used on the sites its owner allows');
+    }
+  }
+  return found;
+}
+
+/** The visitor's conversation: its token must match (`X-Visitor-Token`). */
+async function visitorConversation(ctx: AppContext, deps: AppDeps, agent: Agent, id: string): Promise<ConversationRecord> {
+  const conversation = await findConversationRecord(deps.sql, id, { agentId: agent.id });
+  if (!conversation) throw notFound('conversation');
+  if (!visitorTokenMatches(conversation, ctx.get('X-Visitor-Token'))) {
+    throw new AppError(401, 'unauthorized', 'X-Visitor-Token is missing or does not belong to this conversation');
+  }
+  return conversation;
+}
+
+export const publicWidgetsFamily: RouteFamily = {
+  base: BASE,
+  tag: 'Public widget',
+  description: 'What the embed (`embed.js`) calls from visitors\' browsers: no bearer token; CORS; the agent\'s `domains` decide which sites may use it.',
+  routes: [
+    route({
+      method: 'GET', path: '/widgets/:public_key/config', operationId: 'get_public_widget_config', summary: 'What the embed needs to render',
+      public: true, permissions: [], params: PublicWidgetParams,
+      responses: { 200: { description: 'Appearance, every language of the intro copy, and status', schema: PublicWidgetConfigSchema } },
+      async handler({ params, deps, ctx }) {
+        const { agent } = await publicAgent(ctx, deps, params.public_key);
+        ctx.set('Cache-Control', 'no-cache');
+        return {
+          status: 200,
+          body: {
+            widget_id: agent.public_key, name: agent.name, status: agent.status, accepting_conversations: agent.status !== 'paused',
+            display_mode: agent.display_mode, position: agent.position, theme: agent.theme, intro_title: agent.intro_title,
+            intro_subtitle: agent.intro_subtitle, suggested_prompts: agent.suggested_prompts, localized_copy: agent.localized_copy,
+            button_label: agent.button_label, show_label: agent.show_label, logo_url: agent.logo_url,
+            launcher_icon_url: agent.launcher_icon_url, launcher_icon_kind: agent.launcher_icon_kind, default_language: agent.default_language,
+          },
+        };
+      },
+    }),
+    route({
+      method: 'POST', path: '/widgets/:public_key/conversations', operationId: 'start_public_conversation', summary: 'Start a conversation',
+      description: 'Answers the greeting and a `visitor_token` for the conversation\'s other requests. 409 `agent_paused` while the agent is paused.',
+      public: true, permissions: [], params: PublicWidgetParams, body: PublicConversationCreateSchema,
+      responses: { 201: { description: 'The conversation and its greeting', schema: PublicConversationStartedSchema } },
+      async handler({ params, body, deps, ctx }) {
+        const { agent, orgId } = await publicAgent(ctx, deps, params.public_key);
+        const started = await startConversation(deps, orgId, agent, body);
+        return { status: 201, body: started, headers: { Location: `${BASE}/widgets/${agent.public_key}/conversations/${started.conversation_id}/messages` } };
+      },
+    }),
+    route({
+      method: 'POST', path: '/widgets/:public_key/conversations/:id/messages', operationId: 'send_public_message', summary: 'Say something to the agent',
+      description: 'Needs `X-Visitor-Token`. Answers the agent\'s replies. 409 `invalid_state` once the conversation has ended.',
+      public: true, permissions: [], params: PublicConversationParams, body: PublicMessageCreateSchema,
+      responses: { 200: { description: 'The agent\'s replies', schema: PublicMessagesSchema } },
+      async handler({ params, body, deps, ctx }) {
+        const { agent } = await publicAgent(ctx, deps, params.public_key);
+        const conversation = await visitorConversation(ctx, deps, agent, params.id);
+        return { status: 200, body: { messages: await sendVisitorMessage(deps, agent, conversation, body.text) } };
+      },
+    }),
+    route({
+      method: 'GET', path: '/widgets/:public_key/conversations/:id/messages', operationId: 'poll_public_messages', summary: 'Read the conversation\'s messages',
+      description: 'Needs `X-Visitor-Token`. With `after`, only newer messages (e.g. a person\'s replies).',
+      public: true, permissions: [], params: PublicConversationParams, query: PublicMessagesQuery,
+      responses: { 200: { description: 'Messages, oldest first', schema: PublicMessagesSchema } },
+      async handler({ params, query, deps, ctx }) {
+        const { agent } = await publicAgent(ctx, deps, params.public_key);
+        const conversation = await visitorConversation(ctx, deps, agent, params.id);
+        return { status: 200, body: { messages: await listMessages(deps.sql, conversation.id, { after: query.after }) } };
+      },
+    }),
+    route({
+      method: 'POST', path: '/widgets/:public_key/conversations/:id/end', operationId: 'end_public_conversation', summary: 'End the conversation',
+      description: 'Needs `X-Visitor-Token`. Emits conversation.ended, then the conversation is evaluated. Ending twice is fine.',
+      public: true, permissions: [], params: PublicConversationParams,
+      responses: { 200: { description: 'Ended', schema: PublicConversationEndedSchema } },
+      async handler({ params, deps, ctx }) {
+        const { agent } = await publicAgent(ctx, deps, params.public_key);
+        const conversation = await visitorConversation(ctx, deps, agent, params.id);
+        await endConversation(deps, conversation.id, 'visitor');
+        const ended = await findConversationRecord(deps.sql, conversation.id);
+        return { status: 200, body: { conversation_id: conversation.id, status: 'ended', ended_at: ended?.endedAt?.toISOString() ?? null } };
+      },
+    }),
+  ],
+};

@@ -1,0 +1,166 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db, Sql } from '../db/index.ts';
+import { AppError } from '../errors.ts';
+import { findAgent } from '../db/agents.ts';
+import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
+import { searchKnowledge } from '../knowledge/retrieval.ts';
+import type { Agent } from '../schemas/agents.ts';
+import type { AgentRuntime, RuntimeAgent, TranscriptMessage } from '../runtime/types.ts';
+import { SEARCH_ATTRIBUTES, taskQueues, workflowIds } from '../temporal/index.ts';
+import type { conversationLifecycle } from '../../workflows/conversation.ts';
+import {
+  findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
+  type ConversationRecord,
+} from './store.ts';
+
+/**
+ * A conversation from its start to its evaluation: the public endpoints start it and add turns;
+ * its workflow (`conversation:<id>`) ends it after inactivity, or when the visitor ends it, then
+ * evaluates it. Each step writes its event in the same transaction as its change.
+ */
+
+export interface ConversationDeps { sql: Sql; temporal: Client; config: Config; log: Logger; runtime: AgentRuntime }
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest();
+
+/** True when `token` is this conversation's visitor token (constant-time). */
+export function visitorTokenMatches(conversation: ConversationRecord, token: string): boolean {
+  if (!conversation.tokenHash || !token) return false;
+  const given = hashToken(token);
+  return given.length === conversation.tokenHash.length && timingSafeEqual(given, conversation.tokenHash);
+}
+
+/** What the runtime is told of the agent. */
+export async function runtimeAgent(db: Db, agent: Agent): Promise<RuntimeAgent> {
+  const [rules] = await db<{ any: boolean }[]>`select exists(select 1 from transfer_rules where agent_id = ${agent.id} and enabled) as any`;
+  return {
+    id: agent.id, name: agent.name, persona: agent.persona, greeting: agent.greeting, guardrails: agent.guardrails,
+    goals: agent.goals, acceptance_criteria: agent.acceptance_criteria,
+    data_schema: agent.data_schema as RuntimeAgent['data_schema'], default_language: agent.default_language,
+    config_variables: agent.config_variables, can_transfer: (rules?.any ?? false) || agent.live_chat_alerts,
+  };
+}
+
+/** The conversation as its events carry it (the fields of the conversations list). */
+export async function conversationEventData(db: Db, id: string): Promise<Record<string, unknown>> {
+  const [row] = await db<Record<string, unknown>[]>`
+    select id, agent_id as widget_id, surface, is_simulated, status, started_at, ended_at,
+      extract(epoch from (coalesce(ended_at, last_activity_at) - started_at))::int as duration_seconds,
+      page_url, intent, outcome, extracted_data, criteria_results
+    from conversations where id = ${id}`;
+  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
+  return { conversation: { ...row, started_at: iso(row!.started_at), ended_at: iso(row!.ended_at) } };
+}
+
+const languageOf = (requested: string | undefined, agent: Agent) =>
+  (requested ?? agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
+
+async function startLifecycle(deps: ConversationDeps, conversation: ConversationRecord): Promise<void> {
+  try {
+    await deps.temporal.workflow.start<typeof conversationLifecycle>('conversationLifecycle', {
+      workflowId: workflowIds.conversation(conversation.id),
+      taskQueue: taskQueues(deps.config).conversations,
+      args: [{ conversationId: conversation.id, inactivitySeconds: deps.config.CONVERSATION_INACTIVITY_SECONDS }],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.OrganizationId, value: conversation.orgId },
+        { key: SEARCH_ATTRIBUTES.AgentId, value: conversation.agentId },
+      ],
+    });
+  } catch (err) {
+    deps.log.error({ err }, 'could not start the conversation workflow');
+    throw new AppError(503, 'service_unavailable', 'the service cannot take conversations right now; try again', { headers: { 'Retry-After': '5' } });
+  }
+}
+
+/** Tells the conversation's workflow something happened; its own timer covers a lost signal. */
+async function signalLifecycle(deps: ConversationDeps, id: string, signal: 'activity' | 'ended'): Promise<void> {
+  try {
+    await deps.temporal.workflow.getHandle(workflowIds.conversation(id)).signal(signal);
+  } catch (err) {
+    deps.log.warn({ err, conversation_id: id, signal }, 'could not signal the conversation workflow');
+  }
+}
+
+/** Starts a web conversation: the greeting, the `conversation.started` event and the lifecycle workflow. */
+export async function startConversation(deps: ConversationDeps, orgId: string, agent: Agent, input: {
+  page_url: string; language?: string | undefined; visitor_id?: string | undefined; surface?: string;
+}): Promise<{ conversation_id: string; visitor_id: string; visitor_token: string; messages: TranscriptMessage[] }> {
+  if (agent.status === 'paused') throw new AppError(409, 'agent_paused', 'this agent is paused and does not take conversations');
+  const visitorId = input.visitor_id ?? `v_${randomBytes(12).toString('base64url')}`;
+  const token = `vt_${randomBytes(24).toString('base64url')}`;
+  const language = languageOf(input.language, agent);
+  const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: {} });
+  const result = await deps.sql.begin(async (tx) => {
+    const conversation = await insertConversation(tx, {
+      orgId, agentId: agent.id, surface: input.surface ?? 'web', pageUrl: input.page_url,
+      visitorId, contactId: null, language, tokenHash: hashToken(token),
+    });
+    const messages = await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
+    const eventId = await emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
+    await startLifecycle(deps, conversation);
+    return { conversation, messages, eventId };
+  });
+  dispatchAfterCommit(deps, [result.eventId]);
+  return { conversation_id: result.conversation.id, visitor_id: visitorId, visitor_token: token, messages: result.messages };
+}
+
+/** One visitor turn: the message, the runtime's replies (grounded in the agent's knowledge) and what it did. */
+export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, text: string): Promise<TranscriptMessage[]> {
+  if (conversation.status === 'ended') throw new AppError(409, 'invalid_state', 'this conversation has ended; start a new one');
+  if (agent.status === 'paused') throw new AppError(409, 'agent_paused', 'this agent is paused and does not take conversations');
+  await insertMessages(deps.sql, conversation.id, [{ role: 'visitor', text }]);
+  const history = await listMessages(deps.sql, conversation.id);
+  const turn = await deps.runtime.reply({
+    agent: await runtimeAgent(deps.sql, agent), messages: history, captured: conversation.captured, contactFacts: {},
+    language: conversation.language ?? 'en',
+  }, { searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }) });
+  const replies = await deps.sql.begin(async (tx) => {
+    const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
+    await recordTurn(tx, conversation.id, turn);
+    return stored;
+  });
+  await signalLifecycle(deps, conversation.id, 'activity');
+  return replies;
+}
+
+/**
+ * Ends an active conversation (the visitor, or its workflow after inactivity): status, end time,
+ * usage record and `conversation.ended`, in one transaction. False when it had already ended.
+ */
+export async function endConversation(deps: Omit<ConversationDeps, 'runtime'>, id: string, reason: 'visitor' | 'inactivity'): Promise<boolean> {
+  const eventId = await deps.sql.begin(async (tx) => {
+    const ended = await markEnded(tx, id, reason);
+    if (!ended) return null;
+    return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, id) });
+  });
+  if (!eventId) return false;
+  dispatchAfterCommit(deps, [eventId]);
+  if (reason === 'visitor') await signalLifecycle(deps as ConversationDeps, id, 'ended');
+  return true;
+}
+
+/**
+ * Evaluates an ended conversation: extracted data, a verdict per goal and criterion, intent and
+ * outcome, then `conversation.evaluated`. A conversation or agent deleted meanwhile is skipped.
+ */
+export async function evaluateConversation(deps: ConversationDeps, id: string): Promise<boolean> {
+  const conversation = await findConversationRecord(deps.sql, id);
+  if (!conversation) return false;
+  const agent = await findAgent(deps.sql, conversation.orgId, conversation.agentId);
+  if (!agent) return false;
+  const messages = await listMessages(deps.sql, id);
+  const evaluation = await deps.runtime.evaluate({ agent: await runtimeAgent(deps.sql, agent), messages, captured: conversation.captured });
+  const eventId = await deps.sql.begin(async (tx) => {
+    if (!(await findConversationRecord(tx, id, { forUpdate: true }))) return null;
+    await recordEvaluation(tx, id, evaluation);
+    return emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.evaluated', data: await conversationEventData(tx, id) });
+  });
+  if (!eventId) return false;
+  dispatchAfterCommit(deps, [eventId]);
+  return true;
+}
