@@ -60,10 +60,10 @@ describe('a visitor conversation through the public endpoints', () => {
     expect(config.headers.get('access-control-allow-origin')).toBe(ORIGIN);
     expect(config.body).toMatchObject({ widget_id: agent.public_key, status: 'active', accepting_conversations: true, theme: agent.theme });
 
-    const started = await visitor('POST', `${PUBLIC}/${agent.public_key}/conversations`, { body: { page_url: `${ORIGIN}/pricing`, language: 'en' } });
+    const started = await visitor('POST', `${PUBLIC}/${agent.public_key}/conversations`, { body: { page_url: `${ORIGIN}/pricing`, language: 'en', visitor_id: 'browser-skipper-1' } });
     expect(started.status, started.text).toBe(201);
     const { conversation_id: id, visitor_token: token, visitor_id: visitorId } = started.body;
-    expect(visitorId).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
+    expect(visitorId).toBe('browser-skipper-1');
     expect(started.body.messages).toEqual([{ id: expect.any(String), role: 'agent', text: expect.stringContaining('Welcome to the marina'), ts: expect.any(String) }]);
 
     const answer = await visitor('POST', `${PUBLIC}/${agent.public_key}/conversations/${id}/messages`, { token, body: { text: 'How much does winter mooring cost?' } });
@@ -111,10 +111,24 @@ describe('a visitor conversation through the public endpoints', () => {
     expect(usage.duration_seconds).toBeGreaterThanOrEqual(0);
 
     // The lifecycle workflow carries the search attributes an operator filters by.
-    const described = await svc.temporal.workflow.getHandle(workflowIds.conversation(id)).describe();
+    const handle = svc.temporal.workflow.getHandle(workflowIds.conversation(id));
+    await handle.result();
+    const described = await handle.describe();
     expect(described.status.name).toBe('COMPLETED');
     expect(described.searchAttributes).toMatchObject({ OrganizationId: [orgId], AgentId: [agent.id] });
-    void api;
+
+    // The email made a contact of the visitor, with the conversation counted and the data as facts.
+    const contacts = await api.get(`${REST}/contacts?search=skipper`);
+    expect(contacts.status, contacts.text).toBe(200);
+    expect(contacts.body.data).toHaveLength(1);
+    const contact = contacts.body.data[0];
+    expect(contact).toMatchObject({ email_lower: 'skipper@example.org', conversation_count: 1, facts: { email: 'skipper@example.org' } });
+    expect((await svc.sql`select contact_id from conversations where id = ${id}`)[0]!.contact_id).toBe(contact.id);
+    // The same browser comes back: the new conversation is the same contact's from its start.
+    const again = await visitor('POST', `${PUBLIC}/${agent.public_key}/conversations`, { body: { page_url: `${ORIGIN}/`, visitor_id: 'browser-skipper-1' } });
+    expect(again.status).toBe(201);
+    expect((await svc.sql`select contact_id from conversations where id = ${again.body.conversation_id}`)[0]!.contact_id).toBe(contact.id);
+    expect((await api.get(`${REST}/contacts/${contact.id}`)).body.conversation_count).toBe(2);
   }, 90_000);
 
   it('ends a quiet conversation after the inactivity timeout and evaluates it', async () => {

@@ -5,6 +5,8 @@ import type { Config } from '../config.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
+import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
+import { findConversation } from '../db/conversations.ts';
 import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
 import { searchKnowledge } from '../knowledge/retrieval.ts';
 import type { Agent } from '../schemas/agents.ts';
@@ -44,15 +46,26 @@ export async function runtimeAgent(db: Db, agent: Agent): Promise<RuntimeAgent> 
   };
 }
 
-/** The conversation as its events carry it (the fields of the conversations list). */
-export async function conversationEventData(db: Db, id: string): Promise<Record<string, unknown>> {
-  const [row] = await db<Record<string, unknown>[]>`
-    select id, agent_id as widget_id, surface, is_simulated, status, started_at, ended_at,
-      extract(epoch from (coalesce(ended_at, last_activity_at) - started_at))::int as duration_seconds,
-      page_url, intent, outcome, extracted_data, criteria_results
-    from conversations where id = ${id}`;
-  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
-  return { conversation: { ...row, started_at: iso(row!.started_at), ended_at: iso(row!.ended_at) } };
+/** The conversation as its events carry it: as the conversations list shows it. */
+export async function conversationEventData(db: Db, orgId: string, id: string): Promise<Record<string, unknown>> {
+  const found = await findConversation(db, orgId, id);
+  if (!found) return { conversation: { id } };
+  const { messages: _m, tool_calls: _t, ...conversation } = found;
+  return { conversation };
+}
+
+/** The phone and email a conversation's data names (fields typed `phone` and `email` in the agent's data_schema). */
+function identityOf(agent: Agent, data: Record<string, unknown>): { phone: string | null; email: string | null } {
+  const valueOf = (type: string) => {
+    const field = (agent.data_schema ?? []).find((f) => f.type === type && typeof data[f.name] === 'string');
+    return field ? (data[field.name] as string) : null;
+  };
+  return { phone: valueOf('phone'), email: valueOf('email') };
+}
+
+/** What earlier conversations taught about this visitor, when the agent may use it (cross_channel_memory). */
+async function memoryOf(db: Db, orgId: string, agent: Agent, visitorId: string | null): Promise<Record<string, unknown>> {
+  return agent.cross_channel_memory && visitorId ? contactFacts(db, orgId, { visitorId }) : {};
 }
 
 const languageOf = (requested: string | undefined, agent: Agent) =>
@@ -94,14 +107,17 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
   const visitorId = input.visitor_id ?? `v_${randomBytes(12).toString('base64url')}`;
   const token = `vt_${randomBytes(24).toString('base64url')}`;
   const language = languageOf(input.language, agent);
-  const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: {} });
+  const memory = await memoryOf(deps.sql, orgId, agent, visitorId);
+  const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: memory });
   const result = await deps.sql.begin(async (tx) => {
     const conversation = await insertConversation(tx, {
       orgId, agentId: agent.id, surface: input.surface ?? 'web', pageUrl: input.page_url,
       visitorId, contactId: null, language, tokenHash: hashToken(token),
     });
     const messages = await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
-    const eventId = await emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
+    // A returning visitor's contact: linked (and counted) at once.
+    await recordContactConversation(tx, orgId, { conversationId: conversation.id, visitorId, at: conversation.startedAt });
+    const eventId = await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, orgId, conversation.id) });
     await startLifecycle(deps, conversation);
     return { conversation, messages, eventId };
   });
@@ -116,7 +132,8 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
   await insertMessages(deps.sql, conversation.id, [{ role: 'visitor', text }]);
   const history = await listMessages(deps.sql, conversation.id);
   const turn = await deps.runtime.reply({
-    agent: await runtimeAgent(deps.sql, agent), messages: history, captured: conversation.captured, contactFacts: {},
+    agent: await runtimeAgent(deps.sql, agent), messages: history, captured: conversation.captured,
+    contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
     language: conversation.language ?? 'en',
   }, { searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }) });
   const replies = await deps.sql.begin(async (tx) => {
@@ -136,7 +153,7 @@ export async function endConversation(deps: Omit<ConversationDeps, 'runtime'>, i
   const eventId = await deps.sql.begin(async (tx) => {
     const ended = await markEnded(tx, id, reason);
     if (!ended) return null;
-    return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, id) });
+    return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, ended.orgId, id) });
   });
   if (!eventId) return false;
   dispatchAfterCommit(deps, [eventId]);
@@ -158,7 +175,12 @@ export async function evaluateConversation(deps: ConversationDeps, id: string): 
   const eventId = await deps.sql.begin(async (tx) => {
     if (!(await findConversationRecord(tx, id, { forUpdate: true }))) return null;
     await recordEvaluation(tx, id, evaluation);
-    return emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.evaluated', data: await conversationEventData(tx, id) });
+    // Matched to a contact on the phone or email it revealed (or the visitor id), whose facts it adds to.
+    const contact = await recordContactConversation(tx, conversation.orgId, {
+      conversationId: id, visitorId: conversation.visitorId, at: conversation.startedAt, ...identityOf(agent, evaluation.extracted_data),
+    });
+    if (contact) await mergeContactFacts(tx, contact.id, evaluation.extracted_data);
+    return emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.evaluated', data: await conversationEventData(tx, conversation.orgId, id) });
   });
   if (!eventId) return false;
   dispatchAfterCommit(deps, [eventId]);
