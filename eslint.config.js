@@ -33,6 +33,11 @@ export default tseslint.config(
     },
   },
   {
+    // The embed runs in visitors' browsers as a classic script, untranspiled.
+    files: ['web/**/*.js'],
+    languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs}'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-explicit-any': 'off' },
   },

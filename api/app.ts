@@ -7,6 +7,7 @@ import { authenticate } from './middleware/authenticate.ts';
 import { mountFamily, type RouteFamily } from './routing.ts';
 import { buildOpenApi } from './openapi.ts';
 import { systemRouter } from './routes/system.ts';
+import { embedRouter } from './routes/embed.ts';
 import { agentsFamily } from './routes/agents.ts';
 import { apiKeysFamily } from './routes/api-keys.ts';
 import { webhooksFamily } from './routes/webhooks.ts';
@@ -47,6 +48,8 @@ export function createApp(deps: AppDeps): Koa {
   const routes = system.routes();
   const allowed = system.allowedMethods();
   app.use((ctx, next) => (ctx.path.startsWith('/api/v1/rest/') ? next() : routes(ctx as never, () => allowed(ctx as never, next))));
+  const embed = embedRouter().routes();
+  app.use((ctx, next) => (ctx.path === '/embed.js' ? embed(ctx as never, next) : next()));
   app.use(authWhereNeeded as Koa.Middleware);
   app.use(api.routes());
   app.use(api.allowedMethods());
