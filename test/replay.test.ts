@@ -8,6 +8,7 @@ import { inject } from 'vitest';
 import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { newId } from '../src/ids.ts';
 import { startReceiver } from './webhook-receiver.ts';
+import { startFixtureSite } from './fixtures/site.ts';
 
 /**
  * Recorded histories of earlier versions' runs must replay on today's workflow code: a change
@@ -74,3 +75,38 @@ it('replays a webhook delivery it has just run (a failed attempt, a durable time
     await hooks.stop();
   }
 });
+
+it('replays a crawl and a conversation it has just run (with the conversation\'s evaluation)', async () => {
+  const svc2 = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0 });
+  const web = await startFixtureSite({ pages: 3 });
+  try {
+    const api = client(svc2.url, (await svc2.newOrg()).token);
+    const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Replayed crawl', site_url: web.url });
+    const site = (await api.get(`/api/v1/rest/sites?widget_id=${agent.id}`)).body.data[0];
+    const crawl = svc2.temporal.workflow.getHandle(`crawl:${site.id}`);
+    expect(await crawl.result()).toMatchObject({ pages: 3 });
+    await replayAll([{ workflowId: crawl.workflowId, history: await crawl.fetchHistory() }]);
+    await recordFixture(crawl.workflowId, 'crawl-site.json');
+
+    const base = `${svc2.url}/api/v1/public/widgets/${agent.public_key}/conversations`;
+    const post = (url: string, body: unknown, token?: string) => fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-visitor-token': token } : {}) }, body: JSON.stringify(body),
+    }).then((r) => r.json() as Promise<any>);
+    const started = await post(base, { page_url: 'https://example.com/' });
+    await post(`${base}/${started.conversation_id}/messages`, { text: 'Tell me about article 2' }, started.visitor_token);
+    await post(`${base}/${started.conversation_id}/end`, {}, started.visitor_token);
+    const lifecycle = svc2.temporal.workflow.getHandle(`conversation:${started.conversation_id}`);
+    await lifecycle.result();
+    const evaluation = svc2.temporal.workflow.getHandle(`conversation-evaluation:${started.conversation_id}`);
+    expect(await evaluation.result()).toBe(true);
+    await replayAll([
+      { workflowId: lifecycle.workflowId, history: await lifecycle.fetchHistory() },
+      { workflowId: evaluation.workflowId, history: await evaluation.fetchHistory() },
+    ]);
+    await recordFixture(lifecycle.workflowId, 'conversation-lifecycle.json');
+    await recordFixture(evaluation.workflowId, 'evaluate-conversation.json');
+  } finally {
+    await web.close();
+    await svc2.stop();
+  }
+}, 60_000);
