@@ -26,6 +26,7 @@ COPY src ./src
 COPY api ./api
 COPY workflows ./workflows
 COPY activities ./activities
+COPY web ./web
 
 # The code stays owned by root (read-only for the service); only DATA_DIR is writable.
 RUN mkdir -p /app/.data && chown node:node /app/.data
