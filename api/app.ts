@@ -18,9 +18,12 @@ import { sitesFamily } from './routes/sites.ts';
 import { knowledgeBasesFamily } from './routes/knowledge-bases.ts';
 import { voiceProfilesFamily } from './routes/voice-profiles.ts';
 import { emailInboxesFamily } from './routes/email-inboxes.ts';
+import { conversationsFamily } from './routes/conversations.ts';
+import { CARD_PATH, conversationCardsRouter } from './routes/conversation-cards.ts';
+import { contactsFamily } from './routes/contacts.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, conversationsFamily, contactsFamily];
 
 export const API_VERSION = '1.0.0';
 
@@ -51,6 +54,9 @@ export function createApp(deps: AppDeps): Koa {
   const embed = embedRouter().routes();
   app.use((ctx, next) => (ctx.path === '/embed.js' ? embed(ctx as never, next) : next()));
   app.use(authWhereNeeded as Koa.Middleware);
+  // The transcript cards behind `card_url`: public (a signed URL), HTML, so not a JSON route family.
+  const cards = conversationCardsRouter().routes();
+  app.use((ctx, next) => (ctx.path.startsWith(CARD_PATH) ? cards(ctx as never, next) : next()));
   app.use(api.routes());
   app.use(api.allowedMethods());
   return app;

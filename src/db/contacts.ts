@@ -1,0 +1,291 @@
+import type postgres from 'postgres';
+import type { Db } from './index.ts';
+import { newId } from '../ids.ts';
+import type { Contact, ContactCreate, ContactPatch } from '../schemas/contacts.ts';
+
+/**
+ * Contacts: people matched across channels on a phone number, an email address or a web
+ * fingerprint (the widget's visitor id). Phone and email are each unique in an organization;
+ * a visitor id belongs to at most one contact (the latest match wins).
+ *
+ * Every write that decides which contact owns an identity takes a transaction-scoped advisory
+ * lock per identity first (lockIdentities), so two conversations of the same new person, or a
+ * conversation and a POST, never race into a unique violation (which would abort the caller's
+ * transaction) or into two contacts.
+ */
+
+interface ContactRow {
+  id: string; phone_e164: string | null; email_lower: string | null; first_name: string | null; last_name: string | null;
+  visitor_ids: string[]; facts: Record<string, unknown>; do_not_call: boolean; conversation_count: number;
+  first_seen_at: Date | null; last_seen_at: Date | null; created_at: Date; updated_at: Date;
+}
+
+const COLUMNS = ['id', 'phone_e164', 'email_lower', 'first_name', 'last_name', 'visitor_ids', 'facts', 'do_not_call',
+  'conversation_count', 'first_seen_at', 'last_seen_at', 'created_at', 'updated_at'];
+
+/** How many web fingerprints a contact keeps (the most recent). */
+const MAX_VISITOR_IDS = 50;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toContact(row: ContactRow): Contact {
+  return {
+    id: row.id, phone_e164: row.phone_e164, email_lower: row.email_lower, first_name: row.first_name, last_name: row.last_name,
+    visitor_ids: row.visitor_ids, facts: row.facts, do_not_call: row.do_not_call, conversation_count: row.conversation_count,
+    first_seen_at: iso(row.first_seen_at), last_seen_at: iso(row.last_seen_at),
+    created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** A phone number as stored (E.164), from what a person or the runtime wrote: `+1 (415) 555-0123`; null when it is not one. */
+export function normalizePhone(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const compact = value.trim().replace(/[\s().-]/g, '').replace(/^00/, '+');
+  return /^\+[1-9][0-9]{1,14}$/.test(compact) ? compact : null;
+}
+
+/** An email address as stored (trimmed, lower-case); null when it is not one. */
+export function normalizeEmail(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const email = value.trim().toLowerCase();
+  return email.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null;
+}
+
+/** What identifies a person: any of a phone number, an email address and a web fingerprint. */
+export interface ContactIdentity { phone?: string | null | undefined; email?: string | null | undefined; visitorId?: string | null | undefined }
+
+function normalizeIdentity(identity: ContactIdentity): { phone: string | null; email: string | null; visitorId: string | null } {
+  const visitorId = identity.visitorId?.trim() || null;
+  return { phone: normalizePhone(identity.phone), email: normalizeEmail(identity.email), visitorId: visitorId && visitorId.length <= 200 ? visitorId : null };
+}
+
+/** Runs `fn` in the caller's transaction, or in a new one. */
+function inTransaction<T>(db: Db, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  return 'savepoint' in db ? fn(db) : (db.begin(fn) as Promise<T>);
+}
+
+/** Serializes the writers of these identities in this organization until the transaction ends (sorted: no deadlock). */
+async function lockIdentities(tx: Db, orgId: string, identity: { phone?: string | null; email?: string | null; visitorId?: string | null }): Promise<void> {
+  const keys = [
+    identity.phone && `phone:${identity.phone}`, identity.email && `email:${identity.email}`, identity.visitorId && `visitor:${identity.visitorId}`,
+  ].filter((k): k is string => !!k).sort();
+  for (const key of keys) await tx`select pg_advisory_xact_lock(hashtextextended(${`contact:${orgId}:${key}`}, 0))`;
+}
+
+/**
+ * The contact a phone number, an email address or a known visitor id identifies (in that order of
+ * precedence: a phone match wins over an email match); null when none does. A contact known only
+ * by the visitor id does not match when it has another phone or email than the one given. Values
+ * are normalized first (`+1 415-555-0123`, `Ada@Example.com`); one that is not a phone or an email
+ * is ignored.
+ */
+export async function matchContact(db: Db, orgId: string, identity: ContactIdentity): Promise<Contact | null> {
+  const row = await matchRow(db, orgId, normalizeIdentity(identity));
+  return row ? toContact(row) : null;
+}
+
+async function matchRow(db: Db, orgId: string, id: { phone: string | null; email: string | null; visitorId: string | null }): Promise<ContactRow | null> {
+  if (!id.phone && !id.email && !id.visitorId) return null;
+  const phone = id.phone ? db`phone_e164 = ${id.phone}` : db`false`;
+  const email = id.email ? db`email_lower = ${id.email}` : db`false`;
+  const visitor = id.visitorId ? db`visitor_ids @> array[${id.visitorId}]::text[]` : db`false`;
+  const [row] = await db<ContactRow[]>`select ${db(COLUMNS)} from contacts
+    where org_id = ${orgId} and (${phone} or ${email} or ${visitor})
+    order by (${phone}) is true desc, (${email}) is true desc, last_seen_at desc nulls last, created_at desc limit 1`;
+  if (!row) return null;
+  // Found by the fingerprint alone, but with another phone or email than the one given: another
+  // person on the same browser. Not a match (their facts are not this person's).
+  const byFingerprintOnly = !(id.phone && row.phone_e164 === id.phone) && !(id.email && row.email_lower === id.email);
+  const otherPerson = (id.phone && row.phone_e164 && row.phone_e164 !== id.phone) || (id.email && row.email_lower && row.email_lower !== id.email);
+  return byFingerprintOnly && otherPerson ? null : row;
+}
+
+/**
+ * Records that a conversation was held with the person these identities name: finds the contact
+ * (matchContact) or creates one (only when a phone or an email is known), fills in a phone or
+ * email it lacked (unless another contact has it), moves the visitor id to it, links the
+ * conversation (`conversations.contact_id`) and, the first time that conversation is linked to
+ * it, counts it and widens first/last seen to `at`. Idempotent for one conversation. Null when no
+ * contact could be found or made. Runs in `db`'s transaction when it is one.
+ */
+export async function recordContactConversation(db: Db, orgId: string, input: ContactIdentity & { conversationId: string; at: Date | string }):
+  Promise<Contact | null> {
+  const id = normalizeIdentity(input);
+  const at = new Date(input.at);
+  if (!id.phone && !id.email && !id.visitorId) return null;
+  return inTransaction(db, async (tx) => {
+    await lockIdentities(tx, orgId, id);
+    const matched = await matchRow(tx, orgId, id);
+    if (!matched && !id.phone && !id.email) return null;
+    const contactId = matched ? matched.id : newId();
+    if (matched) await fillIdentity(tx, orgId, contactId, id);
+    else await tx`insert into contacts (id, org_id, phone_e164, email_lower) values (${contactId}, ${orgId}, ${id.phone}, ${id.email})`;
+    if (id.visitorId) await adoptVisitorId(tx, orgId, contactId, id.visitorId);
+    await linkConversation(tx, orgId, contactId, input.conversationId, at);
+    const [row] = await tx<ContactRow[]>`select ${tx(COLUMNS)} from contacts where id = ${contactId}`;
+    return toContact(row!);
+  });
+}
+
+/** Gives a matched contact the phone or email it lacked, when no other contact of the organization has it. */
+async function fillIdentity(tx: Db, orgId: string, contactId: string, id: { phone: string | null; email: string | null }): Promise<void> {
+  if (id.phone) {
+    await tx`update contacts set phone_e164 = ${id.phone}, updated_at = now() where id = ${contactId} and phone_e164 is null
+      and not exists (select 1 from contacts where org_id = ${orgId} and phone_e164 = ${id.phone})`;
+  }
+  if (id.email) {
+    await tx`update contacts set email_lower = ${id.email}, updated_at = now() where id = ${contactId} and email_lower is null
+      and not exists (select 1 from contacts where org_id = ${orgId} and email_lower = ${id.email})`;
+  }
+}
+
+/** The visitor id now names this contact only; it keeps the MAX_VISITOR_IDS most recent. */
+async function adoptVisitorId(tx: Db, orgId: string, contactId: string, visitorId: string): Promise<void> {
+  await tx`update contacts set visitor_ids = array_remove(visitor_ids, ${visitorId}), updated_at = now()
+    where org_id = ${orgId} and visitor_ids @> array[${visitorId}]::text[] and id <> ${contactId}`;
+  await tx`update contacts set visitor_ids = (visitor_ids || ${visitorId}::text)[greatest(1, cardinality(visitor_ids) + 2 - ${MAX_VISITOR_IDS}):],
+      updated_at = now()
+    where id = ${contactId} and not (visitor_ids @> array[${visitorId}]::text[])`;
+}
+
+async function linkConversation(tx: Db, orgId: string, contactId: string, conversationId: string, at: Date): Promise<void> {
+  const [conversation] = await tx<{ contact_id: string | null }[]>`
+    select contact_id from conversations where id = ${conversationId} and org_id = ${orgId} for update`;
+  if (!conversation || conversation.contact_id === contactId) return;
+  await tx`update conversations set contact_id = ${contactId} where id = ${conversationId}`;
+  await tx`update contacts set conversation_count = conversation_count + 1,
+      first_seen_at = least(coalesce(first_seen_at, ${at}), ${at}), last_seen_at = greatest(coalesce(last_seen_at, ${at}), ${at}),
+      updated_at = now()
+    where id = ${contactId}`;
+  // Relinked to another person: the first one no longer had it.
+  if (conversation.contact_id) {
+    await tx`update contacts set conversation_count = greatest(conversation_count - 1, 0), updated_at = now() where id = ${conversation.contact_id}`;
+  }
+}
+
+/**
+ * Merges data (what a conversation's evaluation extracted) into a contact's facts: new keys are
+ * added, existing ones take the new value; null and undefined values are skipped (unknown is not
+ * a value). Null when the contact does not exist.
+ */
+export async function mergeContactFacts(db: Db, contactId: string, facts: Record<string, unknown>): Promise<Contact | null> {
+  const known = Object.fromEntries(Object.entries(facts).filter(([, v]) => v !== null && v !== undefined));
+  const [row] = Object.keys(known).length
+    ? await db<ContactRow[]>`update contacts set facts = facts || ${db.json(known as never)}, updated_at = now()
+        where id = ${contactId} returning ${db(COLUMNS)}`
+    : await db<ContactRow[]>`select ${db(COLUMNS)} from contacts where id = ${contactId}`;
+  return row ? toContact(row) : null;
+}
+
+/**
+ * What is known of the person these identities name, for the runtime's cross-channel memory: the
+ * contact's facts, and its `first_name` and `last_name` when set. Empty when no contact matches.
+ */
+export async function contactFacts(db: Db, orgId: string, identity: ContactIdentity): Promise<Record<string, unknown>> {
+  const contact = await matchContact(db, orgId, identity);
+  if (!contact) return {};
+  return {
+    ...contact.facts,
+    ...(contact.first_name ? { first_name: contact.first_name } : {}),
+    ...(contact.last_name ? { last_name: contact.last_name } : {}),
+  };
+}
+
+// ---- the contacts API
+
+/** Why a write was refused: the phone or email belongs to another contact (its id), or the contact would have neither. */
+export type ContactRefusal = { conflict: { contactId: string; field: 'phone_e164' | 'email_lower' } } | 'no_identity';
+
+async function conflictingContact(tx: Db, orgId: string, exceptId: string | null, id: { phone?: string | null; email?: string | null }):
+  Promise<ContactRefusal | null> {
+  for (const [field, column, value] of [['phone_e164', 'phone_e164', id.phone], ['email_lower', 'email_lower', id.email]] as const) {
+    if (!value) continue;
+    const [other] = await tx<{ id: string }[]>`select id from contacts
+      where org_id = ${orgId} and ${tx(column)} = ${value} and id is distinct from ${exceptId}`;
+    if (other) return { conflict: { contactId: other.id, field } };
+  }
+  return null;
+}
+
+/** Creates a contact; refused when neither phone nor email is given or another contact has one of them. Run it in a transaction. */
+export async function insertContact(tx: Db, orgId: string, input: ContactCreate): Promise<Contact | ContactRefusal> {
+  const phone = input.phone_e164 ?? null;
+  const email = input.email_lower ? input.email_lower.toLowerCase() : null;
+  if (!phone && !email) return 'no_identity';
+  await lockIdentities(tx, orgId, { phone, email });
+  const refusal = await conflictingContact(tx, orgId, null, { phone, email });
+  if (refusal) return refusal;
+  const [row] = await tx<ContactRow[]>`
+    insert into contacts (id, org_id, phone_e164, email_lower, first_name, last_name, facts, do_not_call)
+    values (${newId()}, ${orgId}, ${phone}, ${email}, ${input.first_name ?? null}, ${input.last_name ?? null},
+      ${tx.json((input.facts ?? {}) as never)}, ${input.do_not_call ?? false})
+    returning ${tx(COLUMNS)}`;
+  return toContact(row!);
+}
+
+export async function findContact(db: Db, orgId: string, id: string): Promise<Contact | null> {
+  const [row] = await db<ContactRow[]>`select ${db(COLUMNS)} from contacts where id = ${id} and org_id = ${orgId}`;
+  return row ? toContact(row) : null;
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A page of contacts, newest first. `search` matches part of the first or last name, phone or
+ * email in any case (a trigram index serves it); a search that reads like a phone number also
+ * matches it written without its spaces, dashes and brackets.
+ */
+export async function listContacts(db: Db, orgId: string, q: { search?: string | undefined; limit: number; offset: number }):
+  Promise<{ data: Contact[]; total: number }> {
+  const search = q.search?.trim().toLowerCase();
+  let filter = db``;
+  if (search) {
+    const digits = /^[+\d\s().-]+$/.test(search) ? search.replace(/[^+\d]/g, '') : '';
+    const asPhone = digits && digits !== search ? db`or search_text like ${`%${escapeLike(digits)}%`}` : db``;
+    filter = db`and (search_text like ${`%${escapeLike(search)}%`} ${asPhone})`;
+  }
+  const [rows, [count]] = await Promise.all([
+    db<ContactRow[]>`select ${db(COLUMNS)} from contacts where org_id = ${orgId} ${filter}
+      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
+    db<{ total: number }[]>`select count(*)::int as total from contacts where org_id = ${orgId} ${filter}`,
+  ]);
+  return { data: rows.map(toContact), total: count?.total ?? 0 };
+}
+
+/**
+ * Applies the fields present in `patch` (null clears; `facts` merges key by key, a null value
+ * removing the key). Refused when the phone or email is another contact's, or when the contact
+ * would keep neither. Null when absent. Run it in a transaction.
+ */
+export async function updateContact(tx: Db, orgId: string, id: string, patch: ContactPatch): Promise<Contact | ContactRefusal | null> {
+  const [current] = await tx<ContactRow[]>`select ${tx(COLUMNS)} from contacts where id = ${id} and org_id = ${orgId} for update`;
+  if (!current) return null;
+  const fields: Record<string, unknown> = {};
+  if (patch.phone_e164 !== undefined) fields.phone_e164 = patch.phone_e164;
+  if (patch.email_lower !== undefined) fields.email_lower = patch.email_lower === null ? null : patch.email_lower.toLowerCase();
+  for (const key of ['first_name', 'last_name', 'do_not_call'] as const) if (patch[key] !== undefined) fields[key] = patch[key];
+  const phone = 'phone_e164' in fields ? (fields.phone_e164 as string | null) : current.phone_e164;
+  const email = 'email_lower' in fields ? (fields.email_lower as string | null) : current.email_lower;
+  if (!phone && !email) return 'no_identity';
+  const changed = { phone: phone !== current.phone_e164 ? phone : null, email: email !== current.email_lower ? email : null };
+  await lockIdentities(tx, orgId, changed);
+  const refusal = await conflictingContact(tx, orgId, id, changed);
+  if (refusal) return refusal;
+
+  const facts = patch.facts ?? {};
+  const set = Object.fromEntries(Object.entries(facts).filter(([, v]) => v !== null));
+  const removed = Object.keys(facts).filter((k) => facts[k] === null);
+  const factsChange = patch.facts === undefined ? tx`` : tx`, facts = (facts || ${tx.json(set as never)}) - ${removed}::text[]`;
+  if (Object.keys(fields).length === 0 && patch.facts === undefined) return toContact(current);
+  // `set ${tx(fields)}` must be written out: the helper reads the `set` before it to know its form.
+  const [row] = Object.keys(fields).length
+    ? await tx<ContactRow[]>`update contacts set ${tx(fields)}, updated_at = now() ${factsChange} where id = ${id} returning ${tx(COLUMNS)}`
+    : await tx<ContactRow[]>`update contacts set updated_at = now() ${factsChange} where id = ${id} returning ${tx(COLUMNS)}`;
+  return toContact(row!);
+}
+
+/** Deletes a contact; its conversations stay, unlinked (ON DELETE SET NULL). False when absent. */
+export async function deleteContact(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`delete from contacts where id = ${id} and org_id = ${orgId} returning id`;
+  return rows.length > 0;
+}

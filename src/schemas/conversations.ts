@@ -1,0 +1,71 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { OUTCOMES } from '../runtime/types.ts';
+import { ListEnvelope, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid } from './common.ts';
+
+/** Where a conversation took place. */
+export const SURFACES = ['web', 'phone', 'sms', 'email', 'campaign'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export const CONVERSATION_STATUSES = ['active', 'ended'] as const;
+export const MESSAGE_ROLES = ['visitor', 'agent', 'human_agent', 'caller', 'system'] as const;
+export const VERDICTS = ['pass', 'fail', 'not_applicable'] as const;
+
+const CriterionResultSchema = Type.Object({
+  criterion: Type.String({ description: 'The goal or acceptance criterion, as the agent states it' }),
+  verdict: StringEnum(VERDICTS, { description: '`not_applicable` does not count against the pass rate' }),
+  reason: Type.Optional(Type.String({ description: 'Why the evaluation decided so' })),
+}, { $id: 'CriterionResult' });
+
+/** A conversation as the list shows it. */
+export const ConversationSchema = Type.Object({
+  id: Uuid,
+  widget_id: Type.String({ ...Uuid, description: 'The `id` of the agent that held the conversation' }),
+  surface: StringEnum(SURFACES),
+  is_simulated: Type.Boolean({ description: 'A simulation (test run), not a real visitor or caller' }),
+  status: StringEnum(CONVERSATION_STATUSES),
+  started_at: Timestamp,
+  ended_at: Nullable(Timestamp),
+  duration_seconds: Type.Integer({ minimum: 0, description: 'Whole seconds from the start to the end (to the last activity while active)' }),
+  page_url: Nullable(Type.String({ description: 'The page a web conversation started on' })),
+  intent: Nullable(Type.String({ description: 'What the visitor wanted (snake_case label); null until evaluated' })),
+  outcome: Nullable(StringEnum(OUTCOMES, { description: 'How it ended up; null until evaluated' })),
+  extracted_data: Type.Record(Type.String(), Type.Unknown(), { description: 'Data extracted by the evaluation, per the agent\'s data_schema' }),
+  criteria_results: Type.Array(CriterionResultSchema, { description: 'A verdict per goal and acceptance criterion, once evaluated' }),
+  contact_id: Nullable(Type.String({ ...Uuid, description: 'The contact the conversation was matched to' })),
+}, { $id: 'Conversation', additionalProperties: false });
+export type Conversation = Static<typeof ConversationSchema>;
+
+export const TranscriptMessageSchema = Type.Object({
+  id: Uuid,
+  role: StringEnum(MESSAGE_ROLES),
+  text: Type.String(),
+  ts: Timestamp,
+}, { $id: 'TranscriptMessage', additionalProperties: false });
+
+export const ToolCallSchema = Type.Object({
+  name: Type.String(),
+  args: Type.Record(Type.String(), Type.Unknown()),
+  ts: Timestamp,
+}, { $id: 'ToolCall', additionalProperties: false });
+
+/** One conversation: the row, its transcript, what the agent's tools did, and a preview card. */
+export const ConversationDetailSchema = Type.Composite([ConversationSchema, Type.Object({
+  messages: Type.Array(TranscriptMessageSchema, { description: 'The transcript, oldest first' }),
+  tool_calls: Type.Array(ToolCallSchema, { description: 'Oldest first' }),
+  card_url: Type.String({
+    format: 'uri',
+    description: 'A self-contained HTML transcript card for an iframe; the signed URL needs no token and is valid 15 minutes',
+  }),
+})], { $id: 'ConversationDetail', additionalProperties: false });
+export type ConversationDetail = Static<typeof ConversationDetailSchema>;
+
+export const ConversationListQuery = Type.Object({
+  widget_id: Type.Optional(Type.String({ ...Uuid, description: 'Only this agent\'s conversations (its `id`)' })),
+  simulated: Type.Optional(StringEnum(['1', 'all'] as const, {
+    description: 'Absent: real conversations only. `1`: simulations only. `all`: both',
+  })),
+  ...PageQueryProps,
+}, { additionalProperties: false });
+export type ConversationListQuery = Static<typeof ConversationListQuery>;
+
+export const ConversationListSchema = ListEnvelope(ConversationSchema, 'ConversationList');
