@@ -16,6 +16,8 @@ import { sipTrunksFamily } from './routes/sip-trunks.ts';
 import { widgetsFamily } from './routes/widgets.ts';
 import { sitesFamily } from './routes/sites.ts';
 import { knowledgeBasesFamily } from './routes/knowledge-bases.ts';
+import { publicWidgetsFamily } from './routes/public-widgets.ts';
+import { publicCors } from './middleware/cors.ts';
 import { voiceProfilesFamily } from './routes/voice-profiles.ts';
 import { emailInboxesFamily } from './routes/email-inboxes.ts';
 import { conversationsFamily } from './routes/conversations.ts';
@@ -23,7 +25,7 @@ import { CARD_PATH, conversationCardsRouter } from './routes/conversation-cards.
 import { contactsFamily } from './routes/contacts.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, conversationsFamily, contactsFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily];
 
 export const API_VERSION = '1.0.0';
 
@@ -46,6 +48,8 @@ export function createApp(deps: AppDeps): Koa {
   const authWhereNeeded: AppMiddleware = (ctx, next) => (isAuthenticatedPath(ctx.path) ? auth(ctx, next) : next());
 
   app.use(requestContext() as Koa.Middleware);
+  // Before the error middleware: its problem documents keep the CORS headers.
+  app.use(publicCors() as Koa.Middleware);
   app.use(errorHandler() as Koa.Middleware);
   // Resource paths never match a system route: spare them the second router.
   const routes = system.routes();

@@ -6,7 +6,7 @@ import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
-import { findConversation } from '../db/conversations.ts';
+import { findConversationRow } from '../db/conversations.ts';
 import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
 import { searchKnowledge } from '../knowledge/retrieval.ts';
 import type { Agent } from '../schemas/agents.ts';
@@ -47,11 +47,8 @@ export async function runtimeAgent(db: Db, agent: Agent): Promise<RuntimeAgent> 
 }
 
 /** The conversation as its events carry it: as the conversations list shows it. */
-export async function conversationEventData(db: Db, orgId: string, id: string): Promise<Record<string, unknown>> {
-  const found = await findConversation(db, orgId, id);
-  if (!found) return { conversation: { id } };
-  const { messages: _m, tool_calls: _t, ...conversation } = found;
-  return { conversation };
+export async function conversationEventData(db: Db, _orgId: string, id: string): Promise<Record<string, unknown>> {
+  return { conversation: (await findConversationRow(db, id)) ?? { id } };
 }
 
 /** The phone and email a conversation's data names (fields typed `phone` and `email` in the agent's data_schema). */
