@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.ts';
-import { cleanUp, freshDatabase, onCleanup, positiveInt, say, startTemporal } from './harness.ts';
+import { freshDatabase, onCleanup, positiveInt, say, startTemporal, runBenchmark } from './harness.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -190,12 +190,4 @@ async function main(): Promise<void> {
   }
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (err) {
-  process.stderr.write(`benchmark failed: ${(err as Error).stack ?? String(err)}\n`);
-  exitCode = 1;
-}
-if (!(await cleanUp())) exitCode = exitCode || 1;
-process.exit(exitCode);
+await runBenchmark(main);

@@ -126,3 +126,16 @@ export function describeCpu(before: CpuSnapshot, after: CpuSnapshot, items: numb
     `(${cores} cores: at most ${Math.floor((cores * items) / ours)} ${what}s/s at this cost)` +
     (machine === null ? '' : `; machine busy ${((machine / wall / cores) * 100).toFixed(0)}%, others ${(((machine - ours) / wall / cores) * 100).toFixed(0)}% of ${cores} cores`);
 }
+
+/** Runs a benchmark's `main`, then every cleanup step, and exits non-zero when either failed. */
+export async function runBenchmark(main: () => Promise<void>): Promise<never> {
+  let exitCode = 0;
+  try {
+    await main();
+  } catch (err) {
+    process.stderr.write(`benchmark failed: ${(err as Error).stack ?? String(err)}\n`);
+    exitCode = 1;
+  }
+  if (!(await cleanUp())) exitCode = exitCode || 1;
+  process.exit(exitCode);
+}

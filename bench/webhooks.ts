@@ -26,7 +26,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
-import { cleanUp, cpuSnapshot, describeCpu, freshDatabase, onCleanup, positiveInt, say, startTemporal, type CpuSnapshot } from './harness.ts';
+import { cpuSnapshot, describeCpu, freshDatabase, onCleanup, positiveInt, say, startTemporal, type CpuSnapshot, runBenchmark } from './harness.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -178,12 +178,4 @@ async function main(): Promise<void> {
   report(receipts, patchMs, [cpuBefore, cpuSnapshot(dbName)]);
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (err) {
-  process.stderr.write(`benchmark failed: ${(err as Error).stack ?? String(err)}\n`);
-  exitCode = 1;
-}
-if (!(await cleanUp())) exitCode = exitCode || 1;
-process.exit(exitCode);
+await runBenchmark(main);
