@@ -116,6 +116,8 @@ describe('a visitor conversation through the public endpoints', () => {
     const described = await handle.describe();
     expect(described.status.name).toBe('COMPLETED');
     expect(described.searchAttributes).toMatchObject({ OrganizationId: [orgId], AgentId: [agent.id] });
+    const evaluation = await svc.temporal.workflow.getHandle(workflowIds.conversationEvaluation(id)).describe();
+    expect(evaluation.searchAttributes).toMatchObject({ OrganizationId: [orgId], AgentId: [agent.id] });
 
     // The email made a contact of the visitor, with the conversation counted and the data as facts.
     const contacts = await api.get(`${REST}/contacts?search=skipper`);

@@ -40,5 +40,7 @@ export async function conversationLifecycle(input: ConversationLifecycleInput): 
     workflowId: `conversation-evaluation:${input.conversationId}`,
     args: [{ conversationId: input.conversationId }],
     taskQueue: workflowInfo().taskQueue,
+    // The same OrganizationId and AgentId as this workflow, so an operator's filter finds it too.
+    typedSearchAttributes: workflowInfo().typedSearchAttributes,
   });
 }
