@@ -27,8 +27,6 @@ export interface CrawlSummary {
   firstError: string | null;
 }
 
-const HEARTBEAT_MS = 5_000;
-
 /** Stores a fetched page and its passages in the crawl's generation; a page already there (a resumed crawl) is left as it is. */
 async function storeFetchedPage(db: Sql, siteId: string, generation: number, page: CrawledPage): Promise<void> {
   await db.begin(async (tx) => {
@@ -93,8 +91,10 @@ export function createCrawlActivities(deps: ActivityDeps) {
         select url, etag, last_modified, links from site_pages where site_id = ${siteId} and generation = ${generation - 1}`)
         .map((p) => [p.url, { etag: p.etag, lastModified: p.last_modified, links: p.links }]));
       const progress = { resumed: done.length, stored: 0, unchanged: 0, fetched: 0, queued: 0, failed: 0 };
+      // Every stored page and every finished request beats (the SDK throttles the calls). Requests
+      // end within 3 x 20 s, so the workflow's heartbeat timeout (2 minutes) only fires when the
+      // worker is gone.
       const beat = () => ctx.heartbeat(progress);
-      const timer = setInterval(beat, HEARTBEAT_MS);
       let result;
       try {
         result = await crawl({
@@ -108,12 +108,13 @@ export function createCrawlActivities(deps: ActivityDeps) {
           }
           progress.stored++;
           beat();
-        }, (p) => Object.assign(progress, p));
+        }, (p) => {
+          Object.assign(progress, p);
+          beat();
+        });
       } catch (err) {
         if (err instanceof OutboundTargetError) throw ApplicationFailure.nonRetryable(err.message, 'CrawlRefused');
         throw err;
-      } finally {
-        clearInterval(timer);
       }
       // Interrupted (the worker is stopping, or the crawl was cancelled): this attempt fails, so
       // the retry resumes from what is stored, instead of a partial index being swapped in.

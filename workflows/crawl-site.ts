@@ -20,7 +20,8 @@ export async function crawlSite(input: CrawlSiteInput): Promise<CrawlSummary | n
   const { runCrawl } = proxyActivities<CrawlActivities>({
     // The duration cap plus time to store the last pages.
     startToCloseTimeout: input.limits.maxDurationMs + 5 * 60_000,
-    heartbeatTimeout: '30 seconds',
+    // Longer than one request may take (3 x 20 s): silence means the worker is gone.
+    heartbeatTimeout: '2 minutes',
     retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 5, nonRetryableErrorTypes: ['CrawlRefused'] },
   });
   const target = { siteId: input.siteId, generation: prepared.generation };
