@@ -18,6 +18,8 @@ import { sitesFamily } from './routes/sites.ts';
 import { knowledgeBasesFamily } from './routes/knowledge-bases.ts';
 import { publicWidgetsFamily } from './routes/public-widgets.ts';
 import { publicCors } from './middleware/cors.ts';
+import { publicRateLimit } from './middleware/public-rate-limit.ts';
+import { createRateLimiter } from './middleware/rate-limit.ts';
 import { voiceProfilesFamily } from './routes/voice-profiles.ts';
 import { emailInboxesFamily } from './routes/email-inboxes.ts';
 import { conversationsFamily } from './routes/conversations.ts';
@@ -51,6 +53,7 @@ export function createApp(deps: AppDeps): Koa {
   // Before the error middleware: its problem documents keep the CORS headers.
   app.use(publicCors() as Koa.Middleware);
   app.use(errorHandler() as Koa.Middleware);
+  app.use(publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE)) as Koa.Middleware);
   // Resource paths never match a system route: spare them the second router.
   const routes = system.routes();
   const allowed = system.allowedMethods();

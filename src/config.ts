@@ -24,6 +24,8 @@ export const ConfigSchema = Type.Object({
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ALLOW_PRIVATE_NETWORK_TARGETS: Type.Boolean({ default: false }),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1200 }),
+  /** Requests a minute one client address may make to the public (widget) endpoints, per API process. */
+  PUBLIC_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },

@@ -196,3 +196,28 @@ describe('public endpoint rules', () => {
     expect((await visitor('POST', `${path}/conversations`, { body: { page_url: `${ORIGIN}/`, visitor_id: 'bad id!' } })).status).toBe(400);
   }, 60_000);
 });
+
+describe('public rate limit', () => {
+  it('counts per client address, with RateLimit fields, and answers 429 with CORS and Retry-After past the limit', async () => {
+    const limited = await startTestService({ PUBLIC_RATE_LIMIT_PER_MINUTE: 3 }, { worker: false });
+    try {
+      const { token } = await limited.newOrg();
+      const agent = (await client(limited.url, token).post(`${REST}/agents`, { name: 'Limited' })).body;
+      const get = () => fetch(`${limited.url}${PUBLIC}/${agent.public_key}/config`, { headers: { origin: ORIGIN } });
+      for (let i = 0; i < 3; i++) {
+        const ok = await get();
+        expect(ok.status).toBe(200);
+        expect(ok.headers.get('ratelimit')).toMatch(new RegExp(`^"public";r=${2 - i};t=\\d+$`));
+      }
+      const refused = await get();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      expect(((await refused.json()) as any).code).toBe('rate_limited');
+      // Authenticated traffic is counted per token, not here.
+      expect((await client(limited.url, token).get(`${REST}/agents/${agent.id}`)).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
