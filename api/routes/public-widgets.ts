@@ -33,14 +33,16 @@ async function publicAgent(ctx: AppContext, deps: AppDeps, publicKey: string): P
   return found;
 }
 
-/** The visitor's conversation: its token must match (`X-Visitor-Token`). */
-async function visitorConversation(ctx: AppContext, deps: AppDeps, agent: Agent, id: string): Promise<ConversationRecord> {
-  const conversation = await findConversationRecord(deps.sql, id, { agentId: agent.id });
+/** The agent and the visitor's conversation with it: the Origin must be allowed and the token (`X-Visitor-Token`) must match. */
+async function visitorConversation(ctx: AppContext, deps: AppDeps, params: { public_key: string; id: string }):
+  Promise<{ agent: Agent; conversation: ConversationRecord }> {
+  const { agent } = await publicAgent(ctx, deps, params.public_key);
+  const conversation = await findConversationRecord(deps.sql, params.id, { agentId: agent.id });
   if (!conversation) throw notFound('conversation');
   if (!visitorTokenMatches(conversation, ctx.get('X-Visitor-Token'))) {
     throw new AppError(401, 'unauthorized', 'X-Visitor-Token is missing or does not belong to this conversation');
   }
-  return conversation;
+  return { agent, conversation };
 }
 
 export const publicWidgetsFamily: RouteFamily = {
@@ -84,8 +86,7 @@ export const publicWidgetsFamily: RouteFamily = {
       public: true, permissions: [], params: PublicConversationParams, body: PublicMessageCreateSchema,
       responses: { 200: { description: 'The agent\'s replies', schema: PublicMessagesSchema } },
       async handler({ params, body, deps, ctx }) {
-        const { agent } = await publicAgent(ctx, deps, params.public_key);
-        const conversation = await visitorConversation(ctx, deps, agent, params.id);
+        const { agent, conversation } = await visitorConversation(ctx, deps, params);
         return { status: 200, body: { messages: await sendVisitorMessage(deps, agent, conversation, body.text) } };
       },
     }),
@@ -95,8 +96,7 @@ export const publicWidgetsFamily: RouteFamily = {
       public: true, permissions: [], params: PublicConversationParams, query: PublicMessagesQuery,
       responses: { 200: { description: 'Messages, oldest first', schema: PublicMessagesSchema } },
       async handler({ params, query, deps, ctx }) {
-        const { agent } = await publicAgent(ctx, deps, params.public_key);
-        const conversation = await visitorConversation(ctx, deps, agent, params.id);
+        const { conversation } = await visitorConversation(ctx, deps, params);
         return { status: 200, body: { messages: await listMessages(deps.sql, conversation.id, { after: query.after }) } };
       },
     }),
@@ -106,8 +106,7 @@ export const publicWidgetsFamily: RouteFamily = {
       public: true, permissions: [], params: PublicConversationParams,
       responses: { 200: { description: 'Ended', schema: PublicConversationEndedSchema } },
       async handler({ params, deps, ctx }) {
-        const { agent } = await publicAgent(ctx, deps, params.public_key);
-        const conversation = await visitorConversation(ctx, deps, agent, params.id);
+        const { conversation } = await visitorConversation(ctx, deps, params);
         await endConversation(deps, conversation.id, 'visitor');
         const ended = await findConversationRecord(deps.sql, conversation.id);
         return { status: 200, body: { conversation_id: conversation.id, status: 'ended', ended_at: ended?.endedAt?.toISOString() ?? null } };

@@ -47,7 +47,7 @@ export async function runtimeAgent(db: Db, agent: Agent): Promise<RuntimeAgent> 
 }
 
 /** The conversation as its events carry it: as the conversations list shows it. */
-export async function conversationEventData(db: Db, _orgId: string, id: string): Promise<Record<string, unknown>> {
+export async function conversationEventData(db: Db, id: string): Promise<Record<string, unknown>> {
   return { conversation: (await findConversationRow(db, id)) ?? { id } };
 }
 
@@ -114,7 +114,7 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
     const messages = await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
     // A returning visitor's contact: linked (and counted) at once.
     await recordContactConversation(tx, orgId, { conversationId: conversation.id, visitorId, at: conversation.startedAt });
-    const eventId = await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, orgId, conversation.id) });
+    const eventId = await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
     await startLifecycle(deps, conversation);
     return { conversation, messages, eventId };
   });
@@ -150,7 +150,7 @@ export async function endConversation(deps: Omit<ConversationDeps, 'runtime'>, i
   const eventId = await deps.sql.begin(async (tx) => {
     const ended = await markEnded(tx, id, reason);
     if (!ended) return null;
-    return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, ended.orgId, id) });
+    return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, id) });
   });
   if (!eventId) return false;
   dispatchAfterCommit(deps, [eventId]);
@@ -177,7 +177,7 @@ export async function evaluateConversation(deps: ConversationDeps, id: string): 
       conversationId: id, visitorId: conversation.visitorId, at: conversation.startedAt, ...identityOf(agent, evaluation.extracted_data),
     });
     if (contact) await mergeContactFacts(tx, contact.id, evaluation.extracted_data);
-    return emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.evaluated', data: await conversationEventData(tx, conversation.orgId, id) });
+    return emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.evaluated', data: await conversationEventData(tx, id) });
   });
   if (!eventId) return false;
   dispatchAfterCommit(deps, [eventId]);

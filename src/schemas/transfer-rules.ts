@@ -83,19 +83,8 @@ export const TransferRuleCreateSchema = Type.Object({
 }, { $id: 'TransferRuleCreate', additionalProperties: false, description: 'A new rule: `name` and `condition` are required; unsent fields take their defaults' });
 export type TransferRuleCreate = Static<typeof TransferRuleCreateSchema>;
 
-export const TransferRulePatchSchema = Type.Object({
-  name: Type.Optional(Name),
-  condition: Type.Optional(Condition),
-  destination_phone: Type.Optional(Nullable(DestinationPhone)),
-  destination_label: Type.Optional(Nullable(DestinationLabel)),
-  enabled: Type.Optional(Enabled),
-  priority: Type.Optional(Priority),
-  transfer_type: Type.Optional(Type_),
-  ring_timeout_seconds: Type.Optional(RingTimeout),
-  warm_brief: Type.Optional(Nullable(WarmBrief)),
-  sip_trunk_id: Type.Optional(Nullable(SipTrunkId)),
-  destination_sip_uri: Type.Optional(Nullable(DestinationSipUri)),
-}, {
+// The create fields, every one optional: one list of fields for both bodies.
+export const TransferRulePatchSchema = Type.Partial(Type.Object(TransferRuleCreateSchema.properties), {
   $id: 'TransferRulePatch', additionalProperties: false,
   description: 'Any subset of the rule fields; only sent fields change and unsent type-specific fields are kept (`{}` changes nothing). '
     + 'A changed transfer_type first clears the fields of the old type; the merged rule is then checked as on create',
