@@ -20,7 +20,7 @@ let admin: { orgId: string; token: string };
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 100_000 });
+  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 100_000 }, { worker: false });
   admin = await svc.newOrg();
   api = client(svc.url, admin.token);
 });

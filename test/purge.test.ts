@@ -48,4 +48,5 @@ it('finishes a purge after the worker is stopped mid-way and started again', asy
   } finally {
     await workers.shutdown();
   }
-});
+  // 100 batches through a dev server that the other test files load too: give it room.
+}, 120_000);
