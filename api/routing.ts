@@ -7,6 +7,7 @@ import type { Principal } from '../src/auth/authenticator.ts';
 import { compileValidator, formatErrors, type FieldError } from '../src/validation.ts';
 import type { AppContext, AppDeps } from './context.ts';
 import { readJsonBody } from './middleware/body.ts';
+import { nulCharacterErrors } from './json-scan.ts';
 import { checkIdempotencyKey, fingerprint, runIdempotent, type StoredResponse } from './middleware/idempotency.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -102,20 +103,6 @@ function queryObject(ctx: AppContext, schema: TObject | undefined): Record<strin
   return query;
 }
 
-/** PostgreSQL text cannot hold U+0000: refuse it up front, naming the field, rather than fail later. */
-function findNulCharacters(value: unknown, path: string, out: FieldError[]): void {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) out.push({ field: path, code: 'invalid_characters', message: `${path || 'body'} must not contain the NUL character` });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => findNulCharacters(item, `${path}[${i}]`, out));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) out.push({ field: path, code: 'invalid_characters', message: 'property names must not contain the NUL character' });
-      else findNulCharacters(item, path ? `${path}.${key}` : key, out);
-    }
-  }
-}
-
 function compose(def: RouteDef) {
   const params = validator(def.params, true);
   const query = validator(def.query, true);
@@ -134,8 +121,7 @@ function compose(def: RouteDef) {
     const raw = await readJsonBody(ctx);
     if (body) {
       input.body = check(body, raw === undefined ? {} : raw);
-      const nul: FieldError[] = [];
-      findNulCharacters(input.body, '', nul);
+      const nul = nulCharacterErrors(input.body);
       if (nul.length) throw validationError(nul);
     }
     else if (raw !== undefined && !(raw && typeof raw === 'object' && Object.keys(raw).length === 0)) {

@@ -1,5 +1,6 @@
 import getRawBody from 'raw-body';
-import { AppError } from '../../src/errors.ts';
+import { AppError, validationError } from '../../src/errors.ts';
+import { nestingError } from '../json-scan.ts';
 import type { AppContext } from '../context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -16,7 +17,8 @@ function isJsonType(contentType: string): boolean {
 
 /**
  * Reads and parses a JSON body: 415 for another media type, 413 past 1 MiB, 400 `invalid_json`
- * when it does not parse. A request without a body yields `undefined`.
+ * when it does not parse, 400 `validation_error` (`too_deep`) when it nests deeper than
+ * MAX_JSON_DEPTH. A request without a body yields `undefined`.
  */
 export async function readJsonBody(ctx: AppContext): Promise<unknown> {
   if (!hasBody(ctx)) return undefined;
@@ -36,9 +38,14 @@ export async function readJsonBody(ctx: AppContext): Promise<unknown> {
   }
   // JSON's own whitespace only: a body of other Unicode spaces is a body, and not JSON.
   if (/^[ \t\r\n]*$/.test(text)) return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch (err) {
     throw new AppError(400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
   }
+  // Before anything walks it: every later check, merge and serialization may then recurse safely.
+  const tooDeep = nestingError(body);
+  if (tooDeep) throw validationError([tooDeep]);
+  return body;
 }

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, client, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+
+/** The outside probe's findings (issue 12), one block per defect, each through the real HTTP API. */
+
+const REST = '/api/v1/rest';
+
+let svc: TestService;
+let admin: { orgId: string; token: string };
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 100_000 }, { worker: false });
+  admin = await svc.newOrg();
+  api = client(svc.url, admin.token);
+});
+afterAll(async () => { await svc?.stop(); });
+
+function expectCode(res: ApiResponse, status: number, code: string): Record<string, any> {
+  expect(res.status, res.text).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body.code, res.text).toBe(code);
+  return res.body as Record<string, any>;
+}
+
+async function newAgent(): Promise<Record<string, any>> {
+  const res = await api.post(`${REST}/agents`, { name: `Agent ${Math.random().toString(36).slice(2, 8)}` });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+/** `{"k": [[[…"x"…]]]}` as text, `depth` arrays deep (built as text: no recursion on our side either). */
+const nestedArrays = (depth: number) => `{"k":${'['.repeat(depth)}"x"${']'.repeat(depth)}}`;
+/** `{"a":{"a":…{"a":1}…}}`: `depth` objects deep. */
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+describe('JSON nesting is limited to 32 levels (defect 1)', () => {
+  it('refuses phone_settings, facts, drafts and other bodies nested past the limit with 400, and changes nothing', async () => {
+    const agent = await newAgent();
+    const contact = await api.post(`${REST}/contacts`, { first_name: 'Ada', email_lower: `ada-${agent.id}@example.com` });
+    expect(contact.status, contact.text).toBe(201);
+    for (const depth of [33, 2000, 100_000]) {
+      const cases: [string, string, string][] = [
+        ['PATCH', `${REST}/agents/${agent.id}`, `{"phone_settings":${nestedArrays(depth)}}`],
+        ['PATCH', `${REST}/agents/${agent.id}`, `{"phone_settings":{"k":${nestedObjects(depth)}}}`],
+        ['PUT', `${REST}/agents/${agent.id}/draft`, `{"phone_settings":${nestedArrays(depth)}}`],
+        ['POST', `${REST}/contacts`, `{"first_name":"Bo","facts":${nestedArrays(depth)}}`],
+        ['PATCH', `${REST}/contacts/${contact.body.id}`, `{"facts":{"k":${nestedObjects(depth)}}}`],
+        ['POST', `${REST}/agents`, nestedArrays(depth)],
+        ['POST', `${REST}/agents/import`, `{"manifest":${nestedObjects(depth)}}`],
+        ['POST', `${REST}/webhooks`, `{"url":"https://hooks.example.com/","events":${nestedArrays(depth)}}`],
+      ];
+      for (const [method, path, body] of cases) {
+        const res = await call(svc.url, method, path, { token: admin.token, body });
+        const problem = expectCode(res, 400, 'validation_error');
+        expect(problem.errors[0], `${method} ${path} at ${depth}`).toMatchObject({ code: 'too_deep' });
+        expect(problem.detail).toMatch(/32/);
+      }
+    }
+    expect((await api.get(`${REST}/agents/${agent.id}`)).body).toEqual(agent);
+    expect((await api.get(`${REST}/agents/${agent.id}/draft`)).status).toBe(404);
+    expect((await api.get(`${REST}/contacts/${contact.body.id}`)).body).toEqual(contact.body);
+  });
+
+  it('accepts a body exactly at the limit', async () => {
+    const agent = await newAgent();
+    // The body object is level 1, phone_settings level 2, "k" holds 30 more arrays: 32 in all.
+    const res = await call(svc.url, 'PATCH', `${REST}/agents/${agent.id}`, { token: admin.token, body: `{"phone_settings":${nestedArrays(30)}}` });
+    expect(res.status, res.text).toBe(200);
+    const over = await call(svc.url, 'PATCH', `${REST}/agents/${agent.id}`, { token: admin.token, body: `{"phone_settings":${nestedArrays(31)}}` });
+    expectCode(over, 400, 'validation_error');
+  });
+
+  it('finds NUL characters however wide the body (the scan is not recursive)', async () => {
+    const agent = await newAgent();
+    const res = await api.patch(`${REST}/agents/${agent.id}`, { phone_settings: { k: [[[{ deep: ['ok', 'a\u0000b'] }]]] } });
+    const problem = expectCode(res, 400, 'validation_error');
+    expect(problem.errors).toEqual([expect.objectContaining({ field: 'phone_settings.k[0][0][0].deep[1]', code: 'invalid_characters' })]);
+  });
+});
