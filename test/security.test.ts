@@ -78,3 +78,33 @@ describe('JSON nesting is limited to 32 levels (defect 1)', () => {
     expect(problem.errors).toEqual([expect.objectContaining({ field: 'phone_settings.k[0][0][0].deep[1]', code: 'invalid_characters' })]);
   });
 });
+
+describe('bodies must be valid UTF-8 (defect 9)', () => {
+  const send = async (method: string, path: string, bytes: Buffer): Promise<ApiResponse> => {
+    const res = await fetch(svc.url + path, { method, headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: bytes });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: JSON.parse(text), text };
+  };
+
+  it('refuses bytes that are not UTF-8 with 400 invalid_json naming the encoding, and stores nothing', async () => {
+    const before = (await api.get(`${REST}/agents`)).body.total;
+    const bodies = [
+      Buffer.from([0xff, 0xfe]),
+      Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+      Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]), // Latin-1 é
+      Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), // an encoded surrogate
+      Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]), // overlong '/'
+    ];
+    for (const bytes of bodies) {
+      const problem = expectCode(await send('POST', `${REST}/agents`, bytes), 400, 'invalid_json');
+      expect(problem.detail).toMatch(/UTF-8/);
+    }
+    expect((await api.get(`${REST}/agents`)).body.total).toBe(before);
+  });
+
+  it('still takes UTF-8 with a byte order mark and characters outside ASCII', async () => {
+    const res = await send('POST', `${REST}/agents`, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Café 🚲"}')]));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.name).toBe('Café 🚲');
+  });
+});

@@ -5,6 +5,9 @@ import type { AppContext } from '../context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Strict: a byte sequence that is not UTF-8 is an error, not a U+FFFD (a leading byte order mark is dropped). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function hasBody(ctx: AppContext): boolean {
   const length = ctx.get('Content-Length');
   return ctx.get('Transfer-Encoding') !== '' || (length !== '' && length !== '0');
@@ -17,7 +20,7 @@ function isJsonType(contentType: string): boolean {
 
 /**
  * Reads and parses a JSON body: 415 for another media type, 413 past 1 MiB, 400 `invalid_json`
- * when it does not parse, 400 `validation_error` (`too_deep`) when it nests deeper than
+ * when it is not UTF-8 or does not parse, 400 `validation_error` (`too_deep`) when it nests deeper than
  * MAX_JSON_DEPTH. A request without a body yields `undefined`.
  */
 export async function readJsonBody(ctx: AppContext): Promise<unknown> {
@@ -25,16 +28,22 @@ export async function readJsonBody(ctx: AppContext): Promise<unknown> {
   if (!isJsonType(ctx.get('Content-Type'))) {
     throw new AppError(415, 'unsupported_media_type', 'send the body as application/json');
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8', length: ctx.get('Content-Length') || undefined });
+    bytes = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, length: ctx.get('Content-Length') || undefined });
   } catch (err) {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') throw new AppError(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`);
-    if (type === 'encoding.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
+    if (type === 'request.size.invalid' || type === 'request.aborted') {
       throw new AppError(400, 'invalid_json', 'the body could not be read');
     }
     throw err;
+  }
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new AppError(400, 'invalid_json', 'the body is not valid UTF-8: send JSON text encoded as UTF-8 (RFC 8259)');
   }
   // JSON's own whitespace only: a body of other Unicode spaces is a body, and not JSON.
   if (/^[ \t\r\n]*$/.test(text)) return undefined;
