@@ -8,6 +8,7 @@ import { compileValidator, formatErrors, type FieldError } from '../src/validati
 import type { AppContext, AppDeps } from './context.ts';
 import { readJsonBody } from './middleware/body.ts';
 import { nulCharacterErrors } from './json-scan.ts';
+import { requestLineErrors } from './url-text.ts';
 import { checkIdempotencyKey, fingerprint, runIdempotent, type StoredResponse } from './middleware/idempotency.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -112,6 +113,8 @@ function compose(def: RouteDef) {
     const principal = ctx.state.principal as Principal;
     if (!principal && !def.public) throw new AppError(401, 'unauthorized', 'authentication required');
     if (!def.public) for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
+    const lineErrors = requestLineErrors(ctx.path, ctx.querystring);
+    if (lineErrors.length) throw validationError(lineErrors);
     const input = {
       params: ctx.params,
       query: query || ctx.querystring ? check(query, queryObject(ctx, def.query as TObject | undefined)) : {},

@@ -108,3 +108,44 @@ describe('bodies must be valid UTF-8 (defect 9)', () => {
     expect(res.body.name).toBe('Café 🚲');
   });
 });
+
+describe('query strings and path segments refuse NUL and malformed percent-encoding (defect 2)', () => {
+  it('GET /contacts?search=a%00b is 400 naming search, as a NUL in a body is', async () => {
+    const problem = expectCode(await api.get(`${REST}/contacts?search=a%00b`), 400, 'validation_error');
+    expect(problem.errors).toEqual([expect.objectContaining({ field: 'search', code: 'invalid_characters' })]);
+  });
+
+  it('refuses percent-encoding that is not UTF-8 in any query parameter, name or value', async () => {
+    const agent = await newAgent();
+    const queries = [
+      `${REST}/contacts?search=%FF`, `${REST}/contacts?search=%ED%A0%80`, `${REST}/contacts?search=%E0%A4%A`, `${REST}/contacts?search=%zz`,
+      `${REST}/contacts?search=ok&limit=%00`, `${REST}/contacts?se%00arch=x`, `${REST}/contacts?%C0%AF=x`,
+      `${REST}/agents?status=%00`, `/api/v1/widgets?cursor=%00`, `${REST}/conversations?widget_id=${agent.id}%00`,
+      `${REST}/agents/${agent.id}?x=%00`,
+    ];
+    for (const path of queries) {
+      const problem = expectCode(await api.get(path), 400, 'validation_error');
+      expect(problem.errors.map((e: { code: string }) => e.code), path).toEqual(expect.arrayContaining([expect.stringMatching(/^invalid_(characters|encoding)$/)]));
+    }
+  });
+
+  it('refuses NUL and malformed percent-encoding in path segments with 400, on authenticated and public routes', async () => {
+    const agent = await newAgent();
+    const paths = [
+      `${REST}/agents/${agent.id}%00`, `${REST}/agents/%00`, `${REST}/agents/%E0%A4%A`, `${REST}/agents/%FF/draft`,
+      `/api/v1/widgets/${agent.public_key}%00`, `/api/v1/widgets/wgt_%ED%A0%80aaaaaaaaaaaaaaaaaaaa`,
+      `/api/v1/public/widgets/${agent.public_key}%00/config`, `/api/v1/public/widgets/%FF${agent.public_key}/config`,
+    ];
+    for (const path of paths) {
+      const problem = expectCode(await api.get(path), 400, 'validation_error');
+      expect(problem.errors[0], path).toMatchObject({ field: 'path', code: expect.stringMatching(/^invalid_(characters|encoding)$/) });
+    }
+    // Well-formed encodings still work: an encoded uuid is the same uuid.
+    expect((await api.get(`${REST}/agents/${encodeURIComponent(agent.id).replace(/-/g, '%2D')}`)).status).toBe(200);
+    expect((await api.get(`${REST}/contacts?search=${encodeURIComponent('Zoë 🚲')}`)).status).toBe(200);
+  });
+
+  it('checks the token first: no token with a NUL in the query is 401', async () => {
+    expectCode(await call(svc.url, 'GET', `${REST}/contacts?search=a%00b`), 401, 'unauthorized');
+  });
+});
