@@ -81,7 +81,7 @@ describe('JSON nesting is limited to 32 levels (defect 1)', () => {
 
 describe('bodies must be valid UTF-8 (defect 9)', () => {
   const send = async (method: string, path: string, bytes: Buffer): Promise<ApiResponse> => {
-    const res = await fetch(svc.url + path, { method, headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: bytes });
+    const res = await fetch(svc.url + path, { method, headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: new Uint8Array(bytes) });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: JSON.parse(text), text };
   };
