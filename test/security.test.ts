@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+import { OutboundTargetError, resolveOutboundHost } from '../src/net/outbound.ts';
 
 /** The outside probe's findings (issue 12), one block per defect, each through the real HTTP API. */
 
@@ -147,5 +148,45 @@ describe('query strings and path segments refuse NUL and malformed percent-encod
 
   it('checks the token first: no token with a NUL in the query is 401', async () => {
     expectCode(await call(svc.url, 'GET', `${REST}/contacts?search=a%00b`), 401, 'unauthorized');
+  });
+});
+
+describe('IPv6 forms that carry a private IPv4 are refused wherever a URL is taken (defect 7)', () => {
+  // (The full table of forms is src/domain/network.test.ts; these are the routes that take URLs.)
+  const targets = ['https://[::127.0.0.1]/', 'https://[::7f00:1]:8443/hook', 'https://[64:ff9b::169.254.169.254]/', 'https://[2002:a00:1::1]/',
+    'https://[::ffff:0:10.0.0.1]/', 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/'];
+
+  it('webhooks (create and PATCH), sites, widgets and knowledge-base sites answer 400 private_network_target and create nothing', async () => {
+    const agent = await newAgent();
+    const hook = await api.post(`${REST}/webhooks`, { url: 'https://93.184.215.14/in', events: ['*'] });
+    expect(hook.status, hook.text).toBe(201);
+    const kb = await api.post(`${REST}/knowledge-bases`, { name: 'Docs' });
+    expect(kb.status, kb.text).toBe(201);
+    const counts = async () => [(await api.get(`${REST}/webhooks`)).body.total, (await api.get(`${REST}/agents`)).body.total, (await api.get(`${REST}/sites`)).body.total];
+    const before = await counts();
+    for (const url of targets) {
+      for (const [method, path, body] of [
+        ['POST', `${REST}/webhooks`, { url, events: ['*'] }],
+        ['PATCH', `${REST}/webhooks/${hook.body.id}`, { url }],
+        ['POST', `${REST}/agents`, { name: 'Internal', site_url: url }],
+        ['POST', `${REST}/agents/${agent.id}/site`, { url }],
+        ['POST', '/api/v1/widgets', { name: 'Internal', site_url: url }],
+        ['POST', `${REST}/knowledge-bases/${kb.body.id}/sites`, { url }],
+      ] as [string, string, unknown][]) {
+        const res = await call(svc.url, method, path, { token: admin.token, body });
+        expect(expectCode(res, 400, 'private_network_target').detail, `${method} ${path} ${url}`).toMatch(/not allowed/);
+      }
+    }
+    expect(await counts()).toEqual(before);
+    expect((await api.get(`${REST}/webhooks/${hook.body.id}`)).body.url).toBe('https://93.184.215.14/in');
+  });
+
+  it('the connect-time check (every resolved address) classifies the same way', async () => {
+    for (const host of ['[::7f00:1]', '::7f00:1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::1']) {
+      const refused = await resolveOutboundHost(host, { allowPrivate: false }).catch((err: unknown) => err);
+      expect(refused, host).toBeInstanceOf(OutboundTargetError);
+      expect((refused as OutboundTargetError).code).toBe('private_network_target');
+    }
+    expect(await resolveOutboundHost('64:ff9b::808:808', { allowPrivate: false })).toEqual([{ address: '64:ff9b::808:808', family: 6 }]);
   });
 });
