@@ -90,6 +90,8 @@ export function buildOpenApi(families: RouteFamily[], opts: { version: string })
       paths[path][def.method.toLowerCase()] = operation(def, family, components);
     }
   }
+  // No `jsonSchemaDialect`: the default (OAS 3.1 base: JSON Schema 2020-12 plus the OAS keywords)
+  // is what these schemas are, and Swagger UI shows a warning box for any other value (issue 11).
   return {
     openapi: '3.1.0',
     info: {
@@ -97,7 +99,6 @@ export function buildOpenApi(families: RouteFamily[], opts: { version: string })
       version: opts.version,
       description: 'Create and run AI agents over web chat, phone, SMS, email and campaign calls. Errors are RFC 9457 problem details; see the `Problem` schema.',
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
     tags: families.map((f) => ({ name: f.tag, description: f.description })).filter((t, i, all) => all.findIndex((o) => o.name === t.name) === i),

@@ -9,7 +9,7 @@ import { ensureBootstrapKey } from './auth/keys.ts';
 import { createSecretBox, loadSecretsKey } from './crypto/secret-box.ts';
 import { connectTemporal, ensureSearchAttributes } from './temporal/index.ts';
 import { createRuntime } from './runtime/index.ts';
-import { startWorkers, type WorkerSet } from './temporal/worker.ts';
+import type { WorkerSet } from './temporal/worker.ts';
 import { ensureSchedules } from './temporal/schedules.ts';
 import { createApp } from '../api/app.ts';
 import { createRateLimiter } from '../api/middleware/rate-limit.ts';
@@ -58,8 +58,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const { connection, client } = await connectTemporal(config, opts.temporalAddress);
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
 
+  // Loaded only here: an API-only process never holds the worker SDK, the activities and what they import.
   const workers = opts.worker
-    ? await startWorkers({ sql, config, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
+    ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;
   // Schedules drive recurring work (the webhook recovery sweep); creating them is idempotent.
   if (opts.worker) await ensureSchedules(client, config);

@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
 import { getFreePort, isPortFree } from '../src/infra/ports.ts';
-import { ensureTemporalCli } from '../src/infra/temporal-cli.ts';
+import { buildEstimateLine, ensureTemporalCli } from '../src/infra/temporal-cli.ts';
 import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
 
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD (the proto package is not a direct dependency). */
@@ -53,6 +53,13 @@ describe('embedded PostgreSQL', () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Temporal CLI build', () => {
+  it('announces the wait before building: about 7 minutes on 2 cores', () => {
+    expect(buildEstimateLine(2)).toMatch(/^Building the Temporal CLI once, about 7 minutes on 2 cores/);
+    expect(buildEstimateLine(1)).toContain('about 14 minutes on 1 core ');
   });
 });
 
