@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { AppError, missingPermission, validationError } from '../src/errors.ts';
-import type { Permission } from '../src/auth/permissions.ts';
+import type { Permission } from '../src/schemas/permissions.ts';
 import type { Principal } from '../src/auth/authenticator.ts';
 import { compileValidator, formatErrors, type FieldError } from '../src/validation.ts';
 import type { AppContext, AppDeps } from './context.ts';

@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../db/index.ts';
 import { newId } from '../ids.ts';
 import { KEY_REVOKED_CHANNEL } from './authenticator.ts';
-import { PERMISSIONS, type Permission } from './permissions.ts';
+import { PERMISSIONS, type Permission } from '../schemas/permissions.ts';
 import { generateToken, hashToken, tokenHint, type TokenKind } from './tokens.ts';
 
 export interface ApiKey {

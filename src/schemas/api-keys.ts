@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PERMISSIONS } from '../auth/permissions.ts';
+import { PERMISSIONS } from './permissions.ts';
 import { ListEnvelope, Nullable, StringEnum, Timestamp, Uuid } from './common.ts';
 
 export const PermissionSchema = StringEnum(PERMISSIONS);
