@@ -2,19 +2,26 @@ import type Router from '@koa/router';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { AppError, missingPermission, validationError } from '../src/errors.ts';
-import type { Permission } from '../src/auth/permissions.ts';
+import type { Permission } from '../src/schemas/permissions.ts';
 import type { Principal } from '../src/auth/authenticator.ts';
-import { compileValidator, formatErrors, type FieldError } from '../src/validation.ts';
+import { compileValidator, formatErrors, SHAPE_CHECKS, type FieldError } from '../src/validation.ts';
 import type { AppContext, AppDeps } from './context.ts';
 import { readJsonBody } from './middleware/body.ts';
 import { nulCharacterErrors } from './json-scan.ts';
 import { requestLineErrors } from './url-text.ts';
+import { responseCheck } from './response-check.ts';
 import { checkIdempotencyKey, fingerprint, runIdempotent, type StoredResponse } from './middleware/idempotency.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a handler answers; the route writes it to the response (and stores it for Idempotency-Key). */
-export interface Reply { status: number; body?: unknown; headers?: Record<string, string> }
+export interface Reply<B = unknown> { status: number; body?: B; headers?: Record<string, string> }
+
+/** A route's declared responses, by status. */
+type Responses = Record<number, { description: string; schema?: TSchema }>;
+
+/** The body types a route's responses declare: a handler returns one of them (or none). */
+type DeclaredBody<R extends Responses> = { [K in keyof R]: R[K] extends { schema: infer S extends TSchema } ? Static<S> : undefined }[keyof R];
 
 export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
   params: Static<P>;
@@ -29,7 +36,7 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
  * One endpoint: the single description from which the router, request validation and the
  * OpenAPI document are all made.
  */
-export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends Responses = Responses> {
   method: Method;
   /** Koa path below the family's base, e.g. `/agents/:id`. */
   path: string;
@@ -48,12 +55,13 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   params?: P;
   query?: Q;
   body?: B;
-  responses: Record<number, { description: string; schema?: TSchema }>;
-  handler(input: HandlerInput<P, Q, B>): Promise<Reply>;
+  /** Every status a handler answers with, and its body's schema: the handler's return type is held to them. */
+  responses: R;
+  handler(input: HandlerInput<P, Q, B>): Promise<Reply<DeclaredBody<R>>>;
 }
 
 /** Keeps the type parameters of a route while collecting it in a family's list. */
-export function route<P extends TSchema, Q extends TSchema, B extends TSchema>(def: RouteDef<P, Q, B>): RouteDef {
+export function route<P extends TSchema, Q extends TSchema, B extends TSchema, const R extends Responses>(def: RouteDef<P, Q, B, R>): RouteDef {
   return def as unknown as RouteDef;
 }
 
@@ -108,6 +116,7 @@ function compose(def: RouteDef) {
   const params = validator(def.params, true);
   const query = validator(def.query, true);
   const body = def.body ? validator(def.body, false) : null;
+  const checkReply = SHAPE_CHECKS ? responseCheck(def) : null;
   return async (ctx: AppContext): Promise<void> => {
     // Public routes have none (their handlers never read it); every other route runs after authentication.
     const principal = ctx.state.principal as Principal;
@@ -136,6 +145,7 @@ function compose(def: RouteDef) {
 
     const execute = async (): Promise<StoredResponse> => {
       const reply = await def.handler(input as never);
+      checkReply?.(reply);
       return { status: reply.status, headers: reply.headers ?? {}, body: reply.body };
     };
     const key = def.method === 'POST' && !def.public ? ctx.get('Idempotency-Key') : '';

@@ -158,10 +158,18 @@ function summarise(results, exitCode) {
   return { passed, failed };
 }
 
+/**
+ * Type-checks, lints, then holds the layers to their import rules (.dependency-cruiser.cjs) and
+ * finds unused files, exports and dependencies (knip.jsonc). Every step runs, whatever failed before.
+ */
 async function check(args) {
-  const tscCode = await run(join(BIN, 'tsc'), ['--noEmit', '-p', '.']);
-  const eslintCode = await run(join(BIN, 'eslint'), ['.', ...args]);
-  return tscCode || eslintCode;
+  const codes = [
+    await run(join(BIN, 'tsc'), ['--noEmit', '-p', '.']),
+    await run(join(BIN, 'eslint'), ['.', ...args]),
+    await run(join(BIN, 'depcruise'), ['src', 'api', 'workflows', 'activities', 'scripts', 'bench', 'test', '--config', '.dependency-cruiser.cjs']),
+    await run(join(BIN, 'knip'), []),
+  ];
+  return codes.find((code) => code !== 0) ?? 0;
 }
 
 async function dispatch(command, args) {

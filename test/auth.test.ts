@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type TestService } from './helpers.ts';
-import { PERMISSIONS, type Permission } from '../src/auth/permissions.ts';
+import { PERMISSIONS, type Permission } from '../src/schemas/permissions.ts';
 import { newId } from '../src/ids.ts';
 
 let svc: TestService;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentCreateSchema, AgentDeleteQuery, AgentListQuery, AgentPatchSchema, AgentSchema } from '../src/schemas/agents.ts';
 import { ApiKeyCreateSchema } from '../src/schemas/api-keys.ts';
-import { PERMISSIONS } from '../src/auth/permissions.ts';
+import { PERMISSIONS } from '../src/schemas/permissions.ts';
 import { call, startTestService, type ApiResponse, type TestService } from './helpers.ts';
 
 /**

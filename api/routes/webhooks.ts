@@ -110,6 +110,7 @@ export const webhooksFamily: RouteFamily = {
           await startRetry(deps, ticket);
           return findDelivery(tx, principal.orgId, params.id, params.deliveryId);
         });
+        if (!delivery) throw notFound('delivery');
         return { status: 202, body: delivery };
       },
     }),

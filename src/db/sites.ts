@@ -1,6 +1,7 @@
 import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
-import { nextCrawlAt, type CrawlCadence } from '../knowledge/cadence.ts';
+import { nextCrawlAt } from '../knowledge/cadence.ts';
+import type { CrawlCadence } from '../schemas/sites.ts';
 import type { Page, Site, SiteStatus } from '../schemas/sites.ts';
 
 interface SiteRow {

@@ -11,7 +11,7 @@ import {
 import { assertOutboundUrl } from '../net/outbound.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { workflowIds } from '../temporal/index.ts';
-import type { CrawlCadence } from './cadence.ts';
+import type { CrawlCadence } from '../schemas/sites.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from './crawls.ts';
 
 /**
