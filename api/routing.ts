@@ -48,6 +48,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   body?: B;
   responses: Record<number, { description: string; schema?: TSchema }>;
   handler(input: HandlerInput<P, Q, B>): Promise<Reply>;
+  /**
+   * For a response holding a shown-once secret: whether the resource it shows still exists.
+   * An Idempotency-Key replay of one that is gone is 409 `invalid_state`, never the secret again.
+   */
+  stillExists?(input: { deps: AppDeps; principal: Principal; body: unknown }): Promise<boolean>;
 }
 
 /** Keeps the type parameters of a route while collecting it in a family's list. */
@@ -153,7 +158,9 @@ function compose(def: RouteDef) {
     let reply: StoredResponse & { replayed?: boolean };
     if (key) {
       checkIdempotencyKey(key);
-      reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, principal.orgId, key, fingerprint(ctx.deps.secrets, def.method, ctx.path, input.body), execute);
+      const canReplay = def.stillExists && ((body: unknown) => def.stillExists!({ deps: ctx.deps, principal, body }));
+      reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, { orgId: principal.orgId, keyId: principal.keyId }, key,
+        fingerprint(ctx.deps.secrets, def.method, ctx.path, input.body), execute, canReplay);
       if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
     } else {
       reply = await execute();

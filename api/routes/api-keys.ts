@@ -43,6 +43,10 @@ export const apiKeysFamily: RouteFamily = {
         }));
         return { status: 201, body: key, headers: { Location: `${BASE}/api-keys/${key.id}` } };
       },
+      // A replayed response shows the token only while the key is not revoked.
+      async stillExists({ deps, principal, body }) {
+        return (await getApiKey(deps.sql, principal.orgId, (body as { id: string }).id)) !== null;
+      },
     }),
     route({
       method: 'DELETE', path: '/api-keys/:id', operationId: 'revoke_api_key', summary: 'Revoke a key at once',
