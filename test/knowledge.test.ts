@@ -92,6 +92,21 @@ describe('agents and widgets learn their website', () => {
     expect(await searchKnowledge(svc.sql, created.body.id, 'xylophone quasar')).toEqual([]);
   });
 
+  it('an imported agent with a site is created and crawled exactly as create does (issue 12, defect 5)', async () => {
+    const web = await fixture({ pages: 3 });
+    const { api, orgId } = await newOrg();
+    const source = (await api.post(`${REST}/agents`, { name: 'Source' })).body;
+    const manifest = (await api.get(`${REST}/agents/${source.id}/export`)).body;
+    const imported = await api.post(`${REST}/agents/import`, { ...manifest, agent: { ...manifest.agent, site_url: `${web.url}/` } });
+    expect(imported.status, imported.text).toBe(201);
+    expect(imported.body).toMatchObject({ status: 'draft', site_url: `${web.url}/` });
+    const site = await siteOf(api, imported.body.id);
+    expect(site).toMatchObject({ widget_id: imported.body.id, url: `${web.url}/` });
+    expect((await crawled(api, site.id)).status).toBe('ready');
+    expect((await api.get(`${REST}/agents/${imported.body.id}`)).body.status).toBe('active');
+    expect(await eventTypes(orgId)).toEqual(['widget.crawl_completed']);
+  });
+
   it('a widget created from a website emits widget.ready; recrawl keeps it active and reuses unchanged pages', async () => {
     const web = await fixture({ pages: 10 });
     const { api, orgId } = await newOrg();
