@@ -12,7 +12,7 @@ import { mergeTransferRule, transferRuleInput } from './transfer-rules.ts';
 import { checkAgentPatch } from './agent-changes.ts';
 import { insertSite } from '../db/sites.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
-import { type KnowledgeDeps } from '../knowledge/sites.ts';
+import { checkSiteUrl, type KnowledgeDeps } from '../knowledge/sites.ts';
 
 /**
  * Moving configuration between agents: clone (a new agent in the same organization), promote
@@ -96,6 +96,9 @@ const prefixed = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ 
  * username. Anything that cannot be resolved is a 400 naming it, and nothing is created.
  */
 export async function importAgent(deps: KnowledgeDeps, orgId: string, manifest: AgentManifest): Promise<Agent> {
+  // Every URL the manifest carries is checked at the door, as create checks site_url.
+  if (manifest.agent.site_url) await checkSiteUrl(deps, manifest.agent.site_url, 'agent.site_url');
+  for (const [i, site] of manifest.sites.entries()) await checkSiteUrl(deps, site.url, `sites[${i}].url`);
   return deps.sql.begin(async (tx) => {
     const errors: FieldError[] = [];
     let configuration: AgentPatch = manifest.agent.configuration;
