@@ -107,6 +107,20 @@ describe('agents and widgets learn their website', () => {
     expect(await eventTypes(orgId)).toEqual(['widget.crawl_completed']);
   });
 
+  it('every crawl run and re-crawl Schedule carries a one-line summary, read back through the Temporal client', async () => {
+    const web = await fixture({ pages: 2 });
+    const { api } = await newOrg();
+    const agent = (await api.post(`${REST}/agents`, { name: 'Front desk', site_url: `${web.url}/` })).body;
+    const site = await siteOf(api, agent.id);
+    const host = new URL(web.url).host;
+    const run = await svc.temporal.workflow.getHandle(workflowIds.crawl(site.id)).describe();
+    expect(await run.staticSummary()).toBe(`Crawl of ${host} for agent Front desk`);
+    await crawled(api, site.id);
+    expect((await api.patch(`${REST}/sites/${site.id}`, { crawl_cadence: 'weekly' })).status).toBe(200);
+    const schedule = await svc.temporal.schedule.getHandle(workflowIds.crawlSchedule(site.id)).describe();
+    expect(schedule.action).toMatchObject({ staticSummary: `Weekly re-crawl of ${host} for agent Front desk` });
+  });
+
   it('a widget created from a website emits widget.ready; recrawl keeps it active and reuses unchanged pages', async () => {
     const web = await fixture({ pages: 10 });
     const { api, orgId } = await newOrg();

@@ -132,7 +132,7 @@ export async function importAgent(deps: KnowledgeDeps, orgId: string, manifest: 
     });
     for (const rule of rules) await insertTransferRule(tx, orgId, agent.id, rule);
     // Its website is queued and crawled exactly as on create: the crawl's end makes it active.
-    if (site) await startCrawl(deps, await insertSite(tx, orgId, { url: site, agentId: agent.id }));
+    if (site) await startCrawl(deps, tx, await insertSite(tx, orgId, { url: site, agentId: agent.id }));
     return agent;
   });
 }
