@@ -58,6 +58,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   /** Every status a handler answers with, and its body's schema: the handler's return type is held to them. */
   responses: R;
   handler(input: HandlerInput<P, Q, B>): Promise<Reply<DeclaredBody<R>>>;
+  /**
+   * For a response holding a shown-once secret: whether the resource it shows still exists.
+   * An Idempotency-Key replay of one that is gone is 409 `invalid_state`, never the secret again.
+   */
+  stillExists?(input: { deps: AppDeps; principal: Principal; body: unknown }): Promise<boolean>;
 }
 
 /** Keeps the type parameters of a route while collecting it in a family's list. */
@@ -152,7 +157,9 @@ function compose(def: RouteDef) {
     let reply: StoredResponse & { replayed?: boolean };
     if (key) {
       checkIdempotencyKey(key);
-      reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, principal.orgId, key, fingerprint(ctx.deps.secrets, def.method, ctx.path, input.body), execute);
+      const canReplay = def.stillExists && ((body: unknown) => def.stillExists!({ deps: ctx.deps, principal, body }));
+      reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, { orgId: principal.orgId, keyId: principal.keyId }, key,
+        fingerprint(ctx.deps.secrets, def.method, ctx.path, input.body), execute, canReplay);
       if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
     } else {
       reply = await execute();

@@ -59,8 +59,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
 
   // Loaded only here: an API-only process never holds the worker SDK, the activities and what they import.
+  const runtime = createRuntime(config);
   const workers = opts.worker
-    ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
+    ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;
   // Schedules drive recurring work (the webhook recovery sweep); creating them is idempotent.
   if (opts.worker) await ensureSchedules(client, config);
@@ -71,7 +72,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     authenticator = await createAuthenticator(sql);
     const secrets = createSecretBox(await loadSecretsKey(config));
     const app = createApp({
-      config, sql, temporal: client, authenticator, log, secrets, runtime: createRuntime(config),
+      config, sql, temporal: client, authenticator, log, secrets, runtime,
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
       checkReadiness: async () => {
         const [postgres, temporal] = await Promise.all([

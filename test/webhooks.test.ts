@@ -6,7 +6,7 @@ import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../src/temporal/worker.ts';
 import { emitEvent } from '../src/events/emit.ts';
 import { dispatchEvents, startDeliveryWorkflow } from '../src/events/dispatch.ts';
-import { colocatedClient } from '../src/temporal/worker.ts';
+import { colocatedClient } from '../src/temporal/eager.ts';
 import { taskQueues } from '../src/temporal/index.ts';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
 

@@ -3,7 +3,7 @@ import type { Db, Sql } from '../db/index.ts';
 import type { ApiKeySchema } from '../schemas/api-keys.ts';
 import { newId } from '../ids.ts';
 import { KEY_REVOKED_CHANNEL } from './authenticator.ts';
-import { PERMISSIONS, type Permission } from '../schemas/permissions.ts';
+import { isPermission, PERMISSIONS, type Permission } from '../schemas/permissions.ts';
 import { generateToken, hashToken, tokenHint, type TokenKind } from './tokens.ts';
 
 export type ApiKey = Static<typeof ApiKeySchema>;
@@ -53,11 +53,21 @@ export async function listApiKeys(db: Db, orgId: string, page: { limit: number; 
   return { data: rows.map(toApiKey), total };
 }
 
-/** Revokes a key and tells every replica to forget it. Returns false when there was no such key. */
-export async function revokeApiKey(db: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await db`update api_keys set revoked_at = now()
-    where org_id = ${orgId} and id = ${id} and revoked_at is null returning id`;
-  if (rows.length === 0) return false;
+/** Why a revocation was refused: the key holds a permission the revoking key lacks (the first such). */
+export type RevokeRefusal = { lacking: Permission };
+
+/**
+ * Revokes a key and tells every replica to forget it, when every permission it holds is in
+ * `holderPermissions` (a key may revoke only keys no more powerful than itself). Returns false
+ * when there was no such key.
+ */
+export async function revokeApiKey(db: Db, orgId: string, id: string, holderPermissions: ReadonlySet<Permission>): Promise<boolean | RevokeRefusal> {
+  const [key] = await db<{ permissions: string[] }[]>`select permissions from api_keys
+    where org_id = ${orgId} and id = ${id} and revoked_at is null for update`;
+  if (!key) return false;
+  const lacking = key.permissions.filter(isPermission).find((p) => !holderPermissions.has(p));
+  if (lacking) return { lacking };
+  await db`update api_keys set revoked_at = now() where id = ${id}`;
   await db`select pg_notify(${KEY_REVOKED_CHANNEL}, ${id})`;
   return true;
 }

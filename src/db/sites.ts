@@ -122,3 +122,13 @@ export async function listPages(db: Db, site: SiteRecord, q: { include_body?: bo
     total: count?.total ?? 0,
   };
 }
+
+/** Who a site belongs to, as one label: `agent <name>` or `knowledge base <name>` (the summary of its crawl). */
+export async function siteOwnerLabel(db: Db, site: Pick<SiteRecord, 'widget_id' | 'kb_id'>): Promise<string> {
+  if (site.widget_id) {
+    const [agent] = await db<{ name: string }[]>`select name from agents where id = ${site.widget_id}`;
+    return `agent ${agent?.name ?? site.widget_id}`;
+  }
+  const [kb] = await db<{ name: string }[]>`select name from knowledge_bases where id = ${site.kb_id}`;
+  return `knowledge base ${kb?.name ?? site.kb_id}`;
+}

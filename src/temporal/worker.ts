@@ -5,7 +5,10 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
-import { taskQueues, type TaskQueueKind } from './index.ts';
+import { createRuntime } from '../runtime/index.ts';
+import type { AgentRuntime } from '../runtime/types.ts';
+import { registerColocatedClient } from './eager.ts';
+import { taskQueues, type TaskQueueKind } from './ids.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 const BUNDLER = fileURLToPath(new URL('./bundle-workflows.ts', import.meta.url));
@@ -14,20 +17,6 @@ const BUNDLER = fileURLToPath(new URL('./bundle-workflows.ts', import.meta.url))
 export async function bundleWorkflowsInChild(): Promise<{ code: string }> {
   const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, BUNDLER], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
   return { code: stdout };
-}
-
-/**
- * Clients on the connection of a running worker of this process, by namespace and task queue.
- * A workflow started through one with `requestEagerStart` can have its first workflow task handed
- * to that worker in the start response (Eager Workflow Start): no matching, no poll round trip.
- * The TypeScript SDK offers it only on a NativeConnection shared by the client and the worker.
- */
-const colocated = new Map<string, Client>();
-const colocatedKey = (namespace: string, taskQueue: string) => `${namespace}\u0000${taskQueue}`;
-
-/** A client whose starts on `taskQueue` may be eager, while a worker of this process polls it. */
-export function colocatedClient(namespace: string, taskQueue: string): Client | undefined {
-  return colocated.get(colocatedKey(namespace, taskQueue));
 }
 
 /**
@@ -90,7 +79,9 @@ export interface WorkerSet {
  * Starts one worker per task queue (all of them, or the kinds named), sharing one connection and one
  * workflow bundle (built here unless given: tests pass the one their global setup built).
  */
-export async function startWorkers(opts: Omit<ActivityDeps, 'temporal'> & {
+export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtime'> & {
+  /** The agent runtime of the conversation activities; by default the one LLM_BASE_URL selects. */
+  runtime?: AgentRuntime;
   address: string; namespace: string; log: Logger;
   kinds?: TaskQueueKind[]; workflowBundle?: WorkerOptions['workflowBundle'];
 }): Promise<WorkerSet> {
@@ -99,7 +90,7 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal'> & {
   const clientConnection = await Connection.connect({ address: opts.address });
   const temporal = new Client({ connection: clientConnection, namespace: opts.namespace });
   const queues = taskQueues(opts.config);
-  const activities = createActivities({ ...opts, temporal });
+  const activities = createActivities({ ...opts, temporal, runtime: opts.runtime ?? createRuntime(opts.config) });
   const kinds = opts.kinds ?? (Object.keys(queues) as TaskQueueKind[]);
   // One bundle for every worker: each `workflowsPath` would run webpack again and keep its output.
   const workflowBundle = opts.workflowBundle ?? await bundleWorkflowsInChild();
@@ -110,14 +101,13 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal'> & {
     shutdownGraceTime: '10 seconds',
   })));
   const running = Promise.all(workers.map((w) => w.run()));
-  const eagerClient = new Client({ connection, namespace: opts.namespace });
-  const eagerKeys = kinds.map((kind) => colocatedKey(opts.namespace, queues[kind]));
-  for (const key of eagerKeys) colocated.set(key, eagerClient);
+  // Starts through this client on these queues may be eager (see eager.ts).
+  const unregister = registerColocatedClient(new Client({ connection, namespace: opts.namespace }), opts.namespace, kinds.map((kind) => queues[kind]));
   let stopped: Promise<void> | undefined;
   return {
     run: async () => { await running; },
     shutdown: () => stopped ??= (async () => {
-      for (const key of eagerKeys) if (colocated.get(key) === eagerClient) colocated.delete(key);
+      unregister();
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await connection.close();
