@@ -3,7 +3,7 @@ import { SEARCH_ATTRIBUTES } from './search-attributes.ts';
 import type { Config } from '../config.ts';
 
 export { SEARCH_ATTRIBUTES } from './search-attributes.ts';
-export { taskQueues, workflowIds, scheduleIds, TASK_QUEUE_KINDS, type TaskQueueKind } from './ids.ts';
+export { taskQueues, workflowIds } from './ids.ts';
 
 export async function connectTemporal(config: Pick<Config, 'TEMPORAL_NAMESPACE'>, address: string): Promise<{ connection: Connection; client: Client }> {
   const connection = await Connection.connect({ address });

@@ -7,7 +7,6 @@ import type { sweepWebhookEvents } from '../../workflows/sweep-webhook-events.ts
 /** An event younger than this is left to the API process that committed it (which dispatches at once). */
 const SWEEP_MIN_AGE_SECONDS = 10;
 
-export { scheduleIds } from './ids.ts';
 
 function webhookRecoverySweep(config: Config): ScheduleOptions {
   const id = scheduleIds.webhookRecoverySweep(config);
