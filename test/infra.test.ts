@@ -30,6 +30,9 @@ async function logsIn(url: string): Promise<boolean> {
   });
 }
 
+// A cluster's first start runs initdb: minutes on a busy 2-core machine. A guard against hanging, not a speed check.
+const EMBEDDED_PG_TIMEOUT = 300_000;
+
 describe('embedded PostgreSQL', () => {
   it('starts, answers queries, and keeps data across a restart on the same folder', async () => {
     const root = await mkdtemp(join(tmpdir(), 'ams-infra-'));
@@ -63,7 +66,7 @@ describe('embedded PostgreSQL', () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
-  });
+  }, EMBEDDED_PG_TIMEOUT);
 
   it('generates the superuser password on first start, keeps it beside the data with mode 600, never logs it (issue 12, defect 4)', async () => {
     const root = await mkdtemp(join(tmpdir(), 'ams-infra-'));
@@ -92,7 +95,7 @@ describe('embedded PostgreSQL', () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
-  });
+  }, EMBEDDED_PG_TIMEOUT);
 
   it('as root, keeps the data where the postgres user can reach it when the clone sits in a mode-700 folder, which it leaves as it is', async () => {
     const home = await mkdtemp(join(tmpdir(), 'ams-home-')); // 0700, like root's home
@@ -122,7 +125,7 @@ describe('embedded PostgreSQL', () => {
       await rm(home, { recursive: true, force: true });
       if (clusterDir?.startsWith(`${SYSTEM_DATA_ROOT}/`)) await rm(clusterDir, { recursive: true, force: true });
     }
-  });
+  }, EMBEDDED_PG_TIMEOUT);
 });
 
 describe('Temporal CLI build', () => {
