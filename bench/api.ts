@@ -24,7 +24,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { cleanUp, freshDatabase, memoryOf, onCleanup, positiveInt, say, spawnServer, startServiceProcess, startTemporal } from './harness.ts';
+import { cleanUp, cpuSecondsOf, freshDatabase, memoryOf, onCleanup, positiveInt, say, spawnServer, startServiceProcess, startTemporal } from './harness.ts';
 import { createSql } from '../src/db/index.ts';
 import { getFreePort } from '../src/infra/ports.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -82,14 +82,19 @@ async function load(url: string, duration: number, headers: Record<string, strin
   }
 }
 
+/** A load result and the CPU the server process spent per request meanwhile (robust to other programs' load). */
+type Measured = AutocannonResult & { cpuMsPerRequest: number };
+
 /** Warm-up run (discarded), then the measured one. */
-async function measure(label: string, url: string, headers: Record<string, string>): Promise<AutocannonResult> {
+async function measure(label: string, url: string, headers: Record<string, string>, pid: number): Promise<Measured> {
   if (interrupted) throw new Error('interrupted');
   say(`${label}: warming up ${WARMUP} s, then measuring ${DURATION} s at ${CONNECTIONS} connections`);
   checkClean(`${label} (warm-up)`, await load(url, WARMUP, headers));
+  const cpuBefore = cpuSecondsOf(String(pid)) ?? 0;
   const result = await load(url, DURATION, headers);
+  const cpu = (cpuSecondsOf(String(pid)) ?? 0) - cpuBefore;
   checkClean(label, result);
-  return result;
+  return { ...result, cpuMsPerRequest: (cpu * 1000) / Math.max(1, result.requests.total) };
 }
 
 const failures: string[] = [];
@@ -105,13 +110,13 @@ function checkClean(label: string, r: AutocannonResult): void {
   if (problems.length) failures.push(`${label}: ${problems.join('; ')}`);
 }
 
-function report(service: AutocannonResult, bare: AutocannonResult): void {
+function report(service: Measured, bare: Measured): void {
   const rpsRatio = service.requests.average / bare.requests.average;
   const p99Ratio = service.latency.p99 / bare.latency.p99;
   const rows = [
-    ['', 'requests/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors'],
+    ['', 'requests/s', 'p50 ms', 'p99 ms', 'CPU ms/request', 'requests', 'non-2xx', 'errors'],
     ...([['service', service], ['bare Koa + postgres.js', bare]] as const).map(([name, r]) => [
-      name, r.requests.average.toFixed(0), String(r.latency.p50), String(r.latency.p99),
+      name, r.requests.average.toFixed(0), String(r.latency.p50), String(r.latency.p99), r.cpuMsPerRequest.toFixed(3),
       String(r.requests.total), String(r.non2xx), String(r.errors + r.timeouts),
     ]),
   ];
@@ -125,6 +130,7 @@ function report(service: AutocannonResult, bare: AutocannonResult): void {
   say();
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   say(`rps ratio (service / bare): ${rpsRatio.toFixed(3)}  target >= ${TARGET_RPS_RATIO}: ${verdict(rpsRatio >= TARGET_RPS_RATIO)}`);
+  say(`CPU per request (service / bare): ${(service.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(2)} (the server process only; steadier than rps on a busy machine)`);
   say(bare.latency.p99 > 0
     ? `p99 ratio (service / bare): ${p99Ratio.toFixed(3)}  target <= ${TARGET_P99_RATIO}: ${verdict(p99Ratio <= TARGET_P99_RATIO)}`
     : 'p99 ratio (service / bare): n/a, the bare p99 is below autocannon\'s 1 ms resolution');
@@ -158,8 +164,8 @@ async function main(): Promise<void> {
   const bareRow = await expectJson(await fetch(bare.url + path), 200, `bare GET ${path}`);
   if (bareRow.id !== created.id) throw new Error('the bare app does not read the same row as the service');
 
-  const serviceResult = await measure('service', service.url + path, headers);
-  const bareResult = await measure('bare Koa', bare.url + path, headers);
+  const serviceResult = await measure('service', service.url + path, headers, service.pid);
+  const bareResult = await measure('bare Koa', bare.url + path, headers, bare.pid);
   const loaded = memoryOf(service.pid);
   report(serviceResult, bareResult);
   say();

@@ -77,7 +77,7 @@ function readOr<T>(read: () => T, fallback: T): T {
   }
 }
 
-function cpuSecondsOf(pid: string): number | null {
+export function cpuSecondsOf(pid: string): number | null {
   return readOr(() => {
     // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');

@@ -14,7 +14,7 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   svc = await startTestService({}, { worker: false });
   browser = await launchChromium();
-});
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -32,7 +32,7 @@ it('the /docs reference renders the Agents operations, with no warning box and n
     await page.goto(`${svc.url}/docs`);
 
     const agents = page.locator('.opblock-tag-section').filter({ has: page.locator('h3[data-tag="Agents"]') });
-    await agents.locator('.opblock').first().waitFor();
+    await agents.locator('.opblock').first().waitFor({ timeout: 120_000 });
     const operations = await agents.locator('.opblock-summary-path').allInnerTexts();
     expect(operations.map((p) => p.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/api/v1/rest/agents', '/api/v1/rest/agents/{id}']));
     expect(await page.locator('.opblock-summary-method').first().innerText()).toMatch(/^(GET|POST|PATCH|PUT|DELETE)$/);
@@ -48,4 +48,4 @@ it('the /docs reference renders the Agents operations, with no warning box and n
   } finally {
     await context.close();
   }
-});
+}, 180_000); // Swagger UI renders a large document: slow on a busy machine; a guard against hanging only.
