@@ -190,3 +190,71 @@ describe('IPv6 forms that carry a private IPv4 are refused wherever a URL is tak
     expect(await resolveOutboundHost('64:ff9b::808:808', { allowPrivate: false })).toEqual([{ address: '64:ff9b::808:808', family: 6 }]);
   });
 });
+
+describe('routing is case-sensitive and every guard covers its routes whatever the case (defect 3)', () => {
+  const ORIGIN = 'https://shop.example.com';
+  let limited: TestService;
+  let token: string;
+  let agent: Record<string, any>;
+  beforeAll(async () => {
+    limited = await startTestService({ PUBLIC_RATE_LIMIT_PER_MINUTE: 3, RATE_LIMIT_PER_MINUTE: 4 }, { worker: false });
+    token = (await limited.newOrg()).token;
+    agent = (await client(limited.url, token).post(`${REST}/agents`, { name: 'Limited' })).body;
+  });
+  afterAll(async () => { await limited?.stop(); });
+
+  const send = (method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+    call(limited.url, method, path, { ...opts, headers: { origin: ORIGIN, ...opts.headers } });
+
+  it('the public rate limit holds: after a 429, case-changed public paths are 404, never served', async () => {
+    const config = `/api/v1/public/widgets/${agent.public_key}/config`;
+    for (let i = 0; i < 3; i++) expect((await send('GET', config)).status).toBe(200);
+    expectCode(await send('GET', config), 429, 'rate_limited');
+    const key = agent.public_key as string;
+    const conversation = '01a21722-4be1-746d-865b-9ee81e3fa716';
+    for (const [method, path] of [
+      ['GET', `/API/V1/PUBLIC/WIDGETS/${key}/CONFIG`], ['GET', `/Api/v1/public/widgets/${key}/config`], ['GET', `/api/V1/public/widgets/${key}/config`],
+      ['POST', `/API/V1/PUBLIC/WIDGETS/${key}/CONVERSATIONS`], ['POST', `/API/v1/public/widgets/${key}/conversations/${conversation}/messages`],
+      ['GET', `/API/V1/PUBLIC/CONVERSATION-CARDS/${conversation}`],
+    ]) {
+      const res = await send(method!, path!, { body: method === 'POST' ? { page_url: `${ORIGIN}/`, text: 'hi' } : undefined });
+      expectCode(res, 404, 'not_found');
+      expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+    }
+    // `/api/v1/Public/...` is not the public area but a path of the authenticated one: a token first.
+    for (const [method, path] of [['GET', `/api/v1/Public/widgets/${key}/config`], ['POST', `/api/v1/PUBLIC/widgets/${key}/conversations`],
+      ['POST', `/api/v1/Public/widgets/${key}/conversations/${conversation}/messages`]]) {
+      const res = await send(method!, path!, { body: method === 'POST' ? { page_url: `${ORIGIN}/`, text: 'hi' } : undefined });
+      expectCode(res, 401, 'unauthorized');
+      expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+    }
+    // Below the area's own prefix the guard still runs: a case change there is the area's 429, not a way around it.
+    for (const [method, path] of [['GET', `/api/v1/public/WIDGETS/${key}/config`], ['GET', `/api/v1/public/widgets/${key}/CONFIG`],
+      ['POST', `/api/v1/public/widgets/${key}/Conversations`]]) {
+      const res = await send(method!, path!, { body: method === 'POST' ? { page_url: `${ORIGIN}/` } : undefined });
+      expectCode(res, 429, 'rate_limited');
+      expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    }
+  });
+
+  it('the per-token rate limit and authentication hold: case-changed authenticated paths are 404, never served', async () => {
+    const own = await limited.newOrg();
+    const agents = `${REST}/agents`;
+    for (let i = 0; i < 4; i++) expect((await send('GET', agents, { token: own.token })).status).toBe(200);
+    expectCode(await send('GET', agents, { token: own.token }), 429, 'rate_limited');
+    for (const path of ['/API/V1/REST/AGENTS', '/Api/v1/rest/agents', '/api/V1/rest/agents', '/API/V1/WIDGETS', `/API/V1/REST/AGENTS/${agent.id}`]) {
+      expectCode(await send('GET', path, { token: own.token }), 404, 'not_found');
+      expectCode(await send('GET', path), 404, 'not_found');
+    }
+    // Inside the authenticated area a case change is still authenticated and counted.
+    for (const path of ['/api/v1/REST/agents', '/api/v1/rest/AGENTS', '/api/v1/Widgets']) {
+      expectCode(await send('GET', path, { token: own.token }), 429, 'rate_limited');
+      expectCode(await send('GET', path), 401, 'unauthorized');
+    }
+  });
+
+  it('system paths are case-sensitive too', async () => {
+    for (const path of ['/HEALTHZ', '/Readyz', '/DOCS', '/API/V1/OPENAPI.JSON', '/Embed.js']) expectCode(await send('GET', path), 404, 'not_found');
+    expect((await send('GET', '/healthz')).status).toBe(200);
+  });
+});
