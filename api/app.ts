@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): Koa {
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],
     [familyRouter(publicFamilies, PUBLIC_PREFIX), conversationCardsRouter()]));
-  // Everything else under /api/v1: a bearer token, counted against its rate limit.
-  app.use(area(AUTHENTICATED_PREFIX, [authenticate()], [familyRouter(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
+  // Everything else under /api/v1: a bearer token (failures limited per address), counted against its rate limit.
+  app.use(area(AUTHENTICATED_PREFIX, [authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE))], [familyRouter(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
   return app;
 }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+import { connect } from 'node:net';
 import { OutboundTargetError, resolveOutboundHost } from '../src/net/outbound.ts';
+import { loadConfig } from '../src/config.ts';
 
 /** The outside probe's findings (issue 12), one block per defect, each through the real HTTP API. */
 
@@ -256,5 +258,73 @@ describe('routing is case-sensitive and every guard covers its routes whatever t
   it('system paths are case-sensitive too', async () => {
     for (const path of ['/HEALTHZ', '/Readyz', '/DOCS', '/API/V1/OPENAPI.JSON', '/Embed.js']) expectCode(await send('GET', path), 404, 'not_found');
     expect((await send('GET', '/healthz')).status).toBe(200);
+  });
+});
+
+describe('slow clients and token guessing (defect 11)', () => {
+  let guarded: TestService;
+  beforeAll(async () => {
+    guarded = await startTestService({ HTTP_HEADERS_TIMEOUT_SECONDS: 1, HTTP_REQUEST_TIMEOUT_SECONDS: 2, AUTH_FAILURE_LIMIT_PER_MINUTE: 3 }, { worker: false });
+  });
+  afterAll(async () => { await guarded?.stop(); });
+
+  /** Sends `head`, then drips `drip` every 100 ms until the server closes the connection; what it answered, and how many drips it took. */
+  function drip(head: string, drop: string): Promise<{ answer: string; drips: number }> {
+    const url = new URL(guarded.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(url.port), '127.0.0.1');
+      let answer = '';
+      let drips = 0;
+      let timer: NodeJS.Timeout | undefined;
+      socket.on('data', (chunk) => { answer += chunk.toString('latin1'); });
+      socket.on('error', () => { /* the server may reset: what it answered is what counts */ });
+      socket.on('close', () => { clearTimeout(timer); resolve({ answer, drips }); });
+      socket.write(head);
+      const next = () => {
+        if (socket.destroyed) return;
+        // 600 drips is a minute: far past both timeouts, far short of the body's length.
+        if (drips >= 600) { socket.destroy(); reject(new Error('the server held the connection open')); return; }
+        drips += 1;
+        socket.write(drop);
+        timer = setTimeout(next, 100);
+      };
+      next();
+    });
+  }
+
+  it('a client dripping its body gets 408 and is cut off (HTTP_REQUEST_TIMEOUT_SECONDS)', async () => {
+    const { token } = await guarded.newOrg();
+    const head = `POST /api/v1/rest/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`;
+    const { answer, drips } = await drip(head, ' ');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(drips).toBeLessThan(100_000);
+  });
+
+  it('a client dripping its headers gets 408 and is cut off (HTTP_HEADERS_TIMEOUT_SECONDS)', async () => {
+    const { answer } = await drip('GET /healthz HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('refuses a header timeout longer than the request timeout at start', () => {
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '30', HTTP_REQUEST_TIMEOUT_SECONDS: '10' })).toThrow(/HTTP_HEADERS_TIMEOUT_SECONDS/);
+  });
+
+  it('after AUTH_FAILURE_LIMIT_PER_MINUTE failed authentications an address gets 429 with Retry-After, before any token is looked up', async () => {
+    const { token } = await guarded.newOrg();
+    const agent = (await client(guarded.url, token).post(`${REST}/agents`, { name: 'Guarded' })).body;
+    expect((await client(guarded.url, token).get(`${REST}/agents`)).status).toBe(200);
+    for (const authorization of [`Bearer sk_${'0'.repeat(40)}`, 'Basic dXNlcjpwYXNz', '']) {
+      expectCode(await call(guarded.url, 'GET', `${REST}/agents`, { headers: authorization ? { authorization } : {} }), 401, 'unauthorized');
+    }
+    for (const opts of [{ headers: { authorization: `Bearer sk_${'1'.repeat(40)}` } }, { token }, {}]) {
+      const refused = await call(guarded.url, 'GET', `${REST}/agents`, opts);
+      expect(expectCode(refused, 429, 'rate_limited').detail).toMatch(/failed authentications/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Case-changed paths are no way around it either: they are either in the area (429) or nowhere (404).
+    expectCode(await call(guarded.url, 'GET', `/api/v1/REST/agents`, { token }), 429, 'rate_limited');
+    expectCode(await call(guarded.url, 'GET', `/API/V1/REST/AGENTS`, { token }), 404, 'not_found');
+    // The public endpoints take no token: they count under their own limit.
+    expect((await call(guarded.url, 'GET', `/api/v1/public/widgets/${agent.public_key}/config`)).status).toBe(200);
   });
 });
