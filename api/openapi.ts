@@ -51,18 +51,18 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
   }
   Object.assign(responses, {
     400: problemResponse('Malformed or invalid request (`invalid_json`, `validation_error`)'),
-    ...(def.public ? {} : {
+    ...(family.public ? {} : {
       401: problemResponse('No, unknown or revoked token'),
       403: problemResponse(`Permission missing; needs ${def.permissions.join(' and ')}`),
     }),
     ...(def.params ? { 404: problemResponse('No such resource in this organization') } : {}),
     ...(def.body ? { 413: problemResponse('Body over 1 MiB'), 415: problemResponse('Body is not JSON') } : {}),
-    ...(def.method === 'POST' && !def.public ? { 409: problemResponse('State conflict, or Idempotency-Key in progress'), 422: problemResponse('Idempotency-Key reused with another body') } : {}),
+    ...(def.method === 'POST' && !family.public ? { 409: problemResponse('State conflict, or Idempotency-Key in progress'), 422: problemResponse('Idempotency-Key reused with another body') } : {}),
     429: problemResponse('Rate limit exceeded (see Retry-After)'),
     500: problemResponse('Unexpected error; quote request_id'),
   });
   const params = parameters(def, components);
-  if (def.method === 'POST' && !def.public) {
+  if (def.method === 'POST' && !family.public) {
     params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 },
       description: 'Repeat the request safely: the same key and body within 24 hours replay the first response.' });
   }
@@ -71,7 +71,7 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
     summary: def.summary,
     ...(def.description ? { description: def.description } : {}),
     tags: [family.tag],
-    ...(def.public ? { security: [] } : { 'x-permissions': def.permissions }),
+    ...(family.public ? { security: [] } : { 'x-permissions': def.permissions }),
     ...(params.length ? { parameters: params } : {}),
     ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(def.body, components) } } } } : {}),
     responses,

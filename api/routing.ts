@@ -43,13 +43,8 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   operationId: string;
   summary: string;
   description?: string;
-  /** Every one is required; checked before the request is validated (403 comes before 400). */
+  /** Every one is required; checked before the request is validated (403 comes before 400). Empty in a public family. */
   permissions: Permission[];
-  /**
-   * A public endpoint (`/api/v1/public/...`): no bearer token, so no principal, no permissions
-   * and no Idempotency-Key; the handler checks whatever it needs (an Origin, a visitor token).
-   */
-  public?: boolean;
   /** Permissions that depend on the validated request, e.g. `delete_kbs=true`. */
   extraPermissions?: (input: { query: Static<Q>; body: Static<B> }) => Permission[];
   params?: P;
@@ -73,6 +68,13 @@ export function route<P extends TSchema, Q extends TSchema, B extends TSchema, c
 export interface RouteFamily {
   /** Path prefix, e.g. `/api/v1/rest`. */
   base: string;
+  /**
+   * A public family (`/api/v1/public/...`) is mounted in the public area, behind its CORS and
+   * per-address rate limit: no bearer token, so no principal, no permissions and no
+   * Idempotency-Key; the handler checks whatever it needs (an Origin, a visitor token). Every
+   * other family is mounted in the authenticated area, behind the token check and its rate limit.
+   */
+  public?: boolean;
   tag: string;
   description: string;
   routes: RouteDef[];
@@ -117,7 +119,13 @@ function queryObject(ctx: AppContext, schema: TObject | undefined): Record<strin
   return query;
 }
 
-function compose(def: RouteDef) {
+/**
+ * Every router matches paths case-sensitively: `/API/V1/...` names no route. (The router's
+ * default folds case, while the areas that guard routes are chosen by exact path.)
+ */
+export const ROUTER_OPTIONS = { sensitive: true } as const;
+
+function compose(def: RouteDef, isPublic: boolean) {
   const params = validator(def.params, true);
   const query = validator(def.query, true);
   const body = def.body ? validator(def.body, false) : null;
@@ -125,8 +133,8 @@ function compose(def: RouteDef) {
   return async (ctx: AppContext): Promise<void> => {
     // Public routes have none (their handlers never read it); every other route runs after authentication.
     const principal = ctx.state.principal as Principal;
-    if (!principal && !def.public) throw new AppError(401, 'unauthorized', 'authentication required');
-    if (!def.public) for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
+    if (!principal && !isPublic) throw new AppError(401, 'unauthorized', 'authentication required');
+    if (!isPublic) for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
     const lineErrors = requestLineErrors(ctx.path, ctx.querystring);
     if (lineErrors.length) throw validationError(lineErrors);
     const input = {
@@ -144,7 +152,7 @@ function compose(def: RouteDef) {
     else if (raw !== undefined && !(raw && typeof raw === 'object' && Object.keys(raw).length === 0)) {
       throw validationError([{ field: '', code: 'unexpected_body', message: 'this endpoint takes no body' }]);
     }
-    if (!def.public) for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
+    if (!isPublic) for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
     // A path id that is not even well-formed names nothing: 404, as for an unknown one.
     if (params && !params(ctx.params)) throw new AppError(404, 'not_found', 'resource not found');
 
@@ -153,7 +161,7 @@ function compose(def: RouteDef) {
       checkReply?.(reply);
       return { status: reply.status, headers: reply.headers ?? {}, body: reply.body };
     };
-    const key = def.method === 'POST' && !def.public ? ctx.get('Idempotency-Key') : '';
+    const key = def.method === 'POST' && !isPublic ? ctx.get('Idempotency-Key') : '';
     let reply: StoredResponse & { replayed?: boolean };
     if (key) {
       checkIdempotencyKey(key);
@@ -173,7 +181,7 @@ function compose(def: RouteDef) {
 /** Registers a family's routes on a router mounted at the family's base path. */
 export function mountFamily(router: Router, family: RouteFamily): void {
   for (const def of family.routes) {
-    const handler = compose(def);
+    const handler = compose(def, family.public === true);
     router.register(family.base + def.path, [def.method], (ctx) => handler(ctx as unknown as AppContext));
   }
 }

@@ -82,7 +82,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         return { postgres, temporal };
       },
     });
-    server = createServer(app.callback());
+    server = createServer(serverTimeouts(config), app.callback());
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -103,6 +103,17 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       await sql.end({ timeout: 5 });
     })(),
   };
+}
+
+/**
+ * A client must send its headers within HTTP_HEADERS_TIMEOUT_SECONDS and its whole request within
+ * HTTP_REQUEST_TIMEOUT_SECONDS (Node answers 408 and closes), so one dripping a body byte by byte
+ * cannot hold a connection for long. Node checks at `connectionsCheckingInterval`: often enough
+ * that a short timeout is kept to within half of itself.
+ */
+export function serverTimeouts(config: Config): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const headersTimeout = config.HTTP_HEADERS_TIMEOUT_SECONDS * 1000;
+  return { headersTimeout, requestTimeout: config.HTTP_REQUEST_TIMEOUT_SECONDS * 1000, connectionsCheckingInterval: Math.min(30_000, headersTimeout / 2) };
 }
 
 /** Stops accepting, lets in-flight requests finish (10 s at most), then closes what is left. */

@@ -45,7 +45,7 @@ let svc: TestService;
 let admin: string;
 
 beforeAll(async () => {
-  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 1_000_000 }, { worker: false });
+  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 1_000_000, AUTH_FAILURE_LIMIT_PER_MINUTE: 1_000_000 }, { worker: false });
   admin = (await svc.newOrg()).token;
 });
 afterAll(async () => { await svc?.stop(); });

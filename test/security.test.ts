@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+import { connect } from 'node:net';
 import { OutboundTargetError, resolveOutboundHost } from '../src/net/outbound.ts';
+import { loadConfig } from '../src/config.ts';
 
 /** The outside probe's findings (issue 12), one block per defect, each through the real HTTP API. */
 
@@ -188,5 +190,141 @@ describe('IPv6 forms that carry a private IPv4 are refused wherever a URL is tak
       expect((refused as OutboundTargetError).code).toBe('private_network_target');
     }
     expect(await resolveOutboundHost('64:ff9b::808:808', { allowPrivate: false })).toEqual([{ address: '64:ff9b::808:808', family: 6 }]);
+  });
+});
+
+describe('routing is case-sensitive and every guard covers its routes whatever the case (defect 3)', () => {
+  const ORIGIN = 'https://shop.example.com';
+  let limited: TestService;
+  let token: string;
+  let agent: Record<string, any>;
+  beforeAll(async () => {
+    limited = await startTestService({ PUBLIC_RATE_LIMIT_PER_MINUTE: 3, RATE_LIMIT_PER_MINUTE: 4 }, { worker: false });
+    token = (await limited.newOrg()).token;
+    agent = (await client(limited.url, token).post(`${REST}/agents`, { name: 'Limited' })).body;
+  });
+  afterAll(async () => { await limited?.stop(); });
+
+  const send = (method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+    call(limited.url, method, path, { ...opts, headers: { origin: ORIGIN, ...opts.headers } });
+
+  it('the public rate limit holds: after a 429, case-changed public paths are 404, never served', async () => {
+    const config = `/api/v1/public/widgets/${agent.public_key}/config`;
+    for (let i = 0; i < 3; i++) expect((await send('GET', config)).status).toBe(200);
+    expectCode(await send('GET', config), 429, 'rate_limited');
+    const key = agent.public_key as string;
+    const conversation = '01a21722-4be1-746d-865b-9ee81e3fa716';
+    for (const [method, path] of [
+      ['GET', `/API/V1/PUBLIC/WIDGETS/${key}/CONFIG`], ['GET', `/Api/v1/public/widgets/${key}/config`], ['GET', `/api/V1/public/widgets/${key}/config`],
+      ['POST', `/API/V1/PUBLIC/WIDGETS/${key}/CONVERSATIONS`], ['POST', `/API/v1/public/widgets/${key}/conversations/${conversation}/messages`],
+      ['GET', `/API/V1/PUBLIC/CONVERSATION-CARDS/${conversation}`],
+    ]) {
+      const res = await send(method!, path!, { body: method === 'POST' ? { page_url: `${ORIGIN}/`, text: 'hi' } : undefined });
+      expectCode(res, 404, 'not_found');
+      expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+    }
+    // `/api/v1/Public/...` is not the public area but a path of the authenticated one: a token first.
+    for (const [method, path] of [['GET', `/api/v1/Public/widgets/${key}/config`], ['POST', `/api/v1/PUBLIC/widgets/${key}/conversations`],
+      ['POST', `/api/v1/Public/widgets/${key}/conversations/${conversation}/messages`]]) {
+      const res = await send(method!, path!, { body: method === 'POST' ? { page_url: `${ORIGIN}/`, text: 'hi' } : undefined });
+      expectCode(res, 401, 'unauthorized');
+      expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+    }
+    // Below the area's own prefix the guard still runs: a case change there is the area's 429, not a way around it.
+    for (const [method, path] of [['GET', `/api/v1/public/WIDGETS/${key}/config`], ['GET', `/api/v1/public/widgets/${key}/CONFIG`],
+      ['POST', `/api/v1/public/widgets/${key}/Conversations`]]) {
+      const res = await send(method!, path!, { body: method === 'POST' ? { page_url: `${ORIGIN}/` } : undefined });
+      expectCode(res, 429, 'rate_limited');
+      expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    }
+  });
+
+  it('the per-token rate limit and authentication hold: case-changed authenticated paths are 404, never served', async () => {
+    const own = await limited.newOrg();
+    const agents = `${REST}/agents`;
+    for (let i = 0; i < 4; i++) expect((await send('GET', agents, { token: own.token })).status).toBe(200);
+    expectCode(await send('GET', agents, { token: own.token }), 429, 'rate_limited');
+    for (const path of ['/API/V1/REST/AGENTS', '/Api/v1/rest/agents', '/api/V1/rest/agents', '/API/V1/WIDGETS', `/API/V1/REST/AGENTS/${agent.id}`]) {
+      expectCode(await send('GET', path, { token: own.token }), 404, 'not_found');
+      expectCode(await send('GET', path), 404, 'not_found');
+    }
+    // Inside the authenticated area a case change is still authenticated and counted.
+    for (const path of ['/api/v1/REST/agents', '/api/v1/rest/AGENTS', '/api/v1/Widgets']) {
+      expectCode(await send('GET', path, { token: own.token }), 429, 'rate_limited');
+      expectCode(await send('GET', path), 401, 'unauthorized');
+    }
+  });
+
+  it('system paths are case-sensitive too', async () => {
+    for (const path of ['/HEALTHZ', '/Readyz', '/DOCS', '/API/V1/OPENAPI.JSON', '/Embed.js']) expectCode(await send('GET', path), 404, 'not_found');
+    expect((await send('GET', '/healthz')).status).toBe(200);
+  });
+});
+
+describe('slow clients and token guessing (defect 11)', () => {
+  let guarded: TestService;
+  beforeAll(async () => {
+    guarded = await startTestService({ HTTP_HEADERS_TIMEOUT_SECONDS: 1, HTTP_REQUEST_TIMEOUT_SECONDS: 2, AUTH_FAILURE_LIMIT_PER_MINUTE: 3 }, { worker: false });
+  });
+  afterAll(async () => { await guarded?.stop(); });
+
+  /** Sends `head`, then drips `drip` every 100 ms until the server closes the connection; what it answered, and how many drips it took. */
+  function drip(head: string, drop: string): Promise<{ answer: string; drips: number }> {
+    const url = new URL(guarded.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(url.port), '127.0.0.1');
+      let answer = '';
+      let drips = 0;
+      let timer: NodeJS.Timeout | undefined;
+      socket.on('data', (chunk) => { answer += chunk.toString('latin1'); });
+      socket.on('error', () => { /* the server may reset: what it answered is what counts */ });
+      socket.on('close', () => { clearTimeout(timer); resolve({ answer, drips }); });
+      socket.write(head);
+      const next = () => {
+        if (socket.destroyed) return;
+        // 600 drips is a minute: far past both timeouts, far short of the body's length.
+        if (drips >= 600) { socket.destroy(); reject(new Error('the server held the connection open')); return; }
+        drips += 1;
+        socket.write(drop);
+        timer = setTimeout(next, 100);
+      };
+      next();
+    });
+  }
+
+  it('a client dripping its body gets 408 and is cut off (HTTP_REQUEST_TIMEOUT_SECONDS)', async () => {
+    const { token } = await guarded.newOrg();
+    const head = `POST /api/v1/rest/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`;
+    const { answer, drips } = await drip(head, ' ');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(drips).toBeLessThan(100_000);
+  });
+
+  it('a client dripping its headers gets 408 and is cut off (HTTP_HEADERS_TIMEOUT_SECONDS)', async () => {
+    const { answer } = await drip('GET /healthz HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('refuses a header timeout longer than the request timeout at start', () => {
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '30', HTTP_REQUEST_TIMEOUT_SECONDS: '10' })).toThrow(/HTTP_HEADERS_TIMEOUT_SECONDS/);
+  });
+
+  it('after AUTH_FAILURE_LIMIT_PER_MINUTE failed authentications an address gets 429 with Retry-After, before any token is looked up', async () => {
+    const { token } = await guarded.newOrg();
+    const agent = (await client(guarded.url, token).post(`${REST}/agents`, { name: 'Guarded' })).body;
+    expect((await client(guarded.url, token).get(`${REST}/agents`)).status).toBe(200);
+    for (const authorization of [`Bearer sk_${'0'.repeat(40)}`, 'Basic dXNlcjpwYXNz', '']) {
+      expectCode(await call(guarded.url, 'GET', `${REST}/agents`, { headers: authorization ? { authorization } : {} }), 401, 'unauthorized');
+    }
+    for (const opts of [{ headers: { authorization: `Bearer sk_${'1'.repeat(40)}` } }, { token }, {}]) {
+      const refused = await call(guarded.url, 'GET', `${REST}/agents`, opts);
+      expect(expectCode(refused, 429, 'rate_limited').detail).toMatch(/failed authentications/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Case-changed paths are no way around it either: they are either in the area (429) or nowhere (404).
+    expectCode(await call(guarded.url, 'GET', `/api/v1/REST/agents`, { token }), 429, 'rate_limited');
+    expectCode(await call(guarded.url, 'GET', `/API/V1/REST/AGENTS`, { token }), 404, 'not_found');
+    // The public endpoints take no token: they count under their own limit.
+    expect((await call(guarded.url, 'GET', `/api/v1/public/widgets/${agent.public_key}/config`)).status).toBe(200);
   });
 });
