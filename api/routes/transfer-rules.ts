@@ -2,9 +2,10 @@ import { fieldError, notFound, validationError } from '../../src/errors.ts';
 import type { Db } from '../../src/db/index.ts';
 import { findSipTrunk } from '../../src/db/sip-trunks.ts';
 import {
-  agentIsLive, deleteTransferRule, findTransferRule, insertTransferRule, listTransferRulesPage, transferRuleFields, updateTransferRule,
+  agentIsLive, deleteTransferRule, findTransferRule, listTransferRulesPage, transferRuleFields,
 } from '../../src/db/transfer-rules.ts';
 import { checkTransferRuleFields, mergeTransferRule } from '../../src/domain/transfer-rules.ts';
+import { insertTransferRule, updateTransferRule } from '../../src/agents/transfer-rules.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   TransferRuleCreateSchema, TransferRuleListSchema, TransferRuleParams, TransferRulePatchSchema, TransferRuleSchema,

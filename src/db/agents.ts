@@ -229,3 +229,27 @@ export async function findPublicAgent(db: Db, publicKey: string): Promise<{ agen
   const [row] = await db<AgentRow[]>`select ${db(COLUMNS)} from agents where public_key = ${publicKey} and deleted_at is null`;
   return row ? { agent: toAgent(row), orgId: row.org_id } : null;
 }
+
+/** An agent's name, deleted or not (the summary of its purge); null when the row is gone. */
+export async function agentName(db: Db, id: string): Promise<string | null> {
+  const [row] = await db<{ name: string }[]>`select name from agents where id = ${id}`;
+  return row?.name ?? null;
+}
+
+/** Removes an agent row once nothing depends on it; only an agent marked deleted goes. */
+export async function deleteAgentRow(db: Db, id: string): Promise<boolean> {
+  const rows = await db`delete from agents where id = ${id} and deleted_at is not null returning id`;
+  return rows.length > 0;
+}
+
+/**
+ * A draft agent whose site is now indexed becomes active: answers its created_via (whose flow
+ * names the event), or null when it is not a live draft.
+ */
+export async function activateDraftAgent(tx: Db, agentId: string): Promise<'agents' | 'widgets' | null> {
+  const [agent] = await tx<{ status: string; created_via: 'agents' | 'widgets' }[]>`
+    select status, created_via from agents where id = ${agentId} and deleted_at is null for update`;
+  if (!agent || agent.status !== 'draft') return null;
+  await tx`update agents set status = 'active', updated_at = now() where id = ${agentId}`;
+  return agent.created_via;
+}

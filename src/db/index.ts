@@ -46,3 +46,8 @@ export async function migrate(sql: Sql): Promise<string[]> {
     return applied;
   });
 }
+
+/** True when the database answers a trivial query (readiness). */
+export async function pingDatabase(sql: Sql): Promise<void> {
+  await sql`select 1`;
+}

@@ -131,3 +131,35 @@ export async function siteOwnerLabel(db: Db, site: Pick<SiteRecord, 'widget_id' 
   const [kb] = await db<{ name: string }[]>`select name from knowledge_bases where id = ${site.kb_id}`;
   return `knowledge base ${kb?.name ?? site.kb_id}`;
 }
+
+/** The ids of an agent's own sites. */
+export async function siteIdsOfAgent(db: Db, agentId: string): Promise<string[]> {
+  return (await db<{ id: string }[]>`select id from sites where agent_id = ${agentId}`).map((r) => r.id);
+}
+
+/** Marks a site crawling (its workflow prepared the next generation). */
+export async function markSiteCrawling(db: Db, id: string): Promise<void> {
+  await db`update sites set status = 'crawling', updated_at = now() where id = ${id}`;
+}
+
+/** A site by id, locked for the rest of the transaction (a crawl's end); null once deleted. */
+export async function lockSiteById(tx: Db, id: string): Promise<SiteRecord | null> {
+  const [row] = await tx<SiteRow[]>`select ${tx(COLUMNS)} from sites where id = ${id} for update`;
+  return row ? toSite(row) : null;
+}
+
+/** Records a finished crawl: the new generation is served, with its page count and the next crawl time. */
+export async function markSiteCrawled(tx: Db, id: string, done: { generation: number; pages: number; at: Date; nextCrawlAt: Date | null }): Promise<SiteRecord> {
+  const [row] = await tx<SiteRow[]>`update sites set generation = ${done.generation}, pages_crawled = ${done.pages},
+    last_crawled_at = ${done.at}, status = 'ready', error = null, next_crawl_at = ${done.nextCrawlAt}, updated_at = now()
+    where id = ${id} returning ${tx(COLUMNS)}`;
+  return toSite(row!);
+}
+
+/** Records a failed crawl: the index served now stays. */
+export async function markSiteFailed(tx: Db, id: string, failed: { error: string; nextCrawlAt: Date | null }): Promise<SiteRecord> {
+  const [row] = await tx<SiteRow[]>`update sites set status = 'failed', error = ${failed.error.slice(0, 1000)},
+    next_crawl_at = ${failed.nextCrawlAt}, updated_at = now()
+    where id = ${id} returning ${tx(COLUMNS)}`;
+  return toSite(row!);
+}

@@ -71,3 +71,9 @@ function definedFields(input: VoiceProfilePatch): Record<string, unknown> {
   for (const key of WRITABLE) if (input[key] !== undefined) fields[key] = input[key];
   return fields;
 }
+
+/** True when the profile is the organization's; FOR SHARE, so a concurrent delete waits for the caller's transaction. */
+export async function voiceProfileHeld(db: Db, orgId: string, id: string): Promise<boolean> {
+  const [found] = await db`select 1 from voice_profiles where id = ${id} and org_id = ${orgId} for share`;
+  return found !== undefined;
+}

@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError, validationError } from '../errors.ts';
-import { markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
+import { agentName, markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
 import { deleteEmailInboxesOfAgent } from '../db/email-inboxes.ts';
+import { siteIdsOfAgent } from '../db/sites.ts';
+import { voiceProfileHeld } from '../db/voice-profiles.ts';
 import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
 import { stopSiteWork } from '../knowledge/sites.ts';
 import { dispatchAfterCommit, emitEvent, type DispatchDeps } from '../events/emit.ts';
@@ -31,8 +33,7 @@ export async function checkAgentPatch(db: Db, orgId: string, patch: AgentPatch):
   const { patch: normalized, errors } = normalizePatch(patch);
   if (typeof patch.voice_profile_id === 'string') {
     // FOR SHARE: a concurrent delete of the profile waits for this transaction (and then detaches it).
-    const [found] = await db`select 1 from voice_profiles where id = ${patch.voice_profile_id} and org_id = ${orgId} for share`;
-    if (!found) errors.push({ field: 'voice_profile_id', code: 'unknown_voice_profile', message: 'voice_profile_id must name a voice profile of this organization' });
+    if (!(await voiceProfileHeld(db, orgId, patch.voice_profile_id))) errors.push({ field: 'voice_profile_id', code: 'unknown_voice_profile', message: 'voice_profile_id must name a voice profile of this organization' });
   }
   if (errors.length) throw validationError(errors);
   return normalized;
@@ -91,7 +92,7 @@ export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, op
     if (!(await markAgentDeleted(tx, orgId, id))) return null;
     // Its inbox addresses are unique across the service: free them now, not when the purge runs.
     await deleteEmailInboxesOfAgent(tx, id);
-    const own = (await tx<{ id: string }[]>`select id from sites where agent_id = ${id}`).map((r) => r.id);
+    const own = await siteIdsOfAgent(tx, id);
     const kbSites = opts.deleteKbs ? await deleteKnowledgeBases(tx, orgId, await knowledgeBasesOnlyUsedBy(tx, id)) : [];
     await startPurge(deps, tx, orgId, id);
     return [...own, ...kbSites];
@@ -102,7 +103,7 @@ export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, op
 }
 
 async function startPurge(deps: AgentDeps, tx: Db, orgId: string, agentId: string): Promise<void> {
-  const [agent] = await tx<{ name: string }[]>`select name from agents where id = ${agentId}`;
+  const name = await agentName(tx, agentId);
   await startWorkflow(deps, 'agentPurge', workflowIds.agentPurge(agentId), [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
-    { orgId, agentId, summary: `Purge of deleted agent ${agent?.name ?? agentId}` });
+    { orgId, agentId, summary: `Purge of deleted agent ${name ?? agentId}` });
 }
