@@ -9,7 +9,7 @@ import {
   carryUnchangedPage, countPagesOfGeneration, deletePagesBeforeGeneration, deletePagesFromGeneration, insertFetchedPage,
   pagesOfGeneration, validatorsOfGeneration,
 } from '../src/db/site-pages.ts';
-import { agentEventData } from '../src/domain/agent-changes.ts';
+import { agentEventData } from '../src/agents/changes.ts';
 import { dispatchEvents, emitEvent } from '../src/events/emit.ts';
 import { nextCrawlAt } from '../src/knowledge/cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';

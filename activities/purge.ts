@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/index.ts';
 import { deleteAgentRow } from '../src/db/agents.ts';
-import { AGENT_PURGE_STEPS, AGENT_PURGE_STEP_NAMES } from '../src/domain/agent-purge.ts';
+import { AGENT_PURGE_STEPS, AGENT_PURGE_STEP_NAMES } from '../src/agents/purge-steps.ts';
 
 /** Activities of the agent purge: each is idempotent, so a retry after a crash is harmless. */
 export function createPurgeActivities({ sql }: { sql: Sql }) {

@@ -158,7 +158,9 @@ function summarise(results, exitCode) {
 async function check(args) {
   const tscCode = await run(join(BIN, 'tsc'), ['--noEmit', '-p', '.']);
   const eslintCode = await run(join(BIN, 'eslint'), ['.', ...args]);
-  return tscCode || eslintCode;
+  // Import rules (no cycles, ...): .dependency-cruiser.cjs.
+  const cruiseCode = await run(join(BIN, 'depcruise'), ['api', 'src', 'activities', 'workflows', '--config', '.dependency-cruiser.cjs']);
+  return tscCode || eslintCode || cruiseCode;
 }
 
 async function dispatch(command, args) {

@@ -1,14 +1,14 @@
 import { AppError, notFound } from '../../src/errors.ts';
 import { discardDraft, findAgent, findDraft, listAgents } from '../../src/db/agents.ts';
 import { publicSite } from '../../src/db/sites.ts';
-import { connectAgentSite, createAgent } from '../../src/knowledge/sites.ts';
+import { connectAgentSite } from '../../src/knowledge/sites.ts';
 import { AgentSiteSchema, SiteSchema } from '../../src/schemas/sites.ts';
-import { changeAgent, deleteAgent, publishAgentDraft, stageAgentDraft } from '../../src/domain/agent-changes.ts';
+import { changeAgent, createAgent, deleteAgent, publishAgentDraft, stageAgentDraft } from '../../src/agents/changes.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import {
   AgentCreateSchema, AgentDeleteQuery, AgentDraftSchema, AgentListQuery, AgentListSchema, AgentPatchSchema, AgentSchema,
 } from '../../src/schemas/agents.ts';
-import { cloneAgent, exportAgent, importAgent, promoteAgent } from '../../src/domain/agent-portability.ts';
+import { cloneAgent, exportAgent, importAgent, promoteAgent } from '../../src/agents/portability.ts';
 import { AgentCloneSchema, AgentManifestSchema, AgentPromoteSchema } from '../../src/schemas/agent-manifest.ts';
 import { route, type RouteFamily } from '../routing.ts';
 

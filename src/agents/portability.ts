@@ -7,10 +7,10 @@ import { deleteTransferRulesOfAgent, listTransferRules } from '../db/transfer-ru
 import { findVoiceProfile, insertVoiceProfile } from '../db/voice-profiles.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
 import { MANIFEST_VERSION, type AgentManifest } from '../schemas/agent-manifest.ts';
-import { applyPatch, readConfig, type ConfigObject } from './agent-config.ts';
-import { mergeTransferRule, transferRuleInput } from './transfer-rules.ts';
-import { insertTransferRule } from '../agents/transfer-rules.ts';
-import { checkAgentPatch } from './agent-changes.ts';
+import { applyPatch, readConfig, type ConfigObject } from '../domain/agent-config.ts';
+import { mergeTransferRule, transferRuleInput } from '../domain/transfer-rules.ts';
+import { insertTransferRule } from './transfer-rules.ts';
+import { checkAgentPatch } from './changes.ts';
 import { insertSite } from '../db/sites.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
 import { checkSiteUrl, type KnowledgeDeps } from '../knowledge/sites.ts';
