@@ -10,7 +10,7 @@ import {
 } from '../../src/schemas/agents.ts';
 import { cloneAgent, exportAgent, importAgent, promoteAgent } from '../../src/agents/portability.ts';
 import { AgentCloneSchema, AgentManifestSchema, AgentPromoteSchema } from '../../src/schemas/agent-manifest.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -25,7 +25,7 @@ export const agentsFamily: RouteFamily = {
       responses: { 200: { description: 'A page of agents', schema: AgentListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listAgents(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -10,7 +10,7 @@ import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   TransferRuleCreateSchema, TransferRuleListSchema, TransferRuleParams, TransferRulePatchSchema, TransferRuleSchema,
 } from '../../src/schemas/transfer-rules.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -38,7 +38,7 @@ export const transferRulesFamily: RouteFamily = {
       async handler({ params, query, principal, deps }) {
         await assertAgent(deps.sql, principal.orgId, params.id);
         const page = await listTransferRulesPage(deps.sql, principal.orgId, params.id, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId, newPublicKey } from '../ids.ts';
 import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
 import type { Widget } from '../schemas/widgets.ts';
@@ -89,13 +89,9 @@ export async function findAgentConfig(db: Db, orgId: string, id: string): Promis
 export async function listAgents(db: Db, orgId: string, q: { status?: AgentStatus | undefined; limit: number; offset: number }):
   Promise<{ data: Agent[]; total: number }> {
   const statusFilter = q.status ? db`and status = ${q.status}` : db``;
-  const [rows, [count]] = await Promise.all([
-    db<AgentRow[]>`select ${db(COLUMNS)} from agents
-      where org_id = ${orgId} and deleted_at is null ${statusFilter}
-      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from agents where org_id = ${orgId} and deleted_at is null ${statusFilter}`,
-  ]);
-  return { data: rows.map(toAgent), total: count?.total ?? 0 };
+  return listPage(db, {
+    ...q, columns: db(COLUMNS), from: db`from agents where org_id = ${orgId} and deleted_at is null ${statusFilter}`, order: db`created_at desc, id desc`,
+  }, toAgent);
 }
 
 /** A page of agents newest first after the (created_at, id) position of a cursor. */

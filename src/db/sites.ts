@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import { nextCrawlAt, type CrawlCadence } from '../knowledge/cadence.ts';
 import type { Page, Site, SiteStatus } from '../schemas/sites.ts';
@@ -71,11 +71,7 @@ export async function listSites(db: Db, orgId: string, q: { widget_id?: string |
   const filter = db`${q.widget_id ? db`and s.agent_id = ${q.widget_id}` : db``} ${q.kb_id ? db`and s.kb_id = ${q.kb_id}` : db``}`;
   const from = db`from sites s left join agents a on a.id = s.agent_id
     where s.org_id = ${orgId} and (s.agent_id is null or a.deleted_at is null) ${filter}`;
-  const [rows, [count]] = await Promise.all([
-    db<SiteRow[]>`select ${db(COLUMNS.map((c) => `s.${c}`))} ${from} order by s.created_at desc, s.id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total ${from}`,
-  ]);
-  return { data: rows.map(toSite), total: count?.total ?? 0 };
+  return listPage(db, { ...q, columns: db(COLUMNS.map((c) => `s.${c}`)), from, order: db`s.created_at desc, s.id desc` }, toSite);
 }
 
 /** Sets the cadence; next_crawl_at is recomputed from the last crawl (or now). */

@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { FieldError } from '../validation.ts';
 import { mergeTransferRule, type TransferRuleFields } from '../domain/transfer-rules.ts';
@@ -50,12 +50,7 @@ export async function listTransferRules(db: Db, orgId: string, agentId: string):
 /** One page of the agent's rules, highest priority first, then oldest first. */
 export async function listTransferRulesPage(db: Db, orgId: string, agentId: string, q: { limit: number; offset: number }):
   Promise<{ data: TransferRule[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<TransferRuleRow[]>`select ${db(COLUMNS)} from transfer_rules where agent_id = ${agentId} and org_id = ${orgId}
-      order by priority desc, created_at, id limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from transfer_rules where agent_id = ${agentId} and org_id = ${orgId}`,
-  ]);
-  return { data: rows.map(toTransferRule), total: count?.total ?? 0 };
+  return listPage(db, { ...q, columns: db(COLUMNS), from: db`from transfer_rules where agent_id = ${agentId} and org_id = ${orgId}`, order: db`priority desc, created_at, id` }, toTransferRule);
 }
 
 export async function findTransferRule(db: Db, orgId: string, agentId: string, id: string, opts: { forUpdate?: boolean } = {}):

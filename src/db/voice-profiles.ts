@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { BaseVoice } from '../schemas/voices.ts';
 import {
@@ -42,12 +42,7 @@ export async function findVoiceProfile(db: Db, orgId: string, id: string, opts: 
 }
 
 export async function listVoiceProfiles(db: Db, orgId: string, q: { limit: number; offset: number }): Promise<{ data: VoiceProfile[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<VoiceProfileRow[]>`select ${db(COLUMNS)} from voice_profiles where org_id = ${orgId}
-      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from voice_profiles where org_id = ${orgId}`,
-  ]);
-  return { data: rows.map(toVoiceProfile), total: count?.total ?? 0 };
+  return listPage(db, { ...q, columns: db(COLUMNS), from: db`from voice_profiles where org_id = ${orgId}`, order: db`created_at desc, id desc` }, toVoiceProfile);
 }
 
 /** Applies the fields present in `patch` (null clears `custom_direction`). Null when absent. */
