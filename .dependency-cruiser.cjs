@@ -56,6 +56,14 @@ module.exports = {
       from: { path: '^(src|api|activities|workflows|scripts|bench)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^test/' },
     },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles: each module can be understood (and loaded) after the ones it imports. '
+        + 'Type-only imports (workflows naming their activities\' types) load nothing and do not count.',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/index.ts';
-import { AGENT_PURGE_STEPS, AGENT_PURGE_STEP_NAMES } from '../src/domain/agent-purge.ts';
+import { deleteAgentRow } from '../src/db/agents.ts';
+import { AGENT_PURGE_STEPS, AGENT_PURGE_STEP_NAMES } from '../src/agents/purge-steps.ts';
 
 /** Activities of the agent purge: each is idempotent, so a retry after a crash is harmless. */
 export function createPurgeActivities({ sql }: { sql: Sql }) {
@@ -19,8 +20,7 @@ export function createPurgeActivities({ sql }: { sql: Sql }) {
 
     /** Removes the agent row itself, once nothing depends on it. Only an agent marked deleted goes. */
     async deleteAgentRecord(input: { agentId: string }): Promise<boolean> {
-      const rows = await sql`delete from agents where id = ${input.agentId} and deleted_at is not null returning id`;
-      return rows.length > 0;
+      return deleteAgentRow(sql, input.agentId);
     },
   };
 }

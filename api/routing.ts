@@ -60,6 +60,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   stillExists?(input: { deps: AppDeps; principal: Principal; body: unknown }): Promise<boolean>;
 }
 
+/** The answer of a list endpoint: the page and the `limit` and `offset` it was asked for (`{data, total, limit, offset}`). */
+export function pageReply<T>(page: { data: T[]; total: number }, query: { limit: number; offset: number }): Reply<{ data: T[]; total: number; limit: number; offset: number }> {
+  return { status: 200, body: { data: page.data, total: page.total, limit: query.limit, offset: query.offset } };
+}
+
 /** Keeps the type parameters of a route while collecting it in a family's list. */
 export function route<P extends TSchema, Q extends TSchema, B extends TSchema, const R extends Responses>(def: RouteDef<P, Q, B, R>): RouteDef {
   return def as unknown as RouteDef;

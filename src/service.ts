@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Config } from './config.ts';
-import { createSql, migrate, type Sql } from './db/index.ts';
+import { createSql, migrate, pingDatabase, type Sql } from './db/index.ts';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.ts';
 import { ensureBootstrapKey } from './auth/keys.ts';
 import { createSecretBox, loadSecretsKey } from './crypto/secret-box.ts';
@@ -76,7 +76,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
       checkReadiness: async () => {
         const [postgres, temporal] = await Promise.all([
-          withTimeout(sql`select 1`, 2000).then(() => true, () => false),
+          withTimeout(pingDatabase(sql), 2000).then(() => true, () => false),
           connection.withDeadline(Date.now() + 2000, () => connection.workflowService.getSystemInfo({})).then(() => true, () => false),
         ]);
         return { postgres, temporal };

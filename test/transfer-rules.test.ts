@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, startTestService, type ApiResponse, type TestService } from './helpers.ts';
 import {
-  deleteTransferRulesOfAgent, insertTransferRule, listTransferRules,
+  deleteTransferRulesOfAgent, listTransferRules,
 } from '../src/db/transfer-rules.ts';
+import { insertTransferRule } from '../src/agents/transfer-rules.ts';
 import { transferRuleInput } from '../src/domain/transfer-rules.ts';
 
 let svc: TestService;

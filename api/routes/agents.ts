@@ -1,16 +1,16 @@
 import { AppError, notFound } from '../../src/errors.ts';
 import { discardDraft, findAgent, findDraft, listAgents } from '../../src/db/agents.ts';
 import { publicSite } from '../../src/db/sites.ts';
-import { connectAgentSite, createAgent } from '../../src/knowledge/sites.ts';
+import { connectAgentSite } from '../../src/knowledge/sites.ts';
 import { AgentSiteSchema, SiteSchema } from '../../src/schemas/sites.ts';
-import { changeAgent, deleteAgent, publishAgentDraft, stageAgentDraft } from '../../src/domain/agent-changes.ts';
+import { changeAgent, createAgent, deleteAgent, publishAgentDraft, stageAgentDraft } from '../../src/agents/changes.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import {
   AgentCreateSchema, AgentDeleteQuery, AgentDraftSchema, AgentListQuery, AgentListSchema, AgentPatchSchema, AgentSchema,
 } from '../../src/schemas/agents.ts';
-import { cloneAgent, exportAgent, importAgent, promoteAgent } from '../../src/domain/agent-portability.ts';
+import { cloneAgent, exportAgent, importAgent, promoteAgent } from '../../src/agents/portability.ts';
 import { AgentCloneSchema, AgentManifestSchema, AgentPromoteSchema } from '../../src/schemas/agent-manifest.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -25,7 +25,7 @@ export const agentsFamily: RouteFamily = {
       responses: { 200: { description: 'A page of agents', schema: AgentListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listAgents(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

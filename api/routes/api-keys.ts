@@ -2,7 +2,7 @@ import { missingPermission, notFound } from '../../src/errors.ts';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../src/auth/keys.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import { ApiKeyCreatedSchema, ApiKeyCreateSchema, ApiKeyListSchema, ApiKeySchema } from '../../src/schemas/api-keys.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -17,7 +17,7 @@ export const apiKeysFamily: RouteFamily = {
       responses: { 200: { description: 'A page of keys', schema: ApiKeyListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listApiKeys(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -6,7 +6,7 @@ import { IdParams } from '../../src/schemas/common.ts';
 import {
   ContactCreateSchema, ContactListQuery, ContactListSchema, ContactPatchSchema, ContactSchema,
 } from '../../src/schemas/contacts.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -36,7 +36,7 @@ export const contactsFamily: RouteFamily = {
       responses: { 200: { description: 'A page of contacts', schema: ContactListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listContacts(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -4,7 +4,7 @@ import { deleteConversationAndWork } from '../../src/conversations/lifecycle.ts'
 import { IdParams } from '../../src/schemas/common.ts';
 import { ConversationDetailSchema, ConversationListQuery, ConversationListSchema } from '../../src/schemas/conversations.ts';
 import type { AppContext, AppDeps } from '../context.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 import { cardUrl } from './conversation-cards.ts';
 
 const BASE = '/api/v1/rest';
@@ -26,7 +26,7 @@ export const conversationsFamily: RouteFamily = {
       responses: { 200: { description: 'A page of conversations', schema: ConversationListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listConversations(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

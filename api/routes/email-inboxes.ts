@@ -6,7 +6,7 @@ import { IdParams } from '../../src/schemas/common.ts';
 import {
   EmailInboxCreateSchema, EmailInboxListQuery, EmailInboxListSchema, EmailInboxPatchSchema, EmailInboxSchema,
 } from '../../src/schemas/email-inboxes.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -29,7 +29,7 @@ export const emailInboxesFamily: RouteFamily = {
       responses: { 200: { description: 'A page of inboxes', schema: EmailInboxListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listEmailInboxes(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

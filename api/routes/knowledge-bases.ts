@@ -12,7 +12,7 @@ import {
   KnowledgeBaseSiteSchema, SiteSchema,
 } from '../../src/schemas/sites.ts';
 import { Type } from '@sinclair/typebox';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 const AgentLinkParams = Type.Object({ id: Uuid, agentId: Uuid }, { additionalProperties: false });
@@ -28,7 +28,7 @@ export const knowledgeBasesFamily: RouteFamily = {
       responses: { 200: { description: 'A page of knowledge bases', schema: KnowledgeBaseListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listKnowledgeBases(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -2,7 +2,7 @@ import { AppError, notFound } from '../../src/errors.ts';
 import { findPublicAgent } from '../../src/db/agents.ts';
 import { hostAllowed } from '../../src/domain/hosts.ts';
 import { endConversation, sendVisitorMessage, startConversation, visitorTokenMatches } from '../../src/conversations/lifecycle.ts';
-import { findConversationRecord, listMessages, type ConversationRecord } from '../../src/conversations/store.ts';
+import { findConversationRecord, listMessages, type ConversationRecord } from '../../src/db/conversations.ts';
 import type { Agent } from '../../src/schemas/agents.ts';
 import {
   PublicConversationCreateSchema, PublicConversationEndedSchema, PublicConversationParams, PublicConversationStartedSchema,

@@ -5,7 +5,7 @@ import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   SipTrunkCreateSchema, SipTrunkListSchema, SipTrunkPatchSchema, SipTrunkSchema,
 } from '../../src/schemas/sip-trunks.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -27,7 +27,7 @@ export const sipTrunksFamily: RouteFamily = {
       responses: { 200: { description: 'A page of trunks', schema: SipTrunkListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listSipTrunks(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -3,7 +3,7 @@ import { findSite, listPages, listSites, publicSite } from '../../src/db/sites.t
 import { changeSiteCadence, recrawlSite, removeSite } from '../../src/knowledge/sites.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import { PageListQuery, PageListSchema, SiteListQuery, SiteListSchema, SitePatchSchema, SiteSchema } from '../../src/schemas/sites.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -19,7 +19,7 @@ export const sitesFamily: RouteFamily = {
       responses: { 200: { description: 'A page of sites', schema: SiteListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listSites(deps.sql, principal.orgId, query);
-        return { status: 200, body: { data: page.data.map(publicSite), total: page.total, limit: query.limit, offset: query.offset } };
+        return pageReply({ data: page.data.map(publicSite), total: page.total }, query);
       },
     }),
     route({
@@ -62,7 +62,7 @@ export const sitesFamily: RouteFamily = {
         const site = await findSite(deps.sql, principal.orgId, params.id);
         if (!site) throw notFound('site');
         const page = await listPages(deps.sql, site, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -2,14 +2,15 @@ import { fieldError, notFound, validationError } from '../../src/errors.ts';
 import type { Db } from '../../src/db/index.ts';
 import { findSipTrunk } from '../../src/db/sip-trunks.ts';
 import {
-  agentIsLive, deleteTransferRule, findTransferRule, insertTransferRule, listTransferRulesPage, transferRuleFields, updateTransferRule,
+  agentIsLive, deleteTransferRule, findTransferRule, listTransferRulesPage, transferRuleFields,
 } from '../../src/db/transfer-rules.ts';
 import { checkTransferRuleFields, mergeTransferRule } from '../../src/domain/transfer-rules.ts';
+import { insertTransferRule, updateTransferRule } from '../../src/agents/transfer-rules.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   TransferRuleCreateSchema, TransferRuleListSchema, TransferRuleParams, TransferRulePatchSchema, TransferRuleSchema,
 } from '../../src/schemas/transfer-rules.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -37,7 +38,7 @@ export const transferRulesFamily: RouteFamily = {
       async handler({ params, query, principal, deps }) {
         await assertAgent(deps.sql, principal.orgId, params.id);
         const page = await listTransferRulesPage(deps.sql, principal.orgId, params.id, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -7,7 +7,7 @@ import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   VoiceProfileCreateSchema, VoiceProfileListSchema, VoiceProfilePatchSchema, VoiceProfileSchema,
 } from '../../src/schemas/voice-profiles.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -22,7 +22,7 @@ export const voiceProfilesFamily: RouteFamily = {
       responses: { 200: { description: 'A page of voice profiles', schema: VoiceProfileListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listVoiceProfiles(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

@@ -13,7 +13,7 @@ import {
 } from '../../src/schemas/webhooks.ts';
 import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AppDeps } from '../context.ts';
-import { route, type RouteFamily } from '../routing.ts';
+import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
@@ -34,7 +34,7 @@ export const webhooksFamily: RouteFamily = {
       responses: { 200: { description: 'A page of endpoints', schema: WebhookListSchema } },
       async handler({ query, principal, deps }) {
         const page = await listEndpoints(deps.sql, principal.orgId, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({
@@ -99,7 +99,7 @@ export const webhooksFamily: RouteFamily = {
       async handler({ params, query, principal, deps }) {
         if (!(await findEndpoint(deps.sql, principal.orgId, params.id))) throw notFound('webhook');
         const page = await listDeliveries(deps.sql, principal.orgId, params.id, query);
-        return { status: 200, body: { ...page, limit: query.limit, offset: query.offset } };
+        return pageReply(page, query);
       },
     }),
     route({

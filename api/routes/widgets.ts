@@ -1,8 +1,8 @@
 import { fieldError, notFound, validationError } from '../../src/errors.ts';
 import { normalizePatch } from '../../src/domain/agent-config.ts';
 import { findAgentByPublicKey, listAgentsAfter, toWidget } from '../../src/db/agents.ts';
-import { createAgent, recrawlAgentSite } from '../../src/knowledge/sites.ts';
-import { changeAgent, deleteAgent } from '../../src/domain/agent-changes.ts';
+import { recrawlAgentSite } from '../../src/knowledge/sites.ts';
+import { changeAgent, createAgent, deleteAgent } from '../../src/agents/changes.ts';
 import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AgentPatch } from '../../src/schemas/agents.ts';
 import { Uuid } from '../../src/schemas/common.ts';

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/index.ts';
+import { findKeyByTokenHash } from '../db/api-keys.ts';
 import { isPermission, type Permission } from '../schemas/permissions.ts';
 import { tokenDigest, tokenKindOf, type TokenKind } from './tokens.ts';
 
@@ -44,9 +45,7 @@ export async function createAuthenticator(sql: Sql, opts: { ttlMs?: number } = {
     const cacheKey = tokenDigest(token);
     const hit = cache.get(cacheKey);
     if (hit && hit.expires > Date.now()) return hit.principal;
-    const [row] = await sql<{ id: string; org_id: string; kind: TokenKind; member_id: string | null; permissions: string[] }[]>`
-      select id, org_id, kind, member_id, permissions from api_keys
-      where token_hash = ${Buffer.from(cacheKey, 'base64')} and revoked_at is null`;
+    const row = await findKeyByTokenHash(sql, Buffer.from(cacheKey, 'base64'));
     if (!row || row.kind !== kind) {
       cache.delete(cacheKey);
       return null;

@@ -5,24 +5,14 @@ import { newId } from '../ids.ts';
 import { KEY_REVOKED_CHANNEL } from './authenticator.ts';
 import { isPermission, PERMISSIONS, type Permission } from '../schemas/permissions.ts';
 import { generateToken, hashToken, tokenHint, type TokenKind } from './tokens.ts';
+import {
+  ensureMember, getApiKey as findApiKey, insertApiKey, insertOrganization, listApiKeys as listKeys, lockApiKeyPermissions,
+  markApiKeyRevoked, upsertBootstrapKey, type ApiKey as RepoApiKey,
+} from '../db/api-keys.ts';
 
 export type ApiKey = Static<typeof ApiKeySchema>;
 
-type ApiKeyRow = Omit<ApiKey, 'created_at'> & { created_at: Date };
-const toApiKey = (row: ApiKeyRow): ApiKey => ({ ...row, created_at: row.created_at.toISOString() });
-
-const selectKey = (db: Db) => db`
-  select k.id, k.name, k.permissions, k.kind, m.email as user_email, k.token_hint, k.created_at
-  from api_keys k left join members m on m.id = k.member_id`;
-
-/** Finds or creates the member with this email (case-insensitive) in an organization. */
-export async function ensureMember(db: Db, orgId: string, email: string): Promise<string> {
-  const [row] = await db<{ id: string }[]>`
-    insert into members (id, org_id, email) values (${newId()}, ${orgId}, ${email})
-    on conflict (org_id, lower(email)) do update set email = members.email
-    returning id`;
-  return row!.id;
-}
+const toApiKey = (row: RepoApiKey): ApiKey => ({ ...row, created_at: row.created_at.toISOString() }) as ApiKey;
 
 /** Issues a key; the token is returned here and never again. */
 export async function createApiKey(db: Db, orgId: string, input: {
@@ -32,25 +22,21 @@ export async function createApiKey(db: Db, orgId: string, input: {
   const memberId = input.userEmail ? await ensureMember(db, orgId, input.userEmail) : null;
   const token = input.token ?? generateToken(kind);
   const id = newId();
-  const permissions = [...new Set(input.permissions)];
-  await db`
-    insert into api_keys (id, org_id, member_id, kind, name, permissions, token_hash, token_hint)
-    values (${id}, ${orgId}, ${memberId}, ${kind}, ${input.name}, ${permissions}, ${hashToken(token)}, ${tokenHint(token)})`;
+  await insertApiKey(db, orgId, {
+    id, memberId, kind, name: input.name, permissions: [...new Set(input.permissions)], tokenHash: hashToken(token), tokenHint: tokenHint(token),
+  });
   const key = await getApiKey(db, orgId, id);
-  return { ...key!, token };
+  return { ...(key as ApiKey), token };
 }
 
 export async function getApiKey(db: Db, orgId: string, id: string): Promise<ApiKey | null> {
-  const [row] = await db<ApiKeyRow[]>`${selectKey(db)} where k.org_id = ${orgId} and k.id = ${id} and k.revoked_at is null`;
+  const row = await findApiKey(db, orgId, id);
   return row ? toApiKey(row) : null;
 }
 
 export async function listApiKeys(db: Db, orgId: string, page: { limit: number; offset: number }): Promise<{ data: ApiKey[]; total: number }> {
-  const rows = await db<ApiKeyRow[]>`${selectKey(db)} where k.org_id = ${orgId} and k.revoked_at is null
-    order by k.created_at desc, k.id desc limit ${page.limit} offset ${page.offset}`;
-  const [{ total } = { total: 0 }] = await db<{ total: number }[]>`
-    select count(*)::int as total from api_keys where org_id = ${orgId} and revoked_at is null`;
-  return { data: rows.map(toApiKey), total };
+  const { data, total } = await listKeys(db, orgId, page);
+  return { data: data.map(toApiKey), total };
 }
 
 /** Why a revocation was refused: the key holds a permission the revoking key lacks (the first such). */
@@ -62,20 +48,18 @@ export type RevokeRefusal = { lacking: Permission };
  * when there was no such key.
  */
 export async function revokeApiKey(db: Db, orgId: string, id: string, holderPermissions: ReadonlySet<Permission>): Promise<boolean | RevokeRefusal> {
-  const [key] = await db<{ permissions: string[] }[]>`select permissions from api_keys
-    where org_id = ${orgId} and id = ${id} and revoked_at is null for update`;
-  if (!key) return false;
-  const lacking = key.permissions.filter(isPermission).find((p) => !holderPermissions.has(p));
+  const permissions = await lockApiKeyPermissions(db, orgId, id);
+  if (!permissions) return false;
+  const lacking = permissions.filter(isPermission).find((p) => !holderPermissions.has(p));
   if (lacking) return { lacking };
-  await db`update api_keys set revoked_at = now() where id = ${id}`;
-  await db`select pg_notify(${KEY_REVOKED_CHANNEL}, ${id})`;
+  await markApiKeyRevoked(db, id, KEY_REVOKED_CHANNEL);
   return true;
 }
 
 /** Creates an organization with an admin key holding every permission. */
 export async function createOrganization(db: Db, name: string): Promise<{ org_id: string; name: string; token: string }> {
   const orgId = newId();
-  await db`insert into organizations (id, name) values (${orgId}, ${name})`;
+  await insertOrganization(db, orgId, name);
   const key = await createApiKey(db, orgId, { name: 'admin', permissions: PERMISSIONS });
   return { org_id: orgId, name, token: key.token };
 }
@@ -85,17 +69,5 @@ export async function createOrganization(db: Db, name: string): Promise<{ org_id
  * (created when missing). Safe to run at every start and from several processes.
  */
 export async function ensureBootstrapKey(sql: Sql, token: string): Promise<string> {
-  return sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(727002)`;
-    let [org] = await tx<{ id: string }[]>`select id from organizations where name = 'default' order by created_at limit 1`;
-    if (!org) {
-      org = { id: newId() };
-      await tx`insert into organizations (id, name) values (${org.id}, 'default')`;
-    }
-    await tx`
-      insert into api_keys (id, org_id, kind, name, permissions, token_hash, token_hint)
-      values (${newId()}, ${org.id}, 'org', 'bootstrap', ${[...PERMISSIONS]}, ${hashToken(token)}, ${tokenHint(token)})
-      on conflict (token_hash) do update set permissions = excluded.permissions, revoked_at = null`;
-    return org.id;
-  });
+  return sql.begin((tx) => upsertBootstrapKey(tx, { permissions: [...PERMISSIONS], tokenHash: hashToken(token), tokenHint: tokenHint(token) }));
 }

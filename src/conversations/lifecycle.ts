@@ -6,7 +6,7 @@ import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
-import { deleteConversation, findConversationRow } from '../db/conversations.ts';
+import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
 import { searchKnowledge } from '../knowledge/retrieval.ts';
 import type { Agent } from '../schemas/agents.ts';
@@ -14,9 +14,9 @@ import type { AgentRuntime, RuntimeAgent, TranscriptMessage } from '../runtime/t
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import {
-  findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
+  deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
   type ConversationRecord,
-} from './store.ts';
+} from '../db/conversations.ts';
 
 /**
  * A conversation from its start to its evaluation: the public endpoints start it and add turns;
@@ -37,12 +37,12 @@ export function visitorTokenMatches(conversation: ConversationRecord, token: str
 
 /** What the runtime is told of the agent. */
 export async function runtimeAgent(db: Db, agent: Agent): Promise<RuntimeAgent> {
-  const [rules] = await db<{ any: boolean }[]>`select exists(select 1 from transfer_rules where agent_id = ${agent.id} and enabled) as any`;
+  const transfers = await hasEnabledTransferRules(db, agent.id);
   return {
     id: agent.id, name: agent.name, persona: agent.persona, greeting: agent.greeting, guardrails: agent.guardrails,
     goals: agent.goals, acceptance_criteria: agent.acceptance_criteria,
     data_schema: agent.data_schema as RuntimeAgent['data_schema'], default_language: agent.default_language,
-    config_variables: agent.config_variables, can_transfer: (rules?.any ?? false) || agent.live_chat_alerts,
+    config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts,
   };
 }
 

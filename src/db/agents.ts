@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId, newPublicKey } from '../ids.ts';
 import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
 import type { Widget } from '../schemas/widgets.ts';
@@ -89,13 +89,9 @@ export async function findAgentConfig(db: Db, orgId: string, id: string): Promis
 export async function listAgents(db: Db, orgId: string, q: { status?: AgentStatus | undefined; limit: number; offset: number }):
   Promise<{ data: Agent[]; total: number }> {
   const statusFilter = q.status ? db`and status = ${q.status}` : db``;
-  const [rows, [count]] = await Promise.all([
-    db<AgentRow[]>`select ${db(COLUMNS)} from agents
-      where org_id = ${orgId} and deleted_at is null ${statusFilter}
-      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from agents where org_id = ${orgId} and deleted_at is null ${statusFilter}`,
-  ]);
-  return { data: rows.map(toAgent), total: count?.total ?? 0 };
+  return listPage(db, {
+    ...q, columns: db(COLUMNS), from: db`from agents where org_id = ${orgId} and deleted_at is null ${statusFilter}`, order: db`created_at desc, id desc`,
+  }, toAgent);
 }
 
 /** A page of agents newest first after the (created_at, id) position of a cursor. */
@@ -228,4 +224,28 @@ export async function setAgentSiteUrl(db: Db, id: string, url: string | null): P
 export async function findPublicAgent(db: Db, publicKey: string): Promise<{ agent: Agent; orgId: string } | null> {
   const [row] = await db<AgentRow[]>`select ${db(COLUMNS)} from agents where public_key = ${publicKey} and deleted_at is null`;
   return row ? { agent: toAgent(row), orgId: row.org_id } : null;
+}
+
+/** An agent's name, deleted or not (the summary of its purge); null when the row is gone. */
+export async function agentName(db: Db, id: string): Promise<string | null> {
+  const [row] = await db<{ name: string }[]>`select name from agents where id = ${id}`;
+  return row?.name ?? null;
+}
+
+/** Removes an agent row once nothing depends on it; only an agent marked deleted goes. */
+export async function deleteAgentRow(db: Db, id: string): Promise<boolean> {
+  const rows = await db`delete from agents where id = ${id} and deleted_at is not null returning id`;
+  return rows.length > 0;
+}
+
+/**
+ * A draft agent whose site is now indexed becomes active: answers its created_via (whose flow
+ * names the event), or null when it is not a live draft.
+ */
+export async function activateDraftAgent(tx: Db, agentId: string): Promise<'agents' | 'widgets' | null> {
+  const [agent] = await tx<{ status: string; created_via: 'agents' | 'widgets' }[]>`
+    select status, created_via from agents where id = ${agentId} and deleted_at is null for update`;
+  if (!agent || agent.status !== 'draft') return null;
+  await tx`update agents set status = 'active', updated_at = now() where id = ${agentId}`;
+  return agent.created_via;
 }

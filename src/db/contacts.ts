@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
-import type { Db } from './index.ts';
+import { patchFields, type Db } from './index.ts';
 import { newId } from '../ids.ts';
-import type { Contact, ContactCreate, ContactPatch } from '../schemas/contacts.ts';
+import { ContactPatchSchema, type Contact, type ContactCreate, type ContactPatch } from '../schemas/contacts.ts';
 
 /**
  * Contacts: people matched across channels on a phone number, an email address or a web
@@ -260,10 +260,8 @@ export async function listContacts(db: Db, orgId: string, q: { search?: string |
 export async function updateContact(tx: Db, orgId: string, id: string, patch: ContactPatch): Promise<Contact | ContactRefusal | null> {
   const [current] = await tx<ContactRow[]>`select ${tx(COLUMNS)} from contacts where id = ${id} and org_id = ${orgId} for update`;
   if (!current) return null;
-  const fields: Record<string, unknown> = {};
-  if (patch.phone_e164 !== undefined) fields.phone_e164 = patch.phone_e164;
+  const fields = patchFields(ContactPatchSchema, patch, ['email_lower', 'facts']);
   if (patch.email_lower !== undefined) fields.email_lower = patch.email_lower === null ? null : patch.email_lower.toLowerCase();
-  for (const key of ['first_name', 'last_name', 'do_not_call'] as const) if (patch[key] !== undefined) fields[key] = patch[key];
   const phone = 'phone_e164' in fields ? (fields.phone_e164 as string | null) : current.phone_e164;
   const email = 'email_lower' in fields ? (fields.email_lower as string | null) : current.email_lower;
   if (!phone && !email) return 'no_identity';

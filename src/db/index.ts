@@ -46,3 +46,39 @@ export async function migrate(sql: Sql): Promise<string[]> {
     return applied;
   });
 }
+
+/** True when the database answers a trivial query (readiness). */
+export async function pingDatabase(sql: Sql): Promise<void> {
+  await sql`select 1`;
+}
+
+/** A piece of SQL built with the tagged template (`db\`...\``), or a helper such as `db(columns)`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Fragment = postgres.Fragment | postgres.Helper<any>;
+
+/**
+ * One page of a listing and the total it is a page of, in parallel:
+ * `select <columns> <from> order by <order> limit offset` and `select count(*) <from>`.
+ */
+export async function listPage<Row extends object, T>(db: Db, q: {
+  columns: Fragment; from: Fragment; order: Fragment; limit: number; offset: number;
+}, map: (row: Row) => T): Promise<{ data: T[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    db<Row[]>`select ${q.columns} ${q.from} order by ${q.order} limit ${q.limit} offset ${q.offset}`,
+    db<{ total: number }[]>`select count(*)::int as total ${q.from}`,
+  ]);
+  return { data: rows.map(map), total: count?.total ?? 0 };
+}
+
+/**
+ * The columns a PATCH sets, named as its schema's properties: each sent (not undefined) key, but
+ * those in `except`, which the caller maps itself (a password to seal, an address to fold).
+ */
+export function patchFields(schema: { properties: object }, patch: object, except: readonly string[] = []): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = (patch as Record<string, unknown>)[key];
+    if (!except.includes(key) && value !== undefined) fields[key] = value;
+  }
+  return fields;
+}

@@ -1,8 +1,8 @@
-import type { Db } from './index.ts';
+import { listPage, patchFields, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { normalizeSipHost } from '../domain/sip-host.ts';
-import type { SipTrunk } from '../schemas/sip-trunks.ts';
+import { SipTrunkPatchSchema, type SipTrunk } from '../schemas/sip-trunks.ts';
 
 interface SipTrunkRow { id: string; label: string; sip_host: string; sip_username: string; created_at: Date; updated_at: Date }
 
@@ -52,18 +52,12 @@ export async function findSipTrunkByHost(db: Db, orgId: string, sipHost: string,
 }
 
 export async function listSipTrunks(db: Db, orgId: string, q: { limit: number; offset: number }): Promise<{ data: SipTrunk[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<SipTrunkRow[]>`select ${db(COLUMNS)} from sip_trunks where org_id = ${orgId}
-      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from sip_trunks where org_id = ${orgId}`,
-  ]);
-  return { data: rows.map(toSipTrunk), total: count?.total ?? 0 };
+  return listPage(db, { ...q, columns: db(COLUMNS), from: db`from sip_trunks where org_id = ${orgId}`, order: db`created_at desc, id desc` }, toSipTrunk);
 }
 
 /** Applies the fields present in `patch`; a password is sealed anew (rotated). Null when absent. */
 export async function updateSipTrunk(db: Db, secrets: SecretBox, orgId: string, id: string, patch: Partial<SipTrunkInput>): Promise<SipTrunk | null> {
-  const fields: Record<string, unknown> = {};
-  for (const key of ['label', 'sip_host', 'sip_username'] as const) if (patch[key] !== undefined) fields[key] = patch[key];
+  const fields = patchFields(SipTrunkPatchSchema, patch, ['password']);
   if (patch.password !== undefined) fields.password_sealed = secrets.seal(patch.password, passwordContext(id));
   if (Object.keys(fields).length === 0) return findSipTrunk(db, orgId, id);
   const [row] = await db<SipTrunkRow[]>`

@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import { nextCrawlAt } from '../knowledge/cadence.ts';
 import type { CrawlCadence } from '../schemas/sites.ts';
@@ -72,11 +72,7 @@ export async function listSites(db: Db, orgId: string, q: { widget_id?: string |
   const filter = db`${q.widget_id ? db`and s.agent_id = ${q.widget_id}` : db``} ${q.kb_id ? db`and s.kb_id = ${q.kb_id}` : db``}`;
   const from = db`from sites s left join agents a on a.id = s.agent_id
     where s.org_id = ${orgId} and (s.agent_id is null or a.deleted_at is null) ${filter}`;
-  const [rows, [count]] = await Promise.all([
-    db<SiteRow[]>`select ${db(COLUMNS.map((c) => `s.${c}`))} ${from} order by s.created_at desc, s.id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total ${from}`,
-  ]);
-  return { data: rows.map(toSite), total: count?.total ?? 0 };
+  return listPage(db, { ...q, columns: db(COLUMNS.map((c) => `s.${c}`)), from, order: db`s.created_at desc, s.id desc` }, toSite);
 }
 
 /** Sets the cadence; next_crawl_at is recomputed from the last crawl (or now). */
@@ -131,4 +127,36 @@ export async function siteOwnerLabel(db: Db, site: Pick<SiteRecord, 'widget_id' 
   }
   const [kb] = await db<{ name: string }[]>`select name from knowledge_bases where id = ${site.kb_id}`;
   return `knowledge base ${kb?.name ?? site.kb_id}`;
+}
+
+/** The ids of an agent's own sites. */
+export async function siteIdsOfAgent(db: Db, agentId: string): Promise<string[]> {
+  return (await db<{ id: string }[]>`select id from sites where agent_id = ${agentId}`).map((r) => r.id);
+}
+
+/** Marks a site crawling (its workflow prepared the next generation). */
+export async function markSiteCrawling(db: Db, id: string): Promise<void> {
+  await db`update sites set status = 'crawling', updated_at = now() where id = ${id}`;
+}
+
+/** A site by id, locked for the rest of the transaction (a crawl's end); null once deleted. */
+export async function lockSiteById(tx: Db, id: string): Promise<SiteRecord | null> {
+  const [row] = await tx<SiteRow[]>`select ${tx(COLUMNS)} from sites where id = ${id} for update`;
+  return row ? toSite(row) : null;
+}
+
+/** Records a finished crawl: the new generation is served, with its page count and the next crawl time. */
+export async function markSiteCrawled(tx: Db, id: string, done: { generation: number; pages: number; at: Date; nextCrawlAt: Date | null }): Promise<SiteRecord> {
+  const [row] = await tx<SiteRow[]>`update sites set generation = ${done.generation}, pages_crawled = ${done.pages},
+    last_crawled_at = ${done.at}, status = 'ready', error = null, next_crawl_at = ${done.nextCrawlAt}, updated_at = now()
+    where id = ${id} returning ${tx(COLUMNS)}`;
+  return toSite(row!);
+}
+
+/** Records a failed crawl: the index served now stays. */
+export async function markSiteFailed(tx: Db, id: string, failed: { error: string; nextCrawlAt: Date | null }): Promise<SiteRecord> {
+  const [row] = await tx<SiteRow[]>`update sites set status = 'failed', error = ${failed.error.slice(0, 1000)},
+    next_crawl_at = ${failed.nextCrawlAt}, updated_at = now()
+    where id = ${id} returning ${tx(COLUMNS)}`;
+  return toSite(row!);
 }

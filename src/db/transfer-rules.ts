@@ -1,6 +1,6 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
-import { fieldError, notFound, validationError } from '../errors.ts';
+import type { FieldError } from '../validation.ts';
 import { mergeTransferRule, type TransferRuleFields } from '../domain/transfer-rules.ts';
 import type { TransferRule, TransferRuleCreate, TransferType } from '../schemas/transfer-rules.ts';
 
@@ -50,12 +50,7 @@ export async function listTransferRules(db: Db, orgId: string, agentId: string):
 /** One page of the agent's rules, highest priority first, then oldest first. */
 export async function listTransferRulesPage(db: Db, orgId: string, agentId: string, q: { limit: number; offset: number }):
   Promise<{ data: TransferRule[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<TransferRuleRow[]>`select ${db(COLUMNS)} from transfer_rules where agent_id = ${agentId} and org_id = ${orgId}
-      order by priority desc, created_at, id limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from transfer_rules where agent_id = ${agentId} and org_id = ${orgId}`,
-  ]);
-  return { data: rows.map(toTransferRule), total: count?.total ?? 0 };
+  return listPage(db, { ...q, columns: db(COLUMNS), from: db`from transfer_rules where agent_id = ${agentId} and org_id = ${orgId}`, order: db`priority desc, created_at, id` }, toTransferRule);
 }
 
 export async function findTransferRule(db: Db, orgId: string, agentId: string, id: string, opts: { forUpdate?: boolean } = {}):
@@ -67,44 +62,46 @@ export async function findTransferRule(db: Db, orgId: string, agentId: string, i
 }
 
 /**
- * Inserts a rule from a create body that passed TransferRuleCreateSchema (defaults are applied
- * here). The type rules are checked again (400 `validation_error`); a `sip_trunk_id` outside the
- * organization is 400 on that field, and an agent removed meanwhile 404. Whether the agent is
- * live is the caller's check.
+ * Why a write was refused: the rule breaks its type's rules (the field errors), its `sip_trunk_id`
+ * names no trunk of the organization, or its agent is gone.
  */
-export async function insertTransferRule(db: Db, orgId: string, agentId: string, input: TransferRuleCreate): Promise<TransferRule> {
+export type TransferRuleRefusal = { invalid: FieldError[] } | 'unknown_sip_trunk' | 'unknown_agent';
+
+/**
+ * Inserts a rule from a create body that passed TransferRuleCreateSchema (defaults are applied
+ * here). The type rules are checked again; a `sip_trunk_id` outside the organization or an agent
+ * removed meanwhile is refused. Whether the agent is live is the caller's check.
+ */
+export async function insertTransferRuleRow(db: Db, orgId: string, agentId: string, input: TransferRuleCreate): Promise<TransferRule | TransferRuleRefusal> {
   const { rule, errors } = mergeTransferRule(null, input);
-  if (errors.length) throw validationError(errors);
-  const row = await writeRule(async () => {
+  if (errors.length) return { invalid: errors };
+  return writeRule(async () => {
     const [inserted] = await db<TransferRuleRow[]>`
       insert into transfer_rules ${db({ id: newId(), org_id: orgId, agent_id: agentId, ...rule })}
       returning ${db(COLUMNS)}`;
-    return inserted!;
+    return toTransferRule(inserted!);
   });
-  return toTransferRule(row);
 }
 
 /** Replaces the stored fields of a rule with a merged, checked `rule`. Null when absent. */
-export async function updateTransferRule(db: Db, orgId: string, agentId: string, id: string, rule: TransferRuleFields): Promise<TransferRule | null> {
-  const row = await writeRule(async () => {
+export async function updateTransferRuleRow(db: Db, orgId: string, agentId: string, id: string, rule: TransferRuleFields):
+  Promise<TransferRule | TransferRuleRefusal | null> {
+  return writeRule(async () => {
     const [updated] = await db<TransferRuleRow[]>`
       update transfer_rules set ${db({ ...rule })}, updated_at = now()
       where id = ${id} and agent_id = ${agentId} and org_id = ${orgId} returning ${db(COLUMNS)}`;
-    return updated;
+    return updated ? toTransferRule(updated) : null;
   });
-  return row ? toTransferRule(row) : null;
 }
 
-/** Maps the foreign keys' refusals (a trunk deleted or another organization's, an agent purged) to API errors. */
-async function writeRule<T>(write: () => Promise<T>): Promise<T> {
+/** Maps the foreign keys' refusals (a trunk deleted or another organization's, an agent purged) to refusal values. */
+async function writeRule<T>(write: () => Promise<T>): Promise<T | TransferRuleRefusal> {
   try {
     return await write();
   } catch (err) {
     const { code, constraint_name: constraint } = err as { code?: string; constraint_name?: string };
-    if (code === '23503' && constraint === 'transfer_rules_sip_trunk_fk') {
-      throw fieldError('sip_trunk_id', 'unknown_sip_trunk', 'sip_trunk_id names no SIP trunk of this organization');
-    }
-    if (code === '23503' && constraint === 'transfer_rules_agent_fk') throw notFound('agent');
+    if (code === '23503' && constraint === 'transfer_rules_sip_trunk_fk') return 'unknown_sip_trunk';
+    if (code === '23503' && constraint === 'transfer_rules_agent_fk') return 'unknown_agent';
     throw err;
   }
 }
@@ -118,4 +115,10 @@ export async function deleteTransferRule(db: Db, orgId: string, agentId: string,
 export async function deleteTransferRulesOfAgent(db: Db, agentId: string): Promise<number> {
   const rows = await db`delete from transfer_rules where agent_id = ${agentId} returning id`;
   return rows.length;
+}
+
+/** True when the agent has at least one enabled transfer rule. */
+export async function hasEnabledTransferRules(db: Db, agentId: string): Promise<boolean> {
+  const [row] = await db<{ any: boolean }[]>`select exists(select 1 from transfer_rules where agent_id = ${agentId} and enabled) as any`;
+  return row?.any ?? false;
 }

@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { BaseVoice } from '../schemas/voices.ts';
 import {
@@ -42,12 +42,7 @@ export async function findVoiceProfile(db: Db, orgId: string, id: string, opts: 
 }
 
 export async function listVoiceProfiles(db: Db, orgId: string, q: { limit: number; offset: number }): Promise<{ data: VoiceProfile[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<VoiceProfileRow[]>`select ${db(COLUMNS)} from voice_profiles where org_id = ${orgId}
-      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from voice_profiles where org_id = ${orgId}`,
-  ]);
-  return { data: rows.map(toVoiceProfile), total: count?.total ?? 0 };
+  return listPage(db, { ...q, columns: db(COLUMNS), from: db`from voice_profiles where org_id = ${orgId}`, order: db`created_at desc, id desc` }, toVoiceProfile);
 }
 
 /** Applies the fields present in `patch` (null clears `custom_direction`). Null when absent. */
@@ -70,4 +65,10 @@ function definedFields(input: VoiceProfilePatch): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const key of WRITABLE) if (input[key] !== undefined) fields[key] = input[key];
   return fields;
+}
+
+/** True when the profile is the organization's; FOR SHARE, so a concurrent delete waits for the caller's transaction. */
+export async function voiceProfileHeld(db: Db, orgId: string, id: string): Promise<boolean> {
+  const [found] = await db`select 1 from voice_profiles where id = ${id} and org_id = ${orgId} for share`;
+  return found !== undefined;
 }

@@ -1,8 +1,8 @@
-import type { Db } from './index.ts';
+import { listPage, patchFields, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { EventSubscription, EventType } from '../schemas/events.ts';
-import type {
-  Delivery, DeliveryStatus, WebhookCreate, WebhookEndpoint, WebhookEndpointWithSecret, WebhookPatch,
+import {
+  WebhookPatchSchema, type Delivery, type DeliveryStatus, type WebhookCreate, type WebhookEndpoint, type WebhookEndpointWithSecret, type WebhookPatch,
 } from '../schemas/webhooks.ts';
 
 interface EndpointRow {
@@ -42,18 +42,12 @@ export async function findEndpoint(db: Db, orgId: string, id: string): Promise<W
 }
 
 export async function listEndpoints(db: Db, orgId: string, q: { limit: number; offset: number }): Promise<{ data: WebhookEndpoint[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<EndpointRow[]>`select ${db(COLUMNS)} from webhook_endpoints where org_id = ${orgId}
-      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from webhook_endpoints where org_id = ${orgId}`,
-  ]);
-  return { data: rows.map(toEndpoint), total: count?.total ?? 0 };
+  return listPage(db, { ...q, columns: db(COLUMNS), from: db`from webhook_endpoints where org_id = ${orgId}`, order: db`created_at desc, id desc` }, toEndpoint);
 }
 
 /** Applies the fields present in `patch`; enabling clears the failure streak and the reason. Null when absent. */
 export async function updateEndpoint(db: Db, orgId: string, id: string, patch: WebhookPatch): Promise<WebhookEndpoint | null> {
-  const fields: Record<string, unknown> = {};
-  for (const key of ['url', 'events', 'description', 'enabled'] as const) if (patch[key] !== undefined) fields[key] = patch[key];
+  const fields = patchFields(WebhookPatchSchema, patch);
   if (patch.enabled !== undefined) Object.assign(fields, { disabled_reason: null, failing_since: null });
   if (Object.keys(fields).length === 0) return findEndpoint(db, orgId, id);
   const [row] = await db<EndpointRow[]>`

@@ -104,3 +104,4 @@ export function transferRuleInput(rule: TransferRule | TransferRuleFields): Tran
   for (const field of FIELDS) input[field] = rule[field];
   return input as TransferRuleCreate;
 }
+

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../db/index.ts';
+import { insertEvent } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
 import { dispatchEvents, type DispatchDeps } from './dispatch.ts';
 
@@ -32,9 +33,7 @@ function agentIdOf(data: Record<string, unknown>): string | null {
  */
 export async function emitEvent(tx: Db, input: EventInput): Promise<string> {
   const id = newEventId();
-  // A json parameter (serialized once by the driver) into a json column: the payload keeps the API's key order.
-  await tx`insert into events (id, org_id, type, agent_id, data)
-    values (${id}, ${input.orgId}, ${input.type}, ${input.agentId ?? agentIdOf(input.data)}, ${input.data as never}::json)`;
+  await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId: input.agentId ?? agentIdOf(input.data), data: input.data });
   return id;
 }
 

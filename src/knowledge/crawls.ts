@@ -38,7 +38,7 @@ export function crawlInput(config: Config, siteId: string): CrawlSiteInput {
 
 /**
  * Starts the site's crawl workflow, or joins the one already running (`restart` replaces it, when
- * the site now points elsewhere). Temporal unreachable is a 503 the caller's transaction (`db`)
+ * the site now points elsewhere). Temporal unreachable is a 503 the caller's transaction (db)
  * rolls back with, so nothing is left queued without a crawl.
  */
 export async function startCrawl(deps: CrawlDeps, db: Db, site: CrawlSite, opts: { restart?: boolean } = {}): Promise<void> {

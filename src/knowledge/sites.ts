@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
-import { findAgent, insertAgent, setAgentSiteUrl } from '../db/agents.ts';
+import { findAgent, setAgentSiteUrl } from '../db/agents.ts';
 import { findKnowledgeBase } from '../db/knowledge-bases.ts';
 import {
   deleteSite, findAgentSite, findSite, insertSite, markSiteQueued, setSiteCadence, setSiteUrl, type SiteRecord,
@@ -25,21 +25,6 @@ export interface KnowledgeDeps { sql: Sql; temporal: Client; config: Config; log
 /** A website to crawl: http or https; a name resolving to a private address is refused (unless allowed). */
 export async function checkSiteUrl(deps: KnowledgeDeps, url: string, field: string): Promise<void> {
   await assertOutboundUrl(url, field, { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS, allowHttp: true, acceptUnresolvable: true });
-}
-
-/**
- * Creates an agent; with a website it starts in `draft`, its site is queued and the crawl starts
- * (its end makes the agent active with widget.ready or widget.crawl_completed, by `createdVia`).
- */
-export async function createAgent(deps: KnowledgeDeps, orgId: string, input: {
-  name: string; site_url?: string | undefined; createdVia: 'agents' | 'widgets';
-}): Promise<Agent> {
-  if (input.site_url) await checkSiteUrl(deps, input.site_url, 'site_url');
-  return deps.sql.begin(async (tx) => {
-    const agent = await insertAgent(tx, orgId, { name: input.name, site_url: input.site_url, createdVia: input.createdVia });
-    if (input.site_url) await startCrawl(deps, tx, await insertSite(tx, orgId, { url: input.site_url, agentId: agent.id }));
-    return agent;
-  });
 }
 
 /** Connects the agent's website, or points it elsewhere (a running crawl of the old URL is replaced). Null when no such agent. */

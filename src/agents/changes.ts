@@ -2,16 +2,18 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError, validationError } from '../errors.ts';
-import { markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
-import { deleteEmailInboxesOfAgent } from '../db/email-inboxes.ts';
-import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
-import { stopSiteWork } from '../knowledge/sites.ts';
+import { agentName, insertAgent, markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
+import { insertSite } from '../db/sites.ts';
+import { voiceProfileHeld } from '../db/voice-profiles.ts';
+import { startCrawl } from '../knowledge/crawls.ts';
+import { checkSiteUrl } from '../knowledge/sites.ts';
+import { AGENT_DELETE_HOOKS } from './delete-hooks.ts';
 import { dispatchAfterCommit, emitEvent, type DispatchDeps } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow } from '../temporal/start.ts';
-import { normalizePatch } from './agent-config.ts';
+import { normalizePatch } from '../domain/agent-config.ts';
 
 /**
  * Changes to an agent that more than one endpoint makes (agents and widgets are one entity):
@@ -19,6 +21,21 @@ import { normalizePatch } from './agent-config.ts';
  */
 
 export type AgentDeps = DispatchDeps & { sql: Sql; log: Logger; config: Config };
+
+/**
+ * Creates an agent; with a website it starts in `draft`, its site is queued and the crawl starts
+ * (its end makes the agent active with widget.ready or widget.crawl_completed, by `createdVia`).
+ */
+export async function createAgent(deps: AgentDeps, orgId: string, input: {
+  name: string; site_url?: string | undefined; createdVia: 'agents' | 'widgets';
+}): Promise<Agent> {
+  if (input.site_url) await checkSiteUrl(deps, input.site_url, 'site_url');
+  return deps.sql.begin(async (tx) => {
+    const agent = await insertAgent(tx, orgId, { name: input.name, site_url: input.site_url, createdVia: input.createdVia });
+    if (input.site_url) await startCrawl(deps, tx, await insertSite(tx, orgId, { url: input.site_url, agentId: agent.id }));
+    return agent;
+  });
+}
 
 /** The widget.* event payload: the agent and its widget view, both as their endpoints return them. */
 export const agentEventData = (agent: Agent) => ({ agent, widget: toWidget(agent) });
@@ -31,8 +48,7 @@ export async function checkAgentPatch(db: Db, orgId: string, patch: AgentPatch):
   const { patch: normalized, errors } = normalizePatch(patch);
   if (typeof patch.voice_profile_id === 'string') {
     // FOR SHARE: a concurrent delete of the profile waits for this transaction (and then detaches it).
-    const [found] = await db`select 1 from voice_profiles where id = ${patch.voice_profile_id} and org_id = ${orgId} for share`;
-    if (!found) errors.push({ field: 'voice_profile_id', code: 'unknown_voice_profile', message: 'voice_profile_id must name a voice profile of this organization' });
+    if (!(await voiceProfileHeld(db, orgId, patch.voice_profile_id))) errors.push({ field: 'voice_profile_id', code: 'unknown_voice_profile', message: 'voice_profile_id must name a voice profile of this organization' });
   }
   if (errors.length) throw validationError(errors);
   return normalized;
@@ -87,22 +103,23 @@ export async function publishAgentDraft(deps: AgentDeps, orgId: string, id: stri
  * agent uses go too (shared ones never). False when there is no such agent.
  */
 export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, opts: { deleteKbs?: boolean } = {}): Promise<boolean> {
-  const siteIds = await deps.sql.begin(async (tx) => {
+  const after = await deps.sql.begin(async (tx) => {
     if (!(await markAgentDeleted(tx, orgId, id))) return null;
-    // Its inbox addresses are unique across the service: free them now, not when the purge runs.
-    await deleteEmailInboxesOfAgent(tx, id);
-    const own = (await tx<{ id: string }[]>`select id from sites where agent_id = ${id}`).map((r) => r.id);
-    const kbSites = opts.deleteKbs ? await deleteKnowledgeBases(tx, orgId, await knowledgeBasesOnlyUsedBy(tx, id)) : [];
+    const todo = [];
+    for (const hook of Object.values(AGENT_DELETE_HOOKS)) {
+      const next = await hook(tx, { orgId, agentId: id, deleteKbs: opts.deleteKbs === true });
+      if (next) todo.push(next);
+    }
     await startPurge(deps, tx, orgId, id);
-    return [...own, ...kbSites];
+    return todo;
   });
-  if (!siteIds) return false;
-  await stopSiteWork(deps, siteIds);
+  if (!after) return false;
+  for (const next of after) await next(deps);
   return true;
 }
 
 async function startPurge(deps: AgentDeps, tx: Db, orgId: string, agentId: string): Promise<void> {
-  const [agent] = await tx<{ name: string }[]>`select name from agents where id = ${agentId}`;
+  const name = await agentName(tx, agentId);
   await startWorkflow(deps, 'agentPurge', workflowIds.agentPurge(agentId), [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
-    { orgId, agentId, summary: `Purge of deleted agent ${agent?.name ?? agentId}` });
+    { orgId, agentId, summary: `Purge of deleted agent ${name ?? agentId}` });
 }

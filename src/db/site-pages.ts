@@ -1,0 +1,81 @@
+import type { Db, Sql } from './index.ts';
+import { newId } from '../ids.ts';
+
+/**
+ * The site_pages and page_chunks tables: each crawl writes a new generation of a site's pages and
+ * their passages, swapped in whole when the crawl ends.
+ */
+
+/** A fetched page, as the crawler hands it over. */
+export interface StoredPage {
+  url: string; depth: number; title: string | null; statusCode: number; text: string; contentHash: string;
+  etag: string | null; lastModified: string | null; links: string[]; fetchedAt: Date;
+}
+
+/** Stores a fetched page and its passages in a generation; a page already there (a resumed crawl) is left as it is. */
+export async function insertFetchedPage(sql: Sql, siteId: string, generation: number, page: StoredPage, chunks: string[]): Promise<void> {
+  await sql.begin(async (tx) => {
+    const [row] = await tx<{ id: string }[]>`
+      insert into site_pages (id, site_id, generation, url, depth, title, status_code, body, content_hash, etag, last_modified, links, fetched_at)
+      values (${newId()}, ${siteId}, ${generation}, ${page.url}, ${page.depth}, ${page.title}, ${page.statusCode}, ${page.text},
+        ${page.contentHash}, ${page.etag}, ${page.lastModified}, ${page.links}, ${page.fetchedAt})
+      on conflict (site_id, generation, url) do nothing returning id`;
+    if (!row) return;
+    const rows = chunks.map((text, ord) => ({ page_id: row.id, site_id: siteId, generation, ord, text }));
+    if (rows.length) await tx`insert into page_chunks ${tx(rows)}`;
+  });
+}
+
+/** A page the server says is unchanged: its stored copy and passages move into the new generation. */
+export async function carryUnchangedPage(sql: Sql, siteId: string, generation: number, page: Pick<StoredPage, 'url' | 'depth' | 'etag' | 'lastModified' | 'fetchedAt'>): Promise<void> {
+  await sql.begin(async (tx) => {
+    const [old] = await tx<{ id: string }[]>`
+      select id from site_pages where site_id = ${siteId} and generation = ${generation - 1} and url = ${page.url}`;
+    if (!old) return;
+    const id = newId();
+    const inserted = await tx`
+      insert into site_pages (id, site_id, generation, url, depth, title, status_code, body, content_hash, etag, last_modified, links, fetched_at)
+      select ${id}, site_id, ${generation}, url, ${page.depth}, title, status_code, body, content_hash,
+        coalesce(${page.etag}, etag), coalesce(${page.lastModified}, last_modified), links, ${page.fetchedAt}
+      from site_pages where id = ${old.id}
+      on conflict (site_id, generation, url) do nothing returning id`;
+    if (inserted.length === 0) return;
+    await tx`insert into page_chunks (page_id, site_id, generation, ord, text)
+      select ${id}, site_id, ${generation}, ord, text from page_chunks where page_id = ${old.id}`;
+  });
+}
+
+/** The pages already stored in a generation (a resumed crawl skips them). */
+export async function pagesOfGeneration(db: Db, siteId: string, generation: number): Promise<{ url: string; depth: number; links: string[] }[]> {
+  return db<{ url: string; depth: number; links: string[] }[]>`
+    select url, depth, links from site_pages where site_id = ${siteId} and generation = ${generation}`;
+}
+
+/** What the previous generation knew of each page, for conditional requests. */
+export async function validatorsOfGeneration(db: Db, siteId: string, generation: number):
+  Promise<{ url: string; etag: string | null; last_modified: string | null; links: string[] }[]> {
+  return db<{ url: string; etag: string | null; last_modified: string | null; links: string[] }[]>`
+    select url, etag, last_modified, links from site_pages where site_id = ${siteId} and generation = ${generation}`;
+}
+
+export async function countPagesOfGeneration(db: Db, siteId: string, generation: number): Promise<number> {
+  const [count] = await db<{ n: number }[]>`select count(*)::int as n from site_pages where site_id = ${siteId} and generation = ${generation}`;
+  return count?.n ?? 0;
+}
+
+/** Deletes the site's pages of generations from `from` on (an interrupted or failed crawl's). */
+export async function deletePagesFromGeneration(db: Db, siteId: string, from: number): Promise<void> {
+  await db`delete from site_pages where site_id = ${siteId} and generation >= ${from}`;
+}
+
+/** Deletes the site's pages of generations before `before` (the index swapped out). */
+export async function deletePagesBeforeGeneration(db: Db, siteId: string, before: number): Promise<void> {
+  await db`delete from site_pages where site_id = ${siteId} and generation < ${before}`;
+}
+
+/** Deletes up to `batchSize` crawled pages (and their passages, ON DELETE CASCADE) of an agent's own sites; returns how many. */
+export async function deletePagesOfAgentBatch(db: Db, agentId: string, batchSize: number): Promise<number> {
+  return (await db`
+    delete from site_pages where id in (
+      select p.id from site_pages p join sites s on s.id = p.site_id where s.agent_id = ${agentId} limit ${batchSize})`).count;
+}
