@@ -5,7 +5,7 @@ import type { Passage } from '../src/knowledge/retrieval.ts';
 import { createLogger } from '../src/logger.ts';
 import { createRuntime } from '../src/runtime/index.ts';
 import { createLlmRuntime, LlmError } from '../src/runtime/llm.ts';
-import { evaluateOffline } from '../src/runtime/offline.ts';
+import { evaluateOffline } from '../src/runtime/evaluation.ts';
 import type { AgentRuntime, RuntimeAgent, RuntimeTools, TranscriptMessage } from '../src/runtime/types.ts';
 import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 

@@ -1,8 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Passage } from '../src/knowledge/retrieval.ts';
-import {
-  composeAnswer, createOfflineRuntime, evaluateOffline, guardrailHit, parseBoolean, parseDate, parseNumber, parsePhone,
-} from '../src/runtime/offline.ts';
+import { composeAnswer } from '../src/runtime/answer.ts';
+import { evaluateOffline } from '../src/runtime/evaluation.ts';
+import { guardrailHit } from '../src/runtime/guardrails.ts';
+import { createOfflineRuntime } from '../src/runtime/offline.ts';
+import { parseBoolean, parseDate, parseNumber, parsePhone } from '../src/runtime/parsers.ts';
 import type { DataField, RuntimeAgent, RuntimeTools, TranscriptMessage } from '../src/runtime/types.ts';
 
 // The runtime alone: its input boundary is RuntimeTools, so the knowledge is the passages each test defines.
