@@ -8,7 +8,7 @@ import { agentEventData } from '../src/domain/agent-changes.ts';
 import { dispatchEvents, emitEvent } from '../src/events/emit.ts';
 import { nextCrawlAt } from '../src/knowledge/cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';
-import { chunkText, crawl, type CrawledPage } from '../src/crawler/index.ts';
+import { chunkSections, crawl, type CrawledPage } from '../src/crawler/index.ts';
 import { OutboundTargetError } from '../src/net/outbound.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -36,7 +36,7 @@ async function storeFetchedPage(db: Sql, siteId: string, generation: number, pag
         ${page.contentHash}, ${page.etag}, ${page.lastModified}, ${page.links}, ${page.fetchedAt})
       on conflict (site_id, generation, url) do nothing returning id`;
     if (!row) return;
-    const chunks = chunkText(page.text).map((text, ord) => ({ page_id: row.id, site_id: siteId, generation, ord, text }));
+    const chunks = chunkSections(page.text, page.title).map((c, ord) => ({ page_id: row.id, site_id: siteId, generation, ord, text: c.text, section: c.section }));
     if (chunks.length) await tx`insert into page_chunks ${tx(chunks)}`;
   });
 }
@@ -55,8 +55,8 @@ async function reuseUnchangedPage(db: Sql, siteId: string, generation: number, p
       from site_pages where id = ${old.id}
       on conflict (site_id, generation, url) do nothing returning id`;
     if (inserted.length === 0) return;
-    await tx`insert into page_chunks (page_id, site_id, generation, ord, text)
-      select ${id}, site_id, ${generation}, ord, text from page_chunks where page_id = ${old.id}`;
+    await tx`insert into page_chunks (page_id, site_id, generation, ord, text, section)
+      select ${id}, site_id, ${generation}, ord, text, section from page_chunks where page_id = ${old.id}`;
   });
 }
 

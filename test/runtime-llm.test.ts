@@ -137,7 +137,7 @@ describe('reply', () => {
       expect(turn.replies).toEqual(['Here is what I found.']);
       expect(turn.toolCalls).toHaveLength(5);
       expect(looping.requests.map((r) => r.body.tool_choice)).toEqual(['auto', 'auto', 'auto', 'auto', 'auto', 'none']);
-      expect(JSON.parse(looping.requests[1]!.body.messages.at(-1).content)).toEqual({ passages: [], note: 'Nothing in the knowledge matches: say you do not know.' });
+      expect(JSON.parse(looping.requests[1]!.body.messages.at(-1).content)).toEqual({ passages: [], note: 'Not on the site: nothing in the knowledge answers this. Say you do not know; do not guess.' });
     } finally {
       await looping.close();
     }

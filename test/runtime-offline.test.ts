@@ -82,10 +82,12 @@ describe('answers grounded in knowledge', () => {
     expect(c.tools.searchKnowledge).toHaveBeenCalledWith('What are your opening hours?', 5);
   });
 
-  it('keeps at most three sentences, from the passage that matches', () => {
+  it('keeps the one or two sentences that answer, from the passage that matches', () => {
     const answer = composeAnswer('How long does shipping to France take, and are returns free?', [HOURS, SHIPPING]);
     expect(answer?.urls).toEqual(['https://acme.test/shipping']);
-    expect(answer?.text).toBe('Orders ship within 2 business days. Shipping to France is free above 50 euros. Returns are accepted for 30 days.');
+    expect(answer?.text).toContain('Orders ship within 2 business days.');
+    expect(answer?.text).toContain('Returns are accepted for 30 days.');
+    expect(answer?.text.split(/(?<=\.) /)).toHaveLength(2);
   });
 
   it('says it does not know and offers a person when one can take over; "yes" hands off', async () => {

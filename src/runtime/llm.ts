@@ -155,8 +155,9 @@ async function runTool(
       return {
         args,
         result: passages.length
-          ? { passages: passages.map((p) => ({ title: p.title, url: p.url, text: p.text.slice(0, PASSAGE_CHARS) })) }
-          : { passages: [], note: 'Nothing in the knowledge matches: say you do not know.' },
+          ? { passages: passages.map((p) => ({ title: p.title, ...(p.section ? { section: p.section } : {}), url: p.url, text: p.text.slice(0, PASSAGE_CHARS) })) }
+          // Retrieval returns only what scores above the same threshold the offline runtime answers with.
+          : { passages: [], note: 'Not on the site: nothing in the knowledge answers this. Say you do not know; do not guess.' },
       };
     }
     case 'capture_data': {
