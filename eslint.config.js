@@ -36,9 +36,7 @@ export default tseslint.config(
   {
     // SQL runs only in src/db/ (repositories) and src/infra/ (servers and scratch databases).
     files: ['api/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'src/**/*.ts'],
-    ignores: ['src/db/**', 'src/infra/**', '**/*.test.ts',
-      // Moves to src/db/page-chunks.ts with the answers work (issue 10); until then its one query stays.
-      'src/knowledge/retrieval.ts'],
+    ignores: ['src/db/**', 'src/infra/**', '**/*.test.ts'],
     rules: {
       'no-restricted-syntax': ['error',
         { selector: 'TaggedTemplateExpression[tag.name=/^(sql|tx|db)$/]', message: 'SQL runs only in src/db/: call a repository function.' },

@@ -13,7 +13,7 @@ import { agentEventData } from '../src/agents/changes.ts';
 import { dispatchEvents, emitEvent } from '../src/events/emit.ts';
 import { nextCrawlAt } from '../src/knowledge/cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';
-import { chunkText, crawl } from '../src/crawler/index.ts';
+import { chunkSections, crawl } from '../src/crawler/index.ts';
 import { OutboundTargetError } from '../src/net/outbound.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -69,7 +69,7 @@ export function createCrawlActivities(deps: ActivityDeps) {
             await carryUnchangedPage(sql, siteId, generation, page);
             progress.unchanged++;
           } else {
-            await insertFetchedPage(sql, siteId, generation, page, chunkText(page.text));
+            await insertFetchedPage(sql, siteId, generation, page, chunkSections(page.text, page.title));
           }
           progress.stored++;
           beat();

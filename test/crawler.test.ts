@@ -106,7 +106,7 @@ describe('main content extraction', () => {
     expect(out.title).toBe('The OG title');
     expect(out.canonical).toBe('https://example.com/canonical');
     expect(out.text).toContain('Content paragraph 3');
-    expect(out.text.split('\n\n')).toContain('Title');
+    expect(out.text.split('\n\n')).toContain('# Title');
     for (const boilerplate of ['Navigation boilerplate', 'Footer boilerplate', 'Sidebar boilerplate', 'Comment boilerplate', 'Related one']) {
       expect(out.text).not.toContain(boilerplate);
     }

@@ -5,7 +5,7 @@ import type { Passage } from '../src/knowledge/retrieval.ts';
 import { createLogger } from '../src/logger.ts';
 import { createRuntime } from '../src/runtime/index.ts';
 import { createLlmRuntime, LlmError } from '../src/runtime/llm.ts';
-import { evaluateOffline } from '../src/runtime/offline.ts';
+import { evaluateOffline } from '../src/runtime/evaluation.ts';
 import type { AgentRuntime, RuntimeAgent, RuntimeTools, TranscriptMessage } from '../src/runtime/types.ts';
 import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 
@@ -137,7 +137,7 @@ describe('reply', () => {
       expect(turn.replies).toEqual(['Here is what I found.']);
       expect(turn.toolCalls).toHaveLength(5);
       expect(looping.requests.map((r) => r.body.tool_choice)).toEqual(['auto', 'auto', 'auto', 'auto', 'auto', 'none']);
-      expect(JSON.parse(looping.requests[1]!.body.messages.at(-1).content)).toEqual({ passages: [], note: 'Nothing in the knowledge matches: say you do not know.' });
+      expect(JSON.parse(looping.requests[1]!.body.messages.at(-1).content)).toEqual({ passages: [], note: 'Not on the site: nothing in the knowledge answers this. Say you do not know; do not guess.' });
     } finally {
       await looping.close();
     }

@@ -1,8 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Passage } from '../src/knowledge/retrieval.ts';
-import {
-  composeAnswer, createOfflineRuntime, evaluateOffline, guardrailHit, parseBoolean, parseDate, parseNumber, parsePhone,
-} from '../src/runtime/offline.ts';
+import { composeAnswer } from '../src/runtime/answer.ts';
+import { evaluateOffline } from '../src/runtime/evaluation.ts';
+import { guardrailHit } from '../src/runtime/guardrails.ts';
+import { createOfflineRuntime } from '../src/runtime/offline.ts';
+import { parseBoolean, parseDate, parseNumber, parsePhone } from '../src/runtime/parsers.ts';
 import type { DataField, RuntimeAgent, RuntimeTools, TranscriptMessage } from '../src/runtime/types.ts';
 
 // The runtime alone: its input boundary is RuntimeTools, so the knowledge is the passages each test defines.
@@ -80,10 +82,12 @@ describe('answers grounded in knowledge', () => {
     expect(c.tools.searchKnowledge).toHaveBeenCalledWith('What are your opening hours?', 5);
   });
 
-  it('keeps at most three sentences, from the passage that matches', () => {
+  it('keeps the one or two sentences that answer, from the passage that matches', () => {
     const answer = composeAnswer('How long does shipping to France take, and are returns free?', [HOURS, SHIPPING]);
     expect(answer?.urls).toEqual(['https://acme.test/shipping']);
-    expect(answer?.text).toBe('Orders ship within 2 business days. Shipping to France is free above 50 euros. Returns are accepted for 30 days.');
+    expect(answer?.text).toContain('Orders ship within 2 business days.');
+    expect(answer?.text).toContain('Returns are accepted for 30 days.');
+    expect(answer?.text.split(/(?<=\.) /)).toHaveLength(2);
   });
 
   it('says it does not know and offers a person when one can take over; "yes" hands off', async () => {

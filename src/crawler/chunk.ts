@@ -100,3 +100,47 @@ export function chunkText(text: string, opts: ChunkOptions = {}): string[] {
   if (current) chunks.push(current);
   return chunks;
 }
+
+/** A passage and the section it belongs to ("Page title › Heading › Subheading"). */
+export interface SectionChunk { text: string; section: string | null }
+
+const HEADING_LINE = /^(#{1,6}) (.+)$/;
+
+/**
+ * Passages of extracted page text (headings marked `#` by `extractHtml`), one section at a
+ * time: a passage never spans two sections, carries its section path, and leaves the heading
+ * lines out of its text (the path holds them). A heading that repeats the page title is not
+ * repeated in the path.
+ *
+ * @example
+ * chunkSections('# Hours\n\n## Holidays\n\nClosed on Christmas Day.', 'Opening hours')
+ * // [{ text: 'Closed on Christmas Day.', section: 'Opening hours › Hours › Holidays' }]
+ */
+export function chunkSections(text: string, title: string | null, opts: ChunkOptions = {}): SectionChunk[] {
+  const out: SectionChunk[] = [];
+  const headings: { level: number; text: string }[] = [];
+  let body: string[] = [];
+  const path = () => {
+    const names = headings.map((h) => h.text).filter((h) => !title || !title.toLowerCase().startsWith(h.toLowerCase()));
+    const parts = [...(title ? [title] : []), ...names];
+    return parts.length ? parts.join(' › ') : null;
+  };
+  const flush = () => {
+    const section = path();
+    for (const chunk of chunkText(body.join('\n'), opts)) out.push({ text: chunk, section });
+    body = [];
+  };
+  for (const line of text.split('\n')) {
+    const heading = HEADING_LINE.exec(line.trim());
+    if (!heading) {
+      body.push(line);
+      continue;
+    }
+    flush();
+    const level = heading[1]!.length;
+    while (headings.length && headings.at(-1)!.level >= level) headings.pop();
+    headings.push({ level, text: heading[2]!.trim() });
+  }
+  flush();
+  return out;
+}

@@ -131,7 +131,11 @@ function skipped<N>(tree: Tree<N>, node: N, tag: string, cleaning: Cleaning): bo
   return LINK_LIST.has(tag) && linkDensity(tree, node) > 0.5;
 }
 
-/** Text of a subtree with its block structure: a blank line between blocks, a line break between list items and rows. */
+/**
+ * Text of a subtree with its block structure: a blank line between blocks, a line break between
+ * list items and rows. A heading is a line of its own marked `#` to `######` by level, so that
+ * the chunker knows the section it opens; a table row is one line of labelled cells (`rowText`).
+ */
 function blockText<N>(tree: Tree<N>, root: N, cleaning: Cleaning): string {
   const parts: string[] = [];
   const walk = (node: N, depth: number) => {
@@ -145,6 +149,16 @@ function blockText<N>(tree: Tree<N>, root: N, cleaning: Cleaning): string {
       }
       const tag = tree.tag(child);
       if (tag === null || skipped(tree, child, tag, cleaning)) continue;
+      const level = HEADING.exec(tag)?.[1];
+      if (level) {
+        const heading = oneLine(blockText(tree, child, cleaning));
+        if (heading) parts.push(`\n\n${'#'.repeat(Number(level))} ${heading}\n\n`);
+        continue;
+      }
+      if (tag === 'table') {
+        parts.push(`\n\n${tableText(tree, child, cleaning, depth)}\n\n`);
+        continue;
+      }
       const sep = BLOCK.has(tag) ? '\n\n' : LINE.has(tag) ? '\n' : '';
       if (sep) parts.push(sep);
       walk(child, depth + 1);
@@ -153,6 +167,57 @@ function blockText<N>(tree: Tree<N>, root: N, cleaning: Cleaning): string {
   };
   walk(root, 0);
   return tidy(parts.join(''));
+}
+
+const HEADING = /^h([1-6])$/;
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').replace(/^#+ /, '').trim();
+
+/** The rows of a table (not of tables nested in it), each as its cells' text. */
+function tableRows<N>(tree: Tree<N>, table: N, cleaning: Cleaning, depth: number): { cells: string[]; header: boolean }[] {
+  const rows: { cells: string[]; header: boolean }[] = [];
+  const walk = (node: N, inHead: boolean, d: number) => {
+    if (d > MAX_NESTING) return;
+    for (const child of tree.children(node)) {
+      const tag = tree.tag(child);
+      if (tag === null || tag === 'table' || skipped(tree, child, tag, cleaning)) continue;
+      if (tag === 'tr') {
+        const cells: string[] = [];
+        let allHeads = true;
+        for (const cell of tree.children(child)) {
+          const cellTag = tree.tag(cell);
+          if (cellTag !== 'td' && cellTag !== 'th') continue;
+          if (cellTag === 'td') allHeads = false;
+          cells.push(oneLine(blockText(tree, cell, cleaning)));
+        }
+        if (cells.some(Boolean)) rows.push({ cells, header: inHead || allHeads });
+      } else {
+        walk(child, inHead || tag === 'thead', d + 1);
+      }
+    }
+  };
+  walk(table, false, depth);
+  return rows;
+}
+
+/**
+ * A table as lines a reader (and a retriever) can take one at a time: each row starts with its
+ * first cell, then its other cells, labelled by their column heading when the table has one:
+ * "Day pass: $22" (two columns), "Saturday — Riverside: 8 am – 9 pm; Eastside: 9 am – 8 pm".
+ */
+function tableText<N>(tree: Tree<N>, table: N, cleaning: Cleaning, depth: number): string {
+  const rows = tableRows(tree, table, cleaning, depth);
+  const head = rows[0]?.header ? rows[0].cells : null;
+  const lines: string[] = [];
+  for (const { cells, header } of rows) {
+    if (header) continue;
+    const [first = '', ...rest] = cells;
+    const values = rest.map((v, i) => ({ v, h: head?.[i + 1] ?? '' })).filter((x) => x.v);
+    if (!values.length) lines.push(first);
+    else if (values.length === 1 && (!head || cells.length === 2)) lines.push(`${first}: ${values[0]!.v}`);
+    else if (head) lines.push(`${first} — ${values.map((x) => (x.h ? `${x.h}: ${x.v}` : x.v)).join('; ')}`);
+    else lines.push(`${first}: ${values.map((x) => x.v).join(', ')}`);
+  }
+  return lines.join('\n');
 }
 
 /** Collapses spaces, trims lines, keeps at most one blank line between paragraphs. */
@@ -264,7 +329,8 @@ function readabilityText(html: string): string | null {
       disableJSONLD: true,
       // Past this, Readability throws and the body text is taken instead: it is slow on huge documents.
       maxElemsToParse: READABILITY_MAX_ELEMENTS,
-      serializer: (node) => blockText(domTree, node, 'none'),
+      // Readability keeps what it judged content, link lists and page navigation included: drop those.
+      serializer: (node) => blockText(domTree, node, 'main'),
     });
     return reader.parse()?.content || null;
   } catch {

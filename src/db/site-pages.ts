@@ -13,7 +13,7 @@ export interface StoredPage {
 }
 
 /** Stores a fetched page and its passages in a generation; a page already there (a resumed crawl) is left as it is. */
-export async function insertFetchedPage(sql: Sql, siteId: string, generation: number, page: StoredPage, chunks: string[]): Promise<void> {
+export async function insertFetchedPage(sql: Sql, siteId: string, generation: number, page: StoredPage, chunks: { text: string; section: string | null }[]): Promise<void> {
   await sql.begin(async (tx) => {
     const [row] = await tx<{ id: string }[]>`
       insert into site_pages (id, site_id, generation, url, depth, title, status_code, body, content_hash, etag, last_modified, links, fetched_at)
@@ -21,7 +21,7 @@ export async function insertFetchedPage(sql: Sql, siteId: string, generation: nu
         ${page.contentHash}, ${page.etag}, ${page.lastModified}, ${page.links}, ${page.fetchedAt})
       on conflict (site_id, generation, url) do nothing returning id`;
     if (!row) return;
-    const rows = chunks.map((text, ord) => ({ page_id: row.id, site_id: siteId, generation, ord, text }));
+    const rows = chunks.map((c, ord) => ({ page_id: row.id, site_id: siteId, generation, ord, text: c.text, section: c.section }));
     if (rows.length) await tx`insert into page_chunks ${tx(rows)}`;
   });
 }
@@ -40,8 +40,8 @@ export async function carryUnchangedPage(sql: Sql, siteId: string, generation: n
       from site_pages where id = ${old.id}
       on conflict (site_id, generation, url) do nothing returning id`;
     if (inserted.length === 0) return;
-    await tx`insert into page_chunks (page_id, site_id, generation, ord, text)
-      select ${id}, site_id, ${generation}, ord, text from page_chunks where page_id = ${old.id}`;
+    await tx`insert into page_chunks (page_id, site_id, generation, ord, text, section)
+      select ${id}, site_id, ${generation}, ord, text, section from page_chunks where page_id = ${old.id}`;
   });
 }
 

@@ -1,11 +1,11 @@
 import OpenAI from 'openai';
 import type { ChatCompletionFunctionTool, ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import {
-  dontKnowReply, defaultCountry, evaluateOffline, greetingFor, normalizeFieldValue, pageLanguage, renderTemplate, type Lang, type ParseContext,
-} from './offline.ts';
-import {
-  OUTCOMES, type AgentRuntime, type DataField, type Evaluation, type Outcome, type RuntimeAgent, type RuntimeTools, type ToolCall,
-  type TranscriptMessage, type TurnInput, type TurnResult, type Verdict,
+import { evaluateOffline } from './evaluation.ts';
+import { defaultCountry, normalizeFieldValue, type ParseContext } from './parsers.ts';
+import { dontKnowReply, greetingFor, pageLanguage, renderTemplate, type Lang } from './phrases.ts';
+import { OUTCOMES, VERDICTS } from '../schemas/conversations.ts';
+import type {
+  AgentRuntime, DataField, Evaluation, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TurnInput, TurnResult, Verdict,
 } from './types.ts';
 
 /**
@@ -41,7 +41,6 @@ const MAX_TOOL_ROUNDS = 5;
 const TIMEOUT_MS = 30_000;
 const MAX_RETRIES = 2;
 const PASSAGE_CHARS = 1200;
-const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'not_applicable'];
 const LANGUAGE_NAMES: Record<string, string> = { en: 'English', fr: 'French', de: 'German', es: 'Spanish', it: 'Italian', pt: 'Portuguese', nl: 'Dutch' };
 
 /**
@@ -156,8 +155,9 @@ async function runTool(
       return {
         args,
         result: passages.length
-          ? { passages: passages.map((p) => ({ title: p.title, url: p.url, text: p.text.slice(0, PASSAGE_CHARS) })) }
-          : { passages: [], note: 'Nothing in the knowledge matches: say you do not know.' },
+          ? { passages: passages.map((p) => ({ title: p.title, ...(p.section ? { section: p.section } : {}), url: p.url, text: p.text.slice(0, PASSAGE_CHARS) })) }
+          // Retrieval returns only what scores above the same threshold the offline runtime answers with.
+          : { passages: [], note: 'Not on the site: nothing in the knowledge answers this. Say you do not know; do not guess.' },
       };
     }
     case 'capture_data': {

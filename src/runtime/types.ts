@@ -1,20 +1,14 @@
 import type { Passage } from '../knowledge/retrieval.ts';
+import type { DataField } from '../schemas/agents.ts';
+import type { CriterionResult, MessageRole, Outcome, ToolCall, TranscriptMessage, Verdict } from '../schemas/conversations.ts';
+
+export type { CriterionResult, DataField, MessageRole, Outcome, ToolCall, TranscriptMessage, Verdict };
 
 /**
  * The agent runtime: what answers a visitor or caller. One interface, two implementations: an
  * offline one grounded in the agent's knowledge (the default, no outside service) and one that
  * calls an OpenAI-compatible chat-completions endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL).
  */
-
-export type MessageRole = 'visitor' | 'agent' | 'human_agent' | 'caller' | 'system';
-
-/** A transcript message, as the API shows it. */
-export interface TranscriptMessage { id: string; role: MessageRole; text: string; ts: string }
-
-/** A tool the runtime used, recorded on the conversation (`tool_calls`). */
-export interface ToolCall { name: string; args: Record<string, unknown>; ts: string }
-
-export interface DataField { name: string; type: 'string' | 'number' | 'boolean' | 'email' | 'phone' | 'date'; description: string | null; required: boolean }
 
 /** What the runtime knows of the agent: its configuration as GET /agents/:id shows it. */
 export interface RuntimeAgent {
@@ -58,12 +52,10 @@ export interface TurnResult {
   captured: Record<string, unknown>;
 }
 
-export type Verdict = 'pass' | 'fail' | 'not_applicable';
-
 export interface Evaluation {
   extracted_data: Record<string, unknown>;
   /** One per goal and per acceptance criterion. */
-  criteria_results: { criterion: string; verdict: Verdict; reason: string }[];
+  criteria_results: CriterionResult[];
   /** A short snake_case label of what the visitor wanted, e.g. `pricing_question`, `book_demo`, `other`. */
   intent: string;
   outcome: Outcome;
@@ -77,7 +69,3 @@ export interface AgentRuntime {
   /** After the conversation ends: data per data_schema, a verdict per goal and criterion, intent and outcome. */
   evaluate(input: { agent: RuntimeAgent; messages: TranscriptMessage[]; captured: Record<string, unknown> }): Promise<Evaluation>;
 }
-
-/** How a conversation ended up, as evaluation judges it. */
-export const OUTCOMES = ['resolved', 'unresolved', 'handoff_requested', 'abandoned'] as const;
-export type Outcome = (typeof OUTCOMES)[number];

@@ -67,6 +67,12 @@ const DataField = Type.Object({
   required: Type.Optional(Type.Boolean({ description: 'Whether the agent must try to capture it (default false)' })),
 }, { additionalProperties: false });
 
+/** A data field as the agent shows it (and as the runtime reads it): every key present. */
+export const DataFieldSchema = Type.Object({
+  name: Type.String(), type: StringEnum(DATA_FIELD_TYPES), description: Nullable(Type.String()), required: Type.Boolean(),
+});
+export type DataField = Static<typeof DataFieldSchema>;
+
 const TrackingRule = Type.Object({
   name: Line(100, 'Label applied to matching conversations'),
   condition: Line(1000, 'Natural-language condition'),
@@ -160,9 +166,7 @@ export const AgentSchema = Type.Object({
   timezone: Nullable(Type.String()),
   prompt_modules: Nullable(Type.Array(Type.Object({ name: Type.String(), content: Type.String(), enabled: Type.Boolean() }))),
   goals: Nullable(Type.Array(Type.String())),
-  data_schema: Nullable(Type.Array(Type.Object({
-    name: Type.String(), type: StringEnum(DATA_FIELD_TYPES), description: Nullable(Type.String()), required: Type.Boolean(),
-  }))),
+  data_schema: Nullable(Type.Array(DataFieldSchema)),
   acceptance_criteria: Nullable(Type.Array(Type.String())),
   tracking_rules: Nullable(Type.Array(Type.Object({ name: Type.String(), condition: Type.String(), enabled: Type.Boolean() }))),
   theme: ThemeSchema,

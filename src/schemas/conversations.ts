@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { OUTCOMES } from '../runtime/types.ts';
 import { ListEnvelope, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid } from './common.ts';
 
 /** Where a conversation took place. */
@@ -7,13 +6,19 @@ export const SURFACES = ['web', 'phone', 'sms', 'email', 'campaign'] as const;
 
 export const CONVERSATION_STATUSES = ['active', 'ended'] as const;
 export const MESSAGE_ROLES = ['visitor', 'agent', 'human_agent', 'caller', 'system'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
 export const VERDICTS = ['pass', 'fail', 'not_applicable'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+/** How a conversation ended up, as evaluation judges it. */
+export const OUTCOMES = ['resolved', 'unresolved', 'handoff_requested', 'abandoned'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 
 const CriterionResultSchema = Type.Object({
   criterion: Type.String({ description: 'The goal or acceptance criterion, as the agent states it' }),
   verdict: StringEnum(VERDICTS, { description: '`not_applicable` does not count against the pass rate' }),
-  reason: Type.Optional(Type.String({ description: 'Why the evaluation decided so' })),
+  reason: Type.String({ description: 'Why the evaluation decided so' }),
 }, { $id: 'CriterionResult' });
+export type CriterionResult = Static<typeof CriterionResultSchema>;
 
 /** A conversation as the list shows it. */
 export const ConversationSchema = Type.Object({
@@ -40,12 +45,14 @@ export const TranscriptMessageSchema = Type.Object({
   text: Type.String(),
   ts: Timestamp,
 }, { $id: 'TranscriptMessage', additionalProperties: false });
+export type TranscriptMessage = Static<typeof TranscriptMessageSchema>;
 
 export const ToolCallSchema = Type.Object({
   name: Type.String(),
   args: Type.Record(Type.String(), Type.Unknown()),
   ts: Timestamp,
 }, { $id: 'ToolCall', additionalProperties: false });
+export type ToolCall = Static<typeof ToolCallSchema>;
 
 /** One conversation: the row, its transcript, what the agent's tools did, and a preview card. */
 export const ConversationDetailSchema = Type.Composite([ConversationSchema, Type.Object({

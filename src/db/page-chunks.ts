@@ -1,0 +1,60 @@
+import type { Db } from './index.ts';
+
+/**
+ * The passages of an agent's knowledge (`page_chunks`), as retrieval reads them: always in the
+ * index generation served now, from the agent's own site and from the knowledge bases attached
+ * to it. Words are stemmed by PostgreSQL's `english` configuration (Snowball's Porter2), the same
+ * stemmer retrieval uses on its side.
+ */
+
+export interface ChunkRow { text: string; section: string | null; url: string; title: string | null; ord: number; rank: number }
+
+const sources = (db: Db, agentId: string) => db`
+  select s.id, s.generation from sites s where s.agent_id = ${agentId}
+  union
+  select s.id, s.generation from sites s join agent_knowledge_bases k on k.kb_id = s.kb_id where k.agent_id = ${agentId}`;
+
+/** Words made safe for `websearch_to_tsquery`: letters, digits and inner hyphens only. */
+const clean = (words: string[]) => [...new Set(words.map((w) => w.toLowerCase().replace(/[^\p{L}\p{N}-]+/gu, '').replace(/^-+|-+$/g, '')).filter(Boolean))];
+
+/**
+ * The passages holding any of `words` (a stemmed OR query over each passage's section and
+ * text), best first by `ts_rank_cd`, at most `limit`.
+ */
+export async function findChunksWithAnyWord(db: Db, agentId: string, words: string[], limit: number): Promise<ChunkRow[]> {
+  const list = clean(words);
+  if (!list.length) return [];
+  const rows = await db<ChunkRow[]>`
+    with src as (${sources(db, agentId)}), q as (select websearch_to_tsquery('english', ${list.join(' or ')}) as query)
+    select c.text, c.section, c.ord, p.url, p.title, ts_rank_cd(c.tsv, q.query) as rank
+    from q, src
+    join page_chunks c on c.site_id = src.id and c.generation = src.generation
+    join site_pages p on p.id = c.page_id
+    where c.tsv @@ q.query
+    order by rank desc, p.url, c.ord
+    limit ${limit}`;
+  return rows.map((r) => ({ ...r, rank: Number(r.rank) }));
+}
+
+/**
+ * How many passages the agent's knowledge holds in all, and how many hold each word (its
+ * document frequency, for inverse document frequency weights). Words PostgreSQL reads as stop
+ * words count 0.
+ */
+export async function countChunksWithWords(db: Db, agentId: string, words: string[]): Promise<{ total: number; df: Map<string, number> }> {
+  const list = clean(words);
+  const [totals, counts] = await Promise.all([
+    db<{ n: number }[]>`
+      with src as (${sources(db, agentId)})
+      select count(*)::int as n from src join page_chunks c on c.site_id = src.id and c.generation = src.generation`,
+    list.length
+      ? db<{ word: string; n: number }[]>`
+        with src as (${sources(db, agentId)}), chunks as (
+          select c.tsv from src join page_chunks c on c.site_id = src.id and c.generation = src.generation
+        )
+        select w.word, (select count(*)::int from chunks where chunks.tsv @@ plainto_tsquery('english', w.word)) as n
+        from unnest(${list}::text[]) as w(word)`
+      : Promise.resolve([]),
+  ]);
+  return { total: totals[0]?.n ?? 0, df: new Map(counts.map((r) => [r.word, r.n])) };
+}

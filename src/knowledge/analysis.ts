@@ -1,0 +1,152 @@
+import { createRequire } from 'node:module';
+import nlp from 'compromise';
+import { fold, STOPWORDS } from '../runtime/text.ts';
+import { synonyms } from './wordnet.ts';
+
+/**
+ * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
+ * stemmer of PostgreSQL's `english` configuration), synonyms from WordNet, and the kind of
+ * answer the question wants (a price, a time, a person...), recognised in sentences by their
+ * patterns and, for people, by compromise's named-entity tagger. Pure: no I/O but the WordNet
+ * dictionary files.
+ */
+
+export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'phone' | 'email' | 'number';
+
+export interface QueryTerm {
+  /** The word as the visitor wrote it (lower case): what PostgreSQL stems on its side. */
+  word: string;
+  stem: string;
+  /** Stems of its synonyms (WordNet, and the few domain ones below). */
+  alternatives: Set<string>;
+  /** Those synonyms as words, for the database's own stemming. */
+  synonymWords: string[];
+  /** Written with a capital inside the question: a name ("Denver", "Riverside"). */
+  proper: boolean;
+  /** A word that only says which kind of answer is wanted ("cost", "phone"): met by a sentence holding that kind. */
+  typeWord: boolean;
+}
+
+export interface Question {
+  text: string;
+  terms: QueryTerm[];
+  want: AnswerType | null;
+  /** "Do you...?", "Is there...?", "Can I...?": answered "Yes, …" or "No, …" when the text says so. */
+  yesNo: boolean;
+}
+
+/**
+ * Business words WordNet does not relate (its senses of "branch" are of trees and rivers): a
+ * few groups of words that name the same thing on a business's website.
+ */
+const DOMAIN_SYNONYMS = [
+  ['branch', 'location', 'store', 'office', 'outlet'],
+  ['phone', 'call', 'ring', 'cell', 'mobile', 'telephone'],
+  ['email', 'e-mail', 'mail', 'write'],
+  ['wifi', 'wi-fi', 'internet'],
+  ['kid', 'child', 'children', 'youth'],
+  ['start', 'found', 'establish'],
+  ['hold', 'freeze', 'pause'],
+  ['cv', 'resume'],
+];
+
+const TYPE_WORDS: Record<AnswerType, string[]> = {
+  price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'rate', 'much'],
+  time: ['time', 'open', 'close', 'hour', 'late', 'early'],
+  day: ['day', 'week'],
+  when: ['time', 'day', 'date'],
+  address: ['address', 'located', 'location', 'find'],
+  person: [],
+  duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice'],
+  phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
+  email: ['email', 'mail', 'address', 'write', 'send'],
+  number: ['many', 'big', 'old', 'age'],
+};
+
+/** The kind of answer a question wants, from its wording (folded); null for none in particular. */
+export function answerType(question: string): AnswerType | null {
+  const q = fold(question);
+  if (/\bhow (long|fast|quickly|soon|far ahead|far in advance)\b|\bhow much notice\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
+  if (/\bhow much\b|\b(cost|price|charge|fee)s?\b|\bhow expensive\b/.test(q)) return 'price';
+  if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b/.test(q)) return 'phone';
+  if (/\be-?mail (address)?\b|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
+  if (/\bwho\b/.test(q)) return 'person';
+  if (/\bwhere\b|\baddress\b|\blocated\b/.test(q)) return 'address';
+  if (/\b(which|what) days?\b/.test(q)) return 'day';
+  if (/\bwhat time\b|\bhow (late|early)\b|\b(opening|closing) (hours|times?)\b|\bat what times?\b/.test(q)) return 'time';
+  if (/\bwhen\b/.test(q)) return 'when';
+  if (/\bhow (many|big|old)\b/.test(q)) return 'number';
+  return null;
+}
+
+const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
+const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
+const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
+const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
+  price: (s) => /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?)\b|\bfree\b|\d+\s?%/i.test(s),
+  time: (s) => CLOCK.test(s),
+  day: (s) => WEEKDAY.test(s),
+  when: (s) => CLOCK.test(s) || WEEKDAY.test(s) || MONTH.test(s) || /\b\d{4}\b/.test(s),
+  address: (s) => /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b/i.test(s)
+    || /\b[A-Z]{2}\s\d{5}\b/.test(s) || /\b(at|in)\s+(the\s+)?[A-Z][a-z]+/.test(s.slice(1)),
+  duration: (s) => /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i.test(s),
+  phone: (s) => /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/.test(s),
+  email: (s) => /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i.test(s),
+  number: (s) => /\d/.test(s),
+};
+
+/** Whether a sentence holds an answer of that kind. */
+export function holdsType(sentence: string, type: AnswerType): boolean {
+  if (type === 'person') return nlp(sentence).people().length > 0;
+  return PATTERNS[type](sentence);
+}
+
+/** Porter2 stem of a folded word. */
+const porter2 = createRequire(import.meta.url)('wink-porter2-stemmer') as (word: string) => string;
+export const stem = (word: string): string => porter2(word);
+
+/** The words of a text, folded: letters and digits; hyphenated words also whole when a part is short ("wi-fi" → "wifi"). */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of fold(text).split(/[^a-z0-9'-]+/)) {
+    const w = raw.replace(/^['-]+|['-]+$/g, '').replace(/'s$/, '').replace(/'/g, '');
+    if (!w) continue;
+    const parts = w.split('-').filter(Boolean);
+    if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''));
+    out.push(...parts);
+  }
+  return out;
+}
+
+/** The stems of a text's content words (stop words left out). */
+export function stems(text: string): Set<string> {
+  return new Set(words(text).filter((w) => !STOPWORDS.has(w)).map(stem));
+}
+
+const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
+const QUESTION_NOISE = new Set(['information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
+
+/** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
+export function analyzeQuestion(text: string): Question {
+  const want = answerType(text);
+  const typeWords = new Set((want ? TYPE_WORDS[want] : []).map(stem));
+  // Names: capitalised words that do not start the question or a sentence in it.
+  const proper = new Set<string>();
+  for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0) proper.add(fold(m[1]!));
+  const seen = new Set<string>();
+  const terms: QueryTerm[] = [];
+  for (const word of words(text)) {
+    if (STOPWORDS.has(word) || QUESTION_NOISE.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
+    const s = stem(word);
+    if (seen.has(s)) continue;
+    seen.add(s);
+    const synonymWords = new Set<string>();
+    for (const group of DOMAIN_SYNONYMS) if (group.some((g) => stem(g) === s)) for (const g of group) synonymWords.add(g);
+    if (!proper.has(word)) for (const syn of synonyms(word)) synonymWords.add(syn);
+    synonymWords.delete(word);
+    const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));
+    alternatives.delete(s);
+    terms.push({ word, stem: s, alternatives, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s) });
+  }
+  return { text, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(text)) };
+}

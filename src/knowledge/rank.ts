@@ -1,0 +1,137 @@
+import { splitSentences } from '../runtime/text.ts';
+import { analyzeQuestion, holdsType, stems, type Question } from './analysis.ts';
+
+/**
+ * Sentence-level ranking of passages for a question: each sentence is scored with its
+ * neighbours and its section, by BM25 over Porter2 stems (synonyms counting less), and by
+ * whether it holds the kind of answer the question wants. The score is calibrated: the share
+ * of the question's weight (inverse document frequency) that the sentence covers, so that one
+ * threshold (`ANSWER_THRESHOLD`) tells an answer from a look-alike for any question.
+ */
+
+/** Below this score, no sentence answers the question: both runtimes say the site does not say. */
+export const ANSWER_THRESHOLD = 0.55;
+
+export interface SourceChunk { text: string; section?: string | null; url: string; title: string | null }
+
+export interface RankedSentence {
+  /** The sentence that answers. */
+  sentence: string;
+  /** The sentence with its neighbours in the passage. */
+  context: string;
+  url: string;
+  title: string | null;
+  section: string | null;
+  /** Calibrated, 0 to 1: compare with ANSWER_THRESHOLD. */
+  score: number;
+  /** Names of the question the site never mentions with its subject ("Denver" in "a branch in Denver?"). */
+  missing: string[];
+  /** Whether the sentence (or its heading) holds the kind of answer wanted. */
+  typed: boolean;
+}
+
+/** Corpus statistics for inverse document frequency: passages in all, and per stem how many hold it. */
+export interface CorpusStats { total: number; df: Map<string, number> }
+
+const K1 = 1.2;
+const B = 0.75;
+
+/** Where a term was found: in the sentence, its section path, its neighbours; as itself or as a synonym. */
+const WEIGHT = { sentence: 1, heading: 0.9, sentenceAlt: 0.6, section: 0.8, sectionAlt: 0.5, neighbour: 0.5, neighbourAlt: 0.3 };
+
+interface Candidate {
+  chunk: SourceChunk; sentence: string; context: string; s: Set<string>;
+  /** Stems of the sentence's own heading, and of the rest of its section path and page title. */
+  own: Set<string>; sec: Set<string>; near: Set<string>; lastHeading: string;
+}
+
+function statsOf(chunks: SourceChunk[]): CorpusStats {
+  const df = new Map<string, number>();
+  for (const c of chunks) for (const st of stems(`${c.section ?? ''} ${c.title ?? ''} ${c.text}`)) df.set(st, (df.get(st) ?? 0) + 1);
+  return { total: chunks.length, df };
+}
+
+function candidates(chunks: SourceChunk[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const chunk of chunks) {
+    const sentences = splitSentences(chunk.text);
+    const sec = stems(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
+    const lastHeading = chunk.section?.split(' › ').at(-1) ?? '';
+    sentences.forEach((sentence, i) => {
+      const window = sentences.slice(Math.max(0, i - 1), i + 2);
+      out.push({
+        chunk, sentence, context: window.join(' '), s: stems(sentence), own: stems(lastHeading), sec,
+        near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading,
+      });
+    });
+  }
+  return out;
+}
+
+function matchOf(stem: string, alternatives: Set<string>, c: Candidate): number {
+  const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
+  if (c.s.has(stem)) return WEIGHT.sentence;
+  if (c.own.has(stem)) return WEIGHT.heading;
+  if (c.sec.has(stem)) return WEIGHT.section;
+  if (alt(c.s)) return WEIGHT.sentenceAlt;
+  if (c.near.has(stem)) return WEIGHT.neighbour;
+  if (alt(c.sec)) return WEIGHT.sectionAlt;
+  return alt(c.near) ? WEIGHT.neighbourAlt : 0;
+}
+
+/**
+ * The sentences of `chunks` that best answer `question`, best first (at most `limit`). `stats`
+ * are the whole knowledge's (from the database); without them, the chunks' own are used.
+ */
+export function rankSentences(question: string | Question, chunks: SourceChunk[], stats: CorpusStats = statsOf(chunks), limit = 5): RankedSentence[] {
+  const q = typeof question === 'string' ? analyzeQuestion(question) : question;
+  if (!q.terms.length || !chunks.length) return [];
+  const n = Math.max(stats.total, 1);
+  const idf = (stem: string, alternatives: Set<string>) => {
+    const df = Math.max(stats.df.get(stem) ?? 0, ...[...alternatives].map((a) => (stats.df.get(a) ?? 0) / 2));
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  };
+  const weights = q.terms.map((t) => idf(t.stem, t.alternatives) * (t.typeWord ? 0.5 : 1));
+  const topic = q.terms.map((t) => !t.proper && !t.typeWord);
+  const cands = candidates(chunks);
+  const matches = cands.map((c) => q.terms.map((t) => matchOf(t.stem, t.alternatives, c)));
+  const hasTopic = topic.some(Boolean);
+  const onTopic = (i: number) => !hasTopic || matches[i]!.some((m, j) => topic[j] && m >= WEIGHT.sectionAlt);
+  // A name counts only where the site mentions it with the question's subject (or at all, when the question has no other subject).
+  const missing = q.terms.map((t, j) => t.proper && !cands.some((_, i) => onTopic(i) && matches[i]![j]! >= WEIGHT.section));
+  // A sentence is about the question when it matches its subject, or a name it asks about, in the sentence or its own heading.
+  const relevant = (i: number) => onTopic(i) || q.terms.some((t, j) => t.proper && !missing[j] && matches[i]![j]! >= WEIGHT.heading);
+  // "Do you have a gym in Seattle?": a place asked for wants sentences that name places.
+  const want = q.want ?? (q.terms.some((t, j) => missing[j] && new RegExp(`\\b(in|at|near)\\s+${t.word}\\b`, 'i').test(q.text)) ? 'address' : null);
+  const avgLen = cands.reduce((sum, c) => sum + c.s.size, 0) / Math.max(cands.length, 1) || 1;
+  const scored = cands.map((c, i) => {
+    let covered = 0;
+    let total = 0;
+    let bm25 = 0;
+    const typed = want ? holdsType(c.sentence, want) || (want === 'person' && holdsType(c.lastHeading, want)) : false;
+    q.terms.forEach((t, j) => {
+      if (missing[j]) return;
+      const m = t.typeWord && typed ? Math.max(0.8, matches[i]![j]!) : matches[i]![j]!;
+      covered += weights[j]! * m;
+      total += weights[j]!;
+      bm25 += weights[j]! * ((m * (K1 + 1)) / (m + K1 * (1 - B + (B * c.s.size) / avgLen)));
+    });
+    let score = total ? covered / total : 0;
+    if (!relevant(i)) score *= 0.3;
+    if (want && !typed) score *= 0.5;
+    return { c, score, bm25, typed };
+  });
+  const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
+  scored.sort((a, b) => b.score + (0.1 * b.bm25) / maxBm25 - (a.score + (0.1 * a.bm25) / maxBm25));
+  const seen = new Set<string>();
+  const out: RankedSentence[] = [];
+  for (const { c, score, typed } of scored) {
+    if (seen.has(c.sentence) || out.length >= limit) continue;
+    seen.add(c.sentence);
+    out.push({
+      sentence: c.sentence, context: c.context, url: c.chunk.url, title: c.chunk.title, section: c.chunk.section ?? null,
+      score: Math.min(1, score), missing: q.terms.filter((_, j) => missing[j]).map((t) => t.word), typed,
+    });
+  }
+  return out;
+}

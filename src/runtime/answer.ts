@@ -1,0 +1,76 @@
+import nlp from 'compromise';
+import { analyzeQuestion, holdsType, stems, type Question } from '../knowledge/analysis.ts';
+import { ANSWER_THRESHOLD, rankSentences, type RankedSentence } from '../knowledge/rank.ts';
+import type { Passage } from '../knowledge/retrieval.ts';
+import { fold, STOPWORDS, truncate } from './text.ts';
+
+/**
+ * Answering from knowledge as a person would: the one sentence that answers (with its heading
+ * when the heading holds what was asked, "Maya Chen, Head Coach: Maya teaches..."), "Yes, …" or
+ * "No, …" to a yes/no question when the sentence says so, and what the site does say when the
+ * question names something it does not ("Our site doesn't mention Denver. …").
+ */
+
+export interface Answer { text: string; urls: string[] }
+
+const NEGATION = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|only|except)\b|n't\b/i;
+/** Sentence openers that read lower case after "Yes, " (not names). */
+const COMMON_OPENERS = new Set(['both', 'every', 'each', 'all', 'members', 'staff', 'there', 'it', 'we', 'you', 'our', 'your', 'the', 'a', 'an']);
+
+/** The ranked sentences: as retrieval found them, or ranked here when the passages come from elsewhere. */
+function ranked(q: Question, passages: Passage[]): RankedSentence[] {
+  if (passages.some((p) => p.answer !== undefined)) {
+    return passages.filter((p) => p.answer !== undefined).map((p) => ({
+      sentence: p.answer!, context: p.text, url: p.url, title: p.title, section: p.section ?? null, score: p.score, missing: p.missing ?? [],
+      typed: q.want ? holdsType(p.answer!, q.want) : false,
+    }));
+  }
+  return rankSentences(q, passages).filter((r) => r.score >= ANSWER_THRESHOLD);
+}
+
+function lowerFirst(sentence: string): string {
+  const first = sentence.split(/\s/)[0] ?? '';
+  const common = STOPWORDS.has(fold(first)) || COMMON_OPENERS.has(fold(first)) || !nlp(sentence).terms().first().has('#ProperNoun');
+  return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
+}
+
+/** "Yes, …" or "No, …" when the sentence says so; the sentence as it is when it already does, or when it is not clear. */
+function yesOrNo(q: Question, sentence: string, score: number): string {
+  if (/^(yes|no)\b/i.test(sentence)) return sentence;
+  const asksOpen = /\bopen\b/i.test(q.text);
+  if (NEGATION.test(sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(sentence)}`;
+  return score >= 0.75 ? `Yes, ${lowerFirst(sentence)}` : sentence;
+}
+
+/** One ranked sentence as a reply reads it: tidied, ended, with its heading when only the heading holds what was asked. */
+function sentenceOf(q: Question, r: RankedSentence): string {
+  let text = truncate(r.sentence.replace(/\s+/g, ' ').trim(), 400);
+  const heading = r.section?.split(' › ').at(-1);
+  // "Luis and his crew..." under "Luis Ortega, Head Route Setter": the heading names the person in full.
+  const headingNeeded = q.want === 'person' ? !text.includes(heading?.split(',')[0] ?? '') : !holdsType(text, q.want ?? 'number');
+  if (q.want && heading && headingNeeded && holdsType(heading, q.want)) text = `${heading}: ${text}`;
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
+}
+
+const capitalize = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+
+/**
+ * The reply to a question from the passages retrieval found, or null when none answers it
+ * (nothing at or above ANSWER_THRESHOLD): then the caller says it does not know.
+ */
+export function composeAnswer(question: string, passages: Passage[]): Answer | null {
+  const q = analyzeQuestion(question);
+  if (!q.terms.length) return null;
+  const all = ranked(q, passages);
+  const best = all[0];
+  if (!best) return null;
+  let text = sentenceOf(q, best);
+  // A second sentence only when it answers a part of the question the first leaves out.
+  const covered = stems(best.sentence);
+  const second = all.slice(1).find((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
+    && q.terms.some((t) => !t.typeWord && !t.proper && !covered.has(t.stem) && stems(r.sentence).has(t.stem)));
+  if (second) text = `${text} ${sentenceOf(q, second)}`;
+  if (best.missing.length) text = `Our site doesn't mention ${best.missing.map(capitalize).join(' or ')}. ${text}`;
+  else if (q.yesNo) text = yesOrNo(q, text, best.score);
+  return { text, urls: [best.url] };
+}

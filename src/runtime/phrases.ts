@@ -1,0 +1,122 @@
+import type { RuntimeAgent } from './types.ts';
+
+/** What the runtimes say in their own words, per page language (en, fr), and the templates they render. */
+
+export type Lang = 'en' | 'fr';
+
+/** `en` unless the page language is French (`fr`, `fr-CA`...): the two phrase tables we ship. */
+export function pageLanguage(language: string | null | undefined): Lang {
+  return /^fr(\b|[-_])/i.test(language?.trim() ?? '') ? 'fr' : 'en';
+}
+
+
+/** Replaces `{{name}}` from config_variables, `{{agent_name}}` with the agent's name, then contact facts; unknown names vanish. */
+export function renderTemplate(template: string, agent: RuntimeAgent, contactFacts: Record<string, unknown> = {}): string {
+  const rendered = template.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_match, name: string) => {
+    if (name === 'agent_name') return agent.name;
+    const configured = agent.config_variables?.[name];
+    if (typeof configured === 'string') return configured;
+    const fact = contactFacts[name];
+    return typeof fact === 'string' || typeof fact === 'number' ? String(fact) : '';
+  });
+  // "Hi {{first_name}}, welcome" without a first name reads "Hi, welcome", not "Hi , welcome".
+  return rendered.replace(/[ \t]+([,.])/g, '$1').replace(/([,.])(?:[ \t]*,)+/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
+}
+
+
+interface Phrases {
+  greeting(name: string, firstName: string | null): string;
+  greetingBack: string;
+  thanks: string;
+  goodbye: string;
+  dontKnow: string;
+  offerTransfer: string;
+  offerContact: string;
+  contactFollowUp: (question: string) => string;
+  handoffYes: string;
+  handoffNo: string;
+  declineHandoff: string;
+  decline: (rule: string) => string;
+  declineTransfer: string;
+  noted: (labels: string[]) => string;
+  notUnderstood: (label: string) => string;
+  skipped: (label: string) => string;
+  happyToHelp: string;
+  anythingElse: string;
+  source: (urls: string[]) => string;
+  ask: (label: string) => string;
+  askWhether: (clause: string) => string;
+  steer: Record<SteerTopic, string>;
+  typeLabel: Record<'email' | 'phone', string>;
+  and: string;
+}
+
+export type SteerTopic = 'demo' | 'booking' | 'contact';
+
+export const PHRASES: Record<Lang, Phrases> = {
+  en: {
+    greeting: (name, first) => `Hi${first ? ` ${first}` : ''}! I'm ${name}. How can I help you today?`,
+    greetingBack: 'Hello! How can I help you today?',
+    thanks: "You're welcome! Is there anything else I can help you with?",
+    goodbye: 'Thank you for chatting with us. Have a great day!',
+    dontKnow: "I'm sorry, I don't know the answer to that.",
+    offerTransfer: 'Would you like me to connect you with someone from our team?',
+    offerContact: 'If you leave your contact details, our team will get back to you.',
+    contactFollowUp: (q) => `Our team can get back to you. ${q}`,
+    handoffYes: "Of course. I'm connecting you with a member of our team; someone will be with you shortly.",
+    handoffNo: "I'm sorry, no one from our team is available in this chat right now.",
+    declineHandoff: 'No problem.',
+    decline: (rule) => `I'm sorry, but I can't help with that. Our policy: "${rule}"`,
+    declineTransfer: 'A member of our team can help you with this; would you like me to connect you?',
+    noted: (labels) => (labels.length ? `Thanks, I've noted your ${labels.join(' and ')}.` : "Thanks, I've noted that."),
+    notUnderstood: (label) => `Sorry, I couldn't read that as a valid ${label}.`,
+    skipped: (label) => `No problem, we can skip your ${label}.`,
+    happyToHelp: "I'd be happy to help with that.",
+    anythingElse: 'Is there anything else I can help you with?',
+    source: (urls) => `${urls.length > 1 ? 'Sources' : 'Source'}: ${urls.join(', ')}`,
+    ask: (label) => `Could you share your ${label}?`,
+    askWhether: (clause) => `Could you tell me ${clause}?`,
+    steer: { demo: 'I can also help you book a demo.', booking: 'I can also help you book an appointment.', contact: 'I can also have our team contact you.' },
+    typeLabel: { email: 'email address', phone: 'phone number' },
+    and: 'and',
+  },
+  fr: {
+    greeting: (name, first) => `Bonjour${first ? ` ${first}` : ''} ! Je suis ${name}. Comment puis-je vous aider aujourd'hui ?`,
+    greetingBack: "Bonjour ! Comment puis-je vous aider aujourd'hui ?",
+    thanks: 'Avec plaisir ! Puis-je vous aider pour autre chose ?',
+    goodbye: "Merci de nous avoir contactés. Bonne journée !",
+    dontKnow: 'Je suis désolé, je ne connais pas la réponse à cette question.',
+    offerTransfer: "Souhaitez-vous que je vous mette en relation avec un membre de notre équipe ?",
+    offerContact: 'Si vous nous laissez vos coordonnées, notre équipe vous recontactera.',
+    contactFollowUp: (q) => `Notre équipe peut vous recontacter. ${q}`,
+    handoffYes: "Bien sûr. Je vous mets en relation avec un membre de notre équipe ; quelqu'un va vous répondre très vite.",
+    handoffNo: "Je suis désolé, personne de notre équipe n'est disponible dans cette conversation pour le moment.",
+    declineHandoff: 'Pas de problème.',
+    decline: (rule) => `Je suis désolé, je ne peux pas vous aider sur ce point. Notre politique : « ${rule} »`,
+    declineTransfer: 'Un membre de notre équipe peut vous aider ; souhaitez-vous que je vous mette en relation ?',
+    noted: (labels) => (labels.length ? `Merci, j'ai bien noté votre ${labels.join(' et votre ')}.` : "Merci, c'est noté."),
+    notUnderstood: (label) => `Désolé, je n'ai pas pu lire cela comme ${label} valide.`,
+    skipped: (label) => `Pas de problème, nous pouvons passer votre ${label}.`,
+    happyToHelp: 'Avec plaisir, je peux vous aider.',
+    anythingElse: 'Puis-je vous aider pour autre chose ?',
+    source: (urls) => `${urls.length > 1 ? 'Sources' : 'Source'} : ${urls.join(', ')}`,
+    ask: (label) => `Pourriez-vous m'indiquer votre ${label} ?`,
+    askWhether: (clause) => `Pourriez-vous me dire ${clause} ?`,
+    steer: { demo: 'Je peux aussi vous aider à réserver une démo.', booking: 'Je peux aussi vous aider à prendre rendez-vous.', contact: 'Je peux aussi demander à notre équipe de vous contacter.' },
+    typeLabel: { email: 'adresse e-mail', phone: 'numéro de téléphone' },
+    and: 'et',
+  },
+};
+
+/** The apology the runtimes fall back to when they have nothing grounded to say. */
+export function dontKnowReply(lang: Lang, canTransfer: boolean): string {
+  const p = PHRASES[lang];
+  return `${p.dontKnow} ${canTransfer ? p.offerTransfer : p.offerContact}`;
+}
+
+/** The agent's greeting rendered, or a default one in the page language. */
+export function greetingFor(agent: RuntimeAgent, language: string, contactFacts: Record<string, unknown> = {}): string {
+  if (agent.greeting?.trim()) return renderTemplate(agent.greeting, agent, contactFacts);
+  const first = typeof contactFacts.first_name === 'string' && contactFacts.first_name.trim() ? contactFacts.first_name.trim() : null;
+  return PHRASES[pageLanguage(language)].greeting(agent.name, first);
+}

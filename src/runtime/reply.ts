@@ -1,0 +1,144 @@
+import { captureFrom, askedField, askFor, fieldLabel, nextField, timesAsked } from './capture.ts';
+import { composeAnswer } from './answer.ts';
+import { guardrailHit } from './guardrails.ts';
+import { defaultCountry, withoutEmails, type ParseContext } from './parsers.ts';
+import { greetingFor, pageLanguage, PHRASES, type SteerTopic } from './phrases.ts';
+import {
+  AFFIRMATIVE, agentSide, BOOKING, DECLINE_FIELD, GOODBYE, GREETING_ONLY, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
+} from './signals.ts';
+import { fold, lastIndexOf } from './text.ts';
+import type { RuntimeTools, ToolCall, TurnInput, TurnResult } from './types.ts';
+
+/**
+ * The offline reply policy: one visitor turn, in order of precedence: a person asked for or
+ * declined, a data answer, small talk, a guardrail, an answer from knowledge, an honest "I don't
+ * know" with the way forward.
+ */
+
+function steerTopic(goals: string[] | null): SteerTopic | null {
+  for (const goal of goals ?? []) {
+    const f = fold(goal);
+    if (/\bdemo|demonstration/.test(f)) return 'demo';
+    if (/\b(book|appointment|meeting|schedule|rendez-vous|reserv)/.test(f)) return 'booking';
+    if (/\b(contact|call ?back|lead|rappel|recontact)/.test(f)) return 'contact';
+  }
+  return null;
+}
+
+export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: () => Date): Promise<TurnResult> {
+  const { agent, messages } = input;
+  const lang = pageLanguage(input.language || agent.default_language);
+  const p = PHRASES[lang];
+  const captured = { ...input.captured };
+  const toolCalls: ToolCall[] = [];
+  const record = (name: string, args: Record<string, unknown>) => toolCalls.push({ name, args, ts: now().toISOString() });
+  const lastVisitorIndex = lastIndexOf(messages, visitorSide);
+  const visitor = messages[lastVisitorIndex];
+  if (!visitor?.text.trim()) return { replies: [greetingFor(agent, lang, input.contactFacts)], toolCalls, captured };
+
+  const schema = agent.data_schema ?? [];
+  const lastAgent = messages[lastIndexOf(messages.slice(0, lastVisitorIndex), agentSide)]?.text;
+  const asked = askedField(schema, lastAgent);
+  const ctx: ParseContext = { lang, country: defaultCountry(agent, lang), now: now() };
+  const captures = captureFrom(schema, visitor.text, asked, captured, ctx);
+  for (const c of captures) {
+    captured[c.field] = c.value;
+    record('capture_data', { field: c.field, value: c.value });
+  }
+
+  const text = visitor.text.trim();
+  const f = fold(text);
+  const question = isQuestion(text);
+  const skip = new Set<string>();
+  const parts: string[] = [];
+  const followUp = (fallback: string | null) => {
+    const next = nextField(schema, captured, messages, skip);
+    const topic = steerTopic(agent.goals);
+    const steered = topic !== null && messages.some((m) => agentSide(m) && m.text.includes(p.steer[topic!]));
+    if (next) parts.push(topic && !steered && !captures.length ? `${p.steer[topic]} ${askFor(next, lang)}` : askFor(next, lang));
+    else if (topic && !steered && !captures.length && topic !== 'contact' && schema.length === 0) parts.push(p.steer[topic]);
+    else if (fallback) parts.push(fallback);
+  };
+  const done = () => ({ replies: [parts.join(' ')], toolCalls, captured });
+
+  // A yes/no to our offer of a person, or an explicit request for one.
+  const offeredTransfer = lastAgent !== undefined && (lastAgent.includes(p.offerTransfer) || lastAgent.includes(p.declineTransfer));
+  if ((offeredTransfer && AFFIRMATIVE.test(f)) || (HANDOFF_REQUEST.test(f) && !captures.length)) {
+    if (agent.can_transfer) parts.push(p.handoffYes);
+    else {
+      parts.push(p.handoffNo);
+      const contact = nextField(schema.filter((x) => x.type === 'email' || x.type === 'phone').map((x) => ({ ...x, required: true })), captured, messages, skip);
+      parts.push(contact ? p.contactFollowUp(askFor(contact, lang)) : p.offerContact);
+    }
+    return done();
+  }
+  if (offeredTransfer && NEGATIVE.test(f) && !question) {
+    parts.push(p.declineHandoff);
+    followUp(p.anythingElse);
+    return done();
+  }
+
+  // An answer to the field we asked for: noted, unreadable, or declined.
+  if (captures.length && !question) {
+    const labels = captures.map((c) => schema.find((x) => x.name === c.field)).filter((x) => x !== undefined).map((x) => fieldLabel(x, lang));
+    // "your whether you are a customer" would not read: name the fields only when they are nouns.
+    parts.push(p.noted(labels.length <= 2 && labels.every((l) => !/^(whether|if|si)\b/i.test(l)) ? labels : []));
+    followUp(p.anythingElse);
+    return done();
+  }
+  if (asked && !captures.length && !question) {
+    if (DECLINE_FIELD.test(f) && asked.type !== 'boolean') {
+      skip.add(asked.name);
+      parts.push(p.skipped(fieldLabel(asked, lang)));
+      followUp(p.anythingElse);
+      return done();
+    }
+    const looksLikeAttempt = /[@\d]/.test(text) || text.split(/\s+/).length <= 4;
+    if (looksLikeAttempt && asked.type !== 'string' && timesAsked(asked, messages) < 2) {
+      parts.push(asked.type === 'boolean' ? askFor(asked, lang) : `${p.notUnderstood(fieldLabel(asked, lang))} ${askFor(asked, lang)}`);
+      return done();
+    }
+  }
+
+  if (GREETING_ONLY.test(f)) {
+    parts.push(p.greetingBack);
+    return done();
+  }
+  if (!question && THANKS.test(f) && text.split(/\s+/).length <= 6) {
+    parts.push(p.thanks);
+    return done();
+  }
+  if (!question && GOODBYE.test(f)) {
+    parts.push(p.goodbye);
+    return done();
+  }
+
+  const hit = guardrailHit(agent.guardrails, text);
+  if (hit) {
+    parts.push(p.decline(hit.rule), agent.can_transfer ? p.declineTransfer : p.offerContact);
+    return done();
+  }
+
+  const query = withoutEmails(text).replace(/\s+/g, ' ').trim().slice(0, 500);
+  record('search_knowledge', { query });
+  const answer = composeAnswer(query, await tools.searchKnowledge(query, 5));
+  if (answer) {
+    parts.push(`${answer.text}\n${p.source(answer.urls)}`);
+    followUp(null);
+    return done();
+  }
+  // Asking to book with fields to fill: that is the way forward, not an apology.
+  if (BOOKING.test(f) && nextField(schema, captured, messages, skip)) {
+    parts.push(p.happyToHelp);
+    followUp(null);
+    return done();
+  }
+  parts.push(p.dontKnow);
+  if (agent.can_transfer) parts.push(p.offerTransfer);
+  else {
+    const next = nextField(schema, captured, messages, skip);
+    parts.push(next ? p.contactFollowUp(askFor(next, lang)) : p.offerContact);
+  }
+  return done();
+}
+

@@ -1,0 +1,73 @@
+/**
+ * Text utilities every room of the runtime reads with: folding, content terms, sentences,
+ * phrase matchers. Pure functions of strings.
+ */
+
+/** Lower case, accents dropped, typographic apostrophes made plain: what every matcher reads. */
+export function fold(text: string): string {
+  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[’‘`´]/g, "'");
+}
+
+export const STOPWORDS = new Set(`a an the and or but if of to in on at by for with about from into over under is are was were be been
+being am do does did done have has had i me my mine we our ours us you your yours he him his she her it its they them their
+this that these those what which who whom whose when where why how can could would should will shall may might must not no
+yes so than too very just also there here any some all please hi hello hey thanks thank tell know like want need get got let
+im ive id dont doesnt didnt isnt arent cant much many more most out up down as then ok okay s t d ll re ve m one ones
+le la les l un une des de du d et ou mais au aux en dans sur pour par avec sans sous est sont etre ai as avez avons ont suis es
+je j tu il elle on nous vous ils elles me m te se ce cet cette ces c ca qui que qu quoi quel quelle quels quelles quand comment
+pourquoi combien mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs ne n pas plus y bonjour merci svp peux pouvez
+puis voudrais veux savoir si tres aussi faire fait`.split(/\s+/));
+
+/** Light English stemming, enough for "opening hours" to meet "open" and "hour". */
+function stem(word: string): string {
+  let w = word;
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 4 && /(ss|x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  // "shipping" / "shipped" -> "shipp" -> "ship"
+  if (/([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) && w.length > 3) w = w.slice(0, -1);
+  return w;
+}
+
+/** The content terms of a text: folded, stop words dropped, stemmed. */
+export function terms(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of fold(text).split(/[^a-z0-9]+/)) {
+    if (!raw || STOPWORDS.has(raw) || (raw.length < 2 && !/\d/.test(raw))) continue;
+    out.add(stem(raw));
+  }
+  return out;
+}
+
+export function overlap(a: Set<string>, b: Set<string>): string[] {
+  return [...a].filter((t) => b.has(t));
+}
+
+export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A matcher for whole words or phrases (optionally plural) in folded text. */
+export function phraseMatcher(phrases: string[]): RegExp {
+  const alternatives = phrases.map((p) => escapeRegExp(fold(p)).replace(/ /g, '\\s+')).join('|');
+  return new RegExp(`(?:^|[^a-z0-9])(?:${alternatives})(?:e?s)?(?=[^a-z0-9]|$)`);
+}
+
+export function splitSentences(text: string): string[] {
+  return text
+    .split(/\n+|(?<=[.!?])\s+(?=["“(«]?[\p{Lu}\d])/u)
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter((s) => s.length > 1);
+}
+
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max - 20)).replace(/[\s,;:]+$/, '')}…`;
+}
+
+/** The index of the last item that passes `test`, or -1. */
+export function lastIndexOf<T>(items: T[], test: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i -= 1) if (test(items[i]!)) return i;
+  return -1;
+}
