@@ -379,7 +379,8 @@ describe('deliveries', () => {
     const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url();
     await createEndpoint(api, url, ['widget.activated']);
-    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget: { id: agent.public_key } } }));
+    const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
+    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } }));
     const deps = { sql: svc.sql, temporal: svc.temporal, config: svc.config };
     // The API and the sweep racing: both find the event undispatched and start its workflow.
     const counts = await Promise.all([dispatchEvents(deps, [eventId]), dispatchEvents(deps, [eventId])]);
@@ -397,7 +398,8 @@ describe('deliveries', () => {
     const url = receiver.url();
     const endpoint = await createEndpoint(api, url, ['widget.activated']);
     // As if the process died between commit and dispatch: the outbox row alone.
-    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget: { id: agent.public_key } } }));
+    const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
+    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } }));
     const [got] = await arrived(url, 1, 30_000);
     expect(got!.headers['webhook-id']).toBe(eventId);
     new Webhook(endpoint.secret).verify(got!.body, headersOf(got!));

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/index.ts';
 import type { EventType } from '../schemas/events.ts';
 import { dispatchEvents, type DispatchDeps } from './dispatch.ts';
+import { checkEventShape } from './shapes.ts';
 
 export { dispatchEvents, type DispatchDeps } from './dispatch.ts';
 
@@ -31,6 +32,7 @@ function agentIdOf(data: Record<string, unknown>): string | null {
  * `dispatchAfterCommit`); if that never happens, the recovery sweep dispatches it.
  */
 export async function emitEvent(tx: Db, input: EventInput): Promise<string> {
+  checkEventShape(input.type, input.data);
   const id = newEventId();
   // A json parameter (serialized once by the driver) into a json column: the payload keeps the API's key order.
   await tx`insert into events (id, org_id, type, agent_id, data)
