@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ProblemSchema } from '../src/schemas/common.ts';
+import { EVENT_TYPES, EventSchema } from '../src/schemas/events.ts';
 import type { RouteDef, RouteFamily } from './routing.ts';
 
 type Json = Record<string, unknown>;
@@ -78,6 +79,28 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
   };
 }
 
+/**
+ * The `webhooks` of OpenAPI 3.1: one entry per event type, the POST a subscribed endpoint receives,
+ * with the schema of its body (the same one emitted events are held to in test mode).
+ */
+function webhooks(components: Json): Json {
+  const out: Json = {};
+  for (const type of EVENT_TYPES) {
+    const schema = EventSchema(type);
+    out[type] = {
+      post: {
+        operationId: `event_${type.replace(/\./g, '_')}`,
+        summary: type,
+        description: `${schema.description} Signed per Standard Webhooks (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`); retried until a 2xx.`,
+        tags: ['Events'],
+        requestBody: { required: true, content: { 'application/json': { schema: plain(schema, components) } } },
+        responses: { '2XX': { description: 'Received; any other answer is retried' } },
+      },
+    };
+  }
+  return out;
+}
+
 /** The OpenAPI 3.1 document, made from the same route definitions and schemas that serve requests. */
 export function buildOpenApi(families: RouteFamily[], opts: { version: string }): Json {
   const components: Json = {};
@@ -101,8 +124,12 @@ export function buildOpenApi(families: RouteFamily[], opts: { version: string })
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
-    tags: families.map((f) => ({ name: f.tag, description: f.description })).filter((t, i, all) => all.findIndex((o) => o.name === t.name) === i),
+    tags: [
+      ...families.map((f) => ({ name: f.tag, description: f.description })).filter((t, i, all) => all.findIndex((o) => o.name === t.name) === i),
+      { name: 'Events', description: 'What the service POSTs to subscribed webhook endpoints (see `webhooks`).' },
+    ],
     paths,
+    webhooks: webhooks(components),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An org key (`sk_...`) or a user token (`ut_...`)' } },
       schemas: components,

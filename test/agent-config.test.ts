@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestService, type TestService } from './helpers.ts';
+import { orgWithAgent } from './support/orgs.ts';
+import { expectFieldError } from './support/problems.ts';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({}, { worker: false }); });
@@ -7,23 +9,9 @@ afterAll(async () => { await svc?.stop(); });
 
 const REST = '/api/v1/rest';
 
-async function newAgent(name = 'Front desk') {
-  const { token, orgId } = await svc.newOrg();
-  const api = client(svc.url, token);
-  const res = await api.post(`${REST}/agents`, { name });
-  expect(res.status, res.text).toBe(201);
-  return { api, token, orgId, agent: res.body as Record<string, any> };
-}
-
-function expectFieldError(res: { status: number; body: any; text: string }, field: string, code: string) {
-  expect(res.status, res.text).toBe(400);
-  expect(res.body.code).toBe('validation_error');
-  expect(res.body.errors, res.text).toContainEqual(expect.objectContaining({ field, code }));
-}
-
 describe('agent configuration fields', () => {
   it('GET returns every writable field under its PATCH name, with defaults or null', async () => {
-    const { agent } = await newAgent();
+    const { agent } = await orgWithAgent(svc);
     expect(agent).toMatchObject({
       guardrails: null, greeting: null, interruptions: 'allow', responsiveness: 'normal', voice_profile_id: null,
       default_language: null, additional_languages: null, timezone: null, prompt_modules: null,
@@ -37,7 +25,7 @@ describe('agent configuration fields', () => {
   });
 
   it('PATCH sets every group at once and GET shows the same', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const patch = {
       name: 'Sales', persona: 'You sell boats.', voice: 'coral',
       guardrails: ['Never quote prices'], greeting: 'Ahoy!', interruptions: 'wait', responsiveness: 'quick',
@@ -63,7 +51,7 @@ describe('agent configuration fields', () => {
   });
 
   it('{} changes nothing and null clears a field back to its default or null', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const same = await api.patch(`${REST}/agents/${agent.id}`, {});
     expect(same.body).toEqual(agent);
     await api.patch(`${REST}/agents/${agent.id}`, { greeting: 'Hello', goals: ['x'], timezone: 'UTC', config_variables: { a: '1' } });
@@ -72,7 +60,7 @@ describe('agent configuration fields', () => {
   });
 
   it('localized_copy merges per language; null removes one (rule 1)', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const path = `${REST}/agents/${agent.id}`;
     await api.patch(path, { localized_copy: { en: { intro_title: 'Hello', suggested_prompts: ['Prices?'] } } });
     let res = await api.patch(path, { localized_copy: { fr: { intro_title: 'Bonjour', intro_subtitle: 'Posez vos questions' } } });
@@ -87,7 +75,7 @@ describe('agent configuration fields', () => {
   });
 
   it('domains is a replace-set of normalized hosts, wildcards allowed (rule 2)', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const path = `${REST}/agents/${agent.id}`;
     let res = await api.patch(path, { domains: ['Example.com', 'https://www.example.com/pricing', 'example.com', '*.Shop.io', 'localhost:3000'] });
     expect(res.status, res.text).toBe(200);
@@ -102,7 +90,7 @@ describe('agent configuration fields', () => {
   });
 
   it('phone_settings merges key by key, null removes a key (rule 3)', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const path = `${REST}/agents/${agent.id}`;
     await api.patch(path, { phone_settings: { record_calls: true, max_call_minutes: 10 } });
     let res = await api.patch(path, { phone_settings: { max_call_minutes: 20, hold_music: 'jazz' } });
@@ -113,7 +101,7 @@ describe('agent configuration fields', () => {
   });
 
   it('theme merges per key and checks each value', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const path = `${REST}/agents/${agent.id}`;
     const res = await api.patch(path, { theme: { primary: '#abc' } });
     expect(res.body.theme).toEqual({ mode: 'auto', primary: '#abc', radius: 12 });
@@ -124,7 +112,7 @@ describe('agent configuration fields', () => {
   });
 
   it('logo_url and launcher_icon_url accept https only (rule 4)', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const path = `${REST}/agents/${agent.id}`;
     expect((await api.patch(path, { logo_url: 'https://cdn.example.com/a.png?v=2' })).status).toBe(200);
     expectFieldError(await api.patch(path, { logo_url: 'http://cdn.example.com/a.png' }), 'logo_url', 'https_required');
@@ -133,7 +121,7 @@ describe('agent configuration fields', () => {
   });
 
   it('config variable names are identifiers and agent_name is reserved (rule 5)', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const path = `${REST}/agents/${agent.id}`;
     expect((await api.patch(path, { config_variables: { company: 'Boats', _x1: 'y' } })).body.config_variables).toEqual({ company: 'Boats', _x1: 'y' });
     expectFieldError(await api.patch(path, { config_variables: { agent_name: 'Bob' } }), 'config_variables.agent_name', 'reserved_name');
@@ -145,7 +133,7 @@ describe('agent configuration fields', () => {
   });
 
   it('value sets and formats are enforced with the field and a stable code', async () => {
-    const { api, agent } = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const path = `${REST}/agents/${agent.id}`;
     const cases: [Record<string, unknown>, string, string][] = [
       [{ interruptions: 'sometimes' }, 'interruptions', 'invalid_value'],
@@ -177,8 +165,8 @@ describe('agent configuration fields', () => {
   });
 
   it('voice_profile_id must name a profile of the same organization', async () => {
-    const { api, agent } = await newAgent();
-    const other = await newAgent();
+    const { api, agent } = await orgWithAgent(svc);
+    const other = await orgWithAgent(svc);
     const mine = await api.post(`${REST}/voice-profiles`, { name: 'Warm', base_voice: 'sage' });
     expect(mine.status, mine.text).toBe(201);
     const theirs = await other.api.post(`${REST}/voice-profiles`, { name: 'Theirs', base_voice: 'echo' });

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestService, type TestService } from './helpers.ts';
+import { newOrg, type Api } from './support/orgs.ts';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({}, { worker: false }); });
 afterAll(async () => { await svc?.stop(); });
 
 const REST = '/api/v1/rest';
-type Api = ReturnType<typeof client>;
-
-async function newOrg() {
-  const { token, orgId } = await svc.newOrg();
-  return { api: client(svc.url, token), orgId };
-}
 
 const CONFIG = {
   persona: 'You sell boats.', voice: 'coral', greeting: 'Ahoy!', goals: ['Book a test sail'], timezone: 'Europe/Paris',
@@ -53,7 +48,7 @@ const configOf = (agent: Record<string, any>) => {
 
 describe('clone', () => {
   it('copies configuration and transfer rules under a new id and public_key', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const { agent } = await richAgent(api);
     await api.put(`${REST}/agents/${agent.id}/draft`, { greeting: 'draft only' });
     const res = await api.post(`${REST}/agents/${agent.id}/clone`);
@@ -79,11 +74,11 @@ describe('clone', () => {
   });
 
   it('a paused agent clones paused; unknown and foreign agents are 404', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'P' })).body;
     await api.patch(`${REST}/agents/${agent.id}`, { status: 'paused' });
     expect((await api.post(`${REST}/agents/${agent.id}/clone`)).body.status).toBe('paused');
-    const stranger = (await newOrg()).api;
+    const stranger = (await newOrg(svc)).api;
     expect((await stranger.post(`${REST}/agents/${agent.id}/clone`)).status).toBe(404);
     expect((await api.post(`${REST}/agents/0190a0b0-0000-7000-8000-000000000000/clone`)).status).toBe(404);
   });
@@ -91,7 +86,7 @@ describe('clone', () => {
 
 describe('promote', () => {
   it('copies configuration and rules onto a sibling; its identity, public_key, status and domains stay', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const { agent: staging } = await richAgent(api);
     const prod = (await api.post(`${REST}/agents`, { name: 'Sales (live)' })).body;
     await api.patch(`${REST}/agents/${prod.id}`, { domains: ['www.boats.example.com'], greeting: 'old', status: 'paused' });
@@ -109,9 +104,9 @@ describe('promote', () => {
   });
 
   it('refuses a missing, foreign or identical target with 400 on target_agent_id', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const source = (await api.post(`${REST}/agents`, { name: 'S' })).body;
-    const foreign = (await (await newOrg()).api.post(`${REST}/agents`, { name: 'F' })).body;
+    const foreign = (await (await newOrg(svc)).api.post(`${REST}/agents`, { name: 'F' })).body;
     for (const [target, code] of [[foreign.id, 'unknown_agent'], [source.id, 'same_agent'], ['0190a0b0-0000-7000-8000-000000000000', 'unknown_agent']]) {
       const res = await api.post(`${REST}/agents/${source.id}/promote`, { target_agent_id: target });
       expect(res.status, res.text).toBe(400);
@@ -124,7 +119,7 @@ describe('promote', () => {
 
 describe('export and import', () => {
   it('round-trips into another organization equal except identity; never a secret', async () => {
-    const { api, orgId } = await newOrg();
+    const { api, orgId } = await newOrg(svc);
     const { agent, trunk } = await richAgent(api);
     const exported = await api.get(`${REST}/agents/${agent.id}/export`);
     expect(exported.status, exported.text).toBe(200);
@@ -143,7 +138,7 @@ describe('export and import', () => {
     expect(exported.text).not.toContain(agent.public_key);
 
     // Another organization: the trunk must exist there first.
-    const other = await newOrg();
+    const other = await newOrg(svc);
     const refused = await other.api.post(`${REST}/agents/import`, manifest);
     expect(refused.status, refused.text).toBe(400);
     expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'transfer_rules[2].sip_trunk', code: 'unresolved_sip_trunk' })]);
@@ -177,7 +172,7 @@ describe('export and import', () => {
   });
 
   it('imports into the same organization too', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const { agent } = await richAgent(api);
     const manifest = (await api.get(`${REST}/agents/${agent.id}/export`)).body;
     const res = await api.post(`${REST}/agents/import`, manifest);
@@ -187,7 +182,7 @@ describe('export and import', () => {
   });
 
   it('validates the manifest: version, shape and configuration, naming each field', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Plain' })).body;
     const manifest = (await api.get(`${REST}/agents/${agent.id}/export`)).body;
     expect(manifest.voice_profile).toBeNull();
@@ -229,7 +224,7 @@ describe('export and import', () => {
   });
 
   it('permissions: export needs agents.read; import needs agents.write, and voice_profiles.write for a profile', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const { agent } = await richAgent(api);
     const manifest = (await api.get(`${REST}/agents/${agent.id}/export`)).body;
     const token = async (permissions: string[]) => client(svc.url, (await api.post(`${REST}/api-keys`, { name: 'k', permissions })).body.token);
@@ -244,6 +239,6 @@ describe('export and import', () => {
     const reader = await token(['agents.read']);
     expect((await reader.post(`${REST}/agents/${agent.id}/clone`)).status).toBe(403);
     expect((await reader.post(`${REST}/agents/${agent.id}/promote`, { target_agent_id: agent.id })).status).toBe(403);
-    expect((await (await newOrg()).api.get(`${REST}/agents/${agent.id}/export`)).status).toBe(404);
+    expect((await (await newOrg(svc)).api.get(`${REST}/agents/${agent.id}/export`)).status).toBe(404);
   });
 });

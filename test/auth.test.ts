@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type TestService } from './helpers.ts';
+import { keyWith } from './support/orgs.ts';
 import { PERMISSIONS, type Permission } from '../src/schemas/permissions.ts';
 import { newId } from '../src/ids.ts';
 
@@ -7,16 +8,10 @@ let svc: TestService;
 beforeAll(async () => { svc = await startTestService({ AMS_BOOTSTRAP_TOKEN: 'sk_bootstrap_test_token_0123456789' }); });
 afterAll(async () => { await svc?.stop(); });
 
-async function keyWith(adminToken: string, permissions: Permission[], extra: Record<string, unknown> = {}) {
-  const res = await client(svc.url, adminToken).post('/api/v1/rest/api-keys', { name: 'scoped', permissions, ...extra });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; token: string; kind: string };
-}
-
 describe('authentication', () => {
   it('answers 401 with WWW-Authenticate for a missing, malformed, unknown or revoked token', async () => {
     const { token } = await svc.newOrg();
-    const revoked = await keyWith(token, ['agents.read']);
+    const revoked = await keyWith(svc, token, ['agents.read']);
     expect((await client(svc.url, token).delete(`/api/v1/rest/api-keys/${revoked.id}`)).status).toBe(204);
     const cases: Record<string, string | undefined> = {
       none: undefined, basic: 'Basic dXNlcjpwYXNz', empty: 'Bearer ', unknown: 'Bearer sk_doesnotexist',
@@ -34,7 +29,7 @@ describe('authentication', () => {
 
   it('revokes at once: the next request with the key is 401', async () => {
     const { token } = await svc.newOrg();
-    const key = await keyWith(token, ['agents.read']);
+    const key = await keyWith(svc, token, ['agents.read']);
     expect((await client(svc.url, key.token).get('/api/v1/rest/agents')).status).toBe(200);
     expect((await client(svc.url, token).delete(`/api/v1/rest/api-keys/${key.id}`)).status).toBe(204);
     expect((await client(svc.url, key.token).get('/api/v1/rest/agents')).status).toBe(401);
@@ -71,12 +66,12 @@ describe('permissions for agents', () => {
       // Every subset missing one required permission is refused with that permission named.
       for (const missing of row.needs) {
         const others = PERMISSIONS.filter((p) => p !== missing);
-        const key = await keyWith(token, others);
+        const key = await keyWith(svc, token, others);
         const res = await call(svc.url, row.method, row.path(agentId), { token: key.token, body: row.body });
         expect(res.status, `without ${missing}`).toBe(403);
         expect(res.body).toMatchObject({ code: 'missing_permission', required_permission: missing });
       }
-      const exact = await keyWith(token, row.needs);
+      const exact = await keyWith(svc, token, row.needs);
       const ok = await call(svc.url, row.method, row.path(agentId), { token: exact.token, body: row.body });
       expect(ok.status).toBeLessThan(300);
     });
@@ -84,7 +79,7 @@ describe('permissions for agents', () => {
 
   it('user tokens (ut_) act with their own permissions', async () => {
     const { token } = await svc.newOrg();
-    const user = await keyWith(token, ['agents.read'], { user_email: 'Ada@Example.com' });
+    const user = await keyWith(svc, token, ['agents.read'], { user_email: 'Ada@Example.com' });
     expect(user.token).toMatch(/^ut_/);
     expect(user.kind).toBe('user');
     expect((await client(svc.url, user.token).get('/api/v1/rest/agents')).status).toBe(200);
@@ -113,7 +108,7 @@ describe('api keys', () => {
 
   it('refuses to grant a permission the calling key lacks', async () => {
     const { token } = await svc.newOrg();
-    const limited = await keyWith(token, ['org.write', 'agents.read']);
+    const limited = await keyWith(svc, token, ['org.write', 'agents.read']);
     const res = await client(svc.url, limited.token).post('/api/v1/rest/api-keys', { name: 'x', permissions: ['agents.read', 'agents.write'] });
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ code: 'missing_permission', required_permission: 'agents.write' });
@@ -123,12 +118,12 @@ describe('api keys', () => {
 
   it('needs org.write to issue and revoke, org.read to list', async () => {
     const { token } = await svc.newOrg();
-    const reader = await keyWith(token, ['org.read']);
+    const reader = await keyWith(svc, token, ['org.read']);
     const api = client(svc.url, reader.token);
     expect((await api.get('/api/v1/rest/api-keys')).status).toBe(200);
     expect((await api.post('/api/v1/rest/api-keys', { name: 'x', permissions: [] })).body.required_permission).toBe('org.write');
     expect((await api.delete(`/api/v1/rest/api-keys/${reader.id}`)).body.required_permission).toBe('org.write');
-    const none = await keyWith(token, ['agents.read']);
+    const none = await keyWith(svc, token, ['agents.read']);
     expect((await client(svc.url, none.token).get('/api/v1/rest/api-keys')).body.required_permission).toBe('org.read');
   });
 
@@ -170,7 +165,7 @@ describe('api keys', () => {
   it('keeps organizations sealed: keys of one are 404 to another', async () => {
     const a = await svc.newOrg();
     const b = await svc.newOrg();
-    const key = await keyWith(a.token, ['agents.read']);
+    const key = await keyWith(svc, a.token, ['agents.read']);
     expect((await client(svc.url, b.token).get(`/api/v1/rest/api-keys/${key.id}`)).status).toBe(404);
     expect((await client(svc.url, b.token).delete(`/api/v1/rest/api-keys/${key.id}`)).status).toBe(404);
     expect((await client(svc.url, b.token).get(`/api/v1/rest/api-keys/${newId()}`)).status).toBe(404);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type TestService } from './helpers.ts';
+import { newOrg, type Api } from './support/orgs.ts';
 import {
   contactFacts, matchContact, mergeContactFacts, normalizeEmail, normalizePhone, recordContactConversation,
 } from '../src/db/contacts.ts';
@@ -12,18 +13,12 @@ afterAll(async () => { await svc?.stop(); });
 
 const K = '/api/v1/rest/contacts';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-type Api = ReturnType<typeof client>;
 const KEYS = ['conversation_count', 'created_at', 'do_not_call', 'email_lower', 'facts', 'first_name', 'first_seen_at', 'id', 'last_name',
   'last_seen_at', 'phone_e164', 'updated_at', 'visitor_ids'];
 
 /** A phone number no other test uses: +1 and 10 random digits. */
 const phone = () => `+1${(BigInt(`0x${randomBytes(6).toString('hex')}`) % 9_000_000_000n + 1_000_000_000n).toString()}`;
 const email = (local = 'ada') => `${local}-${randomBytes(4).toString('hex')}@example.com`;
-
-async function org() {
-  const { token, orgId } = await svc.newOrg();
-  return { api: client(svc.url, token), orgId };
-}
 
 async function create(api: Api, body: Record<string, unknown>) {
   const res = await api.post(K, body);
@@ -59,7 +54,7 @@ async function agentOf(api: Api): Promise<string> {
 
 describe('contacts API', () => {
   it('creates with Location, stores the email lower-case, reads, updates and deletes', async () => {
-    const { api } = await org();
+    const { api } = await newOrg(svc);
     const p = phone();
     const e = email('Ada.Lovelace');
     const res = await api.post(K, { phone_e164: p, email_lower: e.toUpperCase(), first_name: 'Ada', last_name: 'Lovelace', facts: { plan: 'pro' } });
@@ -123,7 +118,7 @@ describe('contacts API', () => {
     // Setting a contact's own values again is no conflict.
     expect((await api.patch(`${K}/${contact.id}`, { phone_e164: contact.phone_e164, email_lower: contact.email_lower })).status).toBe(200);
     // Another organization may know the same person.
-    const elsewhere = await org();
+    const elsewhere = await newOrg(svc);
     await create(elsewhere.api, { phone_e164: contact.phone_e164, email_lower: contact.email_lower });
     // Two concurrent creates of one person: one contact.
     const p = phone();
@@ -132,7 +127,7 @@ describe('contacts API', () => {
   });
 
   it('searches names, phone and email, partially and in any case', async () => {
-    const { api } = await org();
+    const { api } = await newOrg(svc);
     const ada = await create(api, { phone_e164: '+14155550123', email_lower: 'ada@analytical.example', first_name: 'Ada', last_name: 'Lovelace' });
     const grace = await create(api, { phone_e164: '+442071838750', email_lower: 'grace@navy.example', first_name: 'Grace', last_name: 'Hopper' });
     const pct = await create(api, { email_lower: 'percent_50@example.com', first_name: '100%' });
@@ -165,7 +160,7 @@ describe('contacts API', () => {
   });
 
   it('refuses bad list parameters with 400', async () => {
-    const { api } = await org();
+    const { api } = await newOrg(svc);
     for (const q of ['limit=0', 'limit=101', 'offset=-1', `search=${'a'.repeat(201)}`, 'search=a&search=b', 'sort=name']) {
       expect((await api.get(`${K}?${q}`)).status, q).toBe(400);
     }
@@ -173,7 +168,7 @@ describe('contacts API', () => {
 
   it('seals organizations: another one\'s contact is 404 and never listed', async () => {
     const mine = await orgWithContact();
-    const { api } = await org();
+    const { api } = await newOrg(svc);
     for (const res of [await api.get(`${K}/${mine.contact.id}`), await api.patch(`${K}/${mine.contact.id}`, { first_name: 'x' }), await api.delete(`${K}/${mine.contact.id}`)]) {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('not_found');
@@ -229,7 +224,7 @@ describe('contacts API', () => {
 });
 
 async function orgWithContact() {
-  const { api, orgId } = await org();
+  const { api, orgId } = await newOrg(svc);
   const contact = await create(api, { phone_e164: phone(), email_lower: email(), first_name: 'Ada' });
   return { api, orgId, contact };
 }
@@ -245,7 +240,7 @@ describe('matching conversations to contacts', () => {
   });
 
   it('matches on phone, email or a known visitor id, phone first', async () => {
-    const { api, orgId } = await org();
+    const { api, orgId } = await newOrg(svc);
     const byPhone = await create(api, { phone_e164: phone() });
     const byEmail = await create(api, { email_lower: email() });
     expect((await matchContact(svc.sql, orgId, { phone: byPhone.phone_e164 }))?.id).toBe(byPhone.id);
@@ -254,7 +249,7 @@ describe('matching conversations to contacts', () => {
     expect((await matchContact(svc.sql, orgId, { phone: phone(), email: byEmail.email_lower }))?.id).toBe(byEmail.id);
     expect(await matchContact(svc.sql, orgId, { phone: phone() })).toBeNull();
     expect(await matchContact(svc.sql, orgId, {})).toBeNull();
-    expect(await matchContact(svc.sql, (await org()).orgId, { phone: byPhone.phone_e164 })).toBeNull();
+    expect(await matchContact(svc.sql, (await newOrg(svc)).orgId, { phone: byPhone.phone_e164 })).toBeNull();
     const conv = await conversation(orgId, await agentOf(api));
     await recordContactConversation(svc.sql, orgId, { conversationId: conv, email: byEmail.email_lower, visitorId: 'v_known', at: new Date() });
     expect((await matchContact(svc.sql, orgId, { visitorId: 'v_known' }))?.id).toBe(byEmail.id);
@@ -264,7 +259,7 @@ describe('matching conversations to contacts', () => {
   });
 
   it('records conversations: creates a contact from a phone or email, links, counts once, widens first/last seen', async () => {
-    const { api, orgId } = await org();
+    const { api, orgId } = await newOrg(svc);
     const agentId = await agentOf(api);
     const [c1, c2, c3] = [await conversation(orgId, agentId), await conversation(orgId, agentId), await conversation(orgId, agentId)];
     const p = phone();
@@ -289,7 +284,7 @@ describe('matching conversations to contacts', () => {
   });
 
   it('makes no contact from a visitor id alone, and moves a visitor id to the contact it last matched', async () => {
-    const { api, orgId } = await org();
+    const { api, orgId } = await newOrg(svc);
     const agentId = await agentOf(api);
     expect(await recordContactConversation(svc.sql, orgId, { conversationId: await conversation(orgId, agentId), visitorId: 'v_anon', at: new Date() })).toBeNull();
     expect(await recordContactConversation(svc.sql, orgId, { conversationId: await conversation(orgId, agentId), phone: 'not a phone', at: new Date() })).toBeNull();
@@ -299,7 +294,7 @@ describe('matching conversations to contacts', () => {
     expect(b!.visitor_ids).toEqual(['v_shared']);
     expect((await api.get(`${K}/${a!.id}`)).body.visitor_ids).toEqual([]);
     // A conversation of another organization is never linked.
-    const other = await org();
+    const other = await newOrg(svc);
     const foreign = await conversation(other.orgId, await agentOf(other.api));
     const c = await recordContactConversation(svc.sql, orgId, { conversationId: foreign, phone: phone(), at: new Date() });
     expect(c!.conversation_count).toBe(0);
@@ -307,7 +302,7 @@ describe('matching conversations to contacts', () => {
   });
 
   it('does not take a phone or email another contact has when filling one in', async () => {
-    const { api, orgId } = await org();
+    const { api, orgId } = await newOrg(svc);
     const holder = await create(api, { email_lower: email() });
     const caller = await create(api, { phone_e164: phone() });
     const conv = await conversation(orgId, await agentOf(api));
@@ -316,7 +311,7 @@ describe('matching conversations to contacts', () => {
   });
 
   it('records concurrently, inside callers\' transactions too, without making the same person twice', async () => {
-    const { api, orgId } = await org();
+    const { api, orgId } = await newOrg(svc);
     const agentId = await agentOf(api);
     const p = phone();
     const convs = await Promise.all(Array.from({ length: 8 }, () => conversation(orgId, agentId)));
@@ -331,7 +326,7 @@ describe('matching conversations to contacts', () => {
   });
 
   it('merges extracted data into facts and answers them for cross-channel memory', async () => {
-    const { api, orgId } = await org();
+    const { api, orgId } = await newOrg(svc);
     const contact = await create(api, { phone_e164: phone(), email_lower: email(), first_name: 'Ada', facts: { plan: 'pro', seats: 3 } });
     const merged = await mergeContactFacts(svc.sql, contact.id, { seats: 5, company: 'Analytical', budget: null, notes: undefined });
     expect(merged!.facts).toEqual({ plan: 'pro', seats: 5, company: 'Analytical' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type TestService } from './helpers.ts';
+import { keyWith, newAgent, orgWithAgent } from './support/orgs.ts';
 import { cardSignature, CARD_TTL_SECONDS } from '../api/routes/conversation-cards.ts';
 import { createSecretBox, decodeSecretsKey } from '../src/crypto/secret-box.ts';
 import { newId } from '../src/ids.ts';
@@ -12,22 +13,8 @@ afterAll(async () => { await svc?.stop(); });
 
 const C = '/api/v1/rest/conversations';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-type Api = ReturnType<typeof client>;
 const ROW_KEYS = ['contact_id', 'criteria_results', 'duration_seconds', 'ended_at', 'extracted_data', 'id', 'intent', 'is_simulated',
   'outcome', 'page_url', 'started_at', 'status', 'surface', 'widget_id'];
-
-async function orgWithAgent() {
-  const { token, orgId } = await svc.newOrg();
-  const api = client(svc.url, token);
-  const agent = await newAgent(api);
-  return { api, token, orgId, agent };
-}
-
-async function newAgent(api: Api, name = 'Front desk'): Promise<{ id: string; name: string }> {
-  const res = await api.post('/api/v1/rest/agents', { name });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
-}
 
 interface Seed {
   isSimulated?: boolean; startedAt?: Date; endedAt?: Date | null; lastActivityAt?: Date; surface?: string; pageUrl?: string;
@@ -55,15 +42,9 @@ async function seed(orgId: string, agentId: string, s: Seed = {}): Promise<strin
 const at = (iso: string) => new Date(iso);
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((c) => c.id);
 
-async function keyWith(api: Api, permissions: string[]): Promise<Api> {
-  const res = await api.post('/api/v1/rest/api-keys', { name: 'k', permissions });
-  expect(res.status, res.text).toBe(201);
-  return client(svc.url, res.body.token);
-}
-
 describe('conversations list', () => {
   it('lists real conversations by default, simulations with simulated=1, both with simulated=all; newest first with an exact total', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const real1 = await seed(orgId, agent.id, { startedAt: at('2026-01-01T10:00:00.000Z') });
     const sim = await seed(orgId, agent.id, { startedAt: at('2026-01-02T10:00:00.000Z'), isSimulated: true });
     const real2 = await seed(orgId, agent.id, { startedAt: at('2026-01-03T10:00:00.000Z') });
@@ -82,7 +63,7 @@ describe('conversations list', () => {
   });
 
   it('answers the row fields, duration in whole seconds up to the end or the last activity', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const ended = await seed(orgId, agent.id, {
       startedAt: at('2026-02-01T10:00:00.000Z'), endedAt: at('2026-02-01T10:02:05.600Z'), surface: 'phone', pageUrl: 'https://example.com/a',
       intent: 'pricing_question', outcome: 'resolved', extracted: { email: 'ada@example.com' },
@@ -107,7 +88,7 @@ describe('conversations list', () => {
   });
 
   it('filters by widget_id (an agent id; an unknown agent has none), and pages with limit and offset', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const other = await newAgent(api, 'Sales');
     const mine: string[] = [];
     for (let i = 0; i < 5; i++) mine.unshift(await seed(orgId, agent.id, { startedAt: new Date(Date.UTC(2026, 0, 1 + i)) }));
@@ -131,14 +112,14 @@ describe('conversations list', () => {
   });
 
   it('breaks ties of started_at by id, newest first', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const t = at('2026-04-01T00:00:00.000Z');
     const made = [await seed(orgId, agent.id, { startedAt: t }), await seed(orgId, agent.id, { startedAt: t }), await seed(orgId, agent.id, { startedAt: t })];
     expect(ids(await api.get(C))).toEqual([...made].sort().reverse());
   });
 
   it('refuses bad query parameters with 400', async () => {
-    const { api } = await orgWithAgent();
+    const { api } = await orgWithAgent(svc);
     for (const query of ['limit=0', 'limit=101', 'offset=-1', 'simulated=2', 'simulated=true', 'simulated=', 'widget_id=wgt_abc', 'limit=1e1', 'colour=red', 'limit=5&limit=6']) {
       const res = await api.get(`${C}?${query}`);
       expect(res.status, query).toBe(400);
@@ -147,7 +128,7 @@ describe('conversations list', () => {
   });
 
   it('leaves out conversations of deleted agents, in rows, totals and reads', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const doomed = await newAgent(api, 'Doomed');
     const kept = await seed(orgId, agent.id);
     const gone = await seed(orgId, doomed.id);
@@ -166,7 +147,7 @@ describe('conversations list', () => {
 
 describe('one conversation', () => {
   it('answers the row with the ordered transcript, tool calls and a card URL', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const t0 = at('2026-05-01T09:00:00.000Z');
     const sameTs = at('2026-05-01T09:00:05.000Z');
     const [m1, m2a, m2b] = [newId(), newId(), newId()].sort();
@@ -198,8 +179,8 @@ describe('one conversation', () => {
   });
 
   it('answers 404 for an unknown id, another organization\'s, and a malformed one', async () => {
-    const { api } = await orgWithAgent();
-    const other = await orgWithAgent();
+    const { api } = await orgWithAgent(svc);
+    const other = await orgWithAgent(svc);
     const theirs = await seed(other.orgId, other.agent.id);
     for (const path of [`${C}/${newId()}`, `${C}/${theirs}`, `${C}/not-a-uuid`]) {
       const res = await api.get(path);
@@ -214,7 +195,7 @@ describe('one conversation', () => {
 
 describe('transcript card', () => {
   async function conversationWithCard() {
-    const { api, orgId } = await orgWithAgent();
+    const { api, orgId } = await orgWithAgent(svc);
     const agent = await newAgent(api, 'Ada & <Co>');
     const id = await seed(orgId, agent.id, {
       startedAt: at('2026-06-01T12:00:00.000Z'), isSimulated: true,
@@ -290,7 +271,7 @@ describe('transcript card', () => {
 
 describe('deleting a conversation', () => {
   it('removes it and its transcript, keeps its usage record with the reference cleared, stops its workflow', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const id = await seed(orgId, agent.id, { messages: [{ role: 'agent', text: 'hi', ts: new Date() }] });
     const keep = await seed(orgId, agent.id);
     const usage = newId();
@@ -319,11 +300,11 @@ describe('deleting a conversation', () => {
 
 describe('permissions', () => {
   it('reads with conversations.read, deletes with conversations.write; 401 without a token', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const id = await seed(orgId, agent.id);
-    const reader = await keyWith(api, ['conversations.read']);
-    const writer = await keyWith(api, ['conversations.write']);
-    const nobody = await keyWith(api, ['agents.read']);
+    const reader = (await keyWith(svc, api, ['conversations.read'])).api;
+    const writer = (await keyWith(svc, api, ['conversations.write'])).api;
+    const nobody = (await keyWith(svc, api, ['agents.read'])).api;
     expect((await reader.get(C)).status).toBe(200);
     expect((await reader.get(`${C}/${id}`)).status).toBe(200);
     for (const [who, method, path, permission] of [
@@ -350,7 +331,7 @@ describe('totals stay exact', () => {
   };
 
   it('under concurrent inserts, bulk inserts, deletes through the API and in bulk, and an agent cascade', async () => {
-    const { api, orgId, agent } = await orgWithAgent();
+    const { api, orgId, agent } = await orgWithAgent(svc);
     const second = await newAgent(api, 'Second');
     // Concurrent transactions on different connections, each inserting some and committing or rolling back.
     await Promise.all(Array.from({ length: 24 }, (_, i) => svc.sql.begin(async (tx) => {

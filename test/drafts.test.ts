@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestService, type TestService } from './helpers.ts';
+import { orgWithAgent } from './support/orgs.ts';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({}, { worker: false }); });
@@ -7,21 +8,17 @@ afterAll(async () => { await svc?.stop(); });
 
 const REST = '/api/v1/rest';
 
-async function newAgent() {
-  const { token, orgId } = await svc.newOrg();
-  const api = client(svc.url, token);
-  const res = await api.post(`${REST}/agents`, { name: 'Front desk' });
-  expect(res.status, res.text).toBe(201);
-  const agent = res.body as Record<string, any>;
-  return { api, token, orgId, agent, path: `${REST}/agents/${agent.id}` };
-}
-
 const eventTypes = async (orgId: string) =>
   (await svc.sql<{ type: string }[]>`select type from events where org_id = ${orgId} order by created_at, id`).map((r) => r.type);
 
+async function agentWithPath() {
+  const org = await orgWithAgent(svc);
+  return { ...org, path: `${REST}/agents/${org.agent.id}` };
+}
+
 describe('agent drafts', () => {
   it('PUT stages without touching the live configuration; GET reads; POST publishes; the draft is gone', async () => {
-    const { api, agent, path } = await newAgent();
+    const { api, agent, path } = await agentWithPath();
     expect((await api.get(`${path}/draft`)).status).toBe(404);
 
     const staged = await api.put(`${path}/draft`, { greeting: 'Hello!', theme: { mode: 'dark' } });
@@ -44,7 +41,7 @@ describe('agent drafts', () => {
   });
 
   it('DELETE discards; a second DELETE is 404', async () => {
-    const { api, path } = await newAgent();
+    const { api, path } = await agentWithPath();
     await api.put(`${path}/draft`, { greeting: 'Hello!' });
     expect((await api.delete(`${path}/draft`)).status).toBe(204);
     expect((await api.get(path)).body).toMatchObject({ greeting: null, has_pending_draft: false });
@@ -54,7 +51,7 @@ describe('agent drafts', () => {
   });
 
   it('has_pending_draft is true only when publishing would change something', async () => {
-    const { api, path } = await newAgent();
+    const { api, path } = await agentWithPath();
     await api.patch(path, { greeting: 'Same', phone_settings: { a: 1 } });
     await api.put(`${path}/draft`, { greeting: 'Same', phone_settings: { a: 1 } });
     expect((await api.get(path)).body.has_pending_draft).toBe(false);
@@ -63,7 +60,7 @@ describe('agent drafts', () => {
   });
 
   it('PATCH applies live and prunes the overlapping keys from the draft, per language and per key', async () => {
-    const { api, path } = await newAgent();
+    const { api, path } = await agentWithPath();
     await api.put(`${path}/draft`, {
       greeting: 'Draft greeting', goals: ['Draft goal'],
       localized_copy: { en: { intro_title: 'Draft EN' }, fr: { intro_title: 'Brouillon' } },
@@ -82,7 +79,7 @@ describe('agent drafts', () => {
   });
 
   it('PUT draft validates like PATCH and changes nothing when invalid', async () => {
-    const { api, path } = await newAgent();
+    const { api, path } = await agentWithPath();
     await api.put(`${path}/draft`, { greeting: 'Kept' });
     const bad = await api.put(`${path}/draft`, { greeting: 'Lost', domains: ['not a host'] });
     expect(bad.status).toBe(400);
@@ -92,7 +89,7 @@ describe('agent drafts', () => {
   });
 
   it('publishing a status change emits its event; a deleted voice profile leaves the draft', async () => {
-    const { api, path, orgId } = await newAgent();
+    const { api, path, orgId } = await agentWithPath();
     const profile = (await api.post(`${REST}/voice-profiles`, { name: 'Calm', base_voice: 'sage' })).body;
     await api.put(`${path}/draft`, { status: 'paused', voice_profile_id: profile.id });
     expect(await eventTypes(orgId)).toEqual([]);
@@ -104,7 +101,7 @@ describe('agent drafts', () => {
   });
 
   it('permissions, unknown agents and other organizations', async () => {
-    const { api, path, agent } = await newAgent();
+    const { api, path, agent } = await agentWithPath();
     const reader = (await api.post(`${REST}/api-keys`, { name: 'reader', permissions: ['agents.read'] })).body.token as string;
     const ro = client(svc.url, reader);
     const denied = await ro.put(`${path}/draft`, { greeting: 'x' });
@@ -115,7 +112,7 @@ describe('agent drafts', () => {
     await api.put(`${path}/draft`, { greeting: 'x' });
     expect((await ro.get(`${path}/draft`)).status).toBe(200);
 
-    const stranger = (await newAgent()).api;
+    const stranger = (await agentWithPath()).api;
     for (const res of [await stranger.get(`${path}/draft`), await stranger.put(`${path}/draft`, {}), await stranger.post(`${path}/draft`), await stranger.delete(`${path}/draft`)]) {
       expect(res.status).toBe(404);
     }
@@ -125,7 +122,7 @@ describe('agent drafts', () => {
   });
 
   it('a publish racing with PATCHes loses nothing: each PATCH either lands after the publish or is pruned from it', async () => {
-    const { api, path } = await newAgent();
+    const { api, path } = await agentWithPath();
     for (let round = 0; round < 10; round++) {
       await api.put(`${path}/draft`, { greeting: `draft ${round}`, intro_title: `draft title ${round}` });
       const [patch, publish] = await Promise.all([

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, client, startTestService, type TestService } from './helpers.ts';
+import { call, startTestService, type TestService } from './helpers.ts';
+import { keyWith, newAgent, orgWithAgent, type Api } from './support/orgs.ts';
 import { deleteEmailInboxesOfAgent, findEmailInbox, insertEmailInbox, updateEmailInbox } from '../src/db/email-inboxes.ts';
 import { newId } from '../src/ids.ts';
 
@@ -12,23 +13,9 @@ afterAll(async () => { await svc?.stop(); });
 
 const EI = '/api/v1/rest/email-inboxes';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-type Api = ReturnType<typeof client>;
 
 /** An address no other test (or run against the same database) uses. */
 const unique = (local = 'support') => `${local}-${randomBytes(5).toString('hex')}@example.com`;
-
-async function orgWithAgent() {
-  const { token, orgId } = await svc.newOrg();
-  const api = client(svc.url, token);
-  const agent = await newAgent(api);
-  return { api, token, orgId, agent };
-}
-
-async function newAgent(api: Api, name = 'Front desk'): Promise<{ id: string }> {
-  const res = await api.post('/api/v1/rest/agents', { name });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
-}
 
 async function createInbox(api: Api, widgetId: string, body: Record<string, unknown> = {}) {
   const res = await api.post(EI, { widget_id: widgetId, address: unique(), sender_name: 'Support', ...body });
@@ -52,7 +39,7 @@ async function taken(res: Promise<{ status: number; body: any; text: string }>) 
 
 describe('email inboxes', () => {
   it('creates with Location, trims and lower-cases the address, reads it back', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const address = unique('Sales');
     const res = await api.post(EI, { widget_id: agent.id, address: `  ${address.toUpperCase()}\t`, sender_name: 'Acme Sales' });
     expect(res.status, res.text).toBe(201);
@@ -69,7 +56,7 @@ describe('email inboxes', () => {
   });
 
   it('validates the body: required fields, formats, lengths, unknown fields', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const ok = { widget_id: agent.id, address: unique(), sender_name: 'S' };
     for (const field of ['widget_id', 'address', 'sender_name'] as const) {
       const { [field]: _omit, ...rest } = ok;
@@ -90,8 +77,8 @@ describe('email inboxes', () => {
   });
 
   it('refuses a widget_id that is not a live agent of the organization: 400 on widget_id', async () => {
-    const a = await orgWithAgent();
-    const b = await orgWithAgent();
+    const a = await orgWithAgent(svc);
+    const b = await orgWithAgent(svc);
     for (const widget_id of [b.agent.id, newId()]) {
       expect(await invalid(a.api.post(EI, { widget_id, address: unique(), sender_name: 'S' }))).toMatchObject({ field: 'widget_id', code: 'unknown_agent' });
     }
@@ -106,8 +93,8 @@ describe('email inboxes', () => {
   });
 
   it('holds an address once across the whole service, case-insensitively (409 email_address_taken)', async () => {
-    const a = await orgWithAgent();
-    const b = await orgWithAgent();
+    const a = await orgWithAgent(svc);
+    const b = await orgWithAgent(svc);
     const address = unique('Help');
     const first = await createInbox(a.api, a.agent.id, { address });
     for (const again of [address, address.toUpperCase(), ` ${address.toLowerCase()} `]) {
@@ -134,7 +121,7 @@ describe('email inboxes', () => {
   });
 
   it('refuses concurrent creates of one address but one (the unique index decides)', async () => {
-    const orgs = await Promise.all([orgWithAgent(), orgWithAgent(), orgWithAgent(), orgWithAgent()]);
+    const orgs = await Promise.all([orgWithAgent(svc), orgWithAgent(svc), orgWithAgent(svc), orgWithAgent(svc)]);
     const address = unique('race');
     const results = await Promise.all(orgs.map((o) => o.api.post(EI, { widget_id: o.agent.id, address, sender_name: 'R' })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
@@ -143,8 +130,8 @@ describe('email inboxes', () => {
   });
 
   it('patches any subset; {} changes nothing; widget_id moves the inbox within the organization only', async () => {
-    const a = await orgWithAgent();
-    const b = await orgWithAgent();
+    const a = await orgWithAgent(svc);
+    const b = await orgWithAgent(svc);
     const second = await newAgent(a.api, 'Second');
     const inbox = await createInbox(a.api, a.agent.id, { sender_name: 'Old name' });
     const same = await a.api.patch(`${EI}/${inbox.id}`, {});
@@ -178,7 +165,7 @@ describe('email inboxes', () => {
   });
 
   it('lists newest first, filters by widget_id, and bounds limit/offset', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const other = await newAgent(api, 'Other');
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await createInbox(api, agent.id)).id);
@@ -201,8 +188,8 @@ describe('email inboxes', () => {
   });
 
   it('answers 404 for unknown, malformed and other organizations\' ids; deletes with 204', async () => {
-    const a = await orgWithAgent();
-    const b = await orgWithAgent();
+    const a = await orgWithAgent(svc);
+    const b = await orgWithAgent(svc);
     const inbox = await createInbox(a.api, a.agent.id);
     for (const res of [
       await b.api.get(`${EI}/${inbox.id}`), await b.api.patch(`${EI}/${inbox.id}`, { sender_name: 'x' }), await b.api.patch(`${EI}/${inbox.id}`, {}),
@@ -225,7 +212,7 @@ describe('email inboxes', () => {
   });
 
   it('hides the inboxes of a deleted agent (lists, GET, PATCH, DELETE) and the purge removes them', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const keeper = await newAgent(api, 'Keeper');
     const inbox = await createInbox(api, agent.id);
     const kept = await createInbox(api, keeper.id);
@@ -243,8 +230,8 @@ describe('email inboxes', () => {
   });
 
   it('deleteEmailInboxesOfAgent frees a deleted agent\'s addresses at once', async () => {
-    const a = await orgWithAgent();
-    const b = await orgWithAgent();
+    const a = await orgWithAgent(svc);
+    const b = await orgWithAgent(svc);
     const first = await createInbox(a.api, a.agent.id);
     const second = await createInbox(a.api, a.agent.id);
     const other = await createInbox(a.api, (await newAgent(a.api, 'Other')).id);
@@ -258,8 +245,8 @@ describe('email inboxes', () => {
   });
 
   it('repository: refusals are values, and a refused address leaves the caller\'s transaction usable', async () => {
-    const a = await orgWithAgent();
-    const b = await orgWithAgent();
+    const a = await orgWithAgent(svc);
+    const b = await orgWithAgent(svc);
     const held = await createInbox(b.api, b.agent.id);
     const mine = await createInbox(a.api, a.agent.id);
     expect(await insertEmailInbox(svc.sql, a.orgId, { widget_id: b.agent.id, address: unique(), sender_name: 'x' })).toBe('unknown_agent');
@@ -276,15 +263,10 @@ describe('email inboxes', () => {
   });
 
   it('checks permissions: agents.read to read, agents.write to change; 403 before 400', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const inbox = await createInbox(api, agent.id);
-    const keyWith = async (permissions: string[]) => {
-      const res = await api.post('/api/v1/rest/api-keys', { name: 'k', permissions });
-      expect(res.status, res.text).toBe(201);
-      return client(svc.url, res.body.token);
-    };
-    const reader = await keyWith(['agents.read', 'voice_profiles.write']);
-    const writer = await keyWith(['agents.write']);
+    const reader = (await keyWith(svc, api, ['agents.read', 'voice_profiles.write'])).api;
+    const writer = (await keyWith(svc, api, ['agents.write'])).api;
     expect((await reader.get(EI)).status).toBe(200);
     expect((await reader.get(`${EI}/${inbox.id}`)).status).toBe(200);
     for (const res of [

@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TITLES, type ErrorCode } from '../src/errors.ts';
 import { call, client, freshDatabase, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+import { keyWith, newAgent } from './support/orgs.ts';
+import { expectFieldError, expectProblem, WELL_FORMED_REQUEST_ID } from './support/problems.ts';
 
 /**
  * Every error row of the contract that the current endpoints (agents, api-keys) can produce,
@@ -10,9 +11,6 @@ import { call, client, freshDatabase, startTestService, type ApiResponse, type T
  */
 
 const REST = '/api/v1/rest';
-const TYPE_BASE = 'https://docs.agents.dev/errors/';
-const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._-]{1,200}$/;
-const PROBLEM_KEYS = ['type', 'title', 'status', 'code', 'detail', 'errors', 'required_permission', 'request_id'];
 const MIB = 1024 * 1024;
 
 let svc: TestService;
@@ -25,50 +23,6 @@ beforeAll(async () => {
   api = client(svc.url, admin.token);
 });
 afterAll(async () => { await svc?.stop(); });
-
-/** Asserts a complete problem document of `status` and `code`; returns its body. */
-function expectProblem(res: ApiResponse, status: number, code: ErrorCode): Record<string, any> {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json(;|$)/);
-  const requestId = res.headers.get('x-request-id');
-  expect(requestId).toMatch(WELL_FORMED_REQUEST_ID);
-  const body = res.body as Record<string, any>;
-  expect(typeof body, res.text).toBe('object');
-  expect(body).toMatchObject({
-    type: TYPE_BASE + code,
-    title: ERROR_TITLES[code],
-    status,
-    code,
-    request_id: requestId,
-  });
-  expect(typeof body.title).toBe('string');
-  expect(body.title.length).toBeGreaterThan(0);
-  expect(typeof body.detail).toBe('string');
-  expect(body.detail.length).toBeGreaterThan(0);
-  for (const key of Object.keys(body)) expect(PROBLEM_KEYS, `unexpected problem member ${key}`).toContain(key);
-  if (code === 'validation_error') {
-    expect(Array.isArray(body.errors), res.text).toBe(true);
-    expect(body.errors.length).toBeGreaterThan(0);
-  }
-  if (body.errors !== undefined) {
-    for (const e of body.errors) {
-      expect(Object.keys(e).sort()).toEqual(['code', 'field', 'message']);
-      expect(typeof e.field).toBe('string');
-      expect(e.code).toMatch(/^[a-z][a-z0-9_]*$/);
-      expect(typeof e.message).toBe('string');
-      expect(e.message.length).toBeGreaterThan(0);
-    }
-  }
-  return body;
-}
-
-/** A 400 `validation_error` whose `errors[]` holds `{field, code}` (code omitted: any code). */
-function expectFieldError(res: ApiResponse, field: string, code?: string): Record<string, any> {
-  const body = expectProblem(res, 400, 'validation_error');
-  const match = (body.errors as { field: string; code: string }[]).find((e) => e.field === field && (code === undefined || e.code === code));
-  expect(match, `expected errors[] to hold field ${JSON.stringify(field)}${code ? ` with code ${code}` : ''}: ${res.text}`).toBeDefined();
-  return body;
-}
 
 /** A request through node:http, for what fetch cannot send (no Content-Type, chunked bodies). */
 function rawRequest(base: string, method: string, path: string, opts: {
@@ -103,18 +57,6 @@ function rawRequest(base: string, method: string, path: string, opts: {
     }
     req.end();
   });
-}
-
-async function newAgent(token = admin.token, body: Record<string, unknown> = { name: `Agent ${randomUUID().slice(0, 8)}` }) {
-  const res = await call(svc.url, 'POST', `${REST}/agents`, { token, body });
-  expect(res.status, res.text).toBe(201);
-  return res.body as Record<string, any>;
-}
-
-async function keyWith(permissions: string[]): Promise<string> {
-  const res = await api.post(`${REST}/api-keys`, { name: `limited ${permissions.join(' ')}`, permissions });
-  expect(res.status, res.text).toBe(201);
-  return res.body.token as string;
 }
 
 function allowOf(res: ApiResponse): string[] {
@@ -182,7 +124,7 @@ describe('400 invalid_json', () => {
   }
 
   it('is decided the same with a charset parameter and on PATCH and POST /api-keys', async () => {
-    const agent = await newAgent();
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     expectProblem(await call(svc.url, 'POST', `${REST}/agents`, {
       token: admin.token, body: '{"name":', headers: { 'content-type': 'application/json; charset=utf-8' },
     }), 400, 'invalid_json');
@@ -193,7 +135,7 @@ describe('400 invalid_json', () => {
 
   // (A lone U+FEFF may be read as a byte order mark, which RFC 8259 lets a parser ignore.)
   it('a body of characters that are not JSON whitespace (U+00A0, U+2028, U+3000) does not parse: 400 invalid_json', async () => {
-    const agent = await newAgent();
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     for (const text of ['\u00a0', '\u2028', '\u3000']) {
       const res = await rawRequest(svc.url, 'PATCH', `${REST}/agents/${agent.id}`, {
         headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: text,
@@ -255,7 +197,7 @@ describe('400 validation_error with errors[] and field paths', () => {
   ];
   for (const c of patchCases) {
     it(`PATCH /agents/:id, ${c.title}: field ${c.field}${c.code ? `, code ${c.code}` : ''}; nothing changes`, async () => {
-      const agent = await newAgent();
+      const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
       expectFieldError(await api.patch(`${REST}/agents/${agent.id}`, c.body), c.field, c.code);
       expect((await api.get(`${REST}/agents/${agent.id}`)).body).toEqual(agent);
     });
@@ -279,7 +221,7 @@ describe('400 validation_error with errors[] and field paths', () => {
   }
 
   it('a NUL character in a text field is refused with 400 or stored, never a 500', async () => {
-    const agent = await newAgent();
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     const responses: [string, string, ApiResponse][] = [
       ['POST /agents {name}', 'name', await api.post(`${REST}/agents`, { name: 'nul\u0000name' })],
       ['PATCH /agents/:id {persona}', 'persona', await api.patch(`${REST}/agents/${agent.id}`, { persona: 'a\u0000b' })],
@@ -318,7 +260,7 @@ describe('413 payload_too_large', () => {
   });
 
   it('refuses an oversized PATCH and changes nothing', async () => {
-    const agent = await newAgent();
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     const res = await api.patch(`${REST}/agents/${agent.id}`, { persona: 'p'.repeat(MIB + 10) });
     expectProblem(res, 413, 'payload_too_large');
     expect((await api.get(`${REST}/agents/${agent.id}`)).body).toEqual(agent);
@@ -346,7 +288,7 @@ describe('415 unsupported_media_type', () => {
   });
 
   it('PATCH with a text/plain body is 415 and changes nothing', async () => {
-    const agent = await newAgent();
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     expectProblem(await api.patch(`${REST}/agents/${agent.id}`, JSON.stringify({ name: 'renamed' }), { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
     expect((await api.get(`${REST}/agents/${agent.id}`)).body).toEqual(agent);
   });
@@ -395,7 +337,7 @@ describe('400 for bad query parameters', () => {
   });
 
   it('DELETE /agents/:id?delete_kbs=maybe is 400 and deletes nothing', async () => {
-    const agent = await newAgent();
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     expectFieldError(await api.delete(`${REST}/agents/${agent.id}?delete_kbs=maybe`), 'delete_kbs');
     expectFieldError(await api.delete(`${REST}/agents/${agent.id}?bogus=1`), 'bogus', 'unknown_field');
     expect((await api.get(`${REST}/agents/${agent.id}`)).body).toEqual(agent);
@@ -429,7 +371,7 @@ describe('404 for malformed or unknown path ids', () => {
 
   it("another organization's agent answers 404, exactly as a missing one", async () => {
     const other = await svc.newOrg();
-    const theirs = await newAgent(other.token);
+    const theirs = await newAgent(client(svc.url, other.token), `Agent ${randomUUID().slice(0, 8)}`);
     expectProblem(await api.get(`${REST}/agents/${theirs.id}`), 404, 'not_found');
     expectProblem(await api.patch(`${REST}/agents/${theirs.id}`, { name: 'mine now' }), 404, 'not_found');
     expectProblem(await api.delete(`${REST}/agents/${theirs.id}`), 404, 'not_found');
@@ -507,8 +449,8 @@ describe('order of checks: 401, 403, 400, 404', () => {
   });
 
   it('a token lacking the permission with a bad body is 403 missing_permission', async () => {
-    const reader = await keyWith(['agents.read']);
-    const agent = await newAgent();
+    const reader = (await keyWith(svc, api, ['agents.read'])).token;
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     for (const res of [
       await call(svc.url, 'POST', `${REST}/agents`, { token: reader, body: '{bad json' }),
       await call(svc.url, 'POST', `${REST}/agents`, { token: reader, body: { name: 5, foo: 1 } }),
@@ -519,7 +461,7 @@ describe('order of checks: 401, 403, 400, 404', () => {
     ]) {
       expect(expectProblem(res, 403, 'missing_permission').required_permission).toBe('agents.write');
     }
-    const writer = await keyWith(['agents.write']);
+    const writer = (await keyWith(svc, api, ['agents.write'])).token;
     for (const res of [
       await call(svc.url, 'GET', `${REST}/agents?limit=0`, { token: writer }),
       await call(svc.url, 'GET', `${REST}/agents/${randomUUID()}`, { token: writer }),
@@ -530,7 +472,7 @@ describe('order of checks: 401, 403, 400, 404', () => {
   });
 
   it('delete_kbs=true needs knowledge.write, checked before the id is looked up', async () => {
-    const writer = await keyWith(['agents.write', 'agents.read']);
+    const writer = (await keyWith(svc, api, ['agents.write', 'agents.read'])).token;
     const res = await call(svc.url, 'DELETE', `${REST}/agents/${randomUUID()}?delete_kbs=true`, { token: writer });
     expect(expectProblem(res, 403, 'missing_permission').required_permission).toBe('knowledge.write');
   });
@@ -559,7 +501,7 @@ describe('order of checks: 401, 403, 400, 404', () => {
 
 describe('PATCH {}', () => {
   it('is valid and changes nothing, updated_at included', async () => {
-    const agent = await newAgent(admin.token, { name: 'Unchanged', site_url: 'https://example.com/' });
+    const agent = await newAgent(api, { name: 'Unchanged', site_url: 'https://example.com/' });
     await new Promise((r) => setTimeout(r, 20));
     const res = await api.patch(`${REST}/agents/${agent.id}`, {});
     expect(res.status, res.text).toBe(200);
@@ -568,14 +510,14 @@ describe('PATCH {}', () => {
   });
 
   it('a PATCH without a body is the same as {}', async () => {
-    const agent = await newAgent();
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     const res = await call(svc.url, 'PATCH', `${REST}/agents/${agent.id}`, { token: admin.token });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual(agent);
   });
 
   it('while a real change moves updated_at', async () => {
-    const agent = await newAgent();
+    const agent = await newAgent(api, `Agent ${randomUUID().slice(0, 8)}`);
     await new Promise((r) => setTimeout(r, 20));
     const res = await api.patch(`${REST}/agents/${agent.id}`, { persona: 'Helpful' });
     expect(res.status, res.text).toBe(200);

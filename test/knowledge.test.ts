@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
+import { newOrg, type Api } from './support/orgs.ts';
 import { startFixtureSite, type FixtureSite } from '../src/infra/fixture-site.ts';
 import { searchKnowledge } from '../src/knowledge/retrieval.ts';
 import { startWorkers } from '../src/temporal/worker.ts';
@@ -18,17 +19,11 @@ afterAll(async () => {
 });
 
 const REST = '/api/v1/rest';
-type Api = ReturnType<typeof client>;
 
 async function fixture(opts: Parameters<typeof startFixtureSite>[0] = {}) {
   const site = await startFixtureSite(opts);
   sites.push(site);
   return site;
-}
-
-async function newOrg() {
-  const { token, orgId } = await svc.newOrg();
-  return { api: client(svc.url, token), orgId, token };
 }
 
 const eventTypes = async (orgId: string) =>
@@ -61,7 +56,7 @@ describe('agents and widgets learn their website', () => {
     web.setPage('/articles/7', '<html><head><title>Opening hours</title></head><body><nav>Menu Home About</nav><article><h1>Opening hours</h1>'
       + '<p>The harbour office of Blue Lagoon Boats opens at seven in the morning and closes at half past five, Monday to Saturday.</p>'
       + '<p>On Sundays the pier stays closed except for charter returns.</p></article><footer>Footer boilerplate</footer></body></html>');
-    const { api, orgId } = await newOrg();
+    const { api, orgId } = await newOrg(svc);
     const created = await api.post(`${REST}/agents`, { name: 'Boats', site_url: `${web.url}/` });
     expect(created.status, created.text).toBe(201);
     expect(created.body.status).toBe('draft');
@@ -123,7 +118,7 @@ describe('agents and widgets learn their website', () => {
 
   it('a widget created from a website emits widget.ready; recrawl keeps it active and reuses unchanged pages', async () => {
     const web = await fixture({ pages: 10 });
-    const { api, orgId } = await newOrg();
+    const { api, orgId } = await newOrg(svc);
     const widget = (await api.post('/api/v1/widgets', { name: 'Help', site_url: web.url })).body;
     expect(widget.status).toBe('draft');
     const site = await siteOf(api, widget.agent_id);
@@ -153,7 +148,7 @@ describe('agents and widgets learn their website', () => {
 
   it('honours robots.txt, the page cap and de-duplicates URLs', async () => {
     const web = await fixture({ pages: 60, topology: 'graph', extras: true, slowMs: 10 });
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Big', site_url: web.url })).body;
     const site = await crawled(api, (await siteOf(api, agent.id)).id);
     expect(site.status).toBe('ready');
@@ -169,7 +164,7 @@ describe('agents and widgets learn their website', () => {
 
   it('a re-crawl builds beside the served index and swaps atomically; a failed one keeps the old index', async () => {
     const web = await fixture({ pages: 6, extras: true, slowMs: 3000 });
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Swap', site_url: web.url })).body;
     const site = await crawled(api, (await siteOf(api, agent.id)).id, 90_000);
     expect(site.status).toBe('ready');
@@ -206,7 +201,7 @@ describe('agents and widgets learn their website', () => {
   it('POST /agents/:id/site connects a site to an agent without one, and re-points it', async () => {
     const first = await fixture({ pages: 3 });
     const second = await fixture({ pages: 4 });
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Plain' })).body;
     expect(agent.status).toBe('active');
     const connected = await api.post(`${REST}/agents/${agent.id}/site`, { url: first.url });
@@ -234,7 +229,7 @@ describe('agents and widgets learn their website', () => {
 describe('sites API', () => {
   it('cadence: next_crawl_at recomputed and the site\'s Schedule created, moved and removed', async () => {
     const web = await fixture({ pages: 2 });
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Cadence', site_url: web.url })).body;
     const site = await crawled(api, (await siteOf(api, agent.id)).id);
     const last = Date.parse(site.last_crawled_at);
@@ -272,7 +267,7 @@ describe('sites API', () => {
   });
 
   it('permissions, filters, bounds and other organizations', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Filtered', site_url: 'https://unreachable.invalid/' })).body;
     const site = await siteOf(api, agent.id);
     const token = async (permissions: string[]) => client(svc.url, (await api.post(`${REST}/api-keys`, { name: 'k', permissions })).body.token);
@@ -286,7 +281,7 @@ describe('sites API', () => {
     expect((await api.get(`${REST}/sites?limit=0`)).status).toBe(400);
     expect((await api.get(`${REST}/sites?widget_id=nope`)).status).toBe(400);
     expect((await api.get(`${REST}/sites?kb_id=${agent.id}`)).body.total).toBe(0);
-    const stranger = (await newOrg()).api;
+    const stranger = (await newOrg(svc)).api;
     expect((await stranger.get(`${REST}/sites/${site.id}`)).status).toBe(404);
     expect((await stranger.get(`${REST}/sites?widget_id=${agent.id}`)).body.total).toBe(0);
     // An unreachable site fails with a readable error.
@@ -309,7 +304,7 @@ describe('sites API', () => {
 describe('knowledge bases', () => {
   it('standalone sources shared by agents; delete_kbs deletes only the unshared ones', async () => {
     const web = await fixture({ pages: 3 });
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const [a, b] = [(await api.post(`${REST}/agents`, { name: 'A' })).body, (await api.post(`${REST}/agents`, { name: 'B' })).body];
     const only = (await api.post(`${REST}/knowledge-bases`, { name: 'Only A' })).body;
     const shared = (await api.post(`${REST}/knowledge-bases`, { name: 'Shared' })).body;
@@ -325,7 +320,7 @@ describe('knowledge bases', () => {
     // A attached to the base answers from it; B does not.
     expect((await searchKnowledge(svc.sql, a.id, 'Article 2 marker'))[0]!.url).toBe(`${web.url}/articles/2`);
     expect(await searchKnowledge(svc.sql, b.id, 'Article 2 marker')).toEqual([]);
-    const foreign = (await (await newOrg()).api.post(`${REST}/agents`, { name: 'F' })).body;
+    const foreign = (await (await newOrg(svc)).api.post(`${REST}/agents`, { name: 'F' })).body;
     expect((await api.post(`${REST}/knowledge-bases/${only.id}/agents`, { agent_id: foreign.id })).body.errors[0]).toMatchObject({ field: 'agent_id', code: 'unknown_agent' });
 
     const agentsOnly = client(svc.url, (await api.post(`${REST}/api-keys`, { name: 'k', permissions: ['agents.read', 'agents.write'] })).body.token);

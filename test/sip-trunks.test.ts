@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+import { keyWith as issueKey, type Api } from './support/orgs.ts';
 import { createSecretBox, decodeSecretsKey } from '../src/crypto/secret-box.ts';
 import { findSipTrunk, findSipTrunkByHost, loadSipTrunkPassword } from '../src/db/sip-trunks.ts';
 
@@ -13,7 +14,6 @@ afterAll(async () => { await svc?.stop(); });
 
 const T = '/api/v1/rest/sip-trunks';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-type Api = ReturnType<typeof client>;
 
 /** Every password a test used: no response text and no log line may contain one. */
 const passwords = new Set<string>();
@@ -215,11 +215,7 @@ describe('SIP trunks API', () => {
   it('checks permissions: org.read to read, org.write to change', async () => {
     const { api, token } = await newOrg();
     const trunk = await createTrunk(api);
-    const keyWith = async (permissions: string[]) => {
-      const res = await client(svc.url, token).post('/api/v1/rest/api-keys', { name: 'k', permissions });
-      expect(res.status).toBe(201);
-      return recording(client(svc.url, res.body.token));
-    };
+    const keyWith = async (permissions: string[]) => recording((await issueKey(svc, token, permissions)).api);
     const reader = await keyWith(['org.read']);
     const agentsOnly = await keyWith(['agents.read', 'agents.write']);
     expect((await reader.get(T)).status).toBe(200);

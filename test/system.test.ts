@@ -4,6 +4,7 @@ import { call, client, freshDatabase, startTestService, type TestService } from 
 import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
 import { PERMISSIONS } from '../src/schemas/permissions.ts';
+import { EVENT_TYPES } from '../src/schemas/events.ts';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({}, { worker: false }); });
@@ -69,6 +70,19 @@ describe('OpenAPI and docs', () => {
     // Every $ref resolves.
     const refs = JSON.stringify(doc).match(/#\/components\/schemas\/[A-Za-z]+/g) ?? [];
     for (const ref of new Set(refs)) expect(doc.components.schemas[ref.split('/').pop()!], ref).toBeDefined();
+  });
+
+  it('publishes every event type under webhooks, with the schema of the body its deliveries carry', async () => {
+    const doc = (await call(svc.url, 'GET', '/api/v1/openapi.json')).body;
+    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES]);
+    for (const type of EVENT_TYPES) {
+      const body = doc.webhooks[type].post.requestBody.content['application/json'].schema;
+      expect(body.required, type).toEqual(['id', 'type', 'created_at', 'data']);
+      expect(body.properties.type, type).toMatchObject({ const: type });
+      expect(body.properties.data, type).toEqual({ $ref: `#/components/schemas/${type.startsWith('widget.') ? 'WidgetEventData' : 'ConversationEventData'}` });
+    }
+    expect(doc.components.schemas.WidgetEventData.properties).toEqual({ agent: { $ref: '#/components/schemas/Agent' }, widget: { $ref: '#/components/schemas/Widget' } });
+    expect(doc.components.schemas.ConversationEventData.properties).toEqual({ conversation: { $ref: '#/components/schemas/Conversation' } });
   });
 
   it('serves a browsable reference from local assets', async () => {

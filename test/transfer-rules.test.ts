@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, eventually, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+import { client, eventually, startTestService, type TestService } from './helpers.ts';
+import { keyWith as issueKey, type Api } from './support/orgs.ts';
+import { expectFieldError } from './support/problems.ts';
 import {
   deleteTransferRulesOfAgent, listTransferRules,
 } from '../src/db/transfer-rules.ts';
@@ -14,7 +16,6 @@ const A = '/api/v1/rest/agents';
 const R = (agentId: string) => `${A}/${agentId}/transfer-rules`;
 const MISSING = '0190a5c4-0000-7000-8000-000000000000';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-type Api = ReturnType<typeof client>;
 
 /** An organization with one agent, one SIP trunk and an admin client. */
 async function setup() {
@@ -31,12 +32,6 @@ async function createRule(api: Api, agentId: string, body: Record<string, unknow
   const res = await api.post(R(agentId), { ...COLD, ...body });
   expect(res.status, res.text).toBe(201);
   return res.body as Record<string, any> & { id: string };
-}
-
-function expectInvalid(res: ApiResponse, field: string, code: string) {
-  expect(res.status, res.text).toBe(400);
-  expect(res.body.code).toBe('validation_error');
-  expect(res.body.errors, res.text).toContainEqual(expect.objectContaining({ field, code }));
 }
 
 describe('transfer rules: create and read', () => {
@@ -107,31 +102,31 @@ describe('transfer rules: validation', () => {
   it('refuses what the schema refuses', async () => {
     const { api, agent } = await setup();
     const post = (body: Record<string, unknown>) => api.post(R(agent.id), { ...COLD, ...body });
-    for (const ring_timeout_seconds of [9, 61, 0, -30, 600]) expectInvalid(await post({ ring_timeout_seconds }), 'ring_timeout_seconds', 'out_of_range');
-    expectInvalid(await post({ ring_timeout_seconds: 30.5 }), 'ring_timeout_seconds', 'invalid_type');
-    expectInvalid(await post({ ring_timeout_seconds: '30' }), 'ring_timeout_seconds', 'invalid_type');
+    for (const ring_timeout_seconds of [9, 61, 0, -30, 600]) expectFieldError(await post({ ring_timeout_seconds }), 'ring_timeout_seconds', 'out_of_range');
+    expectFieldError(await post({ ring_timeout_seconds: 30.5 }), 'ring_timeout_seconds', 'invalid_type');
+    expectFieldError(await post({ ring_timeout_seconds: '30' }), 'ring_timeout_seconds', 'invalid_type');
     for (const ring_timeout_seconds of [10, 60]) expect((await post({ ring_timeout_seconds })).status).toBe(201);
     for (const destination_phone of ['4155550123', '+04155550123', '+1 415 555 0123', '+1415555012345678', 'tel:+14155550123', '+']) {
-      expectInvalid(await post({ destination_phone }), 'destination_phone', destination_phone.length > 16 ? 'too_long' : 'invalid_e164');
+      expectFieldError(await post({ destination_phone }), 'destination_phone', destination_phone.length > 16 ? 'too_long' : 'invalid_e164');
     }
-    expectInvalid(await post({ transfer_type: 'blind' }), 'transfer_type', 'invalid_value');
-    expectInvalid(await post({ priority: -1 }), 'priority', 'out_of_range');
-    expectInvalid(await post({ priority: 1001 }), 'priority', 'out_of_range');
-    expectInvalid(await post({ priority: 1.5 }), 'priority', 'invalid_type');
-    expectInvalid(await post({ enabled: 'true' }), 'enabled', 'invalid_type');
-    expectInvalid(await post({ name: '' }), 'name', 'too_short');
-    expectInvalid(await post({ name: 'x'.repeat(201) }), 'name', 'too_long');
-    expectInvalid(await post({ name: null }), 'name', 'invalid_type');
-    expectInvalid(await post({ condition: 'x'.repeat(2001) }), 'condition', 'too_long');
-    expectInvalid(await post({ destination_label: 'x'.repeat(201) }), 'destination_label', 'too_long');
-    expectInvalid(await post({ transfer_type: 'warm', warm_brief: 'x'.repeat(2001) }), 'warm_brief', 'too_long');
-    expectInvalid(await post({ widget_id: agent.id }), 'widget_id', 'unknown_field');
-    expectInvalid(await post({ id: MISSING }), 'id', 'unknown_field');
-    expectInvalid(await post({ transfer_type: 'sip_refer', sip_trunk_id: 'not-a-uuid' }), 'sip_trunk_id', 'invalid_format');
+    expectFieldError(await post({ transfer_type: 'blind' }), 'transfer_type', 'invalid_value');
+    expectFieldError(await post({ priority: -1 }), 'priority', 'out_of_range');
+    expectFieldError(await post({ priority: 1001 }), 'priority', 'out_of_range');
+    expectFieldError(await post({ priority: 1.5 }), 'priority', 'invalid_type');
+    expectFieldError(await post({ enabled: 'true' }), 'enabled', 'invalid_type');
+    expectFieldError(await post({ name: '' }), 'name', 'too_short');
+    expectFieldError(await post({ name: 'x'.repeat(201) }), 'name', 'too_long');
+    expectFieldError(await post({ name: null }), 'name', 'invalid_type');
+    expectFieldError(await post({ condition: 'x'.repeat(2001) }), 'condition', 'too_long');
+    expectFieldError(await post({ destination_label: 'x'.repeat(201) }), 'destination_label', 'too_long');
+    expectFieldError(await post({ transfer_type: 'warm', warm_brief: 'x'.repeat(2001) }), 'warm_brief', 'too_long');
+    expectFieldError(await post({ widget_id: agent.id }), 'widget_id', 'unknown_field');
+    expectFieldError(await post({ id: MISSING }), 'id', 'unknown_field');
+    expectFieldError(await post({ transfer_type: 'sip_refer', sip_trunk_id: 'not-a-uuid' }), 'sip_trunk_id', 'invalid_format');
     const { name: _n, ...noName } = COLD;
-    expectInvalid(await api.post(R(agent.id), noName), 'name', 'required');
+    expectFieldError(await api.post(R(agent.id), noName), 'name', 'required');
     const { condition: _c, ...noCondition } = COLD;
-    expectInvalid(await api.post(R(agent.id), noCondition), 'condition', 'required');
+    expectFieldError(await api.post(R(agent.id), noCondition), 'condition', 'required');
     expect((await api.post(R(agent.id), '{"name":')).body.code).toBe('invalid_json');
     expect((await api.get(R(agent.id))).body.total).toBe(2);
   });
@@ -140,25 +135,25 @@ describe('transfer rules: validation', () => {
     const { api, agent, trunk } = await setup();
     const post = (body: Record<string, unknown>) => api.post(R(agent.id), { name: 'r', condition: 'c', ...body });
     // destination_phone: required for cold and warm, and for sip_refer without a SIP URI.
-    expectInvalid(await post({}), 'destination_phone', 'required');
-    expectInvalid(await post({ transfer_type: 'cold', destination_phone: null }), 'destination_phone', 'required');
-    expectInvalid(await post({ transfer_type: 'warm', warm_brief: 'hi' }), 'destination_phone', 'required');
-    expectInvalid(await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id }), 'destination_phone', 'required');
+    expectFieldError(await post({}), 'destination_phone', 'required');
+    expectFieldError(await post({ transfer_type: 'cold', destination_phone: null }), 'destination_phone', 'required');
+    expectFieldError(await post({ transfer_type: 'warm', warm_brief: 'hi' }), 'destination_phone', 'required');
+    expectFieldError(await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id }), 'destination_phone', 'required');
     // sip_refer needs a trunk.
-    expectInvalid(await post({ transfer_type: 'sip_refer', destination_phone: '+14155550123' }), 'sip_trunk_id', 'required');
-    expectInvalid(await post({ transfer_type: 'sip_refer', destination_sip_uri: 'sip:a@pbx.example.com', sip_trunk_id: null }), 'sip_trunk_id', 'required');
+    expectFieldError(await post({ transfer_type: 'sip_refer', destination_phone: '+14155550123' }), 'sip_trunk_id', 'required');
+    expectFieldError(await post({ transfer_type: 'sip_refer', destination_sip_uri: 'sip:a@pbx.example.com', sip_trunk_id: null }), 'sip_trunk_id', 'required');
     // Fields of another type.
-    expectInvalid(await post({ destination_phone: '+14155550123', warm_brief: 'hi' }), 'warm_brief', 'not_allowed_for_transfer_type');
-    expectInvalid(await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id, destination_phone: '+14155550123', warm_brief: 'hi' }), 'warm_brief', 'not_allowed_for_transfer_type');
-    expectInvalid(await post({ destination_phone: '+14155550123', sip_trunk_id: trunk.id }), 'sip_trunk_id', 'not_allowed_for_transfer_type');
-    expectInvalid(await post({ transfer_type: 'warm', destination_phone: '+14155550123', destination_sip_uri: 'sip:a@pbx.example.com' }), 'destination_sip_uri', 'not_allowed_for_transfer_type');
+    expectFieldError(await post({ destination_phone: '+14155550123', warm_brief: 'hi' }), 'warm_brief', 'not_allowed_for_transfer_type');
+    expectFieldError(await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id, destination_phone: '+14155550123', warm_brief: 'hi' }), 'warm_brief', 'not_allowed_for_transfer_type');
+    expectFieldError(await post({ destination_phone: '+14155550123', sip_trunk_id: trunk.id }), 'sip_trunk_id', 'not_allowed_for_transfer_type');
+    expectFieldError(await post({ transfer_type: 'warm', destination_phone: '+14155550123', destination_sip_uri: 'sip:a@pbx.example.com' }), 'destination_sip_uri', 'not_allowed_for_transfer_type');
     const message = (await post({ destination_phone: '+14155550123', warm_brief: 'hi' })).body.errors[0].message;
     expect(message).toBe('warm_brief applies only to warm rules, and this rule is cold');
     // SIP URIs: sip: or sips: with a valid host.
     for (const destination_sip_uri of ['http://pbx.example.com', 'pbx.example.com', 'sip:', 'sip:user@', 'sip:a b@pbx.example.com', 'sip:a@bad_host.example.com', 'tel:+14155550123', 'sip:a@pbx.example.com:99999']) {
-      expectInvalid(await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id, destination_sip_uri }), 'destination_sip_uri', 'invalid_sip_uri');
+      expectFieldError(await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id, destination_sip_uri }), 'destination_sip_uri', 'invalid_sip_uri');
     }
-    expectInvalid(await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id, destination_sip_uri: `sip:${'a'.repeat(510)}` }), 'destination_sip_uri', 'too_long');
+    expectFieldError(await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id, destination_sip_uri: `sip:${'a'.repeat(510)}` }), 'destination_sip_uri', 'too_long');
     for (const destination_sip_uri of ['SIP:desk@PBX.example.com', 'sips:[2001:db8::1]:5061', 'sip:+14155550123@gw.example.com;user=phone']) {
       expect((await post({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id, destination_sip_uri })).status, destination_sip_uri).toBe(201);
     }
@@ -173,11 +168,11 @@ describe('transfer rules: validation', () => {
     const b = await setup();
     for (const sip_trunk_id of [b.trunk.id, MISSING]) {
       const res = await a.api.post(R(a.agent.id), { ...COLD, transfer_type: 'sip_refer', sip_trunk_id });
-      expectInvalid(res, 'sip_trunk_id', 'unknown_sip_trunk');
+      expectFieldError(res, 'sip_trunk_id', 'unknown_sip_trunk');
       expect(res.body.errors).toHaveLength(1);
     }
     const rule = await createRule(a.api, a.agent.id, { transfer_type: 'sip_refer', sip_trunk_id: a.trunk.id });
-    expectInvalid(await a.api.patch(`${R(a.agent.id)}/${rule.id}`, { sip_trunk_id: b.trunk.id }), 'sip_trunk_id', 'unknown_sip_trunk');
+    expectFieldError(await a.api.patch(`${R(a.agent.id)}/${rule.id}`, { sip_trunk_id: b.trunk.id }), 'sip_trunk_id', 'unknown_sip_trunk');
     expect((await a.api.get(`${R(a.agent.id)}/${rule.id}`)).body.sip_trunk_id).toBe(a.trunk.id);
     // The database refuses it too, whoever writes.
     await expect(svc.sql`update transfer_rules set sip_trunk_id = ${b.trunk.id} where id = ${rule.id}`).rejects.toThrow(/transfer_rules_sip_trunk_fk/);
@@ -199,10 +194,10 @@ describe('transfer rules: PATCH', () => {
     expect(same.body).toEqual(renamed.body);
     const cleared = await api.patch(`${R(agent.id)}/${rule.id}`, { warm_brief: null, destination_label: null });
     expect(cleared.body).toMatchObject({ warm_brief: null, destination_label: null, transfer_type: 'warm', priority: 7 });
-    expectInvalid(await api.patch(`${R(agent.id)}/${rule.id}`, { destination_phone: null }), 'destination_phone', 'required');
-    expectInvalid(await api.patch(`${R(agent.id)}/${rule.id}`, { name: null }), 'name', 'invalid_type');
-    expectInvalid(await api.patch(`${R(agent.id)}/${rule.id}`, { ring_timeout_seconds: 61 }), 'ring_timeout_seconds', 'out_of_range');
-    expectInvalid(await api.patch(`${R(agent.id)}/${rule.id}`, { widget_id: agent.id }), 'widget_id', 'unknown_field');
+    expectFieldError(await api.patch(`${R(agent.id)}/${rule.id}`, { destination_phone: null }), 'destination_phone', 'required');
+    expectFieldError(await api.patch(`${R(agent.id)}/${rule.id}`, { name: null }), 'name', 'invalid_type');
+    expectFieldError(await api.patch(`${R(agent.id)}/${rule.id}`, { ring_timeout_seconds: 61 }), 'ring_timeout_seconds', 'out_of_range');
+    expectFieldError(await api.patch(`${R(agent.id)}/${rule.id}`, { widget_id: agent.id }), 'widget_id', 'unknown_field');
     expect((await api.get(`${R(agent.id)}/${rule.id}`)).body).toEqual(cleared.body);
   });
 
@@ -216,10 +211,10 @@ describe('transfer rules: PATCH', () => {
     expect((await api.patch(`${R(agent.id)}/${rule.id}`, { transfer_type: 'sip_refer' })).body).toMatchObject({ sip_trunk_id: trunk.id, destination_sip_uri: 'sip:b@pbx.example.com' });
     // Without a phone number the URI is what makes the rule valid: it cannot go.
     expect((await api.patch(`${R(agent.id)}/${rule.id}`, { destination_phone: null })).status).toBe(200);
-    expectInvalid(await api.patch(`${R(agent.id)}/${rule.id}`, { destination_sip_uri: null }), 'destination_phone', 'required');
-    expectInvalid(await api.patch(`${R(agent.id)}/${rule.id}`, { sip_trunk_id: null }), 'sip_trunk_id', 'required');
-    expectInvalid(await api.patch(`${R(agent.id)}/${rule.id}`, { destination_sip_uri: 'https://pbx.example.com' }), 'destination_sip_uri', 'invalid_sip_uri');
-    expectInvalid(await api.patch(`${R(agent.id)}/${rule.id}`, { warm_brief: 'x' }), 'warm_brief', 'not_allowed_for_transfer_type');
+    expectFieldError(await api.patch(`${R(agent.id)}/${rule.id}`, { destination_sip_uri: null }), 'destination_phone', 'required');
+    expectFieldError(await api.patch(`${R(agent.id)}/${rule.id}`, { sip_trunk_id: null }), 'sip_trunk_id', 'required');
+    expectFieldError(await api.patch(`${R(agent.id)}/${rule.id}`, { destination_sip_uri: 'https://pbx.example.com' }), 'destination_sip_uri', 'invalid_sip_uri');
+    expectFieldError(await api.patch(`${R(agent.id)}/${rule.id}`, { warm_brief: 'x' }), 'warm_brief', 'not_allowed_for_transfer_type');
     const other = (await api.post('/api/v1/rest/sip-trunks', { label: 'B', sip_host: 'b.example.com', sip_username: 'u', password: 'pw' })).body;
     expect((await api.patch(`${R(agent.id)}/${rule.id}`, { sip_trunk_id: other.id })).body).toMatchObject({ sip_trunk_id: other.id, destination_sip_uri: 'sip:b@pbx.example.com' });
   });
@@ -233,20 +228,20 @@ describe('transfer rules: PATCH', () => {
     expect(cold.status).toBe(200);
     expect(cold.body).toMatchObject({ transfer_type: 'cold', sip_trunk_id: null, destination_sip_uri: null, destination_phone: '+14155550123', warm_brief: null });
     // cold → sip_refer without a trunk: 400, and nothing changed.
-    expectInvalid(await api.patch(url(sip.id), { transfer_type: 'sip_refer' }), 'sip_trunk_id', 'required');
+    expectFieldError(await api.patch(url(sip.id), { transfer_type: 'sip_refer' }), 'sip_trunk_id', 'required');
     expect((await api.get(url(sip.id))).body).toEqual(cold.body);
     expect((await api.patch(url(sip.id), { transfer_type: 'sip_refer', sip_trunk_id: trunk.id })).body).toMatchObject({ transfer_type: 'sip_refer', sip_trunk_id: trunk.id });
     // sip_refer → warm with a brief: SIP fields cleared, brief set.
     const warm = await api.patch(url(sip.id), { transfer_type: 'warm', warm_brief: 'Say hello' });
     expect(warm.body).toMatchObject({ transfer_type: 'warm', warm_brief: 'Say hello', sip_trunk_id: null, destination_sip_uri: null });
     // warm → cold clears the brief; sending one with it is refused.
-    expectInvalid(await api.patch(url(sip.id), { transfer_type: 'cold', warm_brief: 'still here' }), 'warm_brief', 'not_allowed_for_transfer_type');
+    expectFieldError(await api.patch(url(sip.id), { transfer_type: 'cold', warm_brief: 'still here' }), 'warm_brief', 'not_allowed_for_transfer_type');
     expect((await api.patch(url(sip.id), { transfer_type: 'cold' })).body).toMatchObject({ transfer_type: 'cold', warm_brief: null });
     // Fields of a type the rule is not becoming are refused.
-    expectInvalid(await api.patch(url(sip.id), { transfer_type: 'warm', sip_trunk_id: trunk.id }), 'sip_trunk_id', 'not_allowed_for_transfer_type');
+    expectFieldError(await api.patch(url(sip.id), { transfer_type: 'warm', sip_trunk_id: trunk.id }), 'sip_trunk_id', 'not_allowed_for_transfer_type');
     // A sip_refer rule reached only by URI cannot become cold without a number.
     const uriOnly = await createRule(api, agent.id, { transfer_type: 'sip_refer', sip_trunk_id: trunk.id, destination_phone: null, destination_sip_uri: 'sip:a@pbx.example.com' });
-    expectInvalid(await api.patch(url(uriOnly.id), { transfer_type: 'cold' }), 'destination_phone', 'required');
+    expectFieldError(await api.patch(url(uriOnly.id), { transfer_type: 'cold' }), 'destination_phone', 'required');
     expect((await api.patch(url(uriOnly.id), { transfer_type: 'warm', destination_phone: '+33142685300' })).body)
       .toMatchObject({ transfer_type: 'warm', destination_phone: '+33142685300', sip_trunk_id: null, destination_sip_uri: null });
   });
@@ -273,9 +268,9 @@ describe('transfer rules: 404, 403 and organizations', () => {
       for (const call of all(agentId!, ruleId!).slice(2)) expect((await call()).status, `${agentId}/${ruleId}`).toBe(404);
     }
     // 400 before 404: a bad body on a missing agent is a bad body.
-    expectInvalid(await api.post(R(MISSING), { ...COLD, ring_timeout_seconds: 5 }), 'ring_timeout_seconds', 'out_of_range');
-    expectInvalid(await api.patch(`${R(agent.id)}/${MISSING}`, { ring_timeout_seconds: 5 }), 'ring_timeout_seconds', 'out_of_range');
-    expectInvalid(await api.patch(`${R(MISSING)}/${rule.id}`, { transfer_type: 'sip_refer', sip_trunk_id: MISSING }), 'sip_trunk_id', 'unknown_sip_trunk');
+    expectFieldError(await api.post(R(MISSING), { ...COLD, ring_timeout_seconds: 5 }), 'ring_timeout_seconds', 'out_of_range');
+    expectFieldError(await api.patch(`${R(agent.id)}/${MISSING}`, { ring_timeout_seconds: 5 }), 'ring_timeout_seconds', 'out_of_range');
+    expectFieldError(await api.patch(`${R(MISSING)}/${rule.id}`, { transfer_type: 'sip_refer', sip_trunk_id: MISSING }), 'sip_trunk_id', 'unknown_sip_trunk');
     expect((await api.get(`${R(agent.id)}/${rule.id}`)).body.name).toBe('Billing');
 
     // A deleted agent answers 404 everywhere at once, before its purge.
@@ -303,10 +298,9 @@ describe('transfer rules: 404, 403 and organizations', () => {
     const { api, token, agent } = await setup();
     const rule = await createRule(api, agent.id);
     const keyWith = async (permissions: string[]) => {
-      const res = await api.post('/api/v1/rest/api-keys', { name: 'k', permissions });
-      expect(res.status).toBe(201);
-      expect(token).not.toBe(res.body.token);
-      return client(svc.url, res.body.token);
+      const key = await issueKey(svc, api, permissions);
+      expect(token).not.toBe(key.token);
+      return key.api;
     };
     const reader = await keyWith(['agents.read']);
     const writerOnly = await keyWith(['agents.write']);
@@ -353,7 +347,7 @@ describe('transfer rules: delete, trunk protection and the agent purge', () => {
     expect((await api.delete(`${R(agent.id)}/${rule.id}`)).status).toBe(204);
     expect((await api.delete(`/api/v1/rest/sip-trunks/${trunk.id}`)).status).toBe(204);
     // Now the trunk is gone, a rule cannot name it.
-    expectInvalid(await api.post(R(agent.id), { ...COLD, transfer_type: 'sip_refer', sip_trunk_id: trunk.id }), 'sip_trunk_id', 'unknown_sip_trunk');
+    expectFieldError(await api.post(R(agent.id), { ...COLD, transfer_type: 'sip_refer', sip_trunk_id: trunk.id }), 'sip_trunk_id', 'unknown_sip_trunk');
   });
 
   it('removes the rules with the agent when its purge deletes the row', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, client, startTestService, type TestService } from './helpers.ts';
+import { call, startTestService, type TestService } from './helpers.ts';
+import { keyWith, newOrg, type Api } from './support/orgs.ts';
 import { BASE_VOICES } from '../src/schemas/voices.ts';
 import { ACCENTS, ENERGY_LEVELS, FORMALITIES, PACES } from '../src/schemas/voice-profiles.ts';
 import { newId } from '../src/ids.ts';
@@ -11,12 +12,6 @@ afterAll(async () => { await svc?.stop(); });
 
 const VP = '/api/v1/rest/voice-profiles';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-type Api = ReturnType<typeof client>;
-
-async function newOrg() {
-  const { token, orgId } = await svc.newOrg();
-  return { api: client(svc.url, token), token, orgId };
-}
 
 async function createProfile(api: Api, body: Record<string, unknown> = {}) {
   const res = await api.post(VP, { name: 'Warm', base_voice: 'alloy', ...body });
@@ -34,7 +29,7 @@ async function invalid(res: Promise<{ status: number; body: any; text: string }>
 
 describe('voice profiles', () => {
   it('creates with defaults, Location, id and timestamps; reads it back', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const res = await api.post(VP, { name: 'Front desk voice', base_voice: 'nova' });
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(`${VP}/${res.body.id}`);
@@ -52,14 +47,14 @@ describe('voice profiles', () => {
   });
 
   it('creates with every field given', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const body = { name: 'Concierge', base_voice: 'sage', accent: 'british', energy: 'low', pace: 'slow', formality: 'formal', custom_direction: 'Calm, unhurried.' };
     const created = await createProfile(api, body);
     expect(created).toMatchObject(body);
   });
 
   it('accepts every value of every value set, on create and on PATCH', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const sets = { base_voice: BASE_VOICES, accent: ACCENTS, energy: ENERGY_LEVELS, pace: PACES, formality: FORMALITIES };
     const { id } = await createProfile(api);
     for (const [field, values] of Object.entries(sets)) {
@@ -75,7 +70,7 @@ describe('voice profiles', () => {
   });
 
   it('refuses values outside every value set with 400 naming the field', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const { id } = await createProfile(api);
     for (const field of ['base_voice', 'accent', 'energy', 'pace', 'formality']) {
       for (const value of ['loud', '', 'ALLOY', 'Neutral', ' medium']) {
@@ -91,7 +86,7 @@ describe('voice profiles', () => {
   });
 
   it('validates name, base_voice, custom_direction and unknown fields', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     expect(await invalid(api.post(VP, { base_voice: 'alloy' }))).toMatchObject({ field: 'name', code: 'required' });
     expect(await invalid(api.post(VP, { name: 'v' }))).toMatchObject({ field: 'base_voice', code: 'required' });
     expect(await invalid(api.post(VP, { name: '', base_voice: 'alloy' }))).toMatchObject({ field: 'name', code: 'too_short' });
@@ -107,7 +102,7 @@ describe('voice profiles', () => {
   });
 
   it('patches any subset, leaves the rest, and {} changes nothing', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const created = await createProfile(api, { accent: 'irish', custom_direction: 'Smile.' });
     const same = await api.patch(`${VP}/${created.id}`, {});
     expect(same.status).toBe(200);
@@ -127,7 +122,7 @@ describe('voice profiles', () => {
   });
 
   it('lists newest first with the envelope, and limit/offset bounds', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push((await createProfile(api, { name: `p${i}` })).id);
     const all = await api.get(VP);
@@ -146,8 +141,8 @@ describe('voice profiles', () => {
   });
 
   it('deletes (204), then answers 404; unknown, malformed and other organizations\' ids are 404', async () => {
-    const a = await newOrg();
-    const b = await newOrg();
+    const a = await newOrg(svc);
+    const b = await newOrg(svc);
     const { id } = await createProfile(a.api);
     for (const res of [
       await b.api.get(`${VP}/${id}`), await b.api.patch(`${VP}/${id}`, { name: 'x' }), await b.api.patch(`${VP}/${id}`, {}), await b.api.delete(`${VP}/${id}`),
@@ -167,16 +162,11 @@ describe('voice profiles', () => {
   });
 
   it('checks permissions: agents.read to read, voice_profiles.write to change; 403 before 400', async () => {
-    const { api, token } = await newOrg();
+    const { api, token } = await newOrg(svc);
     const { id } = await createProfile(api);
-    const keyWith = async (permissions: string[]) => {
-      const res = await api.post('/api/v1/rest/api-keys', { name: 'k', permissions });
-      expect(res.status, res.text).toBe(201);
-      return client(svc.url, res.body.token);
-    };
-    const reader = await keyWith(['agents.read']);
-    const agentWriter = await keyWith(['agents.read', 'agents.write']);
-    const writer = await keyWith(['voice_profiles.write']);
+    const reader = (await keyWith(svc, api, ['agents.read'])).api;
+    const agentWriter = (await keyWith(svc, api, ['agents.read', 'agents.write'])).api;
+    const writer = (await keyWith(svc, api, ['voice_profiles.write'])).api;
     expect((await reader.get(VP)).status).toBe(200);
     expect((await reader.get(`${VP}/${id}`)).status).toBe(200);
     for (const who of [reader, agentWriter]) {
@@ -205,8 +195,8 @@ describe('voice profiles', () => {
   });
 
   it('DELETE detaches the profile from agents using it (live and in a draft), leaving other agents alone', async () => {
-    const { api, orgId } = await newOrg();
-    const other = await newOrg();
+    const { api, orgId } = await newOrg(svc);
+    const other = await newOrg(svc);
     const doomed = await createProfile(api, { name: 'Doomed' });
     const kept = await createProfile(api, { name: 'Kept' });
     const agent = (await api.post('/api/v1/rest/agents', { name: 'Uses it' })).body;
@@ -237,7 +227,7 @@ describe('voice profiles', () => {
   });
 
   it('DELETE detaches the profile from an agent that chose it through the agent PATCH', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const profile = await createProfile(api);
     const agent = (await api.post('/api/v1/rest/agents', { name: 'Caller' })).body;
     const chosen = await api.patch(`/api/v1/rest/agents/${agent.id}`, { voice_profile_id: profile.id });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { client, eventually, freshDatabase, startTestService, workflowBundle, type TestService } from './helpers.ts';
+import { eventually, freshDatabase, startTestService, workflowBundle, type TestService } from './helpers.ts';
+import { keyWith, orgWithAgent, type Api } from './support/orgs.ts';
 import { startReceiver, type Receiver, type Received } from './webhook-receiver.ts';
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../src/temporal/worker.ts';
@@ -37,14 +38,7 @@ const W = '/api/v1/rest/webhooks';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An organization with one agent and a client for it. */
-async function orgWithAgent(service: TestService = svc) {
-  const { token, orgId } = await service.newOrg();
-  const api = client(service.url, token);
-  const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Front desk' });
-  return { api, orgId, agent, token };
-}
-
-async function createEndpoint(api: ReturnType<typeof client>, url: string, events: string[] = ['*']) {
+async function createEndpoint(api: Api, url: string, events: string[] = ['*']) {
   const res = await api.post(W, { url, events });
   expect(res.status, res.text).toBe(201);
   return res.body as { id: string; secret: string };
@@ -60,7 +54,7 @@ const arrived = (url: string, n = 1, timeoutMs = 20_000) => eventually(async () 
 
 describe('webhook endpoints API', () => {
   it('creates with a whsec_ secret shown once, lists, gets, patches, rotates and deletes', async () => {
-    const { api } = await orgWithAgent();
+    const { api } = await orgWithAgent(svc);
     const created = await api.post(W, { url: 'https://hooks.example.com/a', events: ['widget.paused', 'widget.activated'], description: 'CRM' });
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe(`${W}/${created.body.id}`);
@@ -98,8 +92,8 @@ describe('webhook endpoints API', () => {
   });
 
   it('hides one organization\'s endpoints from another (404, as missing)', async () => {
-    const a = await orgWithAgent();
-    const b = await orgWithAgent();
+    const a = await orgWithAgent(svc);
+    const b = await orgWithAgent(svc);
     const { id } = await createEndpoint(a.api, 'https://hooks.example.com/x');
     for (const res of [
       await b.api.get(`${W}/${id}`), await b.api.patch(`${W}/${id}`, { enabled: false }), await b.api.delete(`${W}/${id}`),
@@ -110,11 +104,10 @@ describe('webhook endpoints API', () => {
   });
 
   it('checks permissions: org.read to read, org.write to change', async () => {
-    const { api, token } = await orgWithAgent();
+    const { api } = await orgWithAgent(svc);
     const { id } = await createEndpoint(api, 'https://hooks.example.com/p');
-    const keyWith = async (permissions: string[]) => client(svc.url, (await client(svc.url, token).post('/api/v1/rest/api-keys', { name: 'k', permissions })).body.token);
-    const reader = await keyWith(['org.read']);
-    const outsider = await keyWith(['agents.read']);
+    const reader = (await keyWith(svc, api, ['org.read'])).api;
+    const outsider = (await keyWith(svc, api, ['agents.read'])).api;
     expect((await reader.get(W)).status).toBe(200);
     expect((await reader.get(`${W}/${id}/deliveries`)).status).toBe(200);
     for (const res of [
@@ -133,7 +126,7 @@ describe('webhook endpoints API', () => {
   });
 
   it('validates events and URLs', async () => {
-    const { api } = await orgWithAgent();
+    const { api } = await orgWithAgent(svc);
     const bad = async (body: unknown) => {
       const res = await api.post(W, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -168,13 +161,13 @@ describe('webhook endpoints API', () => {
     expect(patch.status).toBe(400);
     expect(patch.body.code).toBe('private_network_target');
     // The same private URL is fine where private targets are allowed (local development).
-    expect((await (await orgWithAgent()).api.post(W, { url: 'http://127.0.0.1:9/in', events: ['*'] })).status).toBe(201);
+    expect((await (await orgWithAgent(svc)).api.post(W, { url: 'http://127.0.0.1:9/in', events: ['*'] })).status).toBe(201);
   });
 });
 
 describe('deliveries', () => {
   it('delivers a signed Standard Webhook that an independent verifier accepts', async () => {
-    const { api, agent, orgId } = await orgWithAgent();
+    const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url();
     const endpoint = await createEndpoint(api, url, ['widget.paused']);
     const patched = await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
@@ -215,7 +208,7 @@ describe('deliveries', () => {
   });
 
   it('retries failed attempts with the same webhook-id and logs each attempt', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const url = receiver.url({ failFirst: 2, failStatus: 503 });
     const endpoint = await createEndpoint(api, url);
     await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
@@ -238,7 +231,7 @@ describe('deliveries', () => {
   });
 
   it('ends failed after the last retry; a manual retry sends it again', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const url = receiver.url({ failFirst: 1000 });
     const endpoint = await createEndpoint(api, url);
     await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
@@ -271,7 +264,7 @@ describe('deliveries', () => {
   });
 
   it('treats a redirect as a failed attempt and does not follow it', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const target = receiver.url();
     const url = receiver.url({ status: 302, headers: { location: target } });
     const endpoint = await createEndpoint(api, url);
@@ -285,7 +278,7 @@ describe('deliveries', () => {
   });
 
   it('signs with the new and the old secret for 24 hours after a rotation', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const url = receiver.url();
     const endpoint = await createEndpoint(api, url);
     const { body: rotated } = await api.post(`${W}/${endpoint.id}/rotate-secret`);
@@ -304,8 +297,8 @@ describe('deliveries', () => {
   });
 
   it('sends only subscribed types to enabled endpoints of the event\'s organization', async () => {
-    const { api, agent } = await orgWithAgent();
-    const other = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
+    const other = await orgWithAgent(svc);
     const all = receiver.url();
     const activatedOnly = receiver.url();
     const disabled = receiver.url();
@@ -331,7 +324,7 @@ describe('deliveries', () => {
   });
 
   it('disables an endpoint whose deliveries have failed for 5 days, and PATCH enabled=true resumes it', async () => {
-    const { api, agent } = await orgWithAgent();
+    const { api, agent } = await orgWithAgent(svc);
     const url = receiver.url({ failFirst: 1000 });
     const endpoint = await createEndpoint(api, url);
     await svc.sql`update webhook_endpoints set failing_since = now() - interval '5 days 1 hour' where id = ${endpoint.id}`;
@@ -383,10 +376,11 @@ describe('deliveries', () => {
 
   it('starts a delivery once however often it is dispatched, eagerly through the worker of this process', async () => {
     expect(colocatedClient(svc.config.TEMPORAL_NAMESPACE, taskQueues(svc.config).webhooks)).toBeDefined();
-    const { api, agent, orgId } = await orgWithAgent();
+    const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url();
     await createEndpoint(api, url, ['widget.activated']);
-    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget: { id: agent.public_key } } }));
+    const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
+    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } }));
     const deps = { sql: svc.sql, temporal: svc.temporal, config: svc.config };
     // The API and the sweep racing: both find the event undispatched and start its workflow.
     const counts = await Promise.all([dispatchEvents(deps, [eventId]), dispatchEvents(deps, [eventId])]);
@@ -400,11 +394,12 @@ describe('deliveries', () => {
   });
 
   it('delivers an event that committed but was never dispatched, through the recovery sweep', async () => {
-    const { api, agent, orgId } = await orgWithAgent();
+    const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url();
     const endpoint = await createEndpoint(api, url, ['widget.activated']);
     // As if the process died between commit and dispatch: the outbox row alone.
-    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget: { id: agent.public_key } } }));
+    const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
+    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } }));
     const [got] = await arrived(url, 1, 30_000);
     expect(got!.headers['webhook-id']).toBe(eventId);
     new Webhook(endpoint.secret).verify(got!.body, headersOf(got!));

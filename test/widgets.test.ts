@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, startTestService, type TestService } from './helpers.ts';
+import { newOrg } from './support/orgs.ts';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({ PURGE_BATCH_SIZE: 50 }); });
@@ -8,17 +9,12 @@ afterAll(async () => { await svc?.stop(); });
 const REST = '/api/v1/rest';
 const W = '/api/v1/widgets';
 
-async function newOrg() {
-  const { token, orgId } = await svc.newOrg();
-  return { api: client(svc.url, token), token, orgId };
-}
-
 const events = async (orgId: string) =>
   svc.sql<{ type: string; data: any }[]>`select type, data from events where org_id = ${orgId} order by created_at, id`;
 
 describe('widgets', () => {
   it('creates a widget in draft with a wgt_ id; it is the same entity as an agent', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const res = await api.post(W, { name: 'Help', site_url: 'https://example.com/' });
     expect(res.status, res.text).toBe(201);
     const widget = res.body;
@@ -40,7 +36,7 @@ describe('widgets', () => {
   });
 
   it('requires name and site_url and validates them', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const missing = await api.post(W, { name: 'x' });
     expect(missing.status).toBe(400);
     expect(missing.body.errors).toContainEqual(expect.objectContaining({ field: 'site_url', code: 'required' }));
@@ -51,7 +47,7 @@ describe('widgets', () => {
   });
 
   it('a change through one view shows through the other', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const widget = (await api.post(W, { name: 'Help', site_url: 'https://example.com/' })).body;
     const patched = await api.patch(`${W}/${widget.id}`, {
       name: 'Helper', theme: { primary: '#000000' }, position: 'bottom_left', suggested_prompts: ['Hours?'], domains: ['WWW.Example.com'],
@@ -70,7 +66,7 @@ describe('widgets', () => {
   });
 
   it('pause and resume move the status and emit widget.paused / widget.activated with both views', async () => {
-    const { api, orgId } = await newOrg();
+    const { api, orgId } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Desk' })).body;
     const id = agent.public_key;
     const paused = await api.post(`${W}/${id}/pause`);
@@ -95,7 +91,7 @@ describe('widgets', () => {
   });
 
   it('lists by cursor, newest first, every widget once', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) ids.push((await api.post(`${REST}/agents`, { name: `A${i}` })).body.public_key);
     const seen: string[] = [];
@@ -122,7 +118,7 @@ describe('widgets', () => {
   });
 
   it('DELETE hides the widget at once from both views and purges it', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const widget = (await api.post(W, { name: 'Gone', site_url: 'https://example.com' })).body;
     expect((await api.delete(`${W}/${widget.id}`)).status).toBe(204);
     expect((await api.get(`${W}/${widget.id}`)).status).toBe(404);
@@ -132,7 +128,7 @@ describe('widgets', () => {
   });
 
   it('permissions, malformed ids and other organizations', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const widget = (await api.post(W, { name: 'Mine', site_url: 'https://example.com' })).body;
     const reader = client(svc.url, (await api.post(`${REST}/api-keys`, { name: 'r', permissions: ['agents.read'] })).body.token);
     expect((await reader.get(`${W}/${widget.id}`)).status).toBe(200);
@@ -144,7 +140,7 @@ describe('widgets', () => {
     const nobody = client(svc.url, (await api.post(`${REST}/api-keys`, { name: 'n', permissions: [] })).body.token);
     expect((await nobody.get(W)).body.required_permission).toBe('agents.read');
 
-    const stranger = (await newOrg()).api;
+    const stranger = (await newOrg(svc)).api;
     for (const res of [await stranger.get(`${W}/${widget.id}`), await stranger.patch(`${W}/${widget.id}`, { name: 'x' }),
       await stranger.post(`${W}/${widget.id}/pause`), await stranger.delete(`${W}/${widget.id}`)]) {
       expect(res.status).toBe(404);

@@ -6,7 +6,7 @@ import { findConversationRecord, listMessages, type ConversationRecord } from '.
 import type { Agent } from '../../src/schemas/agents.ts';
 import {
   PublicConversationCreateSchema, PublicConversationEndedSchema, PublicConversationParams, PublicConversationStartedSchema,
-  PublicMessageCreateSchema, PublicMessagesQuery, PublicMessagesSchema, PublicWidgetConfigSchema, PublicWidgetParams,
+  PublicMessageCreateSchema, PublicMessagesQuery, PublicMessagesSchema, PublicWidgetConfigSchema, PublicWidgetParams, toPublicWidgetConfig,
 } from '../../src/schemas/public-widgets.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { route, type RouteFamily } from '../routing.ts';
@@ -58,16 +58,7 @@ export const publicWidgetsFamily: RouteFamily = {
       async handler({ params, deps, ctx }) {
         const { agent } = await publicAgent(ctx, deps, params.public_key);
         ctx.set('Cache-Control', 'no-cache');
-        return {
-          status: 200,
-          body: {
-            widget_id: agent.public_key, name: agent.name, status: agent.status, accepting_conversations: agent.status !== 'paused',
-            display_mode: agent.display_mode, position: agent.position, theme: agent.theme, intro_title: agent.intro_title,
-            intro_subtitle: agent.intro_subtitle, suggested_prompts: agent.suggested_prompts, localized_copy: agent.localized_copy,
-            button_label: agent.button_label, show_label: agent.show_label, logo_url: agent.logo_url,
-            launcher_icon_url: agent.launcher_icon_url, launcher_icon_kind: agent.launcher_icon_kind, default_language: agent.default_language,
-          },
-        };
+        return { status: 200, body: toPublicWidgetConfig(agent) };
       },
     }),
     route({

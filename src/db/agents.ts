@@ -1,7 +1,8 @@
 import { listPage, type Db } from './index.ts';
 import { newId, newPublicKey } from '../ids.ts';
 import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
-import type { Widget } from '../schemas/widgets.ts';
+// The widget view of an agent (agents and widgets are one entity): made from the one list of widget fields.
+export { toWidget } from '../schemas/widgets.ts';
 import {
   applyPatch, changesSomething, combineChanges, pruneChanges, readConfig, type BasicField, type ConfigObject,
 } from '../domain/agent-config.ts';
@@ -26,17 +27,6 @@ export function toAgent(row: AgentRow): Agent {
     has_pending_draft: row.draft ? changesSomething(basicsOf(row), row.config, row.draft.changes) : false,
     created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
   } as Agent;
-}
-
-/** The widget view of an agent (agents and widgets are one entity; the widget id is the public key). */
-export function toWidget(agent: Agent): Widget {
-  return {
-    id: agent.public_key, agent_id: agent.id, name: agent.name, status: agent.status,
-    display_mode: agent.display_mode, position: agent.position, voice: agent.voice, persona: agent.persona,
-    theme: agent.theme, intro_title: agent.intro_title, intro_subtitle: agent.intro_subtitle,
-    suggested_prompts: agent.suggested_prompts, button_label: agent.button_label, show_label: agent.show_label,
-    domains: agent.domains, site_url: agent.site_url, created_at: agent.created_at, updated_at: agent.updated_at,
-  };
 }
 
 export interface NewAgent {

@@ -4,6 +4,7 @@ import type { Db } from '../db/index.ts';
 import { insertEvent } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
 import { dispatchEvents, type DispatchDeps } from './dispatch.ts';
+import { checkEventShape } from './shapes.ts';
 
 export { dispatchEvents, type DispatchDeps } from './dispatch.ts';
 
@@ -32,6 +33,7 @@ function agentIdOf(data: Record<string, unknown>): string | null {
  * `dispatchAfterCommit`); if that never happens, the recovery sweep dispatches it.
  */
 export async function emitEvent(tx: Db, input: EventInput): Promise<string> {
+  checkEventShape(input.type, input.data);
   const id = newEventId();
   await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId: input.agentId ?? agentIdOf(input.data), data: input.data });
   return id;

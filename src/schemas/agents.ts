@@ -181,7 +181,7 @@ export const AgentSchema = Type.Object({
   logo_url: Nullable(Type.String()),
   launcher_icon_url: Nullable(Type.String()),
   launcher_icon_kind: StringEnum(LAUNCHER_ICON_KINDS),
-  domains: Type.Array(Type.String()),
+  domains: Type.Array(Type.String(), { description: 'Host allowlist' }),
   mcp_pill_enabled: Type.Boolean(),
   mcp_ui_cards_enabled: Type.Boolean(),
   cross_channel_memory: Type.Boolean(),

@@ -21,6 +21,14 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
 }
 
+/**
+ * The named members of an object, in the order of `keys`: picks the same fields from a schema's
+ * `properties` and from a value of it, so one list of names drives both.
+ */
+export function pick<T extends object, const K extends readonly (keyof T)[]>(from: T, keys: K): Pick<T, K[number]> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K[number]>;
+}
+
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 export const PageQueryProps = {

@@ -1,3 +1,9 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Timestamp } from './common.ts';
+import { AgentSchema } from './agents.ts';
+import { ConversationSchema } from './conversations.ts';
+import { WidgetSchema } from './widgets.ts';
+
 /** Every event type the service emits (the specification's Events table), in its order. */
 export const EVENT_TYPES = [
   'widget.ready',
@@ -13,3 +19,35 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What an endpoint may subscribe to: an event type, or `*` for all of them (today's and future ones). */
 export const EVENT_SUBSCRIPTIONS = [...EVENT_TYPES, '*'] as const;
 export type EventSubscription = (typeof EVENT_SUBSCRIPTIONS)[number];
+
+/** `data` of the widget events: the agent as `GET /agents/:id` returns it, and its widget view. */
+export const WidgetEventDataSchema = Type.Object({
+  agent: AgentSchema,
+  widget: WidgetSchema,
+}, { $id: 'WidgetEventData', additionalProperties: false });
+
+/** `data` of the conversation events: the conversation as the conversations list shows it. */
+export const ConversationEventDataSchema = Type.Object({
+  conversation: ConversationSchema,
+}, { $id: 'ConversationEventData', additionalProperties: false });
+
+/** Each event type: when it fires, and the schema of its `data`. */
+export const EVENTS: Record<EventType, { description: string; data: TSchema }> = {
+  'widget.ready': { description: 'A widget created through the widgets endpoints finished its first crawl and became `active`.', data: WidgetEventDataSchema },
+  'widget.crawl_completed': { description: 'An agent created with `site_url` finished its first crawl and became `active`.', data: WidgetEventDataSchema },
+  'widget.activated': { description: 'An agent\'s status changed to `active` (PATCH, resume, or a published draft).', data: WidgetEventDataSchema },
+  'widget.paused': { description: 'An agent\'s status changed to `paused` (PATCH, pause, or a published draft).', data: WidgetEventDataSchema },
+  'conversation.started': { description: 'A conversation started.', data: ConversationEventDataSchema },
+  'conversation.ended': { description: 'A conversation ended (the visitor ended it, or it was inactive too long).', data: ConversationEventDataSchema },
+  'conversation.evaluated': { description: 'The evaluation of an ended conversation completed.', data: ConversationEventDataSchema },
+};
+
+/** The body of a webhook delivery: the Standard Webhooks envelope around one event's `data`. */
+export function EventSchema(type: EventType) {
+  return Type.Object({
+    id: Type.String({ pattern: '^evt_[A-Za-z0-9_-]{24}$', description: 'The event id; also the `webhook-id` header, the same on every retry' }),
+    type: Type.Literal(type),
+    created_at: Timestamp,
+    data: EVENTS[type].data,
+  }, { additionalProperties: false, description: EVENTS[type].description });
+}

@@ -1,33 +1,35 @@
-import { Type } from '@sinclair/typebox';
-import { Nullable, StringEnum, Timestamp, Uuid } from './common.ts';
-import { AGENT_STATUSES, AgentSchema, ThemeSchema } from './agents.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, pick, StringEnum, Timestamp, Uuid } from './common.ts';
+import { AgentSchema, type Agent } from './agents.ts';
 import { WidgetId } from './widgets.ts';
 
 export const PublicWidgetParams = Type.Object({ public_key: WidgetId }, { additionalProperties: false });
 export const PublicConversationParams = Type.Object({ public_key: WidgetId, id: Uuid }, { additionalProperties: false });
+
+/** The agent fields the embed renders with, in this order: the one list behind the config's schema and its value. */
+export const PUBLIC_CONFIG_FIELDS = [
+  'display_mode', 'position', 'theme', 'intro_title', 'intro_subtitle', 'suggested_prompts', 'localized_copy', 'button_label', 'show_label',
+  'logo_url', 'launcher_icon_url', 'launcher_icon_kind', 'default_language',
+] as const;
 
 const a = AgentSchema.properties;
 
 /** What the embed needs to render: appearance, every language of the intro copy, and whether it may start a conversation. */
 export const PublicWidgetConfigSchema = Type.Object({
   widget_id: WidgetId,
-  name: Type.String(),
-  status: StringEnum(AGENT_STATUSES),
+  name: a.name,
+  status: a.status,
   accepting_conversations: Type.Boolean({ description: 'False while the agent is paused: the widget loads but does not start conversations' }),
-  display_mode: a.display_mode,
-  position: a.position,
-  theme: ThemeSchema,
-  intro_title: a.intro_title,
-  intro_subtitle: a.intro_subtitle,
-  suggested_prompts: a.suggested_prompts,
-  localized_copy: a.localized_copy,
-  button_label: a.button_label,
-  show_label: a.show_label,
-  logo_url: a.logo_url,
-  launcher_icon_url: a.launcher_icon_url,
-  launcher_icon_kind: a.launcher_icon_kind,
-  default_language: a.default_language,
+  ...pick(a, PUBLIC_CONFIG_FIELDS),
 }, { $id: 'PublicWidgetConfig', additionalProperties: false });
+
+/** The public config of an agent's widget. */
+export function toPublicWidgetConfig(agent: Agent): Static<typeof PublicWidgetConfigSchema> {
+  return {
+    widget_id: agent.public_key, name: agent.name, status: agent.status, accepting_conversations: agent.status !== 'paused',
+    ...pick(agent, PUBLIC_CONFIG_FIELDS),
+  };
+}
 
 export const MessageSchema = Type.Object({
   id: Uuid,
