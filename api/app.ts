@@ -25,6 +25,7 @@ import { emailInboxesFamily } from './routes/email-inboxes.ts';
 import { conversationsFamily } from './routes/conversations.ts';
 import { CARD_PATH, conversationCardsRouter } from './routes/conversation-cards.ts';
 import { contactsFamily } from './routes/contacts.ts';
+import { mcpEndpoint } from './mcp/endpoint.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
 export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily];
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use((ctx, next) => (ctx.path.startsWith('/api/v1/rest/') ? next() : routes(ctx as never, () => allowed(ctx as never, next))));
   const embed = embedRouter().routes();
   app.use((ctx, next) => (ctx.path === '/embed.js' ? embed(ctx as never, next) : next()));
+  app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, listener: () => app.callback() }) as Koa.Middleware);
   app.use(authWhereNeeded as Koa.Middleware);
   // The transcript cards behind `card_url`: public (a signed URL), HTML, so not a JSON route family.
   const cards = conversationCardsRouter().routes();

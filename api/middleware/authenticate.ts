@@ -1,5 +1,14 @@
+import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../src/errors.ts';
+import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AppMiddleware } from '../context.ts';
+
+/**
+ * The principal of an in-process request (an MCP tool call) made on behalf of a request that was
+ * already authenticated and counted: it is neither looked up nor counted again. Only code in this
+ * process can put a request here; no header can.
+ */
+export const carriedPrincipals = new WeakMap<IncomingMessage, Principal>();
 
 /**
  * Resolves the bearer token (401 otherwise), then counts the request against the token's rate
@@ -7,6 +16,11 @@ import type { AppMiddleware } from '../context.ts';
  */
 export function authenticate(): AppMiddleware {
   return async (ctx, next) => {
+    const carried = carriedPrincipals.get(ctx.req);
+    if (carried) {
+      ctx.state.principal = carried;
+      return next();
+    }
     const header = ctx.get('Authorization');
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     const principal = match ? await ctx.deps.authenticator.authenticate(match[1]!) : null;
