@@ -329,6 +329,21 @@ describe('MCP tool calls run the REST handlers', () => {
     expect((await theirs.api.get(`${REST}/agents/${agent.id}/transfer-rules/${rule.id}`)).body.name).toBe(COLD.name);
   });
 
+  it('never lets a path id change which route is called (dot segments, empty ids)', async () => {
+    const { api, tools } = await orgClient();
+    const agent = await ok(tools, 'create_agent', { name: 'Anchor' });
+    // `/knowledge-bases/../agents/<id>` would be `DELETE /agents/<id>` once the URL is parsed.
+    for (const id of ['..', '.', '']) {
+      const problem = await refused(tools, 'detach_knowledge_base', { knowledge_base_id: id, agent_id: agent.id });
+      expect(problem).toMatchObject({ status: 400, code: 'validation_error', errors: [{ field: 'knowledge_base_id', code: 'invalid_value', message: 'knowledge_base_id must name a resource' }] });
+    }
+    expect(await refused(tools, 'get_agent', { agent_id: '' })).toMatchObject({ status: 400 });
+    expect(await refused(tools, 'detach_knowledge_base', { knowledge_base_id: '%2e%2e', agent_id: agent.id })).toMatchObject({ status: 404 });
+    expect(await refused(tools, 'get_agent', { agent_id: '../agents' })).toMatchObject({ status: 404 });
+    expect((await api.get(`${REST}/agents/${agent.id}`)).status).toBe(200);
+    await tools.close();
+  });
+
   it('refuses an unknown tool as a protocol error', async () => {
     const { tools } = await orgClient();
     await expect(tools.callTool({ name: 'launch_rocket', arguments: {} })).rejects.toThrow(/unknown tool launch_rocket/);

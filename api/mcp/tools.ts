@@ -147,6 +147,12 @@ export function requestForCall(tool: RouteTool, args: Json): ToolRequest | Field
         : { field: arg, code: 'invalid_type', message: `${arg} must be of type string` });
       continue;
     }
+    // URL parsing resolves dot segments (`/knowledge-bases/../agents/x` is `/agents/x`), and an empty
+    // segment can reach another route: none of them is an id, and none may change what is called.
+    if (['', '.', '..'].includes(String(value))) {
+      errors.push({ field: arg, code: 'invalid_value', message: `${arg} must name a resource` });
+      continue;
+    }
     url = url.replace(new RegExp(`:${param}(?=/|$)`), encodeURIComponent(String(value)));
   }
   const search = new URLSearchParams();
