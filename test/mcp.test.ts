@@ -374,6 +374,7 @@ describe('MCP resources and prompts', () => {
     expect((await tools.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['agent://{agent_id}', 'conversation://{conversation_id}']);
     await expect(tools.readResource({ uri: `agent://${MISSING}` })).rejects.toThrow(/not found/);
     await expect(tools.readResource({ uri: 'mailto:someone' })).rejects.toThrow(/unknown resource/);
+    await expect(tools.readResource({ uri: 'agent://%E0%A4%A' })).rejects.toThrow(/not a valid id/);
     const stranger = await orgClient();
     await expect(stranger.tools.readResource({ uri: `conversation://${conversationId}` })).rejects.toThrow(/not found/);
     await tools.close();

@@ -111,7 +111,13 @@ export function createMcpServer(opts: McpServerOptions): Server {
     const match = RESOURCE_URI.exec(uri);
     if (!match) throw new McpError(-32002, `unknown resource ${uri}: use agent://<id> or conversation://<id>`);
     const kind = RESOURCE_KINDS[match[1] as keyof typeof RESOURCE_KINDS];
-    const reply = await invoke(kind.tool, { [kind.arg]: decodeURIComponent(match[2]!) });
+    let id: string;
+    try {
+      id = decodeURIComponent(match[2]!);
+    } catch {
+      throw new McpError(-32002, `${kind.arg} in ${uri} is not a valid id`);
+    }
+    const reply = await invoke(kind.tool, { [kind.arg]: id });
     if (reply.status !== 200) throw refusal(reply);
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(reply.body, null, 2) }] };
   });
