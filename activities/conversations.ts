@@ -1,12 +1,7 @@
 import { endConversation, evaluateConversation } from '../src/conversations/lifecycle.ts';
-import { createRuntime } from '../src/runtime/index.ts';
-import { createLogger } from '../src/logger.ts';
 import type { ActivityDeps } from './index.ts';
 
-export function createConversationActivities(deps: ActivityDeps) {
-  const runtime = createRuntime(deps.config);
-  const log = createLogger(deps.config.LOG_LEVEL);
-  const full = { ...deps, runtime, log };
+export function createConversationActivities(full: ActivityDeps) {
   return {
     /** The inactivity timer ran out: end the conversation (a no-op if the visitor ended it first). */
     async endIdleConversation(input: { conversationId: string }): Promise<boolean> {

@@ -146,7 +146,7 @@ export function createCrawlActivities(deps: ActivityDeps) {
       });
       if (!result) return;
       if (result.eventIds.length) await dispatchEvents(deps, result.eventIds).catch(() => { /* the recovery sweep sends them */ });
-      await syncCrawlSchedule(deps, result.site);
+      await syncCrawlSchedule(deps, sql, result.site);
     },
 
     /** Records a failed crawl: the index served now stays; the partial generation goes. */
@@ -160,7 +160,7 @@ export function createCrawlActivities(deps: ActivityDeps) {
         await tx`delete from site_pages where site_id = ${current.id} and generation >= ${input.generation}`;
         return toSite(row as never);
       });
-      if (site) await syncCrawlSchedule(deps, site);
+      if (site) await syncCrawlSchedule(deps, sql, site);
     },
 
     /** A Schedule's tick: crawl the site (joining a crawl already running); a deleted site's Schedule removes itself. */
@@ -170,7 +170,7 @@ export function createCrawlActivities(deps: ActivityDeps) {
         await deleteCrawlSchedule(deps, input.siteId);
         return;
       }
-      await startCrawl(deps, site);
+      await startCrawl(deps, sql, site);
     },
   };
 }

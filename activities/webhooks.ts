@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
 import type { Sql } from '../src/db/index.ts';
 import type { Config } from '../src/config.ts';
 import { loadAttemptTarget, recordAttempt, settleDelivery, type AttemptRecord, type AttemptTarget } from '../src/db/webhooks.ts';
@@ -26,7 +27,7 @@ export interface AttemptOutcome {
 /** No attempt was made: the delivery is gone (endpoint deleted) or its endpoint is disabled. */
 export type AttemptSkipped = { kind: 'gone' } | { kind: 'endpoint_disabled' };
 
-export interface WebhookActivityDeps { sql: Sql; config: Config; temporal: Client }
+export interface WebhookActivityDeps { sql: Sql; config: Config; temporal: Client; log: Logger }
 
 /** The body every attempt of one event sends, byte for byte. */
 export function deliveryBody(event: AttemptTarget['event']): string {
@@ -96,7 +97,7 @@ async function postAttempt(agent: Dispatcher, target: AttemptTarget): Promise<At
 }
 
 /** Activities of webhook delivery and of the outbox recovery sweep. */
-export function createWebhookActivities({ sql, config, temporal }: WebhookActivityDeps) {
+export function createWebhookActivities({ sql, config, temporal, log }: WebhookActivityDeps) {
   // One pool of connections for every delivery: receivers that keep connections alive are
   // not re-dialled (and re-resolved) on each event.
   const agent = createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_NETWORK_TARGETS }, { connections: 32 });
@@ -125,7 +126,7 @@ export function createWebhookActivities({ sql, config, temporal }: WebhookActivi
 
     /** The recovery sweep's work: dispatches events left undispatched; returns how many it found. */
     async dispatchStaleWebhookEvents(input: { olderThanSeconds: number; limit: number }): Promise<number> {
-      return dispatchStaleEvents({ sql, temporal, config }, input);
+      return dispatchStaleEvents({ sql, temporal, config, log }, input);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { AppDeps, AppMiddleware } from './context.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
-import { mountFamily, type RouteFamily } from './routing.ts';
+import { mountFamily, ROUTER_OPTIONS, type RouteFamily } from './routing.ts';
 import { buildOpenApi } from './openapi.ts';
 import { systemRouter } from './routes/system.ts';
 import { embedRouter } from './routes/embed.ts';
@@ -23,7 +23,7 @@ import { createRateLimiter } from './middleware/rate-limit.ts';
 import { voiceProfilesFamily } from './routes/voice-profiles.ts';
 import { emailInboxesFamily } from './routes/email-inboxes.ts';
 import { conversationsFamily } from './routes/conversations.ts';
-import { CARD_PATH, conversationCardsRouter } from './routes/conversation-cards.ts';
+import { conversationCardsRouter } from './routes/conversation-cards.ts';
 import { contactsFamily } from './routes/contacts.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 
@@ -32,10 +32,44 @@ export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRul
 
 export const API_VERSION = '1.0.0';
 
-const isAuthenticatedPath = (path: string) =>
-  path.startsWith('/api/v1/') && !path.startsWith('/api/v1/public/') && path !== '/api/v1/openapi.json';
+/**
+ * The API's two areas. Each family declares whether it is public (`RouteFamily.public`), which
+ * puts its routes in one area's router, reachable only through that area's own middleware:
+ * nothing else decides by path whether a guard applies. An area takes every request under its
+ * prefix (an unknown path there is still authenticated, then 404); case matters everywhere.
+ */
+const PUBLIC_PREFIX = '/api/v1/public';
+const AUTHENTICATED_PREFIX = '/api/v1';
 
-/** Builds the Koa application: the error middleware first, then auth, then one router per family. */
+/** Runs `middleware` in order, each one's `next` being the one after it. */
+function chain(middleware: Koa.Middleware[]): (ctx: Koa.Context) => Promise<void> {
+  const run = (ctx: Koa.Context, i: number): Promise<void> =>
+    (i < middleware.length ? Promise.resolve(middleware[i]!(ctx, () => run(ctx, i + 1))).then(() => undefined) : Promise.resolve());
+  return (ctx) => run(ctx, 0);
+}
+
+/** Serves `routers` behind `guards` for every request under `prefix`; no request under it goes further. */
+function area(prefix: string, guards: AppMiddleware[], routers: Router[]): Koa.Middleware {
+  const stack = chain([...guards as Koa.Middleware[], ...routers.flatMap((r) => [r.routes() as Koa.Middleware, r.allowedMethods() as Koa.Middleware])]);
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? stack(ctx) : next());
+}
+
+/** Serves the paths `router` has routes for (any method: a 405 comes from it too); other paths go further. */
+function ownPaths(router: Router): Koa.Middleware {
+  const stack = chain([router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
+  return (ctx, next) => (router.match(ctx.path, ctx.method).path.length > 0 ? stack(ctx) : next());
+}
+
+function familyRouter(families: RouteFamily[], prefix: string): Router {
+  const router = new Router(ROUTER_OPTIONS);
+  for (const family of families) {
+    if (!family.base.startsWith(prefix)) throw new Error(`family ${family.tag} (${family.base}) lies outside its area ${prefix}`);
+    mountFamily(router, family);
+  }
+  return router;
+}
+
+/** Builds the Koa application: request id and errors first, then the system routes and the two areas. */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // errors are logged by our error middleware, with the request id
@@ -43,30 +77,21 @@ export function createApp(deps: AppDeps): Koa {
 
   let openApi: unknown;
   const system = systemRouter(() => (openApi ??= buildOpenApi(FAMILIES, { version: API_VERSION })));
-
-  const api = new Router();
-  for (const family of FAMILIES) mountFamily(api, family);
-
-  const auth = authenticate();
-  const authWhereNeeded: AppMiddleware = (ctx, next) => (isAuthenticatedPath(ctx.path) ? auth(ctx, next) : next());
+  const publicFamilies = FAMILIES.filter((f) => f.public);
+  const authenticatedFamilies = FAMILIES.filter((f) => !f.public);
 
   app.use(requestContext() as Koa.Middleware);
-  // Before the error middleware: its problem documents keep the CORS headers.
-  app.use(publicCors() as Koa.Middleware);
   app.use(errorHandler() as Koa.Middleware);
-  app.use(publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE)) as Koa.Middleware);
-  // Resource paths never match a system route: spare them the second router.
-  const routes = system.routes();
-  const allowed = system.allowedMethods();
-  app.use((ctx, next) => (ctx.path.startsWith('/api/v1/rest/') ? next() : routes(ctx as never, () => allowed(ctx as never, next))));
-  const embed = embedRouter().routes();
-  app.use((ctx, next) => (ctx.path === '/embed.js' ? embed(ctx as never, next) : next()));
-  app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, listener: () => app.callback() }) as Koa.Middleware);
-  app.use(authWhereNeeded as Koa.Middleware);
-  // The transcript cards behind `card_url`: public (a signed URL), HTML, so not a JSON route family.
-  const cards = conversationCardsRouter().routes();
-  app.use((ctx, next) => (ctx.path.startsWith(CARD_PATH) ? cards(ctx as never, next) : next()));
-  app.use(api.routes());
-  app.use(api.allowedMethods());
+  // Liveness, readiness, the OpenAPI document and reference, the embed script: no token.
+  app.use(ownPaths(system));
+  app.use(ownPaths(embedRouter()));
+  // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
+  // (on errors too, so the embed can read their code) and a rate limit per client address.
+  app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],
+    [familyRouter(publicFamilies, PUBLIC_PREFIX), conversationCardsRouter()]));
+  // Everything else under /api/v1, and the MCP endpoint: a bearer token (failures limited per address), counted against its rate limit.
+  const auth = authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE));
+  app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, auth, listener: () => app.callback() }) as Koa.Middleware);
+  app.use(area(AUTHENTICATED_PREFIX, [auth], [familyRouter(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
   return app;
 }

@@ -51,18 +51,18 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
   }
   Object.assign(responses, {
     400: problemResponse('Malformed or invalid request (`invalid_json`, `validation_error`)'),
-    ...(def.public ? {} : {
+    ...(family.public ? {} : {
       401: problemResponse('No, unknown or revoked token'),
       403: problemResponse(`Permission missing; needs ${def.permissions.join(' and ')}`),
     }),
     ...(def.params ? { 404: problemResponse('No such resource in this organization') } : {}),
     ...(def.body ? { 413: problemResponse('Body over 1 MiB'), 415: problemResponse('Body is not JSON') } : {}),
-    ...(def.method === 'POST' && !def.public ? { 409: problemResponse('State conflict, or Idempotency-Key in progress'), 422: problemResponse('Idempotency-Key reused with another body') } : {}),
+    ...(def.method === 'POST' && !family.public ? { 409: problemResponse('State conflict, or Idempotency-Key in progress'), 422: problemResponse('Idempotency-Key reused with another body') } : {}),
     429: problemResponse('Rate limit exceeded (see Retry-After)'),
     500: problemResponse('Unexpected error; quote request_id'),
   });
   const params = parameters(def, components);
-  if (def.method === 'POST' && !def.public) {
+  if (def.method === 'POST' && !family.public) {
     params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 },
       description: 'Repeat the request safely: the same key and body within 24 hours replay the first response.' });
   }
@@ -71,7 +71,7 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
     summary: def.summary,
     ...(def.description ? { description: def.description } : {}),
     tags: [family.tag],
-    ...(def.public ? { security: [] } : { 'x-permissions': def.permissions }),
+    ...(family.public ? { security: [] } : { 'x-permissions': def.permissions }),
     ...(params.length ? { parameters: params } : {}),
     ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(def.body, components) } } } } : {}),
     responses,
@@ -90,6 +90,8 @@ export function buildOpenApi(families: RouteFamily[], opts: { version: string })
       paths[path][def.method.toLowerCase()] = operation(def, family, components);
     }
   }
+  // No `jsonSchemaDialect`: the default (OAS 3.1 base: JSON Schema 2020-12 plus the OAS keywords)
+  // is what these schemas are, and Swagger UI shows a warning box for any other value (issue 11).
   return {
     openapi: '3.1.0',
     info: {
@@ -97,7 +99,6 @@ export function buildOpenApi(families: RouteFamily[], opts: { version: string })
       version: opts.version,
       description: 'Create and run AI agents over web chat, phone, SMS, email and campaign calls. Errors are RFC 9457 problem details; see the `Problem` schema.',
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
     tags: families.map((f) => ({ name: f.tag, description: f.description })).filter((t, i, all) => all.findIndex((o) => o.name === t.name) === i),

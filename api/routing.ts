@@ -2,17 +2,26 @@ import type Router from '@koa/router';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { AppError, missingPermission, validationError } from '../src/errors.ts';
-import type { Permission } from '../src/auth/permissions.ts';
+import type { Permission } from '../src/schemas/permissions.ts';
 import type { Principal } from '../src/auth/authenticator.ts';
-import { compileValidator, formatErrors, type FieldError } from '../src/validation.ts';
+import { compileValidator, formatErrors, SHAPE_CHECKS, type FieldError } from '../src/validation.ts';
 import type { AppContext, AppDeps } from './context.ts';
 import { readJsonBody } from './middleware/body.ts';
+import { nulCharacterErrors } from './json-scan.ts';
+import { requestLineErrors } from './url-text.ts';
+import { responseCheck } from './response-check.ts';
 import { checkIdempotencyKey, fingerprint, runIdempotent, type StoredResponse } from './middleware/idempotency.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a handler answers; the route writes it to the response (and stores it for Idempotency-Key). */
-export interface Reply { status: number; body?: unknown; headers?: Record<string, string> }
+export interface Reply<B = unknown> { status: number; body?: B; headers?: Record<string, string> }
+
+/** A route's declared responses, by status. */
+type Responses = Record<number, { description: string; schema?: TSchema }>;
+
+/** The body types a route's responses declare: a handler returns one of them (or none). */
+type DeclaredBody<R extends Responses> = { [K in keyof R]: R[K] extends { schema: infer S extends TSchema } ? Static<S> : undefined }[keyof R];
 
 export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
   params: Static<P>;
@@ -27,37 +36,45 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
  * One endpoint: the single description from which the router, request validation and the
  * OpenAPI document are all made.
  */
-export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends Responses = Responses> {
   method: Method;
   /** Koa path below the family's base, e.g. `/agents/:id`. */
   path: string;
   operationId: string;
   summary: string;
   description?: string;
-  /** Every one is required; checked before the request is validated (403 comes before 400). */
+  /** Every one is required; checked before the request is validated (403 comes before 400). Empty in a public family. */
   permissions: Permission[];
-  /**
-   * A public endpoint (`/api/v1/public/...`): no bearer token, so no principal, no permissions
-   * and no Idempotency-Key; the handler checks whatever it needs (an Origin, a visitor token).
-   */
-  public?: boolean;
   /** Permissions that depend on the validated request, e.g. `delete_kbs=true`. */
   extraPermissions?: (input: { query: Static<Q>; body: Static<B> }) => Permission[];
   params?: P;
   query?: Q;
   body?: B;
-  responses: Record<number, { description: string; schema?: TSchema }>;
-  handler(input: HandlerInput<P, Q, B>): Promise<Reply>;
+  /** Every status a handler answers with, and its body's schema: the handler's return type is held to them. */
+  responses: R;
+  handler(input: HandlerInput<P, Q, B>): Promise<Reply<DeclaredBody<R>>>;
+  /**
+   * For a response holding a shown-once secret: whether the resource it shows still exists.
+   * An Idempotency-Key replay of one that is gone is 409 `invalid_state`, never the secret again.
+   */
+  stillExists?(input: { deps: AppDeps; principal: Principal; body: unknown }): Promise<boolean>;
 }
 
 /** Keeps the type parameters of a route while collecting it in a family's list. */
-export function route<P extends TSchema, Q extends TSchema, B extends TSchema>(def: RouteDef<P, Q, B>): RouteDef {
+export function route<P extends TSchema, Q extends TSchema, B extends TSchema, const R extends Responses>(def: RouteDef<P, Q, B, R>): RouteDef {
   return def as unknown as RouteDef;
 }
 
 export interface RouteFamily {
   /** Path prefix, e.g. `/api/v1/rest`. */
   base: string;
+  /**
+   * A public family (`/api/v1/public/...`) is mounted in the public area, behind its CORS and
+   * per-address rate limit: no bearer token, so no principal, no permissions and no
+   * Idempotency-Key; the handler checks whatever it needs (an Origin, a visitor token). Every
+   * other family is mounted in the authenticated area, behind the token check and its rate limit.
+   */
+  public?: boolean;
   tag: string;
   description: string;
   routes: RouteDef[];
@@ -102,29 +119,24 @@ function queryObject(ctx: AppContext, schema: TObject | undefined): Record<strin
   return query;
 }
 
-/** PostgreSQL text cannot hold U+0000: refuse it up front, naming the field, rather than fail later. */
-function findNulCharacters(value: unknown, path: string, out: FieldError[]): void {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) out.push({ field: path, code: 'invalid_characters', message: `${path || 'body'} must not contain the NUL character` });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => findNulCharacters(item, `${path}[${i}]`, out));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) out.push({ field: path, code: 'invalid_characters', message: 'property names must not contain the NUL character' });
-      else findNulCharacters(item, path ? `${path}.${key}` : key, out);
-    }
-  }
-}
+/**
+ * Every router matches paths case-sensitively: `/API/V1/...` names no route. (The router's
+ * default folds case, while the areas that guard routes are chosen by exact path.)
+ */
+export const ROUTER_OPTIONS = { sensitive: true } as const;
 
-function compose(def: RouteDef) {
+function compose(def: RouteDef, isPublic: boolean) {
   const params = validator(def.params, true);
   const query = validator(def.query, true);
   const body = def.body ? validator(def.body, false) : null;
+  const checkReply = SHAPE_CHECKS ? responseCheck(def) : null;
   return async (ctx: AppContext): Promise<void> => {
     // Public routes have none (their handlers never read it); every other route runs after authentication.
     const principal = ctx.state.principal as Principal;
-    if (!principal && !def.public) throw new AppError(401, 'unauthorized', 'authentication required');
-    if (!def.public) for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
+    if (!principal && !isPublic) throw new AppError(401, 'unauthorized', 'authentication required');
+    if (!isPublic) for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
+    const lineErrors = requestLineErrors(ctx.path, ctx.querystring);
+    if (lineErrors.length) throw validationError(lineErrors);
     const input = {
       params: ctx.params,
       query: query || ctx.querystring ? check(query, queryObject(ctx, def.query as TObject | undefined)) : {},
@@ -134,26 +146,28 @@ function compose(def: RouteDef) {
     const raw = await readJsonBody(ctx);
     if (body) {
       input.body = check(body, raw === undefined ? {} : raw);
-      const nul: FieldError[] = [];
-      findNulCharacters(input.body, '', nul);
+      const nul = nulCharacterErrors(input.body);
       if (nul.length) throw validationError(nul);
     }
     else if (raw !== undefined && !(raw && typeof raw === 'object' && Object.keys(raw).length === 0)) {
       throw validationError([{ field: '', code: 'unexpected_body', message: 'this endpoint takes no body' }]);
     }
-    if (!def.public) for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
+    if (!isPublic) for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
     // A path id that is not even well-formed names nothing: 404, as for an unknown one.
     if (params && !params(ctx.params)) throw new AppError(404, 'not_found', 'resource not found');
 
     const execute = async (): Promise<StoredResponse> => {
       const reply = await def.handler(input as never);
+      checkReply?.(reply);
       return { status: reply.status, headers: reply.headers ?? {}, body: reply.body };
     };
-    const key = def.method === 'POST' && !def.public ? ctx.get('Idempotency-Key') : '';
+    const key = def.method === 'POST' && !isPublic ? ctx.get('Idempotency-Key') : '';
     let reply: StoredResponse & { replayed?: boolean };
     if (key) {
       checkIdempotencyKey(key);
-      reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, principal.orgId, key, fingerprint(ctx.deps.secrets, def.method, ctx.path, input.body), execute);
+      const canReplay = def.stillExists && ((body: unknown) => def.stillExists!({ deps: ctx.deps, principal, body }));
+      reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, { orgId: principal.orgId, keyId: principal.keyId }, key,
+        fingerprint(ctx.deps.secrets, def.method, ctx.path, input.body), execute, canReplay);
       if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
     } else {
       reply = await execute();
@@ -167,7 +181,7 @@ function compose(def: RouteDef) {
 /** Registers a family's routes on a router mounted at the family's base path. */
 export function mountFamily(router: Router, family: RouteFamily): void {
   for (const def of family.routes) {
-    const handler = compose(def);
+    const handler = compose(def, family.public === true);
     router.register(family.base + def.path, [def.method], (ctx) => handler(ctx as unknown as AppContext));
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Crawler benchmark: `npm run bench:crawl` (or `node --import tsx bench/crawl.ts`).
  *
- * A generated local website (test/fixtures/site.ts: BENCH_PAGES pages, default 1000, of
+ * A generated local website (src/infra/fixture-site.ts: BENCH_PAGES pages, default 1000, of
  * 12-16 KB each with a header and navigation, an article, an aside and a footer, 10-30 links a
  * page, tracking-parameter and fragment duplicates among them), served by this process, in two
  * builds: `semantic` markup (header/nav/main/article/aside/footer elements: our extractor takes
@@ -22,8 +22,16 @@
  * alternating which goes first); medians are compared. Target: ours >= 1.5x Crawlee's pages/s
  * at no more peak RSS.
  *
+ * End to end (after the engine-only cases; BENCH_E2E=0 skips it): the service as `npm start` runs
+ * it (API and workers in one process of its own, on a fresh database and an in-memory Temporal dev
+ * server) is asked through the API for an agent with `site_url` on the semantic site; the clock runs
+ * from the POST until the site is `ready` with every page stored and its chunks indexed (one crawl
+ * workflow, pages and chunks written to PostgreSQL). Its pages/s and the service process's peak RSS
+ * (VmHWM: start-up included) are compared with Crawlee's engine-only medians on the same site, which
+ * store nothing. Target: >= 1.5x Crawlee's pages/s at no more peak RSS.
+ *
  * Environment: BENCH_PAGES, BENCH_CONCURRENCY (default 8), BENCH_RUNS, BENCH_MARKUP (default
- * `semantic,div`).
+ * `semantic,div`), BENCH_E2E (default 1).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -120,12 +128,13 @@ const median = (values: number[]) => {
 
 async function parent(): Promise<number> {
   const { positiveInt, say, onCleanup, cleanUp } = await import('./harness.ts');
-  const { startFixtureSite } = await import('../test/fixtures/site.ts');
+  const { startFixtureSite } = await import('../src/infra/fixture-site.ts');
   const pages = positiveInt('BENCH_PAGES', 1000);
   const concurrency = positiveInt('BENCH_CONCURRENCY', 8);
   const runs = positiveInt('BENCH_RUNS', 3);
   const markups = (process.env.BENCH_MARKUP ?? 'semantic,div').split(',').map((m) => m.trim());
   let missed = false;
+  let crawleeSemantic: Summary | null = null;
   try {
     for (const markup of markups) {
       if (markup !== 'semantic' && markup !== 'div') throw new Error(`BENCH_MARKUP: unknown markup ${markup} (semantic, div)`);
@@ -144,6 +153,12 @@ async function parent(): Promise<number> {
         }
       }
       missed = !report(results, say) || missed;
+      if (markup === 'semantic') crawleeSemantic = summarise(results, 'crawlee');
+    }
+    if (process.env.BENCH_E2E !== '0') {
+      const site = await startFixtureSite({ pages, topology: 'graph', paragraphs: 12, markup: 'semantic' });
+      onCleanup('fixture site (end to end)', () => site.close());
+      missed = !(await endToEnd(site.url, pages, concurrency, crawleeSemantic, say)) || missed;
     }
     return 0;
   } catch (err) {
@@ -163,14 +178,18 @@ function describeRun(i: number, r: RunResult): string {
     + `${((r.cpuSeconds * 1000) / r.pages).toFixed(1)} CPU ms/page, peak RSS ${(r.maxRssKb / 1024).toFixed(0)} MiB, ${work}`;
 }
 
+interface Summary { rate: number; rssMb: number }
+
+/** Median pages/s and peak RSS of one engine's runs. */
+function summarise(results: RunResult[], engine: Engine): Summary {
+  const mine = results.filter((r) => r.engine === engine);
+  return { rate: median(mine.map((r) => r.pages / r.seconds)), rssMb: median(mine.map((r) => r.maxRssKb / 1024)) };
+}
+
 /** Prints the medians and ratios; false when a target is missed. */
 function report(results: RunResult[], say: (line?: string) => void): boolean {
-  const summary = (engine: Engine) => {
-    const mine = results.filter((r) => r.engine === engine);
-    return { rate: median(mine.map((r) => r.pages / r.seconds)), rssMb: median(mine.map((r) => r.maxRssKb / 1024)) };
-  };
-  const ours = summary('ours');
-  const crawlee = summary('crawlee');
+  const ours = summarise(results, 'ours');
+  const crawlee = summarise(results, 'crawlee');
   const speed = ours.rate / crawlee.rate;
   const rss = ours.rssMb / crawlee.rssMb;
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -180,6 +199,62 @@ function report(results: RunResult[], say: (line?: string) => void): boolean {
   say();
   say(`speed ratio (ours / crawlee): ${speed.toFixed(2)}  target >= ${TARGET_SPEED_RATIO}: ${verdict(speed >= TARGET_SPEED_RATIO)}`);
   say(`peak RSS ratio (ours / crawlee): ${rss.toFixed(2)}  target <= ${TARGET_RSS_RATIO}: ${verdict(rss <= TARGET_RSS_RATIO)}`);
+  return speed >= TARGET_SPEED_RATIO && rss <= TARGET_RSS_RATIO;
+}
+
+/**
+ * The end-to-end case: through the API, from POST /agents with site_url to a `ready` site with every
+ * page stored and indexed, on the service in its own process. False when a target is missed.
+ */
+async function endToEnd(siteUrl: string, pages: number, concurrency: number, crawlee: Summary | null, say: (line?: string) => void): Promise<boolean> {
+  const { freshDatabase, memoryOf, onCleanup, startServiceProcess, startTemporal } = await import('./harness.ts');
+  const { createSql } = await import('../src/db/index.ts');
+  const { createOrganization } = await import('../src/auth/keys.ts');
+  say();
+  say(`end to end: POST /agents {site_url} on ${pages} semantic pages, through the service (API + workers in one process), concurrency ${concurrency}`);
+  const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
+  const service = await startServiceProcess({
+    databaseUrl, temporalAddress,
+    env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true', CRAWL_DELAY_MS: '0', CRAWL_CONCURRENCY: String(concurrency), CRAWL_MAX_PAGES: String(pages) },
+  });
+  const sql = createSql(databaseUrl, { max: 1 });
+  onCleanup('bench connection', () => sql.end({ timeout: 5 }));
+  const org = await sql.begin((tx) => createOrganization(tx, 'bench-crawl'));
+  const headers = { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' };
+  const idleRss = memoryOf(service.pid)?.rssMb ?? NaN;
+  const started = performance.now();
+  const res = await fetch(`${service.url}/api/v1/rest/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench crawl', site_url: `${siteUrl}/` }) });
+  if (res.status !== 201) throw new Error(`POST /agents: ${res.status} ${await res.text()}`);
+  const agent = await res.json() as { id: string };
+  let site: { id: string; status: string; pages_crawled: number } | undefined;
+  for (;;) {
+    const list = await (await fetch(`${service.url}/api/v1/rest/sites?widget_id=${agent.id}`, { headers })).json() as { data: typeof site[] };
+    site = list.data[0];
+    if (site && (site.status === 'ready' || site.status === 'failed')) break;
+    if (performance.now() - started > 30 * 60_000) throw new Error('the site was not ready within 30 minutes');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const [counts] = await sql<{ stored: number; chunks: number }[]>`
+    select (select count(*)::int from site_pages where site_id = ${site.id}) as stored,
+           (select count(*)::int from page_chunks where site_id = ${site.id}) as chunks`;
+  const { stored, chunks } = counts!;
+  const memory = memoryOf(service.pid);
+  if (site.status !== 'ready' || stored < pages * 0.98) throw new Error(`the site ended ${site.status} with ${stored} of ${pages} pages stored`);
+  const rate = stored / seconds;
+  say(`  ${stored} pages stored, ${chunks} chunks indexed, site ready in ${seconds.toFixed(2)} s = ${rate.toFixed(0)} pages/s; `
+    + `service RSS ${idleRss.toFixed(0)} MiB before, peak ${memory?.peakRssMb.toFixed(0) ?? '?'} MiB (start-up included)`);
+  await service.stop();
+  if (!crawlee || !memory) {
+    say('  (no Crawlee semantic run to compare with: BENCH_MARKUP lacks semantic)');
+    return true;
+  }
+  const speed = rate / crawlee.rate;
+  const rss = memory.peakRssMb / crawlee.rssMb;
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  say(`  against Crawlee's engine-only medians (${crawlee.rate.toFixed(0)} pages/s, ${crawlee.rssMb.toFixed(0)} MiB, storing nothing):`);
+  say(`  speed ratio (service end to end / crawlee): ${speed.toFixed(2)}  target >= ${TARGET_SPEED_RATIO}: ${verdict(speed >= TARGET_SPEED_RATIO)}`);
+  say(`  peak RSS ratio (service / crawlee): ${rss.toFixed(2)}  target <= ${TARGET_RSS_RATIO}: ${verdict(rss <= TARGET_RSS_RATIO)}`);
   return speed >= TARGET_SPEED_RATIO && rss <= TARGET_RSS_RATIO;
 }
 

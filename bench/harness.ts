@@ -1,6 +1,13 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getFreePort } from '../src/infra/ports.ts';
 import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /** Shared plumbing of the benchmark scripts: settings, output, and cleanup that always runs. */
 
@@ -70,7 +77,7 @@ function readOr<T>(read: () => T, fallback: T): T {
   }
 }
 
-function cpuSecondsOf(pid: string): number | null {
+export function cpuSecondsOf(pid: string): number | null {
   return readOr(() => {
     // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -138,4 +145,66 @@ export async function runBenchmark(main: () => Promise<void>): Promise<never> {
   }
   if (!(await cleanUp())) exitCode = exitCode || 1;
   process.exit(exitCode);
+}
+
+/** Resident and peak resident memory of a process, in MiB, from /proc/<pid>/status (Linux). */
+export function memoryOf(pid: number): { rssMb: number; peakRssMb: number } | null {
+  return readOr(() => {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+  }, null);
+}
+
+export interface ChildServer {
+  url: string;
+  pid: number;
+  /** Resolves when the process has exited (SIGINT first, SIGKILL after 20 s). */
+  stop(): Promise<void>;
+}
+
+/**
+ * A Node server in a process of its own, ready once `readyPath` answers 200. Its stdout and
+ * stderr go to ours. Stopped at the end.
+ */
+export async function spawnServer(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; port: number; readyPath: string; nodeArgs?: string[] }): Promise<ChildServer> {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', ...args], {
+    cwd: ROOT, env: { ...process.env, PORT: String(opts.port), ...opts.env }, stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping: Promise<void> | undefined;
+  const stop = () => stopping ??= (async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGINT');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  })();
+  onCleanup(name, stop);
+  const url = `http://127.0.0.1:${opts.port}`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (code ${child.exitCode}) before it was ready`);
+    const ok = await fetch(url + opts.readyPath).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`${name} not ready within 180 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { url, pid: child.pid!, stop };
+}
+
+/**
+ * The service as `npm start` runs it (API and workers in one process: src/main.ts), against the given
+ * database and Temporal server, in a process of its own so its memory is its own.
+ */
+export async function startServiceProcess(opts: { databaseUrl: string; temporalAddress: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] }): Promise<ChildServer> {
+  const port = await getFreePort();
+  return spawnServer('service process', ['src/main.ts', 'start'], {
+    port, readyPath: '/readyz', nodeArgs: opts.nodeArgs,
+    env: {
+      DATABASE_URL: opts.databaseUrl, TEMPORAL_ADDRESS: opts.temporalAddress, PORT: String(port), HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn', SECRETS_KEY: randomBytes(32).toString('base64'),
+      TASK_QUEUE_PREFIX: `bench${randomBytes(3).toString('hex')}`, ...opts.env,
+    },
+  });
 }

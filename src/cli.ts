@@ -25,7 +25,7 @@ async function main(args: string[]): Promise<number> {
     const dataDir = join(config.DATA_DIR, 'postgres');
     url = (await findRunningEmbeddedPostgres(dataDir)) ?? undefined;
     if (!url) {
-      const pg = await startEmbeddedPostgres({ dataDir });
+      const pg = await startEmbeddedPostgres({ dataDir, notice: (line) => process.stderr.write(`${line}\n`) });
       embedded = pg;
       url = pg.url;
     }

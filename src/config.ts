@@ -26,6 +26,11 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1200 }),
   /** Requests a minute one client address may make to the public (widget) endpoints, per API process. */
   PUBLIC_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  /** Failed authentications (401) a minute from one client address, per API process; past it, 429 before any token lookup. */
+  AUTH_FAILURE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /** Seconds a client has to send a request's headers, and its whole request (headers and body); then 408 and the connection closes. */
+  HTTP_HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 20 }),
+  HTTP_REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -72,6 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error(`invalid configuration: ${formatErrors(validateConfig.errors).map((e) => `${e.field} ${e.message}`).join('; ')}`);
   }
   const config = { ...(raw as Static<typeof ConfigSchema>), ...overrides };
+  if (config.HTTP_HEADERS_TIMEOUT_SECONDS > config.HTTP_REQUEST_TIMEOUT_SECONDS) {
+    throw new Error('invalid configuration: HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
   config.DATA_DIR = resolve(config.DATA_DIR);
   return Object.freeze(config);
 }

@@ -58,7 +58,7 @@ async function main(mode: Mode): Promise<void> {
   await mkdir(config.DATA_DIR, { recursive: true });
   const lineLog = (line: string) => log.info(line);
   if (!databaseUrl) {
-    const pg = await startEmbeddedPostgres({ dataDir: join(config.DATA_DIR, 'postgres'), log: (l) => log.debug(l) });
+    const pg = await startEmbeddedPostgres({ dataDir: join(config.DATA_DIR, 'postgres'), log: (l) => log.debug(l), notice: lineLog });
     owned.push(pg);
     databaseUrl = pg.url;
     log.info('embedded PostgreSQL started');

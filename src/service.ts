@@ -9,7 +9,7 @@ import { ensureBootstrapKey } from './auth/keys.ts';
 import { createSecretBox, loadSecretsKey } from './crypto/secret-box.ts';
 import { connectTemporal, ensureSearchAttributes } from './temporal/index.ts';
 import { createRuntime } from './runtime/index.ts';
-import { startWorkers, type WorkerSet } from './temporal/worker.ts';
+import type { WorkerSet } from './temporal/worker.ts';
 import { ensureSchedules } from './temporal/schedules.ts';
 import { createApp } from '../api/app.ts';
 import { createRateLimiter } from '../api/middleware/rate-limit.ts';
@@ -58,8 +58,10 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const { connection, client } = await connectTemporal(config, opts.temporalAddress);
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
 
+  // Loaded only here: an API-only process never holds the worker SDK, the activities and what they import.
+  const runtime = createRuntime(config);
   const workers = opts.worker
-    ? await startWorkers({ sql, config, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
+    ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;
   // Schedules drive recurring work (the webhook recovery sweep); creating them is idempotent.
   if (opts.worker) await ensureSchedules(client, config);
@@ -70,7 +72,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     authenticator = await createAuthenticator(sql);
     const secrets = createSecretBox(await loadSecretsKey(config));
     const app = createApp({
-      config, sql, temporal: client, authenticator, log, secrets, runtime: createRuntime(config),
+      config, sql, temporal: client, authenticator, log, secrets, runtime,
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
       checkReadiness: async () => {
         const [postgres, temporal] = await Promise.all([
@@ -80,7 +82,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         return { postgres, temporal };
       },
     });
-    server = createServer(app.callback());
+    server = createServer(serverTimeouts(config), app.callback());
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -101,6 +103,17 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       await sql.end({ timeout: 5 });
     })(),
   };
+}
+
+/**
+ * A client must send its headers within HTTP_HEADERS_TIMEOUT_SECONDS and its whole request within
+ * HTTP_REQUEST_TIMEOUT_SECONDS (Node answers 408 and closes), so one dripping a body byte by byte
+ * cannot hold a connection for long. Node checks at `connectionsCheckingInterval`: often enough
+ * that a short timeout is kept to within half of itself.
+ */
+export function serverTimeouts(config: Config): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const headersTimeout = config.HTTP_HEADERS_TIMEOUT_SECONDS * 1000;
+  return { headersTimeout, requestTimeout: config.HTTP_REQUEST_TIMEOUT_SECONDS * 1000, connectionsCheckingInterval: Math.min(30_000, headersTimeout / 2) };
 }
 
 /** Stops accepting, lets in-flight requests finish (10 s at most), then closes what is left. */

@@ -120,3 +120,23 @@ export function formatErrors(errors: ErrorObject[] | null | undefined): FieldErr
   }
   return out;
 }
+
+/**
+ * Whether what the service sends is held to its declared schemas: every route's response, every
+ * emitted event's payload. On under test (vitest sets NODE_ENV=test), so the whole suite checks
+ * the shapes it sees; off in production, where a drift must not turn an answer into an error.
+ */
+export const SHAPE_CHECKS = process.env.NODE_ENV === 'test';
+
+let shapeAjv: Ajv | undefined;
+
+/**
+ * Compiles a check of a value the service produces against its schema: no coercion, no defaults,
+ * and `$id`s dropped (a schema nested in several others, `Agent` in `AgentList`, is compiled anew
+ * each time). Returns the errors as `field: message` lines, or null when the value conforms.
+ */
+export function compileShapeCheck(schema: TSchema): (value: unknown) => string[] | null {
+  shapeAjv ??= createAjv(false, false);
+  const validate = shapeAjv.compile(JSON.parse(JSON.stringify(schema), (key, v) => (key === '$id' ? undefined : v)));
+  return (value) => (validate(value) ? null : formatErrors(validate.errors).map((e) => `${e.field || '(root)'}: ${e.message}`));
+}

@@ -211,6 +211,23 @@ describe('export and import', () => {
     expect((await api.post(`${REST}/agents/import`, manifest)).status).toBe(201);
   });
 
+  it('checks every site URL of a manifest for private-network targets at the door, as create does (issue 12, defect 6)', async () => {
+    const { api } = await newOrg();
+    const agent = (await api.post(`${REST}/agents`, { name: 'Plain' })).body;
+    const manifest = (await api.get(`${REST}/agents/${agent.id}/export`)).body;
+    for (const body of [
+      { ...manifest, agent: { ...manifest.agent, site_url: 'http://127.0.0.1:9/' } },
+      { ...manifest, sites: [{ url: 'http://127.0.0.1:9/' }] },
+      { ...manifest, agent: { ...manifest.agent, site_url: 'https://boats.example.com/' }, sites: [{ url: 'http://[::1]:9/' }] },
+    ]) {
+      const res = await api.post(`${REST}/agents/import`, body);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.code).toBe('private_network_target');
+    }
+    expect((await api.get(`${REST}/agents`)).body.total).toBe(1);
+    expect((await api.get(`${REST}/sites`)).body.total).toBe(0);
+  });
+
   it('permissions: export needs agents.read; import needs agents.write, and voice_profiles.write for a profile', async () => {
     const { api } = await newOrg();
     const { agent } = await richAgent(api);

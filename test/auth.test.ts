@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type TestService } from './helpers.ts';
-import { PERMISSIONS, type Permission } from '../src/auth/permissions.ts';
+import { PERMISSIONS, type Permission } from '../src/schemas/permissions.ts';
 import { newId } from '../src/ids.ts';
 
 let svc: TestService;
@@ -140,6 +140,31 @@ describe('api keys', () => {
     expect(bad.body.errors[0]).toMatchObject({ field: 'permissions[1]', code: 'invalid_value' });
     const email = await api.post('/api/v1/rest/api-keys', { name: 'x', permissions: [], user_email: 'nope' });
     expect(email.body.errors[0]).toMatchObject({ field: 'user_email', code: 'invalid_email' });
+  });
+
+  it('revokes only keys whose permissions the calling key holds, else 403 naming what it lacks (issue 12, defect 10)', async () => {
+    const { token } = await svc.newOrg();
+    const admin = await keyWith(token, [...PERMISSIONS]);
+    const manager = await keyWith(token, ['org.read', 'org.write']);
+    const weak = await keyWith(token, ['org.read', 'agents.read']);
+    const api = client(svc.url, manager.token);
+    const refused = await api.delete(`/api/v1/rest/api-keys/${admin.id}`);
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'missing_permission', required_permission: 'agents.read' });
+    expect((await api.delete(`/api/v1/rest/api-keys/${weak.id}`)).body.required_permission).toBe('agents.read');
+    // Nothing was revoked: both keys still work.
+    expect((await client(svc.url, admin.token).get('/api/v1/rest/agents')).status).toBe(200);
+    expect((await client(svc.url, weak.token).get('/api/v1/rest/agents')).status).toBe(200);
+    // The bootstrap key (every permission) is out of its reach too.
+    const [boot] = await svc.sql<{ id: string; org_id: string }[]>`select id, org_id from api_keys where name = 'bootstrap'`;
+    const bootManager = await keyWith('sk_bootstrap_test_token_0123456789', ['org.read', 'org.write']);
+    expect((await client(svc.url, bootManager.token).delete(`/api/v1/rest/api-keys/${boot!.id}`)).status).toBe(403);
+    expect((await client(svc.url, 'sk_bootstrap_test_token_0123456789').get('/api/v1/rest/agents')).status).toBe(200);
+    // A key it covers (a subset of its own permissions, itself included) goes.
+    const narrower = await keyWith(token, ['org.read']);
+    expect((await api.delete(`/api/v1/rest/api-keys/${narrower.id}`)).status).toBe(204);
+    expect((await client(svc.url, admin.token).delete(`/api/v1/rest/api-keys/${weak.id}`)).status).toBe(204);
+    expect((await api.delete(`/api/v1/rest/api-keys/${manager.id}`)).status).toBe(204);
   });
 
   it('keeps organizations sealed: keys of one are 404 to another', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, startTestService, type TestService } from './helpers.ts';
-import { startFixtureSite, type FixtureSite } from './fixtures/site.ts';
+import { startFixtureSite, type FixtureSite } from '../src/infra/fixture-site.ts';
 import { workflowIds } from '../src/temporal/index.ts';
 
 const SETTINGS = { ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0, CONVERSATION_INACTIVITY_SECONDS: 3 } as const;

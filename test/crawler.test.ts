@@ -4,7 +4,7 @@ import { chunkText, crawl, extractHtml, normalizeUrl, siteKey, type CrawledPage,
 import { parseRobots, rulesForStatus, xRobotsTag } from '../src/crawler/robots.ts';
 import { parseSitemap, sitemapText } from '../src/crawler/sitemap.ts';
 import { OutboundTargetError } from '../src/net/outbound.ts';
-import { startFixtureSite, type FixtureSite, type FixtureSiteOptions } from './fixtures/site.ts';
+import { startFixtureSite, type FixtureSite, type FixtureSiteOptions } from '../src/infra/fixture-site.ts';
 
 const sites: FixtureSite[] = [];
 afterEach(async () => {
@@ -328,12 +328,12 @@ describe('crawl', () => {
   });
 
   it('counts a timed-out page as failed and goes on, including one that drips its body forever', async () => {
+    // The drip never ends: the crawl resolving at all shows the timeout cut it off (speed is for the benches).
     const s = await site({ pages: 4, extras: true, slowMs: 2000, dripMs: 50 });
-    const started = Date.now();
     const { result, byPath } = await crawlAll(s, { requestTimeoutMs: 300 });
+    expect(result.stoppedBy).toBe('done');
     expect(result.failures).toContainEqual({ url: `${s.url}/slow`, reason: 'timeout' });
-    expect(result.failures).toContainEqual({ url: `${s.url}/drip`, reason: 'timeout' }); // 3 x requestTimeoutMs in all
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(result.failures).toContainEqual({ url: `${s.url}/drip`, reason: 'timeout' });
     expect(byPath.has('/articles/3')).toBe(true);
   });
 
@@ -400,12 +400,10 @@ describe('crawl', () => {
   it('stops on abort and at maxDurationMs, resolving with what it did', async () => {
     const s = await site({ pages: 40, topology: 'tree' });
     const ac = new AbortController();
-    const started = Date.now();
     setTimeout(() => ac.abort(), 300);
     const a = await crawlAll(s, { delayMs: 50, signal: ac.signal });
     expect(a.result.stoppedBy).toBe('aborted');
     expect(a.result.pages).toBeLessThan(40);
-    expect(Date.now() - started).toBeLessThan(1500);
     const t = await crawlAll(s, { delayMs: 50, maxDurationMs: 300 });
     expect(t.result.stoppedBy).toBe('max_duration');
     expect(t.result.pages).toBeLessThan(40);

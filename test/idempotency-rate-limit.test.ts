@@ -91,6 +91,36 @@ describe('Idempotency-Key', () => {
     expect(replay.body).toEqual(created.body);
   });
 
+  it('replays only to the key that made the request, and never a secret of a resource that is gone (issue 12, defect 8)', async () => {
+    const { token } = await svc.newOrg();
+    const api = client(svc.url, token);
+    const other = client(svc.url, (await api.post('/api/v1/rest/api-keys', { name: 'twin', permissions: ['org.read', 'org.write', 'agents.read'] })).body.token);
+    const body = { name: 'ci', permissions: ['agents.read'] };
+    const created = await api.post('/api/v1/rest/api-keys', body, { 'Idempotency-Key': 'scoped-1' });
+    expect(created.status).toBe(201);
+    const stolen = await other.post('/api/v1/rest/api-keys', body, { 'Idempotency-Key': 'scoped-1' });
+    expect(stolen.status, stolen.text).toBe(422);
+    expect(stolen.body.code).toBe('idempotency_key_reused');
+    expect(stolen.text).not.toContain(created.body.token);
+    // The key that made it still gets its replay, until the key it created is revoked.
+    expect((await api.post('/api/v1/rest/api-keys', body, { 'Idempotency-Key': 'scoped-1' })).body.token).toBe(created.body.token);
+    expect((await api.delete(`/api/v1/rest/api-keys/${created.body.id}`)).status).toBe(204);
+    const gone = await api.post('/api/v1/rest/api-keys', body, { 'Idempotency-Key': 'scoped-1' });
+    expect(gone.status, gone.text).toBe(409);
+    expect(gone.body.code).toBe('invalid_state');
+    expect(gone.text).not.toContain(created.body.token);
+
+    // A webhook secret likewise: not to another key, not after the endpoint is deleted.
+    const hook = { url: 'https://93.184.216.34/in', events: ['widget.ready'] };
+    const endpoint = await api.post('/api/v1/rest/webhooks', hook, { 'Idempotency-Key': 'hook-1' });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    expect((await other.post('/api/v1/rest/webhooks', hook, { 'Idempotency-Key': 'hook-1' })).status).toBe(422);
+    expect((await api.delete(`/api/v1/rest/webhooks/${endpoint.body.id}`)).status).toBe(204);
+    const replay = await api.post('/api/v1/rest/webhooks', hook, { 'Idempotency-Key': 'hook-1' });
+    expect(replay.status, replay.text).toBe(409);
+    expect(replay.text).not.toContain(endpoint.body.secret);
+  });
+
   it('refuses a malformed key', async () => {
     const { token } = await svc.newOrg();
     const res = await client(svc.url, token).post('/api/v1/rest/agents', { name: 'x' }, { 'Idempotency-Key': 'x'.repeat(256) });

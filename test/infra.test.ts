@@ -1,12 +1,12 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
+import { findRunningEmbeddedPostgres, startEmbeddedPostgres, SYSTEM_DATA_ROOT } from '../src/infra/embedded-postgres.ts';
 import { getFreePort, isPortFree } from '../src/infra/ports.ts';
-import { ensureTemporalCli } from '../src/infra/temporal-cli.ts';
+import { buildEstimateLine, ensureTemporalCli } from '../src/infra/temporal-cli.ts';
 import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
 
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD (the proto package is not a direct dependency). */
@@ -22,6 +22,17 @@ async function withSql<T>(url: string, fn: (sql: postgres.Sql) => Promise<T>): P
   }
 }
 
+/** True when `url` logs in; false on a refused password. */
+async function logsIn(url: string): Promise<boolean> {
+  return withSql(url, (sql) => sql`select 1`).then(() => true, (err: { code?: string }) => {
+    if (err.code === '28P01') return false;
+    throw err;
+  });
+}
+
+// A cluster's first start runs initdb: minutes on a busy 2-core machine. A guard against hanging, not a speed check.
+const EMBEDDED_PG_TIMEOUT = 300_000;
+
 describe('embedded PostgreSQL', () => {
   it('starts, answers queries, and keeps data across a restart on the same folder', async () => {
     const root = await mkdtemp(join(tmpdir(), 'ams-infra-'));
@@ -32,7 +43,8 @@ describe('embedded PostgreSQL', () => {
     try {
       const first = await startEmbeddedPostgres({ dataDir, port });
       try {
-        expect(first.url).toBe(`postgres://postgres:postgres@127.0.0.1:${port}/ams`);
+        expect(first.url).toMatch(new RegExp(`^postgres://postgres:[^@]+@127\\.0\\.0\\.1:${port}/ams$`));
+        expect(first.clusterDir).toBe(dataDir);
         await withSql(first.url, async (sql) => {
           expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
           await sql`create table kept (value text not null)`;
@@ -45,6 +57,7 @@ describe('embedded PostgreSQL', () => {
 
       const second = await startEmbeddedPostgres({ dataDir, port });
       try {
+        expect(second.url).toBe(first.url);
         const rows = await withSql(second.url, (sql) => sql`select value from kept`);
         expect(rows).toEqual([{ value: 'survives a restart' }]);
       } finally {
@@ -53,6 +66,72 @@ describe('embedded PostgreSQL', () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  }, EMBEDDED_PG_TIMEOUT);
+
+  it('generates the superuser password on first start, keeps it beside the data with mode 600, never logs it (issue 12, defect 4)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ams-infra-'));
+    await chmod(root, 0o755);
+    const dataDir = join(root, 'pg');
+    const lines: string[] = [];
+    try {
+      const pg = await startEmbeddedPostgres({ dataDir, log: (l) => lines.push(l), notice: (l) => lines.push(l) });
+      try {
+        const file = join(root, 'pg.password');
+        const password = (await readFile(file, 'utf8')).trim();
+        expect((await stat(file)).mode & 0o777).toBe(0o600);
+        expect(password).toMatch(/^[A-Za-z0-9_-]{32}$/);
+        expect(pg.url).toContain(`:${password}@`);
+        expect(await logsIn(pg.url)).toBe(true);
+        // Neither the old fixed password nor an empty one lets anyone in.
+        expect(await logsIn(pg.url.replace(`:${password}@`, ':postgres@'))).toBe(false);
+        expect(await logsIn(pg.url.replace(`:${password}@`, ':@'))).toBe(false);
+        // The CLI finds the running server and its password the same way.
+        expect(await findRunningEmbeddedPostgres(dataDir)).toBe(pg.url);
+        expect(lines.length).toBeGreaterThan(0);
+        for (const line of lines) expect(line).not.toContain(password);
+      } finally {
+        await pg.stop();
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }, EMBEDDED_PG_TIMEOUT);
+
+  it('as root, keeps the data where the postgres user can reach it when the clone sits in a mode-700 folder, which it leaves as it is', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'ams-home-')); // 0700, like root's home
+    const dataDir = join(home, 'clone', '.data', 'postgres');
+    const notices: string[] = [];
+    let clusterDir: string | undefined;
+    try {
+      const pg = await startEmbeddedPostgres({ dataDir, notice: (l) => notices.push(l) });
+      clusterDir = pg.clusterDir;
+      try {
+        expect(await logsIn(pg.url)).toBe(true);
+        if (userInfo().uid === 0) {
+          expect(pg.clusterDir.startsWith(`${SYSTEM_DATA_ROOT}/`)).toBe(true);
+          expect(notices).toEqual([expect.stringContaining(`keeps its data in ${pg.clusterDir}`)]);
+          expect(notices[0]).toContain(home);
+        } else {
+          expect(pg.clusterDir).toBe(dataDir); // PostgreSQL runs as this user, who can enter the folder
+          expect(notices).toEqual([]);
+        }
+        expect(await findRunningEmbeddedPostgres(dataDir)).toBe(pg.url);
+        expect((await stat(home)).mode & 0o777).toBe(0o700);
+        expect((await stat(join(home, 'clone', '.data', 'postgres.password'))).mode & 0o777).toBe(0o600);
+      } finally {
+        await pg.stop();
+      }
+    } finally {
+      await rm(home, { recursive: true, force: true });
+      if (clusterDir?.startsWith(`${SYSTEM_DATA_ROOT}/`)) await rm(clusterDir, { recursive: true, force: true });
+    }
+  }, EMBEDDED_PG_TIMEOUT);
+});
+
+describe('Temporal CLI build', () => {
+  it('announces the wait before building: about 7 minutes on 2 cores', () => {
+    expect(buildEstimateLine(2)).toMatch(/^Building the Temporal CLI once, about 7 minutes on 2 cores/);
+    expect(buildEstimateLine(1)).toContain('about 14 minutes on 1 core ');
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
-import { startFixtureSite, type FixtureSite } from './fixtures/site.ts';
+import { startFixtureSite, type FixtureSite } from '../src/infra/fixture-site.ts';
 import { searchKnowledge } from '../src/knowledge/retrieval.ts';
 import { startWorkers } from '../src/temporal/worker.ts';
 import { createLogger } from '../src/logger.ts';
@@ -90,6 +90,35 @@ describe('agents and widgets learn their website', () => {
     expect(passages[0]).toMatchObject({ url: `${web.url}/articles/7`, title: 'Opening hours' });
     expect(passages[0]!.text).toContain('seven in the morning');
     expect(await searchKnowledge(svc.sql, created.body.id, 'xylophone quasar')).toEqual([]);
+  });
+
+  it('an imported agent with a site is created and crawled exactly as create does (issue 12, defect 5)', async () => {
+    const web = await fixture({ pages: 3 });
+    const { api, orgId } = await newOrg();
+    const source = (await api.post(`${REST}/agents`, { name: 'Source' })).body;
+    const manifest = (await api.get(`${REST}/agents/${source.id}/export`)).body;
+    const imported = await api.post(`${REST}/agents/import`, { ...manifest, agent: { ...manifest.agent, site_url: `${web.url}/` } });
+    expect(imported.status, imported.text).toBe(201);
+    expect(imported.body).toMatchObject({ status: 'draft', site_url: `${web.url}/` });
+    const site = await siteOf(api, imported.body.id);
+    expect(site).toMatchObject({ widget_id: imported.body.id, url: `${web.url}/` });
+    expect((await crawled(api, site.id)).status).toBe('ready');
+    expect((await api.get(`${REST}/agents/${imported.body.id}`)).body.status).toBe('active');
+    expect(await eventTypes(orgId)).toEqual(['widget.crawl_completed']);
+  });
+
+  it('every crawl run and re-crawl Schedule carries a one-line summary, read back through the Temporal client', async () => {
+    const web = await fixture({ pages: 2 });
+    const { api } = await newOrg();
+    const agent = (await api.post(`${REST}/agents`, { name: 'Front desk', site_url: `${web.url}/` })).body;
+    const site = await siteOf(api, agent.id);
+    const host = new URL(web.url).host;
+    const run = await svc.temporal.workflow.getHandle(workflowIds.crawl(site.id)).describe();
+    expect(await run.staticSummary()).toBe(`Crawl of ${host} for agent Front desk`);
+    await crawled(api, site.id);
+    expect((await api.patch(`${REST}/sites/${site.id}`, { crawl_cadence: 'weekly' })).status).toBe(200);
+    const schedule = await svc.temporal.schedule.getHandle(workflowIds.crawlSchedule(site.id)).describe();
+    expect(schedule.action).toMatchObject({ staticSummary: `Weekly re-crawl of ${host} for agent Front desk` });
   });
 
   it('a widget created from a website emits widget.ready; recrawl keeps it active and reuses unchanged pages', async () => {

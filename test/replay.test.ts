@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { newId } from '../src/ids.ts';
 import { startReceiver } from './webhook-receiver.ts';
-import { startFixtureSite } from './fixtures/site.ts';
+import { startFixtureSite } from '../src/infra/fixture-site.ts';
 
 /**
  * Recorded histories of earlier versions' runs must replay on today's workflow code: a change

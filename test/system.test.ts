@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { call, client, freshDatabase, startTestService, type TestService } from './helpers.ts';
 import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
-import { PERMISSIONS } from '../src/auth/permissions.ts';
+import { PERMISSIONS } from '../src/schemas/permissions.ts';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({}, { worker: false }); });

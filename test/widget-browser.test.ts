@@ -4,15 +4,11 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { EMBED_SCRIPT_PATH } from '../api/routes/embed.ts';
+import { CHROMIUM, launchChromium, MISSING_CHROMIUM } from './browser.ts';
 import { call, client, startTestService, type TestService } from './helpers.ts';
 
-// Debian's chromium, driven by playwright-core: nothing is downloaded. The flags keep it off the
-// (closed) network; playwright gives every launch a fresh profile (--user-data-dir).
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOT = join(process.cwd(), '.data', 'screenshots', 'widget.png');
 
 let svc: TestService;
@@ -33,9 +29,6 @@ function pageHtml(path: string, agent: string): string {
     </style></head><body><h1>Acme shop</h1><p>Everything for your garden.</p>
     <button class="launcher" id="own">The page's own button</button>${inline}${snippet}</body></html>`;
 }
-
-const MISSING_CHROMIUM = `Chromium not found at ${CHROMIUM}: the widget tests need Debian's chromium `
-  + '(apt-get install -y chromium, as .ci/run does), or CHROMIUM_PATH naming another build';
 
 beforeAll(async () => {
   svc = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true });
@@ -126,8 +119,7 @@ it('finds Chromium', () => {
 
 describe('embed.js in Chromium', () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   it('renders the launcher and panel with the theme, position and copy, sealed from the page styles', async () => {

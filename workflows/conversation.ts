@@ -1,6 +1,7 @@
 import { condition, continueAsNew, defineSignal, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ConversationActivities } from '../activities/conversations.ts';
 import { evaluateConversationWorkflow } from './evaluate-conversation.ts';
+import { workflowIds } from '../src/temporal/ids.ts';
 
 /** A message was exchanged: the inactivity timer starts again. */
 export const activitySignal = defineSignal('activity');
@@ -37,9 +38,10 @@ export async function conversationLifecycle(input: ConversationLifecycleInput): 
     }
   }
   await executeChild(evaluateConversationWorkflow, {
-    workflowId: `conversation-evaluation:${input.conversationId}`,
+    workflowId: workflowIds.conversationEvaluation(input.conversationId),
     args: [{ conversationId: input.conversationId }],
     taskQueue: workflowInfo().taskQueue,
+    staticSummary: `Evaluation of conversation ${input.conversationId}`,
     // The same OrganizationId and AgentId as this workflow, so an operator's filter finds it too.
     typedSearchAttributes: workflowInfo().typedSearchAttributes,
   });

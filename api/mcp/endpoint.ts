@@ -2,7 +2,6 @@ import type { RequestListener } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AppError } from '../../src/errors.ts';
 import type { AppContext, AppMiddleware } from '../context.ts';
-import { authenticate } from '../middleware/authenticate.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import type { RouteFamily } from '../routing.ts';
 import { inProcessCaller } from './in-process.ts';
@@ -29,11 +28,11 @@ function webRequest(ctx: AppContext): Request {
  * rate limit and request ids as the REST API; every tool call runs through the REST app itself
  * (`listener`), so the tools need nothing of their own.
  *
- * @example app.use(mcpEndpoint(FAMILIES, { version: '1.0.0', listener: () => app.callback() }))
+ * @example app.use(mcpEndpoint(FAMILIES, { version: '1.0.0', auth: authenticate(failures), listener: () => app.callback() }))
  */
-export function mcpEndpoint(families: RouteFamily[], opts: { version: string; listener: () => RequestListener }): AppMiddleware {
+export function mcpEndpoint(families: RouteFamily[], opts: { version: string; auth: AppMiddleware; listener: () => RequestListener }): AppMiddleware {
   const tools = buildRouteTools(families);
-  const auth = authenticate();
+  const { auth } = opts;
   let listener: RequestListener | undefined;
 
   const serve = async (ctx: AppContext): Promise<void> => {

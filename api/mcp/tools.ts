@@ -115,14 +115,14 @@ export function toolFromRoute(def: RouteDef, base: string): RouteTool {
 }
 
 /** The visitor endpoints: no token, so no principal to call them as. */
-const isPublicRoute = (family: RouteFamily, def: RouteDef): boolean => def.public === true || family.base.startsWith('/api/v1/public');
+const isPublicFamily = (family: RouteFamily): boolean => family.public === true || family.base.startsWith('/api/v1/public');
 
 /** Every operation that takes a token becomes a tool; public (visitor) endpoints do not. */
 export function buildRouteTools(families: RouteFamily[]): Map<string, RouteTool> {
   const tools = new Map<string, RouteTool>();
   for (const family of families) {
+    if (isPublicFamily(family)) continue;
     for (const def of family.routes) {
-      if (isPublicRoute(family, def)) continue;
       if (tools.has(def.operationId)) throw new Error(`MCP tool ${def.operationId} is defined twice`);
       tools.set(def.operationId, toolFromRoute(def, family.base));
     }

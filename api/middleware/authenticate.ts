@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../src/errors.ts';
 import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AppMiddleware } from '../context.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 /**
  * The principal of an in-process request (an MCP tool call) made on behalf of a request that was
@@ -13,18 +14,28 @@ export const carriedPrincipals = new WeakMap<IncomingMessage, Principal>();
 /**
  * Resolves the bearer token (401 otherwise), then counts the request against the token's rate
  * limit. The RateLimit fields go on every authenticated response, errors included.
+ * An address whose requests failed authentication `failures.limit` times in the window
+ * (AUTH_FAILURE_LIMIT_PER_MINUTE) gets 429 before its token is even looked up.
  */
-export function authenticate(): AppMiddleware {
+export function authenticate(failures: RateLimiter): AppMiddleware {
   return async (ctx, next) => {
     const carried = carriedPrincipals.get(ctx.req);
     if (carried) {
       ctx.state.principal = carried;
       return next();
     }
+    const address = `ip:${ctx.ip}`;
+    const blocked = failures.peek(address);
+    if (!blocked.allowed) {
+      throw new AppError(429, 'rate_limited', `too many failed authentications from this address (${blocked.limit} a minute); try again later`, {
+        headers: { 'Retry-After': String(blocked.resetSeconds) },
+      });
+    }
     const header = ctx.get('Authorization');
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     const principal = match ? await ctx.deps.authenticator.authenticate(match[1]!) : null;
     if (!principal) {
+      failures.take(address);
       throw new AppError(401, 'unauthorized', header ? 'the bearer token is unknown or revoked' : 'send Authorization: Bearer <token>');
     }
     ctx.state.principal = principal;

@@ -1,8 +1,12 @@
 import getRawBody from 'raw-body';
-import { AppError } from '../../src/errors.ts';
+import { AppError, validationError } from '../../src/errors.ts';
+import { nestingError } from '../json-scan.ts';
 import type { AppContext } from '../context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Strict: a byte sequence that is not UTF-8 is an error, not a U+FFFD (a leading byte order mark is dropped). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function hasBody(ctx: AppContext): boolean {
   const length = ctx.get('Content-Length');
@@ -16,29 +20,41 @@ function isJsonType(contentType: string): boolean {
 
 /**
  * Reads and parses a JSON body: 415 for another media type, 413 past 1 MiB, 400 `invalid_json`
- * when it does not parse. A request without a body yields `undefined`.
+ * when it is not UTF-8 or does not parse, 400 `validation_error` (`too_deep`) when it nests deeper than
+ * MAX_JSON_DEPTH. A request without a body yields `undefined`.
  */
 export async function readJsonBody(ctx: AppContext): Promise<unknown> {
   if (!hasBody(ctx)) return undefined;
   if (!isJsonType(ctx.get('Content-Type'))) {
     throw new AppError(415, 'unsupported_media_type', 'send the body as application/json');
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8', length: ctx.get('Content-Length') || undefined });
+    bytes = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, length: ctx.get('Content-Length') || undefined });
   } catch (err) {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') throw new AppError(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`);
-    if (type === 'encoding.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
+    if (type === 'request.size.invalid' || type === 'request.aborted') {
       throw new AppError(400, 'invalid_json', 'the body could not be read');
     }
     throw err;
   }
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new AppError(400, 'invalid_json', 'the body is not valid UTF-8: send JSON text encoded as UTF-8 (RFC 8259)');
+  }
   // JSON's own whitespace only: a body of other Unicode spaces is a body, and not JSON.
   if (/^[ \t\r\n]*$/.test(text)) return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch (err) {
     throw new AppError(400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
   }
+  // Before anything walks it: every later check, merge and serialization may then recurse safely.
+  const tooDeep = nestingError(body);
+  if (tooDeep) throw validationError([tooDeep]);
+  return body;
 }

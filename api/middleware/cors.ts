@@ -1,16 +1,14 @@
 import type { AppMiddleware } from '../context.ts';
 
-const PUBLIC_WIDGETS = '/api/v1/public/widgets/';
-
 /**
- * CORS for the public widget endpoints, which pages on other sites call from the browser. Every
+ * CORS for the public area (the widget endpoints, which pages on other sites call from the
+ * browser, and the transcript cards); the app mounts it there and nowhere else. Every
  * response (errors included, so the embed can read their code) allows the calling origin; which
  * origins may actually use an agent is its `domains` list, checked per request by the endpoint.
  * Preflights are answered here.
  */
 export function publicCors(): AppMiddleware {
   return async (ctx, next) => {
-    if (!ctx.path.startsWith(PUBLIC_WIDGETS)) return next();
     const origin = ctx.get('Origin');
     ctx.set('Access-Control-Allow-Origin', origin || '*');
     ctx.vary('Origin');

@@ -1,11 +1,13 @@
 import { AppError } from '../../src/errors.ts';
 import type { Sql } from '../../src/db/index.ts';
 import type { SecretBox } from '../../src/crypto/secret-box.ts';
+import {
+  claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey, releaseIdempotencyKey,
+} from '../../src/db/idempotency-keys.ts';
 
 export interface StoredResponse { status: number; headers: Record<string, string>; body: unknown }
 
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
-const HOURS_KEPT = 24;
 
 /** Same JSON, same fingerprint, whatever the key order or spacing of the body. */
 function canonical(value: unknown): string {
@@ -32,59 +34,52 @@ export function checkIdempotencyKey(key: string): void {
   }
 }
 
+/** Who sends the request: its organization and API key (a stored response is replayed to that key only). */
+export interface IdempotencyScope { orgId: string; keyId: string }
+
 /**
  * Runs `execute` at most once per (organization, key) within 24 hours. A repeat with the same
- * request replays the stored response; one with another request is 422; one while the first still
- * runs is 409. Only successes are stored: after an error the key is free again, as nothing changed.
+ * request from the same API key replays the stored response; one with another request, or from
+ * another API key, is 422; one while the first still runs is 409. Only successes are stored: after
+ * an error the key is free again, as nothing changed. `canReplay` is asked before a stored body is
+ * shown again: a response holding a shown-once secret of a resource since deleted is 409, not replayed.
  */
-export async function runIdempotent(sql: Sql, secrets: SecretBox, orgId: string, key: string, print: Buffer,
-  execute: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
-  const claimed = await sql`
-    insert into idempotency_keys (org_id, key, fingerprint, state) values (${orgId}, ${key}, ${print}, 'in_progress')
-    on conflict (org_id, key) do update
-      set fingerprint = excluded.fingerprint, state = 'in_progress', created_at = now(),
-          response_status = null, response_headers = null, response_body = null
-      where idempotency_keys.created_at < now() - make_interval(hours => ${HOURS_KEPT})
-    returning key`;
-  if (claimed.length === 0) {
-    const [prior] = await sql<{ fingerprint: Buffer; state: string; response_status: number; response_headers: Record<string, string>; response_body: string | null }[]>`
-      select fingerprint, state, response_status, response_headers, response_body
-      from idempotency_keys where org_id = ${orgId} and key = ${key}`;
-    if (!prior) return runIdempotent(sql, secrets, orgId, key, print, execute);
-    if (!prior.fingerprint.equals(print)) {
-      throw new AppError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request');
-    }
+export async function runIdempotent(sql: Sql, secrets: SecretBox, scope: IdempotencyScope, key: string, print: Buffer,
+  execute: () => Promise<StoredResponse>, canReplay?: (body: unknown) => Promise<boolean>): Promise<StoredResponse & { replayed: boolean }> {
+  const { orgId } = scope;
+  if (!(await claimIdempotencyKey(sql, orgId, key, { fingerprint: print, apiKeyId: scope.keyId }))) {
+    const prior = await findIdempotencyKey(sql, orgId, key);
+    if (!prior) return runIdempotent(sql, secrets, scope, key, print, execute, canReplay);
+    const reused = () => new AppError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request');
+    if (!prior.fingerprint.equals(print)) throw reused();
     if (prior.state === 'in_progress') {
       throw new AppError(409, 'idempotency_in_progress', 'the first request with this Idempotency-Key is still running', {
         headers: { 'Retry-After': '1' },
       });
     }
-    const body: unknown = prior.response_body === null ? undefined : JSON.parse(secrets.open(prior.response_body, sealContext(orgId, key)));
-    return { status: prior.response_status, headers: prior.response_headers, body, replayed: true };
+    // Another key's response (a token, a secret) is never replayed to it.
+    if (prior.apiKeyId !== scope.keyId) throw reused();
+    const body: unknown = prior.responseBody === null ? undefined : JSON.parse(secrets.open(prior.responseBody, sealContext(orgId, key)));
+    if (canReplay && !(await canReplay(body))) {
+      throw new AppError(409, 'invalid_state', 'the resource this Idempotency-Key created is gone; its response is not shown again');
+    }
+    return { status: prior.responseStatus, headers: prior.responseHeaders, body, replayed: true };
   }
   let response: StoredResponse;
   try {
     response = await execute();
   } catch (err) {
     // A refused request changed nothing: release the key so a corrected retry can use it.
-    await release(sql, orgId, key);
+    await releaseIdempotencyKey(sql, orgId, key);
     throw err;
   }
-  if (response.status >= 500) await release(sql, orgId, key);
-  else await store(sql, secrets, orgId, key, response);
+  if (response.status >= 500) await releaseIdempotencyKey(sql, orgId, key);
+  else {
+    const sealedBody = response.body === undefined ? null : secrets.seal(JSON.stringify(response.body), sealContext(orgId, key));
+    await completeIdempotencyKey(sql, orgId, key, { status: response.status, headers: response.headers, sealedBody });
+  }
   return { ...response, replayed: false };
-}
-
-async function release(sql: Sql, orgId: string, key: string): Promise<void> {
-  await sql`delete from idempotency_keys where org_id = ${orgId} and key = ${key} and state = 'in_progress'`;
 }
 
 /** Stored responses are sealed: one may hold a token or a webhook secret shown only once. */
 const sealContext = (orgId: string, key: string) => `idempotency_keys.response_body:${orgId}:${key}`;
-
-async function store(sql: Sql, secrets: SecretBox, orgId: string, key: string, response: StoredResponse): Promise<void> {
-  const body = response.body === undefined ? null : secrets.seal(JSON.stringify(response.body), sealContext(orgId, key));
-  await sql`update idempotency_keys set state = 'completed', response_status = ${response.status},
-      response_headers = ${sql.json(response.headers)}, response_body = ${body}
-    where org_id = ${orgId} and key = ${key}`;
-}

@@ -148,12 +148,12 @@ export const agentsFamily: RouteFamily = {
     }),
     route({
       method: 'POST', path: '/agents/import', operationId: 'import_agent', summary: 'Import an agent from a manifest',
-      description: 'Creates the manifest\'s agent in the caller\'s organization: the voice profile is created from its inline copy, each SIP trunk is found by host and username. A manifest of another version, or with a reference that cannot be resolved here, is 400 naming it, and nothing is created.',
+      description: 'Creates the manifest\'s agent in the caller\'s organization: the voice profile is created from its inline copy, each SIP trunk is found by host and username. A manifest of another version, or with a reference that cannot be resolved here, is 400 naming it, and nothing is created. With a site the agent starts `draft` and its website is crawled, exactly as on create; every site URL is checked like `site_url` on create.',
       permissions: ['agents.write'], body: AgentManifestSchema,
       extraPermissions: ({ body }) => (body.voice_profile ? ['voice_profiles.write'] : []),
       responses: { 201: { description: 'The new agent', schema: AgentSchema } },
       async handler({ body, principal, deps }) {
-        const agent = await importAgent(deps.sql, principal.orgId, body);
+        const agent = await importAgent(deps, principal.orgId, body);
         return { status: 201, body: agent, headers: { Location: `${BASE}/agents/${agent.id}` } };
       },
     }),

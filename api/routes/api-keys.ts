@@ -43,14 +43,20 @@ export const apiKeysFamily: RouteFamily = {
         }));
         return { status: 201, body: key, headers: { Location: `${BASE}/api-keys/${key.id}` } };
       },
+      // A replayed response shows the token only while the key is not revoked.
+      async stillExists({ deps, principal, body }) {
+        return (await getApiKey(deps.sql, principal.orgId, (body as { id: string }).id)) !== null;
+      },
     }),
     route({
       method: 'DELETE', path: '/api-keys/:id', operationId: 'revoke_api_key', summary: 'Revoke a key at once',
+      description: 'A key may revoke only keys whose every permission it holds itself: 403 `missing_permission` names the first it lacks.',
       permissions: ['org.write'], params: IdParams,
       responses: { 204: { description: 'Revoked' } },
       async handler({ params, principal, deps }) {
-        const revoked = await deps.sql.begin((tx) => revokeApiKey(tx, principal.orgId, params.id));
+        const revoked = await deps.sql.begin((tx) => revokeApiKey(tx, principal.orgId, params.id, principal.permissions));
         if (!revoked) throw notFound('api key');
+        if (revoked !== true) throw missingPermission(revoked.lacking);
         deps.authenticator.forget(params.id);
         return { status: 204 };
       },

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
+import { ROUTER_OPTIONS } from '../routing.ts';
 import type { SecretBox } from '../../src/crypto/secret-box.ts';
 import { findConversationCard, type ConversationCard } from '../../src/db/conversations.ts';
 import { AppError, notFound } from '../../src/errors.ts';
@@ -51,7 +52,7 @@ function signatureValid(secrets: SecretBox, id: string, expires: unknown, sig: u
 const CARD_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *";
 
 export function conversationCardsRouter(): Router {
-  const router = new Router();
+  const router = new Router(ROUTER_OPTIONS);
   router.get(`${CARD_PATH}/:id`, async (context) => {
     const ctx = context as unknown as AppContext;
     const id = ctx.params.id!;

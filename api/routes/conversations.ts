@@ -1,9 +1,8 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { notFound } from '../../src/errors.ts';
-import { deleteConversation, findConversation, listConversations } from '../../src/db/conversations.ts';
+import { findConversation, listConversations } from '../../src/db/conversations.ts';
+import { deleteConversationAndWork } from '../../src/conversations/lifecycle.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import { ConversationDetailSchema, ConversationListQuery, ConversationListSchema } from '../../src/schemas/conversations.ts';
-import { workflowIds } from '../../src/temporal/index.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { route, type RouteFamily } from '../routing.ts';
 import { cardUrl } from './conversation-cards.ts';
@@ -12,19 +11,6 @@ const BASE = '/api/v1/rest';
 
 /** Where the card URL points: PUBLIC_BASE_URL when set, else where this request came in (Koa's `origin` is the header). */
 const publicBase = (deps: AppDeps, ctx: AppContext) => deps.config.PUBLIC_BASE_URL ?? `${ctx.protocol}://${ctx.host}`;
-
-/**
- * Stops a deleted conversation's lifecycle workflow, if it still runs. Best effort: a workflow
- * left running only finds, when its timer fires, that there is nothing left to end.
- */
-async function stopLifecycle(deps: AppDeps, id: string): Promise<void> {
-  try {
-    await deps.temporal.workflow.getHandle(workflowIds.conversation(id)).terminate('conversation deleted');
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return;
-    deps.log.warn({ err, conversation_id: id }, 'could not terminate the workflow of a deleted conversation');
-  }
-}
 
 export const conversationsFamily: RouteFamily = {
   base: BASE,
@@ -62,9 +48,7 @@ export const conversationsFamily: RouteFamily = {
       permissions: ['conversations.write'], params: IdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        const deleted = await deps.sql.begin((tx) => deleteConversation(tx, principal.orgId, params.id));
-        if (!deleted) throw notFound('conversation');
-        await stopLifecycle(deps, params.id);
+        if (!(await deleteConversationAndWork(deps, principal.orgId, params.id))) throw notFound('conversation');
         return { status: 204 };
       },
     }),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
+import { ROUTER_OPTIONS } from '../routing.ts';
 
 /** The widget's source: plain JavaScript, served as it is (no build step). */
 export const EMBED_SCRIPT_PATH = fileURLToPath(new URL('../../web/embed.js', import.meta.url));
@@ -22,7 +23,7 @@ export const EMBED_SCRIPT_PATH = fileURLToPath(new URL('../../web/embed.js', imp
 export function embedRouter(file: string = EMBED_SCRIPT_PATH): Router {
   const body = readFileSync(file);
   const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
-  const router = new Router();
+  const router = new Router(ROUTER_OPTIONS);
   router.get('/embed.js', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.set('Access-Control-Allow-Origin', '*');

@@ -47,12 +47,13 @@ async function visitorConversation(ctx: AppContext, deps: AppDeps, params: { pub
 
 export const publicWidgetsFamily: RouteFamily = {
   base: BASE,
+  public: true,
   tag: 'Public widget',
   description: 'What the embed (`embed.js`) calls from visitors\' browsers: no bearer token; CORS; the agent\'s `domains` decide which sites may use it.',
   routes: [
     route({
       method: 'GET', path: '/widgets/:public_key/config', operationId: 'get_public_widget_config', summary: 'What the embed needs to render',
-      public: true, permissions: [], params: PublicWidgetParams,
+      permissions: [], params: PublicWidgetParams,
       responses: { 200: { description: 'Appearance, every language of the intro copy, and status', schema: PublicWidgetConfigSchema } },
       async handler({ params, deps, ctx }) {
         const { agent } = await publicAgent(ctx, deps, params.public_key);
@@ -72,7 +73,7 @@ export const publicWidgetsFamily: RouteFamily = {
     route({
       method: 'POST', path: '/widgets/:public_key/conversations', operationId: 'start_public_conversation', summary: 'Start a conversation',
       description: 'Answers the greeting and a `visitor_token` for the conversation\'s other requests. 409 `agent_paused` while the agent is paused.',
-      public: true, permissions: [], params: PublicWidgetParams, body: PublicConversationCreateSchema,
+      permissions: [], params: PublicWidgetParams, body: PublicConversationCreateSchema,
       responses: { 201: { description: 'The conversation and its greeting', schema: PublicConversationStartedSchema } },
       async handler({ params, body, deps, ctx }) {
         const { agent, orgId } = await publicAgent(ctx, deps, params.public_key);
@@ -83,7 +84,7 @@ export const publicWidgetsFamily: RouteFamily = {
     route({
       method: 'POST', path: '/widgets/:public_key/conversations/:id/messages', operationId: 'send_public_message', summary: 'Say something to the agent',
       description: 'Needs `X-Visitor-Token`. Answers the agent\'s replies. 409 `invalid_state` once the conversation has ended.',
-      public: true, permissions: [], params: PublicConversationParams, body: PublicMessageCreateSchema,
+      permissions: [], params: PublicConversationParams, body: PublicMessageCreateSchema,
       responses: { 200: { description: 'The agent\'s replies', schema: PublicMessagesSchema } },
       async handler({ params, body, deps, ctx }) {
         const { agent, conversation } = await visitorConversation(ctx, deps, params);
@@ -93,7 +94,7 @@ export const publicWidgetsFamily: RouteFamily = {
     route({
       method: 'GET', path: '/widgets/:public_key/conversations/:id/messages', operationId: 'poll_public_messages', summary: 'Read the conversation\'s messages',
       description: 'Needs `X-Visitor-Token`. With `after`, only newer messages (e.g. a person\'s replies).',
-      public: true, permissions: [], params: PublicConversationParams, query: PublicMessagesQuery,
+      permissions: [], params: PublicConversationParams, query: PublicMessagesQuery,
       responses: { 200: { description: 'Messages, oldest first', schema: PublicMessagesSchema } },
       async handler({ params, query, deps, ctx }) {
         const { conversation } = await visitorConversation(ctx, deps, params);
@@ -103,7 +104,7 @@ export const publicWidgetsFamily: RouteFamily = {
     route({
       method: 'POST', path: '/widgets/:public_key/conversations/:id/end', operationId: 'end_public_conversation', summary: 'End the conversation',
       description: 'Needs `X-Visitor-Token`. Emits conversation.ended, then the conversation is evaluated. Ending twice is fine.',
-      public: true, permissions: [], params: PublicConversationParams,
+      permissions: [], params: PublicConversationParams,
       responses: { 200: { description: 'Ended', schema: PublicConversationEndedSchema } },
       async handler({ params, deps, ctx }) {
         const { conversation } = await visitorConversation(ctx, deps, params);

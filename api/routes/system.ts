@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
+import { ROUTER_OPTIONS } from '../routing.ts';
 import type { AppContext } from '../context.ts';
 
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -27,7 +28,7 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', do
  * (served from the package's own files: these machines reach no CDN).
  */
 export function systemRouter(openApi: () => unknown): Router {
-  const router = new Router();
+  const router = new Router(ROUTER_OPTIONS);
   const assets = new Map<string, Buffer>();
   router.get('/healthz', (ctx) => { ctx.body = { status: 'ok' }; });
   router.get('/readyz', async (ctx) => {

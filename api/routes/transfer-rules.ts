@@ -84,6 +84,7 @@ export const transferRulesFamily: RouteFamily = {
           if (merged.errors.length) throw validationError(merged.errors);
           return updateTransferRule(tx, principal.orgId, params.id, params.ruleId, merged.rule);
         });
+        if (!rule) throw notFound('transfer rule');
         return { status: 200, body: rule };
       },
     }),

@@ -11,12 +11,17 @@ import {
   DeliveryListSchema, DeliveryParams, DeliverySchema, WebhookCreateSchema, WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema, WebhookListSchema, WebhookPatchSchema,
 } from '../../src/schemas/webhooks.ts';
+import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AppDeps } from '../context.ts';
 import { route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
 
 const checkUrl = (deps: AppDeps, url: string) => assertOutboundUrl(url, 'url', { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS });
+
+/** A replayed response shows the endpoint's secret only while the endpoint exists. */
+const endpointExists = async ({ deps, principal, body }: { deps: AppDeps; principal: Principal; body: unknown }) =>
+  (await findEndpoint(deps.sql, principal.orgId, (body as { id: string }).id)) !== null;
 
 export const webhooksFamily: RouteFamily = {
   base: BASE,
@@ -52,6 +57,7 @@ export const webhooksFamily: RouteFamily = {
         const endpoint = await insertEndpoint(deps.sql, principal.orgId, { ...body, secret: newWebhookSecret() });
         return { status: 201, body: endpoint, headers: { Location: `${BASE}/webhooks/${endpoint.id}` } };
       },
+      stillExists: endpointExists,
     }),
     route({
       method: 'PATCH', path: '/webhooks/:id', operationId: 'update_webhook', summary: 'Update a webhook endpoint',
@@ -84,6 +90,7 @@ export const webhooksFamily: RouteFamily = {
         if (!endpoint) throw notFound('webhook');
         return { status: 200, body: endpoint };
       },
+      stillExists: endpointExists,
     }),
     route({
       method: 'GET', path: '/webhooks/:id/deliveries', operationId: 'list_webhook_deliveries', summary: 'List deliveries, newest first, with their attempts',
@@ -110,6 +117,7 @@ export const webhooksFamily: RouteFamily = {
           await startRetry(deps, ticket);
           return findDelivery(tx, principal.orgId, params.id, params.deliveryId);
         });
+        if (!delivery) throw notFound('delivery');
         return { status: 202, body: delivery };
       },
     }),

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/index.ts';
-import { isPermission, type Permission } from './permissions.ts';
+import { isPermission, type Permission } from '../schemas/permissions.ts';
 import { tokenDigest, tokenKindOf, type TokenKind } from './tokens.ts';
 
 /** Who a request acts for. */

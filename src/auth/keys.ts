@@ -1,18 +1,15 @@
+import type { Static } from '@sinclair/typebox';
 import type { Db, Sql } from '../db/index.ts';
+import type { ApiKeySchema } from '../schemas/api-keys.ts';
 import { newId } from '../ids.ts';
 import { KEY_REVOKED_CHANNEL } from './authenticator.ts';
-import { PERMISSIONS, type Permission } from './permissions.ts';
+import { isPermission, PERMISSIONS, type Permission } from '../schemas/permissions.ts';
 import { generateToken, hashToken, tokenHint, type TokenKind } from './tokens.ts';
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  permissions: Permission[];
-  kind: TokenKind;
-  user_email: string | null;
-  token_hint: string;
-  created_at: Date;
-}
+export type ApiKey = Static<typeof ApiKeySchema>;
+
+type ApiKeyRow = Omit<ApiKey, 'created_at'> & { created_at: Date };
+const toApiKey = (row: ApiKeyRow): ApiKey => ({ ...row, created_at: row.created_at.toISOString() });
 
 const selectKey = (db: Db) => db`
   select k.id, k.name, k.permissions, k.kind, m.email as user_email, k.token_hint, k.created_at
@@ -44,23 +41,33 @@ export async function createApiKey(db: Db, orgId: string, input: {
 }
 
 export async function getApiKey(db: Db, orgId: string, id: string): Promise<ApiKey | null> {
-  const [row] = await db<ApiKey[]>`${selectKey(db)} where k.org_id = ${orgId} and k.id = ${id} and k.revoked_at is null`;
-  return row ?? null;
+  const [row] = await db<ApiKeyRow[]>`${selectKey(db)} where k.org_id = ${orgId} and k.id = ${id} and k.revoked_at is null`;
+  return row ? toApiKey(row) : null;
 }
 
 export async function listApiKeys(db: Db, orgId: string, page: { limit: number; offset: number }): Promise<{ data: ApiKey[]; total: number }> {
-  const data = await db<ApiKey[]>`${selectKey(db)} where k.org_id = ${orgId} and k.revoked_at is null
+  const rows = await db<ApiKeyRow[]>`${selectKey(db)} where k.org_id = ${orgId} and k.revoked_at is null
     order by k.created_at desc, k.id desc limit ${page.limit} offset ${page.offset}`;
   const [{ total } = { total: 0 }] = await db<{ total: number }[]>`
     select count(*)::int as total from api_keys where org_id = ${orgId} and revoked_at is null`;
-  return { data, total };
+  return { data: rows.map(toApiKey), total };
 }
 
-/** Revokes a key and tells every replica to forget it. Returns false when there was no such key. */
-export async function revokeApiKey(db: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await db`update api_keys set revoked_at = now()
-    where org_id = ${orgId} and id = ${id} and revoked_at is null returning id`;
-  if (rows.length === 0) return false;
+/** Why a revocation was refused: the key holds a permission the revoking key lacks (the first such). */
+export type RevokeRefusal = { lacking: Permission };
+
+/**
+ * Revokes a key and tells every replica to forget it, when every permission it holds is in
+ * `holderPermissions` (a key may revoke only keys no more powerful than itself). Returns false
+ * when there was no such key.
+ */
+export async function revokeApiKey(db: Db, orgId: string, id: string, holderPermissions: ReadonlySet<Permission>): Promise<boolean | RevokeRefusal> {
+  const [key] = await db<{ permissions: string[] }[]>`select permissions from api_keys
+    where org_id = ${orgId} and id = ${id} and revoked_at is null for update`;
+  if (!key) return false;
+  const lacking = key.permissions.filter(isPermission).find((p) => !holderPermissions.has(p));
+  if (lacking) return { lacking };
+  await db`update api_keys set revoked_at = now() where id = ${id}`;
   await db`select pg_notify(${KEY_REVOKED_CHANNEL}, ${id})`;
   return true;
 }

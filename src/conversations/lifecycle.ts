@@ -1,18 +1,18 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
-import { findConversationRow } from '../db/conversations.ts';
+import { deleteConversation, findConversationRow } from '../db/conversations.ts';
 import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
 import { searchKnowledge } from '../knowledge/retrieval.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { AgentRuntime, RuntimeAgent, TranscriptMessage } from '../runtime/types.ts';
-import { SEARCH_ATTRIBUTES, taskQueues, workflowIds } from '../temporal/index.ts';
-import type { conversationLifecycle } from '../../workflows/conversation.ts';
+import { workflowIds } from '../temporal/ids.ts';
+import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import {
   findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
   type ConversationRecord,
@@ -68,23 +68,10 @@ async function memoryOf(db: Db, orgId: string, agent: Agent, visitorId: string |
 const languageOf = (requested: string | undefined, agent: Agent) =>
   (requested ?? agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
 
-async function startLifecycle(deps: ConversationDeps, conversation: ConversationRecord): Promise<void> {
-  try {
-    await deps.temporal.workflow.start<typeof conversationLifecycle>('conversationLifecycle', {
-      workflowId: workflowIds.conversation(conversation.id),
-      taskQueue: taskQueues(deps.config).conversations,
-      args: [{ conversationId: conversation.id, inactivitySeconds: deps.config.CONVERSATION_INACTIVITY_SECONDS }],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrganizationId, value: conversation.orgId },
-        { key: SEARCH_ATTRIBUTES.AgentId, value: conversation.agentId },
-      ],
-    });
-  } catch (err) {
-    deps.log.error({ err }, 'could not start the conversation workflow');
-    throw new AppError(503, 'service_unavailable', 'the service cannot take conversations right now; try again', { headers: { 'Retry-After': '5' } });
-  }
+async function startLifecycle(deps: ConversationDeps, conversation: ConversationRecord, agent: Agent): Promise<void> {
+  await startWorkflow(deps, 'conversation', workflowIds.conversation(conversation.id),
+    [{ conversationId: conversation.id, inactivitySeconds: deps.config.CONVERSATION_INACTIVITY_SECONDS }],
+    { orgId: conversation.orgId, agentId: conversation.agentId, summary: `Conversation ${conversation.id} (${conversation.surface}) with agent ${agent.name}` });
 }
 
 /** Tells the conversation's workflow something happened; its own timer covers a lost signal. */
@@ -115,7 +102,7 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
     // A returning visitor's contact: linked (and counted) at once.
     await recordContactConversation(tx, orgId, { conversationId: conversation.id, visitorId, at: conversation.startedAt });
     const eventId = await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
-    await startLifecycle(deps, conversation);
+    await startLifecycle(deps, conversation, agent);
     return { conversation, messages, eventId };
   });
   dispatchAfterCommit(deps, [result.eventId]);
@@ -181,5 +168,17 @@ export async function evaluateConversation(deps: ConversationDeps, id: string): 
   });
   if (!eventId) return false;
   dispatchAfterCommit(deps, [eventId]);
+  return true;
+}
+
+/**
+ * Deletes a conversation and its transcript (the usage record stays), then stops its lifecycle
+ * workflow. Terminated, not cancelled: with its rows gone, nothing must run after (no evaluation).
+ * False when there is no such conversation.
+ */
+export async function deleteConversationAndWork(deps: Pick<ConversationDeps, 'sql' | 'temporal' | 'log'>, orgId: string, id: string): Promise<boolean> {
+  const deleted = await deps.sql.begin((tx) => deleteConversation(tx, orgId, id));
+  if (!deleted) return false;
+  await stopWorkflow(deps, workflowIds.conversation(id), 'terminate', 'conversation deleted');
   return true;
 }

@@ -106,7 +106,3 @@ export async function recordEvaluation(db: Db, id: string, evaluation: {
     criteria_results = ${db.json(evaluation.criteria_results as never)}, intent = ${evaluation.intent}, outcome = ${evaluation.outcome},
     evaluation_status = 'completed', evaluated_at = now() where id = ${id}`;
 }
-
-export async function linkContact(db: Db, id: string, contactId: string): Promise<void> {
-  await db`update conversations set contact_id = ${contactId} where id = ${id}`;
-}

@@ -1,5 +1,4 @@
-export { crawl, CRAWL_DEFAULTS, DEFAULT_USER_AGENT, MAX_REDIRECTS, type CrawlOptions, type CrawledPage, type CrawlProgress, type CrawlResult, type DonePage, type PreviousPage } from './crawl.ts';
-export { chunkText, type ChunkOptions } from './chunk.ts';
-export { extractHtml, type ExtractedPage } from './extract.ts';
+export { crawl, type CrawlOptions, type CrawledPage } from './crawl.ts';
+export { chunkText } from './chunk.ts';
+export { extractHtml } from './extract.ts';
 export { normalizeUrl, siteKey } from './url.ts';
-export { ROBOTS_TOKEN } from './robots.ts';

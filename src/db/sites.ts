@@ -1,6 +1,7 @@
 import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
-import { nextCrawlAt, type CrawlCadence } from '../knowledge/cadence.ts';
+import { nextCrawlAt } from '../knowledge/cadence.ts';
+import type { CrawlCadence } from '../schemas/sites.ts';
 import type { Page, Site, SiteStatus } from '../schemas/sites.ts';
 
 interface SiteRow {
@@ -120,4 +121,14 @@ export async function listPages(db: Db, site: SiteRecord, q: { include_body?: bo
     data: rows.map((r) => ({ id: r.id, url: r.url, title: r.title, status_code: r.status_code, fetched_at: r.fetched_at.toISOString(), ...(r.body !== undefined ? { body: r.body } : {}) })),
     total: count?.total ?? 0,
   };
+}
+
+/** Who a site belongs to, as one label: `agent <name>` or `knowledge base <name>` (the summary of its crawl). */
+export async function siteOwnerLabel(db: Db, site: Pick<SiteRecord, 'widget_id' | 'kb_id'>): Promise<string> {
+  if (site.widget_id) {
+    const [agent] = await db<{ name: string }[]>`select name from agents where id = ${site.widget_id}`;
+    return `agent ${agent?.name ?? site.widget_id}`;
+  }
+  const [kb] = await db<{ name: string }[]>`select name from knowledge_bases where id = ${site.kb_id}`;
+  return `knowledge base ${kb?.name ?? site.kb_id}`;
 }

@@ -1,6 +1,6 @@
 import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
-import type { EventSubscription, EventType } from '../events/types.ts';
+import type { EventSubscription, EventType } from '../schemas/events.ts';
 import type {
   Delivery, DeliveryStatus, WebhookCreate, WebhookEndpoint, WebhookEndpointWithSecret, WebhookPatch,
 } from '../schemas/webhooks.ts';

@@ -1,4 +1,3 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, Sql } from '../db/index.ts';
@@ -10,8 +9,8 @@ import { stopSiteWork } from '../knowledge/sites.ts';
 import { dispatchAfterCommit, emitEvent, type DispatchDeps } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
-import { SEARCH_ATTRIBUTES, taskQueues, workflowIds } from '../temporal/index.ts';
-import type { purgeAgent } from '../../workflows/purge-agent.ts';
+import { workflowIds } from '../temporal/ids.ts';
+import { startWorkflow } from '../temporal/start.ts';
 import { normalizePatch } from './agent-config.ts';
 
 /**
@@ -94,7 +93,7 @@ export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, op
     await deleteEmailInboxesOfAgent(tx, id);
     const own = (await tx<{ id: string }[]>`select id from sites where agent_id = ${id}`).map((r) => r.id);
     const kbSites = opts.deleteKbs ? await deleteKnowledgeBases(tx, orgId, await knowledgeBasesOnlyUsedBy(tx, id)) : [];
-    await startPurge(deps, orgId, id);
+    await startPurge(deps, tx, orgId, id);
     return [...own, ...kbSites];
   });
   if (!siteIds) return false;
@@ -102,23 +101,8 @@ export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, op
   return true;
 }
 
-async function startPurge(deps: AgentDeps, orgId: string, agentId: string): Promise<void> {
-  try {
-    await deps.temporal.workflow.start<typeof purgeAgent>('purgeAgent', {
-      workflowId: workflowIds.agentPurge(agentId),
-      taskQueue: taskQueues(deps.config).maintenance,
-      args: [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrganizationId, value: orgId },
-        { key: SEARCH_ATTRIBUTES.AgentId, value: agentId },
-      ],
-    });
-  } catch (err) {
-    deps.log.error({ err, agent_id: agentId }, 'could not start the purge workflow');
-    throw new AppError(503, 'service_unavailable', 'the workflow service is unavailable; the agent was not deleted, try again', {
-      headers: { 'Retry-After': '5' },
-    });
-  }
+async function startPurge(deps: AgentDeps, tx: Db, orgId: string, agentId: string): Promise<void> {
+  const [agent] = await tx<{ name: string }[]>`select name from agents where id = ${agentId}`;
+  await startWorkflow(deps, 'agentPurge', workflowIds.agentPurge(agentId), [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
+    { orgId, agentId, summary: `Purge of deleted agent ${agent?.name ?? agentId}` });
 }

@@ -10,6 +10,9 @@ import { MANIFEST_VERSION, type AgentManifest } from '../schemas/agent-manifest.
 import { applyPatch, readConfig, type ConfigObject } from './agent-config.ts';
 import { mergeTransferRule, transferRuleInput } from './transfer-rules.ts';
 import { checkAgentPatch } from './agent-changes.ts';
+import { insertSite } from '../db/sites.ts';
+import { startCrawl } from '../knowledge/crawls.ts';
+import { checkSiteUrl, type KnowledgeDeps } from '../knowledge/sites.ts';
 
 /**
  * Moving configuration between agents: clone (a new agent in the same organization), promote
@@ -92,8 +95,11 @@ const prefixed = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ 
  * profile is created from its inline copy, each `sip_refer` rule's trunk is looked up by host and
  * username. Anything that cannot be resolved is a 400 naming it, and nothing is created.
  */
-export async function importAgent(sql: Sql, orgId: string, manifest: AgentManifest): Promise<Agent> {
-  return sql.begin(async (tx) => {
+export async function importAgent(deps: KnowledgeDeps, orgId: string, manifest: AgentManifest): Promise<Agent> {
+  // Every URL the manifest carries is checked at the door, as create checks site_url.
+  if (manifest.agent.site_url) await checkSiteUrl(deps, manifest.agent.site_url, 'agent.site_url');
+  for (const [i, site] of manifest.sites.entries()) await checkSiteUrl(deps, site.url, `sites[${i}].url`);
+  return deps.sql.begin(async (tx) => {
     const errors: FieldError[] = [];
     let configuration: AgentPatch = manifest.agent.configuration;
     try {
@@ -125,6 +131,8 @@ export async function importAgent(sql: Sql, orgId: string, manifest: AgentManife
       name: manifest.agent.name, persona: manifest.agent.persona ?? null, voice: manifest.agent.voice ?? null, site_url: site, config,
     });
     for (const rule of rules) await insertTransferRule(tx, orgId, agent.id, rule);
+    // Its website is queued and crawled exactly as on create: the crawl's end makes it active.
+    if (site) await startCrawl(deps, tx, await insertSite(tx, orgId, { url: site, agentId: agent.id }));
     return agent;
   });
 }

@@ -10,8 +10,8 @@ export type AddressClass =
   | 'unspecified' | 'multicast' | 'broadcast' | 'reserved' | 'invalid';
 
 // ipaddr.js range names mapped onto ours. A range not listed (documentation, benchmarking,
-// 6to4, Teredo, NAT64, ...) is `reserved`: it either reaches nothing or tunnels to an IPv4 we
-// would have to classify again, so refusing it is the safe answer.
+// discard, ...) is `reserved`: it reaches nothing we should reach, so refusing it is the safe
+// answer. Ranges that carry an IPv4 address are judged by that address (see `embeddedIpv4`).
 const RANGE_CLASSES: Record<string, AddressClass> = {
   unicast: 'public',
   loopback: 'loopback',
@@ -24,17 +24,67 @@ const RANGE_CLASSES: Record<string, AddressClass> = {
   broadcast: 'broadcast',
 };
 
+const v4 = (b: number[]) => new ipaddr.IPv4([b[0]!, b[1]!, b[2]!, b[3]!]);
+
+/** RFC 6052: the IPv4 address after a prefix of `length` bits, skipping bits 64 to 71 (the `u` octet). */
+function rfc6052Ipv4(bytes: number[], length: 32 | 40 | 48 | 56 | 64 | 96): ipaddr.IPv4 {
+  const octets = bytes.slice(length / 8).filter((_, i) => length / 8 + i !== 8);
+  return v4(octets);
+}
+
 /**
- * Classifies an IP address (v4, v6, or v4-mapped v6 such as `::ffff:10.0.0.1`, which is
- * judged as the IPv4 inside it). Pure: no DNS.
+ * The IPv4 addresses an IPv6 address carries, by which it must be judged: whatever the IPv6
+ * form, the packets end up at (or tunnel through) these. Empty for an address of none of the forms.
+ *
+ * - `::a.b.c.d` (IPv4-compatible, ::/96, deprecated by RFC 4291 but still routed by some stacks);
+ * - `::ffff:a.b.c.d` (IPv4-mapped) and `::ffff:0:a.b.c.d` (IPv4-translated, RFC 6145);
+ * - `64:ff9b::a.b.c.d` (NAT64 well-known prefix, RFC 6052) and `64:ff9b:1::/48` (local-use NAT64,
+ *   RFC 8215, whose prefix may be 48 to 96 bits long: every possible position counts);
+ * - `2002:aabb:ccdd::/48` (6to4, RFC 3056);
+ * - `2001:0:ssss:ssss:…:cccc:cccc` (Teredo, RFC 4380): the server, and the client stored inverted;
+ * - `…:0:5efe:a.b.c.d` and `…:200:5efe:a.b.c.d` (ISATAP interface identifiers, RFC 5214).
+ */
+export function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+  const bytes = address.toByteArray();
+  const words = address.parts;
+  const low = bytes.slice(12);
+  if (words.slice(0, 6).every((w) => w === 0)) return [v4(low)];
+  if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff) return [v4(low)];
+  if (words.slice(0, 4).every((w) => w === 0) && words[4] === 0xffff && words[5] === 0) return [v4(low)];
+  if (words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((w) => w === 0)) return [rfc6052Ipv4(bytes, 96)];
+  if (words[0] === 0x64 && words[1] === 0xff9b && words[2] === 1) return ([96, 64, 56, 48] as const).map((length) => rfc6052Ipv4(bytes, length));
+  if (words[0] === 0x2002) return [v4(bytes.slice(2, 6))];
+  if (words[0] === 0x2001 && words[1] === 0) return [v4(bytes.slice(4, 8)), v4(low.map((b) => b ^ 0xff))];
+  if ((words[4] === 0 || words[4] === 0x200) && words[5] === 0x5efe) return [v4(low)];
+  return [];
+}
+
+function classifyIpv4(address: ipaddr.IPv4): AddressClass {
+  return RANGE_CLASSES[address.range()] ?? 'reserved';
+}
+
+/**
+ * Classifies an IP address, v4 or v6. An IPv6 address that carries an IPv4 address (mapped,
+ * compatible, NAT64, 6to4, Teredo, ISATAP: see `embeddedIpv4`) is judged by the IPv4 inside it,
+ * the least public one when it carries several. Pure: no DNS.
  */
 export function classifyAddress(address: string): AddressClass {
   const bare = address.replace(/^\[|\]$/g, '');
   if (!ipaddr.isValid(bare)) return 'invalid';
-  let parsed = ipaddr.parse(bare);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return RANGE_CLASSES[parsed.range()] ?? 'reserved';
+  const parsed = ipaddr.parse(bare);
+  if (parsed.kind() === 'ipv4') return classifyIpv4(parsed as ipaddr.IPv4);
+  const range = parsed.range();
+  const own = RANGE_CLASSES[range] ?? 'reserved';
+  // Only where the IPv6 range is a way to an IPv4 one: `::` and `::1` are themselves, and an
+  // ISATAP identifier under a link-local or unique-local prefix stays link-local or unique-local.
+  if (!CARRIER_RANGES.has(range)) return own;
+  const carried = embeddedIpv4(parsed as ipaddr.IPv6).map(classifyIpv4);
+  if (carried.length) return carried.find((c) => c !== 'public') ?? 'public';
+  return own;
 }
+
+/** ipaddr.js ranges whose addresses may carry an IPv4 address (`unicast`: ::/96 and ISATAP). */
+const CARRIER_RANGES = new Set(['unicast', 'ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo']);
 
 /** True when the address may be reached without ALLOW_PRIVATE_NETWORK_TARGETS. */
 export function isPublicAddress(address: string): boolean {

@@ -1,44 +1,33 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
 import { webhookRetryDelays, type Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { createDeliveries, markEventsDispatched, staleEventIds, type PendingDelivery } from '../db/webhooks.ts';
-import { SEARCH_ATTRIBUTES, taskQueues, workflowIds } from '../temporal/index.ts';
-import { colocatedClient } from '../temporal/worker.ts';
-import type { deliverWebhook } from '../../workflows/deliver-webhook.ts';
+import { workflowIds } from '../temporal/ids.ts';
+import { startWorkflow } from '../temporal/start.ts';
+import { createLogger } from '../logger.ts';
 
-/** What dispatch needs: the database, a Temporal client and the configuration. */
+const silent = createLogger('silent');
+
+/** What dispatch needs: the database, a Temporal client, the configuration and a logger. */
 export interface DispatchDeps {
   sql: Db;
   temporal: Client;
   config: Config;
+  /** Where a failed start is logged; none, nowhere (a test driving dispatch directly). */
+  log?: Logger;
 }
 
-/** Starts the delivery workflow of one delivery; a second start of the same delivery is a no-op. */
+/**
+ * Starts the delivery workflow of one delivery (eagerly, with a delivery worker in this process);
+ * a second start of the same delivery is a no-op.
+ */
 export async function startDeliveryWorkflow(deps: DispatchDeps, delivery: PendingDelivery, opts: { retryNumber?: number } = {}): Promise<void> {
   const manual = opts.retryNumber !== undefined;
-  const taskQueue = taskQueues(deps.config).webhooks;
-  // With a delivery worker in this process, start eagerly: the server hands the first workflow
-  // task back in the start response when that worker has a free slot (else it queues it as usual).
-  const eager = colocatedClient(deps.temporal.options.namespace, taskQueue);
-  try {
-    await (eager ?? deps.temporal).workflow.start<typeof deliverWebhook>('deliverWebhook', {
-      workflowId: workflowIds.webhookDelivery(delivery.eventId, delivery.endpointId, opts.retryNumber),
-      taskQueue,
-      requestEagerStart: eager !== undefined,
-      // A manual retry is one attempt: whoever asked for it sees its outcome at once.
-      args: [{ deliveryId: delivery.deliveryId, retryDelaysSeconds: manual ? [] : webhookRetryDelays(deps.config) }],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrganizationId, value: delivery.orgId },
-        ...(delivery.agentId ? [{ key: SEARCH_ATTRIBUTES.AgentId, value: delivery.agentId }] : []),
-      ],
-    });
-  } catch (err) {
-    // Already ran to its end (REJECT_DUPLICATE): this delivery was dispatched before.
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-    throw err;
-  }
+  await startWorkflow({ ...deps, log: deps.log ?? silent }, 'webhookDelivery', workflowIds.webhookDelivery(delivery.eventId, delivery.endpointId, opts.retryNumber),
+    // A manual retry is one attempt: whoever asked for it sees its outcome at once.
+    [{ deliveryId: delivery.deliveryId, retryDelaysSeconds: manual ? [] : webhookRetryDelays(deps.config) }],
+    { orgId: delivery.orgId, agentId: delivery.agentId, summary: `Webhook delivery of event ${delivery.eventId} to endpoint ${delivery.endpointId}${manual ? `, manual retry ${opts.retryNumber}` : ''}` });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../db/index.ts';
-import type { EventType } from './types.ts';
+import type { EventType } from '../schemas/events.ts';
 import { dispatchEvents, type DispatchDeps } from './dispatch.ts';
 
 export { dispatchEvents, type DispatchDeps } from './dispatch.ts';

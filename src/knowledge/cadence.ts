@@ -1,6 +1,4 @@
-/** How often a site is crawled again on its own. */
-export const CRAWL_CADENCES = ['off', 'daily', 'weekly', 'monthly'] as const;
-export type CrawlCadence = (typeof CRAWL_CADENCES)[number];
+import type { CrawlCadence } from '../schemas/sites.ts';
 
 /**
  * When the next automatic crawl is due: the last crawl (or now) plus one day, seven days or one

@@ -1,12 +1,11 @@
-import {
-  MONTHS, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
-  type Client, type ScheduleOptions,
-} from '@temporalio/client';
+import { MONTHS, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
-import type { SiteRecord } from '../db/sites.ts';
-import { SEARCH_ATTRIBUTES, taskQueues, workflowIds } from '../temporal/index.ts';
-import type { crawlSite, CrawlSiteInput } from '../../workflows/crawl-site.ts';
+import type { Db } from '../db/index.ts';
+import { siteOwnerLabel, type SiteRecord } from '../db/sites.ts';
+import { scheduleIds, taskQueues, workflowIds } from '../temporal/ids.ts';
+import { deleteSchedule, oneLine, searchAttributesOf, startWorkflow, upsertSchedule } from '../temporal/start.ts';
+import type { CrawlSiteInput } from '../../workflows/crawl-site.ts';
 import type { scheduledCrawl } from '../../workflows/scheduled-crawl.ts';
 
 /**
@@ -14,12 +13,16 @@ import type { scheduledCrawl } from '../../workflows/scheduled-crawl.ts';
  * the workflow `crawl:<site id>`: asking again while one runs joins it instead of doubling it.
  */
 
-export interface CrawlDeps { temporal: Client; config: Config }
+export interface CrawlDeps { temporal: Client; config: Config; log: Logger }
 
-const searchAttributes = (site: Pick<SiteRecord, 'orgId' | 'widget_id'>) => [
-  { key: SEARCH_ATTRIBUTES.OrganizationId, value: site.orgId },
-  ...(site.widget_id ? [{ key: SEARCH_ATTRIBUTES.AgentId, value: site.widget_id }] : []),
-];
+type CrawlSite = Pick<SiteRecord, 'id' | 'orgId' | 'widget_id' | 'kb_id' | 'url'>;
+
+const hostOf = (url: string) => { try { return new URL(url).host; } catch { return url; } };
+
+/** The one line the Web UI shows for a site's crawl: "Crawl of acme.com for agent Front desk". */
+async function crawlSummary(db: Db, site: CrawlSite, what = 'Crawl'): Promise<string> {
+  return oneLine(`${what} of ${hostOf(site.url)} for ${await siteOwnerLabel(db, site)}`);
+}
 
 /** What the crawl workflow takes: the site and the caps of this deployment. */
 export function crawlInput(config: Config, siteId: string): CrawlSiteInput {
@@ -35,24 +38,12 @@ export function crawlInput(config: Config, siteId: string): CrawlSiteInput {
 
 /**
  * Starts the site's crawl workflow, or joins the one already running (`restart` replaces it, when
- * the site now points elsewhere). Temporal unreachable is a 503 the caller's transaction rolls
- * back with, so nothing is left queued without a crawl.
+ * the site now points elsewhere). Temporal unreachable is a 503 the caller's transaction (`db`)
+ * rolls back with, so nothing is left queued without a crawl.
  */
-export async function startCrawl(deps: CrawlDeps, site: Pick<SiteRecord, 'id' | 'orgId' | 'widget_id'>, opts: { restart?: boolean } = {}): Promise<void> {
-  try {
-    await deps.temporal.workflow.start<typeof crawlSite>('crawlSite', {
-      workflowId: workflowIds.crawl(site.id),
-      taskQueue: taskQueues(deps.config).crawls,
-      args: [crawlInput(deps.config, site.id)],
-      workflowIdConflictPolicy: opts.restart ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      typedSearchAttributes: searchAttributes(site),
-    });
-  } catch (err) {
-    throw new AppError(503, 'service_unavailable', 'the workflow service is unavailable; nothing was changed, try again', {
-      headers: { 'Retry-After': '5' },
-    });
-  }
+export async function startCrawl(deps: CrawlDeps, db: Db, site: CrawlSite, opts: { restart?: boolean } = {}): Promise<void> {
+  await startWorkflow(deps, 'crawl', workflowIds.crawl(site.id), [crawlInput(deps.config, site.id)],
+    { orgId: site.orgId, agentId: site.widget_id, summary: await crawlSummary(db, site) }, opts);
 }
 
 /** The calendar that fires once, at `at` (UTC): the schedule is moved after every crawl. */
@@ -64,8 +55,8 @@ function onceAt(at: Date) {
   };
 }
 
-function crawlSchedule(config: Config, site: SiteRecord, at: Date): ScheduleOptions {
-  const id = workflowIds.crawlSchedule(site.id);
+function crawlSchedule(config: Config, site: SiteRecord, at: Date, summary: string): ScheduleOptions {
+  const id = scheduleIds.crawl(site.id);
   return {
     scheduleId: id,
     spec: { calendars: [onceAt(at)] },
@@ -75,10 +66,12 @@ function crawlSchedule(config: Config, site: SiteRecord, at: Date): ScheduleOpti
       workflowId: id,
       taskQueue: taskQueues(config).crawls,
       args: [{ siteId: site.id }] satisfies Parameters<typeof scheduledCrawl>,
-      typedSearchAttributes: searchAttributes(site),
+      typedSearchAttributes: searchAttributesOf({ orgId: site.orgId, agentId: site.widget_id }),
+      staticSummary: summary,
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
-    typedSearchAttributes: searchAttributes(site),
+    typedSearchAttributes: searchAttributesOf({ orgId: site.orgId, agentId: site.widget_id }),
+    memo: { summary },
   };
 }
 
@@ -86,27 +79,16 @@ function crawlSchedule(config: Config, site: SiteRecord, at: Date): ScheduleOpti
  * Makes the site's Schedule (`crawl-schedule:<site id>`) fire at its next_crawl_at, or removes
  * it when the cadence is off. Idempotent.
  */
-export async function syncCrawlSchedule(deps: CrawlDeps, site: SiteRecord): Promise<void> {
+export async function syncCrawlSchedule(deps: CrawlDeps, db: Db, site: SiteRecord): Promise<void> {
   if (site.crawl_cadence === 'off' || !site.next_crawl_at) {
     await deleteCrawlSchedule(deps, site.id);
     return;
   }
-  const options = crawlSchedule(deps.config, site, new Date(site.next_crawl_at));
-  try {
-    await deps.temporal.schedule.create(options);
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await deps.temporal.schedule.getHandle(options.scheduleId).update((previous) => ({
-      spec: options.spec, action: options.action, policies: options.policies, state: previous.state,
-    }));
-  }
+  const summary = await crawlSummary(db, site, `${site.crawl_cadence[0]!.toUpperCase()}${site.crawl_cadence.slice(1)} re-crawl`);
+  await upsertSchedule(deps.temporal, crawlSchedule(deps.config, site, new Date(site.next_crawl_at), summary));
 }
 
 /** Removes a site's Schedule; one already gone is fine. */
 export async function deleteCrawlSchedule(deps: Pick<CrawlDeps, 'temporal'>, siteId: string): Promise<void> {
-  try {
-    await deps.temporal.schedule.getHandle(workflowIds.crawlSchedule(siteId)).delete();
-  } catch (err) {
-    if (!(err instanceof ScheduleNotFoundError)) throw err;
-  }
+  await deleteSchedule(deps.temporal, scheduleIds.crawl(siteId));
 }

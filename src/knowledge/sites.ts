@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/index.ts';
@@ -10,8 +10,9 @@ import {
 } from '../db/sites.ts';
 import { assertOutboundUrl } from '../net/outbound.ts';
 import type { Agent } from '../schemas/agents.ts';
-import { workflowIds } from '../temporal/index.ts';
-import type { CrawlCadence } from './cadence.ts';
+import { workflowIds } from '../temporal/ids.ts';
+import { stopWorkflow } from '../temporal/start.ts';
+import type { CrawlCadence } from '../schemas/sites.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from './crawls.ts';
 
 /**
@@ -36,7 +37,7 @@ export async function createAgent(deps: KnowledgeDeps, orgId: string, input: {
   if (input.site_url) await checkSiteUrl(deps, input.site_url, 'site_url');
   return deps.sql.begin(async (tx) => {
     const agent = await insertAgent(tx, orgId, { name: input.name, site_url: input.site_url, createdVia: input.createdVia });
-    if (input.site_url) await startCrawl(deps, await insertSite(tx, orgId, { url: input.site_url, agentId: agent.id }));
+    if (input.site_url) await startCrawl(deps, tx, await insertSite(tx, orgId, { url: input.site_url, agentId: agent.id }));
     return agent;
   });
 }
@@ -54,8 +55,8 @@ export async function connectAgentSite(deps: KnowledgeDeps, orgId: string, agent
       : await insertSite(tx, orgId, { url: input.url, agentId, cadence: input.crawl_cadence });
     if (existing && input.crawl_cadence) site = await setSiteCadence(tx, site.id, input.crawl_cadence);
     await setAgentSiteUrl(tx, agentId, input.url);
-    await startCrawl(deps, site, { restart: moved });
-    await syncCrawlSchedule(deps, site);
+    await startCrawl(deps, tx, site, { restart: moved });
+    await syncCrawlSchedule(deps, tx, site);
     return site;
   });
 }
@@ -71,7 +72,7 @@ export async function recrawlAgentSite(deps: KnowledgeDeps, orgId: string, agent
       throw new AppError(409, 'invalid_state', 'this widget has no website to crawl; connect one with POST /api/v1/rest/agents/:id/site');
     }
     site = site ? (await markSiteQueued(tx, site.id))! : await insertSite(tx, orgId, { url: agent.site_url!, agentId: agent.id });
-    await startCrawl(deps, site);
+    await startCrawl(deps, tx, site);
     return site;
   });
 }
@@ -81,7 +82,7 @@ export async function recrawlSite(deps: KnowledgeDeps, orgId: string, id: string
   return deps.sql.begin(async (tx) => {
     if (!(await findSite(tx, orgId, id, { forUpdate: true }))) return null;
     const site = (await markSiteQueued(tx, id))!;
-    await startCrawl(deps, site);
+    await startCrawl(deps, tx, site);
     return site;
   });
 }
@@ -92,7 +93,7 @@ export async function changeSiteCadence(deps: KnowledgeDeps, orgId: string, id: 
     const current = await findSite(tx, orgId, id, { forUpdate: true });
     if (!current || cadence === undefined) return current;
     const site = await setSiteCadence(tx, id, cadence);
-    await syncCrawlSchedule(deps, site);
+    await syncCrawlSchedule(deps, tx, site);
     return site;
   });
 }
@@ -104,8 +105,8 @@ export async function addKnowledgeBaseSite(deps: KnowledgeDeps, orgId: string, k
   return deps.sql.begin(async (tx) => {
     if (!(await findKnowledgeBase(tx, orgId, kbId))) return null;
     const site = await insertSite(tx, orgId, { url: input.url, kbId, cadence: input.crawl_cadence });
-    await startCrawl(deps, site);
-    await syncCrawlSchedule(deps, site);
+    await startCrawl(deps, tx, site);
+    await syncCrawlSchedule(deps, tx, site);
     return site;
   });
 }
@@ -132,11 +133,10 @@ export async function stopSiteWork(deps: KnowledgeDeps, siteIds: string[]): Prom
   for (const id of siteIds) {
     try {
       await deleteCrawlSchedule(deps, id);
-      await deps.temporal.workflow.getHandle(workflowIds.crawl(id)).terminate('site deleted').catch((err: unknown) => {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-      });
     } catch (err) {
-      deps.log.warn({ err, site_id: id }, 'could not stop the work of a deleted site; its Schedule removes itself when it fires');
+      deps.log.warn({ err, site_id: id }, 'could not remove the Schedule of a deleted site; it removes itself when it fires');
     }
+    // Terminated, not cancelled: the site and its pages are gone, so nothing must run after.
+    await stopWorkflow(deps, workflowIds.crawl(id), 'terminate', 'site deleted');
   }
 }

@@ -15,8 +15,6 @@ export const LAUNCHER_ICON_KINDS = ['default', 'logo', 'custom'] as const;
 export const VOICEMAIL_BEHAVIORS = ['leave_message', 'hang_up'] as const;
 export const LIVE_CHAT_ALERT_SCOPES = ['all', 'unassigned', 'assigned'] as const;
 export const DATA_FIELD_TYPES = ['string', 'number', 'boolean', 'email', 'phone', 'date'] as const;
-/** Page languages that `localized_copy` carries. */
-export const COPY_LANGUAGES = ['en', 'fr'] as const;
 
 export const AgentName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name, 1 to 200 characters' });
 const Text = (maxLength: number, description: string) => Type.String({ maxLength, description });
@@ -200,7 +198,6 @@ export const AgentCreateSchema = Type.Object({
   name: AgentName,
   site_url: Type.Optional(SiteUrl),
 }, { $id: 'AgentCreate', additionalProperties: false });
-export type AgentCreate = Static<typeof AgentCreateSchema>;
 
 export const AgentListQuery = Type.Object({
   status: Type.Optional(StringEnum(AGENT_STATUSES)),

@@ -4,7 +4,6 @@ import { ListEnvelope, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid } f
 
 /** Where a conversation took place. */
 export const SURFACES = ['web', 'phone', 'sms', 'email', 'campaign'] as const;
-export type Surface = (typeof SURFACES)[number];
 
 export const CONVERSATION_STATUSES = ['active', 'ended'] as const;
 export const MESSAGE_ROLES = ['visitor', 'agent', 'human_agent', 'caller', 'system'] as const;
@@ -57,7 +56,6 @@ export const ConversationDetailSchema = Type.Composite([ConversationSchema, Type
     description: 'A self-contained HTML transcript card for an iframe; the signed URL needs no token and is valid 15 minutes',
   }),
 })], { $id: 'ConversationDetail', additionalProperties: false });
-export type ConversationDetail = Static<typeof ConversationDetailSchema>;
 
 export const ConversationListQuery = Type.Object({
   widget_id: Type.Optional(Type.String({ ...Uuid, description: 'Only this agent\'s conversations (its `id`)' })),

@@ -35,7 +35,6 @@ export const SipTrunkCreateSchema = Type.Object({
   sip_username: SipUsername,
   password: Password,
 }, { $id: 'SipTrunkCreate', additionalProperties: false });
-export type SipTrunkCreate = Static<typeof SipTrunkCreateSchema>;
 
 export const SipTrunkPatchSchema = Type.Object({
   label: Type.Optional(Label),
@@ -43,6 +42,5 @@ export const SipTrunkPatchSchema = Type.Object({
   sip_username: Type.Optional(SipUsername),
   password: Type.Optional({ ...Password, description: 'A new credential: replaces (rotates) the stored one at once' }),
 }, { $id: 'SipTrunkPatch', additionalProperties: false, description: 'Any subset of the fields; `{}` changes nothing' });
-export type SipTrunkPatch = Static<typeof SipTrunkPatchSchema>;
 
 export const SipTrunkListSchema = ListEnvelope(SipTrunkSchema, 'SipTrunkList');

@@ -1,7 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListEnvelope, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid } from './common.ts';
 import { SiteUrl } from './agents.ts';
-import { CRAWL_CADENCES } from '../knowledge/cadence.ts';
+
+/** How often a site is crawled again on its own. */
+export const CRAWL_CADENCES = ['off', 'daily', 'weekly', 'monthly'] as const;
+export type CrawlCadence = (typeof CRAWL_CADENCES)[number];
 
 export const SITE_STATUSES = ['queued', 'crawling', 'ready', 'failed'] as const;
 export type SiteStatus = (typeof SITE_STATUSES)[number];

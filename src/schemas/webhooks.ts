@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { EVENT_SUBSCRIPTIONS, EVENT_TYPES } from '../events/types.ts';
+import { EVENT_SUBSCRIPTIONS, EVENT_TYPES } from './events.ts';
 import { ListEnvelope, Nullable, StringEnum, Timestamp, Uuid } from './common.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

@@ -1,40 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
-import { defineSearchAttributeKey } from '@temporalio/common';
+import { SEARCH_ATTRIBUTES } from './search-attributes.ts';
 import type { Config } from '../config.ts';
 
-/**
- * Custom search attributes every workflow of ours carries, so an operator can find the runs of
- * one organization or one agent in the Temporal Web UI (`OrganizationId = "..."`).
- */
-export const SEARCH_ATTRIBUTES = {
-  OrganizationId: defineSearchAttributeKey('OrganizationId', 'KEYWORD'),
-  AgentId: defineSearchAttributeKey('AgentId', 'KEYWORD'),
-} as const;
-
-/** One task queue per kind of work, so each can be scaled and isolated on its own. */
-export function taskQueues(config: Pick<Config, 'TASK_QUEUE_PREFIX'>) {
-  return {
-    maintenance: `${config.TASK_QUEUE_PREFIX}-maintenance`,
-    webhooks: `${config.TASK_QUEUE_PREFIX}-webhooks`,
-    crawls: `${config.TASK_QUEUE_PREFIX}-crawls`,
-    conversations: `${config.TASK_QUEUE_PREFIX}-conversations`,
-  } as const;
-}
-export type TaskQueueKind = keyof ReturnType<typeof taskQueues>;
-
-/**
- * Workflow ids are business keys: one purge per agent, ever; one delivery per event and endpoint
- * (and per manual retry); one crawl of a site at a time; one re-crawl Schedule per site.
- */
-export const workflowIds = {
-  crawl: (siteId: string) => `crawl:${siteId}`,
-  crawlSchedule: (siteId: string) => `crawl-schedule:${siteId}`,
-  conversation: (conversationId: string) => `conversation:${conversationId}`,
-  conversationEvaluation: (conversationId: string) => `conversation-evaluation:${conversationId}`,
-  agentPurge: (agentId: string) => `agent-purge:${agentId}`,
-  webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
-    `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,
-};
+export { SEARCH_ATTRIBUTES } from './search-attributes.ts';
+export { taskQueues, workflowIds } from './ids.ts';
 
 export async function connectTemporal(config: Pick<Config, 'TEMPORAL_NAMESPACE'>, address: string): Promise<{ connection: Connection; client: Client }> {
   const connection = await Connection.connect({ address });

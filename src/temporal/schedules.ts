@@ -1,19 +1,12 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../config.ts';
-import { taskQueues } from './index.ts';
+import { scheduleIds, taskQueues } from './ids.ts';
+import { upsertSchedule } from './start.ts';
 import type { sweepWebhookEvents } from '../../workflows/sweep-webhook-events.ts';
 
 /** An event younger than this is left to the API process that committed it (which dispatches at once). */
 const SWEEP_MIN_AGE_SECONDS = 10;
 
-/**
- * Schedule ids. Scoped by TASK_QUEUE_PREFIX because the schedule targets that deployment's task
- * queue: two deployments sharing a namespace (or the test files of one run) each keep their own.
- * In production (prefix `ams`) the sweep is `webhook-recovery-sweep:ams`.
- */
-export const scheduleIds = {
-  webhookRecoverySweep: (config: Pick<Config, 'TASK_QUEUE_PREFIX'>) => `webhook-recovery-sweep:${config.TASK_QUEUE_PREFIX}`,
-};
 
 function webhookRecoverySweep(config: Config): ScheduleOptions {
   const id = scheduleIds.webhookRecoverySweep(config);
@@ -26,6 +19,7 @@ function webhookRecoverySweep(config: Config): ScheduleOptions {
       workflowId: id,
       taskQueue: taskQueues(config).webhooks,
       args: [{ olderThanSeconds: Math.min(SWEEP_MIN_AGE_SECONDS, config.WEBHOOK_SWEEP_SECONDS) }] satisfies Parameters<typeof sweepWebhookEvents>,
+      staticSummary: `Webhook recovery sweep of deployment ${config.TASK_QUEUE_PREFIX}, every ${config.WEBHOOK_SWEEP_SECONDS} s`,
     },
     policies: {
       // One sweep at a time; while no worker runs, the pending one waits and the ticks are skipped.
@@ -41,13 +35,5 @@ function webhookRecoverySweep(config: Config): ScheduleOptions {
  * configuration (interval, task queue). Idempotent: every worker calls it at start.
  */
 export async function ensureSchedules(client: Client, config: Config): Promise<void> {
-  const options = webhookRecoverySweep(config);
-  try {
-    await client.schedule.create(options);
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(options.scheduleId).update((previous) => ({
-      spec: options.spec, action: options.action, policies: options.policies, state: previous.state,
-    }));
-  }
+  await upsertSchedule(client, webhookRecoverySweep(config));
 }

@@ -1,24 +1,72 @@
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
-import { taskQueues, type TaskQueueKind } from './index.ts';
+import { createRuntime } from '../runtime/index.ts';
+import type { AgentRuntime } from '../runtime/types.ts';
+import { registerColocatedClient } from './eager.ts';
+import { taskQueues, type TaskQueueKind } from './ids.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+const BUNDLER = fileURLToPath(new URL('./bundle-workflows.ts', import.meta.url));
+
+/** The workflow bundle, built by webpack in a child process (see bundle-workflows.ts). */
+export async function bundleWorkflowsInChild(): Promise<{ code: string }> {
+  const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, BUNDLER], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
+  return { code: stdout };
+}
 
 /**
- * Clients on the connection of a running worker of this process, by namespace and task queue.
- * A workflow started through one with `requestEagerStart` can have its first workflow task handed
- * to that worker in the start response (Eager Workflow Start): no matching, no poll round trip.
- * The TypeScript SDK offers it only on a NativeConnection shared by the client and the worker.
+ * Sizes per task queue, instead of the SDK's defaults sized for a whole machine (a workflow cache of
+ * about 600 runs per GiB of heap, 100 concurrent activities, per worker; four workers here). A run
+ * evicted from the cache is replayed from its history on its next task: correct, only slower.
+ * One workflow thread for all of them (see workersSharingOneWorkflowThread) is plenty: our workflows
+ * only orchestrate. Crawl activities each fetch CRAWL_CONCURRENCY pages at once, so few
+ * run at a time.
  */
-const colocated = new Map<string, Client>();
-const colocatedKey = (namespace: string, taskQueue: string) => `${namespace}\u0000${taskQueue}`;
+const WORKER_SIZES: Record<TaskQueueKind, Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentLocalActivityExecutions'>> = {
+  maintenance: { maxCachedWorkflows: 50, maxConcurrentWorkflowTaskExecutions: 10, maxConcurrentActivityTaskExecutions: 10, maxConcurrentLocalActivityExecutions: 10 },
+  webhooks: { maxCachedWorkflows: 200, maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentActivityTaskExecutions: 100, maxConcurrentLocalActivityExecutions: 100 },
+  crawls: { maxCachedWorkflows: 50, maxConcurrentWorkflowTaskExecutions: 10, maxConcurrentActivityTaskExecutions: 8, maxConcurrentLocalActivityExecutions: 10 },
+  conversations: { maxCachedWorkflows: 500, maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentActivityTaskExecutions: 50, maxConcurrentLocalActivityExecutions: 50 },
+};
 
-/** A client whose starts on `taskQueue` may be eager, while a worker of this process polls it. */
-export function colocatedClient(namespace: string, taskQueue: string): Client | undefined {
-  return colocated.get(colocatedKey(namespace, taskQueue));
+type WorkflowCreator = Awaited<ReturnType<typeof Worker['createWorkflowCreator']>>;
+
+/**
+ * A Worker class whose instances share ONE workflow thread (a V8 isolate holding the SDK and the
+ * bundle, about 55 MiB) instead of one each: the SDK's extension point for this is the protected
+ * static `createWorkflowCreator`. Workflow runs are keyed by run id, so runs of every task queue can
+ * live in one thread, as runs of one queue already do with the SDK's reused V8 context. The thread
+ * knows the activity names of every worker (it only uses them to fail unknown local activities
+ * early), and is destroyed when the last worker using it shuts down.
+ */
+function workersSharingOneWorkflowThread(activityNames: string[]): typeof Worker {
+  let shared: Promise<WorkflowCreator> | undefined;
+  let users = 0;
+  return class SharedThreadWorker extends Worker {
+    protected static override async createWorkflowCreator(...[bundle, options, logger]: Parameters<typeof Worker['createWorkflowCreator']>): Promise<WorkflowCreator> {
+      shared ??= super.createWorkflowCreator(bundle, { ...options, activities: new Map(activityNames.map((name) => [name, async () => undefined])) }, logger);
+      const creator = await shared;
+      users += 1;
+      let destroyed = false;
+      return {
+        createWorkflow: (createOptions) => creator.createWorkflow(createOptions),
+        destroy: async () => {
+          if (destroyed) return;
+          destroyed = true;
+          users -= 1;
+          if (users === 0) {
+            shared = undefined;
+            await creator.destroy();
+          }
+        },
+      };
+    }
+  };
 }
 
 export interface WorkerSet {
@@ -28,10 +76,12 @@ export interface WorkerSet {
 }
 
 /**
- * Starts one worker per task queue (all of them, or the kinds named), sharing one connection.
- * Tests pass a prebuilt `workflowBundle` so workflow code is bundled once, not per worker.
+ * Starts one worker per task queue (all of them, or the kinds named), sharing one connection and one
+ * workflow bundle (built here unless given: tests pass the one their global setup built).
  */
-export async function startWorkers(opts: Omit<ActivityDeps, 'temporal'> & {
+export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtime'> & {
+  /** The agent runtime of the conversation activities; by default the one LLM_BASE_URL selects. */
+  runtime?: AgentRuntime;
   address: string; namespace: string; log: Logger;
   kinds?: TaskQueueKind[]; workflowBundle?: WorkerOptions['workflowBundle'];
 }): Promise<WorkerSet> {
@@ -40,23 +90,24 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal'> & {
   const clientConnection = await Connection.connect({ address: opts.address });
   const temporal = new Client({ connection: clientConnection, namespace: opts.namespace });
   const queues = taskQueues(opts.config);
-  const activities = createActivities({ ...opts, temporal });
+  const activities = createActivities({ ...opts, temporal, runtime: opts.runtime ?? createRuntime(opts.config) });
   const kinds = opts.kinds ?? (Object.keys(queues) as TaskQueueKind[]);
-  const workflowSource = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH };
-  const workers = await Promise.all(kinds.map((kind) => Worker.create({
+  // One bundle for every worker: each `workflowsPath` would run webpack again and keep its output.
+  const workflowBundle = opts.workflowBundle ?? await bundleWorkflowsInChild();
+  const SharedThreadWorker = workersSharingOneWorkflowThread(kinds.flatMap((kind) => Object.keys(activities[kind])));
+  const workers = await Promise.all(kinds.map((kind) => SharedThreadWorker.create({
     connection, namespace: opts.namespace, taskQueue: queues[kind],
-    activities: activities[kind], ...workflowSource,
+    activities: activities[kind], workflowBundle, ...WORKER_SIZES[kind],
     shutdownGraceTime: '10 seconds',
   })));
   const running = Promise.all(workers.map((w) => w.run()));
-  const eagerClient = new Client({ connection, namespace: opts.namespace });
-  const eagerKeys = kinds.map((kind) => colocatedKey(opts.namespace, queues[kind]));
-  for (const key of eagerKeys) colocated.set(key, eagerClient);
+  // Starts through this client on these queues may be eager (see eager.ts).
+  const unregister = registerColocatedClient(new Client({ connection, namespace: opts.namespace }), opts.namespace, kinds.map((kind) => queues[kind]));
   let stopped: Promise<void> | undefined;
   return {
     run: async () => { await running; },
     shutdown: () => stopped ??= (async () => {
-      for (const key of eagerKeys) if (colocated.get(key) === eagerClient) colocated.delete(key);
+      unregister();
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await connection.close();
