@@ -25,6 +25,7 @@ import { emailInboxesFamily } from './routes/email-inboxes.ts';
 import { conversationsFamily } from './routes/conversations.ts';
 import { conversationCardsRouter } from './routes/conversation-cards.ts';
 import { contactsFamily } from './routes/contacts.ts';
+import { mcpEndpoint } from './mcp/endpoint.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
 export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily];
@@ -88,7 +89,9 @@ export function createApp(deps: AppDeps): Koa {
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],
     [familyRouter(publicFamilies, PUBLIC_PREFIX), conversationCardsRouter()]));
-  // Everything else under /api/v1: a bearer token (failures limited per address), counted against its rate limit.
-  app.use(area(AUTHENTICATED_PREFIX, [authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE))], [familyRouter(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
+  // Everything else under /api/v1, and the MCP endpoint: a bearer token (failures limited per address), counted against its rate limit.
+  const auth = authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE));
+  app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, auth, listener: () => app.callback() }) as Koa.Middleware);
+  app.use(area(AUTHENTICATED_PREFIX, [auth], [familyRouter(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
   return app;
 }

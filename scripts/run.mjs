@@ -2,7 +2,7 @@
 // Entry point behind every `npm run` script. Plain Node ESM with no
 // dependencies, because its first job is to install them.
 //
-//   node scripts/run.mjs <start|api|worker|cli|test|check|bench NAME> [args...]
+//   node scripts/run.mjs <start|api|worker|cli|mcp|test|check|bench NAME> [args...]
 //
 // Everything it prints itself goes to stderr, so `npm run cli -- ...` keeps a
 // clean stdout (see .npmrc for npm's own banner).
@@ -15,7 +15,7 @@ import { ensureChromium } from './ensure-chromium.mjs';
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const BIN = join(ROOT, 'node_modules', '.bin');
 const TEST_RESULTS = join(ROOT, '.data', 'test-results.json');
-const USAGE = 'usage: node scripts/run.mjs <start|api|worker|cli|test|check|bench NAME> [args...]';
+const USAGE = 'usage: node scripts/run.mjs <start|api|worker|cli|mcp|test|check|bench NAME> [args...]';
 
 /** Prints a progress line of this script (never on stdout). */
 function note(message) {
@@ -180,6 +180,8 @@ async function dispatch(command, args) {
       return tsx('src/main.ts', [command, ...args]);
     case 'cli':
       return tsx('src/cli.ts', args);
+    case 'mcp':
+      return tsx('src/mcp-bridge.ts', args);
     case 'test':
       return runTests(args);
     case 'check':

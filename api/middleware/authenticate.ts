@@ -1,6 +1,15 @@
+import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../src/errors.ts';
+import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AppMiddleware } from '../context.ts';
 import type { RateLimiter } from './rate-limit.ts';
+
+/**
+ * The principal of an in-process request (an MCP tool call) made on behalf of a request that was
+ * already authenticated and counted: it is neither looked up nor counted again. Only code in this
+ * process can put a request here; no header can.
+ */
+export const carriedPrincipals = new WeakMap<IncomingMessage, Principal>();
 
 /**
  * Resolves the bearer token (401 otherwise), then counts the request against the token's rate
@@ -10,6 +19,11 @@ import type { RateLimiter } from './rate-limit.ts';
  */
 export function authenticate(failures: RateLimiter): AppMiddleware {
   return async (ctx, next) => {
+    const carried = carriedPrincipals.get(ctx.req);
+    if (carried) {
+      ctx.state.principal = carried;
+      return next();
+    }
     const address = `ip:${ctx.ip}`;
     const blocked = failures.peek(address);
     if (!blocked.allowed) {

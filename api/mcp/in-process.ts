@@ -1,0 +1,41 @@
+import type { RequestListener } from 'node:http';
+import inject from 'light-my-request';
+import type { Principal } from '../../src/auth/authenticator.ts';
+import { carriedPrincipals } from '../middleware/authenticate.ts';
+import type { ToolRequest } from './tools.ts';
+
+export interface Reply { status: number; body: unknown }
+
+/** Runs one REST request through the whole Koa app as a principal, without a socket. */
+export type Caller = (request: ToolRequest & { idempotencyKey?: string }) => Promise<Reply>;
+
+/**
+ * A caller whose requests pass through every middleware and route of the app (permissions,
+ * validation, idempotency, errors), as the principal of the MCP request that makes them and
+ * under its request id. They are not counted against the rate limit again: the MCP request was.
+ */
+export function inProcessCaller(listener: RequestListener, principal: Principal, origin: { requestId: string; host: string }): Caller {
+  const dispatch: RequestListener = (req, res) => {
+    carriedPrincipals.set(req, principal);
+    listener(req, res);
+  };
+  return async ({ method, url, body, idempotencyKey }) => {
+    const res = await inject(dispatch, {
+      method, url,
+      headers: {
+        host: origin.host,
+        'x-request-id': origin.requestId,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+    let parsed: unknown;
+    try {
+      parsed = res.payload ? JSON.parse(res.payload) : undefined;
+    } catch {
+      parsed = { text: res.payload };
+    }
+    return { status: res.statusCode, body: parsed };
+  };
+}
