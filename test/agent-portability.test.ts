@@ -207,7 +207,7 @@ describe('export and import', () => {
   });
 
   it('checks every site URL of a manifest for private-network targets at the door, as create does (issue 12, defect 6)', async () => {
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Plain' })).body;
     const manifest = (await api.get(`${REST}/agents/${agent.id}/export`)).body;
     for (const body of [

@@ -139,9 +139,9 @@ describe('api keys', () => {
 
   it('revokes only keys whose permissions the calling key holds, else 403 naming what it lacks (issue 12, defect 10)', async () => {
     const { token } = await svc.newOrg();
-    const admin = await keyWith(token, [...PERMISSIONS]);
-    const manager = await keyWith(token, ['org.read', 'org.write']);
-    const weak = await keyWith(token, ['org.read', 'agents.read']);
+    const admin = await keyWith(svc, token, [...PERMISSIONS]);
+    const manager = await keyWith(svc, token, ['org.read', 'org.write']);
+    const weak = await keyWith(svc, token, ['org.read', 'agents.read']);
     const api = client(svc.url, manager.token);
     const refused = await api.delete(`/api/v1/rest/api-keys/${admin.id}`);
     expect(refused.status, refused.text).toBe(403);
@@ -152,11 +152,11 @@ describe('api keys', () => {
     expect((await client(svc.url, weak.token).get('/api/v1/rest/agents')).status).toBe(200);
     // The bootstrap key (every permission) is out of its reach too.
     const [boot] = await svc.sql<{ id: string; org_id: string }[]>`select id, org_id from api_keys where name = 'bootstrap'`;
-    const bootManager = await keyWith('sk_bootstrap_test_token_0123456789', ['org.read', 'org.write']);
+    const bootManager = await keyWith(svc, 'sk_bootstrap_test_token_0123456789', ['org.read', 'org.write']);
     expect((await client(svc.url, bootManager.token).delete(`/api/v1/rest/api-keys/${boot!.id}`)).status).toBe(403);
     expect((await client(svc.url, 'sk_bootstrap_test_token_0123456789').get('/api/v1/rest/agents')).status).toBe(200);
     // A key it covers (a subset of its own permissions, itself included) goes.
-    const narrower = await keyWith(token, ['org.read']);
+    const narrower = await keyWith(svc, token, ['org.read']);
     expect((await api.delete(`/api/v1/rest/api-keys/${narrower.id}`)).status).toBe(204);
     expect((await client(svc.url, admin.token).delete(`/api/v1/rest/api-keys/${weak.id}`)).status).toBe(204);
     expect((await api.delete(`/api/v1/rest/api-keys/${manager.id}`)).status).toBe(204);

