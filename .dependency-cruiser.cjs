@@ -38,15 +38,13 @@ module.exports = {
       comment: 'src/schemas/ is the bottom layer: TypeBox and other schemas, nothing that does I/O.',
       severity: 'error',
       from: { path: '^src/schemas/' },
-      // src/runtime/types.ts (pure) still holds OUTCOMES until it derives its types from the schemas (issue 10, item 4).
-      to: { path: IO_MODULES, pathNot: '^src/runtime/types\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: IO_MODULES, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'domain-is-pure',
-      comment: 'src/domain/ holds pure rules (merges, hosts, network, SIP hosts, transfer rules): no I/O. '
-        + 'The two use-case files listed in pathNot are leaving for src/agents/ (issue 10, item 2); drop them from the list then.',
+      comment: 'src/domain/ holds pure rules (merges, hosts, network, SIP hosts, transfer rules): no I/O.',
       severity: 'error',
-      from: { path: '^src/domain/', pathNot: ['^src/domain/agent-changes\\.ts$', '^src/domain/agent-portability\\.ts$', '\\.test\\.ts$'] },
+      from: { path: '^src/domain/', pathNot: '\\.test\\.ts$' },
       to: { path: IO_MODULES, dependencyTypesNot: ['type-only'] },
     },
     {

