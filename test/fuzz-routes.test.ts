@@ -7,7 +7,7 @@ import { call, startTestService, type ApiResponse, type TestService } from './he
 import { newAgent, newOrg, type Api } from './support/orgs.ts';
 import { expectWellFormedProblem } from './support/problems.ts';
 import {
-  bodyCases, expectNo5xx, expectValidationError, property, queryCases, queryString, show, type Json, type Schema,
+  bodyCases, encode, expectNo5xx, expectValidationError, property, queryCases, queryString, show, type Json, type Schema,
 } from './support/fuzz.ts';
 
 /**
@@ -151,7 +151,7 @@ function routeCases(own: Fixture, def: RouteDef, path: string): fc.Arbitrary<Rou
 
 function urlOf(path: string, c: RouteCase): string {
   let url = path;
-  for (const [name, value] of c.params) url = url.replace(`:${name}`, encodeURIComponent(value));
+  for (const [name, value] of c.params) url = url.replace(`:${name}`, encode(value));
   return url + c.query.text;
 }
 

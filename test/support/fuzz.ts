@@ -465,5 +465,8 @@ export function queryCases(s: Schema): fc.Arbitrary<QueryCase> {
   );
 }
 
-export const queryString = (q: Query) => (q.length ? `?${q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}` : '');
+/** Lone surrogates cannot be percent-encoded (encodeURIComponent throws): a URL carries U+FFFD for them. */
+export const encode = (s: string) => encodeURIComponent(wellFormed(s));
+
+export const queryString = (q: Query) => (q.length ? `?${q.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}` : '');
 
