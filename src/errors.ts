@@ -34,6 +34,16 @@ export const ERROR_TITLES = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_TITLES;
 
+/**
+ * RFC 9457 extension members a problem of that code carries beyond the contract's common ones,
+ * so a client can act without parsing `detail` (the existing contact to update, the permission to grant).
+ */
+export const ERROR_EXTENSIONS: Partial<Record<ErrorCode, readonly string[]>> = {
+  missing_permission: ['required_permission'],
+  contact_exists: ['contact_id', 'field'],
+  sip_trunk_in_use: ['transfer_rule_count'],
+};
+
 export const ERROR_TYPE_BASE = 'https://docs.agents.dev/errors/';
 
 /** An error meant for the client: the error middleware renders it as RFC 9457 problem details. */

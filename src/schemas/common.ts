@@ -60,7 +60,10 @@ export const ProblemSchema = Type.Object({
   code: Type.String({ description: 'Stable snake_case identifier: branch on it, never on text' }),
   detail: Type.String(),
   errors: Type.Optional(Type.Array(FieldErrorSchema)),
-  required_permission: Type.Optional(Type.String()),
+  required_permission: Type.Optional(Type.String({ description: 'With `missing_permission`: the permission the token lacks' })),
+  contact_id: Type.Optional(Type.String({ description: 'With `contact_exists`: the contact that already has the phone number or email' })),
+  field: Type.Optional(Type.String({ description: 'With `contact_exists`: `phone_e164` or `email_lower`, the identity that collided' })),
+  transfer_rule_count: Type.Optional(Type.Integer({ description: 'With `sip_trunk_in_use`: how many transfer rules still use the trunk' })),
   request_id: Type.String(),
 }, { $id: 'Problem', description: 'RFC 9457 problem details' });
 

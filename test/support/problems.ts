@@ -1,14 +1,14 @@
 import { expect } from 'vitest';
-import { ERROR_TITLES, type ErrorCode } from '../../src/errors.ts';
+import { ERROR_EXTENSIONS, ERROR_TITLES, type ErrorCode } from '../../src/errors.ts';
 import type { ApiResponse } from '../helpers.ts';
 
 const TYPE_BASE = 'https://docs.agents.dev/errors/';
 export const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._-]{1,200}$/;
-const PROBLEM_KEYS = new Set(['type', 'title', 'status', 'code', 'detail', 'errors', 'required_permission', 'request_id']);
+const PROBLEM_KEYS = new Set(['type', 'title', 'status', 'code', 'detail', 'errors', 'request_id']);
 
 /**
  * Any 4xx/5xx: RFC 9457 problem details carrying the response's request id, with only the members
- * the contract names, a `type` made of the code, and well-formed `errors[]`. Returns the body.
+ * the contract names (plus the extension members `ERROR_EXTENSIONS` declares for its code), a `type` made of the code, and well-formed `errors[]`. Returns the body.
  */
 export function expectWellFormedProblem(res: ApiResponse, what = ''): Record<string, any> {
   const context = `${what} -> ${res.status} ${res.text.slice(0, 500)}`;
@@ -23,7 +23,8 @@ export function expectWellFormedProblem(res: ApiResponse, what = ''): Record<str
   expect(body.type, context).toBe(TYPE_BASE + body.code);
   expect(typeof body.title === 'string' && body.title.length > 0, context).toBe(true);
   expect(typeof body.detail === 'string' && body.detail.length > 0, context).toBe(true);
-  for (const key of Object.keys(body)) expect(PROBLEM_KEYS.has(key), `${context}: unexpected member ${key}`).toBe(true);
+  const extensions: readonly string[] = ERROR_EXTENSIONS[body.code as ErrorCode] ?? [];
+  for (const key of Object.keys(body)) expect(PROBLEM_KEYS.has(key) || extensions.includes(key), `${context}: unexpected member ${key}`).toBe(true);
   if (body.code === 'validation_error') expect(Array.isArray(body.errors) && body.errors.length > 0, context).toBe(true);
   if (body.errors !== undefined) {
     expect(Array.isArray(body.errors), context).toBe(true);
