@@ -366,12 +366,16 @@ describe('crawl', () => {
 
   it('keeps delayMs between request starts to one host, and a longer robots.txt Crawl-delay', async () => {
     const s = await site({ pages: 6, topology: 'chain', sitemap: true });
-    // Arrival times at the server jitter by scheduling (a busy machine delays one request and not
-    // the next), so: no gap far below the delay, and the whole run spread at the delay's pace.
+    // Arrival times at the server jitter by scheduling: a busy machine delays one request and not
+    // the next, which shortens one gap and lengthens its neighbour (53 ms of a 120 ms delay was seen
+    // at load 17). So the pace is judged by the median gap and the whole run's spread, which one
+    // late arrival cannot move; without the limiter four requests at a time arrive together and
+    // both fall to about zero.
     const expectPace = (log: typeof s.log, delay: number) => {
-      const gaps = log.slice(1).map((h, i) => h.at - log[i]!.at);
-      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(delay / 2);
-      expect(log.at(-1)!.at - log[0]!.at).toBeGreaterThanOrEqual(gaps.length * delay - 50);
+      const gaps = log.slice(1).map((h, i) => h.at - log[i]!.at).sort((a, b) => a - b);
+      const median = gaps.length % 2 ? gaps[(gaps.length - 1) / 2]! : (gaps[gaps.length / 2 - 1]! + gaps[gaps.length / 2]!) / 2;
+      expect(median, `gaps ${gaps.join(', ')}`).toBeGreaterThanOrEqual(delay * 0.9);
+      expect(log.at(-1)!.at - log[0]!.at, `gaps ${gaps.join(', ')}`).toBeGreaterThanOrEqual(gaps.length * delay - 50);
     };
     await crawlAll(s, { delayMs: 120, concurrency: 4 });
     expect(s.log.length).toBeGreaterThanOrEqual(8); // robots.txt, sitemap.xml, 6 pages + sitemap-only
