@@ -59,3 +59,28 @@ export function nulCharacterErrors(body: unknown): FieldError[] {
   }
   return out;
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const wellFormed = (text: string) => text.replace(LONE_SURROGATE, '\ufffd');
+
+/**
+ * The body with every lone surrogate (a `\ud800` escape JSON allows but Unicode text cannot hold)
+ * in its strings and property names replaced by U+FFFD, as UTF-8 encoding does for text columns;
+ * jsonb refuses the escape outright. Call it after the nesting check: it recurses.
+ */
+export function withWellFormedText(body: unknown): unknown {
+  if (typeof body === 'string') return wellFormed(body);
+  if (Array.isArray(body)) return body.map(withWellFormedText);
+  if (body && typeof body === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(body)) {
+      // defineProperty: a key named __proto__ stays an own property, as JSON.parse made it.
+      Object.defineProperty(out, wellFormed(key), { value: withWellFormedText(value), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return body;
+}
+
+/** Whether JSON text holds an escape that may be a lone surrogate (most bodies do not: skip the walk). */
+export const mayHoldLoneSurrogate = (text: string): boolean => /\\u[dD][89a-fA-F]/.test(text);

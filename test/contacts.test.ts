@@ -126,6 +126,16 @@ describe('contacts API', () => {
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
   });
 
+  it('stores a lone surrogate in facts (a value or a key) as U+FFFD, never a 500', async () => {
+    const { api } = await newOrg(svc);
+    const c = await create(api, { email_lower: email() });
+    // JSON.stringify writes a lone surrogate as the escape \ud800, which jsonb refuses as is.
+    const res = await api.patch(`${K}/${c.id}`, { facts: { a: 'x\ud800y', ['k\udc00']: '\udbff' } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.facts).toEqual({ a: 'x\ufffdy', 'k\ufffd': '\ufffd' });
+    expect((await api.get(`${K}/${c.id}`)).body.facts).toEqual(res.body.facts);
+  });
+
   it('searches names, phone and email, partially and in any case', async () => {
     const { api } = await newOrg(svc);
     const ada = await create(api, { phone_e164: '+14155550123', email_lower: 'ada@analytical.example', first_name: 'Ada', last_name: 'Lovelace' });

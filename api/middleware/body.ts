@@ -1,6 +1,6 @@
 import getRawBody from 'raw-body';
 import { AppError, validationError } from '../../src/errors.ts';
-import { nestingError } from '../json-scan.ts';
+import { mayHoldLoneSurrogate, nestingError, withWellFormedText } from '../json-scan.ts';
 import type { AppContext } from '../context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -56,5 +56,5 @@ export async function readJsonBody(ctx: AppContext): Promise<unknown> {
   // Before anything walks it: every later check, merge and serialization may then recurse safely.
   const tooDeep = nestingError(body);
   if (tooDeep) throw validationError([tooDeep]);
-  return body;
+  return mayHoldLoneSurrogate(text) ? withWellFormedText(body) : body;
 }
