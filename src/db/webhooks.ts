@@ -90,14 +90,13 @@ async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<Delivery[]> {
 /** An endpoint's deliveries, newest first, each with its attempts. */
 export async function listDeliveries(db: Db, orgId: string, endpointId: string, q: { limit: number; offset: number }):
   Promise<{ data: Delivery[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<DeliveryRow[]>`select d.id, d.event_id, e.type as event_type, d.status
-      from webhook_deliveries d join events e on e.id = d.event_id
-      where d.endpoint_id = ${endpointId} and d.org_id = ${orgId}
-      order by d.created_at desc, d.id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from webhook_deliveries where endpoint_id = ${endpointId} and org_id = ${orgId}`,
-  ]);
-  return { data: await withAttempts(db, rows), total: count?.total ?? 0 };
+  const page = await listPage(db, {
+    ...q,
+    columns: db`d.id, d.event_id, e.type as event_type, d.status`,
+    from: db`from webhook_deliveries d join events e on e.id = d.event_id where d.endpoint_id = ${endpointId} and d.org_id = ${orgId}`,
+    order: db`d.created_at desc, d.id desc`,
+  }, (row: DeliveryRow) => row);
+  return { data: await withAttempts(db, page.data), total: page.total };
 }
 
 export async function findDelivery(db: Db, orgId: string, endpointId: string, deliveryId: string): Promise<Delivery | null> {
