@@ -2,7 +2,7 @@ import { notFound } from '../../src/errors.ts';
 import { findEndpoint, listEndpoints } from '../../src/db/webhooks.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
-  DeliveryListSchema, DeliveryParams, DeliverySchema, WebhookCreateSchema, WebhookEndpointSchema,
+  DeliveryListSchema, DeliveryParams, DeliverySchema, WebhookCreateSchema, WebhookEndpointDetailSchema, WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema, WebhookListSchema, WebhookPatchSchema,
 } from '../../src/schemas/webhooks.ts';
 import { listEndpointDeliveries, retryDelivery } from '../../src/webhooks/deliveries.ts';
@@ -33,8 +33,9 @@ export const webhooksFamily: RouteFamily = {
     }),
     route({
       method: 'GET', path: '/webhooks/:id', operationId: 'get_webhook', summary: 'Get a webhook endpoint (never its secret)',
+      description: 'With `success_rate_24h` (the share of the last 24 hours\' attempts that succeeded) and `last_failure_at`.',
       permissions: ['org.read'], params: IdParams,
-      responses: { 200: { description: 'The endpoint', schema: WebhookEndpointSchema } },
+      responses: { 200: { description: 'The endpoint and how its deliveries fare', schema: WebhookEndpointDetailSchema } },
       async handler({ params, principal, deps }) {
         const endpoint = await showEndpoint(deps, principal.orgId, params.id);
         if (!endpoint) throw notFound('webhook');

@@ -1,16 +1,17 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
 import {
-  deleteEndpoint, findEndpoint, insertEndpoint, rotateEndpointSecret, updateEndpoint,
+  deleteEndpoint, endpointHealth, findEndpoint, insertEndpoint, rotateEndpointSecret, updateEndpoint,
 } from '../db/webhooks.ts';
 import { newWebhookSecret } from '../events/signing.ts';
 import { assertOutboundUrl } from '../net/outbound.ts';
-import type { WebhookCreate, WebhookEndpoint, WebhookEndpointWithSecret, WebhookPatch } from '../schemas/webhooks.ts';
+import type { WebhookCreate, WebhookEndpoint, WebhookEndpointDetail, WebhookEndpointWithSecret, WebhookPatch } from '../schemas/webhooks.ts';
 
 /** What the webhook use cases need. */
-export interface WebhookDeps { sql: Sql; temporal: Client; config: Config; log: Logger }
+export interface WebhookDeps { sql: Sql; temporal: Client; config: Config; log: Logger; secrets: SecretBox }
 
 /** A receiver URL: https, and never a private address (unless ALLOW_PRIVATE_NETWORK_TARGETS). */
 async function checkUrl(deps: Pick<WebhookDeps, 'config'>, url: string): Promise<void> {
@@ -20,7 +21,7 @@ async function checkUrl(deps: Pick<WebhookDeps, 'config'>, url: string): Promise
 /** Creates an endpoint with a new signing secret, which the answer shows once. */
 export async function createEndpoint(deps: WebhookDeps, orgId: string, input: WebhookCreate): Promise<WebhookEndpointWithSecret> {
   await checkUrl(deps, input.url);
-  return insertEndpoint(deps.sql, orgId, { ...input, secret: newWebhookSecret() });
+  return insertEndpoint(deps.sql, deps.secrets, orgId, { ...input, secret: newWebhookSecret() });
 }
 
 /** Applies a PATCH (a new URL is checked first); null when there is no such endpoint. */
@@ -36,10 +37,11 @@ export async function removeEndpoint(deps: WebhookDeps, orgId: string, id: strin
 
 /** Replaces the signing secret (the old one signs 24 hours more); null when there is no such endpoint. */
 export async function rotateSecret(deps: WebhookDeps, orgId: string, id: string): Promise<WebhookEndpointWithSecret | null> {
-  return rotateEndpointSecret(deps.sql, orgId, id, newWebhookSecret());
+  return rotateEndpointSecret(deps.sql, deps.secrets, orgId, id, newWebhookSecret());
 }
 
-/** The endpoint, or null. */
-export async function showEndpoint(deps: WebhookDeps, orgId: string, id: string): Promise<WebhookEndpoint | null> {
-  return findEndpoint(deps.sql, orgId, id);
+/** The endpoint with its 24-hour success rate and latest failure, or null. */
+export async function showEndpoint(deps: WebhookDeps, orgId: string, id: string): Promise<WebhookEndpointDetail | null> {
+  const endpoint = await findEndpoint(deps.sql, orgId, id);
+  return endpoint ? { ...endpoint, ...(await endpointHealth(deps.sql, id)) } : null;
 }
