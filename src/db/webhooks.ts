@@ -244,9 +244,10 @@ export async function claimStrandedDeliveries(db: Db, olderThanSeconds: number, 
       exists (select 1 from webhook_delivery_attempts a where a.delivery_id = d.id) as attempted`;
 }
 
-/** How many events are committed and not yet fanned out (a dispatcher's backlog check). */
-export async function hasUndispatchedEvents(db: Db): Promise<boolean> {
-  const [row] = await db<{ found: boolean }[]>`select exists (select 1 from events where dispatched_at is null) as found`;
+/** Whether any delivery waits for its first attempt, unclaimed (a dispatcher's backlog check). */
+export async function hasWaitingDeliveries(db: Db): Promise<boolean> {
+  const [row] = await db<{ found: boolean }[]>`select exists (select 1 from webhook_deliveries
+    where status = 'pending' and claimed_at is null and workflow_started_at is null) as found`;
   return row?.found ?? false;
 }
 

@@ -1,7 +1,7 @@
 import { webhookRetryDelays } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
-import { claimDeliveries, fanOutEvents, markWorkflowStarted, recordAttempt, settleDelivery, type PendingDelivery } from '../db/webhooks.ts';
+import { claimDeliveries, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, recordAttempt, settleDelivery, type PendingDelivery } from '../db/webhooks.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { attemptDelivery, createDeliveryAgent } from './attempt.ts';
 import { startDeliveryWorkflow, type DispatchDeps } from './dispatch.ts';
@@ -61,8 +61,9 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
         if (!deliveriesWaiting || room <= 0) continue;
         const claimed = await claimDeliveries(sql, { limit: room, perEndpoint: limits.perEndpoint, inFlight });
         for (const d of claimed) begin(d);
-        // Fewer than there was room for, and no endpoint full: nothing is left for now.
-        deliveriesWaiting = claimed.length === room || [...inFlight.values()].some((n) => n >= limits.perEndpoint);
+        // Fewer than there was room for: the rest waits on a full endpoint, or another dispatcher
+        // holds it, or there is none. Ask, so that the next completion here claims again if any waits.
+        deliveriesWaiting = claimed.length === room || await hasWaitingDeliveries(sql);
       } catch (err) {
         log.warn({ err }, 'webhook dispatcher could not read the outbox; retrying');
         eventsWaiting = deliveriesWaiting = true;
