@@ -115,5 +115,7 @@ it('kill -9 of the worker mid-burst: after a restart every event reaches every e
       from webhook_deliveries d where d.org_id = ${org.orgId}`;
     return row!.pending === 0 && row!.succeeded === EVENTS * urls.length;
   }, 60_000, 200);
+  const repeats = urls.map((url, i) => receiver.received(url).length - failFirst[i]! - EVENTS);
+  console.info(`kill -9 after ${atKill} of ${EVENTS} receipts at the first endpoint; repeated deliveries after the restart: ${repeats.join(', ')}`);
   worker.kill('SIGTERM');
 }, 240_000);
