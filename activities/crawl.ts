@@ -10,7 +10,7 @@ import {
   pagesOfGeneration, validatorsOfGeneration,
 } from '../src/db/site-pages.ts';
 import { agentEventData } from '../src/agents/changes.ts';
-import { dispatchEvents, emitEvent } from '../src/events/emit.ts';
+import { emitEvent } from '../src/events/emit.ts';
 import { nextCrawlAt } from '../src/knowledge/cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';
 import { chunkSections, crawl } from '../src/crawler/index.ts';
@@ -109,7 +109,6 @@ export function createCrawlActivities(deps: ActivityDeps) {
         return { site: crawled, eventIds };
       });
       if (!result) return;
-      if (result.eventIds.length) await dispatchEvents(deps, result.eventIds).catch(() => { /* the recovery sweep sends them */ });
       await syncCrawlSchedule(deps, sql, result.site);
     },
 

@@ -3,6 +3,7 @@ import type { Sql } from '../src/db/index.ts';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
 import type { AgentRuntime } from '../src/runtime/types.ts';
+import type { SecretBox } from '../src/crypto/secret-box.ts';
 import { createPurgeActivities } from './purge.ts';
 import { createWebhookActivities } from './webhooks.ts';
 import { createCrawlActivities } from './crawl.ts';
@@ -10,9 +11,10 @@ import { createConversationActivities } from './conversations.ts';
 
 /**
  * What activities are given; they build nothing themselves. `temporal` lets an activity start
- * workflows (the webhook recovery sweep dispatches deliveries); `runtime` answers and evaluates.
+ * workflows (the webhook recovery sweep hands deliveries over); `runtime` answers and evaluates;
+ * `secrets` opens what is sealed at rest (webhook signing secrets).
  */
-export interface ActivityDeps { sql: Sql; config: Config; temporal: Client; log: Logger; runtime: AgentRuntime }
+export interface ActivityDeps { sql: Sql; config: Config; temporal: Client; log: Logger; runtime: AgentRuntime; secrets: SecretBox }
 
 /** Activities grouped by the task queue whose worker runs them. */
 export function createActivities(deps: ActivityDeps) {

@@ -16,7 +16,15 @@
  * latency of a queue that grows). BENCH_RATE=N instead sends N PATCHes a second whatever the
  * answers (open loop): the latency figure at a load the pipeline sustains.
  *
+ * Since issue 16 the first attempt is the dispatcher's (no workflow); two more cases follow the
+ * first, each open loop at BENCH_CASE_RATE (default 50) PATCHes a second for BENCH_CASE_EVENTS
+ * events (default 300), in an organization of its own:
+ * - `failing`: 10 % of the receiver's answers are 500. Every event must still arrive; the bench
+ *   counts the delivery workflows started (one per delivery whose first attempt failed).
+ * - `slow`: 10 endpoints, one answering after 2 s. The other nine's p95 is the figure.
+ *
  * Environment: BENCH_EVENTS, BENCH_CONCURRENCY, BENCH_RATE, BENCH_WARMUP_EVENTS (default 100),
+ * BENCH_CASE_EVENTS, BENCH_CASE_RATE, BENCH_CASES (default `failing,slow`; empty for none),
  * TEST_PG_URL (PostgreSQL server, default postgres://postgres@127.0.0.1:5432/postgres; an
  * embedded one is started when it does not answer). Other service settings (for example
  * DATABASE_POOL_SIZE) are read from the environment as usual.
@@ -41,20 +49,42 @@ const TARGET_P95_MS = 250;
 const TARGET_RATE = 200;
 const DELIVERY_TIMEOUT_MS = 180_000;
 
-/** Receipt times by event id; the first receipt of each event counts, repeats are counted apart. */
-interface Receipts { first: Map<string, { receivedAt: number; createdAt: number }>; repeats: number; notifyEach?: () => void }
+const CASE_EVENTS = positiveInt('BENCH_CASE_EVENTS', 300);
+const CASE_RATE = positiveInt('BENCH_CASE_RATE', 50);
+const CASES = (process.env.BENCH_CASES ?? 'failing,slow').split(',').filter(Boolean);
+const SLOW_MS = 2000;
 
-async function startReceiver(receipts: Receipts): Promise<string> {
+/**
+ * What one receiver path got: the first successful receipt of each event counts, repeats are
+ * counted apart. `failRate` of the answers are 500 (not receipts); each answer waits `delayMs`.
+ */
+interface Receipts {
+  first: Map<string, { receivedAt: number; createdAt: number }>; repeats: number; failed: number;
+  failRate?: number; delayMs?: number; notifyEach?: () => void;
+}
+const newReceipts = (opts: Pick<Receipts, 'failRate' | 'delayMs'> = {}): Receipts => ({ first: new Map(), repeats: 0, failed: 0, ...opts });
+
+/** One receiver, one Receipts per path (`/hooks` for the first case). */
+async function startReceiver(paths: Map<string, Receipts>): Promise<string> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const receivedAt = Date.now();
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
-      if (receipts.first.has(event.id)) receipts.repeats++;
-      else receipts.first.set(event.id, { receivedAt, createdAt: Date.parse(event.created_at) });
-      res.writeHead(204).end();
-      receipts.notifyEach?.();
+      const receipts = paths.get(req.url ?? '');
+      if (!receipts) return void res.writeHead(404).end();
+      const answer = () => {
+        if (receipts.failRate && Math.random() < receipts.failRate) {
+          receipts.failed++;
+          return void res.writeHead(500).end();
+        }
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
+        if (receipts.first.has(event.id)) receipts.repeats++;
+        else receipts.first.set(event.id, { receivedAt, createdAt: Date.parse(event.created_at) });
+        res.writeHead(204).end();
+        receipts.notifyEach?.();
+      };
+      if (receipts.delayMs) setTimeout(answer, receipts.delayMs); else answer();
     });
   });
   server.keepAliveTimeout = 65_000;
@@ -63,7 +93,7 @@ async function startReceiver(receipts: Receipts): Promise<string> {
     server.close(() => resolve());
     server.closeAllConnections();
   }));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 async function expectStatus(res: Response, status: number, what: string): Promise<unknown> {
@@ -120,10 +150,13 @@ async function pauseAll(base: string, token: string, agentIds: string[], rate: n
   await (rate ? paced(agentIds, rate, pause) : pool(agentIds, CONCURRENCY, pause));
 }
 
+/** Commit-to-receipt latencies of every first receipt, sorted. */
+const latenciesOf = (all: Receipts[]) => all.flatMap((r) => [...r.first.values()]).map((r) => r.receivedAt - r.createdAt).sort((a, b) => a - b);
+
 /** Prints the figures; a missed target is reported, not an error (as bench:api does). */
 function report(receipts: Receipts, patchMs: number, cpu: [CpuSnapshot, CpuSnapshot]): void {
   const rows = [...receipts.first.values()];
-  const latencies = rows.map((r) => r.receivedAt - r.createdAt).sort((a, b) => a - b);
+  const latencies = latenciesOf([receipts]);
   const firstCommit = Math.min(...rows.map((r) => r.createdAt));
   const lastReceipt = Math.max(...rows.map((r) => r.receivedAt));
   const rate = rows.length / ((lastReceipt - firstCommit) / 1000);
@@ -140,27 +173,85 @@ function report(receipts: Receipts, patchMs: number, cpu: [CpuSnapshot, CpuSnaps
   say(`throughput >= ${TARGET_RATE} events/s: ${verdict(rate >= TARGET_RATE)}`);
 }
 
+type Api = (method: string, path: string, body?: unknown, status?: number) => Promise<unknown>;
+
+/** An organization with `urls` as endpoints (every event type) and `count` agents. */
+async function benchOrg(service: Service, base: string, urls: string[], count: number): Promise<{ token: string; orgId: string; agents: string[]; api: Api }> {
+  const org = await service.sql.begin((tx) => createOrganization(tx, `bench-${randomBytes(3).toString('hex')}`));
+  const api: Api = async (method, path, body, status = 200) => expectStatus(await fetch(`${base}/api/v1/rest${path}`, {
+    method, headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  }), status, `${method} ${path}`);
+  for (const url of urls) await api('POST', '/webhooks', { url, events: ['*'] }, 201);
+  const agents: string[] = [];
+  for (let i = 0; i < count; i++) agents.push((await insertAgent(service.sql, org.org_id, { name: `Bench ${i}` })).id);
+  return { token: org.token, orgId: org.org_id, agents, api };
+}
+
+/** The delivery workflows started for an organization's events (the Temporal visibility count; the log's when that fails). */
+async function workflowsStarted(service: Service, orgId: string): Promise<string> {
+  const [row] = await service.sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where org_id = ${orgId} and workflow_started_at is not null`;
+  try {
+    const { count } = await service.temporal.workflow.count(`WorkflowType = 'deliverWebhook' AND OrganizationId = '${orgId}'`);
+    return `${count} (Temporal visibility; the delivery log says ${row!.n})`;
+  } catch {
+    return `${row!.n} (delivery log)`;
+  }
+}
+
+/** 10 % of the answers are 500: every event must still arrive; how many workflows did it take? */
+async function failingCase(service: Service, base: string, receiverBase: string, paths: Map<string, Receipts>): Promise<void> {
+  const receipts = newReceipts({ failRate: 0.1 });
+  paths.set('/failing', receipts);
+  const org = await benchOrg(service, base, [`${receiverBase}/failing`], CASE_EVENTS);
+  say();
+  say(`Case failing: ${CASE_EVENTS} events at ${CASE_RATE}/s, 10 % of answers 500...`);
+  await pauseAll(base, org.token, org.agents, CASE_RATE);
+  await waitForReceipts(receipts, CASE_EVENTS);
+  const latencies = latenciesOf([receipts]);
+  say(`all ${receipts.first.size} events arrived; ${receipts.failed} answers were 500; repeated deliveries: ${receipts.repeats}`);
+  say(`commit to receipt: p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies[latencies.length - 1]} ms`);
+  say(`delivery workflows started: ${await workflowsStarted(service, org.orgId)} for ${CASE_EVENTS} deliveries`);
+}
+
+/** 10 endpoints, one answering in 2 s: the other nine must keep their latency. */
+async function slowCase(service: Service, base: string, receiverBase: string, paths: Map<string, Receipts>, dbName: string): Promise<void> {
+  const fast = Array.from({ length: 9 }, () => newReceipts());
+  const slow = newReceipts({ delayMs: SLOW_MS });
+  fast.forEach((r, i) => paths.set(`/fast-${i}`, r));
+  paths.set('/slow', slow);
+  const org = await benchOrg(service, base, [...fast.map((_, i) => `${receiverBase}/fast-${i}`), `${receiverBase}/slow`], CASE_EVENTS);
+  say();
+  say(`Case slow: ${CASE_EVENTS} events at ${CASE_RATE}/s to 10 endpoints, one answering in ${SLOW_MS / 1000} s...`);
+  const cpuBefore = cpuSnapshot(dbName);
+  await pauseAll(base, org.token, org.agents, CASE_RATE);
+  await Promise.all(fast.map((r) => waitForReceipts(r, CASE_EVENTS)));
+  const latencies = latenciesOf(fast);
+  const p95 = percentile(latencies, 95);
+  say(`fast endpoints: ${latencies.length} deliveries, commit to receipt p50 ${percentile(latencies, 50)} ms, p95 ${p95} ms, max ${latencies[latencies.length - 1]} ms`);
+  say(`slow endpoint meanwhile: ${slow.first.size} of ${CASE_EVENTS} delivered (at most ${4 * (1000 / SLOW_MS)}/s per endpoint by default)`);
+  say(describeCpu(cpuBefore, cpuSnapshot(dbName), latencies.length + slow.first.size, 'delivery'));
+  say(`fast endpoints' p95 <= ${TARGET_P95_MS} ms beside a slow one: ${p95 <= TARGET_P95_MS ? 'met' : 'MISSED'}`);
+}
+
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   say('Starting PostgreSQL database, Temporal dev server and receiver...');
-  const receipts: Receipts = { first: new Map(), repeats: 0 };
-  const [databaseUrl, temporalAddress, hookUrl] = await Promise.all([freshDatabase(), startTemporal(), startReceiver(receipts)]);
+  const receipts = newReceipts();
+  const paths = new Map<string, Receipts>([['/hooks', receipts]]);
+  const [databaseUrl, temporalAddress, receiverBase] = await Promise.all([freshDatabase(), startTemporal(), startReceiver(paths)]);
   const config = loadConfig(process.env, {
     PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORK_TARGETS: true,
     RATE_LIMIT_PER_MINUTE: 1_000_000_000, // the limiter counts but never refuses
+    // Retries a second apart, so the failing case ends in seconds (the schedule itself is the contract's).
+    WEBHOOK_RETRY_DELAYS: process.env.WEBHOOK_RETRY_DELAYS ?? '1,1,1,1,1',
   });
   const service: Service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true });
   onCleanup('service', () => service.stop());
   const base = service.url!;
 
-  const org = await service.sql.begin((tx) => createOrganization(tx, `bench-${randomBytes(3).toString('hex')}`));
-  await expectStatus(await fetch(`${base}/api/v1/rest/webhooks`, {
-    method: 'POST', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: hookUrl, events: ['*'] }),
-  }), 201, 'POST /webhooks');
   say(`Creating ${WARMUP_EVENTS + EVENTS} agents...`);
-  const agents: string[] = [];
-  for (let i = 0; i < WARMUP_EVENTS + EVENTS; i++) agents.push((await insertAgent(service.sql, org.org_id, { name: `Bench ${i}` })).id);
+  const org = await benchOrg(service, base, [`${receiverBase}/hooks`], WARMUP_EVENTS + EVENTS);
+  const agents = org.agents;
 
   say(`Warming up with ${WARMUP_EVENTS} events...`);
   await pauseAll(base, org.token, agents.slice(0, WARMUP_EVENTS), RATE);
@@ -176,6 +267,10 @@ async function main(): Promise<void> {
   const patchMs = Date.now() - started;
   await waitForReceipts(receipts, EVENTS);
   report(receipts, patchMs, [cpuBefore, cpuSnapshot(dbName)]);
+  say(`delivery workflows started for these ${EVENTS + WARMUP_EVENTS} first-try successes: ${await workflowsStarted(service, org.orgId)}`);
+
+  if (CASES.includes('failing')) await failingCase(service, base, receiverBase, paths);
+  if (CASES.includes('slow')) await slowCase(service, base, receiverBase, paths, dbName);
 }
 
 await runBenchmark(main);

@@ -37,7 +37,12 @@ export const ConfigSchema = Type.Object({
   ),
   PURGE_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
   WEBHOOK_RETRY_DELAYS: Type.String({ pattern: '^\\d+(,\\d+)*$', default: '5,300,1800,7200,18000,36000,36000' }),
-  /** Seconds between runs of the webhook recovery sweep (the Temporal Schedule that dispatches stranded events). */
+  /** First attempts a worker process's webhook dispatcher makes at once, in total and per endpoint. */
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1024, default: 64 }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 4 }),
+  /** A delivery claimed for its first attempt and not finished after this many seconds lost its dispatcher: the recovery sweep takes it. */
+  WEBHOOK_CLAIM_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
+  /** Seconds between runs of the webhook recovery sweep (the Temporal Schedule that takes stranded deliveries). */
   WEBHOOK_SWEEP_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   CRAWL_DELAY_MS: Type.Integer({ minimum: 0, default: 250 }),
   /** Caps of one crawl: pages, link depth from the start page, bytes of one page, and duration. */

@@ -11,6 +11,7 @@ import { connectTemporal, ensureSearchAttributes } from './temporal/index.ts';
 import { createRuntime } from './runtime/index.ts';
 import type { WorkerSet } from './temporal/worker.ts';
 import { ensureSchedules } from './temporal/schedules.ts';
+import { sealPlaintextWebhookSecrets } from './db/webhooks.ts';
 import { createApp } from '../api/app.ts';
 import { createRateLimiter } from '../api/middleware/rate-limit.ts';
 import type { Client } from '@temporalio/client';
@@ -55,13 +56,17 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   if (config.AMS_BOOTSTRAP_TOKEN) await ensureBootstrapKey(sql, config.AMS_BOOTSTRAP_TOKEN);
 
+  const secrets = createSecretBox(await loadSecretsKey(config));
+  const sealed = await sql.begin((tx) => sealPlaintextWebhookSecrets(tx, secrets));
+  if (sealed) log.info({ endpoints: sealed }, 'webhook secrets sealed');
+
   const { connection, client } = await connectTemporal(config, opts.temporalAddress);
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
 
   // Loaded only here: an API-only process never holds the worker SDK, the activities and what they import.
   const runtime = createRuntime(config);
   const workers = opts.worker
-    ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
+    ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, secrets, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;
   // Schedules drive recurring work (the webhook recovery sweep); creating them is idempotent.
   if (opts.worker) await ensureSchedules(client, config);
@@ -70,7 +75,6 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   let authenticator: Authenticator | null = null;
   if (opts.api) {
     authenticator = await createAuthenticator(sql);
-    const secrets = createSecretBox(await loadSecretsKey(config));
     const app = createApp({
       config, sql, temporal: client, authenticator, log, secrets, runtime,
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),

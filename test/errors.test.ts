@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, freshDatabase, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+import { useApiOnlyService } from './support/api-service.ts';
 import { keyWith, newAgent } from './support/orgs.ts';
 import { expectFieldError, expectProblem, WELL_FORMED_REQUEST_ID } from './support/problems.ts';
 
@@ -17,12 +18,7 @@ let svc: TestService;
 let admin: { orgId: string; token: string };
 let api: ReturnType<typeof client>;
 
-beforeAll(async () => {
-  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 100_000 }, { worker: false });
-  admin = await svc.newOrg();
-  api = client(svc.url, admin.token);
-});
-afterAll(async () => { await svc?.stop(); });
+useApiOnlyService((s) => ({ svc, admin, api } = s));
 
 /** A request through node:http, for what fetch cannot send (no Content-Type, chunked bodies). */
 function rawRequest(base: string, method: string, path: string, opts: {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { DestinationStream } from 'pino';
@@ -37,11 +37,14 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: {
   logDestination?: DestinationStream;
 } = {}): Promise<TestService> {
   const prefix = `t${randomBytes(4).toString('hex')}`;
-  // A key of its own: tests never write a secrets key into the repository's .data.
-  const env = { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SECRETS_KEY: randomBytes(32).toString('base64'), ...opts.env };
+  // A key given, so tests never write one into the repository's .data. One key per database, as one
+  // deployment has: any service's worker (its webhook dispatcher) opens secrets another service sealed there.
+  const databaseUrl = opts.databaseUrl ?? inject('databaseUrl');
+  const runKey = createHash('sha256').update(`secrets-key:${databaseUrl}`).digest('base64');
+  const env = { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SECRETS_KEY: runKey, ...opts.env };
   const config = loadConfig(env, { PORT: 0, TASK_QUEUE_PREFIX: prefix, ...overrides });
   const service = await startService({
-    config, databaseUrl: opts.databaseUrl ?? inject('databaseUrl'), temporalAddress: opts.temporalAddress ?? inject('temporalAddress'),
+    config, databaseUrl, temporalAddress: opts.temporalAddress ?? inject('temporalAddress'),
     log: createLogger(config.LOG_LEVEL, {}, opts.logDestination), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),
   });
   return {

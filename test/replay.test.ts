@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
-import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
+import { client, eventually, freshDatabase, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { newId } from '../src/ids.ts';
 import { startReceiver } from './webhook-receiver.ts';
 import { startFixtureSite } from '../src/infra/fixture-site.ts';
@@ -57,7 +57,9 @@ it('replays a purge it has just run (batches and all)', async () => {
 });
 
 it('replays a webhook delivery it has just run (a failed attempt, a durable timer, a success)', async () => {
-  const hooks = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_RETRY_DELAYS: '1' });
+  // A database of its own: the webhook dispatchers of other services on the shared one would take its first attempt.
+  const own = await freshDatabase();
+  const hooks = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_RETRY_DELAYS: '1' }, { databaseUrl: own.url });
   const receiver = await startReceiver();
   try {
     const api = client(hooks.url, (await hooks.newOrg()).token);
@@ -67,12 +69,15 @@ it('replays a webhook delivery it has just run (a failed attempt, a durable time
     // Dispatch follows the commit without holding up the response: wait for it.
     const event = await eventually(async () => (await hooks.sql<{ id: string }[]>`select id from events where agent_id = ${agent.id} and dispatched_at is not null`)[0]);
     const handle = hooks.temporal.workflow.getHandle(`webhook-delivery:${event.id}:${endpoint.id}`);
+    // The first attempt is the dispatcher's; its failure starts the workflow, a moment later.
+    await eventually(() => handle.describe().then(() => true, () => false));
     expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 2 });
     await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
     await recordFixture(handle.workflowId, 'deliver-webhook.json');
   } finally {
     await receiver.close();
     await hooks.stop();
+    await own.drop();
   }
 });
 

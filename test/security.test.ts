@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type ApiResponse, type TestService } from './helpers.ts';
+import { useApiOnlyService } from './support/api-service.ts';
 import { connect } from 'node:net';
 import { OutboundTargetError, resolveOutboundHost } from '../src/net/outbound.ts';
 import { loadConfig } from '../src/config.ts';
@@ -12,12 +13,7 @@ let svc: TestService;
 let admin: { orgId: string; token: string };
 let api: ReturnType<typeof client>;
 
-beforeAll(async () => {
-  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 100_000 }, { worker: false });
-  admin = await svc.newOrg();
-  api = client(svc.url, admin.token);
-});
-afterAll(async () => { await svc?.stop(); });
+useApiOnlyService((s) => ({ svc, admin, api } = s));
 
 function expectCode(res: ApiResponse, status: number, code: string): Record<string, any> {
   expect(res.status, res.text).toBe(status);

@@ -10,8 +10,8 @@ export interface Received {
   at: number;
 }
 
-/** How a path answers: `failFirst` requests with `failStatus` (default 500), then `status` (default 200). */
-export interface Behaviour { failFirst?: number; failStatus?: number; status?: number; headers?: Record<string, string> }
+/** How a path answers: `failFirst` requests with `failStatus` (default 500), then `status` (default 200), each after `delayMs`. */
+export interface Behaviour { failFirst?: number; failStatus?: number; status?: number; headers?: Record<string, string>; delayMs?: number }
 
 /**
  * A local webhook receiver (node:http on 127.0.0.1) with one inbox per path, so each test gets
@@ -38,8 +38,11 @@ export async function startReceiver(): Promise<Receiver> {
       inbox.requests.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const b = inbox.behaviour;
       const failing = inbox.requests.length <= (b.failFirst ?? 0);
-      res.writeHead(failing ? (b.failStatus ?? 500) : (b.status ?? 200), b.headers);
-      res.end(failing ? 'not now' : 'ok');
+      const answer = () => {
+        res.writeHead(failing ? (b.failStatus ?? 500) : (b.status ?? 200), b.headers);
+        res.end(failing ? 'not now' : 'ok');
+      };
+      if (b.delayMs) setTimeout(answer, b.delayMs); else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

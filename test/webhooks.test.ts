@@ -5,8 +5,12 @@ import { keyWith, orgWithAgent, type Api } from './support/orgs.ts';
 import { startReceiver, type Receiver, type Received } from './webhook-receiver.ts';
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../src/temporal/worker.ts';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { emitEvent } from '../src/events/emit.ts';
-import { dispatchEvents, startDeliveryWorkflow } from '../src/events/dispatch.ts';
+import { startDeliveryWorkflow } from '../src/events/dispatch.ts';
+import { startDispatcher } from '../src/events/dispatcher.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { sealPlaintextWebhookSecrets } from '../src/db/webhooks.ts';
 import { colocatedClient } from '../src/temporal/eager.ts';
 import { taskQueues } from '../src/temporal/index.ts';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
@@ -18,14 +22,16 @@ let svc: TestService;
 let strict: TestService;
 let receiver: Receiver;
 
-const FAST = { WEBHOOK_RETRY_DELAYS: '1,1', ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_SWEEP_SECONDS: 2 } as const;
+const FAST = { WEBHOOK_RETRY_DELAYS: '1,1', ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_SWEEP_SECONDS: 2, WEBHOOK_CLAIM_TIMEOUT_SECONDS: 2 } as const;
 const QUIET_MS = 1500;
+// One deployment, one secrets key: any worker on the database opens any endpoint's sealed secret.
+const KEY = { SECRETS_KEY: Buffer.alloc(32, 42).toString('base64') };
 
 beforeAll(async () => {
   db = await freshDatabase();
   receiver = await startReceiver();
-  svc = await startTestService(FAST, { databaseUrl: db.url });
-  strict = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: false }, { worker: false, databaseUrl: db.url });
+  svc = await startTestService(FAST, { databaseUrl: db.url, env: KEY });
+  strict = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: false }, { worker: false, databaseUrl: db.url, env: KEY });
 });
 afterAll(async () => {
   await strict?.stop();
@@ -167,7 +173,7 @@ describe('webhook endpoints API', () => {
 
 describe('deliveries', () => {
   it('delivers a signed Standard Webhook that an independent verifier accepts', async () => {
-    const { api, agent, orgId } = await orgWithAgent(svc);
+    const { api, agent } = await orgWithAgent(svc);
     const url = receiver.url();
     const endpoint = await createEndpoint(api, url, ['widget.paused']);
     const patched = await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
@@ -200,15 +206,13 @@ describe('deliveries', () => {
       attempts: [{ at: expect.any(String), status_code: 200, error: null }],
     });
 
-    const handle = svc.temporal.workflow.getHandle(`webhook-delivery:${payload.id}:${endpoint.id}`);
-    const description = await handle.describe();
-    expect(description.taskQueue).toBe(`${svc.config.TASK_QUEUE_PREFIX}-webhooks`);
-    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.OrganizationId)).toBe(orgId);
-    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.AgentId)).toBe(agent.id);
+    // A first attempt that succeeds is the dispatcher's alone: no workflow ran for it.
+    await expect(svc.temporal.workflow.getHandle(`webhook-delivery:${payload.id}:${endpoint.id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    expect((await api.get(`${W}/${endpoint.id}`)).body).toMatchObject({ success_rate_24h: 1, last_failure_at: null });
   });
 
   it('retries failed attempts with the same webhook-id and logs each attempt', async () => {
-    const { api, agent } = await orgWithAgent(svc);
+    const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url({ failFirst: 2, failStatus: 503 });
     const endpoint = await createEndpoint(api, url);
     await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
@@ -228,6 +232,17 @@ describe('deliveries', () => {
     expect(delivery.attempts.map((a: { error: string | null }) => a.error)).toEqual(['HTTP 503', 'HTTP 503', null]);
     await sleep(QUIET_MS);
     expect(receiver.received(url)).toHaveLength(3);
+
+    // The first attempt failed, so the retries ran as the delivery's workflow, with today's id and attributes.
+    const handle = svc.temporal.workflow.getHandle(`webhook-delivery:${delivery.event_id}:${endpoint.id}`);
+    expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 3 });
+    const description = await handle.describe();
+    expect(description.taskQueue).toBe(`${svc.config.TASK_QUEUE_PREFIX}-webhooks`);
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.OrganizationId)).toBe(orgId);
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.AgentId)).toBe(agent.id);
+    const health = (await api.get(`${W}/${endpoint.id}`)).body;
+    expect(health.success_rate_24h).toBeCloseTo(1 / 3, 3);
+    expect(Date.parse(health.last_failure_at)).toBe(Date.parse(delivery.attempts[1].at));
   });
 
   it('ends failed after the last retry; a manual retry sends it again', async () => {
@@ -349,7 +364,9 @@ describe('deliveries', () => {
   });
 
   it('delivers a change committed while no worker ran, once the workers start', async () => {
-    const apiOnly = await startTestService(FAST, { worker: false, databaseUrl: db.url });
+    // A database of its own: the worker of `svc` would otherwise deliver it at once.
+    const own = await freshDatabase();
+    const apiOnly = await startTestService(FAST, { worker: false, databaseUrl: own.url, env: KEY });
     try {
       const { api, agent } = await orgWithAgent(apiOnly);
       const url = receiver.url({ failFirst: 1 });
@@ -371,41 +388,99 @@ describe('deliveries', () => {
       }
     } finally {
       await apiOnly.stop();
+      await own.drop();
     }
   });
 
-  it('starts a delivery once however often it is dispatched, eagerly through the worker of this process', async () => {
+  it('attempts each delivery once however many dispatchers race for the outbox (FOR UPDATE SKIP LOCKED)', async () => {
     expect(colocatedClient(svc.config.TEMPORAL_NAMESPACE, taskQueues(svc.config).webhooks)).toBeDefined();
     const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url();
     await createEndpoint(api, url, ['widget.activated']);
     const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
-    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } }));
-    const deps = { sql: svc.sql, temporal: svc.temporal, config: svc.config };
-    // The API and the sweep racing: both find the event undispatched and start its workflow.
-    const counts = await Promise.all([dispatchEvents(deps, [eventId]), dispatchEvents(deps, [eventId])]);
-    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
-    await arrived(url, 1);
-    // After the run ended, starting the same (event, endpoint) again is a no-op too.
-    const [delivery] = await svc.sql<{ id: string; endpoint_id: string }[]>`select id, endpoint_id from webhook_deliveries where event_id = ${eventId}`;
-    await startDeliveryWorkflow(deps, { deliveryId: delivery!.id, eventId, endpointId: delivery!.endpoint_id, orgId, agentId: agent.id });
-    await sleep(QUIET_MS);
-    expect(receiver.received(url)).toHaveLength(1);
+    const deps = { sql: svc.sql, temporal: svc.temporal, config: svc.config, log: createLogger('silent') };
+    // Two more dispatchers besides the one of svc's worker, as two more replicas would run.
+    const others = await Promise.all([1, 2].map(() => startDispatcher({ ...deps, secrets: createSecretBox(Buffer.from(KEY.SECRETS_KEY, 'base64')) })));
+    try {
+      const eventIds = await svc.sql.begin(async (tx) => {
+        const ids: string[] = [];
+        for (let i = 0; i < 20; i++) ids.push(await emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } }));
+        return ids;
+      });
+      const got = await arrived(url, 20);
+      await sleep(QUIET_MS);
+      expect(receiver.received(url)).toHaveLength(20);
+      expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(eventIds));
+      // A workflow start of a delivery already made is one more attempt, once, however often it is asked for.
+      const [delivery] = await svc.sql<{ id: string; endpoint_id: string }[]>`select id, endpoint_id from webhook_deliveries where event_id = ${eventIds[0]!}`;
+      const pending = { deliveryId: delivery!.id, eventId: eventIds[0]!, endpointId: delivery!.endpoint_id, orgId, agentId: agent.id };
+      await Promise.all([startDeliveryWorkflow(deps, pending), startDeliveryWorkflow(deps, pending)]);
+      await arrived(url, 21);
+      await svc.temporal.workflow.getHandle(`webhook-delivery:${eventIds[0]!}:${delivery!.endpoint_id}`).result();
+      await startDeliveryWorkflow(deps, pending);
+      await sleep(QUIET_MS);
+      expect(receiver.received(url)).toHaveLength(21);
+    } finally {
+      await Promise.all(others.map((d) => d.stop()));
+    }
   });
 
-  it('delivers an event that committed but was never dispatched, through the recovery sweep', async () => {
+  it('hands a delivery whose dispatcher died mid-attempt to a workflow, through the recovery sweep', async () => {
     const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url();
     const endpoint = await createEndpoint(api, url, ['widget.activated']);
-    // As if the process died between commit and dispatch: the outbox row alone.
+    // As if a dispatcher claimed the delivery and was killed: fanned out, claimed long ago, never finished.
     const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
-    const eventId = await svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } }));
+    const eventId = await svc.sql.begin(async (tx) => {
+      const id = await emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } });
+      await tx`update events set dispatched_at = now() where id = ${id}`;
+      await tx`insert into webhook_deliveries (id, org_id, endpoint_id, event_id, claimed_at)
+        values (gen_random_uuid(), ${orgId}, ${endpoint.id}, ${id}, now() - interval '1 hour')`;
+      return id;
+    });
     const [got] = await arrived(url, 1, 30_000);
     expect(got!.headers['webhook-id']).toBe(eventId);
     new Webhook(endpoint.secret).verify(got!.body, headersOf(got!));
-    // The sweep marks the event after starting its deliveries, which may arrive first.
-    await eventually(async () => (await svc.sql`select 1 from events where id = ${eventId} and dispatched_at is not null`).length === 1);
+    const handle = svc.temporal.workflow.getHandle(`webhook-delivery:${eventId}:${endpoint.id}`);
+    expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 1 });
     await sleep(QUIET_MS);
     expect(receiver.received(url)).toHaveLength(1);
+  });
+});
+
+describe('signing secrets at rest', () => {
+  it('stores no plaintext webhook secret anywhere in the database', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const url = receiver.url();
+    const created = await createEndpoint(api, url);
+    const rotated = (await api.post(`${W}/${created.id}/rotate-secret`)).body as { secret: string };
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+    const [got] = await arrived(url);
+    // Both secrets sign (the old one for 24 hours), so the worker opened both.
+    new Webhook(rotated.secret).verify(got!.body, headersOf(got!));
+    new Webhook(created.secret).verify(got!.body, headersOf(got!));
+
+    const keys = [created.secret, rotated.secret].flatMap((s) => [s, s.slice('whsec_'.length), Buffer.from(s.slice('whsec_'.length), 'base64').toString('hex')]);
+    const tables = await svc.sql<{ name: string }[]>`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`;
+    expect(tables.length).toBeGreaterThan(10);
+    for (const { name } of tables) {
+      const rows = await svc.sql.unsafe<{ row: string }[]>(`select t::text as row from "${name}" t`);
+      for (const { row } of rows) for (const key of keys) expect(row.includes(key), `${name} holds a webhook secret`).toBe(false);
+    }
+  });
+
+  it('seals secrets stored in plaintext before the migration, and deliveries still verify', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const url = receiver.url();
+    const endpoint = await createEndpoint(api, url);
+    // A row as an earlier version stored it.
+    const plaintext = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    await svc.sql`update webhook_endpoints set secret_sealed = ${plaintext} where id = ${endpoint.id}`;
+    expect(await svc.sql.begin((tx) => sealPlaintextWebhookSecrets(tx, createSecretBox(Buffer.from(KEY.SECRETS_KEY, 'base64'))))).toBe(1);
+    const [row] = await svc.sql<{ secret_sealed: string }[]>`select secret_sealed from webhook_endpoints where id = ${endpoint.id}`;
+    expect(row!.secret_sealed).toMatch(/^v1:/);
+    await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+    const [got] = await arrived(url);
+    new Webhook(plaintext).verify(got!.body, headersOf(got!));
   });
 });

@@ -23,6 +23,11 @@ export interface DeliverWebhookInput {
   deliveryId: string;
   /** Seconds to wait after each failed attempt; one attempt more than delays. Empty for a manual retry. */
   retryDelaysSeconds: number[];
+  /**
+   * The dispatcher already made the first attempt (and recorded it as `<workflow id>#0`): it
+   * failed, so this run starts with the first delay and attempt 1 (issue 16).
+   */
+  firstAttemptDone?: boolean;
 }
 
 export interface DeliverWebhookResult {
@@ -49,7 +54,9 @@ async function attemptOnce(deliveryId: string): Promise<AttemptOutcome | Attempt
  */
 export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
   const { deliveryId, retryDelaysSeconds: delays } = input;
-  for (let attempt = 0; ; attempt++) {
+  const first = input.firstAttemptDone ? 1 : 0;
+  if (first === 1) await sleep(delays[0]! * 1000);
+  for (let attempt = first; ; attempt++) {
     const outcome = await attemptOnce(deliveryId);
     if (outcome.kind === 'gone') return { status: 'gone', attempts: attempt };
     if (outcome.kind === 'endpoint_disabled') {

@@ -1,14 +1,14 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.ts';
 
-const { dispatchStaleWebhookEvents } = proxyActivities<WebhookActivities>({
+const { recoverStrandedWebhookDeliveries } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '2 minutes',
   // A few tries, then the run fails and the next tick of the schedule starts afresh.
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
 
 export interface SweepWebhookEventsInput {
-  /** Only events older than this: younger ones are still being dispatched by the API that committed them. */
+  /** Only deliveries claimed (or waiting) longer than this: younger ones are a live dispatcher's. */
   olderThanSeconds: number;
 }
 
@@ -17,13 +17,13 @@ const BATCH = 200;
 const MAX_BATCHES = 25;
 
 /**
- * The outbox's safety net, run by the `webhook-recovery-sweep` schedule: dispatches events
- * that committed but were never dispatched (process stopped after commit, Temporal down).
+ * The outbox's safety net, run by the `webhook-recovery-sweep` schedule: fans out events no
+ * dispatcher took, and hands deliveries whose dispatcher died mid-attempt to delivery workflows.
  */
 export async function sweepWebhookEvents(input: SweepWebhookEventsInput): Promise<{ dispatched: number }> {
   let dispatched = 0;
   for (let i = 0; i < MAX_BATCHES; i++) {
-    const found = await dispatchStaleWebhookEvents({ olderThanSeconds: input.olderThanSeconds, limit: BATCH });
+    const found = await recoverStrandedWebhookDeliveries({ olderThanSeconds: input.olderThanSeconds, limit: BATCH });
     dispatched += found;
     if (found < BATCH) break;
   }

@@ -1,11 +1,11 @@
-import { fieldError, notFound } from '../../src/errors.ts';
-import { agentExists } from '../../src/db/agents.ts';
+import { notFound } from '../../src/errors.ts';
 import {
-  attachKnowledgeBase, deleteKnowledgeBases, detachKnowledgeBase, findKnowledgeBase, insertKnowledgeBase, listKnowledgeBases,
+  detachKnowledgeBase, findKnowledgeBase, insertKnowledgeBase, listKnowledgeBases,
   renameKnowledgeBase,
 } from '../../src/db/knowledge-bases.ts';
 import { publicSite } from '../../src/db/sites.ts';
-import { addKnowledgeBaseSite, stopSiteWork } from '../../src/knowledge/sites.ts';
+import { addKnowledgeBaseSite } from '../../src/knowledge/sites.ts';
+import { attachAgent, removeKnowledgeBase } from '../../src/knowledge/knowledge-bases.ts';
 import { IdParams, PageQuery, Uuid } from '../../src/schemas/common.ts';
 import {
   KnowledgeBaseAttachSchema, KnowledgeBaseCreateSchema, KnowledgeBaseListSchema, KnowledgeBasePatchSchema, KnowledgeBaseSchema,
@@ -66,11 +66,7 @@ export const knowledgeBasesFamily: RouteFamily = {
       permissions: ['knowledge.write'], params: IdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        const siteIds = await deps.sql.begin(async (tx) => {
-          if (!(await findKnowledgeBase(tx, principal.orgId, params.id))) throw notFound('knowledge base');
-          return deleteKnowledgeBases(tx, principal.orgId, [params.id]);
-        });
-        await stopSiteWork(deps, siteIds);
+        if (!(await removeKnowledgeBase(deps, principal.orgId, params.id))) throw notFound('knowledge base');
         return { status: 204 };
       },
     }),
@@ -90,12 +86,9 @@ export const knowledgeBasesFamily: RouteFamily = {
       permissions: ['knowledge.write'], params: IdParams, body: KnowledgeBaseAttachSchema,
       responses: { 200: { description: 'The knowledge base with its agents', schema: KnowledgeBaseSchema } },
       async handler({ params, body, principal, deps }) {
-        return deps.sql.begin(async (tx) => {
-          if (!(await agentExists(tx, principal.orgId, body.agent_id))) throw fieldError('agent_id', 'unknown_agent', 'agent_id must name an agent of this organization');
-          if (!(await findKnowledgeBase(tx, principal.orgId, params.id))) throw notFound('knowledge base');
-          await attachKnowledgeBase(tx, body.agent_id, params.id);
-          return { status: 200, body: (await findKnowledgeBase(tx, principal.orgId, params.id))! };
-        });
+        const kb = await attachAgent(deps, principal.orgId, params.id, body.agent_id);
+        if (!kb) throw notFound('knowledge base');
+        return { status: 200, body: kb };
       },
     }),
     route({

@@ -1,23 +1,17 @@
-import { AppError, notFound } from '../../src/errors.ts';
-import {
-  claimDeliveryRetry, deleteEndpoint, findDelivery, findEndpoint, insertEndpoint, listDeliveries, listEndpoints,
-  rotateEndpointSecret, updateEndpoint, type RetryTicket,
-} from '../../src/db/webhooks.ts';
-import { startDeliveryWorkflow } from '../../src/events/dispatch.ts';
-import { newWebhookSecret } from '../../src/events/signing.ts';
-import { assertOutboundUrl } from '../../src/net/outbound.ts';
+import { notFound } from '../../src/errors.ts';
+import { findEndpoint, listEndpoints } from '../../src/db/webhooks.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
-  DeliveryListSchema, DeliveryParams, DeliverySchema, WebhookCreateSchema, WebhookEndpointSchema,
+  DeliveryListSchema, DeliveryParams, DeliverySchema, WebhookCreateSchema, WebhookEndpointDetailSchema, WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema, WebhookListSchema, WebhookPatchSchema,
 } from '../../src/schemas/webhooks.ts';
+import { listEndpointDeliveries, retryDelivery } from '../../src/webhooks/deliveries.ts';
+import { changeEndpoint, createEndpoint, removeEndpoint, rotateSecret, showEndpoint } from '../../src/webhooks/endpoints.ts';
 import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AppDeps } from '../context.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
-
-const checkUrl = (deps: AppDeps, url: string) => assertOutboundUrl(url, 'url', { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS });
 
 /** A replayed response shows the endpoint's secret only while the endpoint exists. */
 const endpointExists = async ({ deps, principal, body }: { deps: AppDeps; principal: Principal; body: unknown }) =>
@@ -39,10 +33,11 @@ export const webhooksFamily: RouteFamily = {
     }),
     route({
       method: 'GET', path: '/webhooks/:id', operationId: 'get_webhook', summary: 'Get a webhook endpoint (never its secret)',
+      description: 'With `success_rate_24h` (the share of the last 24 hours\' attempts that succeeded) and `last_failure_at`.',
       permissions: ['org.read'], params: IdParams,
-      responses: { 200: { description: 'The endpoint', schema: WebhookEndpointSchema } },
+      responses: { 200: { description: 'The endpoint and how its deliveries fare', schema: WebhookEndpointDetailSchema } },
       async handler({ params, principal, deps }) {
-        const endpoint = await findEndpoint(deps.sql, principal.orgId, params.id);
+        const endpoint = await showEndpoint(deps, principal.orgId, params.id);
         if (!endpoint) throw notFound('webhook');
         return { status: 200, body: endpoint };
       },
@@ -53,8 +48,7 @@ export const webhooksFamily: RouteFamily = {
       permissions: ['org.write'], body: WebhookCreateSchema,
       responses: { 201: { description: 'The new endpoint with its secret', schema: WebhookEndpointWithSecretSchema } },
       async handler({ body, principal, deps }) {
-        await checkUrl(deps, body.url);
-        const endpoint = await insertEndpoint(deps.sql, principal.orgId, { ...body, secret: newWebhookSecret() });
+        const endpoint = await createEndpoint(deps, principal.orgId, body);
         return { status: 201, body: endpoint, headers: { Location: `${BASE}/webhooks/${endpoint.id}` } };
       },
       stillExists: endpointExists,
@@ -65,8 +59,7 @@ export const webhooksFamily: RouteFamily = {
       permissions: ['org.write'], params: IdParams, body: WebhookPatchSchema,
       responses: { 200: { description: 'The updated endpoint', schema: WebhookEndpointSchema } },
       async handler({ params, body, principal, deps }) {
-        if (body.url !== undefined) await checkUrl(deps, body.url);
-        const endpoint = await updateEndpoint(deps.sql, principal.orgId, params.id, body);
+        const endpoint = await changeEndpoint(deps, principal.orgId, params.id, body);
         if (!endpoint) throw notFound('webhook');
         return { status: 200, body: endpoint };
       },
@@ -76,7 +69,7 @@ export const webhooksFamily: RouteFamily = {
       permissions: ['org.write'], params: IdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        if (!(await deleteEndpoint(deps.sql, principal.orgId, params.id))) throw notFound('webhook');
+        if (!(await removeEndpoint(deps, principal.orgId, params.id))) throw notFound('webhook');
         return { status: 204 };
       },
     }),
@@ -86,7 +79,7 @@ export const webhooksFamily: RouteFamily = {
       permissions: ['org.write'], params: IdParams,
       responses: { 200: { description: 'The endpoint with its new secret', schema: WebhookEndpointWithSecretSchema } },
       async handler({ params, principal, deps }) {
-        const endpoint = await rotateEndpointSecret(deps.sql, principal.orgId, params.id, newWebhookSecret());
+        const endpoint = await rotateSecret(deps, principal.orgId, params.id);
         if (!endpoint) throw notFound('webhook');
         return { status: 200, body: endpoint };
       },
@@ -97,8 +90,8 @@ export const webhooksFamily: RouteFamily = {
       permissions: ['org.read'], params: IdParams, query: PageQuery,
       responses: { 200: { description: 'A page of deliveries', schema: DeliveryListSchema } },
       async handler({ params, query, principal, deps }) {
-        if (!(await findEndpoint(deps.sql, principal.orgId, params.id))) throw notFound('webhook');
-        const page = await listDeliveries(deps.sql, principal.orgId, params.id, query);
+        const page = await listEndpointDeliveries(deps, principal.orgId, params.id, query);
+        if (!page) throw notFound('webhook');
         return pageReply(page, query);
       },
     }),
@@ -108,29 +101,10 @@ export const webhooksFamily: RouteFamily = {
       permissions: ['org.write'], params: DeliveryParams,
       responses: { 202: { description: 'The delivery, `pending` again', schema: DeliverySchema } },
       async handler({ params, principal, deps }) {
-        // Claim and start in one transaction: if Temporal cannot take the workflow, the delivery stays as it was.
-        const delivery = await deps.sql.begin(async (tx) => {
-          const ticket = await claimDeliveryRetry(tx, principal.orgId, params.id, params.deliveryId);
-          if (ticket === null) throw notFound('delivery');
-          if (ticket === 'pending') throw new AppError(409, 'invalid_state', 'the delivery is still being attempted');
-          if (ticket === 'disabled') throw new AppError(409, 'invalid_state', 'the endpoint is disabled: enable it first');
-          await startRetry(deps, ticket);
-          return findDelivery(tx, principal.orgId, params.id, params.deliveryId);
-        });
-        if (!delivery) throw notFound('delivery');
+        const delivery = await retryDelivery(deps, principal.orgId, params.id, params.deliveryId);
         return { status: 202, body: delivery };
       },
     }),
   ],
 };
 
-async function startRetry(deps: AppDeps, ticket: RetryTicket): Promise<void> {
-  try {
-    await startDeliveryWorkflow(deps, ticket, { retryNumber: ticket.retryNumber });
-  } catch (err) {
-    deps.log.error({ err, delivery_id: ticket.deliveryId }, 'could not start the delivery retry workflow');
-    throw new AppError(503, 'service_unavailable', 'the workflow service is unavailable; the delivery was not retried, try again', {
-      headers: { 'Retry-After': '5' },
-    });
-  }
-}

@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, Sql } from '../db/index.ts';
@@ -8,7 +9,7 @@ import { voiceProfileHeld } from '../db/voice-profiles.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
 import { checkSiteUrl } from '../knowledge/sites.ts';
 import { AGENT_DELETE_HOOKS } from './delete-hooks.ts';
-import { dispatchAfterCommit, emitEvent, type DispatchDeps } from '../events/emit.ts';
+import { emitEvent } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
 import { workflowIds } from '../temporal/ids.ts';
@@ -17,10 +18,10 @@ import { normalizePatch } from '../domain/agent-config.ts';
 
 /**
  * Changes to an agent that more than one endpoint makes (agents and widgets are one entity):
- * each runs in one transaction with the events it causes, and dispatches them after commit.
+ * each runs in one transaction with the events it causes (their commit wakes the webhook dispatchers).
  */
 
-export type AgentDeps = DispatchDeps & { sql: Sql; log: Logger; config: Config };
+export type AgentDeps = { sql: Sql; temporal: Client; log: Logger; config: Config };
 
 /**
  * Creates an agent; with a website it starts in `draft`, its site is queued and the crawl starts
@@ -71,7 +72,6 @@ export async function changeAgent(deps: AgentDeps, orgId: string, id: string, bo
     return { agent: change.after, eventIds: await statusEvents(tx, orgId, change.before, change.after) };
   });
   if (!result) return null;
-  dispatchAfterCommit(deps, result.eventIds);
   return result.agent;
 }
 
@@ -93,7 +93,6 @@ export async function publishAgentDraft(deps: AgentDeps, orgId: string, id: stri
     return { agent: published.after, eventIds: await statusEvents(tx, orgId, published.before, published.after) };
   });
   if (!result) return null;
-  dispatchAfterCommit(deps, result.eventIds);
   return result.agent;
 }
 

@@ -7,7 +7,7 @@ import { AppError } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
-import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
+import { emitEvent } from '../events/emit.ts';
 import { searchKnowledge } from '../knowledge/retrieval.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { AgentRuntime, RuntimeAgent, TranscriptMessage } from '../runtime/types.ts';
@@ -105,7 +105,6 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
     await startLifecycle(deps, conversation, agent);
     return { conversation, messages, eventId };
   });
-  dispatchAfterCommit(deps, [result.eventId]);
   return { conversation_id: result.conversation.id, visitor_id: visitorId, visitor_token: token, messages: result.messages };
 }
 
@@ -140,7 +139,6 @@ export async function endConversation(deps: Omit<ConversationDeps, 'runtime'>, i
     return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, id) });
   });
   if (!eventId) return false;
-  dispatchAfterCommit(deps, [eventId]);
   if (reason === 'visitor') await signalLifecycle(deps as ConversationDeps, id, 'ended');
   return true;
 }
@@ -167,7 +165,6 @@ export async function evaluateConversation(deps: ConversationDeps, id: string): 
     return emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.evaluated', data: await conversationEventData(tx, id) });
   });
   if (!eventId) return false;
-  dispatchAfterCommit(deps, [eventId]);
   return true;
 }
 

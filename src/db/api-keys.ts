@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 
 /**
@@ -46,11 +46,12 @@ export async function getApiKey(db: Db, orgId: string, id: string): Promise<ApiK
 }
 
 export async function listApiKeys(db: Db, orgId: string, page: { limit: number; offset: number }): Promise<{ data: ApiKey[]; total: number }> {
-  const data = await db<ApiKey[]>`${selectKey(db)} where k.org_id = ${orgId} and k.revoked_at is null
-    order by k.created_at desc, k.id desc limit ${page.limit} offset ${page.offset}`;
-  const [{ total } = { total: 0 }] = await db<{ total: number }[]>`
-    select count(*)::int as total from api_keys where org_id = ${orgId} and revoked_at is null`;
-  return { data, total };
+  return listPage<ApiKey, ApiKey>(db, {
+    ...page,
+    columns: db`k.id, k.name, k.permissions, k.kind, m.email as user_email, k.token_hint, k.created_at`,
+    from: db`from api_keys k left join members m on m.id = k.member_id where k.org_id = ${orgId} and k.revoked_at is null`,
+    order: db`k.created_at desc, k.id desc`,
+  }, (row) => row);
 }
 
 /** A live key's permissions, locked until the transaction ends (a revocation decides on them); null when none. */

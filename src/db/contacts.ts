@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { patchFields, type Db } from './index.ts';
+import { listPage, patchFields, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import { ContactPatchSchema, type Contact, type ContactCreate, type ContactPatch } from '../schemas/contacts.ts';
 
@@ -244,12 +244,9 @@ export async function listContacts(db: Db, orgId: string, q: { search?: string |
     const asPhone = digits && digits !== search ? db`or search_text like ${`%${escapeLike(digits)}%`}` : db``;
     filter = db`and (search_text like ${`%${escapeLike(search)}%`} ${asPhone})`;
   }
-  const [rows, [count]] = await Promise.all([
-    db<ContactRow[]>`select ${db(COLUMNS)} from contacts where org_id = ${orgId} ${filter}
-      order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from contacts where org_id = ${orgId} ${filter}`,
-  ]);
-  return { data: rows.map(toContact), total: count?.total ?? 0 };
+  return listPage(db, {
+    ...q, columns: db(COLUMNS), from: db`from contacts where org_id = ${orgId} ${filter}`, order: db`created_at desc, id desc`,
+  }, toContact);
 }
 
 /**

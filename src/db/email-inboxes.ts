@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { Db } from './index.ts';
+import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { EmailInbox, EmailInboxCreate, EmailInboxPatch } from '../schemas/email-inboxes.ts';
 
@@ -60,18 +60,12 @@ export async function findEmailInbox(db: Db, orgId: string, id: string): Promise
 export async function listEmailInboxes(db: Db, orgId: string, q: { widget_id?: string | undefined; limit: number; offset: number }):
   Promise<{ data: EmailInbox[]; total: number }> {
   const agentFilter = q.widget_id ? db`and i.agent_id = ${q.widget_id}` : db``;
-  const [rows, [count]] = await Promise.all([
-    db<InboxRow[]>`
-      select i.id, i.agent_id, i.address, i.sender_name, i.created_at, i.updated_at
-      from email_inboxes i join agents a on a.id = i.agent_id and a.deleted_at is null
-      where i.org_id = ${orgId} ${agentFilter}
-      order by i.created_at desc, i.id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`
-      select count(*)::int as total
-      from email_inboxes i join agents a on a.id = i.agent_id and a.deleted_at is null
-      where i.org_id = ${orgId} ${agentFilter}`,
-  ]);
-  return { data: rows.map(toEmailInbox), total: count?.total ?? 0 };
+  return listPage(db, {
+    ...q,
+    columns: db`i.id, i.agent_id, i.address, i.sender_name, i.created_at, i.updated_at`,
+    from: db`from email_inboxes i join agents a on a.id = i.agent_id and a.deleted_at is null where i.org_id = ${orgId} ${agentFilter}`,
+    order: db`i.created_at desc, i.id desc`,
+  }, toEmailInbox);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { listPage, patchFields, type Db } from './index.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { newId } from '../ids.ts';
 import type { EventSubscription, EventType } from '../schemas/events.ts';
 import {
@@ -10,7 +11,7 @@ interface EndpointRow {
   enabled: boolean; disabled_reason: string | null; created_at: Date; updated_at: Date;
 }
 
-// Never `secret` or `previous_secret`: only the two functions that must show a secret read it.
+// Never `secret_sealed` or `previous_secret_sealed`: only loadAttemptTarget opens them, to sign.
 const COLUMNS = ['id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'created_at', 'updated_at'];
 
 /** How long the secret replaced by a rotation still signs, so receivers can switch over. */
@@ -18,6 +19,14 @@ export const PREVIOUS_SECRET_GRACE = '24 hours';
 /** An endpoint whose every attempt failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING = '5 days';
 export const FAILING_DISABLED_REASON = 'every delivery attempt failed for 5 days; PATCH enabled=true to resume';
+
+/**
+ * The additional data a secret is sealed with: a sealed value copied onto another endpoint does
+ * not open there. The previous secret is sealed with the same context (it moves on rotation).
+ */
+const secretContext = (endpointId: string) => `webhook_endpoints.secret:${endpointId}`;
+/** A plaintext secret as stored before migration 013; sealed values start with the box's `v1:`. */
+const PLAINTEXT = 'whsec_%';
 
 /** The API shape of an endpoint row. */
 export function toEndpoint(row: EndpointRow): WebhookEndpoint {
@@ -28,10 +37,11 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
   };
 }
 
-export async function insertEndpoint(db: Db, orgId: string, input: WebhookCreate & { secret: string }): Promise<WebhookEndpointWithSecret> {
+export async function insertEndpoint(db: Db, secrets: SecretBox, orgId: string, input: WebhookCreate & { secret: string }): Promise<WebhookEndpointWithSecret> {
+  const id = newId();
   const [row] = await db<EndpointRow[]>`
-    insert into webhook_endpoints (id, org_id, url, events, description, secret)
-    values (${newId()}, ${orgId}, ${input.url}, ${input.events}, ${input.description ?? null}, ${input.secret})
+    insert into webhook_endpoints (id, org_id, url, events, description, secret_sealed)
+    values (${id}, ${orgId}, ${input.url}, ${input.events}, ${input.description ?? null}, ${secrets.seal(input.secret, secretContext(id))})
     returning ${db(COLUMNS)}`;
   return { ...toEndpoint(row!), secret: input.secret };
 }
@@ -57,12 +67,41 @@ export async function updateEndpoint(db: Db, orgId: string, id: string, patch: W
 }
 
 /** Replaces the secret; the old one keeps signing for PREVIOUS_SECRET_GRACE. Null when absent. */
-export async function rotateEndpointSecret(db: Db, orgId: string, id: string, secret: string): Promise<WebhookEndpointWithSecret | null> {
+export async function rotateEndpointSecret(db: Db, secrets: SecretBox, orgId: string, id: string, secret: string): Promise<WebhookEndpointWithSecret | null> {
   const [row] = await db<EndpointRow[]>`
-    update webhook_endpoints set previous_secret = secret, secret = ${secret},
+    update webhook_endpoints set previous_secret_sealed = secret_sealed, secret_sealed = ${secrets.seal(secret, secretContext(id))},
       previous_secret_expires_at = now() + ${PREVIOUS_SECRET_GRACE}::interval, updated_at = now()
     where id = ${id} and org_id = ${orgId} returning ${db(COLUMNS)}`;
   return row ? { ...toEndpoint(row), secret } : null;
+}
+
+/** How an endpoint fared: the share of its attempts of the last 24 hours that succeeded (null when none) and its latest failure. */
+export async function endpointHealth(db: Db, endpointId: string): Promise<{ success_rate_24h: number | null; last_failure_at: string | null }> {
+  const [row] = await db<{ attempts: number; succeeded: number; last_failure_at: Date | null }[]>`
+    select count(a.id)::int as attempts, count(a.id) filter (where a.error is null)::int as succeeded,
+      (select last_failure_at from webhook_endpoints where id = ${endpointId}) as last_failure_at
+    from webhook_delivery_attempts a join webhook_deliveries d on d.id = a.delivery_id
+    where d.endpoint_id = ${endpointId} and a.at > now() - interval '24 hours'`;
+  return {
+    success_rate_24h: row && row.attempts > 0 ? Math.round((row.succeeded / row.attempts) * 10_000) / 10_000 : null,
+    last_failure_at: row?.last_failure_at?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Seals the secrets still stored in plaintext (rows written before migration 013). Run at start,
+ * before anything reads a secret; idempotent. Returns how many endpoints it sealed.
+ */
+export async function sealPlaintextWebhookSecrets(db: Db, secrets: SecretBox): Promise<number> {
+  const rows = await db<{ id: string; secret_sealed: string; previous_secret_sealed: string | null }[]>`
+    select id, secret_sealed, previous_secret_sealed from webhook_endpoints
+    where secret_sealed like ${PLAINTEXT} or previous_secret_sealed like ${PLAINTEXT} for update`;
+  const seal = (id: string, value: string | null) => (value && value.startsWith('whsec_') ? secrets.seal(value, secretContext(id)) : value);
+  for (const row of rows) {
+    await db`update webhook_endpoints set secret_sealed = ${seal(row.id, row.secret_sealed)},
+      previous_secret_sealed = ${seal(row.id, row.previous_secret_sealed)} where id = ${row.id}`;
+  }
+  return rows.length;
 }
 
 export async function deleteEndpoint(db: Db, orgId: string, id: string): Promise<boolean> {
@@ -90,14 +129,13 @@ async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<Delivery[]> {
 /** An endpoint's deliveries, newest first, each with its attempts. */
 export async function listDeliveries(db: Db, orgId: string, endpointId: string, q: { limit: number; offset: number }):
   Promise<{ data: Delivery[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<DeliveryRow[]>`select d.id, d.event_id, e.type as event_type, d.status
-      from webhook_deliveries d join events e on e.id = d.event_id
-      where d.endpoint_id = ${endpointId} and d.org_id = ${orgId}
-      order by d.created_at desc, d.id desc limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from webhook_deliveries where endpoint_id = ${endpointId} and org_id = ${orgId}`,
-  ]);
-  return { data: await withAttempts(db, rows), total: count?.total ?? 0 };
+  const page = await listPage(db, {
+    ...q,
+    columns: db`d.id, d.event_id, e.type as event_type, d.status`,
+    from: db`from webhook_deliveries d join events e on e.id = d.event_id where d.endpoint_id = ${endpointId} and d.org_id = ${orgId}`,
+    order: db`d.created_at desc, d.id desc`,
+  }, (row: DeliveryRow) => row);
+  return { data: await withAttempts(db, page.data), total: page.total };
 }
 
 export async function findDelivery(db: Db, orgId: string, endpointId: string, deliveryId: string): Promise<Delivery | null> {
@@ -123,51 +161,94 @@ export async function claimDeliveryRetry(db: Db, orgId: string, endpointId: stri
   if (!current.enabled) return 'disabled';
   if (current.status === 'pending') return 'pending';
   const [row] = await db<{ event_id: string; agent_id: string | null; manual_retries: number }[]>`
-    update webhook_deliveries d set status = 'pending', manual_retries = manual_retries + 1, updated_at = now()
+    update webhook_deliveries d set status = 'pending', manual_retries = manual_retries + 1, workflow_started_at = now(), updated_at = now()
     from events e where d.id = ${deliveryId} and e.id = d.event_id
     returning d.event_id, e.agent_id, d.manual_retries`;
   return { deliveryId, eventId: row!.event_id, endpointId, orgId, agentId: row!.agent_id, retryNumber: row!.manual_retries };
 }
 
-// ---- dispatch (the outbox relay)
+// ---- the fast path: the dispatcher claims events and deliveries (issue 16)
 
-/** A delivery whose workflow dispatch starts. */
+/** A delivery as the dispatcher, the sweep and the retry workflows know it. */
 export interface PendingDelivery { deliveryId: string; eventId: string; endpointId: string; orgId: string; agentId: string | null }
 
 /**
- * Creates the deliveries of undispatched events (one per enabled endpoint of the event's
- * organization subscribed to its type or `*`; a second dispatch adds none), and returns every
- * delivery of those events still waiting for its first workflow.
+ * Fans out up to `limit` undispatched events: one delivery per enabled endpoint of the event's
+ * organization subscribed to its type or `*`, and the event marked dispatched, in one statement.
+ * Rows another dispatcher holds are skipped (FOR UPDATE SKIP LOCKED). Returns how many events it took.
  */
-export async function createDeliveries(db: Db, eventIds: string[]): Promise<PendingDelivery[]> {
-  const pairs = await db<{ event_id: string; endpoint_id: string; org_id: string }[]>`
-    select e.id as event_id, w.id as endpoint_id, e.org_id
-    from events e join webhook_endpoints w
-      on w.org_id = e.org_id and w.enabled and w.events && array[e.type, '*']
-    where e.id = any(${eventIds}::text[]) and e.dispatched_at is null`;
-  if (pairs.length > 0) {
-    await db`insert into webhook_deliveries (id, org_id, endpoint_id, event_id)
-      select * from unnest(${pairs.map(() => newId())}::uuid[], ${pairs.map((p) => p.org_id)}::uuid[],
-        ${pairs.map((p) => p.endpoint_id)}::uuid[], ${pairs.map((p) => p.event_id)}::text[])
-      on conflict (event_id, endpoint_id) do nothing`;
-  }
+export async function fanOutEvents(db: Db, limit: number): Promise<number> {
+  const [row] = await db<{ events: number }[]>`
+    with claimed as (
+      select id, org_id, type from events where dispatched_at is null
+      order by created_at limit ${limit} for update skip locked),
+    marked as (
+      update events e set dispatched_at = now() from claimed c where e.id = c.id returning e.id),
+    inserted as (
+      insert into webhook_deliveries (id, org_id, endpoint_id, event_id)
+      select gen_random_uuid(), c.org_id, w.id, c.id
+      from claimed c join webhook_endpoints w on w.org_id = c.org_id and w.enabled and w.events && array[c.type, '*']
+      on conflict (event_id, endpoint_id) do nothing returning id)
+    select (select count(*) from marked)::int as events`;
+  return row?.events ?? 0;
+}
+
+/**
+ * Claims up to `limit` deliveries waiting for their first attempt, oldest first, at most
+ * `perEndpoint` in flight per endpoint counting `inFlight` (this process's attempts under way).
+ * Skips rows another dispatcher holds; a claimed row carries `claimed_at`.
+ */
+export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint: number; inFlight: Map<string, number> }): Promise<PendingDelivery[]> {
+  if (opts.limit <= 0) return [];
+  const busyIds = [...opts.inFlight.keys()];
   return db<PendingDelivery[]>`
-    select d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId"
-    from webhook_deliveries d join events e on e.id = d.event_id
-    where d.event_id = any(${eventIds}::text[]) and e.dispatched_at is null and d.status = 'pending' and d.manual_retries = 0`;
+    with busy as (select * from unnest(${busyIds}::uuid[], ${busyIds.map((id) => opts.inFlight.get(id)!)}::int[]) as b(endpoint_id, n)),
+    ranked as (
+      select d.id, d.created_at, row_number() over (partition by d.endpoint_id order by d.created_at, d.id) + coalesce(b.n, 0) as slot
+      from webhook_deliveries d left join busy b on b.endpoint_id = d.endpoint_id
+      where d.status = 'pending' and d.claimed_at is null and d.workflow_started_at is null),
+    picked as (
+      select id from webhook_deliveries
+      where id in (select id from ranked where slot <= ${opts.perEndpoint} order by created_at, id limit ${opts.limit})
+        -- Re-checked on rows another dispatcher changed meanwhile.
+        and status = 'pending' and claimed_at is null and workflow_started_at is null
+      for update skip locked)
+    update webhook_deliveries d set claimed_at = now() from picked, events e
+    where d.id = picked.id and e.id = d.event_id
+    returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId"`;
 }
 
-export async function markEventsDispatched(db: Db, eventIds: string[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  await db`update events set dispatched_at = now() where id = any(${eventIds}::text[]) and dispatched_at is null`;
+/** Records that a delivery workflow owns these deliveries now: the dispatcher and the sweep leave them alone. */
+export async function markWorkflowStarted(db: Db, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await db`update webhook_deliveries set workflow_started_at = now(), claimed_at = null
+    where id = any(${deliveryIds}::uuid[]) and workflow_started_at is null`;
 }
 
-/** Events committed more than `olderThanSeconds` ago and still not dispatched, oldest first. */
-export async function staleEventIds(db: Db, olderThanSeconds: number, limit: number): Promise<string[]> {
-  const rows = await db<{ id: string }[]>`select id from events
-    where dispatched_at is null and created_at < now() - ${olderThanSeconds} * interval '1 second'
-    order by created_at limit ${limit}`;
-  return rows.map((r) => r.id);
+/**
+ * The recovery sweep's claim: deliveries still pending with no workflow, claimed (or, never
+ * claimed, created) more than `olderThanSeconds` ago: their dispatcher died or never came.
+ * Re-claims them (so another sweep leaves them for a while) and says whether the first attempt
+ * was already made (then the workflow starts with the retries).
+ */
+export async function claimStrandedDeliveries(db: Db, olderThanSeconds: number, limit: number): Promise<(PendingDelivery & { attempted: boolean })[]> {
+  return db<(PendingDelivery & { attempted: boolean })[]>`
+    with picked as (
+      select id from webhook_deliveries
+      where status = 'pending' and workflow_started_at is null
+        and coalesce(claimed_at, created_at) < now() - ${olderThanSeconds} * interval '1 second'
+      order by coalesce(claimed_at, created_at) limit ${limit} for update skip locked)
+    update webhook_deliveries d set claimed_at = now() from picked, events e
+    where d.id = picked.id and e.id = d.event_id
+    returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId",
+      exists (select 1 from webhook_delivery_attempts a where a.delivery_id = d.id) as attempted`;
+}
+
+/** Whether any delivery waits for its first attempt, unclaimed (a dispatcher's backlog check). */
+export async function hasWaitingDeliveries(db: Db): Promise<boolean> {
+  const [row] = await db<{ found: boolean }[]>`select exists (select 1 from webhook_deliveries
+    where status = 'pending' and claimed_at is null and workflow_started_at is null) as found`;
+  return row?.found ?? false;
 }
 
 // ---- what the delivery activities read and write
@@ -180,17 +261,20 @@ export interface AttemptTarget {
   event: { id: string; type: string; created_at: Date; data: unknown };
 }
 
-export async function loadAttemptTarget(db: Db, deliveryId: string): Promise<AttemptTarget | null> {
+export async function loadAttemptTarget(db: Db, secretBox: SecretBox, deliveryId: string): Promise<AttemptTarget | null> {
   const [row] = await db<{
-    url: string; enabled: boolean; secret: string; previous_secret: string | null; previous_valid: boolean;
+    endpoint_id: string; url: string; enabled: boolean; secret_sealed: string; previous_secret_sealed: string | null; previous_valid: boolean;
     event_id: string; type: string; created_at: Date; data: unknown;
   }[]>`
-    select w.url, w.enabled, w.secret, w.previous_secret, coalesce(w.previous_secret_expires_at > now(), false) as previous_valid,
+    select w.id as endpoint_id, w.url, w.enabled, w.secret_sealed, w.previous_secret_sealed,
+      coalesce(w.previous_secret_expires_at > now(), false) as previous_valid,
       e.id as event_id, e.type, e.created_at, e.data
     from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id join events e on e.id = d.event_id
     where d.id = ${deliveryId}`;
   if (!row) return null;
-  const secrets = row.previous_secret && row.previous_valid ? [row.secret, row.previous_secret] : [row.secret];
+  const open = (sealed: string) => secretBox.open(sealed, secretContext(row.endpoint_id));
+  const secrets = row.previous_secret_sealed && row.previous_valid
+    ? [open(row.secret_sealed), open(row.previous_secret_sealed)] : [open(row.secret_sealed)];
   return { url: row.url, enabled: row.enabled, secrets, event: { id: row.event_id, type: row.type, created_at: row.created_at, data: row.data } };
 }
 
@@ -223,10 +307,13 @@ export async function recordAttempt(db: Db, attempt: AttemptRecord, finalStatus:
       where id = ${attempt.deliveryId} and ${finalStatus}::text is not null returning id)
     update webhook_endpoints w set
       failing_since = ${attempt.ok ? null : db`coalesce(w.failing_since, ${attempt.at}::timestamptz)`},
+      last_failure_at = ${attempt.ok ? db`w.last_failure_at` : db`greatest(w.last_failure_at, ${attempt.at}::timestamptz)`},
       enabled = ${attempt.ok ? db`w.enabled` : db`w.enabled and not coalesce(w.failing_since < ${attempt.at}::timestamptz - ${DISABLE_AFTER_FAILING}::interval, false)`},
       disabled_reason = ${attempt.ok ? db`w.disabled_reason` : db`case when w.enabled and w.failing_since < ${attempt.at}::timestamptz - ${DISABLE_AFTER_FAILING}::interval
         then ${FAILING_DISABLED_REASON} else w.disabled_reason end`}
-    from delivery where w.id = delivery.endpoint_id and exists (select 1 from attempt)`;
+    from delivery where w.id = delivery.endpoint_id and exists (select 1 from attempt)
+      -- A success on an endpoint that was not failing changes nothing: no write.
+      and ${attempt.ok ? db`w.failing_since is not null` : db`true`}`;
 }
 
 /** Settles a delivery without an attempt (its endpoint was disabled meanwhile). */

@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { Db } from '../db/index.ts';
 import { insertEvent } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
-import { dispatchEvents, type DispatchDeps } from './dispatch.ts';
 import { checkEventShape } from './shapes.ts';
-
-export { dispatchEvents, type DispatchDeps } from './dispatch.ts';
 
 /** An event to emit: `data` holds the affected resources as the API returns them. */
 export interface EventInput {
@@ -29,24 +25,13 @@ function agentIdOf(data: Record<string, unknown>): string | null {
 
 /**
  * Writes an event into the outbox inside the caller's transaction, so it exists exactly when
- * the change it reports commits. After commit, hand the returned id to `dispatchEvents` (or
- * `dispatchAfterCommit`); if that never happens, the recovery sweep dispatches it.
+ * the change it reports commits. Nothing else is needed: the commit wakes the dispatchers of the
+ * worker processes (LISTEN webhook_outbox, src/events/dispatcher.ts), and the recovery sweep
+ * takes what no dispatcher did.
  */
 export async function emitEvent(tx: Db, input: EventInput): Promise<string> {
   checkEventShape(input.type, input.data);
   const id = newEventId();
   await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId: input.agentId ?? agentIdOf(input.data), data: input.data });
   return id;
-}
-
-/**
- * Dispatches committed events without making the caller wait: the response does not depend on
- * it, and an event whose dispatch fails here (Temporal unreachable, process stopping) is
- * picked up by the recovery sweep.
- */
-export function dispatchAfterCommit(deps: DispatchDeps & { log: Logger }, eventIds: string[]): void {
-  if (eventIds.length === 0) return;
-  dispatchEvents(deps, eventIds).catch((err: unknown) => {
-    deps.log.warn({ err, event_ids: eventIds }, 'event dispatch failed; the recovery sweep will retry it');
-  });
 }

@@ -137,6 +137,14 @@ interface LockOwner {
  * building; that costs time but not correctness, since each build uses its
  * own temporary GOBIN and the result is installed by an atomic rename.
  */
+/** Runs `fn` every `ms` (a chained, unref'd timer: it never keeps the process alive); returns the stop function. */
+function repeatEvery(ms: number, fn: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const tick = () => { fn(); timer = setTimeout(tick, ms).unref(); };
+  timer = setTimeout(tick, ms).unref();
+  return () => clearTimeout(timer);
+}
+
 async function tryAcquireLock(lockDir: string): Promise<(() => Promise<void>) | null> {
   try {
     await mkdir(lockDir);
@@ -147,13 +155,12 @@ async function tryAcquireLock(lockDir: string): Promise<(() => Promise<void>) | 
   }
   const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
   await writeFile(join(lockDir, 'owner.json'), JSON.stringify(owner));
-  const heartbeat = setInterval(() => {
+  const stopHeartbeat = repeatEvery(PROGRESS_INTERVAL_MS, () => {
     const now = new Date();
     utimes(lockDir, now, now).catch(() => undefined);
-  }, PROGRESS_INTERVAL_MS);
-  heartbeat.unref();
+  });
   return async () => {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     await rm(lockDir, { recursive: true, force: true });
   };
 }
@@ -282,10 +289,10 @@ async function runGoInstall(go: string, gobin: string, log: LineLogger): Promise
   };
   forEachLine(child.stdout, onLine);
   forEachLine(child.stderr, onLine);
-  const ticker = setInterval(() => {
+  const stopTicker = repeatEvery(PROGRESS_INTERVAL_MS, () => {
     const seconds = Math.round((Date.now() - started) / 1000);
     log(`Temporal CLI: still building (${seconds}s, ${packages} packages compiled${lastPackage ? `, last ${lastPackage}` : ''})`);
-  }, PROGRESS_INTERVAL_MS);
+  });
   try {
     const code = await new Promise<number | null>((resolveExit, reject) => {
       child.once('error', reject);
@@ -295,7 +302,7 @@ async function runGoInstall(go: string, gobin: string, log: LineLogger): Promise
       throw new Error(`go install ${GO_PACKAGE}@${TEMPORAL_CLI_VERSION} failed (exit ${String(code)}). Last output:\n${recent.format()}`);
     }
   } finally {
-    clearInterval(ticker);
+    stopTicker();
     removeExitHook();
   }
 }

@@ -29,6 +29,13 @@ export const WebhookEndpointSchema = Type.Object({
 }, { $id: 'WebhookEndpoint', additionalProperties: false });
 export type WebhookEndpoint = Static<typeof WebhookEndpointSchema>;
 
+/** What GET /webhooks/:id answers: the endpoint and how its deliveries fare. */
+export const WebhookEndpointDetailSchema = Type.Composite([WebhookEndpointSchema, Type.Object({
+  success_rate_24h: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Share of the delivery attempts of the last 24 hours that succeeded (0 to 1); null when there were none' })),
+  last_failure_at: Nullable(Type.String({ format: 'date-time', description: 'When the latest failed delivery attempt was made; null when none failed' })),
+})], { $id: 'WebhookEndpointDetail', additionalProperties: false });
+export type WebhookEndpointDetail = Static<typeof WebhookEndpointDetailSchema>;
+
 /** What create and rotate-secret answer: the endpoint with its (new) secret. */
 export const WebhookEndpointWithSecretSchema = Type.Composite([WebhookEndpointSchema, Type.Object({ secret: Secret })],
   { $id: 'WebhookEndpointWithSecret', additionalProperties: false });

@@ -4,10 +4,6 @@ import { scheduleIds, taskQueues } from './ids.ts';
 import { upsertSchedule } from './start.ts';
 import type { sweepWebhookEvents } from '../../workflows/sweep-webhook-events.ts';
 
-/** An event younger than this is left to the API process that committed it (which dispatches at once). */
-const SWEEP_MIN_AGE_SECONDS = 10;
-
-
 function webhookRecoverySweep(config: Config): ScheduleOptions {
   const id = scheduleIds.webhookRecoverySweep(config);
   return {
@@ -18,7 +14,7 @@ function webhookRecoverySweep(config: Config): ScheduleOptions {
       workflowType: 'sweepWebhookEvents',
       workflowId: id,
       taskQueue: taskQueues(config).webhooks,
-      args: [{ olderThanSeconds: Math.min(SWEEP_MIN_AGE_SECONDS, config.WEBHOOK_SWEEP_SECONDS) }] satisfies Parameters<typeof sweepWebhookEvents>,
+      args: [{ olderThanSeconds: config.WEBHOOK_CLAIM_TIMEOUT_SECONDS }] satisfies Parameters<typeof sweepWebhookEvents>,
       staticSummary: `Webhook recovery sweep of deployment ${config.TASK_QUEUE_PREFIX}, every ${config.WEBHOOK_SWEEP_SECONDS} s`,
     },
     policies: {

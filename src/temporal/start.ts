@@ -80,6 +80,7 @@ export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, kin
     await (eager ?? deps.temporal).workflow.start(def.workflowType, {
       workflowId, taskQueue, args,
       requestEagerStart: eager !== undefined,
+      // restart terminates: the old run crawls a URL the site no longer has, and nothing of it must run after.
       workflowIdConflictPolicy: opts.restart ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.USE_EXISTING,
       workflowIdReusePolicy: def.reuse,
       typedSearchAttributes: searchAttributesOf(attrs),
@@ -101,6 +102,7 @@ export async function stopWorkflow(deps: Pick<StartDeps, 'temporal' | 'log'>, wo
   try {
     const handle = deps.temporal.workflow.getHandle(workflowId);
     if (how === 'cancel') await handle.cancel();
+    // Terminate only for callers whose rows are already gone: nothing (no cleanup) must run after.
     else await handle.terminate(reason);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return;

@@ -5,6 +5,8 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
+import { createSecretBox, loadSecretsKey } from '../crypto/secret-box.ts';
+import { startDispatcher } from '../events/dispatcher.ts';
 import { createRuntime } from '../runtime/index.ts';
 import type { AgentRuntime } from '../runtime/types.ts';
 import { registerColocatedClient } from './eager.ts';
@@ -79,9 +81,11 @@ export interface WorkerSet {
  * Starts one worker per task queue (all of them, or the kinds named), sharing one connection and one
  * workflow bundle (built here unless given: tests pass the one their global setup built).
  */
-export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtime'> & {
+export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtime' | 'secrets'> & {
   /** The agent runtime of the conversation activities; by default the one LLM_BASE_URL selects. */
   runtime?: AgentRuntime;
+  /** Opens webhook signing secrets; by default the box of SECRETS_KEY (or DATA_DIR's key file). */
+  secrets?: ActivityDeps['secrets'];
   address: string; namespace: string; log: Logger;
   kinds?: TaskQueueKind[]; workflowBundle?: WorkerOptions['workflowBundle'];
 }): Promise<WorkerSet> {
@@ -90,7 +94,8 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   const clientConnection = await Connection.connect({ address: opts.address });
   const temporal = new Client({ connection: clientConnection, namespace: opts.namespace });
   const queues = taskQueues(opts.config);
-  const activities = createActivities({ ...opts, temporal, runtime: opts.runtime ?? createRuntime(opts.config) });
+  const secrets = opts.secrets ?? createSecretBox(await loadSecretsKey(opts.config));
+  const activities = createActivities({ ...opts, temporal, secrets, runtime: opts.runtime ?? createRuntime(opts.config) });
   const kinds = opts.kinds ?? (Object.keys(queues) as TaskQueueKind[]);
   // One bundle for every worker: each `workflowsPath` would run webpack again and keep its output.
   const workflowBundle = opts.workflowBundle ?? await bundleWorkflowsInChild();
@@ -103,10 +108,14 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   const running = Promise.all(workers.map((w) => w.run()));
   // Starts through this client on these queues may be eager (see eager.ts).
   const unregister = registerColocatedClient(new Client({ connection, namespace: opts.namespace }), opts.namespace, kinds.map((kind) => queues[kind]));
+  // The webhook fast path lives beside the webhook worker: its retries start eagerly on it.
+  const dispatcher = kinds.includes('webhooks')
+    ? await startDispatcher({ sql: opts.sql, temporal, config: opts.config, log: opts.log, secrets }) : null;
   let stopped: Promise<void> | undefined;
   return {
     run: async () => { await running; },
     shutdown: () => stopped ??= (async () => {
+      await dispatcher?.stop();
       unregister();
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;

@@ -1,0 +1,47 @@
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { Sql } from '../db/index.ts';
+import {
+  deleteEndpoint, endpointHealth, findEndpoint, insertEndpoint, rotateEndpointSecret, updateEndpoint,
+} from '../db/webhooks.ts';
+import { newWebhookSecret } from '../events/signing.ts';
+import { assertOutboundUrl } from '../net/outbound.ts';
+import type { WebhookCreate, WebhookEndpoint, WebhookEndpointDetail, WebhookEndpointWithSecret, WebhookPatch } from '../schemas/webhooks.ts';
+
+/** What the webhook use cases need. */
+export interface WebhookDeps { sql: Sql; temporal: Client; config: Config; log: Logger; secrets: SecretBox }
+
+/** A receiver URL: https, and never a private address (unless ALLOW_PRIVATE_NETWORK_TARGETS). */
+async function checkUrl(deps: Pick<WebhookDeps, 'config'>, url: string): Promise<void> {
+  await assertOutboundUrl(url, 'url', { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS });
+}
+
+/** Creates an endpoint with a new signing secret, which the answer shows once. */
+export async function createEndpoint(deps: WebhookDeps, orgId: string, input: WebhookCreate): Promise<WebhookEndpointWithSecret> {
+  await checkUrl(deps, input.url);
+  return insertEndpoint(deps.sql, deps.secrets, orgId, { ...input, secret: newWebhookSecret() });
+}
+
+/** Applies a PATCH (a new URL is checked first); null when there is no such endpoint. */
+export async function changeEndpoint(deps: WebhookDeps, orgId: string, id: string, patch: WebhookPatch): Promise<WebhookEndpoint | null> {
+  if (patch.url !== undefined) await checkUrl(deps, patch.url);
+  return updateEndpoint(deps.sql, orgId, id, patch);
+}
+
+/** Deletes an endpoint and its delivery log; false when there is no such endpoint. */
+export async function removeEndpoint(deps: WebhookDeps, orgId: string, id: string): Promise<boolean> {
+  return deleteEndpoint(deps.sql, orgId, id);
+}
+
+/** Replaces the signing secret (the old one signs 24 hours more); null when there is no such endpoint. */
+export async function rotateSecret(deps: WebhookDeps, orgId: string, id: string): Promise<WebhookEndpointWithSecret | null> {
+  return rotateEndpointSecret(deps.sql, deps.secrets, orgId, id, newWebhookSecret());
+}
+
+/** The endpoint with its 24-hour success rate and latest failure, or null. */
+export async function showEndpoint(deps: WebhookDeps, orgId: string, id: string): Promise<WebhookEndpointDetail | null> {
+  const endpoint = await findEndpoint(deps.sql, orgId, id);
+  return endpoint ? { ...endpoint, ...(await endpointHealth(deps.sql, id)) } : null;
+}
