@@ -25,10 +25,12 @@ import { emailInboxesFamily } from './routes/email-inboxes.ts';
 import { conversationsFamily } from './routes/conversations.ts';
 import { conversationCardsRouter } from './routes/conversation-cards.ts';
 import { contactsFamily } from './routes/contacts.ts';
+import { phoneNumbersFamily } from './routes/phone-numbers.ts';
+import { creditsFamily } from './routes/credits.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, phoneNumbersFamily, creditsFamily];
 
 export const API_VERSION = '1.0.0';
 

@@ -14,10 +14,11 @@ export async function recordCarrierOperation(db: Db, op: {
     values (${newId()}, ${op.carrier}, ${op.operation}, ${op.phoneNumber ?? null}, ${op.target ?? null}, ${db.json((op.details ?? {}) as never)})`;
 }
 
-/** The operations recorded for a number, oldest first. */
-export async function listCarrierOperations(db: Db, phoneNumber: string): Promise<CarrierOperation[]> {
+/** The operations recorded for a number (any organization's), or for one carrier resource (`sid`), oldest first. */
+export async function listCarrierOperations(db: Db, of: { phoneNumber: string } | { sid: string }): Promise<CarrierOperation[]> {
+  const where = 'sid' in of ? db`details->>'sid' = ${of.sid}` : db`phone_number = ${of.phoneNumber}`;
   const rows = await db<(Omit<CarrierOperation, 'created_at'> & { created_at: Date })[]>`
     select id, carrier, operation, phone_number, target, details, created_at from carrier_operations
-    where phone_number = ${phoneNumber} order by created_at, id`;
+    where ${where} order by created_at, id`;
   return rows.map((r) => ({ ...r, created_at: r.created_at.toISOString() }));
 }
