@@ -53,13 +53,14 @@ export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
         ...(query.contains ? { contains: query.contains } : {}),
         ...(query.in_postal_code ? { inPostalCode: query.in_postal_code } : {}),
       };
-      const found: { phoneNumber: string; isoCountry: string; locality: string; capabilities: { voice?: boolean; sms?: boolean; mms?: boolean } }[] =
+      const found: { phoneNumber: string; isoCountry: string; locality: string; capabilities: Record<string, boolean | undefined> }[] =
         query.type === 'toll_free' ? await country.tollFree.list(params)
           : query.type === 'mobile' ? await country.mobile.list(params) : await country.local.list(params);
       return found.map((n): NumberCandidate => ({
         phone_number: n.phoneNumber, iso_country: n.isoCountry, number_type: query.type, locality: n.locality || null,
         monthly_cost_cents: MONTHLY_COST_CENTS[query.type],
-        capabilities: { voice: Boolean(n.capabilities?.voice), sms: Boolean(n.capabilities?.sms), mms: Boolean(n.capabilities?.mms) },
+        // Twilio spells these capability keys in capitals (`SMS`, `MMS`) for available numbers.
+        capabilities: { voice: Boolean(n.capabilities?.voice), sms: Boolean(n.capabilities?.SMS ?? n.capabilities?.sms), mms: Boolean(n.capabilities?.MMS ?? n.capabilities?.mms) },
       }));
     }),
     buy: (phoneNumber, webhooks) => carrierCall('buy the number', async () => {
