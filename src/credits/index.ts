@@ -8,7 +8,7 @@ import type { Credits, LedgerEntry } from '../schemas/credits.ts';
 /**
  * Credits: what pays for phone numbers (at purchase and monthly) and report runs. Every change
  * is a ledger entry written in the caller's transaction; the balance is always read from the
- * ledger. Reports charge through `chargeCredits` too (and refund a failed run with `refundCredits`).
+ * ledger. Reports charge through `chargeCredits` too.
  */
 
 export interface CreditsConfig { AMS_STARTING_CREDITS: number }
@@ -47,12 +47,4 @@ export async function chargeCredits(tx: Db, config: CreditsConfig, orgId: string
   }
   const entry = await appendLedgerEntry(tx, orgId, { amountCents: -charge.amountCents, reason: charge.reason, reference: charge.reference });
   return { entry: entry!, repeated: false };
-}
-
-/** Gives back what `reference` charged (a failed report run), once. */
-export async function refundCredits(tx: Db, orgId: string, reference: string, reason: string): Promise<LedgerEntry | null> {
-  await lockCredits(tx, orgId);
-  const charged = await ledgerEntryByReference(tx, orgId, reference);
-  if (!charged) return null;
-  return appendLedgerEntry(tx, orgId, { amountCents: -charged.amount_cents, reason, reference: `${reference}:refund` });
 }

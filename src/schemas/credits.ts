@@ -22,4 +22,3 @@ export const CreditAdjustmentSchema = Type.Object({
   amount_cents: Type.Integer({ minimum: -100_000_000, maximum: 100_000_000, not: { const: 0 }, 'x-code': 'invalid_amount', description: 'Credits to add (positive) or remove (negative); not zero' }),
   reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'Why, 1 to 500 characters' }),
 }, { $id: 'CreditAdjustment', additionalProperties: false });
-export type CreditAdjustment = Static<typeof CreditAdjustmentSchema>;

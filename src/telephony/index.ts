@@ -5,7 +5,6 @@ import { createSandboxCarrier } from './sandbox.ts';
 import { createTwilioCarrier } from './twilio.ts';
 
 export type { Carrier } from './carrier.ts';
-export { CarrierError } from './carrier.ts';
 
 /** The configured carrier: Twilio with CARRIER=twilio, else the sandbox. */
 export function createCarrier(config: Config, db: Db): Carrier {

@@ -41,7 +41,6 @@ const COUNTRIES: Record<string, { prefix: string; defaultArea: string; nationalD
   DE: { prefix: '+49', defaultArea: '30', nationalDigits: 10, locality: 'Berlin' },
   AU: { prefix: '+61', defaultArea: '2', nationalDigits: 9, locality: 'Sydney' },
 };
-export const SANDBOX_COUNTRIES = Object.keys(COUNTRIES);
 const TOLL_FREE_AREA: Record<string, string> = { US: '800', CA: '888', GB: '800', FR: '800', DE: '800', AU: '1800' };
 
 /** Ten deterministic candidates honouring country, type, area code and `contains` (digits). */
