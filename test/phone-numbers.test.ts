@@ -5,6 +5,7 @@ import { newAgent, newOrg, orgWithAgent, keyWith, type Api } from './support/org
 import { expectFieldError, expectProblem } from './support/problems.ts';
 import { listCarrierOperations } from '../src/db/carrier-operations.ts';
 import { scheduleIds } from '../src/temporal/ids.ts';
+import { ACTIVE_CAMPAIGN_CHECKS } from '../src/telephony/campaign-guard.ts';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService(); });
@@ -190,6 +191,25 @@ describe('phone numbers', () => {
     const before = await snapshot(api, { numberId: imported.body.id });
     expectProblem(await api.delete(`${N}/${imported.body.id}`), 409, 'admin_imported_number');
     expect(await snapshot(api, { numberId: imported.body.id })).toEqual(before);
+  });
+
+  it('409 active_campaign on reassign, unassign and release while the agent has an active campaign; nothing changes', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const other = await newAgent(api, 'Elsewhere');
+    const number = await buy(api, { widget_id: agent.id });
+    // The campaigns family registers its check here; until it lands, this agent stands for one with a running campaign.
+    const check = async (_db: unknown, agentId: string) => agentId === agent.id;
+    ACTIVE_CAMPAIGN_CHECKS.push(check);
+    try {
+      const before = await snapshot(api, { numberId: number.id });
+      expectProblem(await api.post(`${N}/${number.id}/assign`, { widget_id: other.id }), 409, 'active_campaign');
+      expectProblem(await api.post(`${N}/${number.id}/unassign`), 409, 'active_campaign');
+      expectProblem(await api.delete(`${N}/${number.id}`), 409, 'active_campaign');
+      expect(await snapshot(api, { numberId: number.id })).toEqual(before);
+      expect((await svc.temporal.schedule.getHandle(scheduleIds.numberBilling(number.id)).describe()).scheduleId).toBe(scheduleIds.numberBilling(number.id));
+    } finally {
+      ACTIVE_CAMPAIGN_CHECKS.splice(ACTIVE_CAMPAIGN_CHECKS.indexOf(check), 1);
+    }
   });
 
   it('import needs org.write; writes need phone_numbers.write; another organization sees 404', async () => {
