@@ -8,6 +8,7 @@ import { createPurgeActivities } from './purge.ts';
 import { createWebhookActivities } from './webhooks.ts';
 import { createCrawlActivities } from './crawl.ts';
 import { createConversationActivities } from './conversations.ts';
+import { createPhoneNumberActivities } from './phone-numbers.ts';
 
 /**
  * What activities are given; they build nothing themselves. `temporal` lets an activity start
@@ -19,7 +20,7 @@ export interface ActivityDeps { sql: Sql; config: Config; temporal: Client; log:
 /** Activities grouped by the task queue whose worker runs them. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    maintenance: { ...createPurgeActivities(deps) },
+    maintenance: { ...createPurgeActivities(deps), ...createPhoneNumberActivities(deps) },
     webhooks: { ...createWebhookActivities(deps) },
     crawls: { ...createCrawlActivities(deps) },
     conversations: { ...createConversationActivities(deps) },

@@ -25,10 +25,13 @@ import { emailInboxesFamily } from './routes/email-inboxes.ts';
 import { conversationsFamily } from './routes/conversations.ts';
 import { conversationCardsRouter } from './routes/conversation-cards.ts';
 import { contactsFamily } from './routes/contacts.ts';
+import { phoneNumbersFamily } from './routes/phone-numbers.ts';
+import { creditsFamily } from './routes/credits.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
+import { carrierWebhooksRouter } from './routes/carrier-webhooks.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, phoneNumbersFamily, creditsFamily];
 
 export const API_VERSION = '1.0.0';
 
@@ -85,6 +88,8 @@ export function createApp(deps: AppDeps): Koa {
   // Liveness, readiness, the OpenAPI document and reference, the embed script: no token.
   app.use(ownPaths(system));
   app.use(ownPaths(embedRouter()));
+  // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token; TwiML answers.
+  app.use(ownPaths(carrierWebhooksRouter()));
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],

@@ -6,6 +6,7 @@ import type { Sql } from '../src/db/index.ts';
 import type { Authenticator, Principal } from '../src/auth/authenticator.ts';
 import type { SecretBox } from '../src/crypto/secret-box.ts';
 import type { AgentRuntime } from '../src/runtime/types.ts';
+import type { Carrier } from '../src/telephony/carrier.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 
 /** What every handler can reach: built once at start-up and shared by all requests. */
@@ -20,6 +21,8 @@ export interface AppDeps {
   secrets: SecretBox;
   /** Answers visitors: the offline runtime, or an OpenAI-compatible model when LLM_BASE_URL is set. */
   runtime: AgentRuntime;
+  /** The telephony carrier: the sandbox, or Twilio with CARRIER=twilio. */
+  carrier: Carrier;
   /** Resolves when PostgreSQL and Temporal both answer; used by /readyz. */
   checkReadiness(): Promise<{ postgres: boolean; temporal: boolean }>;
 }

@@ -56,6 +56,13 @@ export const ConfigSchema = Type.Object({
   CONVERSATION_INACTIVITY_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
+  /** The telephony carrier: `sandbox` (no account; test numbers) or `twilio` (needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN). */
+  CARRIER: Type.Union([Type.Literal('sandbox'), Type.Literal('twilio')], { default: 'sandbox' }),
+  TWILIO_ACCOUNT_SID: Type.Optional(Type.String({ pattern: '^AC[0-9a-fA-F]{32}$' })),
+  /** Authenticates REST calls to Twilio and verifies X-Twilio-Signature on inbound webhooks; never logged. */
+  TWILIO_AUTH_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
+  /** Another origin for Twilio's REST API (a wire-compatible test server); unset: Twilio's own hosts. */
+  TWILIO_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),
   REPORT_RUN_COST_CENTS: Type.Integer({ minimum: 0, default: 25 }),
   /** An OpenAI-compatible chat-completions endpoint (e.g. https://api.openai.com/v1); unset: the offline runtime answers. */
@@ -84,6 +91,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const config = { ...(raw as Static<typeof ConfigSchema>), ...overrides };
   if (config.HTTP_HEADERS_TIMEOUT_SECONDS > config.HTTP_REQUEST_TIMEOUT_SECONDS) {
     throw new Error('invalid configuration: HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
+  if (config.CARRIER === 'twilio' && (!config.TWILIO_ACCOUNT_SID || !config.TWILIO_AUTH_TOKEN)) {
+    throw new Error('invalid configuration: CARRIER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
   }
   config.DATA_DIR = resolve(config.DATA_DIR);
   return Object.freeze(config);

@@ -29,6 +29,7 @@ export const ERROR_TITLES = {
   idempotency_key_reused: 'Idempotency-Key reused with a different request',
   rate_limited: 'Too many requests',
   carrier_error: 'The carrier refused the change',
+  carrier_signature_invalid: 'Carrier signature is invalid',
   internal_error: 'Internal server error',
   service_unavailable: 'Service unavailable',
 } as const;

@@ -9,6 +9,7 @@ import { ensureBootstrapKey } from './auth/keys.ts';
 import { createSecretBox, loadSecretsKey } from './crypto/secret-box.ts';
 import { connectTemporal, ensureSearchAttributes } from './temporal/index.ts';
 import { createRuntime } from './runtime/index.ts';
+import { createCarrier } from './telephony/index.ts';
 import type { WorkerSet } from './temporal/worker.ts';
 import { ensureSchedules } from './temporal/schedules.ts';
 import { sealPlaintextWebhookSecrets } from './db/webhooks.ts';
@@ -76,7 +77,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   if (opts.api) {
     authenticator = await createAuthenticator(sql);
     const app = createApp({
-      config, sql, temporal: client, authenticator, log, secrets, runtime,
+      config, sql, temporal: client, authenticator, log, secrets, runtime, carrier: createCarrier(config, sql),
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
       checkReadiness: async () => {
         const [postgres, temporal] = await Promise.all([

@@ -115,3 +115,17 @@ it('replays a crawl and a conversation it has just run (with the conversation\'s
     await svc2.stop();
   }
 }, 60_000);
+
+it('replays a number billing run it has just run (a monthly charge)', async () => {
+  const { token } = await svc.newOrg();
+  const api = client(svc.url, token);
+  const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Replayed billing' });
+  const { body: number } = await api.post('/api/v1/rest/phone-numbers', { widget_id: agent.id });
+  const handle = await svc.temporal.workflow.start('billPhoneNumber', {
+    workflowId: `number-billing-replay:${number.id}`, taskQueue: `${svc.config.TASK_QUEUE_PREFIX}-maintenance`,
+    args: [{ phoneNumberId: number.id, asOf: new Date(Date.parse(number.created_at) + 35 * 86_400_000).toISOString() }],
+  });
+  expect(await handle.result()).toMatchObject({ charged: true });
+  await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
+  await recordFixture(handle.workflowId, 'number-billing.json');
+});

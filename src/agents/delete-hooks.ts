@@ -3,6 +3,7 @@ import { deleteEmailInboxesOfAgent } from '../db/email-inboxes.ts';
 import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
 import { siteIdsOfAgent } from '../db/sites.ts';
 import { stopSiteWork, type KnowledgeDeps } from '../knowledge/sites.ts';
+import { detachAgentNumbers } from '../telephony/numbers.ts';
 
 /** What a family's hook is told of the agent being deleted. */
 export interface AgentDeleteContext { orgId: string; agentId: string; deleteKbs: boolean }
@@ -19,6 +20,8 @@ export type AgentDeleteHook = (tx: Db, agent: AgentDeleteContext) => Promise<((d
  */
 export const AGENT_DELETE_HOOKS: Record<string, AgentDeleteHook> = {
   // Inbox addresses are unique across the service: free them now, not when the purge runs.
+  // Bought numbers go back to the carrier (billing stops), imported ones are parked in the pool.
+  phone_numbers: (tx, { agentId }) => detachAgentNumbers(tx, agentId),
   email_inboxes: async (tx, { agentId }) => { await deleteEmailInboxesOfAgent(tx, agentId); },
   // The agent's own sites (their rows go with the purge) and, with delete_kbs, the knowledge
   // bases no other live agent uses: their Schedules and running crawls stop after commit.

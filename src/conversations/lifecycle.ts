@@ -108,11 +108,43 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
   return { conversation_id: result.conversation.id, visitor_id: visitorId, visitor_token: token, messages: result.messages };
 }
 
+/**
+ * Starts a conversation with a caller or texter (surface `phone` or `sms`) on one of the agent's
+ * numbers: matched to a contact on the caller's number, with its greeting, `conversation.started`
+ * and the lifecycle workflow. `withinStart` records the carrier's side in the same transaction.
+ */
+export async function startCallerConversation(deps: ConversationDeps, orgId: string, agent: Agent, input: {
+  surface: 'phone' | 'sms'; caller: string;
+}, withinStart: (tx: Db, conversationId: string) => Promise<void>): Promise<{ conversation: ConversationRecord; greeting: string }> {
+  const language = languageOf(undefined, agent);
+  const memory = agent.cross_channel_memory ? await contactFacts(deps.sql, orgId, { phone: input.caller }) : {};
+  const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: memory });
+  const result = await deps.sql.begin(async (tx) => {
+    const conversation = await insertConversation(tx, {
+      orgId, agentId: agent.id, surface: input.surface, pageUrl: null, visitorId: null, contactId: null, language, tokenHash: null,
+    });
+    await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
+    await recordContactConversation(tx, orgId, { conversationId: conversation.id, phone: input.caller, at: conversation.startedAt });
+    await withinStart(tx, conversation.id);
+    const eventId = await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
+    await startLifecycle(deps, conversation, agent);
+    return { conversation, eventId };
+  });
+  dispatchAfterCommit(deps, [result.eventId]);
+  return { conversation: result.conversation, greeting };
+}
+
+/** Records a note in the transcript (role `system`), such as the transfer rule a call was handed over by. */
+export async function addSystemMessage(db: Db, conversationId: string, text: string): Promise<void> {
+  await insertMessages(db, conversationId, [{ role: 'system', text }]);
+}
+
 /** One visitor turn: the message, the runtime's replies (grounded in the agent's knowledge) and what it did. */
-export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, text: string): Promise<TranscriptMessage[]> {
+export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, text: string,
+  opts: { role?: 'visitor' | 'caller' } = {}): Promise<TranscriptMessage[]> {
   if (conversation.status === 'ended') throw new AppError(409, 'invalid_state', 'this conversation has ended; start a new one');
   if (agent.status === 'paused') throw new AppError(409, 'agent_paused', 'this agent is paused and does not take conversations');
-  await insertMessages(deps.sql, conversation.id, [{ role: 'visitor', text }]);
+  await insertMessages(deps.sql, conversation.id, [{ role: opts.role ?? 'visitor', text }]);
   const history = await listMessages(deps.sql, conversation.id);
   const turn = await deps.runtime.reply({
     agent: await runtimeAgent(deps.sql, agent), messages: history, captured: conversation.captured,

@@ -34,4 +34,6 @@ export const workflowIds = {
 export const scheduleIds = {
   webhookRecoverySweep: (config: { TASK_QUEUE_PREFIX: string }) => `webhook-recovery-sweep:${config.TASK_QUEUE_PREFIX}`,
   crawl: (siteId: string) => workflowIds.crawlSchedule(siteId),
+  /** One monthly billing Schedule per phone number (number ids are unique across deployments). */
+  numberBilling: (numberId: string) => `number-billing:${numberId}`,
 };

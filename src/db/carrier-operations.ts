@@ -1,0 +1,24 @@
+import type { Db } from './index.ts';
+import { newId } from '../ids.ts';
+
+/** One thing a carrier did for the service (the sandbox records each it plays). */
+export interface CarrierOperation {
+  id: string; carrier: string; operation: string; phone_number: string | null; target: string | null;
+  details: Record<string, unknown>; created_at: string;
+}
+
+export async function recordCarrierOperation(db: Db, op: {
+  carrier: string; operation: string; phoneNumber?: string | null; target?: string | null; details?: Record<string, unknown>;
+}): Promise<void> {
+  await db`insert into carrier_operations (id, carrier, operation, phone_number, target, details)
+    values (${newId()}, ${op.carrier}, ${op.operation}, ${op.phoneNumber ?? null}, ${op.target ?? null}, ${db.json((op.details ?? {}) as never)})`;
+}
+
+/** The operations recorded for a number (any organization's), or for one carrier resource (`sid`), oldest first. */
+export async function listCarrierOperations(db: Db, of: { phoneNumber: string } | { sid: string }): Promise<CarrierOperation[]> {
+  const where = 'sid' in of ? db`details->>'sid' = ${of.sid}` : db`phone_number = ${of.phoneNumber}`;
+  const rows = await db<(Omit<CarrierOperation, 'created_at'> & { created_at: Date })[]>`
+    select id, carrier, operation, phone_number, target, details, created_at from carrier_operations
+    where ${where} order by created_at, id`;
+  return rows.map((r) => ({ ...r, created_at: r.created_at.toISOString() }));
+}

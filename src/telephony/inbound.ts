@@ -1,0 +1,178 @@
+import type { Db } from '../db/index.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { findAgent } from '../db/agents.ts';
+import { recordCarrierOperation } from '../db/carrier-operations.ts';
+import {
+  endSession, findLiveSession, findSessionById, insertCarrierSession, markSessionTransferred, type CarrierSession,
+} from '../db/carrier-sessions.ts';
+import { findConversationRecord, insertMessages } from '../db/conversations.ts';
+import { findActiveNumberByE164, type PhoneNumberRecord } from '../db/phone-numbers.ts';
+import { findSipTrunk, loadSipTrunkPassword } from '../db/sip-trunks.ts';
+import { listTransferRules } from '../db/transfer-rules.ts';
+import { findVoiceProfile } from '../db/voice-profiles.ts';
+import {
+  addSystemMessage, endConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps,
+} from '../conversations/lifecycle.ts';
+import { matchTransferRule } from '../runtime/transfer.ts';
+import type { Agent } from '../schemas/agents.ts';
+import type { TransferRule } from '../schemas/transfer-rules.ts';
+import type { Carrier } from './carrier.ts';
+import {
+  emptyVoiceResponse, politeHangup, sayAndGather, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
+} from './twiml.ts';
+import { CARRIER_WEBHOOK_PATHS } from './webhook-urls.ts';
+
+/**
+ * What a call or a text to one of our numbers does (the carrier's webhooks, already verified):
+ * a call becomes a `phone` conversation, a thread of texts an `sms` one, each on the existing
+ * runtime and lifecycle workflow. Answers are TwiML.
+ */
+
+export interface InboundDeps extends ConversationDeps { carrier: Carrier; secrets: SecretBox }
+
+/** Parameters the carrier posts (Twilio's names). */
+export type CarrierParams = Record<string, string>;
+
+const NOT_IN_SERVICE_CALL = 'Thank you for calling. This number is not taking calls at the moment. Goodbye.';
+const NOT_IN_SERVICE_SMS = 'Thank you for your message. This number is not taking messages at the moment.';
+
+/** The agent that answers on `number` through `channel`, or null when the number, the channel or the agent is off. */
+async function answeringAgent(db: Db, number: PhoneNumberRecord | null, channel: 'voice' | 'sms'): Promise<Agent | null> {
+  if (!number || !number.widget_id || !number.enabled) return null;
+  if (channel === 'voice' ? !number.voice_enabled : !number.sms_enabled) return null;
+  const agent = await findAgent(db, number.orgId, number.widget_id);
+  return agent && agent.status !== 'paused' ? agent : null;
+}
+
+/** How the agent sounds: its voice profile's base voice, else its own voice, as a Twilio voice. */
+async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
+  const profile = agent.voice_profile_id ? await findVoiceProfile(db, orgId, agent.voice_profile_id) : null;
+  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en');
+}
+
+/** A call's webhook: the greeting on the first request, then one turn per recognized utterance, or the transfer. */
+export async function answerVoice(deps: InboundDeps, params: CarrierParams, baseUrl: string): Promise<string> {
+  const action = baseUrl + CARRIER_WEBHOOK_PATHS.voice;
+  const callSid = params.CallSid ?? '';
+  const session = callSid ? await findLiveSession(deps.sql, 'voice', callSid) : null;
+  if (!session) {
+    const number = await findActiveNumberByE164(deps.sql, params.To ?? '');
+    const agent = await answeringAgent(deps.sql, number, 'voice');
+    if (!agent || !callSid) return politeHangup(NOT_IN_SERVICE_CALL);
+    const { conversation, greeting } = await startCallerConversation(deps, number!.orgId, agent, { surface: 'phone', caller: params.From ?? '' },
+      async (tx, conversationId) => {
+        await insertCarrierSession(tx, {
+          orgId: number!.orgId, agentId: agent.id, phoneNumberId: number!.id, conversationId, channel: 'voice', sessionKey: callSid, caller: params.From ?? '',
+        });
+      });
+    return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action);
+  }
+  const conversation = session.conversationId ? await findConversationRecord(deps.sql, session.conversationId) : null;
+  const agent = await findAgent(deps.sql, session.orgId, session.agentId);
+  if (!conversation || !agent || conversation.status === 'ended' || session.status !== 'active') return emptyVoiceResponse();
+  const speech = await speechFor(deps.sql, session.orgId, agent, conversation.language);
+  const said = (params.SpeechResult ?? '').trim();
+  if (!said) return sayAndGather([conversation.language === 'fr' ? 'Je vous écoute.' : 'I am listening.'], speech, action);
+
+  const rule = matchTransferRule(await listTransferRules(deps.sql, session.orgId, session.agentId), said);
+  if (rule) return transferCall(deps, { session, rule, said, speech, ourNumber: params.To ?? '', baseUrl });
+  const replies = await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' });
+  return sayAndGather(replies.map((m) => m.text), speech, action);
+}
+
+async function transferPlan(deps: InboundDeps, session: CarrierSession, rule: TransferRule, ourNumber: string): Promise<TransferPlan> {
+  if (rule.transfer_type === 'warm') return { type: 'warm', rule, conference: `transfer-${session.id}` };
+  if (rule.transfer_type === 'sip_refer') {
+    const trunk = rule.sip_trunk_id ? await findSipTrunk(deps.sql, session.orgId, rule.sip_trunk_id) : null;
+    // The trunk's credential is unsealed here, for this one TwiML answer, and never stored or logged.
+    const password = trunk ? await loadSipTrunkPassword(deps.sql, deps.secrets, session.orgId, trunk.id) : null;
+    const sipUri = rule.destination_sip_uri ?? `sip:${rule.destination_phone ?? ''}@${trunk?.sip_host ?? ''}`;
+    return { type: 'sip_refer', rule, sipUri, username: trunk?.sip_username ?? '', password: password ?? '' };
+  }
+  return { type: 'cold', rule, callerId: ourNumber };
+}
+
+const destinationOf = (rule: TransferRule) => rule.destination_sip_uri ?? rule.destination_phone ?? '';
+
+/** Hands the caller over by `rule`: recorded in the transcript (a `system` message naming the rule), TwiML for the carrier. */
+async function transferCall(deps: InboundDeps, input: {
+  session: CarrierSession; rule: TransferRule; said: string; speech: Speech; ourNumber: string; baseUrl: string;
+}): Promise<string> {
+  const { session, rule } = input;
+  const plan = await transferPlan(deps, session, rule, input.ourNumber);
+  const who = rule.destination_label ?? rule.name;
+  const announcement = input.speech.language === 'fr-FR'
+    ? `Je vous mets en relation avec ${who}. Merci de patienter.`
+    : `Let me connect you with ${who}. Please hold.`;
+  await deps.sql.begin(async (tx) => {
+    await insertMessages(tx, session.conversationId!, [{ role: 'caller', text: input.said }, { role: 'agent', text: announcement }]);
+    await addSystemMessage(tx, session.conversationId!, `Transferred by rule "${rule.name}" (${rule.transfer_type}) to ${destinationOf(rule)}`);
+    await markSessionTransferred(tx, session.id, rule.id);
+    if (deps.carrier.name === 'sandbox') {
+      await recordCarrierOperation(tx, {
+        carrier: 'sandbox', operation: 'transfer', phoneNumber: input.ourNumber, target: destinationOf(rule),
+        details: { sid: session.sessionKey, rule_id: rule.id, rule_name: rule.name, transfer_type: rule.transfer_type, ring_timeout_seconds: rule.ring_timeout_seconds },
+      });
+    }
+  });
+  if (plan.type === 'warm') {
+    // The destination is called first: it hears the brief, then joins the conference the caller waits in.
+    await deps.carrier.placeCall({
+      from: input.ourNumber, to: rule.destination_phone ?? '',
+      url: `${input.baseUrl}${CARRIER_WEBHOOK_PATHS.voice}/warm?session=${session.id}`, statusUrl: input.baseUrl + CARRIER_WEBHOOK_PATHS.voiceStatus,
+    }).catch((err: unknown) => deps.log.error({ err, session_id: session.id }, 'could not call the warm transfer destination'));
+  }
+  return transferTwiml(plan, announcement, input.speech);
+}
+
+/** The warm transfer destination's call: the brief, then the conference. */
+export async function answerWarmDestination(deps: InboundDeps, sessionId: string): Promise<string> {
+  const session = /^[0-9a-f-]{36}$/i.test(sessionId) ? await findSessionById(deps.sql, sessionId) : null;
+  if (!session || session.status !== 'transferred' || !session.transferRuleId) return politeHangup('This transfer is no longer waiting. Goodbye.');
+  const rule = (await listTransferRules(deps.sql, session.orgId, session.agentId)).find((r) => r.id === session.transferRuleId);
+  const agent = await findAgent(deps.sql, session.orgId, session.agentId);
+  const speech = agent ? await speechFor(deps.sql, session.orgId, agent, null) : speechOf(null, 'en');
+  return warmBriefTwiml(rule?.warm_brief ?? 'You have an incoming transfer.', `transfer-${session.id}`, speech);
+}
+
+const FINAL_CALL_STATUSES = new Set(['completed', 'busy', 'failed', 'no-answer', 'canceled']);
+
+/** A call's status callback: a finished call ends its conversation (then evaluated by its workflow). */
+export async function recordCallStatus(deps: InboundDeps, params: CarrierParams): Promise<void> {
+  if (!FINAL_CALL_STATUSES.has(params.CallStatus ?? '')) return;
+  const session = await findLiveSession(deps.sql, 'voice', params.CallSid ?? '');
+  if (!session) return;
+  await endSession(deps.sql, session.id);
+  if (session.conversationId) await endConversation(deps, session.conversationId, 'visitor');
+}
+
+/** A text: the thread's conversation (started on the first text, or after the last one ended), the agent's reply in `<Message>`. */
+export async function answerSms(deps: InboundDeps, params: CarrierParams): Promise<string> {
+  const from = params.From ?? '';
+  const to = params.To ?? '';
+  const body = (params.Body ?? '').trim();
+  const key = `${from}|${to}`;
+  let session = await findLiveSession(deps.sql, 'sms', key);
+  let conversation = session?.conversationId ? await findConversationRecord(deps.sql, session.conversationId) : null;
+  if (session && (!conversation || conversation.status === 'ended')) {
+    await endSession(deps.sql, session.id);
+    session = null;
+  }
+  const replies: string[] = [];
+  let agent: Agent | null;
+  if (!session) {
+    const number = await findActiveNumberByE164(deps.sql, to);
+    agent = await answeringAgent(deps.sql, number, 'sms');
+    if (!agent || !from) return smsReply([NOT_IN_SERVICE_SMS]);
+    const started = await startCallerConversation(deps, number!.orgId, agent, { surface: 'sms', caller: from }, async (tx, conversationId) => {
+      await insertCarrierSession(tx, { orgId: number!.orgId, agentId: agent!.id, phoneNumberId: number!.id, conversationId, channel: 'sms', sessionKey: key, caller: from });
+    });
+    conversation = started.conversation;
+    replies.push(started.greeting);
+  } else {
+    agent = await findAgent(deps.sql, session.orgId, session.agentId);
+    if (!agent || agent.status === 'paused') return smsReply([NOT_IN_SERVICE_SMS]);
+  }
+  if (body) replies.push(...(await sendVisitorMessage(deps, agent, conversation!, body, { role: 'caller' })).map((m) => m.text));
+  return smsReply(replies);
+}

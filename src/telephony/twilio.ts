@@ -1,0 +1,94 @@
+import twilio from 'twilio';
+import {
+  CarrierError, MONTHLY_COST_CENTS, type Carrier, type NumberCandidate, type NumberWebhooks,
+} from './carrier.ts';
+
+/**
+ * The Twilio carrier (`CARRIER=twilio`), through the `twilio` SDK. `TWILIO_API_BASE_URL` sends its
+ * requests to another origin than Twilio's (a local server speaking Twilio's REST wire protocol
+ * in the tests); every Twilio host (api, ...) is then mapped onto that one origin.
+ */
+
+export interface TwilioCarrierConfig { accountSid: string; authToken: string; apiBaseUrl?: string | undefined }
+
+type RequestOptions = Parameters<twilio.RequestClient['request']>[0];
+
+/** The SDK's HTTP client, with every request sent to `baseUrl` instead of `https://<product>.twilio.com`. */
+class RedirectedRequestClient extends twilio.RequestClient {
+  constructor(private readonly baseUrl: URL) { super({ timeout: 15_000 }); }
+  override request<TData>(opts: RequestOptions & { data?: TData }) {
+    const uri = new URL(opts.uri);
+    const target = new URL(uri.pathname + uri.search, this.baseUrl);
+    return super.request<TData>({ ...opts, uri: target.href });
+  }
+}
+
+/** Any failure of a Twilio request as a CarrierError with Twilio's status, code and message. */
+async function carrierCall<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof CarrierError) throw err;
+    if (err instanceof twilio.RestException) {
+      throw new CarrierError(`Twilio refused to ${what}: ${err.message}${err.code ? ` (code ${err.code})` : ''}`, { status: err.status, code: err.code ?? null });
+    }
+    throw new CarrierError(`Twilio could not be reached to ${what}: ${(err as Error).message}`);
+  }
+}
+
+const webhookParams = (w: NumberWebhooks) => ({
+  voiceUrl: w.voiceUrl ?? '', voiceMethod: 'POST', statusCallback: w.voiceStatusUrl ?? '', statusCallbackMethod: 'POST',
+  smsUrl: w.smsUrl ?? '', smsMethod: 'POST',
+});
+
+export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
+  const client = twilio(config.accountSid, config.authToken, config.apiBaseUrl ? { httpClient: new RedirectedRequestClient(new URL(config.apiBaseUrl)) } : {});
+  return {
+    name: 'twilio',
+    search: (query) => carrierCall('search numbers', async () => {
+      const country = client.availablePhoneNumbers(query.country.toUpperCase());
+      const params = {
+        limit: 20,
+        ...(query.area_code ? { areaCode: Number(query.area_code) } : {}),
+        ...(query.contains ? { contains: query.contains } : {}),
+        ...(query.in_postal_code ? { inPostalCode: query.in_postal_code } : {}),
+      };
+      const found: { phoneNumber: string; isoCountry: string; locality: string; capabilities: Record<string, boolean | undefined> }[] =
+        query.type === 'toll_free' ? await country.tollFree.list(params)
+          : query.type === 'mobile' ? await country.mobile.list(params) : await country.local.list(params);
+      return found.map((n): NumberCandidate => ({
+        phone_number: n.phoneNumber, iso_country: n.isoCountry, number_type: query.type, locality: n.locality || null,
+        monthly_cost_cents: MONTHLY_COST_CENTS[query.type],
+        // Twilio spells these capability keys in capitals (`SMS`, `MMS`) for available numbers.
+        capabilities: { voice: Boolean(n.capabilities?.voice), sms: Boolean(n.capabilities?.SMS ?? n.capabilities?.sms), mms: Boolean(n.capabilities?.MMS ?? n.capabilities?.mms) },
+      }));
+    }),
+    buy: (phoneNumber, webhooks) => carrierCall('buy the number', async () => {
+      const number = await client.incomingPhoneNumbers.create({ phoneNumber, ...webhookParams(webhooks) });
+      return { sid: number.sid, smsConfigured: webhooks.smsUrl !== null };
+    }),
+    adopt: (phoneNumber, webhooks) => carrierCall('take over the number', async () => {
+      const [number] = await client.incomingPhoneNumbers.list({ phoneNumber, limit: 1 });
+      if (!number) throw new CarrierError(`the Twilio account holds no number ${phoneNumber}`, { status: 404 });
+      await client.incomingPhoneNumbers(number.sid).update(webhookParams(webhooks));
+      return { sid: number.sid, smsConfigured: webhooks.smsUrl !== null };
+    }),
+    configure: (number, webhooks) => carrierCall('configure the number', async () => {
+      await client.incomingPhoneNumbers(number.sid).update(webhookParams(webhooks));
+    }),
+    release: (number) => carrierCall('release the number', async () => {
+      await client.incomingPhoneNumbers(number.sid).remove();
+    }),
+    placeCall: (input) => carrierCall('place the call', async () => {
+      const call = await client.calls.create({ from: input.from, to: input.to, url: input.url, statusCallback: input.statusUrl, statusCallbackMethod: 'POST' });
+      return { sid: call.sid };
+    }),
+    hangUp: (callSid) => carrierCall('hang up the call', async () => {
+      await client.calls(callSid).update({ status: 'completed' });
+    }),
+    sendSms: (input) => carrierCall('send the SMS', async () => {
+      const message = await client.messages.create({ from: input.from, to: input.to, body: input.body });
+      return { sid: message.sid };
+    }),
+  };
+}

@@ -1,0 +1,87 @@
+import twilio from 'twilio';
+import type { TransferRule } from '../schemas/transfer-rules.ts';
+
+/**
+ * The TwiML the service answers the carrier with, built with the twilio SDK's VoiceResponse and
+ * MessagingResponse. The carrier's own speech recognition listens (`<Gather input="speech">`):
+ * no audio passes through the service.
+ */
+
+type VoiceName = NonNullable<Parameters<twilio.twiml.VoiceResponse['say']>[0] extends infer A ? A extends { voice?: infer V } ? V : never : never>;
+
+/** The agent's base voice as a Twilio (Amazon Polly) voice of the conversation's language. */
+const EN_VOICES: Record<string, VoiceName> = {
+  alloy: 'Polly.Joanna-Neural', ash: 'Polly.Matthew-Neural', ballad: 'Polly.Brian-Neural', coral: 'Polly.Salli-Neural',
+  echo: 'Polly.Joey-Neural', fable: 'Polly.Amy-Neural', nova: 'Polly.Kendra-Neural', onyx: 'Polly.Justin-Neural',
+  sage: 'Polly.Ruth-Neural', shimmer: 'Polly.Kimberly-Neural', verse: 'Polly.Stephen-Neural',
+};
+const MALE = new Set(['ash', 'ballad', 'echo', 'onyx', 'verse']);
+
+export function twilioVoice(baseVoice: string | null, language: string): VoiceName {
+  if (language === 'fr') return baseVoice && MALE.has(baseVoice) ? 'Polly.Remi-Neural' : 'Polly.Lea-Neural';
+  return (baseVoice && EN_VOICES[baseVoice]) || 'Polly.Joanna-Neural';
+}
+
+export interface Speech { voice: VoiceName; language: 'en-US' | 'fr-FR' }
+export const speechOf = (baseVoice: string | null, language: string): Speech =>
+  ({ voice: twilioVoice(baseVoice, language), language: language === 'fr' ? 'fr-FR' : 'en-US' });
+
+const NO_SPEECH = { en: 'Sorry, I did not hear anything. Goodbye.', fr: "Désolé, je n'ai rien entendu. Au revoir." };
+
+/** Says `lines`, then listens for the caller's next words, posted to `action`. */
+export function sayAndGather(lines: string[], speech: Speech, action: string): string {
+  const response = new twilio.twiml.VoiceResponse();
+  const gather = response.gather({ input: ['speech'], action, method: 'POST', speechTimeout: 'auto', language: speech.language });
+  for (const line of lines) gather.say({ voice: speech.voice, language: speech.language }, line);
+  response.say({ voice: speech.voice, language: speech.language }, speech.language === 'fr-FR' ? NO_SPEECH.fr : NO_SPEECH.en);
+  response.hangup();
+  return response.toString();
+}
+
+/** A polite refusal: the number is not taking calls. Nothing starts. */
+export function politeHangup(text: string): string {
+  const response = new twilio.twiml.VoiceResponse();
+  response.say({ voice: 'Polly.Joanna-Neural', language: 'en-US' }, text);
+  response.hangup();
+  return response.toString();
+}
+
+export function emptyVoiceResponse(): string {
+  return new twilio.twiml.VoiceResponse().toString();
+}
+
+export function smsReply(lines: string[]): string {
+  const response = new twilio.twiml.MessagingResponse();
+  if (lines.length) response.message(lines.join('\n\n'));
+  return response.toString();
+}
+
+/** How a matched rule hands the caller over. */
+export type TransferPlan =
+  | { type: 'cold'; rule: TransferRule; callerId: string }
+  | { type: 'warm'; rule: TransferRule; conference: string; waitUrl?: string }
+  | { type: 'sip_refer'; rule: TransferRule; sipUri: string; username: string; password: string };
+
+/** The caller's side of a transfer: an announcement, then the hand-over. */
+export function transferTwiml(plan: TransferPlan, announcement: string, speech: Speech): string {
+  const response = new twilio.twiml.VoiceResponse();
+  response.say({ voice: speech.voice, language: speech.language }, announcement);
+  const timeout = plan.rule.ring_timeout_seconds;
+  if (plan.type === 'cold') {
+    response.dial({ timeout, callerId: plan.callerId }, plan.rule.destination_phone ?? '');
+  } else if (plan.type === 'warm') {
+    // The caller waits in the conference; it starts when the destination joins after hearing the brief.
+    response.dial().conference({ startConferenceOnEnter: false, endConferenceOnExit: true, beep: 'false' }, plan.conference);
+  } else {
+    response.dial({ timeout }).sip({ username: plan.username, password: plan.password }, plan.sipUri);
+  }
+  return response.toString();
+}
+
+/** The destination's side of a warm transfer: it hears the brief, then joins the waiting caller. */
+export function warmBriefTwiml(brief: string, conference: string, speech: Speech): string {
+  const response = new twilio.twiml.VoiceResponse();
+  response.say({ voice: speech.voice, language: speech.language }, brief);
+  response.dial().conference({ startConferenceOnEnter: true, endConferenceOnExit: true, beep: 'false' }, conference);
+  return response.toString();
+}

@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import twilio from 'twilio';
+import { eventually, startTestService, type TestService } from './helpers.ts';
+import { orgWithAgent, type Api } from './support/orgs.ts';
+import { listCarrierOperations } from '../src/db/carrier-operations.ts';
+
+const AUTH_TOKEN = `tok_${randomBytes(12).toString('hex')}`;
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ CONVERSATION_INACTIVITY_SECONDS: 3600 }, { env: { TWILIO_AUTH_TOKEN: AUTH_TOKEN } });
+});
+afterAll(async () => { await svc?.stop(); });
+
+const N = '/api/v1/rest/phone-numbers';
+const VOICE = '/api/v1/carrier/twilio/voice';
+
+/** Posts a form to a carrier webhook as Twilio does: form-encoded, signed with the auth token over the URL and the fields. */
+async function carrier(path: string, params: Record<string, string>, opts: { token?: string | null } = {}) {
+  const url = svc.url + path;
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (opts.token !== null) headers['x-twilio-signature'] = twilio.getExpectedTwilioSignature(opts.token ?? AUTH_TOKEN, url, params);
+  const res = await fetch(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() });
+  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+}
+
+const callSid = () => `CA${randomBytes(16).toString('hex')}`;
+
+async function agentWithNumber(body: { name: string } & Record<string, unknown>) {
+  const { name, ...config } = body;
+  const org = await orgWithAgent(svc, name);
+  if (Object.keys(config).length) {
+    const patched = await org.api.patch(`/api/v1/rest/agents/${org.agent.id}`, config);
+    expect(patched.status, patched.text).toBe(200);
+  }
+  const res = await org.api.post(N, { widget_id: org.agent.id, force: true });
+  expect(res.status, res.text).toBe(201);
+  return { ...org, number: res.body as Record<string, any> };
+}
+
+async function conversationsOf(api: Api, agentId: string) {
+  return (await api.get(`/api/v1/rest/conversations?widget_id=${agentId}`)).body.data as Record<string, any>[];
+}
+
+async function eventTypes(orgId: string, conversationId: string): Promise<string[]> {
+  const rows = await svc.sql<{ type: string }[]>`select type from events where org_id = ${orgId}
+    and data::jsonb->'conversation'->>'id' = ${conversationId} order by created_at`;
+  return rows.map((r) => r.type);
+}
+
+describe('inbound voice', () => {
+  it('drives a full call: greeting, two turns, a matched transfer rule, hangup; a phone conversation with its events', async () => {
+    const { api, agent, number, orgId } = await agentWithNumber({ name: 'Acme desk', greeting: 'Hello, you reached Acme. How can I help?', voice: 'ash' });
+    const low = await api.post(`/api/v1/rest/agents/${agent.id}/transfer-rules`, {
+      name: 'Sales', condition: 'Caller wants to buy something or asks about pricing', destination_phone: '+14155550100', priority: 1, transfer_type: 'cold',
+    });
+    expect(low.status, low.text).toBe(201);
+    const rule = await api.post(`/api/v1/rest/agents/${agent.id}/transfer-rules`, {
+      name: 'Billing desk', condition: 'Caller asks about a refund or an invoice', destination_phone: '+14155550199', destination_label: 'our billing team',
+      priority: 10, transfer_type: 'cold', ring_timeout_seconds: 25,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    const sid = callSid();
+    const base = { CallSid: sid, From: '+14155550142', To: number.phone_number, AccountSid: `AC${'0'.repeat(32)}` };
+    const twimls: string[] = [];
+
+    const start = await carrier(VOICE, { ...base, CallStatus: 'ringing' });
+    expect(start.status).toBe(200);
+    expect(start.type).toMatch(/^text\/xml/);
+    twimls.push(start.text);
+    expect(start.text).toContain('<Gather input="speech"');
+    expect(start.text).toContain('Hello, you reached Acme. How can I help?');
+    expect(start.text).toContain('voice="Polly.Matthew-Neural"');
+
+    const turn1 = await carrier(VOICE, { ...base, CallStatus: 'in-progress', SpeechResult: 'What are your opening hours?', Confidence: '0.91' });
+    twimls.push(turn1.text);
+    expect(turn1.text).toMatch(/<Gather input="speech"[^>]*><Say [^>]*>[^<]+<\/Say>/);
+    const turn2 = await carrier(VOICE, { ...base, CallStatus: 'in-progress', SpeechResult: 'Do you have a phone number I can write down?', Confidence: '0.88' });
+    twimls.push(turn2.text);
+    expect(turn2.text).toContain('<Gather input="speech"');
+    expect(turn2.text).not.toContain('<Dial');
+
+    // Both rules match ("pricing" and "refund"): the highest priority wins.
+    const transfer = await carrier(VOICE, { ...base, CallStatus: 'in-progress', SpeechResult: 'I need a refund, and what is your pricing?', Confidence: '0.93' });
+    twimls.push(transfer.text);
+    expect(transfer.text).toContain('<Dial timeout="25" callerId="' + number.phone_number + '">+14155550199</Dial>');
+    expect(transfer.text).toContain('Let me connect you with our billing team.');
+
+    const [conversation] = await conversationsOf(api, agent.id);
+    expect(conversation).toMatchObject({ surface: 'phone', status: 'active', page_url: null });
+    const hangup = await carrier('/api/v1/carrier/twilio/voice/status', { ...base, CallStatus: 'completed', CallDuration: '42' });
+    expect(hangup.status).toBe(204);
+
+    const full = await eventually(async () => {
+      const res = await api.get(`/api/v1/rest/conversations/${conversation!.id}`);
+      return res.body.status === 'ended' && res.body.intent ? res.body : null;
+    });
+    expect(full.messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent', 'caller', 'agent', 'caller', 'agent', 'system']);
+    expect(full.messages.at(-1).text).toBe('Transferred by rule "Billing desk" (cold) to +14155550199');
+    expect(full.contact_id).toBeTruthy();
+    const contact = (await api.get(`/api/v1/rest/contacts/${full.contact_id}`)).body;
+    expect(contact.phone_e164).toBe('+14155550142');
+    expect(await eventually(async () => {
+      const types = await eventTypes(orgId, conversation!.id);
+      return types.includes('conversation.evaluated') ? types : null;
+    })).toEqual(['conversation.started', 'conversation.ended', 'conversation.evaluated']);
+    const ops = await listCarrierOperations(svc.sql, { sid });
+    expect(ops).toEqual([expect.objectContaining({ operation: 'transfer', target: '+14155550199', details: expect.objectContaining({ rule_name: 'Billing desk', transfer_type: 'cold' }) })]);
+    console.log(`TwiML of one call from start to transfer:\n${twimls.join('\n')}`);
+  });
+
+  it('a bad or missing signature answers 403 and records nothing', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Guarded' });
+    const base = { CallSid: callSid(), From: '+14155550143', To: number.phone_number };
+    expect((await carrier(VOICE, base, { token: null })).status).toBe(403);
+    expect((await carrier(VOICE, base, { token: 'not-the-token' })).status).toBe(403);
+    expect((await carrier('/api/v1/carrier/twilio/sms', { ...base, Body: 'hi' }, { token: 'wrong' })).status).toBe(403);
+    expect(await conversationsOf(api, agent.id)).toEqual([]);
+  });
+
+  it('a disabled number, or one with voice or SMS off, answers politely and starts nothing', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Closed' });
+    expect((await api.patch(`${N}/${number.id}`, { voice_enabled: false })).status).toBe(200);
+    const call = await carrier(VOICE, { CallSid: callSid(), From: '+14155550144', To: number.phone_number });
+    expect(call.text).toContain('not taking calls');
+    expect(call.text).toContain('<Hangup/>');
+    expect((await api.patch(`${N}/${number.id}`, { voice_enabled: true, enabled: false })).status).toBe(200);
+    expect((await carrier(VOICE, { CallSid: callSid(), From: '+14155550144', To: number.phone_number })).text).toContain('not taking calls');
+    const sms = await carrier('/api/v1/carrier/twilio/sms', { MessageSid: 'SM1', From: '+14155550144', To: number.phone_number, Body: 'Hello?' });
+    expect(sms.text).toContain('<Message>Thank you for your message. This number is not taking messages');
+    expect(await conversationsOf(api, agent.id)).toEqual([]);
+  });
+
+  it('warm and sip_refer transfers: conference with the brief, SIP dial over the trunk with its credentials', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Transfers' });
+    const trunk = await api.post('/api/v1/rest/sip-trunks', { label: 'PBX', sip_host: 'pbx.example.com:5061', sip_username: 'acme', password: 'trunk-secret-1' });
+    await api.post(`/api/v1/rest/agents/${agent.id}/transfer-rules`, {
+      name: 'Escalation', condition: 'Caller is angry or mentions a complaint', destination_phone: '+14155550188', transfer_type: 'warm',
+      warm_brief: 'An upset caller about a complaint is waiting.', priority: 5,
+    });
+    await api.post(`/api/v1/rest/agents/${agent.id}/transfer-rules`, {
+      name: 'PBX', condition: 'Caller asks for the technical support line', destination_phone: '+14155550177', transfer_type: 'sip_refer',
+      sip_trunk_id: trunk.body.id, priority: 3,
+    });
+    const warmSid = callSid();
+    await carrier(VOICE, { CallSid: warmSid, From: '+14155550145', To: number.phone_number });
+    const warm = await carrier(VOICE, { CallSid: warmSid, From: '+14155550145', To: number.phone_number, SpeechResult: 'I want to make a complaint' });
+    const conference = /<Conference[^>]*>(transfer-[0-9a-f-]+)<\/Conference>/.exec(warm.text)?.[1];
+    expect(conference, warm.text).toBeTruthy();
+    expect(warm.text).toContain('startConferenceOnEnter="false"');
+    const placed = (await listCarrierOperations(svc.sql, { phoneNumber: number.phone_number })).find((o) => o.operation === 'call');
+    expect(placed).toMatchObject({ target: '+14155550188' });
+    const sessionId = conference!.slice('transfer-'.length);
+    const destination = await carrier(`${VOICE}/warm?session=${sessionId}`, { CallSid: callSid(), From: number.phone_number, To: '+14155550188' });
+    expect(destination.text).toContain('An upset caller about a complaint is waiting.');
+    expect(destination.text).toContain(`startConferenceOnEnter="true"`);
+    expect(destination.text).toContain(`>${conference}</Conference>`);
+
+    const sipSid = callSid();
+    await carrier(VOICE, { CallSid: sipSid, From: '+14155550146', To: number.phone_number });
+    const sip = await carrier(VOICE, { CallSid: sipSid, From: '+14155550146', To: number.phone_number, SpeechResult: 'Give me the technical support line' });
+    expect(sip.text).toContain('<Sip username="acme" password="trunk-secret-1">sip:+14155550177@pbx.example.com:5061</Sip>');
+    console.log(`Warm transfer TwiML:\n${warm.text}\n${destination.text}\nSIP transfer TwiML:\n${sip.text}`);
+  });
+});
+
+describe('inbound SMS', () => {
+  it('a thread becomes one sms conversation; replies come in <Message>', async () => {
+    const { api, agent, number, orgId } = await agentWithNumber({ name: 'Texter', greeting: 'Hi! This is Acme.' });
+    const base = { From: '+14155550150', To: number.phone_number };
+    const first = await carrier('/api/v1/carrier/twilio/sms', { ...base, MessageSid: 'SMa', Body: 'What are your opening hours?' });
+    expect(first.status).toBe(200);
+    expect(first.text).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?><Response><Message>Hi! This is Acme\./);
+    const second = await carrier('/api/v1/carrier/twilio/sms', { ...base, MessageSid: 'SMb', Body: 'Thanks, and where are you located?' });
+    expect(second.text).toContain('<Message>');
+    const conversations = await conversationsOf(api, agent.id);
+    expect(conversations).toHaveLength(1);
+    expect(conversations[0]).toMatchObject({ surface: 'sms' });
+    const full = (await api.get(`/api/v1/rest/conversations/${conversations[0]!.id}`)).body;
+    expect(full.messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent', 'caller', 'agent']);
+    expect(await eventTypes(orgId, conversations[0]!.id)).toEqual(['conversation.started']);
+  });
+});

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { startTestService, type TestService } from './helpers.ts';
+import { orgWithAgent, type Api } from './support/orgs.ts';
+import { expectProblem } from './support/problems.ts';
+import { startTwilioWireServer, type TwilioWireServer } from './fixtures/twilio-wire-server.ts';
+import { createTwilioCarrier } from '../src/telephony/twilio.ts';
+import { CarrierError } from '../src/telephony/carrier.ts';
+
+const ACCOUNT = `AC${randomBytes(16).toString('hex')}`;
+const TOKEN = randomBytes(16).toString('hex');
+let wire: TwilioWireServer;
+let svc: TestService;
+beforeAll(async () => {
+  wire = await startTwilioWireServer(ACCOUNT, TOKEN);
+  svc = await startTestService({ CARRIER: 'twilio', TWILIO_ACCOUNT_SID: ACCOUNT, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: wire.url });
+});
+afterAll(async () => { await svc?.stop(); await wire?.close(); });
+
+const N = '/api/v1/rest/phone-numbers';
+const numbersPath = `/2010-04-01/Accounts/${ACCOUNT}/IncomingPhoneNumbers`;
+
+async function state(api: Api) {
+  return {
+    credits: (await api.get('/api/v1/rest/credits?limit=100')).body,
+    list: (await api.get(`${N}?include_released=true`)).body,
+    carrier: [...wire.numbers.values()].map((n) => ({ ...n })),
+  };
+}
+
+describe('Twilio adapter (wire-protocol server)', () => {
+  it('searches, buys with the webhooks, reconfigures SMS, releases: Basic auth and form bodies', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const search = await api.get(`${N}/search?country=US&area_code=212`);
+    expect(search.status, search.text).toBe(200);
+    expect(search.body.data).toHaveLength(5);
+    expect(search.body.data[0]).toEqual({
+      phone_number: '+12125550100', iso_country: 'US', number_type: 'local', locality: 'San Francisco', monthly_cost_cents: 115,
+      capabilities: { voice: true, sms: true, mms: true },
+    });
+    expect(wire.requests.at(-1)).toMatchObject({ method: 'GET', query: { AreaCode: '212' }, authorized: true });
+
+    const bought = await api.post(N, { widget_id: agent.id, area_code: '212' });
+    expect(bought.status, bought.text).toBe(201);
+    expect(bought.body).toMatchObject({ phone_number: '+12125550100', sms_enabled: true, voice_enabled: true });
+    const create = wire.requests.find((r) => r.method === 'POST' && r.path === `${numbersPath}.json`)!;
+    expect(create.form).toMatchObject({ PhoneNumber: '+12125550100', VoiceMethod: 'POST', SmsMethod: 'POST' });
+    expect(create.form.VoiceUrl).toMatch(/\/api\/v1\/carrier\/twilio\/voice$/);
+    expect(create.form.SmsUrl).toMatch(/\/api\/v1\/carrier\/twilio\/sms$/);
+    expect(create.form.StatusCallback).toMatch(/\/api\/v1\/carrier\/twilio\/voice\/status$/);
+
+    const off = await api.patch(`${N}/${bought.body.id}`, { sms_enabled: false });
+    expect(off.body.sms_enabled).toBe(false);
+    const [held] = [...wire.numbers.values()].filter((n) => n.phone_number === '+12125550100');
+    expect(held!.sms_url).toBeNull();
+
+    expect((await api.delete(`${N}/${bought.body.id}`)).status).toBe(204);
+    expect(wire.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `${numbersPath}/${held!.sid}.json`, authorized: true });
+    expect([...wire.numbers.values()].some((n) => n.sid === held!.sid)).toBe(false);
+  });
+
+  it('a 4xx refusal (Twilio error body) is 502 carrier_error and changes nothing', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const before = await state(api);
+    wire.failNext((r) => r.method === 'POST' && r.path === `${numbersPath}.json`, 400, 21452, 'No phone numbers found in area code');
+    const refused = expectProblem(await api.post(N, { widget_id: agent.id, phone_number: '+13105550123' }), 502, 'carrier_error');
+    expect(refused.detail).toContain('No phone numbers found in area code (code 21452)');
+    expect(await state(api)).toEqual(before);
+
+    const bought = await api.post(N, { widget_id: agent.id, phone_number: '+13105550124' });
+    expect(bought.status).toBe(201);
+    const mid = await state(api);
+    wire.failNext((r) => r.method === 'POST' && r.path.startsWith(`${numbersPath}/`), 400, 21606, 'The phone number is not SMS-capable');
+    await api.patch(`${N}/${bought.body.id}`, { sms_enabled: false }).then((r) => expectProblem(r, 502, 'carrier_error'));
+    expect(await state(api)).toEqual(mid);
+  });
+
+  it('a 5xx answer and a wrong credential are 502 carrier_error; nothing changes', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const bought = (await api.post(N, { widget_id: agent.id, phone_number: '+13105550125' })).body;
+    const before = await state(api);
+    wire.failNext((r) => r.method === 'DELETE', 503, 20500, 'Service Unavailable');
+    expectProblem(await api.delete(`${N}/${bought.id}`), 502, 'carrier_error');
+    expect(await state(api)).toEqual(before);
+
+    const wrong = createTwilioCarrier({ accountSid: ACCOUNT, authToken: 'not-the-token', apiBaseUrl: wire.url });
+    const err = await wrong.search({ country: 'US', type: 'local' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CarrierError);
+    expect(err).toMatchObject({ carrierStatus: 401, carrierCode: 20003 });
+  });
+
+  it('places a call, hangs it up and sends an SMS', async () => {
+    const carrier = createTwilioCarrier({ accountSid: ACCOUNT, authToken: TOKEN, apiBaseUrl: wire.url });
+    const call = await carrier.placeCall({ from: '+13105550125', to: '+14155550100', url: 'https://example.com/voice', statusUrl: 'https://example.com/status' });
+    expect(call.sid).toMatch(/^CA[0-9a-f]{32}$/);
+    expect(wire.requests.at(-1)!.form).toMatchObject({ From: '+13105550125', To: '+14155550100', Url: 'https://example.com/voice', StatusCallback: 'https://example.com/status' });
+    await carrier.hangUp(call.sid);
+    expect(wire.requests.at(-1)).toMatchObject({ path: `/2010-04-01/Accounts/${ACCOUNT}/Calls/${call.sid}.json`, form: { Status: 'completed' } });
+    const sms = await carrier.sendSms({ from: '+13105550125', to: '+14155550100', body: 'Hello' });
+    expect(sms.sid).toMatch(/^SM/);
+    expect(wire.requests.at(-1)!.form).toMatchObject({ Body: 'Hello' });
+  });
+});
