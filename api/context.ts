@@ -7,6 +7,7 @@ import type { Authenticator, Principal } from '../src/auth/authenticator.ts';
 import type { SecretBox } from '../src/crypto/secret-box.ts';
 import type { AgentRuntime } from '../src/runtime/types.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
+import type { LiveHub } from '../src/conversations/live-stream.ts';
 
 /** What every handler can reach: built once at start-up and shared by all requests. */
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppDeps {
   secrets: SecretBox;
   /** Answers visitors: the offline runtime, or an OpenAI-compatible model when LLM_BASE_URL is set. */
   runtime: AgentRuntime;
+  /** The live inbox's events (LISTEN/NOTIFY), fanned out to this replica's open streams. */
+  liveHub: LiveHub;
   /** Resolves when PostgreSQL and Temporal both answer; used by /readyz. */
   checkReadiness(): Promise<{ postgres: boolean; temporal: boolean }>;
 }

@@ -39,7 +39,7 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: {
   const prefix = `t${randomBytes(4).toString('hex')}`;
   // A key of its own: tests never write a secrets key into the repository's .data.
   const env = { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SECRETS_KEY: randomBytes(32).toString('base64'), ...opts.env };
-  const config = loadConfig(env, { PORT: 0, TASK_QUEUE_PREFIX: prefix, ...overrides });
+  const config = loadConfig(env, { PORT: 0, TASK_QUEUE_PREFIX: prefix, SMTP_LISTEN_PORT: 0, ...overrides });
   const service = await startService({
     config, databaseUrl: opts.databaseUrl ?? inject('databaseUrl'), temporalAddress: opts.temporalAddress ?? inject('temporalAddress'),
     log: createLogger(config.LOG_LEVEL, {}, opts.logDestination), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),
