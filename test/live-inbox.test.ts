@@ -220,8 +220,8 @@ async function readStream(res: Response, done: (frames: { id: string; event: str
     text += decoder.decode(value, { stream: true });
     frames.length = 0;
     for (const block of text.split('\n\n')) {
-      const fields = Object.fromEntries(block.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
-      if (fields.event) frames.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
+      const fields: Record<string, string> = Object.fromEntries(block.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+      if (fields.event) frames.push({ id: fields.id!, event: fields.event, data: JSON.parse(fields.data!) });
     }
   }
   await reader.cancel();
