@@ -28,7 +28,8 @@ let svc: TestService;
 let other: Fixture;
 
 beforeAll(async () => {
-  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000, AUTH_FAILURE_LIMIT_PER_MINUTE: 1_000_000, ALLOW_PRIVATE_NETWORK_TARGETS: true }, { worker: false });
+  // The live stream ends after LIVE_STREAM_MAX_SECONDS: a second here, so each fuzzed request reads a whole answer.
+  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000, AUTH_FAILURE_LIMIT_PER_MINUTE: 1_000_000, ALLOW_PRIVATE_NETWORK_TARGETS: true, LIVE_STREAM_MAX_SECONDS: 1 }, { worker: false });
   other = await fixture();
 });
 afterAll(async () => { await svc?.stop(); });

@@ -110,7 +110,7 @@ describe('advisor actions', () => {
 
     const asked = await v.say('I want to talk to a human please');
     expect(asked.status).toBe(200);
-    let live = (await member.get(`${REST}/conversations/live`)).body.data.find((c: any) => c.id === v.id);
+    const live = (await member.get(`${REST}/conversations/live`)).body.data.find((c: any) => c.id === v.id);
     expect(live).toMatchObject({ presence: 'online', mode: 'agent', needs_human: true, assigned_to: null, unread_count: 1, surface: 'web' });
 
     const taken = await advise(member, v.id, { action: 'take_over' });

@@ -30,7 +30,6 @@ export const LiveConversationListSchema = Type.Object({
 }, { $id: 'LiveConversationList', additionalProperties: false });
 
 export const ADVISOR_ACTIONS = ['take_over', 'hand_back', 'assign', 'mark_read', 'reply'] as const;
-export type AdvisorAction = (typeof ADVISOR_ACTIONS)[number];
 
 export const AdvisorActionSchema = Type.Object({
   action: StringEnum(ADVISOR_ACTIONS),
