@@ -41,13 +41,15 @@ create table conversation_reads (
 create table live_events (
   id bigserial primary key,
   org_id uuid not null,
-  conversation_id uuid not null,
+  -- Deleting a conversation (or its agent) takes its live events along: nothing replays a deleted transcript.
+  conversation_id uuid not null references conversations(id) on delete cascade,
   type text not null check (type in ('message', 'started', 'ended', 'assigned', 'mode_changed')),
   data jsonb not null,
   created_at timestamptz not null default now()
 );
 create index live_events_org on live_events (org_id, id);
 create index live_events_created on live_events (created_at);
+create index live_events_conversation on live_events (conversation_id);
 
 create function live_event_notify() returns trigger language plpgsql as $$
 begin
