@@ -7,6 +7,7 @@ import { createPurgeActivities } from './purge.ts';
 import { createWebhookActivities } from './webhooks.ts';
 import { createCrawlActivities } from './crawl.ts';
 import { createConversationActivities } from './conversations.ts';
+import { createEmailActivities } from './email.ts';
 
 /**
  * What activities are given; they build nothing themselves. `temporal` lets an activity start
@@ -20,6 +21,6 @@ export function createActivities(deps: ActivityDeps) {
     maintenance: { ...createPurgeActivities(deps) },
     webhooks: { ...createWebhookActivities(deps) },
     crawls: { ...createCrawlActivities(deps) },
-    conversations: { ...createConversationActivities(deps) },
+    conversations: { ...createConversationActivities(deps), ...createEmailActivities(deps) },
   };
 }

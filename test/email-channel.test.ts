@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMailer } from '../src/mail/outbound.ts';
+import { workflowIds } from '../src/temporal/index.ts';
 import { eventually, startTestService, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg } from './support/orgs.ts';
 
@@ -84,6 +85,10 @@ describe('the email channel', () => {
     const detail = await api.get(`${REST}/conversations/${conversation.id}`);
     expect(detail.body.messages[0]).toMatchObject({ role: 'visitor', text: 'Hello, what are your opening hours?\n[attachments: invoice.pdf]' });
     expect(detail.body.messages[1].role).toBe('agent');
+    // The reply went out through its own workflow, keyed by the agent's message, whose id is in the Message-ID.
+    const agentMessage = detail.body.messages[1].id;
+    expect(reply1.messageId).toBe(`<${agentMessage}@mail.example.com>`);
+    expect(await svc.temporal.workflow.getHandle(workflowIds.emailReply(agentMessage)).result()).toBe(true);
     const contact = (await api.get(`${REST}/contacts/${conversation.contact_id}`)).body;
     expect(contact.email_lower).toBe(from);
 

@@ -6,3 +6,4 @@ export { crawlSite } from './crawl-site.ts';
 export { scheduledCrawl } from './scheduled-crawl.ts';
 export { conversationLifecycle } from './conversation.ts';
 export { evaluateConversationWorkflow } from './evaluate-conversation.ts';
+export { sendEmailReply } from './send-email-reply.ts';

@@ -8,7 +8,7 @@ import {
 import { AppError, fieldError, notFound } from '../errors.ts';
 import { foldTags, type AdvisorActionInput, type Annotations, type AnnotationsPatch, type LiveConversation, type Note } from '../schemas/live-inbox.ts';
 import { signalLifecycle, type ConversationDeps } from './lifecycle.ts';
-import { sendEmailReply } from './email.ts';
+import { queueEmailReply } from './email.ts';
 
 /**
  * The live inbox's use cases: a member takes a conversation over from the agent, replies, hands
@@ -42,26 +42,33 @@ export async function runAdvisorAction(deps: AdvisorDeps, principal: Principal, 
   if (input.action === 'reply' && !input.text) throw fieldError('text', 'required', 'text is required to reply');
   const me = await findMember(deps.sql, memberId);
   if (!me) throw new AppError(403, 'user_token_required', 'this token\'s member no longer exists');
-  const signal = await deps.sql.begin(async (tx) => {
+  const done = await deps.sql.begin(async (tx) => {
     const c = await lockAdvisable(tx, principal.orgId, id);
     if (!c) throw notFound('conversation');
     if (input.action === 'mark_read') {
       await markConversationRead(tx, c.id, memberId);
-      return null;
+      return { c, signal: null, said: null };
     }
     if (!claimable(c, deps)) throw notClaimable();
-    return applyAction(tx, c, { id: memberId, email: me.email }, input);
+    return { c, ...(await applyAction(tx, c, { id: memberId, email: me.email }, input)) };
   });
-  if (signal) await signalLifecycle(deps, id, signal);
-  if (input.action === 'reply' && input.text) await sendEmailReply(deps, id, input.text);
+  if (done.signal) await signalLifecycle(deps, id, done.signal);
+  // A member's reply in an email conversation goes out by mail too.
+  if (done.said) await queueEmailReply(deps, done.c, [done.said]);
   const live = await findLiveConversation(deps.sql, principal.orgId, id, memberId);
   if (!live) throw notFound('conversation');
   return live;
 }
 
-/** The action's change and its system message; answers the lifecycle signal to send after commit. */
+/** The action's change and its system message; answers the lifecycle signal to send after commit, and a reply's message id. */
 async function applyAction(tx: Db, c: AdvisableConversation, me: { id: string; email: string }, input: AdvisorActionInput):
-  Promise<'takeOver' | 'handBack' | 'activity' | null> {
+  Promise<{ signal: 'takeOver' | 'handBack' | 'activity' | null; said: string | null }> {
+  const act = await changeFor(tx, c, me, input);
+  return typeof act === 'object' && act ? act : { signal: act, said: null };
+}
+
+async function changeFor(tx: Db, c: AdvisableConversation, me: { id: string; email: string }, input: AdvisorActionInput):
+  Promise<'takeOver' | 'handBack' | null | { signal: 'activity'; said: string }> {
   const name = displayNameOf(me.email);
   switch (input.action) {
     case 'take_over':
@@ -82,12 +89,13 @@ async function applyAction(tx: Db, c: AdvisableConversation, me: { id: string; e
       await insertMessages(tx, c.id, [{ role: 'system', text: `${name} assigned the conversation to ${member.email}` }]);
       return null;
     }
-    case 'reply':
+    case 'reply': {
       if (c.mode !== 'human') throw new AppError(409, 'invalid_state', 'take the conversation over before replying');
-      await insertMessages(tx, c.id, [{ role: 'human_agent', text: input.text! }]);
+      const [said] = await insertMessages(tx, c.id, [{ role: 'human_agent', text: input.text! }]);
       await touchActivity(tx, c.id);
       await markConversationRead(tx, c.id, me.id);
-      return 'activity';
+      return { signal: 'activity', said: said!.id };
+    }
     default:
       return null;
   }

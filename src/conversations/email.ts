@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { findAgent } from '../db/agents.ts';
 import { recordContactConversation } from '../db/contacts.ts';
-import { findConversationRecord, insertConversation, insertMessages } from '../db/conversations.ts';
+import { findConversationRecord, insertConversation, insertMessages, listMessages } from '../db/conversations.ts';
 import {
   findEmailThread, findInboxByAddress, findThreadConversation, recordEmailMessage, setConversationEmail,
 } from '../db/email-inboxes.ts';
@@ -10,6 +10,8 @@ import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
 import type { InboundMail } from '../mail/inbound.ts';
 import { HANDOFF_REQUEST } from '../runtime/signals.ts';
+import { workflowIds } from '../temporal/ids.ts';
+import { startWorkflow, type StartDeps } from '../temporal/start.ts';
 import { flagNeedsHuman } from '../db/live-inbox.ts';
 import { agentTurn, conversationEventData, signalLifecycle, startLifecycle, type ConversationDeps } from './lifecycle.ts';
 
@@ -74,17 +76,38 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
   }
   if (conversation.mode === 'human') return;
   const replies = await agentTurn(deps, agent, conversation);
-  if (replies.length) await sendEmailReply(deps, conversation.id, replies.map((r) => r.text).join('\n\n'));
+  await queueEmailReply(deps, conversation, replies.map((r) => r.id));
 }
 
-/** Sends `text` to the correspondent of an email conversation, threaded; other conversations are left alone. */
-export async function sendEmailReply(deps: MailDeps, conversationId: string, text: string): Promise<void> {
+/**
+ * Sends the reply made of these stored messages to the correspondent of an email conversation:
+ * a workflow per reply (`email-reply:<first message id>`), so a mail server that is down is
+ * retried, and a reply is never sent twice. Not an email conversation: nothing to send.
+ */
+export async function queueEmailReply(deps: StartDeps, conversation: { id: string; orgId: string; agentId: string; surface: string }, messageIds: string[]): Promise<void> {
+  if (conversation.surface !== 'email' || messageIds.length === 0) return;
+  await startWorkflow(deps, 'emailReply', workflowIds.emailReply(messageIds[0]!), [{ conversationId: conversation.id, messageIds }],
+    { orgId: conversation.orgId, agentId: conversation.agentId, summary: `Email reply in conversation ${conversation.id}` });
+}
+
+/**
+ * The send itself (the workflow's activity): the messages' text, from the inbox's address and
+ * name, with In-Reply-To and References. Its Message-ID is fixed by the first message, so a retry
+ * after a lost acknowledgement is the same message to the receiving server. False when the
+ * conversation (or its inbox) is gone.
+ */
+export async function deliverEmailReply(deps: MailDeps, conversationId: string, messageIds: string[]): Promise<boolean> {
   const thread = await findEmailThread(deps.sql, conversationId);
-  if (!thread) return;
+  if (!thread) return false;
+  const messages = (await listMessages(deps.sql, conversationId)).filter((m) => messageIds.includes(m.id));
+  if (messages.length === 0) return false;
   const subject = /^re:/i.test(thread.subject) ? thread.subject : `Re: ${thread.subject || 'your message'}`;
-  const sent = await mailerOf(deps).send({
-    from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text,
-    inReplyTo: thread.lastInbound ?? undefined, references: thread.messageIds,
+  const domain = thread.address.split('@')[1] ?? 'localhost';
+  const messageId = `${messageIds[0]}@${domain}`;
+  await mailerOf(deps).send({
+    from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text: messages.map((m) => m.text).join('\n\n'),
+    inReplyTo: thread.lastInbound ?? undefined, references: thread.messageIds.filter((id) => id !== messageId), messageId,
   });
-  await recordEmailMessage(deps.sql, { messageId: sent.messageId, conversationId, inboxId: thread.inboxId, direction: 'out' });
+  await recordEmailMessage(deps.sql, { messageId, conversationId, inboxId: thread.inboxId, direction: 'out' });
+  return true;
 }
