@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMailer } from '../src/mail/outbound.ts';
 import { workflowIds } from '../src/temporal/index.ts';
-import { eventually, startTestService, type TestService } from './helpers.ts';
+import { Worker } from '@temporalio/worker';
+import { eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg } from './support/orgs.ts';
 
 const REST = '/api/v1/rest';
@@ -88,7 +89,11 @@ describe('the email channel', () => {
     // The reply went out through its own workflow, keyed by the agent's message, whose id is in the Message-ID.
     const agentMessage = detail.body.messages[1].id;
     expect(reply1.messageId).toBe(`<${agentMessage}@mail.example.com>`);
-    expect(await svc.temporal.workflow.getHandle(workflowIds.emailReply(agentMessage)).result()).toBe(true);
+    const sending = svc.temporal.workflow.getHandle(workflowIds.emailReply(agentMessage));
+    expect(await sending.result()).toBe(true);
+    for await (const replayed of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, [{ workflowId: sending.workflowId, history: await sending.fetchHistory() }])) {
+      expect(replayed.error, String(replayed.error)).toBeUndefined();
+    }
     const contact = (await api.get(`${REST}/contacts/${conversation.contact_id}`)).body;
     expect(contact.email_lower).toBe(from);
 

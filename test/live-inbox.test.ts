@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, client, eventually, startTestService, type TestService } from './helpers.ts';
+import { Worker } from '@temporalio/worker';
+import { call, client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg, type Api } from './support/orgs.ts';
 import { expectWellFormedProblem } from './support/problems.ts';
 import { insertConversation } from '../src/db/conversations.ts';
@@ -150,6 +151,10 @@ describe('advisor actions', () => {
     expect(answered.body.messages.every((m: any) => m.role === 'agent')).toBe(true);
     const history2 = await svc.temporal.workflow.getHandle(workflowIds.conversation(v.id)).fetchHistory();
     expect(history2.events!.filter((e) => e.workflowExecutionSignaledEventAttributes).map((e) => e.workflowExecutionSignaledEventAttributes!.signalName)).toContain('handBack');
+    // The run with its signals replays on today's workflow code (no non-determinism).
+    for await (const replayed of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, [{ workflowId: workflowIds.conversation(v.id), history: history2 }])) {
+      expect(replayed.error, String(replayed.error)).toBeUndefined();
+    }
 
     const transcript = (await api.get(`${REST}/conversations/${v.id}`)).body.messages.filter((m: any) => m.role === 'system').map((m: any) => m.text);
     expect(transcript).toEqual(['dana joined the conversation', 'dana handed the conversation back to the assistant']);
