@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Sql } from '../db/index.ts';
-import { findLiveEvent, lastLiveEventId, liveEventsAfter, type LiveEvent } from '../db/live-inbox.ts';
+import { findLiveEvent, liveEventsAfter, type LiveEvent } from '../db/live-inbox.ts';
 
 /**
  * The live inbox's real-time feed. Every replica LISTENs on `ams_live` (the triggers of migration
@@ -71,12 +71,15 @@ export async function openLiveStream(deps: { sql: Sql; hub: LiveHub }, opts: {
   orgId: string; lastEventId: string | null; heartbeatSeconds: number; maxSeconds: number; onClose(cb: () => void): void;
 }): Promise<PassThrough> {
   const out = new PassThrough();
-  let sent = 0n;
+  // Ids already sent, newest last. Not a high-water mark: ids come from a sequence, and a transaction
+  // that took a lower id can commit after one that took a higher id; its event must still go out.
+  const sent = new Set<string>();
   const pending: LiveEvent[] = [];
   let replaying = true;
   const write = (event: LiveEvent) => {
-    if (BigInt(event.id) <= sent) return;
-    sent = BigInt(event.id);
+    if (sent.has(event.id)) return;
+    sent.add(event.id);
+    if (sent.size > 5000) sent.delete(sent.values().next().value!);
     out.write(sseFrame(event));
   };
   // Subscribed before the replay is read, so nothing committed in between is missed.
@@ -98,9 +101,9 @@ export async function openLiveStream(deps: { sql: Sql; hub: LiveHub }, opts: {
   opts.onClose(() => { finish(); out.end(); });
   out.write('retry: 2000\n: connected\n\n');
   try {
+    // Without Last-Event-ID there is nothing to replay: what NOTIFY announces from now on is new.
     const from = opts.lastEventId && /^\d{1,18}$/.test(opts.lastEventId) ? opts.lastEventId : null;
     if (from) for (const event of await liveEventsAfter(deps.sql, opts.orgId, from, REPLAY_WINDOW_SECONDS)) write(event);
-    else sent = BigInt(await lastLiveEventId(deps.sql));
   } finally {
     replaying = false;
     for (const event of pending.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) write(event);

@@ -168,9 +168,3 @@ export async function findLiveEvent(db: Db, id: string): Promise<LiveEvent | nul
   const [row] = await db<{ id: string; type: string; data: Record<string, unknown> }[]>`select id::text, type, data from live_events where id = ${id}::bigint`;
   return row ?? null;
 }
-
-/** The newest live event id (0 when none): where a stream without Last-Event-ID starts. */
-export async function lastLiveEventId(db: Db): Promise<string> {
-  const [row] = await db<{ id: string }[]>`select coalesce(max(id), 0)::text as id from live_events`;
-  return row?.id ?? '0';
-}
