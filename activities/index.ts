@@ -9,6 +9,7 @@ import { createWebhookActivities } from './webhooks.ts';
 import { createCrawlActivities } from './crawl.ts';
 import { createConversationActivities } from './conversations.ts';
 import { createPhoneNumberActivities } from './phone-numbers.ts';
+import { createEmailActivities } from './email.ts';
 
 /**
  * What activities are given; they build nothing themselves. `temporal` lets an activity start
@@ -23,6 +24,6 @@ export function createActivities(deps: ActivityDeps) {
     maintenance: { ...createPurgeActivities(deps), ...createPhoneNumberActivities(deps) },
     webhooks: { ...createWebhookActivities(deps) },
     crawls: { ...createCrawlActivities(deps) },
-    conversations: { ...createConversationActivities(deps) },
+    conversations: { ...createConversationActivities(deps), ...createEmailActivities(deps) },
   };
 }

@@ -8,6 +8,7 @@ import { mountFamily, ROUTER_OPTIONS, type RouteFamily } from './routing.ts';
 import { buildOpenApi } from './openapi.ts';
 import { systemRouter } from './routes/system.ts';
 import { embedRouter } from './routes/embed.ts';
+import { inboxPageRouter } from './routes/inbox-page.ts';
 import { agentsFamily } from './routes/agents.ts';
 import { apiKeysFamily } from './routes/api-keys.ts';
 import { webhooksFamily } from './routes/webhooks.ts';
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(ownPaths(embedRouter()));
   // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token; TwiML answers.
   app.use(ownPaths(carrierWebhooksRouter()));
+  app.use(ownPaths(inboxPageRouter()));
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],

@@ -8,6 +8,7 @@ import type { SecretBox } from '../src/crypto/secret-box.ts';
 import type { AgentRuntime } from '../src/runtime/types.ts';
 import type { Carrier } from '../src/telephony/carrier.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
+import type { LiveHub } from '../src/conversations/live-stream.ts';
 
 /** What every handler can reach: built once at start-up and shared by all requests. */
 export interface AppDeps {
@@ -23,6 +24,8 @@ export interface AppDeps {
   runtime: AgentRuntime;
   /** The telephony carrier: the sandbox, or Twilio with CARRIER=twilio. */
   carrier: Carrier;
+  /** The live inbox's events (LISTEN/NOTIFY), fanned out to this replica's open streams. */
+  liveHub: LiveHub;
   /** Resolves when PostgreSQL and Temporal both answer; used by /readyz. */
   checkReadiness(): Promise<{ postgres: boolean; temporal: boolean }>;
 }

@@ -45,6 +45,8 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   description?: string;
   /** Every one is required; checked before the request is validated (403 comes before 400). Empty in a public family. */
   permissions: Permission[];
+  /** Only a user-scoped (`ut_`) token may call it: an org key is 403 `user_token_required`, before validation. */
+  userToken?: boolean;
   /** Permissions that depend on the validated request, e.g. `delete_kbs=true`. */
   extraPermissions?: (input: { query: Static<Q>; body: Static<B> }) => Permission[];
   params?: P;
@@ -140,6 +142,9 @@ function compose(def: RouteDef, isPublic: boolean) {
     const principal = ctx.state.principal as Principal;
     if (!principal && !isPublic) throw new AppError(401, 'unauthorized', 'authentication required');
     if (!isPublic) for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
+    if (!isPublic && def.userToken && (principal.kind !== 'user' || !principal.memberId)) {
+      throw new AppError(403, 'user_token_required', 'this action is taken by a person: use a user-scoped (ut_) token');
+    }
     const lineErrors = requestLineErrors(ctx.path, ctx.querystring);
     if (lineErrors.length) throw validationError(lineErrors);
     const input = {

@@ -54,6 +54,16 @@ export const ConfigSchema = Type.Object({
   CRAWL_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
   /** A web conversation with no message for this long ends (reason `inactivity`) and is evaluated. */
   CONVERSATION_INACTIVITY_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
+  /** While a member holds a conversation (live inbox take-over), it ends after this long without a message. */
+  HUMAN_INACTIVITY_SECONDS: Type.Integer({ minimum: 1, maximum: 7 * 86_400, default: 4 * 3600 }),
+  /** How long a live inbox stream (SSE) stays open before the client reconnects with Last-Event-ID. */
+  LIVE_STREAM_MAX_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
+  /** Seconds between SSE heartbeats (comment lines) on a quiet live stream. */
+  LIVE_STREAM_HEARTBEAT_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 15 }),
+  /** Inbound SMTP listener for email inboxes; 0 turns it off. */
+  SMTP_LISTEN_PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 2525 }),
+  /** Outbound mail (smtp://user:pass@host:port, smtps://...); unset: messages are written as .eml files under DATA_DIR/mail/. */
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
   /** The telephony carrier: `sandbox` (no account; test numbers) or `twilio` (needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN). */

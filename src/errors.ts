@@ -19,6 +19,7 @@ export const ERROR_TITLES = {
   sip_trunk_in_use: 'SIP trunk is in use',
   admin_imported_number: 'Number was imported by an administrator',
   agent_paused: 'Agent is paused',
+  not_claimable: 'Conversation cannot be claimed',
   invalid_state: 'Action not allowed in the current state',
   phone_number_exists: 'Phone number already exists',
   email_address_taken: 'Email address already in use',

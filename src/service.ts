@@ -16,6 +16,9 @@ import { sealPlaintextWebhookSecrets } from './db/webhooks.ts';
 import { createApp } from '../api/app.ts';
 import { createRateLimiter } from '../api/middleware/rate-limit.ts';
 import type { Client } from '@temporalio/client';
+import { createLiveHub, type LiveHub } from './conversations/live-stream.ts';
+import { acceptsAddress, receiveEmail } from './conversations/email.ts';
+import { startSmtpListener, type SmtpListener } from './mail/inbound.ts';
 
 export interface Service {
   /** Base URL of the API, when this process serves it. */
@@ -23,6 +26,8 @@ export interface Service {
   sql: Sql;
   temporal: Client;
   workers: WorkerSet | null;
+  /** The port of the inbound SMTP listener, when this process runs it. */
+  smtpPort: number | null;
   /** Drains HTTP, stops the workers, closes the pools. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -74,10 +79,13 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
 
   let server: Server | null = null;
   let authenticator: Authenticator | null = null;
+  let liveHub: LiveHub | null = null;
+  let smtp: SmtpListener | null = null;
   if (opts.api) {
     authenticator = await createAuthenticator(sql);
+    liveHub = await createLiveHub(sql, log);
     const app = createApp({
-      config, sql, temporal: client, authenticator, log, secrets, runtime, carrier: createCarrier(config, sql),
+      config, sql, temporal: client, authenticator, log, secrets, runtime, carrier: createCarrier(config, sql), liveHub,
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
       checkReadiness: async () => {
         const [postgres, temporal] = await Promise.all([
@@ -93,14 +101,26 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       server!.once('error', reject);
       server!.listen(config.PORT, config.HOST, () => resolve());
     });
+    // Mail to the email inboxes' addresses (SMTP_LISTEN_PORT; 0 turns it off).
+    if (config.SMTP_LISTEN_PORT > 0) {
+      const mailDeps = { sql, temporal: client, config, log, runtime };
+      smtp = await startSmtpListener({
+        port: config.SMTP_LISTEN_PORT, host: config.HOST, log,
+        accepts: (address) => acceptsAddress(mailDeps, address),
+        deliver: (mail) => receiveEmail(mailDeps, mail),
+      });
+    }
   }
   const port = server ? (server.address() as AddressInfo).port : null;
 
   let stopping: Promise<void> | undefined;
   return {
     url: port === null ? null : `http://localhost:${port}`,
-    sql, temporal: client, workers,
+    sql, temporal: client, workers, smtpPort: smtp?.port ?? null,
     stop: () => stopping ??= (async () => {
+      await smtp?.close();
+      // Open live streams end first, so draining HTTP does not wait for them.
+      await liveHub?.close();
       if (server) await closeServer(server);
       await workers?.shutdown();
       await authenticator?.close();

@@ -6,6 +6,7 @@ import type { RouteDef } from '../api/routing.ts';
 import { call, startTestService, type ApiResponse, type TestService } from './helpers.ts';
 import { newAgent, newOrg, type Api } from './support/orgs.ts';
 import { expectWellFormedProblem } from './support/problems.ts';
+import { PERMISSIONS } from '../src/schemas/permissions.ts';
 import {
   bodyCases, encode, expectNo5xx, expectValidationError, property, queryCases, queryString, show, type Json, type Schema,
 } from './support/fuzz.ts';
@@ -28,7 +29,8 @@ let svc: TestService;
 let other: Fixture;
 
 beforeAll(async () => {
-  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000, AUTH_FAILURE_LIMIT_PER_MINUTE: 1_000_000, ALLOW_PRIVATE_NETWORK_TARGETS: true }, { worker: false });
+  // The live stream ends after LIVE_STREAM_MAX_SECONDS: a second here, so each fuzzed request reads a whole answer.
+  svc = await startTestService({ RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000, AUTH_FAILURE_LIMIT_PER_MINUTE: 1_000_000, ALLOW_PRIVATE_NETWORK_TARGETS: true, LIVE_STREAM_MAX_SECONDS: 1 }, { worker: false });
   other = await fixture();
 });
 afterAll(async () => { await svc?.stop(); });
@@ -39,6 +41,8 @@ interface Fixture {
   token: string;
   ids: Record<string, string>;
   visitorToken: string;
+  /** A member's user-scoped (`ut_`) token with every permission, for the routes only a person may call. */
+  userToken: string;
 }
 
 async function created(res: Promise<ApiResponse>, what: string): Promise<Record<string, any>> {
@@ -56,6 +60,9 @@ async function fixture(): Promise<Fixture> {
     name: 'Billing', condition: 'The caller asks about an invoice', destination_phone: '+14155550123',
   }), 'transfer rule');
   const key = await created(api.post('/api/v1/rest/api-keys', { name: 'fuzz', permissions: ['agents.read'] }), 'api key');
+  const member = await created(api.post('/api/v1/rest/api-keys', {
+    name: 'fuzz member', permissions: [...PERMISSIONS], user_email: `fuzz-${randomBytes(4).toString('hex')}@example.com`,
+  }), 'user token');
   const webhook = await created(api.post('/api/v1/rest/webhooks', { url: 'http://127.0.0.1:9/fuzz', events: ['*'] }), 'webhook');
   const profile = await created(api.post('/api/v1/rest/voice-profiles', { name: 'Fuzz', base_voice: 'alloy' }), 'voice profile');
   const trunk = await created(api.post('/api/v1/rest/sip-trunks', { label: 'PBX', sip_host: 'pbx.example.com', sip_username: 'u', password: 'pw-123456' }), 'sip trunk');
@@ -68,7 +75,7 @@ async function fixture(): Promise<Fixture> {
     body: { page_url: 'https://example.com/' }, headers: { origin: 'https://example.com' },
   }), 'conversation');
   return {
-    api, token, visitorToken: started.visitor_token,
+    api, token, visitorToken: started.visitor_token, userToken: member.token,
     ids: {
       agent: agent.id, second: second.id, public_key: agent.public_key, site: site.id, rule: rule.id, key: key.id, webhook: webhook.id,
       profile: profile.id, trunk: trunk.id, inbox: inbox.id, kb: kb.id, contact: contact.id, conversation: started.conversation_id,
@@ -170,7 +177,7 @@ describe('fuzz: every route of the route table', () => {
         const headers: Record<string, string> = { origin: 'https://example.com' };
         if (c.visitor) headers['x-visitor-token'] = own.visitorToken;
         const res = await call(svc.url, def.method, url, {
-          token: isPublic ? undefined : own.token, headers,
+          token: isPublic ? undefined : def.userToken ? own.userToken : own.token, headers,
           body: c.body.value === undefined ? undefined : JSON.stringify(c.body.value),
         });
         expectNo5xx(res, what);

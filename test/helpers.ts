@@ -42,7 +42,7 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: {
   const databaseUrl = opts.databaseUrl ?? inject('databaseUrl');
   const runKey = createHash('sha256').update(`secrets-key:${databaseUrl}`).digest('base64');
   const env = { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SECRETS_KEY: runKey, ...opts.env };
-  const config = loadConfig(env, { PORT: 0, TASK_QUEUE_PREFIX: prefix, ...overrides });
+  const config = loadConfig(env, { PORT: 0, TASK_QUEUE_PREFIX: prefix, SMTP_LISTEN_PORT: 0, ...overrides });
   const service = await startService({
     config, databaseUrl, temporalAddress: opts.temporalAddress ?? inject('temporalAddress'),
     log: createLogger(config.LOG_LEVEL, {}, opts.logDestination), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),

@@ -7,8 +7,21 @@ import { workflowIds } from '../src/temporal/ids.ts';
 export const activitySignal = defineSignal('activity');
 /** The visitor ended the conversation (already recorded): go on to the evaluation. */
 export const endedSignal = defineSignal('ended');
+/** A member took the conversation over: the agent is silent and the longer human inactivity limit applies. */
+export const takeOverSignal = defineSignal('takeOver');
+/** The member handed the conversation back to the agent. */
+export const handBackSignal = defineSignal('handBack');
 
-export interface ConversationLifecycleInput { conversationId: string; inactivitySeconds: number }
+export interface ConversationLifecycleInput {
+  conversationId: string;
+  inactivitySeconds: number;
+  /** The inactivity limit while a member holds the conversation (absent in runs started before take-over existed). */
+  humanInactivitySeconds?: number;
+  /** Whether a member held it when the run continued as new. */
+  human?: boolean;
+}
+
+const DEFAULT_HUMAN_INACTIVITY_SECONDS = 4 * 3600;
 
 const { endIdleConversation } = proxyActivities<ConversationActivities>({
   startToCloseTimeout: '1 minute',
@@ -19,19 +32,24 @@ const { endIdleConversation } = proxyActivities<ConversationActivities>({
 const TURNS_PER_RUN = 500;
 
 /**
- * The life of a conversation after its start: each message restarts an inactivity timer; when it
- * runs out the conversation ends (reason `inactivity`). Either way its evaluation follows, as the
+ * The life of a conversation after its start: each message restarts an inactivity timer (a longer
+ * one while a member holds the conversation, see takeOverSignal); when it runs out the conversation ends (reason `inactivity`). Either way its evaluation follows, as the
  * child workflow `conversation-evaluation:<id>`.
  */
 export async function conversationLifecycle(input: ConversationLifecycleInput): Promise<void> {
   let active = false;
   let ended = false;
+  let human = input.human ?? false;
   setHandler(activitySignal, () => { active = true; });
   setHandler(endedSignal, () => { ended = true; });
+  // A change of hands counts as activity: the timer starts again with the new limit.
+  setHandler(takeOverSignal, () => { human = true; active = true; });
+  setHandler(handBackSignal, () => { human = false; active = true; });
   for (let turns = 0; !ended; turns++) {
-    if (turns >= TURNS_PER_RUN) return continueAsNew<typeof conversationLifecycle>(input);
+    if (turns >= TURNS_PER_RUN) return continueAsNew<typeof conversationLifecycle>({ ...input, human });
     active = false;
-    const heard = await condition(() => active || ended, `${input.inactivitySeconds} seconds`);
+    const limit = human ? (input.humanInactivitySeconds ?? DEFAULT_HUMAN_INACTIVITY_SECONDS) : input.inactivitySeconds;
+    const heard = await condition(() => active || ended, `${limit} seconds`);
     if (!heard) {
       await endIdleConversation({ conversationId: input.conversationId });
       break;

@@ -7,3 +7,4 @@ export { scheduledCrawl } from './scheduled-crawl.ts';
 export { conversationLifecycle } from './conversation.ts';
 export { evaluateConversationWorkflow } from './evaluate-conversation.ts';
 export { billPhoneNumber } from './number-billing.ts';
+export { sendEmailReply } from './send-email-reply.ts';

@@ -4,6 +4,12 @@ import { deleteConversationAndWork } from '../../src/conversations/lifecycle.ts'
 import { IdParams } from '../../src/schemas/common.ts';
 import { ConversationDetailSchema, ConversationListQuery, ConversationListSchema } from '../../src/schemas/conversations.ts';
 import type { AppContext, AppDeps } from '../context.ts';
+import { listLiveConversations } from '../../src/db/live-inbox.ts';
+import { addNote, changeAnnotations, readAnnotations, runAdvisorAction } from '../../src/conversations/advisor.ts';
+import { openLiveStream } from '../../src/conversations/live-stream.ts';
+import {
+  AdvisorActionSchema, AnnotationsPatchSchema, AnnotationsSchema, LiveConversationListSchema, LiveConversationSchema, NoteCreateSchema, NoteSchema,
+} from '../../src/schemas/live-inbox.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 import { cardUrl } from './conversation-cards.ts';
 
@@ -17,6 +23,38 @@ export const conversationsFamily: RouteFamily = {
   tag: 'Conversations',
   description: 'Recorded and live conversations of the organization\'s agents, with transcripts; simulations are conversations too.',
   routes: [
+    // Before `/conversations/:id`, which would take `live` for an id.
+    route({
+      method: 'GET', path: '/conversations/live', operationId: 'list_live_conversations', summary: 'The live inbox: conversations in progress',
+      description: 'Active conversations on text surfaces (web, sms, email), most recently active first, with the visitor\'s '
+        + 'presence, the calling member\'s `unread_count`, `assigned_to`, `mode` and `needs_human`.',
+      permissions: ['conversations.read'],
+      responses: { 200: { description: 'Conversations in progress', schema: LiveConversationListSchema } },
+      async handler({ principal, deps }) {
+        return { status: 200, body: { data: await listLiveConversations(deps.sql, principal.orgId, principal.memberId) } };
+      },
+    }),
+    route({
+      method: 'GET', path: '/conversations/live/stream', operationId: 'stream_live_conversations', summary: 'The live inbox as Server-Sent Events',
+      description: '`text/event-stream` of `message`, `started`, `ended`, `assigned` and `mode_changed` events (each `data` names its '
+        + '`conversation_id`), with a heartbeat comment on a quiet line. Send `Last-Event-ID` to replay what followed that event '
+        + '(ten minutes back at most). The stream ends after a few minutes; reconnect with `Last-Event-ID`.',
+      permissions: ['conversations.read'],
+      responses: { 200: { description: 'An event stream (text/event-stream)' } },
+      async handler({ principal, deps, ctx }) {
+        const stream = await openLiveStream({ sql: deps.sql, hub: deps.liveHub }, {
+          orgId: principal.orgId, lastEventId: ctx.get('Last-Event-ID') || null,
+          heartbeatSeconds: deps.config.LIVE_STREAM_HEARTBEAT_SECONDS, maxSeconds: deps.config.LIVE_STREAM_MAX_SECONDS,
+          onClose: (cb) => ctx.req.once('close', cb),
+        });
+        ctx.req.socket.setTimeout(0);
+        ctx.set('Cache-Control', 'no-cache, no-transform');
+        ctx.set('X-Accel-Buffering', 'no');
+        ctx.type = 'text/event-stream; charset=utf-8';
+        ctx.body = stream;
+        return { status: 200 };
+      },
+    }),
     route({
       method: 'GET', path: '/conversations', operationId: 'list_conversations', summary: 'List conversations, newest first',
       description: 'Real conversations only by default; `simulated=1` lists only simulations, `simulated=all` both. '
@@ -50,6 +88,46 @@ export const conversationsFamily: RouteFamily = {
       async handler({ params, principal, deps }) {
         if (!(await deleteConversationAndWork(deps, principal.orgId, params.id))) throw notFound('conversation');
         return { status: 204 };
+      },
+    }),
+    route({
+      method: 'POST', path: '/conversations/:id/advisor', operationId: 'advise_conversation', summary: 'Act on a live conversation as a member',
+      description: '`take_over` (the agent stops answering; the visitor sees the member join), `hand_back`, `assign {user_email}`, '
+        + '`mark_read`, `reply {text}` (in human mode only; the visitor sees it with role `human_agent`). Needs a user-scoped `ut_` '
+        + 'token (403 `user_token_required` otherwise). A departed visitor (ended, or silent past the inactivity limit) and a voice '
+        + 'conversation are 409 `not_claimable`. Each action but `mark_read` is recorded as a `system` message.',
+      permissions: ['conversations.write'], userToken: true, params: IdParams, body: AdvisorActionSchema,
+      responses: { 200: { description: 'The conversation as the live inbox shows it', schema: LiveConversationSchema } },
+      async handler({ params, body, principal, deps }) {
+        return { status: 200, body: await runAdvisorAction(deps, principal, params.id, body) };
+      },
+    }),
+    route({
+      method: 'GET', path: '/conversations/:id/annotations', operationId: 'get_conversation_annotations', summary: 'Read a conversation\'s tags, labels, rating and notes',
+      permissions: ['conversations.read'], params: IdParams,
+      responses: { 200: { description: 'The annotations', schema: AnnotationsSchema } },
+      async handler({ params, principal, deps }) {
+        return { status: 200, body: await readAnnotations(deps.sql, principal.orgId, params.id) };
+      },
+    }),
+    route({
+      method: 'PATCH', path: '/conversations/:id/annotations', operationId: 'update_conversation_annotations', summary: 'Change tags, labels or the summary rating',
+      description: 'Each list given replaces the old one; tags and labels are case-folded and kept once each (50 at most). '
+        + '`summary_rating` is 1 to 5, or null.',
+      permissions: ['conversations.write'], params: IdParams, body: AnnotationsPatchSchema,
+      responses: { 200: { description: 'The annotations', schema: AnnotationsSchema } },
+      async handler({ params, body, principal, deps }) {
+        return { status: 200, body: await changeAnnotations(deps.sql, principal.orgId, params.id, body) };
+      },
+    }),
+    route({
+      method: 'POST', path: '/conversations/:id/annotations/notes', operationId: 'add_conversation_note', summary: 'Append a note',
+      description: 'The note carries its author (the member of a user token, else the key) and time.',
+      permissions: ['conversations.write'], params: IdParams, body: NoteCreateSchema,
+      responses: { 201: { description: 'The note', schema: NoteSchema } },
+      async handler({ params, body, principal, deps }) {
+        const note = await addNote(deps.sql, principal, params.id, body.text);
+        return { status: 201, body: note, headers: { Location: `${BASE}/conversations/${params.id}/annotations` } };
       },
     }),
   ],

@@ -3,6 +3,7 @@ import { findPublicAgent } from '../../src/db/agents.ts';
 import { hostAllowed } from '../../src/domain/hosts.ts';
 import { endConversation, sendVisitorMessage, startConversation, visitorTokenMatches } from '../../src/conversations/lifecycle.ts';
 import { findConversationRecord, listMessages, type ConversationRecord } from '../../src/db/conversations.ts';
+import { touchVisitor } from '../../src/db/live-inbox.ts';
 import type { Agent } from '../../src/schemas/agents.ts';
 import {
   PublicConversationCreateSchema, PublicConversationEndedSchema, PublicConversationParams, PublicConversationStartedSchema,
@@ -89,6 +90,8 @@ export const publicWidgetsFamily: RouteFamily = {
       responses: { 200: { description: 'Messages, oldest first', schema: PublicMessagesSchema } },
       async handler({ params, query, deps, ctx }) {
         const { conversation } = await visitorConversation(ctx, deps, params);
+        // A poll is the visitor's presence for the live inbox.
+        if (conversation.status === 'active') await touchVisitor(deps.sql, conversation.id);
         return { status: 200, body: { messages: await listMessages(deps.sql, conversation.id, { after: query.after }) } };
       },
     }),

@@ -13,6 +13,8 @@ import type { Agent } from '../schemas/agents.ts';
 import type { AgentRuntime, RuntimeAgent, TranscriptMessage } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
+import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
+import { flagNeedsHuman, touchVisitor } from '../db/live-inbox.ts';
 import {
   deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
   type ConversationRecord,
@@ -68,14 +70,14 @@ async function memoryOf(db: Db, orgId: string, agent: Agent, visitorId: string |
 const languageOf = (requested: string | undefined, agent: Agent) =>
   (requested ?? agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
 
-async function startLifecycle(deps: ConversationDeps, conversation: ConversationRecord, agent: Agent): Promise<void> {
+export async function startLifecycle(deps: ConversationDeps, conversation: ConversationRecord, agent: Agent): Promise<void> {
   await startWorkflow(deps, 'conversation', workflowIds.conversation(conversation.id),
-    [{ conversationId: conversation.id, inactivitySeconds: deps.config.CONVERSATION_INACTIVITY_SECONDS }],
+    [{ conversationId: conversation.id, inactivitySeconds: deps.config.CONVERSATION_INACTIVITY_SECONDS, humanInactivitySeconds: deps.config.HUMAN_INACTIVITY_SECONDS }],
     { orgId: conversation.orgId, agentId: conversation.agentId, summary: `Conversation ${conversation.id} (${conversation.surface}) with agent ${agent.name}` });
 }
 
 /** Tells the conversation's workflow something happened; its own timer covers a lost signal. */
-async function signalLifecycle(deps: ConversationDeps, id: string, signal: 'activity' | 'ended'): Promise<void> {
+export async function signalLifecycle(deps: Pick<ConversationDeps, 'temporal' | 'log'>, id: string, signal: 'activity' | 'ended' | 'takeOver' | 'handBack'): Promise<void> {
   try {
     await deps.temporal.workflow.getHandle(workflowIds.conversation(id)).signal(signal);
   } catch (err) {
@@ -139,25 +141,42 @@ export async function addSystemMessage(db: Db, conversationId: string, text: str
   await insertMessages(db, conversationId, [{ role: 'system', text }]);
 }
 
-/** One visitor turn: the message, the runtime's replies (grounded in the agent's knowledge) and what it did. */
+/**
+ * One visitor turn: the message, then the runtime's replies (grounded in the agent's knowledge) and
+ * what it did. While a member holds the conversation the agent stays silent: no replies. A visitor
+ * asking for a person, or an agent offering one, flags the conversation for the live inbox.
+ */
 export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, text: string,
   opts: { role?: 'visitor' | 'caller' } = {}): Promise<TranscriptMessage[]> {
   if (conversation.status === 'ended') throw new AppError(409, 'invalid_state', 'this conversation has ended; start a new one');
   if (agent.status === 'paused') throw new AppError(409, 'agent_paused', 'this agent is paused and does not take conversations');
   await insertMessages(deps.sql, conversation.id, [{ role: opts.role ?? 'visitor', text }]);
+  await touchVisitor(deps.sql, conversation.id);
+  if (HANDOFF_REQUEST.test(text.toLowerCase())) await flagNeedsHuman(deps.sql, conversation.id);
+  const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation);
+  await signalLifecycle(deps, conversation.id, 'activity');
+  return replies;
+}
+
+/**
+ * The agent's answer to the transcript so far, stored, unless a member took the conversation over
+ * while the runtime was thinking (then the answer is dropped).
+ */
+export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord): Promise<TranscriptMessage[]> {
   const history = await listMessages(deps.sql, conversation.id);
   const turn = await deps.runtime.reply({
     agent: await runtimeAgent(deps.sql, agent), messages: history, captured: conversation.captured,
     contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
     language: conversation.language ?? 'en',
   }, { searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }) });
-  const replies = await deps.sql.begin(async (tx) => {
+  return deps.sql.begin(async (tx) => {
+    const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
+    if (!current || current.mode === 'human') return [];
     const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
     await recordTurn(tx, conversation.id, turn);
+    if (turn.replies.some((reply) => HANDOFF_OFFER.test(reply.toLowerCase()))) await flagNeedsHuman(tx, conversation.id);
     return stored;
   });
-  await signalLifecycle(deps, conversation.id, 'activity');
-  return replies;
 }
 
 /**

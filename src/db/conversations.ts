@@ -34,7 +34,14 @@ const rowColumns = (db: Db) => db`
   greatest(0, round(extract(epoch from coalesce(c.ended_at, c.last_activity_at) - c.started_at)))::int as duration_seconds,
   c.page_url, c.intent, c.outcome, c.extracted_data, c.criteria_results, c.contact_id`;
 
-type ListFilter = Pick<ConversationListQuery, 'widget_id' | 'simulated'>;
+type ListFilter = Pick<ConversationListQuery, 'widget_id' | 'simulated' | 'tag' | 'label'>;
+
+/** The annotation filters (`tag`, `label`), matched case-folded against the GIN-indexed arrays. */
+function annotationCondition(db: Db, q: ListFilter) {
+  const tag = q.tag ? db`and tags @> array[${q.tag.trim().toLowerCase()}]::text[]` : db``;
+  const label = q.label ? db`and labels @> array[${q.label.trim().toLowerCase()}]::text[]` : db``;
+  return db`${tag} ${label}`;
+}
 
 /** `is_simulated` as the `simulated` parameter asks: absent = real ones, `1` = simulations, `all` = both (no condition). */
 function simulatedCondition(db: Db, column: string, simulated: ListFilter['simulated']) {
@@ -53,17 +60,28 @@ function simulatedCondition(db: Db, column: string, simulated: ListFilter['simul
 export function conversationListQueries(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number }) {
   const page = q.widget_id
     ? db`select id from conversations
-        where agent_id = ${q.widget_id} ${simulatedCondition(db, 'is_simulated', q.simulated)}
+        where agent_id = ${q.widget_id} ${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)}
           and exists (select 1 from agents where id = ${q.widget_id} and org_id = ${orgId} and deleted_at is null)
         order by started_at desc, id desc limit ${q.limit} offset ${q.offset}`
     : db`select id from conversations
-        where org_id = ${orgId} ${simulatedCondition(db, 'is_simulated', q.simulated)}
+        where org_id = ${orgId} ${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)}
           and agent_id <> all(array(select id from agents where org_id = ${orgId} and deleted_at is not null))
         order by started_at desc, id desc limit ${q.limit} offset ${q.offset}`;
   const agent = q.widget_id ? db`and n.agent_id = ${q.widget_id}` : db``;
+  const rows = db<ConversationRow[]>`select ${rowColumns(db)} from (${page}) page join conversations c on c.id = page.id
+      order by c.started_at desc, c.id desc`;
+  // Annotated conversations are few: counted directly (the counters know nothing of tags).
+  if (q.tag || q.label) {
+    return {
+      rows,
+      total: db<{ total: number }[]>`select count(*)::bigint as total from conversations c
+        join agents a on a.id = c.agent_id and a.deleted_at is null
+        where c.org_id = ${orgId} ${q.widget_id ? db`and c.agent_id = ${q.widget_id}` : db``}
+          ${simulatedCondition(db, 'c.is_simulated', q.simulated)} ${annotationCondition(db, q)}`,
+    };
+  }
   return {
-    rows: db<ConversationRow[]>`select ${rowColumns(db)} from (${page}) page join conversations c on c.id = page.id
-      order by c.started_at desc, c.id desc`,
+    rows,
     total: db<{ total: number }[]>`select coalesce(sum(n.n), 0)::bigint as total
       from conversation_counts n join agents a on a.id = n.agent_id and a.deleted_at is null
       where n.org_id = ${orgId} ${agent} ${simulatedCondition(db, 'n.is_simulated', q.simulated)}`,
@@ -153,22 +171,26 @@ export interface ConversationRecord {
   status: 'active' | 'ended'; visitorId: string | null; contactId: string | null; language: string | null;
   tokenHash: Buffer | null; captured: Record<string, unknown>; pageUrl: string | null;
   startedAt: Date; endedAt: Date | null; lastActivityAt: Date;
+  /** `human` while a member holds it (live inbox): the agent does not answer. */
+  mode: 'agent' | 'human';
 }
 
 interface RecordRow {
   id: string; org_id: string; agent_id: string; surface: string; is_simulated: boolean; status: 'active' | 'ended';
   visitor_id: string | null; contact_id: string | null; language: string | null; visitor_token_hash: Buffer | null;
   captured_data: Record<string, unknown>; page_url: string | null; started_at: Date; ended_at: Date | null; last_activity_at: Date;
+  mode: 'agent' | 'human';
 }
 
 const toRecord = (r: RecordRow): ConversationRecord => ({
   id: r.id, orgId: r.org_id, agentId: r.agent_id, surface: r.surface, isSimulated: r.is_simulated, status: r.status,
   visitorId: r.visitor_id, contactId: r.contact_id, language: r.language, tokenHash: r.visitor_token_hash,
   captured: r.captured_data, pageUrl: r.page_url, startedAt: r.started_at, endedAt: r.ended_at, lastActivityAt: r.last_activity_at,
+  mode: r.mode,
 });
 
 const RECORD_COLUMNS = ['id', 'org_id', 'agent_id', 'surface', 'is_simulated', 'status', 'visitor_id', 'contact_id', 'language',
-  'visitor_token_hash', 'captured_data', 'page_url', 'started_at', 'ended_at', 'last_activity_at'];
+  'visitor_token_hash', 'captured_data', 'page_url', 'started_at', 'ended_at', 'last_activity_at', 'mode'];
 
 export async function insertConversation(db: Db, input: {
   orgId: string; agentId: string; surface: string; pageUrl: string | null; visitorId: string | null; contactId: string | null;

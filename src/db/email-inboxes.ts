@@ -132,3 +132,58 @@ export function isAddressTaken(err: unknown): boolean {
 function atomically<T>(db: Db, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
   return ('savepoint' in db ? db.savepoint(fn) : db.begin(fn)) as Promise<T>;
 }
+
+// ---- the email channel: inboxes by address, and the threads of email conversations
+
+/** The inbox that receives mail for `address` (a live agent's), with its organization; null when none. */
+export async function findInboxByAddress(db: Db, address: string): Promise<(EmailInbox & { org_id: string }) | null> {
+  const [row] = await db<(InboxRow & { org_id: string })[]>`
+    select i.id, i.org_id, i.agent_id, i.address, i.sender_name, i.created_at, i.updated_at
+    from email_inboxes i join agents a on a.id = i.agent_id and a.deleted_at is null
+    where lower(i.address) = ${normalizeAddress(address)}`;
+  return row ? { ...toEmailInbox(row), org_id: row.org_id } : null;
+}
+
+/** The conversation of this inbox that one of `messageIds` belongs to (the newest such), or null. */
+export async function findThreadConversation(db: Db, inboxId: string, messageIds: string[]): Promise<{ id: string; status: string } | null> {
+  if (messageIds.length === 0) return null;
+  const [row] = await db<{ id: string; status: string }[]>`
+    select c.id, c.status from email_messages m join conversations c on c.id = m.conversation_id
+    where m.email_inbox_id = ${inboxId} and m.message_id = any(${messageIds}::text[])
+    order by c.started_at desc limit 1`;
+  return row ?? null;
+}
+
+/** Remembers a message of a thread; a message seen twice (a retried delivery) is false. */
+export async function recordEmailMessage(db: Db, input: { messageId: string; conversationId: string; inboxId: string; direction: 'in' | 'out' }): Promise<boolean> {
+  const rows = await db`insert into email_messages (message_id, conversation_id, email_inbox_id, direction)
+    values (${input.messageId}, ${input.conversationId}, ${input.inboxId}, ${input.direction})
+    on conflict (email_inbox_id, message_id) do nothing returning message_id`;
+  return rows.length > 0;
+}
+
+/** Ties a conversation to the inbox and correspondent it is held with. */
+export async function setConversationEmail(db: Db, conversationId: string, input: { inboxId: string; address: string; subject: string }): Promise<void> {
+  await db`update conversations set email_inbox_id = ${input.inboxId}, email_address = ${input.address}, email_subject = ${input.subject}
+    where id = ${conversationId}`;
+}
+
+/** What a reply in an email conversation needs: where from, where to, the subject and the thread's ids (oldest first). */
+export interface EmailThread {
+  inboxId: string; address: string; senderName: string; to: string; subject: string; messageIds: string[]; lastInbound: string | null;
+}
+
+export async function findEmailThread(db: Db, conversationId: string): Promise<EmailThread | null> {
+  const [row] = await db<{ inbox_id: string; address: string; sender_name: string; to: string; subject: string | null }[]>`
+    select i.id as inbox_id, i.address, i.sender_name, c.email_address as to, c.email_subject as subject
+    from conversations c join email_inboxes i on i.id = c.email_inbox_id
+    where c.id = ${conversationId} and c.surface = 'email' and c.email_address is not null`;
+  if (!row) return null;
+  const ids = await db<{ message_id: string; direction: string }[]>`
+    select message_id, direction from email_messages where conversation_id = ${conversationId} order by created_at, message_id`;
+  const inbound = ids.filter((m) => m.direction === 'in');
+  return {
+    inboxId: row.inbox_id, address: row.address, senderName: row.sender_name, to: row.to, subject: row.subject ?? '',
+    messageIds: ids.map((m) => m.message_id), lastInbound: inbound.at(-1)?.message_id ?? null,
+  };
+}

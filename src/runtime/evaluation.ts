@@ -3,7 +3,7 @@ import { PROHIBITION, RULE_WORDS, TOPIC_MATCHERS, topicsOf } from './guardrails.
 import { defaultCountry, EMAIL, type ParseContext } from './parsers.ts';
 import { pageLanguage, type Lang } from './phrases.ts';
 import {
-  AFFIRMATIVE, agentSide, BOOKING, GOODBYE, GREETING_ONLY, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
+  AFFIRMATIVE, agentSide, BOOKING, GOODBYE, GREETING_ONLY, HANDOFF_OFFER, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
 } from './signals.ts';
 import { escapeRegExp, fold, overlap, terms, truncate } from './text.ts';
 import type { DataField, Evaluation, Outcome, RuntimeAgent, TranscriptMessage, Verdict } from './types.ts';
@@ -18,7 +18,6 @@ import type { DataField, Evaluation, Outcome, RuntimeAgent, TranscriptMessage, V
 const DONT_KNOW = /\b(i don'?t know|i do not know|i'?m not sure|i am not sure|don'?t have (that|this|any|the) information|do not have (that|this|any|the) information|couldn'?t find|could not find|unable to find|no information (on|about)|je ne (sais|connais) pas|je n'ai pas (cette|d')\s?information|je ne suis pas sur)/;
 const GROUNDED = /\bsources?\s?:|https?:\/\//;
 const DECLINED = /(can'?t help with (that|this)|cannot help with (that|this)|our policy|not (able|allowed) to (discuss|provide|share|quote)|je ne peux pas vous aider|notre politique)/;
-const HANDOFF_OFFER = /(connect(ing)? you|transfer(ring)? you|put you in touch|someone from our team|member of our team|mettre en relation|mets en relation|membre de notre equipe)/;
 const CONTACT_OFFER = /(leave your|contact details|get back to you|follow up|vos coordonnees|vous recontacter|recontactera|laissez|could you share your|pourriez-vous m'indiquer)/;
 const GREETING_WORDS = /^(hi|hello|hey|good (morning|afternoon|evening)|welcome|greetings|bonjour|bonsoir|salut|bienvenue)\b|welcome|bienvenue|how can i help|comment puis-je vous aider/;
 const MONEY = /([$€£]\s?\d|\d\s?([$€£]|usd|eur|euros?|dollars?|gbp)\b|\d\s?\/\s?(month|mo|year|yr|an|mois)\b|per (month|year|user|seat))/;

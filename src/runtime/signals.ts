@@ -4,6 +4,8 @@ import { fold } from './text.ts';
 /** Recognising what the visitor said (all on folded text), and who said it. */
 
 export const HANDOFF_REQUEST = /\b(human|real person|a person|live agent|real agent|an agent|representative|operator|(talk|speak|chat) (to|with) (a|an|someone|somebody|your|the|sales|support|staff|team)|humain|conseiller|conseillere|quelqu'un|une personne|un agent|parler a)\b/;
+/** An agent's reply offering to put the visitor in touch with a person. */
+export const HANDOFF_OFFER = /(connect(ing)? you|transfer(ring)? you|put you in touch|someone from our team|member of our team|mettre en relation|mets en relation|membre de notre equipe)/;
 export const GREETING_ONLY = /^(hi|hello|hey|hiya|good (morning|afternoon|evening)|bonjour|bonsoir|salut|coucou)( there)?[\s!.,]*$/;
 export const THANKS = /^(thanks?|thank you|thx|ty|cheers|merci)\b/;
 export const GOODBYE = /^(bye|goodbye|good bye|see you|that'?s all|au revoir|a bientot|bonne journee)\b/;

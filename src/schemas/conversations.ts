@@ -69,6 +69,8 @@ export const ConversationListQuery = Type.Object({
   simulated: Type.Optional(StringEnum(['1', 'all'] as const, {
     description: 'Absent: real conversations only. `1`: simulations only. `all`: both',
   })),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only conversations carrying this tag (any case)' })),
+  label: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only conversations carrying this label (any case)' })),
   ...PageQueryProps,
 }, { additionalProperties: false });
 export type ConversationListQuery = Static<typeof ConversationListQuery>;

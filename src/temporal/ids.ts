@@ -21,6 +21,8 @@ export const workflowIds = {
   crawlSchedule: (siteId: string) => `crawl-schedule:${siteId}`,
   conversation: (conversationId: string) => `conversation:${conversationId}`,
   conversationEvaluation: (conversationId: string) => `conversation-evaluation:${conversationId}`,
+  /** One outgoing email per reply, keyed by its first message. */
+  emailReply: (messageId: string) => `email-reply:${messageId}`,
   agentPurge: (agentId: string) => `agent-purge:${agentId}`,
   webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
     `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,

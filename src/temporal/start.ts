@@ -11,6 +11,7 @@ import type { crawlSite } from '../../workflows/crawl-site.ts';
 import type { conversationLifecycle } from '../../workflows/conversation.ts';
 import type { deliverWebhook } from '../../workflows/deliver-webhook.ts';
 import type { purgeAgent } from '../../workflows/purge-agent.ts';
+import type { sendEmailReply } from '../../workflows/send-email-reply.ts';
 
 /**
  * The one way the service starts, stops and schedules work in Temporal. A new family with a
@@ -37,6 +38,7 @@ const kind = <W extends AnyWorkflow>(def: Omit<KindDef<W>, 'workflow'>): KindDef
 export const KINDS = {
   crawl: kind<typeof crawlSite>({ workflowType: 'crawlSite', queue: 'crawls', reuse: WorkflowIdReusePolicy.ALLOW_DUPLICATE }),
   conversation: kind<typeof conversationLifecycle>({ workflowType: 'conversationLifecycle', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
+  emailReply: kind<typeof sendEmailReply>({ workflowType: 'sendEmailReply', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   agentPurge: kind<typeof purgeAgent>({ workflowType: 'purgeAgent', queue: 'maintenance', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   webhookDelivery: kind<typeof deliverWebhook>({ workflowType: 'deliverWebhook', queue: 'webhooks', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE, eager: true }),
 };

@@ -1,0 +1,55 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.ts';
+import { newId } from '../ids.ts';
+
+/**
+ * Outbound mail, for every part of the service that sends it (email inboxes' replies; reports can
+ * share it): through SMTP_URL, or without it as `.eml` files under DATA_DIR/mail/ (a local
+ * deployment sends nothing, and the files show exactly what would have gone out).
+ */
+
+export interface OutgoingMail {
+  from: { name: string; address: string };
+  to: string;
+  subject: string;
+  text: string;
+  /** Threading: the message answered (without angle brackets) and the thread's earlier ids. */
+  inReplyTo?: string | undefined;
+  references?: string[] | undefined;
+  /** Our own id for the message (without angle brackets); generated when absent. */
+  messageId?: string | undefined;
+}
+
+export interface Mailer {
+  /** Sends one message; answers its Message-ID (without angle brackets). */
+  send(mail: OutgoingMail): Promise<{ messageId: string }>;
+}
+
+const bracket = (id: string) => `<${id}>`;
+
+/** A mailer for the configuration: SMTP when SMTP_URL is set, else .eml files. */
+export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mailer {
+  const transport = config.SMTP_URL
+    ? nodemailer.createTransport(config.SMTP_URL)
+    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(mail) {
+      const domain = mail.from.address.split('@')[1] ?? 'localhost';
+      const messageId = mail.messageId ?? `${newId()}@${domain}`;
+      const info = await transport.sendMail({
+        from: { name: mail.from.name, address: mail.from.address }, to: mail.to, subject: mail.subject, text: mail.text,
+        messageId: bracket(messageId),
+        ...(mail.inReplyTo ? { inReplyTo: bracket(mail.inReplyTo) } : {}),
+        ...(mail.references?.length ? { references: mail.references.map(bracket) } : {}),
+      });
+      if (!config.SMTP_URL) {
+        const dir = join(config.DATA_DIR, 'mail');
+        await mkdir(dir, { recursive: true });
+        await writeFile(join(dir, `${Date.now()}-${messageId.replace(/[^\w.-]/g, '_')}.eml`), (info as { message: Buffer }).message);
+      }
+      return { messageId };
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.ts';
+import { startTestService, type TestService } from './helpers.ts';
+import { keyWith, newAgent, newOrg } from './support/orgs.ts';
+
+const SCREENSHOT = join(process.cwd(), '.data', 'screenshots', 'inbox-takeover.png');
+
+let svc: TestService;
+let browser: Browser;
+let pages: Server;
+let pagesUrl: string;
+
+beforeAll(async () => {
+  svc = await startTestService({ LIVE_STREAM_HEARTBEAT_SECONDS: 2 });
+  // The visitor's site, on its own origin, embedding the widget.
+  pages = createServer((req, res) => {
+    const agent = new URL(req.url ?? '/', 'http://pages').searchParams.get('agent') ?? '';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><h1>Acme shop</h1>
+        <script src="${svc.url}/embed.js" data-agent="${agent}" async></script></body></html>`);
+  });
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  pagesUrl = `http://127.0.0.1:${(pages.address() as { port: number }).port}`;
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (pages ? pages.close(resolve) : resolve(undefined)));
+  await svc?.stop();
+});
+
+const widget = (page: Page) => page.locator('ams-chat-widget');
+
+describe('the /inbox operator page in Chromium', () => {
+  it('follows the live list over SSE; a member takes over, replies, tags and hands back while the visitor chats in the widget', async () => {
+    const { api } = await newOrg(svc);
+    const agent = await newAgent(api, 'Acme help');
+    const member = await keyWith(svc, api, ['conversations.read', 'conversations.write'], { user_email: 'grace@example.com' });
+
+    // The operator connects first: what follows reaches the page over the live stream.
+    const operator = await (await browser.newContext({ viewport: { width: 1100, height: 720 } })).newPage();
+    const failures: string[] = [];
+    operator.on('pageerror', (e) => failures.push(e.message));
+    operator.on('console', (m) => { if (m.type() === 'error') failures.push(m.text()); });
+    await operator.goto(`${svc.url}/inbox`);
+    await operator.locator('#token').fill(member.token);
+    await operator.locator('#connect button').click();
+    await expect.poll(() => operator.locator('#status').textContent(), { timeout: 15_000 }).toBe('Live');
+
+    // The visitor, in a browser context of their own, asks for a person.
+    const visitor = await (await browser.newContext({ viewport: { width: 1024, height: 720 } })).newPage();
+    await visitor.goto(`${pagesUrl}/?agent=${agent.public_key}`);
+    await widget(visitor).locator('.launcher').click();
+    await expect.poll(() => widget(visitor).locator('.msg.agent').count(), { timeout: 15_000 }).toBe(1);
+    await widget(visitor).locator('textarea').fill('Can I talk to a human?');
+    await widget(visitor).locator('textarea').press('Enter');
+    await expect.poll(() => widget(visitor).locator('.msg.agent').count(), { timeout: 15_000 }).toBe(2);
+
+    const row = operator.locator('#list li');
+    await row.first().waitFor({ timeout: 15_000 });
+    await expect.poll(() => row.first().locator('.badge.needs').count(), { timeout: 15_000 }).toBe(1);
+    await row.first().click();
+    await operator.locator('#log .msg.visitor').first().waitFor();
+    await operator.locator('#take').click();
+    await expect.poll(() => operator.locator('#mode').textContent(), { timeout: 15_000 }).toBe('You are answering');
+
+    // The visitor's widget shows the member joining (it polls every few seconds).
+    await widget(visitor).locator('.msg.system', { hasText: 'grace joined the conversation' }).waitFor({ timeout: 20_000 });
+    await operator.locator('#text').fill('Hi, Grace here. How can I help?');
+    await operator.locator('#reply button').click();
+    const human = widget(visitor).locator('.msg.human_agent', { hasText: 'Hi, Grace here. How can I help?' });
+    await human.waitFor({ timeout: 20_000 });
+    expect(await human.locator('.who').textContent()).toBe('Advisor');
+
+    // The visitor answers; the agent stays silent and the operator sees it live.
+    const agentReplies = await widget(visitor).locator('.msg.agent').count();
+    await widget(visitor).locator('textarea').fill('I was double charged on my last invoice');
+    await widget(visitor).locator('textarea').press('Enter');
+    await operator.locator('#log .msg.visitor', { hasText: 'double charged' }).waitFor({ timeout: 15_000 });
+    await operator.locator('#tag').fill('Billing');
+    await operator.locator('#tagger button').click();
+    await operator.locator('#tags .tag', { hasText: 'billing' }).waitFor();
+    // Open, so read: no unread badge on it.
+    await expect.poll(() => row.first().locator('.badge.unread').count(), { timeout: 15_000 }).toBe(0);
+    expect(await row.first().locator('.badge.human').count()).toBe(1);
+    await mkdir(join(process.cwd(), '.data', 'screenshots'), { recursive: true });
+    await operator.screenshot({ path: SCREENSHOT, fullPage: true });
+    await visitor.screenshot({ path: SCREENSHOT.replace('.png', '-visitor.png') });
+    expect(await widget(visitor).locator('.msg.agent').count()).toBe(agentReplies);
+
+    // Hand back: the agent answers the visitor again.
+    await operator.locator('#back').click();
+    await expect.poll(() => operator.locator('#mode').textContent(), { timeout: 15_000 }).toBe('Agent answering');
+    await widget(visitor).locator('textarea').fill('What are your opening hours?');
+    await widget(visitor).locator('textarea').press('Enter');
+    await expect.poll(() => widget(visitor).locator('.msg.agent').count(), { timeout: 15_000 }).toBeGreaterThan(agentReplies);
+    expect((await api.get(`/api/v1/rest/conversations?tag=billing`)).body.total).toBe(1);
+    expect(failures).toEqual([]);
+  }, 120_000);
+});

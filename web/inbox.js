@@ -1,0 +1,222 @@
+/*
+ * The live inbox operator page (served at /inbox): plain JavaScript, no build step, like embed.js.
+ * Paste a user token (ut_...); the list of conversations in progress follows the live stream
+ * (Server-Sent Events read with fetch, so the token travels in the Authorization header); open a
+ * conversation to take it over, reply, hand it back and tag it. Every text from the API is shown
+ * with textContent, never as HTML.
+ */
+(function () {
+  'use strict';
+  var REST = '/api/v1/rest';
+  var $ = function (id) { return document.getElementById(id); };
+  var state = { token: sessionStorage.getItem('ams_inbox_token') || '', open: null, lastEventId: '', conversations: [], refresh: 0, seen: {} };
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === 'text') node.textContent = attrs[k];
+      else if (k === 'class') node.className = attrs[k];
+      else node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
+    return node;
+  }
+
+  function api(method, path, body) {
+    var headers = { authorization: 'Bearer ' + state.token };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return fetch(REST + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      .then(function (res) {
+        return res.text().then(function (text) {
+          var json = text ? JSON.parse(text) : null;
+          if (!res.ok) throw new Error((json && (json.detail || json.title)) || ('HTTP ' + res.status));
+          return json;
+        });
+      });
+  }
+
+  function showError(err) {
+    $('error').hidden = !err;
+    $('error').textContent = err ? String(err.message || err) : '';
+  }
+
+  function setStatus(text) { $('status').textContent = text; }
+
+  // ---- the list
+
+  function loadList() {
+    return api('GET', '/conversations/live').then(function (body) {
+      state.conversations = body.data;
+      renderList();
+      if (state.open) renderDetailHeader();
+    });
+  }
+
+  /** Many events come in bursts: one reload of the list for each burst. */
+  function scheduleRefresh() {
+    clearTimeout(state.refresh);
+    state.refresh = setTimeout(function () { loadList().catch(showError); }, 150);
+  }
+
+  function renderList() {
+    var list = $('list');
+    list.textContent = '';
+    $('empty').hidden = state.conversations.length > 0;
+    state.conversations.forEach(function (c) {
+      var top = el('div', { class: 'top' }, [
+        el('span', { class: 'dot ' + c.presence, title: c.presence }),
+        el('span', { text: c.surface + ' · ' + c.id.slice(-6) }),
+        c.mode === 'human' ? el('span', { class: 'badge human', text: 'human' }) : null,
+        c.needs_human ? el('span', { class: 'badge needs', text: 'needs human' }) : null,
+        c.unread_count ? el('span', { class: 'badge unread', text: String(c.unread_count) }) : null,
+      ]);
+      var item = el('li', { 'data-id': c.id, class: state.open === c.id ? 'open' : '' }, [
+        top, el('div', { class: 'last', text: c.last_message ? c.last_message.text : '' }),
+        c.assigned_to ? el('div', { class: 'last', text: 'Assigned to ' + c.assigned_to }) : null,
+      ]);
+      item.addEventListener('click', function () { openConversation(c.id); });
+      list.appendChild(item);
+    });
+  }
+
+  // ---- one conversation
+
+  function current() {
+    return state.conversations.filter(function (c) { return c.id === state.open; })[0] || null;
+  }
+
+  function renderDetailHeader() {
+    var c = current();
+    var mode = c ? c.mode : 'ended';
+    $('mode').textContent = mode === 'human' ? 'You are answering' : mode === 'agent' ? 'Agent answering' : 'Ended';
+    $('mode').className = 'badge ' + mode;
+    $('take').disabled = mode !== 'agent';
+    $('back').disabled = mode !== 'human';
+    $('text').disabled = mode !== 'human';
+  }
+
+  function addMessage(m) {
+    if (state.seen[m.id]) return;
+    state.seen[m.id] = true;
+    var label = m.role === 'human_agent' ? 'You' : m.role === 'agent' ? 'Agent' : null;
+    $('log').appendChild(el('div', { class: 'msg ' + m.role }, [label ? el('span', { class: 'who', text: label }) : null, document.createTextNode(m.text)]));
+    $('log').scrollTop = $('log').scrollHeight;
+  }
+
+  function renderTags(annotations) {
+    var box = $('tags');
+    box.textContent = '';
+    annotations.tags.forEach(function (t) { box.appendChild(el('span', { class: 'tag', text: t })); });
+  }
+
+  function openConversation(id) {
+    state.open = id;
+    state.seen = {};
+    $('detail').hidden = false;
+    $('log').textContent = '';
+    $('title').textContent = 'Conversation ' + id.slice(-6);
+    renderList();
+    renderDetailHeader();
+    showError(null);
+    return Promise.all([api('GET', '/conversations/' + id), api('GET', '/conversations/' + id + '/annotations')])
+      .then(function (both) {
+        both[0].messages.forEach(addMessage);
+        renderTags(both[1]);
+        return api('POST', '/conversations/' + id + '/advisor', { action: 'mark_read' });
+      })
+      .then(function () { scheduleRefresh(); })
+      .catch(showError);
+  }
+
+  function act(body) {
+    showError(null);
+    return api('POST', '/conversations/' + state.open + '/advisor', body).then(function (row) {
+      state.conversations = state.conversations.map(function (c) { return c.id === row.id ? row : c; });
+      renderList();
+      renderDetailHeader();
+    }).catch(showError);
+  }
+
+  // ---- the live stream: SSE over fetch, reconnecting with Last-Event-ID
+
+  function handleEvent(type, data) {
+    if (data.conversation_id === state.open && type === 'message') {
+      addMessage(data.message);
+      // Seen as it arrives: the open conversation stays read.
+      if (data.message.role === 'visitor') {
+        api('POST', '/conversations/' + state.open + '/advisor', { action: 'mark_read' }).then(scheduleRefresh, showError);
+        return;
+      }
+    }
+    scheduleRefresh();
+  }
+
+  function stream() {
+    var headers = { authorization: 'Bearer ' + state.token };
+    if (state.lastEventId) headers['last-event-id'] = state.lastEventId;
+    var token = state.token;
+    return fetch(REST + '/conversations/live/stream', { headers: headers }).then(function (res) {
+      if (!res.ok) throw new Error('live stream: HTTP ' + res.status);
+      setStatus('Live');
+      var reader = res.body.getReader();
+      var decoder = new TextDecoder();
+      var buffer = '';
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) return;
+          buffer += decoder.decode(chunk.value, { stream: true });
+          var blocks = buffer.split('\n\n');
+          buffer = blocks.pop();
+          blocks.forEach(function (block) {
+            var fields = {};
+            block.split('\n').forEach(function (line) {
+              if (!line || line.charAt(0) === ':') return;
+              var at = line.indexOf(':');
+              fields[line.slice(0, at)] = line.slice(at + 1).replace(/^ /, '');
+            });
+            if (fields.id) state.lastEventId = fields.id;
+            if (fields.event && fields.data) handleEvent(fields.event, JSON.parse(fields.data));
+          });
+          return pump();
+        });
+      }
+      return pump();
+    }).then(function () {
+      if (token === state.token) { setStatus('Reconnecting…'); setTimeout(stream, 500); }
+    }, function (err) {
+      setStatus('Disconnected');
+      showError(err);
+      if (token === state.token) setTimeout(stream, 3000);
+    });
+  }
+
+  // ---- wiring
+
+  $('connect').addEventListener('submit', function (e) {
+    e.preventDefault();
+    state.token = $('token').value.trim();
+    state.lastEventId = '';
+    sessionStorage.setItem('ams_inbox_token', state.token);
+    setStatus('Connecting…');
+    loadList().then(stream).catch(function (err) { setStatus('Not connected'); showError(err); });
+  });
+  $('take').addEventListener('click', function () { act({ action: 'take_over' }); });
+  $('back').addEventListener('click', function () { act({ action: 'hand_back' }); });
+  $('reply').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var text = $('text').value.trim();
+    if (!text) return;
+    act({ action: 'reply', text: text }).then(function () { $('text').value = ''; });
+  });
+  $('tagger').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var tag = $('tag').value.trim();
+    if (!tag || !state.open) return;
+    var id = state.open;
+    api('GET', '/conversations/' + id + '/annotations')
+      .then(function (a) { return api('PATCH', '/conversations/' + id + '/annotations', { tags: a.tags.concat([tag]) }); })
+      .then(function (a) { renderTags(a); $('tag').value = ''; })
+      .catch(showError);
+  });
+  if (state.token) $('token').value = state.token;
+})();

@@ -1,0 +1,19 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { EmailActivities } from '../activities/email.ts';
+
+export interface SendEmailReplyInput { conversationId: string; messageIds: string[] }
+
+const { deliverEmailReply } = proxyActivities<EmailActivities>({
+  startToCloseTimeout: '2 minutes',
+  // A mail server's bad hour is ridden out; a message that still cannot go after a day is given up.
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
+});
+
+/**
+ * Sends the reply made of these messages (the agent's, or a member's) to the correspondent of an
+ * email conversation, threaded. Its id (`email-reply:<first message id>`) runs once, and the
+ * message's Message-ID comes from the same id, so a retried send is the same message.
+ */
+export async function sendEmailReply(input: SendEmailReplyInput): Promise<boolean> {
+  return deliverEmailReply(input);
+}
