@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from '../src/net/undici.ts';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Sql } from '../src/db/index.ts';
@@ -80,7 +81,7 @@ async function postAttempt(agent: Dispatcher, target: AttemptTarget): Promise<At
   const body = deliveryBody(target.event);
   const base = { kind: 'attempted' as const, at: new Date(started).toISOString() };
   try {
-    const res = await request(target.url, {
+    const res = await undici().request(target.url, {
       method: 'POST', dispatcher: agent, body, signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       headers: {
         'content-type': 'application/json', 'user-agent': USER_AGENT,
@@ -100,7 +101,9 @@ async function postAttempt(agent: Dispatcher, target: AttemptTarget): Promise<At
 export function createWebhookActivities({ sql, config, temporal, log }: WebhookActivityDeps) {
   // One pool of connections for every delivery: receivers that keep connections alive are
   // not re-dialled (and re-resolved) on each event.
-  const agent = createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_NETWORK_TARGETS }, { connections: 32 });
+  // Made on the first delivery: a worker that delivers nothing never loads undici.
+  let agent: Dispatcher | undefined;
+  const pool = () => agent ??= createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_NETWORK_TARGETS }, { connections: 32 });
   return {
     /**
      * One HTTP attempt. Run with no Temporal retry: the workflow owns the retry schedule, and
@@ -110,7 +113,7 @@ export function createWebhookActivities({ sql, config, temporal, log }: WebhookA
       const target = await loadAttemptTarget(sql, input.deliveryId);
       if (!target) return { kind: 'gone' };
       if (!target.enabled) return { kind: 'endpoint_disabled' };
-      return postAttempt(agent, target);
+      return postAttempt(pool(), target);
     },
 
     /** Stores an attempt and the endpoint's failure streak; `finalStatus` settles the delivery. Idempotent per `attemptKey`. */
