@@ -19,6 +19,8 @@ function decode(raw: string): Decoded {
 
 /** 400 field errors for the raw path (field `path`) and query string (field: the parameter's name). */
 export function requestLineErrors(rawPath: string, rawQuery: string): FieldError[] {
+  // Without a percent sign nothing is encoded: every segment decodes to itself, with no NUL in it.
+  if (!rawPath.includes('%') && !rawQuery.includes('%') && !rawPath.includes('\u0000') && !rawQuery.includes('\u0000')) return [];
   const errors: FieldError[] = [];
   const segments = rawPath.split('/').map(decode);
   if (segments.some((s) => 'error' in s)) {

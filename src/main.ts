@@ -8,6 +8,7 @@ import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { ensureTemporalCli } from './infra/temporal-cli.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { SEARCH_ATTRIBUTES } from './temporal/index.ts';
+import { collectStartupGarbage } from './infra/heap.ts';
 
 type Mode = 'start' | 'api' | 'worker';
 type Stoppable = { stop(): Promise<void> };
@@ -80,6 +81,8 @@ async function main(mode: Mode): Promise<void> {
   }
   if (stopping) return;
   service = await startService({ config, databaseUrl, temporalAddress, log, api: mode !== 'worker', worker: mode !== 'api' });
+  // Once start-up's last work (first polls, schedules) has settled.
+  setTimeout(() => collectStartupGarbage(), 3000).unref();
   log.info({ url: service.url, mode }, 'ready');
 }
 

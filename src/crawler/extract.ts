@@ -1,7 +1,8 @@
 import { Readability } from '@mozilla/readability';
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Element as HtmlElement } from 'domhandler';
-import { parseHTML } from 'linkedom';
+import { createRequire } from 'node:module';
+import type * as Linkedom from 'linkedom';
 import { normalizeUrl } from './url.ts';
 
 /**
@@ -312,6 +313,9 @@ function semanticText(c: Collected): string | null {
   return null;
 }
 
+/** linkedom, loaded on the first page that needs it (its CommonJS build: about 10 MiB an idle worker does not need). */
+let linkedom: typeof Linkedom | undefined;
+
 /**
  * linkedom builds its tree from what the markup says: a fragment without `<html>` would get
  * its first element as the document element, so such pages are wrapped first.
@@ -319,7 +323,8 @@ function semanticText(c: Collected): string | null {
 function parseWithLinkedom(html: string): Document {
   const head = html.slice(0, 4096).toLowerCase();
   const whole = head.includes('<html') || head.includes('<body');
-  return parseHTML(whole ? html : `<!doctype html><html><head></head><body>${html}</body></html>`).document;
+  linkedom ??= createRequire(import.meta.url)('linkedom') as typeof Linkedom;
+  return linkedom.parseHTML(whole ? html : `<!doctype html><html><head></head><body>${html}</body></html>`).document;
 }
 
 /** Main content by Readability; null when it finds none or fails. */

@@ -1,6 +1,7 @@
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { pipeline, type Readable } from 'node:stream';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from '../net/undici.ts';
 
 /** One HTTP exchange of the crawler: never follows redirects (the caller decides each hop). */
 
@@ -83,7 +84,7 @@ async function readCapped(stream: Readable, max: number): Promise<{ body: Buffer
  * keep-alive connection can be reused) or dropped. Network errors, timeouts and aborts reject.
  */
 export async function fetchOnce(url: string, opts: FetchOptions): Promise<FetchedResponse> {
-  const res = await request(url, {
+  const res = await undici().request(url, {
     method: 'GET',
     dispatcher: opts.dispatcher,
     signal: opts.signal,

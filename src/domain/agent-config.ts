@@ -46,14 +46,26 @@ const MERGED_FIELDS = new Set<string>(['localized_copy', 'phone_settings', 'them
 
 export type ConfigObject = Record<string, unknown>;
 
+/** Each configuration field with the value it reads when unset, in CONFIG_FIELDS order. */
+const FIELD_DEFAULTS = CONFIG_FIELDS.map((field) => [field, CONFIG_DEFAULTS[field] ?? null] as const);
+
+/**
+ * Writes every configuration field with its value, default or null, onto `out` (what GET shows).
+ * One pass over the fields, no intermediate object: it runs for every agent a response shows.
+ */
+export function writeConfig(stored: ConfigObject, out: Record<string, unknown>): void {
+  for (const [field, fallback] of FIELD_DEFAULTS) {
+    const value = stored[field];
+    out[field] = value === undefined ? fallback : value;
+  }
+  const theme = stored.theme as object | undefined;
+  out.theme = theme === undefined ? { ...DEFAULT_THEME } : { ...DEFAULT_THEME, ...theme };
+}
+
 /** Every configuration field with its value, default or null: what GET shows. */
 export function readConfig(stored: ConfigObject): Record<ConfigField, unknown> {
   const out = {} as Record<ConfigField, unknown>;
-  for (const field of CONFIG_FIELDS) {
-    const value = stored[field];
-    out[field] = value === undefined ? (CONFIG_DEFAULTS[field] ?? null) : value;
-  }
-  out.theme = { ...DEFAULT_THEME, ...(stored.theme as object | undefined) };
+  writeConfig(stored, out);
   return out;
 }
 

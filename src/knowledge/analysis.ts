@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import nlp from 'compromise';
+import { nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
 import { synonyms } from './wordnet.ts';
 

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
+import { undici } from './undici.ts';
 import { AppError, fieldError } from '../errors.ts';
 import { checkOutboundUrlShape, classifyAddress, isIpLiteral, privateTargetMessage } from '../domain/network.ts';
 
@@ -97,7 +98,8 @@ export async function assertOutboundUrl(url: string, field: string, policy: Outb
  */
 export function createOutboundAgent(policy: OutboundPolicy, opts: { connections?: number; connectTimeoutMs?: number } = {}): Agent {
   const connectTimeout = opts.connectTimeoutMs ?? 10_000;
-  const base = buildConnector({ timeout: connectTimeout });
+  const { Agent: UndiciAgent, buildConnector: connector } = undici();
+  const base = connector({ timeout: connectTimeout });
   const connect: buildConnector.connector = (options, callback) => {
     const hostname = options.hostname.replace(/^\[|\]$/g, '');
     resolveOutboundHost(hostname, policy).then(([target]) => {
@@ -105,5 +107,5 @@ export function createOutboundAgent(policy: OutboundPolicy, opts: { connections?
       base({ ...options, hostname: target!.address, ...(servername ? { servername } : {}) }, callback);
     }, (err: Error) => callback(err, null));
   };
-  return new Agent({ connect, connections: opts.connections ?? 16, keepAliveTimeout: 10_000 });
+  return new UndiciAgent({ connect, connections: opts.connections ?? 16, keepAliveTimeout: 10_000 });
 }

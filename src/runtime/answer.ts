@@ -1,4 +1,4 @@
-import nlp from 'compromise';
+import { nlp } from '../knowledge/nlp.ts';
 import { analyzeQuestion, holdsType, stems, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';

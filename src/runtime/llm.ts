@@ -1,4 +1,9 @@
-import OpenAI from 'openai';
+import { createRequire } from 'node:module';
+import type OpenAI from 'openai';
+
+let sdk: typeof OpenAI | undefined;
+/** The OpenAI SDK, loaded when an LLM runtime is made (its CommonJS build): a service without LLM_BASE_URL never holds it. */
+const openAi = (): typeof OpenAI => sdk ??= (createRequire(import.meta.url)('openai') as { OpenAI: typeof OpenAI }).OpenAI;
 import type { ChatCompletionFunctionTool, ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { evaluateOffline } from './evaluation.ts';
 import { defaultCountry, normalizeFieldValue, type ParseContext } from './parsers.ts';
@@ -49,7 +54,8 @@ const LANGUAGE_NAMES: Record<string, string> = { en: 'English', fr: 'French', de
  */
 export function createLlmRuntime(options: LlmRuntimeOptions): AgentRuntime {
   const apiKey = options.apiKey || 'unused';
-  const client = new OpenAI({
+  const OpenAiClient = openAi();
+  const client = new OpenAiClient({
     baseURL: options.baseUrl,
     // The SDK requires a key; local servers (Ollama, vLLM) take any.
     apiKey,
@@ -342,7 +348,7 @@ function redact(text: string, apiKey: string): string {
 }
 
 function toLlmError(err: unknown, what: string, apiKey: string): LlmError {
-  const status = err instanceof OpenAI.APIError ? err.status : undefined;
+  const status = sdk !== undefined && err instanceof sdk.APIError ? err.status : undefined;
   const detail = err instanceof Error ? err.message : String(err);
   // A new error without `cause`: the SDK's error keeps the response headers and request details.
   return new LlmError(redact(`LLM ${what} failed${status ? ` (HTTP ${status})` : ''}: ${detail}`, apiKey), status);

@@ -1,4 +1,10 @@
-import { findPhoneNumbersInText, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { createRequire } from 'node:module';
+import type { CountryCode } from 'libphonenumber-js/max';
+import type * as Phone from 'libphonenumber-js/max';
+
+let phone: typeof Phone | undefined;
+/** libphonenumber-js with its full metadata, loaded on the first number to read (its CommonJS build): about 5 MiB an idle service does not need. */
+const phoneLib = (): typeof Phone => phone ??= createRequire(import.meta.url)('libphonenumber-js/max') as typeof Phone;
 import type { Lang } from './phrases.ts';
 import { DECLINE_FIELD, isQuestion } from './signals.ts';
 import { fold, overlap, terms } from './text.ts';
@@ -23,10 +29,10 @@ export function parseEmail(text: string): string | undefined {
 
 /** The first valid phone number in the text, in E.164 (national numbers read in the default country). */
 export function parsePhone(text: string, country: CountryCode): string | undefined {
-  const found = findPhoneNumbersInText(text, { defaultCountry: country });
+  const found = phoneLib().findPhoneNumbersInText(text, { defaultCountry: country });
   const valid = found.find((f) => f.number.isValid());
   if (valid) return valid.number.number;
-  const whole = parsePhoneNumberFromString(text.trim(), country);
+  const whole = phoneLib().parsePhoneNumberFromString(text.trim(), country);
   return whole?.isValid() ? whole.number : undefined;
 }
 
@@ -198,7 +204,7 @@ export function withoutEmails(text: string): string {
 
 function withoutPhonesAndDates(text: string, ctx: ParseContext): string {
   let out = withoutEmails(text);
-  for (const found of findPhoneNumbersInText(out, { defaultCountry: ctx.country }).reverse()) {
+  for (const found of phoneLib().findPhoneNumbersInText(out, { defaultCountry: ctx.country }).reverse()) {
     out = `${out.slice(0, found.startsAt)} ${out.slice(found.endsAt)}`;
   }
   return out.replace(/\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b/g, ' ');
