@@ -15,15 +15,15 @@ export interface WebhookActivityDeps { sql: Sql; config: Config; temporal: Clien
 /** Activities of webhook delivery and of the outbox recovery sweep. */
 export function createWebhookActivities({ sql, config, temporal, log, secrets }: WebhookActivityDeps) {
   // One pool of connections for every retry: receivers that keep connections alive are
-  // not re-dialled (and re-resolved) on each attempt.
-  const agent = createDeliveryAgent(config, 32);
+  // not re-dialled (and re-resolved) on each attempt. Made on the first retry, not at start-up.
+  let agent: ReturnType<typeof createDeliveryAgent> | null = null;
   return {
     /**
      * One HTTP attempt. Run with no Temporal retry: the workflow owns the retry schedule, and
      * this activity reports every failure as an outcome instead of throwing.
      */
     async attemptWebhookDelivery(input: { deliveryId: string }): Promise<AttemptOutcome | AttemptSkipped> {
-      return attemptDelivery({ sql, secrets, agent }, input.deliveryId);
+      return attemptDelivery({ sql, secrets, agent: agent ??= createDeliveryAgent(config, 32) }, input.deliveryId);
     },
 
     /** Stores an attempt and the endpoint's failure streak; `finalStatus` settles the delivery. Idempotent per `attemptKey`. */

@@ -6,7 +6,7 @@ import {
   findEmailThread, findInboxByAddress, findThreadConversation, recordEmailMessage, setConversationEmail,
 } from '../db/email-inboxes.ts';
 import { touchVisitor } from '../db/live-inbox.ts';
-import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
+import { emitEvent } from '../events/emit.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
 import type { InboundMail } from '../mail/inbound.ts';
 import { HANDOFF_REQUEST } from '../runtime/signals.ts';
@@ -69,7 +69,6 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
   if (!started) return;
   const conversation = (await findConversationRecord(deps.sql, started.conversationId))!;
   if (started.eventId) {
-    dispatchAfterCommit(deps, [started.eventId]);
     await startLifecycle(deps, conversation, agent);
   } else {
     await signalLifecycle(deps, conversation.id, 'activity');

@@ -128,12 +128,11 @@ export async function startCallerConversation(deps: ConversationDeps, orgId: str
     await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
     await recordContactConversation(tx, orgId, { conversationId: conversation.id, phone: input.caller, at: conversation.startedAt });
     await withinStart(tx, conversation.id);
-    const eventId = await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
+    await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
     await startLifecycle(deps, conversation, agent);
-    return { conversation, eventId };
+    return conversation;
   });
-  dispatchAfterCommit(deps, [result.eventId]);
-  return { conversation: result.conversation, greeting };
+  return { conversation: result, greeting };
 }
 
 /** Records a note in the transcript (role `system`), such as the transfer rule a call was handed over by. */

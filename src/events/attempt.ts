@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from '../net/undici.ts';
 import type { Db } from '../db/index.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { loadAttemptTarget, type AttemptTarget } from '../db/webhooks.ts';
@@ -79,7 +80,7 @@ export async function postAttempt(agent: Dispatcher, target: AttemptTarget): Pro
   const body = deliveryBody(target.event);
   const base = { kind: 'attempted' as const, at: new Date(started).toISOString() };
   try {
-    const res = await request(target.url, {
+    const res = await undici().request(target.url, {
       method: 'POST', dispatcher: agent, body, signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       headers: {
         'content-type': 'application/json', 'user-agent': USER_AGENT,

@@ -29,7 +29,8 @@ export interface Dispatcher { stop(): Promise<void> }
  */
 export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql; secrets: SecretBox }): Promise<Dispatcher> {
   const { sql, config, log } = deps;
-  const agent = createDeliveryAgent(config, config.WEBHOOK_CONCURRENCY);
+  // Made on the first delivery: an idle service loads no HTTP client (undici is about 11 MiB).
+  let agent: ReturnType<typeof createDeliveryAgent> | null = null;
   const limits = { total: config.WEBHOOK_CONCURRENCY, perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY };
   const inFlight = new Map<string, number>();
   const running = new Set<Promise<void>>();
@@ -89,7 +90,7 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
 
   async function attemptFirst(d: PendingDelivery): Promise<void> {
     try {
-      const outcome = await attemptDelivery({ sql, secrets: deps.secrets, agent }, d.deliveryId);
+      const outcome = await attemptDelivery({ sql, secrets: deps.secrets, agent: agent ??= createDeliveryAgent(config, config.WEBHOOK_CONCURRENCY) }, d.deliveryId);
       if (outcome.kind === 'gone') return;
       if (outcome.kind === 'endpoint_disabled') return await settleDelivery(sql, d.deliveryId, 'failed');
       const retries = webhookRetryDelays(config).length;
@@ -122,7 +123,7 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(running), new Promise((resolve) => { timer = setTimeout(resolve, STOP_GRACE_MS); })]);
       clearTimeout(timer);
-      await agent.close().catch(() => undefined);
+      await agent?.close().catch(() => undefined);
     },
   };
 }
