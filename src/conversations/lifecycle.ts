@@ -9,6 +9,8 @@ import { contactFacts, mergeContactFacts, recordContactConversation } from '../d
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { dispatchAfterCommit, emitEvent } from '../events/emit.ts';
 import { searchKnowledge } from '../knowledge/retrieval.ts';
+import { matchTrainingNotes } from '../knowledge/notes.ts';
+import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { AgentRuntime, RuntimeAgent, TranscriptMessage } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
@@ -119,7 +121,11 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
     agent: await runtimeAgent(deps.sql, agent), messages: history, captured: conversation.captured,
     contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
     language: conversation.language ?? 'en',
-  }, { searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }) });
+  }, {
+    searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
+    searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
+    lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+  });
   const replies = await deps.sql.begin(async (tx) => {
     const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
     await recordTurn(tx, conversation.id, turn);
