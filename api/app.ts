@@ -12,6 +12,9 @@ import { agentsFamily } from './routes/agents.ts';
 import { apiKeysFamily } from './routes/api-keys.ts';
 import { webhooksFamily } from './routes/webhooks.ts';
 import { transferRulesFamily } from './routes/transfer-rules.ts';
+import { trainingNotesFamily } from './routes/training-notes.ts';
+import { dataTablesFamily } from './routes/data-tables.ts';
+import { agentInsightsFamily } from './routes/agent-insights.ts';
 import { sipTrunksFamily } from './routes/sip-trunks.ts';
 import { widgetsFamily } from './routes/widgets.ts';
 import { sitesFamily } from './routes/sites.ts';
@@ -28,7 +31,7 @@ import { contactsFamily } from './routes/contacts.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, trainingNotesFamily, dataTablesFamily, agentInsightsFamily];
 
 export const API_VERSION = '1.0.0';
 

@@ -121,3 +121,22 @@ export async function findRowsWithAnyWord(db: Db, agentId: string, words: string
 export async function deleteDataTablesOfAgent(db: Db, agentId: string): Promise<void> {
   await db`delete from data_tables where agent_id = ${agentId}`;
 }
+
+/** Copies every table of an agent, rows included and in order, onto another agent (clone). */
+export async function copyDataTables(db: Db, orgId: string, fromAgentId: string, toAgentId: string): Promise<void> {
+  for (const table of await listDataTables(db, fromAgentId)) {
+    const id = newId();
+    await db`insert into data_tables (id, org_id, agent_id, name, description, columns, row_count)
+      values (${id}, ${orgId}, ${toAgentId}, ${table.name}, ${table.description}, ${db.json(table.columns)}, ${table.row_count})`;
+    await db`insert into data_table_rows (id, table_id, agent_id, data)
+      select gen_random_uuid(), ${id}, ${toAgentId}, data from data_table_rows where table_id = ${table.id} order by ord`;
+  }
+}
+
+/** A new table with its rows (import), bypassing nothing: the caller checked the limits and the cells. */
+export async function insertDataTableWithRows(db: Db, orgId: string, agentId: string, input: DataTableCreate, rows: Record<string, Cell>[]): Promise<void> {
+  const [row] = await db<{ id: string }[]>`
+    insert into data_tables (id, org_id, agent_id, name, description, columns)
+    values (${newId()}, ${orgId}, ${agentId}, ${input.name}, ${input.description ?? null}, ${db.json(input.columns)}) returning id`;
+  await insertDataRows(db, row!.id, agentId, rows);
+}

@@ -18,11 +18,11 @@ export const TrackingSuggestionAcceptSchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'The name of a current suggestion' }),
 }, { $id: 'TrackingSuggestionAccept', additionalProperties: false });
 
-export const INTEGRATIONS = ['calendar', 'phone_transfer', 'crm_webhook', 'email_inbox'] as const;
+
 
 /** An integration the agent's conversations and configuration say would pay off, by a stated rule (README). */
 export const IntegrationRecommendationSchema = Type.Object({
-  integration: Type.String({ description: '`calendar`, `phone_transfer`, `crm_webhook` or `email_inbox`' }),
+  integration: Type.String({ description: '`calendar`, `phone_transfer` or `crm_webhook`' }),
   reason: Type.String({ description: 'The rule that fired and its threshold' }),
   evidence_count: Type.Integer({ minimum: 1, description: 'How many conversations the rule counted' }),
 }, { $id: 'IntegrationRecommendation', additionalProperties: false });
