@@ -3,14 +3,16 @@ import { listTrainingNotes } from '../db/training-notes.ts';
 import { analyzeQuestion } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 
+const UNIFORM = { total: 1, df: new Map<string, number>() };
+
 /** A training note that answers the visitor's question, with its calibrated score. */
 export interface NoteMatch { question: string; answer: string; score: number }
 
 /**
  * The agent's training notes that ask what `query` asks, best first: ranked exactly as site
  * sentences are (Porter2 stems, WordNet synonyms and derivations, the calibrated score), the
- * note's question as the sentence and its answer as the passage under it, over the agent's notes
- * as the corpus. Only notes at or above ANSWER_THRESHOLD come back.
+ * note's question as the sentence and its answer as the passage under it, every word weighing
+ * the same. Only notes at or above ANSWER_THRESHOLD come back.
  */
 export async function matchTrainingNotes(db: Db, agentId: string, query: string, limit = 3): Promise<NoteMatch[]> {
   const question = analyzeQuestion(query.slice(0, 1000));
@@ -20,7 +22,8 @@ export async function matchTrainingNotes(db: Db, agentId: string, query: string,
   const byQuestion = new Map(notes.map((n) => [n.question.replace(/\s+/g, ' ').trim(), n]));
   const chunks = notes.map((n) => ({ text: n.question.replace(/\s+/g, ' ').trim(), section: n.answer, url: '', title: null }));
   const out: NoteMatch[] = [];
-  for (const r of rankSentences(question, chunks, undefined, 20)) {
+  // A few notes make no corpus to weigh words by: every word of the question weighs the same (bar vague ones).
+  for (const r of rankSentences(question, chunks, UNIFORM, 20)) {
     if (r.score < ANSWER_THRESHOLD || out.length >= limit) continue;
     // A note's question may be split in sentences: the note is the chunk's.
     const note = byQuestion.get(r.context) ?? notes.find((n) => n.question.includes(r.sentence));
