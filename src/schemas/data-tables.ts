@@ -3,8 +3,6 @@ import { Identifier, ListEnvelope, Nullable, StringEnum, Timestamp, Uuid } from 
 
 /** Limits of the contract (Agent sub-resources). */
 export const DATA_TABLE_LIMITS = { tablesPerAgent: 20, columnsPerTable: 50, rowsPerTable: 10_000, rowsPerJsonRequest: 1000 } as const;
-/** Rows of each table that travel in an export or a clone: every row, since a table holds at most 10,000. */
-export const MANIFEST_ROWS_PER_TABLE = DATA_TABLE_LIMITS.rowsPerTable;
 
 export const COLUMN_TYPES = ['string', 'number', 'boolean', 'date'] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];
@@ -44,7 +42,7 @@ export const DataTablePatchSchema = Type.Object({
 
 export const DataTableListSchema = ListEnvelope(DataTableSchema, 'DataTableList');
 
-export const Cell = Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean(), Type.Null()]);
+const Cell = Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean(), Type.Null()]);
 export const RowData = Type.Record(Type.String(), Cell);
 
 export const DataRowSchema = Type.Object({
