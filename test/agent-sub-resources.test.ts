@@ -203,7 +203,8 @@ describe('portability', () => {
     expect(exported.status).toBe(200);
     expect(exported.body.training_notes).toEqual([{ question: 'Do you deliver?', answer: 'Yes, within 10 miles.' }]);
     expect(exported.body.data_tables).toEqual([{
-      name: 'Bikes', description: 'Our bikes and their prices', columns: table.columns ?? expect.any(Array),
+      name: 'Bikes', description: 'Our bikes and their prices',
+      columns: [{ name: 'model', type: 'string' }, { name: 'price', type: 'number' }, { name: 'in_stock', type: 'boolean' }, { name: 'since', type: 'date' }],
       rows: [{ model: 'Trek FX 3', price: 899, in_stock: true, since: null }],
     }]);
 
