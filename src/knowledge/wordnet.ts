@@ -60,7 +60,6 @@ function readSynset(pos: Pos, offset: string): Synset {
   }
 }
 
-const synsetWords = (pos: Pos, offset: string): string[] => readSynset(pos, offset).words;
 
 /** The forms WordNet may list a word under: itself, then without a regular inflection. */
 function baseForms(word: string): string[] {
@@ -74,11 +73,12 @@ function baseForms(word: string): string[] {
 }
 
 /**
- * Single-word synonyms of `word` in its `senses` most frequent senses as a noun, verb and
- * adjective (WordNet orders senses by frequency in its tagged corpus), the word itself left out.
+ * The words `related` finds in each of the `senses` most frequent synsets of `word` as a noun,
+ * verb and adjective (WordNet orders senses by frequency in its tagged corpus), under the first
+ * of its base forms that yields any; single words only, the word itself left out. Cached.
  */
-export function synonyms(word: string, senses = 2): string[] {
-  const key = `${word}:${senses}`;
+function senseWords(kind: string, word: string, senses: number, related: (synset: Synset, form: string) => (string | undefined)[]): string[] {
+  const key = `${kind}${word}:${senses}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const out = new Set<string>();
@@ -86,7 +86,7 @@ export function synonyms(word: string, senses = 2): string[] {
   for (const form of baseForms(word.toLowerCase())) {
     for (const pos of POS) {
       for (const offset of idx.get(pos)!.get(form)?.slice(0, senses) ?? []) {
-        for (const w of synsetWords(pos, offset)) if (!w.includes('_') && w !== form && w !== word) out.add(w);
+        for (const w of related(readSynset(pos, offset), form)) if (w && !w.includes('_') && w !== form && w !== word) out.add(w);
       }
     }
     if (out.size) break;
@@ -96,35 +96,22 @@ export function synonyms(word: string, senses = 2): string[] {
   return list;
 }
 
+/** Single-word synonyms of `word` in its `senses` most frequent senses. */
+export function synonyms(word: string, senses = 2): string[] {
+  return senseWords('=', word, senses, (synset) => synset.words);
+}
+
 /**
  * Words WordNet derives from `word` or `word` from them, in its `senses` most frequent senses
  * ("rent" → "rental", "refundable" → "refund", "train" → "training"): its derivationally related
  * forms, the same idea in another part of speech.
  */
 export function derivations(word: string, senses = 3): string[] {
-  const key = `+${word}:${senses}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const out = new Set<string>();
-  const idx = loadIndexes();
-  for (const form of baseForms(word.toLowerCase())) {
-    for (const pos of POS) {
-      for (const offset of idx.get(pos)!.get(form)?.slice(0, senses) ?? []) {
-        const synset = readSynset(pos, offset);
-        const self = synset.words.indexOf(form) + 1;
-        for (const ptr of synset.pointers) {
-          const targetPos = POS_OF[ptr.pos];
-          if (ptr.symbol !== '+' || ptr.source !== self || !targetPos) continue;
-          const w = readSynset(targetPos, ptr.offset).words[ptr.target - 1];
-          if (w && !w.includes('_') && w !== form) out.add(w);
-        }
-      }
-    }
-    if (out.size) break;
-  }
-  const list = [...out];
-  cache.set(key, list);
-  return list;
+  return senseWords('+', word, senses, (synset, form) => {
+    const self = synset.words.indexOf(form) + 1;
+    return synset.pointers.filter((p) => p.symbol === '+' && p.source === self && POS_OF[p.pos])
+      .map((p) => readSynset(POS_OF[p.pos]!, p.offset).words[p.target - 1]);
+  });
 }
 
 /** How many senses WordNet knows for a word as noun, verb and adjective together (0 when unknown): how vague the word is. */
