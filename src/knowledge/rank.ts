@@ -121,7 +121,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     let covered = 0;
     let total = 0;
     let bm25 = 0;
-    const strength = !want ? 0 : want === 'person' && holdsType(c.lastHeading, want) ? 1 : typeStrength(c.sentence, want);
+    // A place the site does not know ("in Seattle?") is answered by wherever the business is: any place named counts in full.
+    const strength = !want ? 0 : (want === 'person' && holdsType(c.lastHeading, want)) || (!q.want && holdsType(c.sentence, want)) ? 1 : typeStrength(c.sentence, want);
     const typed = strength > 0;
     q.terms.forEach((t, j) => {
       if (missing[j]) return;
