@@ -195,7 +195,7 @@ export function analyzeQuestion(asked: string): Question {
     terms.push({
       word, stem: s, alternatives, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
       senses: proper.has(word) ? 1 : senseCount(word),
-      ...(proper.has(after) && !proper.has(word) ? { namedBy: stem(after) } : {}),
+      ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });
   }
   return { text: asked, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(text)) };

@@ -48,7 +48,7 @@ interface Candidate {
 /** A word with many senses ("take": 44, "use": 13) says less of what is asked than a precise one ("refund": 3). */
 const vagueness = (senses: number) => (senses >= 12 ? 0.6 : senses >= 8 ? 0.8 : 1);
 
-const POST = /\/(blog|news|posts?|articles?|stories)\/[^/?#]+/i;
+const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
   const df = new Map<string, number>();
@@ -133,7 +133,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     });
     let score = total ? covered / total : 0;
     if (!relevant(i)) score *= 0.3;
-    // A blog post talks about other places and other people's prices: the business's own pages come first.
+    // A blog or news post talks about other places and other people's prices: the business's own pages come first
+    // (not "articles": help centres keep their answers there).
     if (POST.test(c.chunk.url)) score *= 0.9;
     if (want) score *= 0.5 + 0.5 * strength;
     return { c, score, bm25, typed };
