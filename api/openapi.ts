@@ -74,7 +74,10 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
     tags: [family.tag],
     ...(family.public ? { security: [] } : { 'x-permissions': def.permissions }),
     ...(params.length ? { parameters: params } : {}),
-    ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(def.body, components) } } } } : {}),
+    ...(def.body ? { requestBody: { required: true, content: {
+      'application/json': { schema: plain(def.body, components) },
+      ...(def.acceptsCsv ? { 'text/csv': { schema: { type: 'string', description: 'A header line naming the columns, then one line per row (RFC 4180)' } } } : {}),
+    } } } : {}),
     responses,
   };
 }

@@ -6,7 +6,7 @@ import type { Permission } from '../src/schemas/permissions.ts';
 import type { Principal } from '../src/auth/authenticator.ts';
 import { compileValidator, formatErrors, SHAPE_CHECKS, type FieldError } from '../src/validation.ts';
 import type { AppContext, AppDeps } from './context.ts';
-import { readJsonBody } from './middleware/body.ts';
+import { isCsvRequest, readCsvBody, readJsonBody } from './middleware/body.ts';
 import { nulCharacterErrors } from './json-scan.ts';
 import { requestLineErrors } from './url-text.ts';
 import { responseCheck } from './response-check.ts';
@@ -30,6 +30,8 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
   principal: Principal;
   deps: AppDeps;
   ctx: AppContext;
+  /** A `text/csv` body's text, on a route with `acceptsCsv` (the JSON body is then `{}` and not validated). */
+  csv?: string;
 }
 
 /**
@@ -52,6 +54,8 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   params?: P;
   query?: Q;
   body?: B;
+  /** Also takes a `text/csv` body (UTF-8, 1 MiB at most), handed to the handler as `csv`; the OpenAPI document lists it. */
+  acceptsCsv?: boolean;
   /** Every status a handler answers with, and its body's schema: the handler's return type is held to them. */
   responses: R;
   handler(input: HandlerInput<P, Q, B>): Promise<Reply<DeclaredBody<R>>>;
@@ -153,8 +157,10 @@ function compose(def: RouteDef, isPublic: boolean) {
       body: undefined as unknown,
       principal, deps: ctx.deps, ctx,
     };
-    const raw = await readJsonBody(ctx);
-    if (body) {
+    const csv = def.acceptsCsv && isCsvRequest(ctx) ? await readCsvBody(ctx) : undefined;
+    const raw = csv === undefined ? await readJsonBody(ctx) : undefined;
+    if (csv !== undefined) Object.assign(input, { csv, body: {} });
+    else if (body) {
       input.body = check(body, raw === undefined ? {} : raw);
       const nul = nulCharacterErrors(input.body);
       if (nul.length) throw validationError(nul);
@@ -177,7 +183,7 @@ function compose(def: RouteDef, isPublic: boolean) {
       checkIdempotencyKey(key);
       const canReplay = def.stillExists && ((body: unknown) => def.stillExists!({ deps: ctx.deps, principal, body }));
       reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, { orgId: principal.orgId, keyId: principal.keyId }, key,
-        fingerprint(ctx.deps.secrets, def.method, ctx.path, input.body), execute, canReplay);
+        fingerprint(ctx.deps.secrets, def.method, ctx.path, csv === undefined ? input.body : { csv }), execute, canReplay);
       if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
     } else {
       reply = await execute();

@@ -41,6 +41,16 @@ describe('answers a visitor reads', () => {
     expect(reply).toMatch(/^Day pass — Price: \$22; What you get: One visit, all day\.\nSource: http:\/\/127\.0\.0\.1:\d+\/pricing$/);
   });
 
+  it('a day inside a range ("Tuesday to Friday" holds Wednesday), and a street address for "where"', async () => {
+    expect(await ask('How late is Riverside open on a Wednesday?')).toMatch(/^Tuesday to Friday — Riverside: 6 am – 11 pm/);
+    expect(await ask('Where is the Riverside gym?')).toMatch(/^120 Mill Street, Portland, OR 97214\./);
+  });
+
+  it('words WordNet derives from each other ("rent" and "rental"), and "money back" read as a refund', async () => {
+    expect(await ask('How much does it cost to rent climbing shoes?')).toContain('$6');
+    expect(await ask('Can I get my money back on an annual membership?')).toMatch(/^Yes, annual memberships can be refunded within 14 days/);
+  });
+
   it('a person for "who", named in full from the heading', async () => {
     expect(await ask('Who teaches the lead climbing course?')).toContain('Maya Chen');
   });

@@ -18,6 +18,32 @@ function isJsonType(contentType: string): boolean {
   return essence === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(essence);
 }
 
+/** Whether the request sends a `text/csv` body. */
+export function isCsvRequest(ctx: AppContext): boolean {
+  return hasBody(ctx) && ctx.get('Content-Type').split(';')[0]!.trim().toLowerCase() === 'text/csv';
+}
+
+async function readBytes(ctx: AppContext, unreadable: 'invalid_json' | 'validation_error'): Promise<Buffer> {
+  try {
+    return await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, length: ctx.get('Content-Length') || undefined });
+  } catch (err) {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') throw new AppError(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`);
+    if (type === 'request.size.invalid' || type === 'request.aborted') throw new AppError(400, unreadable, 'the body could not be read');
+    throw err;
+  }
+}
+
+/** Reads a `text/csv` body as UTF-8 text (413 past 1 MiB; 400 `validation_error` when it is not UTF-8). */
+export async function readCsvBody(ctx: AppContext): Promise<string> {
+  const bytes = await readBytes(ctx, 'validation_error');
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw validationError([{ field: '', code: 'invalid_encoding', message: 'the CSV body is not valid UTF-8' }]);
+  }
+}
+
 /**
  * Reads and parses a JSON body: 415 for another media type, 413 past 1 MiB, 400 `invalid_json`
  * when it is not UTF-8 or does not parse, 400 `validation_error` (`too_deep`) when it nests deeper than
@@ -28,17 +54,7 @@ export async function readJsonBody(ctx: AppContext): Promise<unknown> {
   if (!isJsonType(ctx.get('Content-Type'))) {
     throw new AppError(415, 'unsupported_media_type', 'send the body as application/json');
   }
-  let bytes: Buffer;
-  try {
-    bytes = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, length: ctx.get('Content-Length') || undefined });
-  } catch (err) {
-    const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') throw new AppError(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`);
-    if (type === 'request.size.invalid' || type === 'request.aborted') {
-      throw new AppError(400, 'invalid_json', 'the body could not be read');
-    }
-    throw err;
-  }
+  const bytes = await readBytes(ctx, 'invalid_json');
   let text: string;
   try {
     text = UTF8.decode(bytes);

@@ -1,5 +1,7 @@
 import type { Db } from '../db/index.ts';
 import { deleteEmailInboxesOfAgent } from '../db/email-inboxes.ts';
+import { deleteDataTablesOfAgent } from '../db/data-tables.ts';
+import { deleteTrainingNotesOfAgent } from '../db/training-notes.ts';
 import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
 import { siteIdsOfAgent } from '../db/sites.ts';
 import { stopSiteWork, type KnowledgeDeps } from '../knowledge/sites.ts';
@@ -23,6 +25,9 @@ export const AGENT_DELETE_HOOKS: Record<string, AgentDeleteHook> = {
   // Bought numbers go back to the carrier (billing stops), imported ones are parked in the pool.
   phone_numbers: (tx, { agentId }) => detachAgentNumbers(tx, agentId),
   email_inboxes: async (tx, { agentId }) => { await deleteEmailInboxesOfAgent(tx, agentId); },
+  // What the business taught the agent: notes, and data tables with their rows (at most 20 × 10,000).
+  training_notes: async (tx, { agentId }) => { await deleteTrainingNotesOfAgent(tx, agentId); },
+  data_tables: async (tx, { agentId }) => { await deleteDataTablesOfAgent(tx, agentId); },
   // The agent's own sites (their rows go with the purge) and, with delete_kbs, the knowledge
   // bases no other live agent uses: their Schedules and running crawls stop after commit.
   knowledge: async (tx, { orgId, agentId, deleteKbs }) => {

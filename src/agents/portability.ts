@@ -6,12 +6,16 @@ import { findSipTrunk, findSipTrunkByHost } from '../db/sip-trunks.ts';
 import { deleteTransferRulesOfAgent, listTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceProfile, insertVoiceProfile } from '../db/voice-profiles.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
-import { MANIFEST_VERSION, type AgentManifest } from '../schemas/agent-manifest.ts';
+import { MANIFEST_ROW_BYTES, MANIFEST_VERSION, type AgentManifest } from '../schemas/agent-manifest.ts';
+import { DATA_TABLE_LIMITS } from '../schemas/data-tables.ts';
 import { applyPatch, readConfig, type ConfigObject } from '../domain/agent-config.ts';
 import { mergeTransferRule, transferRuleInput } from '../domain/transfer-rules.ts';
 import { insertTransferRule } from './transfer-rules.ts';
 import { checkAgentPatch } from './changes.ts';
 import { insertSite } from '../db/sites.ts';
+import { deleteTrainingNotesOfAgent, insertTrainingNotes, listTrainingNotes } from '../db/training-notes.ts';
+import { copyDataTables, insertDataTableWithRows, listDataRows, listDataTables } from '../db/data-tables.ts';
+import { duplicateColumns, typedJsonRow, type Cell } from '../domain/data-rows.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
 import { checkSiteUrl, type KnowledgeDeps } from '../knowledge/sites.ts';
 
@@ -29,7 +33,7 @@ async function copyTransferRules(tx: Db, orgId: string, fromAgentId: string, toA
 
 const copyName = (name: string) => (name.length > 193 ? name.slice(0, 193) : name) + ' (copy)';
 
-/** A new agent with the source's configuration and transfer rules (not its draft, inboxes or identity). */
+/** A new agent with the source's configuration, transfer rules, training notes and data tables (every row); not its draft, inboxes or identity. */
 export async function cloneAgent(sql: Sql, orgId: string, sourceId: string, opts: { name?: string | undefined }): Promise<Agent | null> {
   return sql.begin(async (tx) => {
     const source = await findAgentConfig(tx, orgId, sourceId);
@@ -40,12 +44,14 @@ export async function cloneAgent(sql: Sql, orgId: string, sourceId: string, opts
       status: agent.status === 'paused' ? 'paused' : 'active',
     });
     await copyTransferRules(tx, orgId, sourceId, clone.id);
+    await insertTrainingNotes(tx, orgId, clone.id, await listTrainingNotes(tx, sourceId));
+    await copyDataTables(tx, orgId, sourceId, clone.id);
     return clone;
   });
 }
 
 /**
- * Copies the source's configuration and transfer rules onto a sibling agent; the target keeps
+ * Copies the source's configuration, transfer rules and training notes onto a sibling agent; the target keeps
  * its identity, public key, status and domains. Null when the source is missing; a target that
  * is missing, another organization's or the source itself is 400 on `target_agent_id`.
  */
@@ -58,6 +64,9 @@ export async function promoteAgent(sql: Sql, orgId: string, sourceId: string, ta
     if (!target) throw validationError([{ field: 'target_agent_id', code: 'unknown_agent', message: 'target_agent_id must name an agent of this organization' }]);
     await deleteTransferRulesOfAgent(tx, targetId);
     await copyTransferRules(tx, orgId, sourceId, targetId);
+    // The notes are corrections of the configuration: the target's are replaced by the source's.
+    await deleteTrainingNotesOfAgent(tx, targetId);
+    await insertTrainingNotes(tx, orgId, targetId, await listTrainingNotes(tx, sourceId));
     return target;
   });
 }
@@ -86,7 +95,29 @@ export async function exportAgent(db: Db, orgId: string, id: string): Promise<Ag
     } : null,
     transfer_rules: rules,
     sites: agent.site_url ? [{ url: agent.site_url }] : [],
+    training_notes: (await listTrainingNotes(db, id)).map((n) => ({ question: n.question, answer: n.answer })),
+    data_tables: await exportedTables(db, id),
   };
+}
+
+/** The agent's tables with their rows, all tables sharing MANIFEST_ROW_BYTES of rows (as JSON); a table cut short says so. */
+async function exportedTables(db: Db, agentId: string): Promise<NonNullable<AgentManifest['data_tables']>> {
+  let budget = MANIFEST_ROW_BYTES;
+  const out: NonNullable<AgentManifest['data_tables']> = [];
+  for (const table of await listDataTables(db, agentId)) {
+    const rows: Record<string, Cell>[] = [];
+    for (const row of await listDataRows(db, table.id, DATA_TABLE_LIMITS.rowsPerTable)) {
+      const size = Buffer.byteLength(JSON.stringify(row)) + 1;
+      if (size > budget) break;
+      budget -= size;
+      rows.push(row);
+    }
+    out.push({
+      name: table.name, description: table.description, columns: table.columns, rows,
+      ...(rows.length < table.row_count ? { rows_truncated: true } : {}),
+    });
+  }
+  return out;
 }
 
 const prefixed = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ ...e, field: `${prefix}.${e.field}` }));
@@ -121,6 +152,19 @@ export async function importAgent(deps: KnowledgeDeps, orgId: string, manifest: 
       errors.push(...prefixed(`transfer_rules[${i}]`, checked.errors.filter((e) => !(e.field === 'sip_trunk_id' && ref))));
       rules.push(input);
     }
+    const tables = (manifest.data_tables ?? []).map((table, t) => {
+      errors.push(...prefixed(`data_tables[${t}]`, duplicateColumns(table.columns)));
+      const rows: Record<string, Cell>[] = [];
+      for (const [i, raw] of table.rows.entries()) {
+        const typed = typedJsonRow(table.columns, raw, i);
+        if ('error' in typed) {
+          errors.push(...prefixed(`data_tables[${t}]`, [typed.error]));
+          break;
+        }
+        rows.push(typed.row);
+      }
+      return { table, rows };
+    });
     if (errors.length) throw validationError(errors, `the manifest cannot be imported: ${errors[0]!.message}`);
 
     const profile = manifest.voice_profile ? await insertVoiceProfile(tx, orgId, manifest.voice_profile) : null;
@@ -132,6 +176,10 @@ export async function importAgent(deps: KnowledgeDeps, orgId: string, manifest: 
       name: manifest.agent.name, persona: manifest.agent.persona ?? null, voice: manifest.agent.voice ?? null, site_url: site, config,
     });
     for (const rule of rules) await insertTransferRule(tx, orgId, agent.id, rule);
+    await insertTrainingNotes(tx, orgId, agent.id, manifest.training_notes ?? []);
+    for (const { table, rows } of tables) {
+      await insertDataTableWithRows(tx, orgId, agent.id, { name: table.name, description: table.description ?? null, columns: table.columns }, rows);
+    }
     // Its website is queued and crawled exactly as on create: the crawl's end makes it active.
     if (site) await startCrawl(deps, tx, await insertSite(tx, orgId, { url: site, agentId: agent.id }));
     return agent;

@@ -9,6 +9,8 @@ import { contactFacts, mergeContactFacts, recordContactConversation } from '../d
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { emitEvent } from '../events/emit.ts';
 import { searchKnowledge } from '../knowledge/retrieval.ts';
+import { matchTrainingNotes } from '../knowledge/notes.ts';
+import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { AgentRuntime, RuntimeAgent, TranscriptMessage } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
@@ -167,7 +169,11 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
     agent: await runtimeAgent(deps.sql, agent), messages: history, captured: conversation.captured,
     contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
     language: conversation.language ?? 'en',
-  }, { searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }) });
+  }, {
+    searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
+    searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
+    lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+  });
   return deps.sql.begin(async (tx) => {
     const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
     if (!current || current.mode === 'human') return [];

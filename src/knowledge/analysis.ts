@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { synonyms } from './wordnet.ts';
+import { derivations, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -25,6 +25,10 @@ export interface QueryTerm {
   proper: boolean;
   /** A word that only says which kind of answer is wanted ("cost", "phone"): met by a sentence holding that kind. */
   typeWord: boolean;
+  /** How many senses WordNet gives the word: a vague verb ("use", "take", "start") tells less of what is asked. */
+  senses: number;
+  /** The stem of the name this word follows ("gym" in "the Riverside gym"): the word says what kind of thing the name is, so the name found finds it too. */
+  namedBy?: string;
 }
 
 export interface Question {
@@ -48,10 +52,18 @@ const DOMAIN_SYNONYMS = [
   ['start', 'found', 'establish'],
   ['hold', 'freeze', 'pause'],
   ['cv', 'resume'],
+  ['refund', 'reimburse', 'repay'],
+  ['discount', 'off', 'reduction'],
+];
+
+/** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
+const DOMAIN_PHRASES: [RegExp, string][] = [
+  [/\b(get|have|want) (my|our|the) money back\b|\bmoney back\b/gi, 'refund'],
+  [/\bsign(ing)?[- ]?up\b/gi, 'join'],
 ];
 
 const TYPE_WORDS: Record<AnswerType, string[]> = {
-  price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'rate', 'much'],
+  price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'rate', 'much', 'discount'],
   time: ['time', 'open', 'close', 'hour', 'late', 'early'],
   day: ['day', 'week'],
   when: ['time', 'day', 'date'],
@@ -67,33 +79,63 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
 export function answerType(question: string): AnswerType | null {
   const q = fold(question);
   if (/\bhow (long|fast|quickly|soon|far ahead|far in advance)\b|\bhow much notice\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
-  if (/\bhow much\b|\b(cost|price|charge|fee)s?\b|\bhow expensive\b/.test(q)) return 'price';
+  if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow expensive\b/.test(q)) return 'price';
   if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b/.test(q)) return 'phone';
   if (/\be-?mail (address)?\b|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
   if (/\bwho\b/.test(q)) return 'person';
   if (/\bwhere\b|\baddress\b|\blocated\b/.test(q)) return 'address';
   if (/\b(which|what) days?\b/.test(q)) return 'day';
   if (/\bwhat time\b|\bhow (late|early)\b|\b(opening|closing) (hours|times?)\b|\bat what times?\b/.test(q)) return 'time';
-  if (/\bwhen\b/.test(q)) return 'when';
+  // "when" asks for a time only as the question's word, not in "...when I take a class?".
+  if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';
   if (/\bhow (many|big|old)\b/.test(q)) return 'number';
   return null;
 }
 
 const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
 const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
+const STREET = /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b|\b[A-Z]{2}\s\d{5}\b/i;
+/** Where something is inside or around a building ("in the lot behind the building", "next to the café"). */
+const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs|inside|outside|near)\s+(the|our|a)\b|\b(on|in) the (lot|street|ground|first|second|top|basement|car park|parking)\b/i;
 const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
   price: (s) => /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?)\b|\bfree\b|\d+\s?%/i.test(s),
   time: (s) => CLOCK.test(s),
   day: (s) => WEEKDAY.test(s),
   when: (s) => CLOCK.test(s) || WEEKDAY.test(s) || MONTH.test(s) || /\b\d{4}\b/.test(s),
-  address: (s) => /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b/i.test(s)
-    || /\b[A-Z]{2}\s\d{5}\b/.test(s) || /\b(at|in)\s+(the\s+)?[A-Z][a-z]+/.test(s.slice(1)),
+  address: (s) => STREET.test(s) || /\b(at|in)\s+(the\s+)?[A-Z][a-z]+/.test(s.slice(1)) || PLACE.test(s),
   duration: (s) => /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i.test(s),
   phone: (s) => /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/.test(s),
   email: (s) => /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i.test(s),
   number: (s) => /\d/.test(s),
 };
+
+const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const DAY_RANGE = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|through|thru|until|till|[-–—])\s*(mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi;
+
+/** A text with its day ranges spelled out ("Tuesday to Friday" → "Tuesday Wednesday Thursday Friday"), so a day inside a range is found. */
+export function withDayRanges(text: string): string {
+  return text.replace(DAY_RANGE, (all, from: string, to: string) => {
+    const a = DAYS.findIndex((d) => d.startsWith(from.toLowerCase()));
+    const b = DAYS.findIndex((d) => d.startsWith(to.toLowerCase()));
+    if (a < 0 || b < 0 || a === b) return all;
+    const days: string[] = [];
+    for (let i = a; days.length < 7; i = (i + 1) % 7) {
+      days.push(DAYS[i]!);
+      if (i === b) break;
+    }
+    return `${all} (${days.join(' ')})`;
+  });
+}
+
+/**
+ * How surely a sentence holds an answer of that kind, 0 to 1: a street address is sure, a
+ * place named in passing ("in Portland") half so.
+ */
+export function typeStrength(sentence: string, type: AnswerType): number {
+  if (!holdsType(sentence, type)) return 0;
+  return type === 'address' && !STREET.test(sentence) ? 0.25 : 1;
+}
 
 /** Whether a sentence holds an answer of that kind. */
 export function holdsType(sentence: string, type: AnswerType): boolean {
@@ -127,7 +169,8 @@ const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|
 const QUESTION_NOISE = new Set(['information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
-export function analyzeQuestion(text: string): Question {
+export function analyzeQuestion(asked: string): Question {
+  const text = DOMAIN_PHRASES.reduce((t, [re, word]) => t.replace(re, word), asked);
   const want = answerType(text);
   const typeWords = new Set((want ? TYPE_WORDS[want] : []).map(stem));
   // Names: capitalised words that do not start the question or a sentence in it.
@@ -135,18 +178,25 @@ export function analyzeQuestion(text: string): Question {
   for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0) proper.add(fold(m[1]!));
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
+  let previous = '';
   for (const word of words(text)) {
+    const after = previous;
+    previous = word;
     if (STOPWORDS.has(word) || QUESTION_NOISE.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
     const s = stem(word);
     if (seen.has(s)) continue;
     seen.add(s);
     const synonymWords = new Set<string>();
     for (const group of DOMAIN_SYNONYMS) if (group.some((g) => stem(g) === s)) for (const g of group) synonymWords.add(g);
-    if (!proper.has(word)) for (const syn of synonyms(word)) synonymWords.add(syn);
+    if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word)]) synonymWords.add(syn);
     synonymWords.delete(word);
     const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));
     alternatives.delete(s);
-    terms.push({ word, stem: s, alternatives, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s) });
+    terms.push({
+      word, stem: s, alternatives, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
+      senses: proper.has(word) ? 1 : senseCount(word),
+      ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
+    });
   }
-  return { text, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(text)) };
+  return { text: asked, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(text)) };
 }

@@ -33,21 +33,33 @@ function loadIndexes(): Map<Pos, Map<string, string[]>> {
   return indexes;
 }
 
-function synsetWords(pos: Pos, offset: string): string[] {
+interface Synset { words: string[]; pointers: { symbol: string; offset: string; pos: string; source: number; target: number }[] }
+
+const POS_OF: Record<string, Pos | undefined> = { n: 'noun', v: 'verb', a: 'adj', s: 'adj' };
+
+function readSynset(pos: Pos, offset: string): Synset {
   const fd = openSync(join(dictPath, `data.${pos}`), 'r');
   try {
-    const buf = Buffer.alloc(2048);
+    const buf = Buffer.alloc(8192);
     const n = readSync(fd, buf, 0, buf.length, Number(offset));
     const f = buf.subarray(0, n).toString('latin1').split('\n')[0]!.split(' ');
-    // offset lex_filenum ss_type w_cnt (hex) word lex_id [word lex_id...] ...
+    // offset lex_filenum ss_type w_cnt (hex) word lex_id [word lex_id...] p_cnt [symbol offset pos source/target...] ...
     const count = parseInt(f[3]!, 16);
     const words: string[] = [];
     for (let i = 0; i < count; i += 1) words.push(f[4 + 2 * i]!.replace(/\(.*\)$/, '').toLowerCase());
-    return words;
+    const at = 4 + 2 * count;
+    const pointers: Synset['pointers'] = [];
+    for (let i = 0; i < Number(f[at]); i += 1) {
+      const [symbol, target, p, st] = f.slice(at + 1 + 4 * i, at + 5 + 4 * i);
+      if (!symbol || !target || !p || !st) break;
+      pointers.push({ symbol, offset: target, pos: p, source: parseInt(st.slice(0, 2), 16), target: parseInt(st.slice(2), 16) });
+    }
+    return { words, pointers };
   } finally {
     closeSync(fd);
   }
 }
+
 
 /** The forms WordNet may list a word under: itself, then without a regular inflection. */
 function baseForms(word: string): string[] {
@@ -61,11 +73,12 @@ function baseForms(word: string): string[] {
 }
 
 /**
- * Single-word synonyms of `word` in its `senses` most frequent senses as a noun, verb and
- * adjective (WordNet orders senses by frequency in its tagged corpus), the word itself left out.
+ * The words `related` finds in each of the `senses` most frequent synsets of `word` as a noun,
+ * verb and adjective (WordNet orders senses by frequency in its tagged corpus), under the first
+ * of its base forms that yields any; single words only, the word itself left out. Cached.
  */
-export function synonyms(word: string, senses = 2): string[] {
-  const key = `${word}:${senses}`;
+function senseWords(kind: string, word: string, senses: number, related: (synset: Synset, form: string) => (string | undefined)[]): string[] {
+  const key = `${kind}${word}:${senses}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const out = new Set<string>();
@@ -73,7 +86,7 @@ export function synonyms(word: string, senses = 2): string[] {
   for (const form of baseForms(word.toLowerCase())) {
     for (const pos of POS) {
       for (const offset of idx.get(pos)!.get(form)?.slice(0, senses) ?? []) {
-        for (const w of synsetWords(pos, offset)) if (!w.includes('_') && w !== form && w !== word) out.add(w);
+        for (const w of related(readSynset(pos, offset), form)) if (w && !w.includes('_') && w !== form && w !== word) out.add(w);
       }
     }
     if (out.size) break;
@@ -81,4 +94,32 @@ export function synonyms(word: string, senses = 2): string[] {
   const list = [...out];
   cache.set(key, list);
   return list;
+}
+
+/** Single-word synonyms of `word` in its `senses` most frequent senses. */
+export function synonyms(word: string, senses = 2): string[] {
+  return senseWords('=', word, senses, (synset) => synset.words);
+}
+
+/**
+ * Words WordNet derives from `word` or `word` from them, in its `senses` most frequent senses
+ * ("rent" → "rental", "refundable" → "refund", "train" → "training"): its derivationally related
+ * forms, the same idea in another part of speech.
+ */
+export function derivations(word: string, senses = 3): string[] {
+  return senseWords('+', word, senses, (synset, form) => {
+    const self = synset.words.indexOf(form) + 1;
+    return synset.pointers.filter((p) => p.symbol === '+' && p.source === self && POS_OF[p.pos])
+      .map((p) => readSynset(POS_OF[p.pos]!, p.offset).words[p.target - 1]);
+  });
+}
+
+/** How many senses WordNet knows for a word as noun, verb and adjective together (0 when unknown): how vague the word is. */
+export function senseCount(word: string): number {
+  const idx = loadIndexes();
+  for (const form of baseForms(word.toLowerCase())) {
+    const n = POS.reduce((sum, pos) => sum + (idx.get(pos)!.get(form)?.length ?? 0), 0);
+    if (n) return n;
+  }
+  return 0;
 }

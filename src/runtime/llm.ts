@@ -114,6 +114,7 @@ async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnD
   const ctx = parseContext(agent, input.language, deps.now());
   const messages: ChatCompletionMessageParam[] = [
     { role: 'system', content: systemPrompt(agent, input, captured) },
+    ...await authoritativeContext(input, tools, toolCalls, deps.now),
     ...history(input.messages),
   ];
   const declared = toolDeclarations(agent.data_schema ?? []);
@@ -139,6 +140,31 @@ async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnD
   }
   // A model that never says anything still leaves the visitor an honest answer.
   return { replies: [content ?? dontKnowReply(lang, agent.can_transfer)], toolCalls, captured };
+}
+
+/**
+ * What the business said itself, for the visitor's last message: the training notes that ask
+ * what it asks and the data-table row it names, as a system message the model must follow ahead
+ * of anything search_knowledge returns. Empty when nothing matches.
+ */
+async function authoritativeContext(input: TurnInput, tools: RuntimeTools, toolCalls: ToolCall[], now: () => Date): Promise<ChatCompletionMessageParam[]> {
+  const last = [...input.messages].reverse().find((m) => m.role === 'visitor' || m.role === 'caller');
+  const query = last?.text.replace(/\s+/g, ' ').trim().slice(0, 500);
+  if (!query) return [];
+  const notes = tools.searchNotes ? await tools.searchNotes(query) : [];
+  const row = tools.lookupRows ? await tools.lookupRows(query) : null;
+  const lines: string[] = [];
+  if (notes.length) {
+    toolCalls.push({ name: 'search_training_notes', args: { query, note_question: notes[0]!.question }, ts: now().toISOString() });
+    lines.push('Training notes from the business: authoritative. When the visitor asks what a note asks, answer with the note\'s answer, '
+      + 'ahead of and instead of anything search_knowledge returns, and cite no source for it:',
+    ...notes.map((n) => `- Q: ${n.question}\n  A: ${n.answer}`));
+  }
+  if (row) {
+    toolCalls.push({ name: 'lookup_data_tables', args: { query, table: row.table }, ts: now().toISOString() });
+    lines.push(`From the business's data table "${row.table}" (authoritative, no source to cite): ${row.text}`);
+  }
+  return lines.length ? [{ role: 'system', content: lines.join('\n') }] : [];
 }
 
 /** Runs one tool call locally; the result goes back to the model as the tool message. */

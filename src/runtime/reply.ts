@@ -120,6 +120,21 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
   }
 
   const query = withoutEmails(text).replace(/\s+/g, ' ').trim().slice(0, 500);
+  // What the business taught the agent comes first, as it wrote it, with no source link.
+  const notes = tools.searchNotes ? await tools.searchNotes(query) : [];
+  if (notes[0]) {
+    record('search_training_notes', { query, note_question: notes[0].question });
+    parts.push(notes[0].answer.trim());
+    followUp(null);
+    return done();
+  }
+  const row = tools.lookupRows ? await tools.lookupRows(query) : null;
+  if (row) {
+    record('lookup_data_tables', { query, table: row.table });
+    parts.push(row.text);
+    followUp(null);
+    return done();
+  }
   record('search_knowledge', { query });
   const answer = composeAnswer(query, await tools.searchKnowledge(query, 5));
   if (answer) {

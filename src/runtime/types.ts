@@ -1,4 +1,6 @@
 import type { Passage } from '../knowledge/retrieval.ts';
+import type { NoteMatch } from '../knowledge/notes.ts';
+import type { RowAnswer } from '../knowledge/rows.ts';
 import type { DataField } from '../schemas/agents.ts';
 import type { CriterionResult, MessageRole, Outcome, ToolCall, TranscriptMessage, Verdict } from '../schemas/conversations.ts';
 
@@ -30,6 +32,10 @@ export interface RuntimeAgent {
 export interface RuntimeTools {
   /** Ranked passages of the agent's knowledge (its site and knowledge bases) with their page URLs. */
   searchKnowledge(query: string, limit?: number): Promise<Passage[]>;
+  /** The agent's training notes that ask what the query asks (same retrieval and threshold), best first: answered ahead of the site. */
+  searchNotes?(query: string): Promise<NoteMatch[]>;
+  /** The answer from the data-table row the query names, or null when it names none. */
+  lookupRows?(query: string): Promise<RowAnswer | null>;
 }
 
 export interface TurnInput {

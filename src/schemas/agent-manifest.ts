@@ -3,6 +3,15 @@ import { Nullable, Timestamp, Uuid } from './common.ts';
 import { AgentName, AgentPatchProps, SiteUrl } from './agents.ts';
 import { TransferRuleCreateSchema } from './transfer-rules.ts';
 import { VoiceProfileCreateSchema } from './voice-profiles.ts';
+import { TrainingNoteCreateSchema } from './training-notes.ts';
+import { DataTableCreateSchema, DATA_TABLE_LIMITS, RowData } from './data-tables.ts';
+
+/**
+ * Data-table rows an export carries, all tables together, measured as JSON: past it, a table's
+ * later rows are left out (and the table says so), so that the manifest stays under the 1 MiB
+ * body an import accepts. Clone copies every row.
+ */
+export const MANIFEST_ROW_BYTES = 512 * 1024;
 
 /** The manifest format this service writes and reads; an import of another version is refused. */
 export const MANIFEST_VERSION = 1;
@@ -45,6 +54,12 @@ export const AgentManifestSchema = Type.Object({
   voice_profile: Type.Optional(Nullable(Type.Object({ name: profileName, ...profileProps }, { additionalProperties: false }))),
   transfer_rules: Type.Array(ManifestRule, { maxItems: 200 }),
   sites: Type.Array(Type.Object({ url: SiteUrl }, { additionalProperties: false }), { maxItems: 50, description: 'URLs of the websites the agent learns from' }),
+  training_notes: Type.Optional(Type.Array(Type.Object(TrainingNoteCreateSchema.properties, { additionalProperties: false }), { maxItems: 500, description: 'The agent\'s training notes, oldest first' })),
+  data_tables: Type.Optional(Type.Array(Type.Object({
+    ...DataTableCreateSchema.properties,
+    rows: Type.Array(RowData, { maxItems: DATA_TABLE_LIMITS.rowsPerTable, description: 'The rows, in order' }),
+    rows_truncated: Type.Optional(Type.Boolean({ description: `True when the export left later rows out (all tables share ${MANIFEST_ROW_BYTES / 1024} KiB of rows)` })),
+  }, { additionalProperties: false }), { maxItems: DATA_TABLE_LIMITS.tablesPerAgent, description: 'The agent\'s data tables with their rows' })),
 }, { $id: 'AgentManifest', additionalProperties: false, description: 'A versioned, portable agent: POST it to /agents/import' });
 export type AgentManifest = Static<typeof AgentManifestSchema>;
 

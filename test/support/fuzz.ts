@@ -181,6 +181,7 @@ export function validValue(s: Schema): fc.Arbitrary<Json> {
     case 'null': return fc.constant(null);
     case 'boolean': return fc.boolean();
     case 'integer': return fc.integer({ min: s.minimum ?? -1_000_000, max: s.maximum ?? 1_000_000 });
+    case 'number': return fc.double({ min: s.minimum ?? -1e9, max: s.maximum ?? 1e9, noNaN: true, noDefaultInfinity: true });
     case 'string': return validString(s);
     case 'array': {
       const maxLength = Math.min(s.maxItems ?? 5, 5);
