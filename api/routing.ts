@@ -51,6 +51,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   userToken?: boolean;
   /** Permissions that depend on the validated request, e.g. `delete_kbs=true`. */
   extraPermissions?: (input: { query: Static<Q>; body: Static<B> }) => Permission[];
+  /**
+   * Rules on the validated request that no schema can say, thrown as their own 400 (e.g.
+   * `use_assign_endpoint`): checked with validation, so before the path's resource is looked up (400 before 404).
+   */
+  refuseRequest?: (input: { query: Static<Q>; body: Static<B> }) => void;
   params?: P;
   query?: Q;
   body?: B;
@@ -169,6 +174,7 @@ function compose(def: RouteDef, isPublic: boolean) {
       throw validationError([{ field: '', code: 'unexpected_body', message: 'this endpoint takes no body' }]);
     }
     if (!isPublic) for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
+    def.refuseRequest?.(input as never);
     // A path id that is not even well-formed names nothing: 404, as for an unknown one.
     if (params && !params(ctx.params)) throw new AppError(404, 'not_found', 'resource not found');
 

@@ -223,7 +223,7 @@ describe('agents and widgets learn their website', () => {
     const norecrawl = await api.post(`/api/v1/widgets/${(await api.post(`${REST}/agents`, { name: 'No site' })).body.public_key}/recrawl`);
     expect(norecrawl.status).toBe(409);
     expect(norecrawl.body.code).toBe('invalid_state');
-  });
+  }, 120_000);
 });
 
 describe('sites API', () => {
@@ -298,7 +298,7 @@ describe('sites API', () => {
     } finally {
       await strict.stop();
     }
-  });
+  }, 120_000);
 });
 
 describe('knowledge bases', () => {

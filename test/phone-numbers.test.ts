@@ -118,6 +118,9 @@ describe('phone numbers', () => {
     let before = await snapshot(api, { numberId: first.id });
     expectProblem(await api.post(N, { widget_id: agent.id }), 409, 'agent_has_active_number');
     expectProblem(await api.patch(`${N}/${first.id}`, { widget_id: agent.id }), 400, 'use_assign_endpoint');
+    // 400 before 404: the request is refused before its path is looked up (an unknown or malformed id).
+    expectProblem(await api.patch(`${N}/${randomUUID()}`, { widget_id: 0 }), 400, 'use_assign_endpoint');
+    expectProblem(await api.patch(`${N}/%20`, { widget_id: null }), 400, 'use_assign_endpoint');
     expectProblem(await api.post(`${N}/import`, { phone_number: first.phone_number }), 409, 'phone_number_exists');
     expect(await snapshot(api, { numberId: first.id })).toEqual(before);
 

@@ -6,7 +6,7 @@ import {
   PhoneNumberListQuery, PhoneNumberListSchema, PhoneNumberPatchSchema, PhoneNumberSchema,
 } from '../../src/schemas/phone-numbers.ts';
 import {
-  assignPhoneNumber, buyPhoneNumber, importPhoneNumber, patchPhoneNumber, releasePhoneNumber, unassignPhoneNumber,
+  assignPhoneNumber, buyPhoneNumber, importPhoneNumber, patchPhoneNumber, refuseWidgetIdPatch, releasePhoneNumber, unassignPhoneNumber,
 } from '../../src/telephony/numbers.ts';
 import { AppError } from '../../src/errors.ts';
 import { CarrierError } from '../../src/telephony/carrier.ts';
@@ -82,6 +82,7 @@ export const phoneNumbersFamily: RouteFamily = {
       description: 'Enabling SMS configures the inbound-SMS webhook with the carrier: when it refuses, 502 `carrier_error` and nothing changes. '
         + '`widget_id` is 400 `use_assign_endpoint`: use POST /phone-numbers/:id/assign.',
       permissions: ['phone_numbers.write'], params: IdParams, body: PhoneNumberPatchSchema,
+      refuseRequest: ({ body }) => refuseWidgetIdPatch(body),
       responses: { 200: { description: 'The number', schema: PhoneNumberSchema } },
       async handler({ params, body, principal, deps }) {
         return { status: 200, body: await patchPhoneNumber(deps, principal.orgId, params.id, body) };

@@ -116,11 +116,16 @@ function refuseReleased(number: PhoneNumberRecord): void {
   if (number.status === 'released') throw new AppError(409, 'invalid_state', 'this number has been released');
 }
 
-/** PATCH: flags and name. Turning SMS on or off reconfigures the carrier first (502 and nothing changed when it refuses). */
-export async function patchPhoneNumber(deps: TelephonyDeps, orgId: string, id: string, patch: PhoneNumberPatch): Promise<PhoneNumber> {
+/** A PATCH may not carry `widget_id`: 400 `use_assign_endpoint`, whatever its value and whether or not the number exists. */
+export function refuseWidgetIdPatch(patch: PhoneNumberPatch): void {
   if (patch.widget_id !== undefined) {
     throw new AppError(400, 'use_assign_endpoint', 'widget_id cannot be changed by PATCH: use POST /phone-numbers/:id/assign (or /unassign)');
   }
+}
+
+/** PATCH: flags and name. Turning SMS on or off reconfigures the carrier first (502 and nothing changed when it refuses). */
+export async function patchPhoneNumber(deps: TelephonyDeps, orgId: string, id: string, patch: PhoneNumberPatch): Promise<PhoneNumber> {
+  refuseWidgetIdPatch(patch);
   return deps.sql.begin(async (tx) => {
     const number = await lockedNumber(tx, orgId, id);
     const fields: Parameters<typeof updatePhoneNumber>[2] = {};
