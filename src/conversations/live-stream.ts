@@ -84,16 +84,19 @@ export async function openLiveStream(deps: { sql: Sql; hub: LiveHub }, opts: {
   };
   // Subscribed before the replay is read, so nothing committed in between is missed.
   const unsubscribe = deps.hub.subscribe(opts.orgId, (event) => (replaying ? pending.push(event) : write(event)));
-  const heartbeat = setInterval(() => out.write(': heartbeat\n\n'), opts.heartbeatSeconds * 1000);
-  const stop = setTimeout(() => out.end(), opts.maxSeconds * 1000);
+  // A comment line every heartbeatSeconds keeps proxies from closing a quiet stream (one chained timer per stream).
   let done = false;
+  let heartbeat: NodeJS.Timeout;
+  const beat = () => { heartbeat = setTimeout(() => { if (done) return; out.write(': heartbeat\n\n'); beat(); }, opts.heartbeatSeconds * 1000); };
+  beat();
+  const stop = setTimeout(() => out.end(), opts.maxSeconds * 1000);
   const forgetCloser = deps.hub.onClose(() => out.end());
   const finish = () => {
     if (done) return;
     done = true;
     unsubscribe();
     forgetCloser();
-    clearInterval(heartbeat);
+    clearTimeout(heartbeat);
     clearTimeout(stop);
   };
   out.on('close', finish);
