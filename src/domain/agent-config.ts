@@ -87,7 +87,8 @@ function validTimeZone(tz: string): boolean {
  */
 export function normalizePatch(input: AgentPatch): { patch: AgentPatch; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const out = wellFormed(input) as Record<string, unknown>;
+  // Lone surrogates never reach here: request bodies are made well-formed at the door (api/middleware/body.ts).
+  const out: Record<string, unknown> = { ...input };
   const patch = out as AgentPatch;
   if (patch.domains) {
     const hosts: string[] = [];
@@ -136,24 +137,6 @@ function mergeObject(current: unknown, changes: Record<string, unknown>, nullRem
     else setOwn(out, key, value);
   }
   return out;
-}
-
-/**
- * Text in jsonb must be valid Unicode: a lone surrogate becomes U+FFFD, as it does on its way
- * into a text column (name, persona), rather than failing the write.
- */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const fixText = (text: string) => text.replace(LONE_SURROGATE, '\ufffd');
-
-function wellFormed(value: unknown): unknown {
-  if (typeof value === 'string') return fixText(value);
-  if (Array.isArray(value)) return value.map(wellFormed);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) setOwn(out, fixText(key), wellFormed(item));
-    return out;
-  }
-  return value;
 }
 
 /** The agent's basics and configuration after applying a (normalized) patch. */
