@@ -1,8 +1,10 @@
 import { continueAsNew, log, proxyActivities } from '@temporalio/workflow';
 import type { PurgeActivities } from '../activities/purge.ts';
 
+// A batch is a bounded delete that takes well under a second. Its timeout is also how long the
+// purge waits before retrying a batch whose worker vanished mid-task, so it is kept short.
 const { listAgentPurgeSteps, purgeAgentBatch, deleteAgentRecord } = proxyActivities<PurgeActivities>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
 });
 
