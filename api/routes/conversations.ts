@@ -95,7 +95,8 @@ export const conversationsFamily: RouteFamily = {
     route({
       method: 'POST', path: '/conversations/:id/advisor', operationId: 'advise_conversation', summary: 'Act on a live conversation as a member',
       description: '`take_over` (the agent stops answering; the visitor sees the member join), `hand_back`, `assign {user_email}`, '
-        + '`mark_read`, `reply {text}` (in human mode only; the visitor sees it with role `human_agent`). Needs a user-scoped `ut_` '
+        + '`mark_read`, `reply {text}` (in human mode only; the visitor sees it with role `human_agent`; mailed in an email conversation, '
+        + 'texted through the carrier in an SMS one: 502 `carrier_error` and nothing recorded when the carrier refuses). Needs a user-scoped `ut_` '
         + 'token (403 `user_token_required` otherwise). A departed visitor (ended, or silent past the inactivity limit) and a voice '
         + 'conversation are 409 `not_claimable`. Each action but `mark_read` is recorded as a `system` message.',
       permissions: ['conversations.write'], userToken: true, params: IdParams, body: AdvisorActionSchema,
