@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import twilio from 'twilio';
 import { createLlmRuntime } from '../src/runtime/llm.ts';
 import { createOfflineRuntime } from '../src/runtime/offline.ts';
 import type { AgentRuntime, RuntimeAgent, TranscriptMessage, TransferCandidate } from '../src/runtime/types.ts';
@@ -150,5 +152,40 @@ describe('through the service with LLM_BASE_URL', () => {
     const hours = await converse(agent.public_key, 'No refund needed, what are your hours?');
     expect(hours.requests).toHaveLength(2);
     expect(hours.replies.map((m) => m.text)).toEqual(['From the model.']);
+  });
+
+  it('on a call, the model decides the transfer: <Dial> to the rule the model named, else the model\'s answer in <Say>', async () => {
+    const org = await newOrg(svc);
+    const agent = await newAgent(org.api, { name: 'Phone ledger' });
+    const rule = await org.api.post(`/api/v1/rest/agents/${agent.id}/transfer-rules`, {
+      name: 'Billing', condition: 'Caller asks about a refund or an invoice', destination_phone: '+14155550188', transfer_type: 'cold', ring_timeout_seconds: 20,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    const bought = await org.api.post('/api/v1/rest/phone-numbers', { widget_id: agent.id, force: true });
+    expect(bought.status, bought.text).toBe(201);
+    decide = (request) => (/charged twice/.test(request.body.messages.at(-1).content as string)
+      ? { toolCalls: [{ name: 'transfer_to_human', args: { rule_id: rule.body.id } }] } : { content: 'none' });
+    // Signed with the sandbox carrier's token: this service has no TWILIO_AUTH_TOKEN.
+    const voice = async (params: Record<string, string>) => {
+      const url = `${svc.url}/api/v1/carrier/twilio/voice`;
+      const res = await fetch(url, {
+        method: 'POST', body: new URLSearchParams(params).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(svc.config.SANDBOX_SIGNING_TOKEN, url, params) },
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const call1 = { CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550143', To: bought.body.phone_number as string };
+    expect(await voice(call1)).toContain('<Gather input="speech"');
+    const from = llm.requests.length;
+    const transferred = await voice({ ...call1, SpeechResult: 'I was charged twice this month' });
+    expect(transferred).toMatch(/<Dial[^>]*timeout="20"[^>]*>\s*(<Number[^>]*>)?\+14155550188/);
+    expect(llm.requests.slice(from).map((r) => r.body.tools?.[0]?.function?.name)).toEqual(['transfer_to_human']);
+
+    const call2 = { CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550144', To: bought.body.phone_number as string };
+    await voice(call2);
+    const answered = await voice({ ...call2, SpeechResult: 'No refund needed, when do you open?' });
+    expect(answered).not.toContain('<Dial');
+    expect(answered).toContain('From the model.');
   });
 });
