@@ -3,7 +3,6 @@ import { Email, ListEnvelope, Nullable, PageQueryProps, StringEnum, Timestamp, U
 
 export const REPORT_FORMATS = ['document', 'presentation', 'raw'] as const;
 export const REPORT_FREQUENCIES = ['manual', 'daily', 'weekly', 'monthly'] as const;
-export type ReportFrequency = (typeof REPORT_FREQUENCIES)[number];
 export const DATA_CATEGORIES = ['volume', 'goals', 'outcomes', 'intents', 'contacts', 'calls', 'usage'] as const;
 export type DataCategory = (typeof DATA_CATEGORIES)[number];
 export const RUN_STATUSES = ['generating', 'succeeded', 'failed'] as const;
