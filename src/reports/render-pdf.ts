@@ -51,7 +51,8 @@ export function drawChart(doc: PDFKit.PDFDocument, chart: Section['chart'], box:
   doc.fillColor(MUTED).fontSize(6.5);
   chart.labels.forEach((label, i) => {
     if (i % every !== 0) return;
-    doc.text(label.length > 14 ? `${label.slice(0, 13)}…` : label, plot.x + i * slot, plot.y + plot.h + 4, { width: slot * every, align: 'center', lineBreak: false });
+    const fits = Math.max(4, Math.floor((slot * every) / 3.4));
+    doc.text(label.length > fits ? `${label.slice(0, fits - 1)}…` : label, plot.x + i * slot, plot.y + plot.h + 4, { width: slot * every, align: 'center', lineBreak: false });
   });
   doc.moveTo(plot.x, plot.y + plot.h).lineTo(plot.x + plot.w, plot.y + plot.h).lineWidth(0.8).strokeColor(MUTED).stroke();
   if (legendH) {
