@@ -10,7 +10,9 @@
  * through `POST /reports/:id/run`, and polls until it has succeeded (mailed as an .eml file).
  *
  * Prints per format: the wall time from the POST to `succeeded`, the artifact's size, and the
- * service process's resident memory when idle and at its peak. Target: each <= 5 s and <= 300 MB.
+ * service process's resident memory: idle (after its start-up collections), the highest sampled
+ * every 50 ms during the run, the run's increase over idle, and the kernel's high-water mark since
+ * the process started (start-up included). Target: each <= 5 s and <= 300 MB.
  *
  * Environment: BENCH_CONVERSATIONS (1000000), TEST_PG_URL (PostgreSQL server, default
  * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer).
@@ -97,10 +99,12 @@ async function main(): Promise<void> {
     where org_id = ${org.orgId} and started_at >= ${period.start} and started_at < ${period.end}`;
   say(`Period: ${period.start.toISOString().slice(0, 10)} to ${period.end.toISOString().slice(0, 10)} (${inPeriod.toLocaleString('en')} conversations)`);
 
-  const rows: string[][] = [['format', 'wall s', 'artifact KB', 'idle RSS MB', 'peak RSS MB', `<= ${TARGET_SECONDS} s and <= ${TARGET_MB} MB`]];
+  const rows: string[][] = [['format', 'wall s', 'artifact KB', 'idle RSS MB', 'run peak RSS MB', 'run delta MB', 'VmHWM MB', `<= ${TARGET_SECONDS} s and <= ${TARGET_MB} MB`]];
   for (const format of ['document', 'presentation', 'raw'] as const) {
     const dataDir = await mkdtemp(join(tmpdir(), 'ams-bench-reports-'));
     const service = await startServiceProcess({ databaseUrl, temporalAddress, env: { DATA_DIR: dataDir } });
+    // The service collects its start-up garbage 3 s and 8 s after it is ready (src/infra/heap.ts): idle is after that.
+    await new Promise((r) => setTimeout(r, 9_000));
     const idle = memoryOf(service.pid);
     const report = await api(service.url, org.token, 'POST', '/api/v1/rest/reports', {
       name: `Bench ${format}`, data_categories: [...DATA_CATEGORIES], format, frequency: 'manual', recipients: ['owner@example.com'],
@@ -110,18 +114,21 @@ async function main(): Promise<void> {
       period_start: period.start.toISOString(), period_end: period.end.toISOString(),
     });
     let done: any;
+    let peakRss = idle?.rssMb ?? 0;
     for (;;) {
       done = await api(service.url, org.token, 'GET', `/api/v1/rest/reports/${report.id}/runs/${run.id}`);
+      peakRss = Math.max(peakRss, memoryOf(service.pid)?.rssMb ?? 0);
       if (done.status !== 'generating') break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const seconds = (performance.now() - started) / 1000;
     if (done.status !== 'succeeded') throw new Error(`${format} run ${done.status}: ${done.error}`);
-    const peak = memoryOf(service.pid);
+    const since = memoryOf(service.pid);
     const [{ size }] = await sql<[{ size: number }]>`select octet_length(artifact) as size from report_runs where id = ${run.id}`;
     await service.stop();
-    const met = seconds <= TARGET_SECONDS && (peak?.peakRssMb ?? Infinity) <= TARGET_MB;
-    rows.push([format, seconds.toFixed(2), (size / 1024).toFixed(0), idle?.rssMb.toFixed(0) ?? '?', peak?.peakRssMb.toFixed(0) ?? '?', met ? 'met' : 'MISSED']);
+    const met = seconds <= TARGET_SECONDS && peakRss <= TARGET_MB;
+    rows.push([format, seconds.toFixed(2), (size / 1024).toFixed(0), idle?.rssMb.toFixed(0) ?? '?', peakRss.toFixed(0), (peakRss - (idle?.rssMb ?? 0)).toFixed(0),
+      since?.peakRssMb.toFixed(0) ?? '?', met ? 'met' : 'MISSED']);
     say(`  ${format}: ${seconds.toFixed(2)} s`);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -16,11 +16,50 @@ function inScope(db: Db, s: Scope) {
   return db`c.org_id = ${s.orgId} and c.started_at >= ${s.start} and c.started_at < ${s.end} and not c.is_simulated ${agents}`;
 }
 
-export async function volumeRows(db: Db, s: Scope): Promise<{ day: string; surface: string; agent_id: string; count: number }[]> {
-  return db<{ day: string; surface: string; agent_id: string; count: number }[]>`
-    select to_char(c.started_at at time zone ${s.timezone}, 'YYYY-MM-DD') as day, c.surface, c.agent_id, count(*)::int as count
-    from conversations c where ${inScope(db, s)}
-    group by 1, 2, 3 order by 1, 2, 3`;
+export interface ConversationFacts {
+  volume: { day: string; surface: string; agent_id: string; count: number }[];
+  outcomes: { outcome: string; count: number }[];
+  intents: { intent: string; count: number }[];
+  /** Per surface and outcome, with talk time in whole seconds (calls are the `phone` and `campaign` rows). */
+  surfaceOutcomes: { surface: string; outcome: string; count: number; talk_seconds: number }[];
+  ratings: { rating: number; count: number }[];
+}
+
+/**
+ * Volume, outcomes, intents, call outcomes and ratings in one pass over the period's conversations:
+ * one grouping set each (the rows of a set are told apart by `grouping()`'s bit mask).
+ */
+export async function conversationFacts(db: Db, s: Scope): Promise<ConversationFacts> {
+  const rows = await db<{ g: number; day: string; surface: string; agent_id: string; outcome: string; intent: string | null; rating: number | null; count: number; talk_seconds: string }[]>`
+    select grouping(day, surface, agent_id, outcome, intent, rating) as g, day, surface, agent_id, outcome, intent, rating,
+      count(*)::int as count, coalesce(sum(talk), 0)::bigint as talk_seconds
+    from (
+      select to_char(c.started_at at time zone ${s.timezone}, 'YYYY-MM-DD') as day, c.surface, c.agent_id,
+        coalesce(c.outcome, 'unknown') as outcome, nullif(c.intent, '') as intent, c.summary_rating::int as rating,
+        extract(epoch from (c.ended_at - c.started_at)) as talk
+      from conversations c where ${inScope(db, s)}
+    ) x
+    group by grouping sets ((day, surface, agent_id), (outcome), (intent), (surface, outcome), (rating))`;
+  // grouping() sets a bit, from the left (32) to the right (1), for each column NOT in the row's set.
+  const facts: ConversationFacts = { volume: [], outcomes: [], intents: [], surfaceOutcomes: [], ratings: [] };
+  for (const r of rows) {
+    if (r.g === 0b000111) facts.volume.push({ day: r.day, surface: r.surface, agent_id: r.agent_id, count: r.count });
+    else if (r.g === 0b111011) facts.outcomes.push({ outcome: r.outcome, count: r.count });
+    else if (r.g === 0b111101 && r.intent !== null) facts.intents.push({ intent: r.intent, count: r.count });
+    else if (r.g === 0b101011) facts.surfaceOutcomes.push({ surface: r.surface, outcome: r.outcome, count: r.count, talk_seconds: Math.round(Number(r.talk_seconds)) });
+    else if (r.g === 0b111110 && r.rating !== null) facts.ratings.push({ rating: r.rating, count: r.count });
+  }
+  const byCount = <T extends { count: number }>(key: (x: T) => string) => (a: T, b: T) => b.count - a.count || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  const tuple = (x: { day: string; surface: string; agent_id: string }) => [x.day, x.surface, x.agent_id];
+  facts.volume.sort((a, b) => {
+    const [x, y] = [tuple(a), tuple(b)];
+    for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+    return 0;
+  });
+  facts.outcomes.sort(byCount((x) => x.outcome));
+  facts.intents.sort(byCount((x) => x.intent));
+  facts.ratings.sort((a, b) => a.rating - b.rating);
+  return facts;
 }
 
 export async function criteriaRows(db: Db, s: Scope): Promise<{ criterion: string; pass: number; fail: number; not_applicable: number }[]> {
@@ -34,19 +73,6 @@ export async function criteriaRows(db: Db, s: Scope): Promise<{ criterion: strin
     group by 1 order by 1`;
 }
 
-export async function outcomeRows(db: Db, s: Scope): Promise<{ outcome: string; count: number }[]> {
-  return db<{ outcome: string; count: number }[]>`
-    select coalesce(c.outcome, 'unknown') as outcome, count(*)::int as count
-    from conversations c where ${inScope(db, s)} group by 1 order by 2 desc, 1`;
-}
-
-export async function topIntentRows(db: Db, s: Scope, limit = 10): Promise<{ intent: string; count: number }[]> {
-  return db<{ intent: string; count: number }[]>`
-    select c.intent, count(*)::int as count
-    from conversations c where ${inScope(db, s)} and c.intent is not null and c.intent <> ''
-    group by 1 order by 2 desc, 1 limit ${limit}`;
-}
-
 /** Contacts met in the period: new (first seen in it) and returning (seen before it). */
 export async function contactCounts(db: Db, s: Scope): Promise<{ new: number; returning: number }> {
   const [row] = await db<{ new: number; returning: number }[]>`
@@ -54,16 +80,6 @@ export async function contactCounts(db: Db, s: Scope): Promise<{ new: number; re
       count(distinct ct.id) filter (where coalesce(ct.first_seen_at, ct.created_at) < ${s.start})::int as returning
     from conversations c join contacts ct on ct.id = c.contact_id where ${inScope(db, s)}`;
   return { new: row?.new ?? 0, returning: row?.returning ?? 0 };
-}
-
-/** Voice calls (inbound phone and campaign surfaces) by outcome, with talk time in whole seconds. */
-export async function callRows(db: Db, s: Scope): Promise<{ outcome: string; count: number; talk_seconds: number }[]> {
-  const rows = await db<{ outcome: string; count: number; talk_seconds: string }[]>`
-    select coalesce(c.outcome, 'unknown') as outcome, count(*)::int as count,
-      coalesce(sum(extract(epoch from (c.ended_at - c.started_at))) filter (where c.ended_at is not null), 0)::bigint as talk_seconds
-    from conversations c where ${inScope(db, s)} and c.surface in ('phone', 'campaign')
-    group by 1 order by 2 desc, 1`;
-  return rows.map((r) => ({ outcome: r.outcome, count: r.count, talk_seconds: Number(r.talk_seconds) }));
 }
 
 /** Recorded usage (kept after deletes) in seconds by surface. */
@@ -88,28 +104,24 @@ export async function creditsSpent(db: Db, s: Scope): Promise<number> {
   return Math.max(0, Number(row?.spent ?? 0));
 }
 
-/** Live inbox annotations of the period's conversations: tags, labels, ratings and the number of notes. */
+/** Live inbox tags and labels of the period's conversations (one pass), and the number of notes. */
 export async function annotationRows(db: Db, s: Scope) {
-  const [tags, labels, ratings, [notes]] = await Promise.all([
-    db<{ tag: string; count: number }[]>`select t as tag, count(*)::int as count from conversations c cross join unnest(c.tags) t
-      where ${inScope(db, s)} group by 1 order by 2 desc, 1 limit 50`,
-    db<{ label: string; count: number }[]>`select l as label, count(*)::int as count from conversations c cross join unnest(c.labels) l
-      where ${inScope(db, s)} group by 1 order by 2 desc, 1 limit 50`,
-    db<{ rating: number; count: number }[]>`select c.summary_rating::int as rating, count(*)::int as count from conversations c
-      where ${inScope(db, s)} and c.summary_rating is not null group by 1 order by 1`,
+  const [marks, [notes]] = await Promise.all([
+    db<{ kind: 'tag' | 'label'; value: string; count: number }[]>`select u.kind, u.value, count(*)::int as count
+      from conversations c cross join lateral (select 'tag' as kind, t as value from unnest(c.tags) t union all select 'label', l from unnest(c.labels) l) u
+      where ${inScope(db, s)} and (cardinality(c.tags) > 0 or cardinality(c.labels) > 0)
+      group by 1, 2 order by 3 desc, 2`,
     db<{ n: number }[]>`select count(*)::int as n from conversation_notes n join conversations c on c.id = n.conversation_id where ${inScope(db, s)}`,
   ]);
-  return { tags, labels, ratings, notes: notes?.n ?? 0 };
+  return {
+    tags: marks.filter((m) => m.kind === 'tag').slice(0, 50).map((m) => ({ tag: m.value, count: m.count })),
+    labels: marks.filter((m) => m.kind === 'label').slice(0, 50).map((m) => ({ label: m.value, count: m.count })),
+    notes: notes?.n ?? 0,
+  };
 }
 
 /** The names of agents (deleted ones too, as their figures may remain). */
 export async function agentNames(db: Db, orgId: string, ids: string[]): Promise<{ id: string; name: string }[]> {
   if (ids.length === 0) return [];
   return db<{ id: string; name: string }[]>`select id, name from agents where org_id = ${orgId} and id = any(${ids}::uuid[]) order by name, id`;
-}
-
-/** The number of conversations in scope (the headline, when `volume` is not asked for). */
-export async function conversationCount(db: Db, s: Scope): Promise<number> {
-  const [row] = await db<{ n: number }[]>`select count(*)::int as n from conversations c where ${inScope(db, s)}`;
-  return row?.n ?? 0;
 }
