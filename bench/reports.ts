@@ -26,6 +26,7 @@ import { createOrganization } from '../src/auth/keys.ts';
 import { insertAgent } from '../src/db/agents.ts';
 import { closedPeriod } from '../src/domain/report-periods.ts';
 import { DATA_CATEGORIES } from '../src/schemas/reports.ts';
+import { annotationRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, usageRows, type Scope } from '../src/db/report-data.ts';
 import { freshDatabase, memoryOf, onCleanup, positiveInt, runBenchmark, say, startServiceProcess, startTemporal } from './harness.ts';
 
 const CONVERSATIONS = positiveInt('BENCH_CONVERSATIONS', 1_000_000);
@@ -98,6 +99,17 @@ async function main(): Promise<void> {
   const [{ n: inPeriod }] = await sql<[{ n: number }]>`select count(*)::int as n from conversations
     where org_id = ${org.orgId} and started_at >= ${period.start} and started_at < ${period.end}`;
   say(`Period: ${period.start.toISOString().slice(0, 10)} to ${period.end.toISOString().slice(0, 10)} (${inPeriod.toLocaleString('en')} conversations)`);
+
+  // Where the SQL time goes: each aggregate query alone, one after the other (a run sends them at once).
+  const scope: Scope = { orgId: org.orgId, agentIds: [], start: period.start, end: period.end, timezone: 'UTC' };
+  const queries = { conversationFacts, criteriaRows, contactCounts, usageRows, creditsSpent, annotationRows } as const;
+  const timings: string[] = [];
+  for (const [name, query] of Object.entries(queries)) {
+    const t0 = performance.now();
+    await (query as (db: Sql, s: Scope) => Promise<unknown>)(sql, scope);
+    timings.push(`${name} ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  }
+  say(`Aggregate queries alone, one at a time: ${timings.join(', ')}`);
 
   const rows: string[][] = [['format', 'wall s', 'artifact KB', 'idle RSS MB', 'run peak RSS MB', 'run delta MB', 'VmHWM MB', `<= ${TARGET_SECONDS} s and <= ${TARGET_MB} MB`]];
   for (const format of ['document', 'presentation', 'raw'] as const) {

@@ -15,11 +15,11 @@ const MUTED = '#57606a';
 
 const periodText = (data: ReportData) => `${data.period.start.slice(0, 10)} to ${data.period.end.slice(0, 10)} (end exclusive, ${data.period.timezone})`;
 
-/** A rounded axis maximum above `max` (1, 2 or 5 times a power of ten). */
+/** A rounded axis maximum above `max` (1, 2, 2.5 or 5 times a power of ten). */
 function niceMax(max: number): number {
   if (max <= 0) return 1;
   const pow = 10 ** Math.floor(Math.log10(max));
-  for (const m of [1, 2, 5, 10]) if (m * pow >= max) return m * pow;
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * pow >= max) return m * pow;
   return 10 * pow;
 }
 
