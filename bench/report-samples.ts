@@ -1,6 +1,7 @@
 /**
- * Renders the README's sample report with the service's own renderers: `node --import tsx
- * scripts/report-samples.ts [out dir, default docs/reports]`. Writes `sample-report.pdf`,
+ * Not a benchmark: renders the README's sample report with the service's own renderers,
+ * `node scripts/run.mjs bench report-samples [out dir, default docs/reports]` (here because
+ * scripts/ may import only src/infra). Writes `sample-report.pdf`,
  * `sample-report.pptx` and `sample-report.json` from fixed, made-up figures (a month of two
  * agents), then, when poppler's `pdftoppm` is installed (`apt-get install poppler-utils`), one PNG
  * per page: `cover.png` and `<category>.png`.
