@@ -12,7 +12,7 @@ import { AGENT_DELETE_HOOKS } from './delete-hooks.ts';
 import { emitEvent } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
-import { workflowIds } from '../temporal/ids.ts';
+import { purgeAgentKind } from '../../workflows/purge-agent.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { normalizePatch } from '../domain/agent-config.ts';
 
@@ -119,6 +119,6 @@ export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, op
 
 async function startPurge(deps: AgentDeps, tx: Db, orgId: string, agentId: string): Promise<void> {
   const name = await agentName(tx, agentId);
-  await startWorkflow(deps, 'agentPurge', workflowIds.agentPurge(agentId), [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
+  await startWorkflow(deps, purgeAgentKind, purgeAgentKind.id(agentId), [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
     { orgId, agentId, summary: `Purge of deleted agent ${name ?? agentId}` });
 }
