@@ -12,7 +12,6 @@ import type { AgentRuntime } from '../runtime/types.ts';
 import { registerColocatedClient } from './eager.ts';
 import { taskQueues, type TaskQueueKind } from './ids.ts';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 const BUNDLER = fileURLToPath(new URL('./bundle-workflows.ts', import.meta.url));
 
 /** The workflow bundle, built by webpack in a child process (see bundle-workflows.ts). */
