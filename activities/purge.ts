@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/index.ts';
 import { deleteAgentRow } from '../src/db/agents.ts';
 import { AGENT_PURGE_STEPS, AGENT_PURGE_STEP_NAMES } from '../src/agents/purge-steps.ts';
+import type { ActivityRegistration } from './index.ts';
 
 /** Activities of the agent purge: each is idempotent, so a retry after a crash is harmless. */
 export function createPurgeActivities({ sql }: { sql: Sql }) {
@@ -25,3 +26,6 @@ export function createPurgeActivities({ sql }: { sql: Sql }) {
   };
 }
 export type PurgeActivities = ReturnType<typeof createPurgeActivities>;
+
+/** Run by the maintenance queue's worker (activities/index.ts finds this module). */
+export const registration: ActivityRegistration = { queue: 'maintenance', create: createPurgeActivities };
