@@ -8,7 +8,7 @@ import { insertSite } from '../db/sites.ts';
 import { voiceProfileHeld } from '../db/voice-profiles.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
 import { checkSiteUrl } from '../knowledge/sites.ts';
-import { AGENT_DELETE_HOOKS } from './delete-hooks.ts';
+import { agentDeleteHooks } from './delete-hooks.ts';
 import { emitEvent } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
@@ -102,10 +102,11 @@ export async function publishAgentDraft(deps: AgentDeps, orgId: string, id: stri
  * agent uses go too (shared ones never). False when there is no such agent.
  */
 export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, opts: { deleteKbs?: boolean } = {}): Promise<boolean> {
+  const hooks = await agentDeleteHooks();
   const after = await deps.sql.begin(async (tx) => {
     if (!(await markAgentDeleted(tx, orgId, id))) return null;
     const todo = [];
-    for (const hook of Object.values(AGENT_DELETE_HOOKS)) {
+    for (const hook of Object.values(hooks)) {
       const next = await hook(tx, { orgId, agentId: id, deleteKbs: opts.deleteKbs === true });
       if (next) todo.push(next);
     }
