@@ -1,5 +1,5 @@
 import { endConversation, evaluateConversation } from '../src/conversations/lifecycle.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps, ActivityRegistration } from './index.ts';
 
 export function createConversationActivities(full: ActivityDeps) {
   return {
@@ -14,3 +14,6 @@ export function createConversationActivities(full: ActivityDeps) {
 }
 
 export type ConversationActivities = ReturnType<typeof createConversationActivities>;
+
+/** Run by the conversations queue's worker (activities/index.ts finds this module). */
+export const registration: ActivityRegistration = { queue: 'conversations', create: createConversationActivities };

@@ -15,7 +15,7 @@ import { nextCrawlAt } from '../src/knowledge/cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';
 import { chunkSections, crawl } from '../src/crawler/index.ts';
 import { OutboundTargetError } from '../src/net/outbound.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps, ActivityRegistration } from './index.ts';
 
 /** The caps of one crawl, fixed when it is requested (so a retry runs with the same ones). */
 export interface CrawlLimits {
@@ -146,3 +146,6 @@ async function agentBecameActive(tx: Db, orgId: string, agentId: string): Promis
 }
 
 export type CrawlActivities = ReturnType<typeof createCrawlActivities>;
+
+/** Run by the crawls queue's worker (activities/index.ts finds this module). */
+export const registration: ActivityRegistration = { queue: 'crawls', create: createCrawlActivities };

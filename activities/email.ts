@@ -1,5 +1,5 @@
 import { deliverEmailReply } from '../src/conversations/email.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps, ActivityRegistration } from './index.ts';
 
 export function createEmailActivities(deps: ActivityDeps) {
   return {
@@ -11,3 +11,6 @@ export function createEmailActivities(deps: ActivityDeps) {
 }
 
 export type EmailActivities = ReturnType<typeof createEmailActivities>;
+
+/** Run by the conversations queue's worker (activities/index.ts finds this module). */
+export const registration: ActivityRegistration = { queue: 'conversations', create: createEmailActivities };

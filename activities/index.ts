@@ -4,13 +4,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
 import type { AgentRuntime } from '../src/runtime/types.ts';
 import type { SecretBox } from '../src/crypto/secret-box.ts';
-import { createPurgeActivities } from './purge.ts';
-import { createWebhookActivities } from './webhooks.ts';
-import { createCrawlActivities } from './crawl.ts';
-import { createConversationActivities } from './conversations.ts';
-import { createPhoneNumberActivities } from './phone-numbers.ts';
-import { createEmailActivities } from './email.ts';
-import { createReportActivities } from './reports.ts';
+import { TASK_QUEUE_KINDS, type TaskQueueKind } from '../src/temporal/ids.ts';
+import { importModules } from '../src/modules.ts';
 
 /**
  * What activities are given; they build nothing themselves. `temporal` lets an activity start
@@ -19,12 +14,30 @@ import { createReportActivities } from './reports.ts';
  */
 export interface ActivityDeps { sql: Sql; config: Config; temporal: Client; log: Logger; runtime: AgentRuntime; secrets: SecretBox }
 
-/** Activities grouped by the task queue whose worker runs them. */
-export function createActivities(deps: ActivityDeps) {
-  return {
-    maintenance: { ...createPurgeActivities(deps), ...createPhoneNumberActivities(deps), ...createReportActivities(deps) },
-    webhooks: { ...createWebhookActivities(deps) },
-    crawls: { ...createCrawlActivities(deps) },
-    conversations: { ...createConversationActivities(deps), ...createEmailActivities(deps) },
-  };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Activities = Record<string, (...args: any[]) => unknown>;
+
+/**
+ * What each module of activities/ exports as `registration`: the task queue whose worker runs its
+ * activities, and their factory. The worker finds the modules itself: a new family's module
+ * registers by being in this folder.
+ * @example export const registration: ActivityRegistration = { queue: 'maintenance', create: createPurgeActivities };
+ */
+export interface ActivityRegistration { queue: TaskQueueKind; create: (deps: ActivityDeps) => Activities }
+
+/** Activities grouped by the task queue whose worker runs them, from every module of this folder. */
+export async function createActivities(deps: ActivityDeps): Promise<Record<TaskQueueKind, Activities>> {
+  const byQueue = Object.fromEntries(TASK_QUEUE_KINDS.map((queue) => [queue, {}])) as Record<TaskQueueKind, Activities>;
+  for (const { path, exports } of await importModules(new URL('./', import.meta.url))) {
+    const registration = exports.registration as ActivityRegistration | undefined;
+    if (!registration || !TASK_QUEUE_KINDS.includes(registration.queue) || typeof registration.create !== 'function') {
+      throw new Error(`${path} must export its registration: { queue: one of ${TASK_QUEUE_KINDS.join(', ')}, create: (deps) => activities }`);
+    }
+    const queue = byQueue[registration.queue];
+    for (const [name, activity] of Object.entries(registration.create(deps))) {
+      if (name in queue) throw new Error(`activity ${name} of ${path} is already registered on the ${registration.queue} queue`);
+      queue[name] = activity;
+    }
+  }
+  return byQueue;
 }

@@ -1,5 +1,5 @@
 import { chargeNumberPeriod } from '../src/telephony/billing.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps, ActivityRegistration } from './index.ts';
 
 export function createPhoneNumberActivities(deps: Pick<ActivityDeps, 'sql' | 'config'>) {
   return {
@@ -8,3 +8,6 @@ export function createPhoneNumberActivities(deps: Pick<ActivityDeps, 'sql' | 'co
   };
 }
 export type PhoneNumberActivities = ReturnType<typeof createPhoneNumberActivities>;
+
+/** Run by the maintenance queue's worker (activities/index.ts finds this module). */
+export const registration: ActivityRegistration = { queue: 'maintenance', create: createPhoneNumberActivities };

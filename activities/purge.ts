@@ -1,19 +1,20 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/index.ts';
 import { deleteAgentRow } from '../src/db/agents.ts';
-import { AGENT_PURGE_STEPS, AGENT_PURGE_STEP_NAMES } from '../src/agents/purge-steps.ts';
+import { agentPurgeSteps } from '../src/agents/purge-steps.ts';
+import type { ActivityRegistration } from './index.ts';
 
 /** Activities of the agent purge: each is idempotent, so a retry after a crash is harmless. */
 export function createPurgeActivities({ sql }: { sql: Sql }) {
   return {
     /** The dependent tables to empty, in order. */
     async listAgentPurgeSteps(): Promise<string[]> {
-      return AGENT_PURGE_STEP_NAMES;
+      return Object.keys(await agentPurgeSteps());
     },
 
     /** Deletes up to `batchSize` rows of one step; returns how many went. */
     async purgeAgentBatch(input: { agentId: string; step: string; batchSize: number }): Promise<number> {
-      const purge = AGENT_PURGE_STEPS[input.step];
+      const purge = (await agentPurgeSteps())[input.step];
       if (!purge) throw ApplicationFailure.nonRetryable(`unknown purge step ${input.step}`, 'UnknownPurgeStep');
       return purge(sql, input.agentId, input.batchSize);
     },
@@ -25,3 +26,6 @@ export function createPurgeActivities({ sql }: { sql: Sql }) {
   };
 }
 export type PurgeActivities = ReturnType<typeof createPurgeActivities>;
+
+/** Run by the maintenance queue's worker (activities/index.ts finds this module). */
+export const registration: ActivityRegistration = { queue: 'maintenance', create: createPurgeActivities };

@@ -1,3 +1,4 @@
+import type { ActivityRegistration } from './index.ts';
 import {
   aggregateRunStep, completeRunStep, failRunStep, mailRunStep, prepareScheduledRun, renderRunStep,
 } from '../src/reports/runs.ts';
@@ -16,3 +17,5 @@ export function createReportActivities(deps: Pick<ActivityDeps, 'sql' | 'config'
   };
 }
 export type ReportActivities = ReturnType<typeof createReportActivities>;
+
+export const registration: ActivityRegistration = { queue: 'maintenance', create: createReportActivities };

@@ -7,6 +7,7 @@ import { recordAttempt, settleDelivery, type AttemptRecord } from '../src/db/web
 import { attemptDelivery, createDeliveryAgent, type AttemptOutcome, type AttemptSkipped } from '../src/events/attempt.ts';
 import { sweepStrandedDeliveries } from '../src/events/dispatch.ts';
 import type { DeliveryStatus } from '../src/schemas/webhooks.ts';
+import type { ActivityRegistration } from './index.ts';
 
 export type { AttemptOutcome, AttemptSkipped } from '../src/events/attempt.ts';
 
@@ -47,3 +48,6 @@ export function createWebhookActivities({ sql, config, temporal, log, secrets }:
   };
 }
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+
+/** Run by the webhooks queue's worker (activities/index.ts finds this module). */
+export const registration: ActivityRegistration = { queue: 'webhooks', create: createWebhookActivities };

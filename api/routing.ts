@@ -94,6 +94,12 @@ export interface RouteFamily {
   tag: string;
   description: string;
   routes: RouteDef[];
+  /**
+   * Where the family comes in the API reference (OpenAPI tags and paths, MCP tools): families
+   * sort by it, those without one last, by file name. The route table is every module of
+   * api/routes/ that exports a RouteFamily (api/families.ts): no list to add a family to.
+   */
+  order?: number;
 }
 
 function validator(schema: TSchema | undefined, coerce: boolean): ValidateFunction | null {

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
-import { WORKFLOWS_PATH } from '../src/temporal/worker.ts';
+import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -30,7 +30,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const [database, temporal, bundle] = await Promise.all([
     createScratchDatabase({ prefix: 'ams_test', log }),
     startScratchTemporal({ log, ui: process.env.TEST_TEMPORAL_UI === '1' }),
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') }),
+    bundleWorkflows(new DefaultLogger('WARN')),
   ]);
   const workflowBundlePath = join(dataDir, 'workflow-bundle.js');
   await writeFile(workflowBundlePath, bundle.code);

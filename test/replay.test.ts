@@ -1,11 +1,7 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Worker } from '@temporalio/worker';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { inject } from 'vitest';
-import { client, eventually, freshDatabase, startTestService, workflowBundle, type TestService } from './helpers.ts';
+import { client, eventually, freshDatabase, startTestService, type TestService } from './helpers.ts';
+import { FIXTURES, recordFixture, replayAll } from './support/replay.ts';
 import { newId } from '../src/ids.ts';
 import { startReceiver } from './webhook-receiver.ts';
 import { startFixtureSite } from '../src/infra/fixture-site.ts';
@@ -16,26 +12,9 @@ import { startFixtureSite } from '../src/infra/fixture-site.ts';
  * `RECORD_HISTORIES=1` refreshes the fixtures from a fresh run (do it only for intended changes
  * whose old runs have drained, and say so in the commit).
  */
-const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url));
-
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({ PURGE_BATCH_SIZE: 2 }); });
 afterAll(async () => { await svc?.stop(); });
-
-async function recordFixture(workflowId: string, file: string): Promise<void> {
-  if (process.env.RECORD_HISTORIES !== '1') return;
-  // The CLI writes the proto JSON that Temporal's tools (and runReplayHistories) read.
-  const { stdout } = await promisify(execFile)(inject('cliPath'), ['workflow', 'show', '--workflow-id', workflowId,
-    '--address', inject('temporalAddress'), '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
-  await writeFile(FIXTURES + file, stdout);
-}
-
-async function replayAll(histories: { workflowId: string; history: unknown }[]): Promise<void> {
-  const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);
-  for await (const result of results) {
-    expect(result.error, `${result.workflowId}: ${String(result.error)}`).toBeUndefined();
-  }
-}
 
 it('replays every recorded history on the current workflow code', async () => {
   const files = (await readdir(FIXTURES)).filter((f) => f.endsWith('.json'));

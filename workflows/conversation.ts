@@ -1,7 +1,7 @@
 import { condition, continueAsNew, defineSignal, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ConversationActivities } from '../activities/conversations.ts';
 import { evaluateConversationWorkflow } from './evaluate-conversation.ts';
-import { workflowIds } from '../src/temporal/ids.ts';
+import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
 /** A message was exchanged: the inactivity timer starts again. */
 export const activitySignal = defineSignal('activity');
@@ -64,3 +64,6 @@ export async function conversationLifecycle(input: ConversationLifecycleInput): 
     typedSearchAttributes: workflowInfo().typedSearchAttributes,
   });
 }
+
+/** One lifecycle per conversation, ever. */
+export const conversationLifecycleKind = workflowKind(conversationLifecycle, { queue: 'conversations', reuse: 'rejectDuplicate', id: workflowIds.conversation });

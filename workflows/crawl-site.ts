@@ -1,5 +1,6 @@
 import { ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { CrawlActivities, CrawlLimits, CrawlSummary } from '../activities/crawl.ts';
+import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
 export interface CrawlSiteInput { siteId: string; limits: CrawlLimits }
 
@@ -49,3 +50,6 @@ function failureMessage(err: unknown): string {
   while (cause && typeof cause === 'object' && 'cause' in cause && (cause as { cause?: unknown }).cause) cause = (cause as { cause: unknown }).cause;
   return cause instanceof Error ? cause.message : 'the crawl failed';
 }
+
+/** The crawl of a site: one at a time per site; a later crawl of the same site may run again. */
+export const crawlSiteKind = workflowKind(crawlSite, { queue: 'crawls', reuse: 'allowDuplicate', id: workflowIds.crawl });

@@ -1,5 +1,6 @@
 import { ActivityFailure, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { AttemptOutcome, AttemptSkipped, WebhookActivities } from '../activities/webhooks.ts';
+import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
 // Every step runs as a local activity: in the worker that runs the workflow, with no round
 // trip through the Temporal server per step, so a delivery costs one workflow task instead of
@@ -71,3 +72,6 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     await sleep(delays[attempt]! * 1000);
   }
 }
+
+/** One delivery per event, endpoint and manual retry; started eagerly beside a webhook worker. */
+export const deliverWebhookKind = workflowKind(deliverWebhook, { queue: 'webhooks', reuse: 'rejectDuplicate', eager: true, id: workflowIds.webhookDelivery });

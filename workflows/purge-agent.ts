@@ -1,5 +1,6 @@
 import { continueAsNew, log, proxyActivities } from '@temporalio/workflow';
 import type { PurgeActivities } from '../activities/purge.ts';
+import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
 // A batch is a bounded delete that takes well under a second. Its timeout is also how long the
 // purge waits before retrying a batch whose worker vanished mid-task, so it is kept short.
@@ -44,3 +45,6 @@ export async function purgeAgent(input: PurgeAgentInput): Promise<PurgeAgentResu
   log.info('agent purged', { agentId: input.agentId, deleted });
   return { deleted };
 }
+
+/** One purge per agent, ever. */
+export const purgeAgentKind = workflowKind(purgeAgent, { queue: 'maintenance', reuse: 'rejectDuplicate', id: workflowIds.agentPurge });

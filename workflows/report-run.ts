@@ -1,6 +1,6 @@
 import { ApplicationFailure, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReportActivities } from '../activities/reports.ts';
-import { workflowIds } from '../src/temporal/ids.ts';
+import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
 const steps = proxyActivities<ReportActivities>({
   startToCloseTimeout: '5 minutes',
@@ -58,3 +58,6 @@ export async function scheduledReportRun(input: { reportId: string }): Promise<{
   });
   return { runId: prepared.runId, status };
 }
+
+/** How the API starts a run's generation: once per run, on the maintenance queue. */
+export const generateReportKind = workflowKind(generateReport, { queue: 'maintenance', reuse: 'rejectDuplicate', id: workflowIds.reportRun });

@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { EmailActivities } from '../activities/email.ts';
+import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
 export interface SendEmailReplyInput { conversationId: string; messageIds: string[] }
 
@@ -17,3 +18,6 @@ const { deliverEmailReply } = proxyActivities<EmailActivities>({
 export async function sendEmailReply(input: SendEmailReplyInput): Promise<boolean> {
   return deliverEmailReply(input);
 }
+
+/** One send per reply, ever. */
+export const sendEmailReplyKind = workflowKind(sendEmailReply, { queue: 'conversations', reuse: 'rejectDuplicate', id: workflowIds.emailReply });

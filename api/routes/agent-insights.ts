@@ -12,6 +12,7 @@ const BASE = '/api/v1/rest';
 
 export const agentInsightsFamily: RouteFamily = {
   base: BASE,
+  order: 160,
   tag: 'Agent insights',
   description: 'What an agent should start tracking and which integration would pay off, computed on demand from its last 500 evaluated conversations and its configuration by stated rules.',
   routes: [

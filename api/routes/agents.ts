@@ -16,6 +16,7 @@ const BASE = '/api/v1/rest';
 
 export const agentsFamily: RouteFamily = {
   base: BASE,
+  order: 10,
   tag: 'Agents',
   description: 'Create, configure, pause or resume and delete agents.',
   routes: [

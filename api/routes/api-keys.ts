@@ -8,6 +8,7 @@ const BASE = '/api/v1/rest';
 
 export const apiKeysFamily: RouteFamily = {
   base: BASE,
+  order: 40,
   tag: 'API keys',
   description: 'Organization keys (`sk_`) and user tokens (`ut_`). A token is shown once, when created.',
   routes: [

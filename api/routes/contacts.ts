@@ -26,6 +26,7 @@ function refused(reason: ContactRefusal): AppError {
 
 export const contactsFamily: RouteFamily = {
   base: BASE,
+  order: 130,
   tag: 'Contacts',
   description: 'People matched across channels on phone, email or web fingerprint; conversations are linked to them and enrich their facts.',
   routes: [

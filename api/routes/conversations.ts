@@ -20,6 +20,7 @@ const publicBase = (deps: AppDeps, ctx: AppContext) => deps.config.PUBLIC_BASE_U
 
 export const conversationsFamily: RouteFamily = {
   base: BASE,
+  order: 120,
   tag: 'Conversations',
   description: 'Recorded and live conversations of the organization\'s agents, with transcripts; simulations are conversations too.',
   routes: [

@@ -9,6 +9,7 @@ const BASE = '/api/v1/rest';
 
 export const creditsFamily: RouteFamily = {
   base: BASE,
+  order: 180,
   tag: 'Credits',
   description: 'The organization\'s credits: an append-only ledger whose sum is the balance. Phone numbers cost their `monthly_cost_cents` at purchase and each month after; report runs cost `REPORT_RUN_COST_CENTS`.',
   routes: [

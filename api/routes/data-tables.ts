@@ -29,6 +29,7 @@ async function tableOf(deps: AppDeps, orgId: string, agentId: string, tableId: s
 
 export const dataTablesFamily: RouteFamily = {
   base: BASE,
+  order: 150,
   tag: 'Data tables',
   description: `Typed tables the agent looks things up in (a price list, a stock list): "how much is the X?" finds the row whose text cell reads X and answers with its cells. At most ${DATA_TABLE_LIMITS.tablesPerAgent} tables per agent, ${DATA_TABLE_LIMITS.columnsPerTable} columns and ${DATA_TABLE_LIMITS.rowsPerTable} rows per table.`,
   routes: [

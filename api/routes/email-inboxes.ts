@@ -19,6 +19,7 @@ function refused(reason: InboxRefusal): AppError {
 
 export const emailInboxesFamily: RouteFamily = {
   base: BASE,
+  order: 80,
   tag: 'Email inboxes',
   description: 'Email addresses attached to an agent: mail to the address reaches the agent, which answers as `sender_name`.',
   routes: [

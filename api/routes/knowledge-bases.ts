@@ -19,6 +19,7 @@ const AgentLinkParams = Type.Object({ id: Uuid, agentId: Uuid }, { additionalPro
 
 export const knowledgeBasesFamily: RouteFamily = {
   base: BASE,
+  order: 100,
   tag: 'Knowledge bases',
   description: 'Standalone knowledge sources (sites with `kb_id`) that several agents can share. Read with `sites.read`, change with `knowledge.write`.',
   routes: [

@@ -17,6 +17,7 @@ const location = (id: string) => `${BASE}/phone-numbers/${id}`;
 
 export const phoneNumbersFamily: RouteFamily = {
   base: BASE,
+  order: 170,
   tag: 'Phone numbers',
   description: 'Numbers bought from the carrier (the sandbox by default, Twilio with `CARRIER=twilio`) or imported, each answering calls and texts with its agent. '
     + 'Buying charges the first month in credits (402 otherwise); a Temporal Schedule `number-billing:<id>` charges each month after, until release.',

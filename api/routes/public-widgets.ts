@@ -48,6 +48,7 @@ async function visitorConversation(ctx: AppContext, deps: AppDeps, params: { pub
 
 export const publicWidgetsFamily: RouteFamily = {
   base: BASE,
+  order: 110,
   public: true,
   tag: 'Public widget',
   description: 'What the embed (`embed.js`) calls from visitors\' browsers: no bearer token; CORS; the agent\'s `domains` decide which sites may use it.',

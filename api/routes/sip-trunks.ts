@@ -18,6 +18,7 @@ function sipHost(input: string): string {
 
 export const sipTrunksFamily: RouteFamily = {
   base: BASE,
+  order: 70,
   tag: 'SIP trunks',
   description: 'Connections to a customer\'s own PBX, used by `sip_refer` transfer rules. The password is write-only: stored encrypted, never returned.',
   routes: [

@@ -9,6 +9,7 @@ const BASE = '/api/v1/rest';
 
 export const sitesFamily: RouteFamily = {
   base: BASE,
+  order: 90,
   tag: 'Sites',
   description: 'Crawled websites behind an agent\'s knowledge: crawl state, pages and re-crawl cadence. Status: `queued`, `crawling`, `ready`, `failed`.',
   routes: [

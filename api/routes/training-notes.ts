@@ -18,6 +18,7 @@ async function assertAgent(deps: AppDeps, orgId: string, agentId: string): Promi
 
 export const trainingNotesFamily: RouteFamily = {
   base: BASE,
+  order: 140,
   tag: 'Training notes',
   description: 'Corrections the agent must always give: when a visitor asks what a note asks (in other words too), the agent answers with the note, ahead of anything from its site, citing no source.',
   routes: [

@@ -27,6 +27,7 @@ async function assertAgent(db: Db, orgId: string, agentId: string): Promise<void
 
 export const transferRulesFamily: RouteFamily = {
   base: BASE,
+  order: 30,
   tag: 'Transfer rules',
   description: 'Per-agent rules that bridge a caller to a human: cold, warm or SIP hand-off.',
   routes: [

@@ -13,6 +13,7 @@ const BASE = '/api/v1/rest';
 
 export const voiceProfilesFamily: RouteFamily = {
   base: BASE,
+  order: 60,
   tag: 'Voice profiles',
   description: 'The organization\'s reusable voice library: a base voice plus delivery direction (accent, energy, pace, formality).',
   routes: [

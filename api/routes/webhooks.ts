@@ -19,6 +19,7 @@ const endpointExists = async ({ deps, principal, body }: { deps: AppDeps; princi
 
 export const webhooksFamily: RouteFamily = {
   base: BASE,
+  order: 50,
   tag: 'Webhooks',
   description: 'Endpoints that receive events as signed Standard Webhooks, and the log of their deliveries.',
   routes: [

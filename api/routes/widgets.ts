@@ -50,6 +50,7 @@ async function changeWidget(deps: AppDeps, principal: Principal, widgetId: strin
 
 export const widgetsFamily: RouteFamily = {
   base: BASE,
+  order: 20,
   tag: 'Widgets',
   description: 'Widgets are agents seen from the web: the same entity as `/rest/agents`, addressed by its `wgt_` public key.',
   routes: [

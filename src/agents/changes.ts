@@ -8,11 +8,11 @@ import { insertSite } from '../db/sites.ts';
 import { voiceProfileHeld } from '../db/voice-profiles.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
 import { checkSiteUrl } from '../knowledge/sites.ts';
-import { AGENT_DELETE_HOOKS } from './delete-hooks.ts';
+import { agentDeleteHooks } from './delete-hooks.ts';
 import { emitEvent } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
-import { workflowIds } from '../temporal/ids.ts';
+import { purgeAgentKind } from '../../workflows/purge-agent.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { normalizePatch } from '../domain/agent-config.ts';
 
@@ -102,10 +102,11 @@ export async function publishAgentDraft(deps: AgentDeps, orgId: string, id: stri
  * agent uses go too (shared ones never). False when there is no such agent.
  */
 export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, opts: { deleteKbs?: boolean } = {}): Promise<boolean> {
+  const hooks = await agentDeleteHooks();
   const after = await deps.sql.begin(async (tx) => {
     if (!(await markAgentDeleted(tx, orgId, id))) return null;
     const todo = [];
-    for (const hook of Object.values(AGENT_DELETE_HOOKS)) {
+    for (const hook of Object.values(hooks)) {
       const next = await hook(tx, { orgId, agentId: id, deleteKbs: opts.deleteKbs === true });
       if (next) todo.push(next);
     }
@@ -119,6 +120,6 @@ export async function deleteAgent(deps: AgentDeps, orgId: string, id: string, op
 
 async function startPurge(deps: AgentDeps, tx: Db, orgId: string, agentId: string): Promise<void> {
   const name = await agentName(tx, agentId);
-  await startWorkflow(deps, 'agentPurge', workflowIds.agentPurge(agentId), [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
+  await startWorkflow(deps, purgeAgentKind, purgeAgentKind.id(agentId), [{ orgId, agentId, batchSize: deps.config.PURGE_BATCH_SIZE }],
     { orgId, agentId, summary: `Purge of deleted agent ${name ?? agentId}` });
 }

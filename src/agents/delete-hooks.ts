@@ -1,13 +1,7 @@
 import type { Db } from '../db/index.ts';
-import { deleteEmailInboxesOfAgent } from '../db/email-inboxes.ts';
-import { deleteDataTablesOfAgent } from '../db/data-tables.ts';
-import { deleteTrainingNotesOfAgent } from '../db/training-notes.ts';
-import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
-import { siteIdsOfAgent } from '../db/sites.ts';
-import { stopSiteWork, type KnowledgeDeps } from '../knowledge/sites.ts';
-import { detachAgentNumbers } from '../telephony/numbers.ts';
-import { removeAgentFromReports } from '../db/reports.ts';
-import { removeReportSchedules } from '../reports/schedules.ts';
+import type { KnowledgeDeps } from '../knowledge/sites.ts';
+import { importFromEachFolder } from '../modules.ts';
+import { CODE_EXT } from '../infra/paths.ts';
 
 /** What a family's hook is told of the agent being deleted. */
 export interface AgentDeleteContext { orgId: string; agentId: string; deleteKbs: boolean }
@@ -18,29 +12,46 @@ export interface AgentDeleteContext { orgId: string; agentId: string; deleteKbs:
  */
 export type AgentDeleteHook = (tx: Db, agent: AgentDeleteContext) => Promise<((deps: KnowledgeDeps) => Promise<void>) | void>;
 
+/** A family's step of the purge: deletes up to `batchSize` of the agent's rows, answers how many went. */
+export type AgentPurgeStep = (db: Db, agentId: string, batchSize: number) => Promise<number>;
+
 /**
- * Per-family hooks of `deleteAgent`, in order. A new family whose rows must go at once (not in
- * the purge, see purge-steps.ts) adds one line here instead of a branch in deleteAgent.
+ * What a family declares in its own `src/<family>/agent-hooks.ts`, found there by folder (no list
+ * to add it to): `agentDeleteHooks`, rows that must go at once when an agent is deleted (inside
+ * the delete's transaction), and `agentPurgeSteps`, rows the purge workflow deletes afterwards in
+ * batches (purge-steps.ts). Each keyed by a name unique across families.
+ * @example export const agentDeleteHooks: Record<string, AgentDeleteHook> = { email_inboxes: async (tx, { agentId }) => { ... } };
  */
-export const AGENT_DELETE_HOOKS: Record<string, AgentDeleteHook> = {
-  // Inbox addresses are unique across the service: free them now, not when the purge runs.
-  // Bought numbers go back to the carrier (billing stops), imported ones are parked in the pool.
-  phone_numbers: (tx, { agentId }) => detachAgentNumbers(tx, agentId),
-  // A report of this agent alone goes (with its Schedule); others no longer name it.
-  reports: async (tx, { orgId, agentId }) => {
-    const gone = await removeAgentFromReports(tx, orgId, agentId);
-    return gone.length ? (deps) => removeReportSchedules(deps, gone) : undefined;
-  },
-  email_inboxes: async (tx, { agentId }) => { await deleteEmailInboxesOfAgent(tx, agentId); },
-  // What the business taught the agent: notes, and data tables with their rows (at most 20 × 10,000).
-  training_notes: async (tx, { agentId }) => { await deleteTrainingNotesOfAgent(tx, agentId); },
-  data_tables: async (tx, { agentId }) => { await deleteDataTablesOfAgent(tx, agentId); },
-  // The agent's own sites (their rows go with the purge) and, with delete_kbs, the knowledge
-  // bases no other live agent uses: their Schedules and running crawls stop after commit.
-  knowledge: async (tx, { orgId, agentId, deleteKbs }) => {
-    const own = await siteIdsOfAgent(tx, agentId);
-    const kbSites = deleteKbs ? await deleteKnowledgeBases(tx, orgId, await knowledgeBasesOnlyUsedBy(tx, agentId)) : [];
-    const siteIds = [...own, ...kbSites];
-    return siteIds.length ? (deps) => stopSiteWork(deps, siteIds) : undefined;
-  },
-};
+export interface AgentHooksModule {
+  agentDeleteHooks?: Record<string, AgentDeleteHook>;
+  agentPurgeSteps?: Record<string, AgentPurgeStep>;
+}
+
+const SRC = new URL('../', import.meta.url);
+let declared: Promise<AgentHooksModule[]> | undefined;
+
+/** Every family's agent-hooks module, by folder name; loaded once, on the first use. */
+export function familyAgentHooks(): Promise<AgentHooksModule[]> {
+  return declared ??= importFromEachFolder(SRC, `agent-hooks${CODE_EXT}`).then((modules) => modules.map(({ exports }) => exports as AgentHooksModule));
+}
+
+/** Merges the families' records of one kind, refusing a name declared twice. */
+export function mergeDeclared<T>(records: (Record<string, T> | undefined)[], what: string): Record<string, T> {
+  const merged: Record<string, T> = {};
+  for (const record of records) {
+    for (const [name, value] of Object.entries(record ?? {})) {
+      if (name in merged) throw new Error(`the agent ${what} ${name} is declared twice`);
+      merged[name] = value;
+    }
+  }
+  return merged;
+}
+
+/**
+ * The hooks of `deleteAgent`, in order: each family's, by folder name. A new family whose rows
+ * must go at once (not in the purge, see purge-steps.ts) declares its hook in its own
+ * src/<family>/agent-hooks.ts instead of a branch in deleteAgent.
+ */
+export async function agentDeleteHooks(): Promise<Record<string, AgentDeleteHook>> {
+  return mergeDeclared((await familyAgentHooks()).map((m) => m.agentDeleteHooks), 'delete hook');
+}

@@ -10,7 +10,7 @@ import { emitEvent } from '../events/emit.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
 import type { InboundMail } from '../mail/inbound.ts';
 import { HANDOFF_REQUEST } from '../runtime/signals.ts';
-import { workflowIds } from '../temporal/ids.ts';
+import { sendEmailReplyKind } from '../../workflows/send-email-reply.ts';
 import { startWorkflow, type StartDeps } from '../temporal/start.ts';
 import { flagNeedsHuman } from '../db/live-inbox.ts';
 import { agentTurn, conversationEventData, signalLifecycle, startLifecycle, type ConversationDeps } from './lifecycle.ts';
@@ -85,7 +85,7 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
  */
 export async function queueEmailReply(deps: StartDeps, conversation: { id: string; orgId: string; agentId: string; surface: string }, messageIds: string[]): Promise<void> {
   if (conversation.surface !== 'email' || messageIds.length === 0) return;
-  await startWorkflow(deps, 'emailReply', workflowIds.emailReply(messageIds[0]!), [{ conversationId: conversation.id, messageIds }],
+  await startWorkflow(deps, sendEmailReplyKind, sendEmailReplyKind.id(messageIds[0]!), [{ conversationId: conversation.id, messageIds }],
     { orgId: conversation.orgId, agentId: conversation.agentId, summary: `Email reply in conversation ${conversation.id}` });
 }
 

@@ -14,6 +14,7 @@ import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { AgentRuntime, RuntimeAgent, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
+import { conversationLifecycleKind } from '../../workflows/conversation.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
@@ -85,7 +86,7 @@ const languageOf = (requested: string | undefined, agent: Agent) =>
   (requested ?? agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
 
 export async function startLifecycle(deps: ConversationDeps, conversation: ConversationRecord, agent: Agent): Promise<void> {
-  await startWorkflow(deps, 'conversation', workflowIds.conversation(conversation.id),
+  await startWorkflow(deps, conversationLifecycleKind, conversationLifecycleKind.id(conversation.id),
     [{ conversationId: conversation.id, inactivitySeconds: deps.config.CONVERSATION_INACTIVITY_SECONDS, humanInactivitySeconds: deps.config.HUMAN_INACTIVITY_SECONDS }],
     { orgId: conversation.orgId, agentId: conversation.agentId, summary: `Conversation ${conversation.id} (${conversation.surface}) with agent ${agent.name}` });
 }

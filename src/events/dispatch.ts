@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { webhookRetryDelays, type Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { claimStrandedDeliveries, fanOutEvents, markWorkflowStarted, type PendingDelivery } from '../db/webhooks.ts';
-import { workflowIds } from '../temporal/ids.ts';
+import { deliverWebhookKind } from '../../workflows/deliver-webhook.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { createLogger } from '../logger.ts';
 
@@ -26,7 +26,7 @@ export interface DispatchDeps {
  */
 export async function startDeliveryWorkflow(deps: DispatchDeps, delivery: PendingDelivery, opts: { retryNumber?: number; firstAttemptDone?: boolean } = {}): Promise<void> {
   const manual = opts.retryNumber !== undefined;
-  await startWorkflow({ ...deps, log: deps.log ?? silent }, 'webhookDelivery', workflowIds.webhookDelivery(delivery.eventId, delivery.endpointId, opts.retryNumber),
+  await startWorkflow({ ...deps, log: deps.log ?? silent }, deliverWebhookKind, deliverWebhookKind.id(delivery.eventId, delivery.endpointId, opts.retryNumber),
     // A manual retry is one attempt: whoever asked for it sees its outcome at once.
     [{ deliveryId: delivery.deliveryId, retryDelaysSeconds: manual ? [] : webhookRetryDelays(deps.config), ...(opts.firstAttemptDone ? { firstAttemptDone: true } : {}) }],
     {

@@ -22,7 +22,8 @@ export const PROJECT_ROOT = findRoot(here);
 
 /** The root the running code was loaded from: PROJECT_ROOT, or PROJECT_ROOT/dist when compiled. */
 const CODE_ROOT = dirname(dirname(dirname(here)));
-const CODE_EXT = here.endsWith('.ts') ? '.ts' : '.js';
+/** The extension of the running code's modules: `.ts` from source, `.js` compiled. */
+export const CODE_EXT = here.endsWith('.ts') ? '.ts' : '.js';
 
 /** A file of the source tree that is not code: `sourceFile('web', 'embed.js')`. */
 export const sourceFile = (...parts: string[]): string => join(PROJECT_ROOT, ...parts);

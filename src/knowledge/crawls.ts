@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { siteOwnerLabel, type SiteRecord } from '../db/sites.ts';
-import { scheduleIds, taskQueues, workflowIds } from '../temporal/ids.ts';
+import { scheduleIds, taskQueues } from '../temporal/ids.ts';
 import { deleteSchedule, oneLine, searchAttributesOf, startWorkflow, upsertSchedule } from '../temporal/start.ts';
-import type { CrawlSiteInput } from '../../workflows/crawl-site.ts';
+import { crawlSiteKind, type CrawlSiteInput } from '../../workflows/crawl-site.ts';
 import type { scheduledCrawl } from '../../workflows/scheduled-crawl.ts';
 
 /**
@@ -42,7 +42,7 @@ export function crawlInput(config: Config, siteId: string): CrawlSiteInput {
  * rolls back with, so nothing is left queued without a crawl.
  */
 export async function startCrawl(deps: CrawlDeps, db: Db, site: CrawlSite, opts: { restart?: boolean } = {}): Promise<void> {
-  await startWorkflow(deps, 'crawl', workflowIds.crawl(site.id), [crawlInput(deps.config, site.id)],
+  await startWorkflow(deps, crawlSiteKind, crawlSiteKind.id(site.id), [crawlInput(deps.config, site.id)],
     { orgId: site.orgId, agentId: site.widget_id, summary: await crawlSummary(db, site) }, opts);
 }
 

@@ -15,8 +15,8 @@ import { AppError, fieldError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
 import type { ReportData, ReportRun, ReportRunCreate } from '../schemas/reports.ts';
-import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow } from '../temporal/start.ts';
+import { generateReportKind } from '../../workflows/report-run.ts';
 import { aggregateReport } from './aggregate.ts';
 import { headlineLines } from './figures.ts';
 import { artifactUrl } from './links.ts';
@@ -59,7 +59,7 @@ export async function startManualRun(deps: RunDeps, orgId: string, reportId: str
     });
     // Inside the transaction: Temporal unreachable rolls the run and its charge back (503). The
     // workflow's first activity waits (retries) until this commits.
-    await startWorkflow(deps, 'reportRun', workflowIds.reportRun(run.run.id), [{ runId: run.run.id }], {
+    await startWorkflow(deps, generateReportKind, generateReportKind.id(run.run.id), [{ runId: run.run.id }], {
       orgId, agentId: report.widget_ids.length === 1 ? report.widget_ids[0] : null,
       summary: `Report "${report.name}" (${report.format}), ${period.start.toISOString().slice(0, 10)} to ${period.end.toISOString().slice(0, 10)}, manual`,
     });

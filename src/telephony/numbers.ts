@@ -182,7 +182,7 @@ export async function releasePhoneNumber(deps: TelephonyDeps, orgId: string, id:
 }
 
 /**
- * An agent's delete (AGENT_DELETE_HOOKS): its purchased numbers are released, its imported ones
+ * An agent's delete (src/telephony/agent-hooks.ts): its purchased numbers are released, its imported ones
  * parked. The carrier and the Schedules are told after commit (best effort, logged).
  */
 export async function detachAgentNumbers(tx: Db, agentId: string) {

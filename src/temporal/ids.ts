@@ -1,6 +1,8 @@
 /**
  * Workflow, Schedule and task queue names: business keys, in one module that imports nothing, so
  * workflows (bundled without I/O) use the very same names as the code that starts them.
+ * A new family declares its workflow's kind and id in the workflow's own file (`workflowKind`);
+ * the ids below are those of the families that came before, which code and tests use by name.
  */
 
 /** One task queue per kind of work, so each can be scaled and isolated on its own: `<prefix>-<kind>`. */
@@ -10,6 +12,35 @@ export type TaskQueueKind = (typeof TASK_QUEUE_KINDS)[number];
 /** The task queues of a deployment (TASK_QUEUE_PREFIX), by kind. */
 export function taskQueues(config: { TASK_QUEUE_PREFIX: string }): Record<TaskQueueKind, string> {
   return Object.fromEntries(TASK_QUEUE_KINDS.map((kind) => [kind, `${config.TASK_QUEUE_PREFIX}-${kind}`])) as Record<TaskQueueKind, string>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyWorkflow = (...args: any[]) => Promise<unknown>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type IdOf = (...keys: any[]) => string;
+
+/**
+ * A kind of workflow the service starts, declared beside the workflow in its own file
+ * (`export const crawlSiteKind = workflowKind(crawlSite, {...})`): `startWorkflow` takes it, so no
+ * central list of kinds grows with each family. Plain data, so the bundled workflow may hold it too.
+ */
+export interface WorkflowKind<W extends AnyWorkflow = AnyWorkflow, I extends IdOf = IdOf> {
+  /** The workflow's exported name: what the worker runs. */
+  workflowType: string;
+  queue: TaskQueueKind;
+  /** rejectDuplicate: the id runs once, ever (a second start of a finished one is a no-op). */
+  reuse: 'allowDuplicate' | 'rejectDuplicate';
+  /** Start eagerly when a worker of this process polls the queue (the first task comes back in the start response). */
+  eager?: boolean;
+  /** The business-key id of a run. */
+  id: I;
+  /** Phantom: the workflow function, for the type of its arguments. */
+  workflow?: W;
+}
+
+/** Declares the kind of `workflow` (its type is the function's name). */
+export function workflowKind<W extends AnyWorkflow, I extends IdOf>(workflow: W, def: Pick<WorkflowKind<W, I>, 'queue' | 'reuse' | 'eager' | 'id'>): WorkflowKind<W, I> {
+  return { workflowType: workflow.name, ...def };
 }
 
 /**

@@ -5,47 +5,20 @@ import {
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
 import { colocatedClient } from './eager.ts';
-import { taskQueues, type TaskQueueKind } from './ids.ts';
+import { taskQueues, type WorkflowKind } from './ids.ts';
 import { SEARCH_ATTRIBUTES } from './search-attributes.ts';
-import type { crawlSite } from '../../workflows/crawl-site.ts';
-import type { conversationLifecycle } from '../../workflows/conversation.ts';
-import type { deliverWebhook } from '../../workflows/deliver-webhook.ts';
-import type { purgeAgent } from '../../workflows/purge-agent.ts';
-import type { sendEmailReply } from '../../workflows/send-email-reply.ts';
-import type { generateReport } from '../../workflows/report-run.ts';
 
 /**
  * The one way the service starts, stops and schedules work in Temporal. A new family with a
- * workflow adds one line to KINDS (and its id to ids.ts); everything else is shared: the task
- * queue, id policies, search attributes, the one-line summary shown in the Web UI, eager start
- * next to a worker, and how a failure is logged and answered.
+ * workflow declares its kind beside the workflow (`workflowKind` in ids.ts) and passes it here;
+ * everything else is shared: the task queue, id policies, search attributes, the one-line summary
+ * shown in the Web UI, eager start next to a worker, and how a failure is logged and answered.
  */
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyWorkflow = (...args: any[]) => Promise<unknown>;
-interface KindDef<W extends AnyWorkflow = AnyWorkflow> {
-  workflowType: string;
-  queue: TaskQueueKind;
-  /** REJECT_DUPLICATE: the id runs once, ever (a second start of a finished one is a no-op). */
-  reuse: WorkflowIdReusePolicy;
-  /** Start eagerly when a worker of this process polls the queue (the first task comes back in the start response). */
-  eager?: boolean;
-  /** Phantom: the workflow function, for the type of its arguments. */
-  workflow?: W;
-}
-const kind = <W extends AnyWorkflow>(def: Omit<KindDef<W>, 'workflow'>): KindDef<W> => def;
+type ArgsOf<K extends WorkflowKind> = K extends WorkflowKind<infer W, any> ? Parameters<W> : never;
 
-/** Every kind of workflow the service starts, by name. */
-export const KINDS = {
-  crawl: kind<typeof crawlSite>({ workflowType: 'crawlSite', queue: 'crawls', reuse: WorkflowIdReusePolicy.ALLOW_DUPLICATE }),
-  conversation: kind<typeof conversationLifecycle>({ workflowType: 'conversationLifecycle', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
-  emailReply: kind<typeof sendEmailReply>({ workflowType: 'sendEmailReply', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
-  agentPurge: kind<typeof purgeAgent>({ workflowType: 'purgeAgent', queue: 'maintenance', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
-  reportRun: kind<typeof generateReport>({ workflowType: 'generateReport', queue: 'maintenance', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
-  webhookDelivery: kind<typeof deliverWebhook>({ workflowType: 'deliverWebhook', queue: 'webhooks', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE, eager: true }),
-};
-export type WorkflowKind = keyof typeof KINDS;
-type ArgsOf<K extends WorkflowKind> = (typeof KINDS)[K] extends KindDef<infer W> ? Parameters<W> : never;
+const REUSE = { allowDuplicate: WorkflowIdReusePolicy.ALLOW_DUPLICATE, rejectDuplicate: WorkflowIdReusePolicy.REJECT_DUPLICATE } as const;
 
 /** What every run carries: the organization and agent it concerns (search attributes) and its one-line summary. */
 export interface RunAttributes { orgId: string; agentId?: string | null; summary: string }
@@ -71,13 +44,12 @@ export function workflowServiceUnavailable(): AppError {
 }
 
 /**
- * Starts a workflow of `kind` under `workflowId`, or joins the one already running with that id
+ * Starts a workflow of kind `def` under `workflowId`, or joins the one already running with that id
  * (`restart` terminates it and starts afresh: the crawl of a site that now points elsewhere).
  * False when a run-once id already ran to its end. Any other failure is logged and thrown as 503.
  */
-export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, kindName: K, workflowId: string, args: ArgsOf<K>,
+export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, def: K, workflowId: string, args: ArgsOf<K>,
   attrs: RunAttributes, opts: { restart?: boolean } = {}): Promise<boolean> {
-  const def: KindDef = KINDS[kindName];
   const taskQueue = taskQueues(deps.config)[def.queue];
   const eager = def.eager ? colocatedClient(deps.temporal.options.namespace, taskQueue) : undefined;
   try {
@@ -86,14 +58,14 @@ export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, kin
       requestEagerStart: eager !== undefined,
       // restart terminates: the old run crawls a URL the site no longer has, and nothing of it must run after.
       workflowIdConflictPolicy: opts.restart ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: def.reuse,
+      workflowIdReusePolicy: REUSE[def.reuse],
       typedSearchAttributes: searchAttributesOf(attrs),
       staticSummary: oneLine(attrs.summary),
     });
     return true;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-    deps.log.error({ err, workflow_id: workflowId, workflow_kind: kindName }, 'could not start the workflow');
+    deps.log.error({ err, workflow_id: workflowId, workflow_kind: def.workflowType }, 'could not start the workflow');
     throw workflowServiceUnavailable();
   }
 }

@@ -12,7 +12,6 @@ import { registerColocatedClient } from './eager.ts';
 import { taskQueues, type TaskQueueKind } from './ids.ts';
 import { codeFile } from '../infra/paths.ts';
 
-export const WORKFLOWS_PATH = codeFile('workflows', 'index');
 const BUNDLER = codeFile('src', 'temporal', 'bundle-workflows');
 
 /** The workflow bundle, built by webpack in a child process (see bundle-workflows.ts). */
@@ -95,7 +94,7 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   const temporal = new Client({ connection: clientConnection, namespace: opts.namespace });
   const queues = taskQueues(opts.config);
   const secrets = opts.secrets ?? createSecretBox(await loadSecretsKey(opts.config));
-  const activities = createActivities({ ...opts, temporal, secrets, runtime: opts.runtime ?? createRuntime(opts.config) });
+  const activities = await createActivities({ ...opts, temporal, secrets, runtime: opts.runtime ?? createRuntime(opts.config) });
   const kinds = opts.kinds ?? (Object.keys(queues) as TaskQueueKind[]);
   // One bundle for every worker: each `workflowsPath` would run webpack again and keep its output.
   const workflowBundle = opts.workflowBundle ?? await bundleWorkflowsInChild();

@@ -1,0 +1,9 @@
+import { deleteDataTablesOfAgent } from '../db/data-tables.ts';
+import { deleteTrainingNotesOfAgent } from '../db/training-notes.ts';
+import type { AgentDeleteHook } from './delete-hooks.ts';
+
+/** What the business taught the agent goes with it at once: notes, and data tables with their rows (at most 20 × 10,000). */
+export const agentDeleteHooks: Record<string, AgentDeleteHook> = {
+  training_notes: async (tx, { agentId }) => { await deleteTrainingNotesOfAgent(tx, agentId); },
+  data_tables: async (tx, { agentId }) => { await deleteDataTablesOfAgent(tx, agentId); },
+};

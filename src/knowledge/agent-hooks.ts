@@ -1,0 +1,21 @@
+import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
+import { deletePagesOfAgentBatch } from '../db/site-pages.ts';
+import { siteIdsOfAgent } from '../db/sites.ts';
+import type { AgentDeleteHook, AgentPurgeStep } from '../agents/delete-hooks.ts';
+import { stopSiteWork } from './sites.ts';
+
+export const agentDeleteHooks: Record<string, AgentDeleteHook> = {
+  // The agent's own sites (their rows go with the purge) and, with delete_kbs, the knowledge
+  // bases no other live agent uses: their Schedules and running crawls stop after commit.
+  knowledge: async (tx, { orgId, agentId, deleteKbs }) => {
+    const own = await siteIdsOfAgent(tx, agentId);
+    const kbSites = deleteKbs ? await deleteKnowledgeBases(tx, orgId, await knowledgeBasesOnlyUsedBy(tx, agentId)) : [];
+    const siteIds = [...own, ...kbSites];
+    return siteIds.length ? (deps) => stopSiteWork(deps, siteIds) : undefined;
+  },
+};
+
+/** Crawled pages (and their passages) of the agent's own sites; the site rows go with the agent. */
+export const agentPurgeSteps: Record<string, AgentPurgeStep> = {
+  site_pages: deletePagesOfAgentBatch,
+};

@@ -1,0 +1,7 @@
+import type { AgentDeleteHook } from '../agents/delete-hooks.ts';
+import { detachAgentNumbers } from './numbers.ts';
+
+/** Bought numbers go back to the carrier (billing stops), imported ones are parked in the pool. */
+export const agentDeleteHooks: Record<string, AgentDeleteHook> = {
+  phone_numbers: (tx, { agentId }) => detachAgentNumbers(tx, agentId),
+};
