@@ -10,6 +10,7 @@ import { createCrawlActivities } from './crawl.ts';
 import { createConversationActivities } from './conversations.ts';
 import { createPhoneNumberActivities } from './phone-numbers.ts';
 import { createEmailActivities } from './email.ts';
+import { createCampaignActivities } from './campaigns.ts';
 
 /**
  * What activities are given; they build nothing themselves. `temporal` lets an activity start
@@ -25,5 +26,6 @@ export function createActivities(deps: ActivityDeps) {
     webhooks: { ...createWebhookActivities(deps) },
     crawls: { ...createCrawlActivities(deps) },
     conversations: { ...createConversationActivities(deps), ...createEmailActivities(deps) },
+    campaigns: { ...createCampaignActivities(deps) },
   };
 }

@@ -12,6 +12,7 @@ import type { conversationLifecycle } from '../../workflows/conversation.ts';
 import type { deliverWebhook } from '../../workflows/deliver-webhook.ts';
 import type { purgeAgent } from '../../workflows/purge-agent.ts';
 import type { sendEmailReply } from '../../workflows/send-email-reply.ts';
+import type { runCampaign } from '../../workflows/campaign.ts';
 
 /**
  * The one way the service starts, stops and schedules work in Temporal. A new family with a
@@ -41,20 +42,22 @@ export const KINDS = {
   emailReply: kind<typeof sendEmailReply>({ workflowType: 'sendEmailReply', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   agentPurge: kind<typeof purgeAgent>({ workflowType: 'purgeAgent', queue: 'maintenance', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   webhookDelivery: kind<typeof deliverWebhook>({ workflowType: 'deliverWebhook', queue: 'webhooks', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE, eager: true }),
+  campaign: kind<typeof runCampaign>({ workflowType: 'runCampaign', queue: 'campaigns', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
 };
 export type WorkflowKind = keyof typeof KINDS;
 type ArgsOf<K extends WorkflowKind> = (typeof KINDS)[K] extends KindDef<infer W> ? Parameters<W> : never;
 
 /** What every run carries: the organization and agent it concerns (search attributes) and its one-line summary. */
-export interface RunAttributes { orgId: string; agentId?: string | null; summary: string }
+export interface RunAttributes { orgId: string; agentId?: string | null; campaignId?: string | null; summary: string }
 
 export interface StartDeps { temporal: Client; config: { TASK_QUEUE_PREFIX: string }; log: Logger }
 
 /** The search attributes of a run or schedule, so an operator can filter by organization or agent. */
-export function searchAttributesOf(attrs: Pick<RunAttributes, 'orgId' | 'agentId'>) {
+export function searchAttributesOf(attrs: Pick<RunAttributes, 'orgId' | 'agentId' | 'campaignId'>) {
   return [
     { key: SEARCH_ATTRIBUTES.OrganizationId, value: attrs.orgId },
     ...(attrs.agentId ? [{ key: SEARCH_ATTRIBUTES.AgentId, value: attrs.agentId }] : []),
+    ...(attrs.campaignId ? [{ key: SEARCH_ATTRIBUTES.CampaignId, value: attrs.campaignId }] : []),
   ];
 }
 
