@@ -64,7 +64,9 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
       break;
     }
     const turn = await nextCalls({ campaignId, exclude: [...running.keys()] });
-    if (turn.status === 'canceled' || turn.status === 'gone') { canceled = true; break; }
+    // `draft`: the start that launched this run was rolled back; nothing to do.
+    if (turn.status === 'draft' || turn.status === 'gone') return;
+    if (turn.status === 'canceled') { canceled = true; break; }
     await Promise.all(turn.ready.map((id) => start(id, turn.maxDurationSeconds)));
     if (running.size === 0 && turn.queued === 0) {
       await finishCampaign({ campaignId });

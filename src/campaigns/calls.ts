@@ -161,7 +161,8 @@ export interface QueueTurn {
  * callee's calling window (read on the clock plus CAMPAIGN_CLOCK_OFFSET_SECONDS) and retry backoffs.
  */
 export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
-  const campaign = await findCampaignById(deps.sql, input.campaignId);
+  // The start's transaction starts the workflow before it commits: wait for it (a rolled-back start reads `draft`).
+  const campaign = await findCampaignById(deps.sql, input.campaignId, { share: true });
   if (!campaign) return { status: 'gone', ready: [], waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
   // `exclude` is what the workflow runs now: at most `concurrency` in all.
   const limit = Math.max(0, campaign.concurrency - input.exclude.length);

@@ -62,8 +62,10 @@ export async function findCampaign(db: Db, orgId: string, id: string, opts: { fo
   return r ? toRecord(r) : null;
 }
 
-export async function findCampaignById(db: Db, id: string): Promise<CampaignRecord | null> {
-  const [r] = await db<CampaignRow[]>`select ${db(COLUMNS)} from campaigns where id = ${id}`;
+/** A campaign by id alone (the workflows); `share` waits for a transaction changing it (a start not yet committed) to end. */
+export async function findCampaignById(db: Db, id: string, opts: { share?: boolean } = {}): Promise<CampaignRecord | null> {
+  const lock = opts.share ? db`for share` : db``;
+  const [r] = await db<CampaignRow[]>`select ${db(COLUMNS)} from campaigns where id = ${id} ${lock}`;
   return r ? toRecord(r) : null;
 }
 
