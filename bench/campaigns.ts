@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
   const dbName = new URL(databaseUrl).pathname.slice(1);
   const config = loadConfig(process.env, {
-    PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: 1_000_000_000, SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 0,
+    PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: 1_000_000_000, SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 0, SMTP_LISTEN_PORT: 0,
   });
   const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true });
   onCleanup('service', () => service.stop());
