@@ -89,8 +89,9 @@ const invalidState = (detail: string) => new AppError(409, 'invalid_state', deta
 
 export async function patchCampaign(deps: CampaignDeps, orgId: string, id: string, body: CampaignPatch): Promise<Campaign> {
   return deps.sql.begin(async (tx) => {
-    const campaign = await requireCampaign(tx, orgId, id);
+    // The body's own checks first (400 before 404).
     const fields = await campaignFields(tx, orgId, body, { create: false });
+    const campaign = await requireCampaign(tx, orgId, id);
     if (campaign.status !== 'draft') throw invalidState(`a ${campaign.status} campaign cannot be changed; only a draft can`);
     return toCampaign(await updateCampaign(tx, id, fields));
   });
