@@ -1,7 +1,8 @@
 import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
-import type {
-  Campaign, CampaignCall, CampaignStatus, CallStatus, CallingWindow, EndedReason, Retry, TerminalCallStatus,
+import {
+  IN_FLIGHT_STATUSES, type Campaign, type CampaignCall, type CampaignStatus, type CallStatus, type CallingWindow, type EndedReason, type Retry,
+  type TerminalCallStatus,
 } from '../schemas/campaigns.ts';
 
 /**
@@ -188,7 +189,7 @@ export async function findCallById(db: Db, id: string, opts: { forUpdate?: boole
 /** A campaign's calls in queue order (position, then attempt); `active` keeps those in flight. */
 export async function listCalls(db: Db, campaignId: string, q: { active?: boolean; status?: CallStatus | undefined; limit: number; offset: number }):
   Promise<{ data: CampaignCall[]; total: number }> {
-  const active = q.active ? db`and status in ('dialing', 'initiated', 'ringing', 'in_progress')` : db``;
+  const active = q.active ? db`and status = any(${[...IN_FLIGHT_STATUSES]}::text[])` : db``;
   const status = q.status ? db`and status = ${q.status}` : db``;
   return listPage(db, {
     ...q, columns: db(CALL_COLUMNS), from: db`from campaign_calls where campaign_id = ${campaignId} ${active} ${status}`,
