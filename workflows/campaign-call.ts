@@ -68,7 +68,10 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
     return { action: result!.status === 'canceled' ? 'canceled' as const : 'hung_up' as const };
   }, { validator: () => { if (result) throw new Error('this call has ended'); } });
 
+  // An answered sandbox call's conversation runs beside the call's timers; the call ends after it.
+  let conversing: Promise<unknown> | null = null;
   const end = async (status: TerminalCallStatus, reason: EndedReason): Promise<CampaignCallResult> => {
+    if (conversing) await conversing;
     result = await acts.endCall({ callId, status, reason });
     return result;
   };
@@ -110,7 +113,7 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
     } else if (answeredAt === null) {
       await acts.markCall({ callId, status: 'in_progress' });
       answeredAt = Date.now();
-      if (dial.sandbox) await converseSandboxCall({ callId });
+      if (dial.sandbox) conversing = converseSandboxCall({ callId }).catch(() => undefined);
     }
   }
 }
