@@ -66,6 +66,8 @@ export const ConfigSchema = Type.Object({
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
+  /** Test setting: seconds added to the clock campaigns read calling windows with (0 in production). */
+  CAMPAIGN_CLOCK_OFFSET_SECONDS: Type.Integer({ default: 0 }),
   /** The telephony carrier: `sandbox` (no account; test numbers) or `twilio` (needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN). */
   CARRIER: Type.Union([Type.Literal('sandbox'), Type.Literal('twilio')], { default: 'sandbox' }),
   TWILIO_ACCOUNT_SID: Type.Optional(Type.String({ pattern: '^AC[0-9a-fA-F]{32}$' })),

@@ -18,6 +18,7 @@ export const ERROR_TITLES = {
   active_campaign: 'Agent has an active campaign',
   sip_trunk_in_use: 'SIP trunk is in use',
   admin_imported_number: 'Number was imported by an administrator',
+  no_active_number: 'Agent has no active number',
   agent_paused: 'Agent is paused',
   not_claimable: 'Conversation cannot be claimed',
   invalid_state: 'Action not allowed in the current state',

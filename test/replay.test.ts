@@ -127,3 +127,32 @@ it('replays a scheduled report run it has just run (the firing and its report-ru
   await recordFixture(firing.workflowId, 'scheduled-report-run.json');
   await recordFixture(child.workflowId, 'report-run.json');
 }, 90_000);
+it('replays a campaign and a call of it that it has just run (a busy retry, a max-duration timer firing)', async () => {
+  const calls3 = await startTestService({ SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 30 });
+  try {
+    const { token } = await calls3.newOrg();
+    const api = client(calls3.url, token);
+    const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Replayed caller' });
+    expect((await api.post('/api/v1/rest/phone-numbers', { widget_id: agent.id })).status).toBe(201);
+    const { body: campaign } = await api.post('/api/v1/rest/campaigns', {
+      name: 'Replayed', widget_id: agent.id, to_numbers: ['+15005550002', '+15005550100'], max_duration_seconds: 1,
+      retry: { max_attempts: 2, backoff_seconds: 1, on: ['busy'] },
+    });
+    expect((await api.post(`/api/v1/rest/campaigns/${campaign.id}/start`)).status).toBe(200);
+    const parent = calls3.temporal.workflow.getHandle(`campaign:${campaign.id}`);
+    await parent.result();
+    const { body: page } = await api.get(`/api/v1/rest/campaigns/${campaign.id}/calls`);
+    expect(page.total).toBe(3);
+    const capped = page.data.find((c: { ended_reason: string }) => c.ended_reason === 'max_duration');
+    const child = calls3.temporal.workflow.getHandle(`campaign-call:${capped.id}`);
+    await child.result();
+    await replayAll([
+      { workflowId: parent.workflowId, history: await parent.fetchHistory() },
+      { workflowId: child.workflowId, history: await child.fetchHistory() },
+    ]);
+    await recordFixture(parent.workflowId, 'campaign.json');
+    await recordFixture(child.workflowId, 'campaign-call.json');
+  } finally {
+    await calls3.stop();
+  }
+}, 120_000);

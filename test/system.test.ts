@@ -79,8 +79,12 @@ describe('OpenAPI and docs', () => {
       const body = doc.webhooks[type].post.requestBody.content['application/json'].schema;
       expect(body.required, type).toEqual(['id', 'type', 'created_at', 'data']);
       expect(body.properties.type, type).toMatchObject({ const: type });
-      expect(body.properties.data, type).toEqual({ $ref: `#/components/schemas/${type.startsWith('widget.') ? 'WidgetEventData' : 'ConversationEventData'}` });
+      const data = type.startsWith('widget.') ? 'WidgetEventData' : type.startsWith('conversation.') ? 'ConversationEventData'
+        : type.startsWith('campaign_call.') ? 'CampaignCallEventData' : 'CampaignEventData';
+      expect(body.properties.data, type).toEqual({ $ref: `#/components/schemas/${data}` });
     }
+    expect(doc.components.schemas.CampaignEventData.properties).toEqual({ campaign: { $ref: '#/components/schemas/Campaign' } });
+    expect(doc.components.schemas.CampaignCallEventData.properties).toEqual({ call: { $ref: '#/components/schemas/CampaignCall' } });
     expect(doc.components.schemas.WidgetEventData.properties).toEqual({ agent: { $ref: '#/components/schemas/Agent' }, widget: { $ref: '#/components/schemas/Widget' } });
     expect(doc.components.schemas.ConversationEventData.properties).toEqual({ conversation: { $ref: '#/components/schemas/Conversation' } });
   });

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import twilio from 'twilio';
 import { AppError } from '../../src/errors.ts';
+import { relayCarrierStatus } from '../../src/campaigns/index.ts';
 import { answerSms, answerVoice, answerWarmDestination, recordCallStatus, type CarrierParams, type InboundDeps } from '../../src/telephony/inbound.ts';
 import { CARRIER_WEBHOOK_PATHS, webhookSigningToken } from '../../src/telephony/webhook-urls.ts';
 import type { AppContext } from '../context.ts';
@@ -70,7 +71,11 @@ export function carrierWebhooksRouter(): Router {
   });
   router.post(CARRIER_WEBHOOK_PATHS.voiceStatus, async (ctx) => {
     const c = ctx as unknown as AppContext;
-    await recordCallStatus(inboundDeps(c), await verifiedParams(c));
+    const params = await verifiedParams(c);
+    // An outbound campaign call: its status drives the call's workflow.
+    const campaignCall = String(c.query.campaign_call ?? '');
+    if (/^[0-9a-f-]{36}$/i.test(campaignCall)) await relayCarrierStatus(c.deps, campaignCall, params.CallStatus ?? '');
+    else await recordCallStatus(inboundDeps(c), params);
     ctx.status = 204;
   });
   router.post(CARRIER_WEBHOOK_PATHS.sms, async (ctx) => {

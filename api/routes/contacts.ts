@@ -2,6 +2,7 @@ import { AppError, fieldError, notFound } from '../../src/errors.ts';
 import {
   deleteContact, findContact, insertContact, listContacts, updateContact, type ContactRefusal,
 } from '../../src/db/contacts.ts';
+import { removeContactEnrolments } from '../../src/db/campaigns.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import {
   ContactCreateSchema, ContactListQuery, ContactListSchema, ContactPatchSchema, ContactSchema,
@@ -82,11 +83,16 @@ export const contactsFamily: RouteFamily = {
     }),
     route({
       method: 'DELETE', path: '/contacts/:id', operationId: 'delete_contact', summary: 'Delete a contact',
-      description: 'Its campaign enrolments go with it; its conversations stay, no longer linked to a contact.',
+      description: 'Its enrolments in campaigns that have not dialed it go with it (draft campaigns, queued calls); its conversations and dialed calls stay, no longer linked to a contact.',
       permissions: ['campaigns.write'], params: IdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        if (!(await deleteContact(deps.sql, principal.orgId, params.id))) throw notFound('contact');
+        // Its enrolments in campaigns that have not dialed it go too (draft enrolments, queued calls).
+        const deleted = await deps.sql.begin(async (tx) => {
+          await removeContactEnrolments(tx, principal.orgId, params.id);
+          return deleteContact(tx, principal.orgId, params.id);
+        });
+        if (!deleted) throw notFound('contact');
         return { status: 204 };
       },
     }),

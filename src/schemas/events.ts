@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Timestamp } from './common.ts';
 import { AgentSchema } from './agents.ts';
+import { CampaignCallSchema, CampaignSchema } from './campaigns.ts';
 import { ConversationSchema } from './conversations.ts';
 import { WidgetSchema } from './widgets.ts';
 
@@ -13,6 +14,9 @@ export const EVENT_TYPES = [
   'conversation.started',
   'conversation.ended',
   'conversation.evaluated',
+  'campaign.started',
+  'campaign.completed',
+  'campaign_call.ended',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -31,6 +35,16 @@ export const ConversationEventDataSchema = Type.Object({
   conversation: ConversationSchema,
 }, { $id: 'ConversationEventData', additionalProperties: false });
 
+/** `data` of the campaign events: the campaign as `GET /campaigns/:id` returns it. */
+export const CampaignEventDataSchema = Type.Object({
+  campaign: CampaignSchema,
+}, { $id: 'CampaignEventData', additionalProperties: false });
+
+/** `data` of the campaign call events: the call as `GET /campaigns/:id/calls/:callId` returns it. */
+export const CampaignCallEventDataSchema = Type.Object({
+  call: CampaignCallSchema,
+}, { $id: 'CampaignCallEventData', additionalProperties: false });
+
 /** Each event type: when it fires, and the schema of its `data`. */
 export const EVENTS: Record<EventType, { description: string; data: TSchema }> = {
   'widget.ready': { description: 'A widget created through the widgets endpoints finished its first crawl and became `active`.', data: WidgetEventDataSchema },
@@ -40,6 +54,9 @@ export const EVENTS: Record<EventType, { description: string; data: TSchema }> =
   'conversation.started': { description: 'A conversation started.', data: ConversationEventDataSchema },
   'conversation.ended': { description: 'A conversation ended (the visitor ended it, or it was inactive too long).', data: ConversationEventDataSchema },
   'conversation.evaluated': { description: 'The evaluation of an ended conversation completed.', data: ConversationEventDataSchema },
+  'campaign.started': { description: 'A campaign started: its calls are queued (POST /campaigns/:id/start from `draft`).', data: CampaignEventDataSchema },
+  'campaign.completed': { description: 'Every call of a running campaign has ended: the campaign is `completed`.', data: CampaignEventDataSchema },
+  'campaign_call.ended': { description: 'A campaign call reached its terminal status (see `status` and `ended_reason`).', data: CampaignCallEventDataSchema },
 };
 
 /** The body of a webhook delivery: the Standard Webhooks envelope around one event's `data`. */

@@ -6,7 +6,7 @@
  */
 
 /** One task queue per kind of work, so each can be scaled and isolated on its own: `<prefix>-<kind>`. */
-export const TASK_QUEUE_KINDS = ['maintenance', 'webhooks', 'crawls', 'conversations'] as const;
+export const TASK_QUEUE_KINDS = ['maintenance', 'webhooks', 'crawls', 'conversations', 'campaigns'] as const;
 export type TaskQueueKind = (typeof TASK_QUEUE_KINDS)[number];
 
 /** The task queues of a deployment (TASK_QUEUE_PREFIX), by kind. */
@@ -57,6 +57,9 @@ export const workflowIds = {
   agentPurge: (agentId: string) => `agent-purge:${agentId}`,
   /** One generation per report run. */
   reportRun: (runId: string) => `report-run:${runId}`,
+  /** A campaign's queue and concurrency, and one child per call attempt. */
+  campaign: (campaignId: string) => `campaign:${campaignId}`,
+  campaignCall: (callId: string) => `campaign-call:${callId}`,
   webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
     `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,
 };

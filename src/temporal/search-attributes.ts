@@ -2,9 +2,10 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 
 /**
  * Custom search attributes every workflow of ours carries, so an operator can find the runs of
- * one organization or one agent in the Temporal Web UI (`OrganizationId = "..."`).
+ * one organization, one agent or one campaign in the Temporal Web UI (`OrganizationId = "..."`).
  */
 export const SEARCH_ATTRIBUTES = {
   OrganizationId: defineSearchAttributeKey('OrganizationId', 'KEYWORD'),
   AgentId: defineSearchAttributeKey('AgentId', 'KEYWORD'),
+  CampaignId: defineSearchAttributeKey('CampaignId', 'KEYWORD'),
 } as const;

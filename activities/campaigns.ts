@@ -1,0 +1,25 @@
+import type { ActivityRegistration } from './index.ts';
+import {
+  claimCall, converseSandboxCall, dialCall, endCall, finishCampaign, hangUpAtCarrier, markCall, nextCalls,
+} from '../src/campaigns/calls.ts';
+import type { EndedReason, TerminalCallStatus } from '../src/schemas/campaigns.ts';
+import { createCarrier } from '../src/telephony/index.ts';
+import type { ActivityDeps } from './index.ts';
+
+/** The campaign and campaign call workflows' steps: each writes its status change to PostgreSQL, idempotently. */
+export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log' | 'runtime'>) {
+  const callDeps = { ...deps, carrier: createCarrier(deps.config, deps.sql) };
+  return {
+    nextCalls: (input: { campaignId: string; exclude: string[] }) => nextCalls(deps, input),
+    finishCampaign: (input: { campaignId: string }) => finishCampaign(deps, input.campaignId),
+    claimCall: (input: { callId: string }) => claimCall(deps, input.callId),
+    dialCall: (input: { callId: string }) => dialCall(callDeps, input.callId),
+    markCall: (input: { callId: string; status: 'ringing' | 'in_progress' }) => markCall(deps, input),
+    converseSandboxCall: (input: { callId: string }) => converseSandboxCall(callDeps, input.callId),
+    hangUpAtCarrier: (input: { callId: string }) => hangUpAtCarrier(callDeps, input.callId),
+    endCall: (input: { callId: string; status: TerminalCallStatus; reason: EndedReason }) => endCall(deps, input),
+  };
+}
+export type CampaignActivities = ReturnType<typeof createCampaignActivities>;
+
+export const registration: ActivityRegistration = { queue: 'campaigns', create: createCampaignActivities };

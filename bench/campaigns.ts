@@ -1,0 +1,136 @@
+/**
+ * Campaign benchmark: `npm run bench:campaigns` (or `node --import tsx bench/campaigns.ts`).
+ *
+ * The real service (API and workers in this process, a fresh PostgreSQL database, an in-memory
+ * Temporal dev server, the sandbox carrier with SANDBOX_RING_SECONDS=0 and SANDBOX_CALL_SECONDS=0).
+ * One campaign of BENCH_CALLS sandbox calls (default 1000) at BENCH_CONCURRENCY (default 50): every
+ * call is its own workflow `campaign-call:<id>` (claim, dial, ringing, answered, the scripted
+ * callee's phone conversation, end), each answered one also a conversation lifecycle and its
+ * evaluation. Throughput is calls / (start request to `completed_at`); CPU per call by process.
+ *
+ * Beside it, in the same run and on the same server: a bare workflow (start, complete, nothing
+ * else) started by BENCH_CONCURRENCY clients, each awaiting its result, BENCH_CALLS times.
+ * Target: the campaign at >= 0.5x the bare loop's throughput, the concurrency never exceeded.
+ */
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startService } from '../src/service.ts';
+import { createOrganization } from '../src/auth/keys.ts';
+import { findCampaignById } from '../src/db/campaigns.ts';
+import { cpuSnapshot, describeCpu, freshDatabase, onCleanup, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
+
+const CALLS = positiveInt('BENCH_CALLS', 1000);
+const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 50);
+const TIMEOUT_MS = 900_000;
+
+async function json(res: Response): Promise<Record<string, any>> {
+  const body = await res.json() as Record<string, any>;
+  if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** The most calls in flight at once, from their dialing and end times. */
+function peak(rows: { started_at: Date | null; ended_at: Date | null }[]): number {
+  const marks = rows.filter((r) => r.started_at).flatMap((r) => [
+    { at: r.started_at!.getTime(), d: 1 }, { at: r.ended_at ? r.ended_at.getTime() : Infinity, d: -1 },
+  ]).sort((a, b) => a.at - b.at || a.d - b.d);
+  let now = 0;
+  let most = 0;
+  for (const m of marks) { now += m.d; most = Math.max(most, now); }
+  return most;
+}
+
+async function bareLoop(temporalAddress: string, dbName: string): Promise<number> {
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL('./bare-workflow.ts', import.meta.url)), logger: new DefaultLogger('WARN'),
+  });
+  const connection = await NativeConnection.connect({ address: temporalAddress });
+  const taskQueue = 'bench-bare';
+  const worker = await Worker.create({ connection, taskQueue, workflowBundle, maxCachedWorkflows: 300, maxConcurrentWorkflowTaskExecutions: 40 });
+  const running = worker.run();
+  const clientConnection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection: clientConnection });
+  const run = async (n: number, prefix: string) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < n) {
+        const i = next++;
+        await client.workflow.execute('bareWorkflow', { workflowId: `${prefix}-${i}`, taskQueue, args: [] });
+      }
+    }));
+  };
+  await run(100, `bare-warmup-${Date.now()}`);
+  const cpu = cpuSnapshot(dbName);
+  const started = Date.now();
+  await run(CALLS, `bare-${Date.now()}`);
+  const seconds = (Date.now() - started) / 1000;
+  const rate = CALLS / seconds;
+  say(`bare workflow start→complete: ${CALLS} in ${seconds.toFixed(1)} s = ${rate.toFixed(1)} workflows/s (${CONCURRENCY} clients)`);
+  say(`  ${describeCpu(cpu, cpuSnapshot(dbName), CALLS, 'workflow')}`);
+  worker.shutdown();
+  await running;
+  await connection.close();
+  await clientConnection.close();
+  return rate;
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  say('Starting PostgreSQL database and Temporal dev server...');
+  const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
+  const dbName = new URL(databaseUrl).pathname.slice(1);
+  const config = loadConfig(process.env, {
+    PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: 1_000_000_000, SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 0, SMTP_LISTEN_PORT: 0,
+  });
+  const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true });
+  onCleanup('service', () => service.stop());
+  const base = `${service.url!}/api/v1/rest`;
+  const org = await service.sql.begin((tx) => createOrganization(tx, 'bench'));
+  const headers = { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' };
+  const post = (path: string, body: unknown = {}) => fetch(base + path, { method: 'POST', headers, body: JSON.stringify(body) }).then(json);
+  const agent = await post('/agents', { name: 'Bench caller' });
+  await post('/phone-numbers', { widget_id: agent.id });
+
+  const campaignOf = async (n: number, from: number) => post('/campaigns', {
+    name: `bench ${n}`, widget_id: agent.id, max_duration_seconds: 60, concurrency: CONCURRENCY,
+    to_numbers: Array.from({ length: n }, (_, i) => `+1500555${String(from + i).padStart(4, '0')}`),
+  });
+  const finish = async (id: string) => {
+    const deadline = Date.now() + TIMEOUT_MS;
+    for (;;) {
+      const campaign = await findCampaignById(service.sql, id);
+      if (campaign?.status === 'completed') return campaign;
+      if (Date.now() > deadline) throw new Error(`campaign ${id} did not complete within ${TIMEOUT_MS / 1000} s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  say('Warming up with a campaign of 50 calls...');
+  const warm = await campaignOf(50, 9000);
+  await post(`/campaigns/${warm.id}/start`);
+  await finish(warm.id);
+
+  say(`Measuring one campaign of ${CALLS} calls at concurrency ${CONCURRENCY}...`);
+  const campaign = await campaignOf(CALLS, 1000);
+  const cpu = cpuSnapshot(dbName);
+  const started = Date.now();
+  await post(`/campaigns/${campaign.id}/start`);
+  const done = await finish(campaign.id);
+  const seconds = (Date.parse(done.completed_at!) - started) / 1000;
+  const after = cpuSnapshot(dbName);
+  const rows = await service.sql<{ status: string; started_at: Date | null; ended_at: Date | null }[]>`
+    select status, started_at, ended_at from campaign_calls where campaign_id = ${campaign.id}`;
+  const rate = CALLS / seconds;
+  say(`campaign: ${CALLS} calls in ${seconds.toFixed(1)} s = ${rate.toFixed(1)} calls/s; `
+    + `${rows.filter((r) => r.status === 'completed').length} completed; peak in flight ${peak(rows)} (limit ${CONCURRENCY})`);
+  say(`  ${describeCpu(cpu, after, CALLS, 'call')}`);
+
+  say('Bare workflow loop on the same server...');
+  const bare = await bareLoop(temporalAddress, dbName);
+  say(`ratio: campaign calls/s / bare workflows/s = ${(rate / bare).toFixed(2)} (target >= 0.5)`);
+}
+
+await runBenchmark(main);

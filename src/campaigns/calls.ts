@@ -1,0 +1,192 @@
+import type { Db } from '../db/index.ts';
+import { findAgent } from '../db/agents.ts';
+import {
+  advanceCall, callIsBlocked, endCallRow, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
+  queuedByZone, readyCalls, toCall, toCampaign, type CallRecord,
+} from '../db/campaigns.ts';
+import { findConversationRecord } from '../db/conversations.ts';
+import { endConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps } from '../conversations/lifecycle.ts';
+import { secondsUntilOpen } from '../domain/calling-window.ts';
+import { emitEvent } from '../events/emit.ts';
+import { createScriptedCaller } from '../runtime/caller.ts';
+import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/campaigns.ts';
+import { CarrierError, type Carrier } from '../telephony/carrier.ts';
+import { sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
+import { CARRIER_WEBHOOK_PATHS, publicBaseUrl } from '../telephony/webhook-urls.ts';
+
+/**
+ * The steps of one campaign call, each run by an activity of its workflow (`campaign-call:<id>`),
+ * and the campaign queue's reads. Every step is idempotent: a row moves only forward, and a call
+ * ends once (endCallRow), so a retried activity or a replayed workflow changes nothing twice.
+ */
+
+export interface CallDeps extends ConversationDeps { carrier: Carrier }
+
+/** `campaign_call.ended`, in the transaction that ended the call. */
+export async function emitCallEnded(tx: Db, agentId: string, call: CallRecord): Promise<void> {
+  await emitEvent(tx, { orgId: call.orgId, agentId, type: 'campaign_call.ended', data: { call: toCall(call) } });
+}
+
+export type StepResult = { state: 'go' } | { state: 'ended' };
+
+/** Ends a call (once): status, reason, `campaign_call.ended`, its conversation, and a retry when the campaign's `retry` says so. */
+export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: { callId: string; status: TerminalCallStatus; reason: EndedReason }): Promise<{ status: CallStatus; ended_reason: EndedReason | null }> {
+  const before = await findCallById(deps.sql, input.callId);
+  if (!before) return { status: input.status, ended_reason: input.reason };
+  if (before.conversation_id && !before.ended_at) await endConversation(deps, before.conversation_id, 'visitor');
+  const ended = await deps.sql.begin(async (tx) => {
+    const row = await endCallRow(tx, input.callId, input.status, input.reason);
+    if (!row) return null;
+    const campaign = await findCampaignById(tx, row.campaign_id);
+    if (!campaign) return row;
+    await emitCallEnded(tx, campaign.widget_id, row);
+    const retry = campaign.retry;
+    const retried = (row.status === 'busy' || row.status === 'no_answer') && retry?.on.includes(row.status);
+    if (retry && retried && row.attempt < retry.max_attempts && (campaign.status === 'running' || campaign.status === 'paused')) {
+      await insertRetryCall(tx, row, retry.backoff_seconds);
+    }
+    return row;
+  });
+  const now = ended ?? await findCallById(deps.sql, input.callId);
+  return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason };
+}
+
+/** queued → claimed; a do-not-call callee ends `canceled`/`blocked` here (checked when queued, and again now). */
+export async function claimCall(deps: Omit<ConversationDeps, 'runtime'>, callId: string): Promise<StepResult> {
+  const call = await advanceCall(deps.sql, callId, ['queued'], 'claimed');
+  if (!call) {
+    const now = await findCallById(deps.sql, callId);
+    // Claimed by an earlier attempt of this activity: go on; anything else (ended, deleted) is done.
+    return now?.status === 'claimed' ? { state: 'go' } : { state: 'ended' };
+  }
+  if (await callIsBlocked(deps.sql, call.orgId, call)) {
+    await endCall(deps, { callId, status: 'canceled', reason: 'blocked' });
+    return { state: 'ended' };
+  }
+  return { state: 'go' };
+}
+
+export type DialResult = { state: 'ended' } | { state: 'initiated'; sandbox: SandboxCallOutcome | null };
+
+/**
+ * claimed → dialing → initiated: do-not-call is checked once more (a blocked call never reaches the
+ * carrier), then the carrier places the call. A carrier refusal ends it `failed`/`error`.
+ */
+export async function dialCall(deps: CallDeps, callId: string): Promise<DialResult> {
+  const call = await findCallById(deps.sql, callId);
+  if (!call || call.ended_at) return { state: 'ended' };
+  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  if (!campaign?.from_number) {
+    await endCall(deps, { callId, status: 'failed', reason: 'error' });
+    return { state: 'ended' };
+  }
+  const outcome = deps.carrier.name === 'sandbox' ? sandboxCallOutcome(call.to_number, deps.config) : null;
+  if (call.call_sid) return { state: 'initiated', sandbox: outcome }; // placed by an earlier attempt of this activity
+  if (call.status === 'claimed' && await callIsBlocked(deps.sql, call.orgId, call)) {
+    await endCall(deps, { callId, status: 'canceled', reason: 'blocked' });
+    return { state: 'ended' };
+  }
+  if (!(await advanceCall(deps.sql, callId, ['claimed', 'dialing'], 'dialing', { started: true }))) return { state: 'ended' };
+  const base = publicBaseUrl(deps.config);
+  let sid: string;
+  try {
+    ({ sid } = await deps.carrier.placeCall({
+      from: campaign.from_number, to: call.to_number,
+      url: `${base}${CARRIER_WEBHOOK_PATHS.voice}?campaign_call=${callId}`,
+      statusUrl: `${base}${CARRIER_WEBHOOK_PATHS.voiceStatus}?campaign_call=${callId}`,
+    }));
+  } catch (err) {
+    if (!(err instanceof CarrierError)) throw err;
+    deps.log.warn({ err, call_id: callId }, 'the carrier refused a campaign call');
+    await endCall(deps, { callId, status: 'failed', reason: 'error' });
+    return { state: 'ended' };
+  }
+  await advanceCall(deps.sql, callId, ['dialing'], 'initiated', { call_sid: sid });
+  return { state: 'initiated', sandbox: outcome };
+}
+
+/** initiated → ringing, or → in_progress (answered). */
+export async function markCall(deps: Pick<CallDeps, 'sql'>, input: { callId: string; status: 'ringing' | 'in_progress' }): Promise<void> {
+  if (input.status === 'ringing') await advanceCall(deps.sql, input.callId, ['initiated'], 'ringing');
+  else await advanceCall(deps.sql, input.callId, ['initiated', 'ringing'], 'in_progress', { answered: true });
+}
+
+/** What the scripted callee of a sandbox call says first. */
+const CALLEE_GOAL = 'Hello? Who is calling, and what can you do for me?';
+
+/**
+ * An answered sandbox call's conversation (surface `phone`, linked by `conversation_id`): the
+ * runtime plays the agent against the built-in scripted caller. Once per call.
+ */
+export async function converseSandboxCall(deps: CallDeps, callId: string): Promise<void> {
+  const call = await findCallById(deps.sql, callId);
+  if (!call || call.conversation_id || call.ended_at) return;
+  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
+  if (!agent) return;
+  const { conversation } = await startCallerConversation(deps, call.orgId, agent, { surface: 'phone', caller: call.to_number },
+    (tx, conversationId) => linkCallConversation(tx, callId, conversationId));
+  const caller = createScriptedCaller({ goal: CALLEE_GOAL, maxTurns: 3 });
+  let line: string | null = caller.opening();
+  for (let turn = 1; line !== null; turn++) {
+    const current = await findConversationRecord(deps.sql, conversation.id);
+    if (!current || current.status === 'ended') return;
+    const replies = await sendVisitorMessage(deps, agent, current, line, { role: 'caller' });
+    line = caller.reply(replies.map((m) => m.text).join(' '), turn);
+  }
+}
+
+/** Asks the carrier to hang up a placed call (nothing to do before it was placed). */
+export async function hangUpAtCarrier(deps: Pick<CallDeps, 'sql' | 'carrier'>, callId: string): Promise<void> {
+  const call = await findCallById(deps.sql, callId);
+  if (call?.call_sid) await deps.carrier.hangUp(call.call_sid);
+}
+
+/** The next turn of a campaign's queue. */
+export interface QueueTurn {
+  /** The campaign's status now (`gone` when deleted). */
+  status: string;
+  /** Calls to start now (at most `limit`), in queue order. */
+  ready: string[];
+  /** Seconds until a queued call not ready now may be (a calling window opens, a retry's backoff ends); null when none waits. */
+  waitSeconds: number | null;
+  /** Queued calls, ready or not. */
+  queued: number;
+  concurrency: number;
+  maxDurationSeconds: number;
+}
+
+/**
+ * What the campaign workflow does next: the queued calls that may start now, honouring each
+ * callee's calling window (read on the clock plus CAMPAIGN_CLOCK_OFFSET_SECONDS) and retry backoffs.
+ */
+export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
+  // The start's transaction starts the workflow before it commits: wait for it (a rolled-back start reads `draft`).
+  const campaign = await findCampaignById(deps.sql, input.campaignId, { share: true });
+  if (!campaign) return { status: 'gone', ready: [], waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  // `exclude` is what the workflow runs now: at most `concurrency` in all.
+  const limit = Math.max(0, campaign.concurrency - input.exclude.length);
+  const now = new Date(Date.now() + deps.config.CAMPAIGN_CLOCK_OFFSET_SECONDS * 1000);
+  const zones = await queuedByZone(deps.sql, input.campaignId);
+  const open: string[] = [];
+  let waitSeconds: number | null = null;
+  for (const zone of zones) {
+    const untilOpen = secondsUntilOpen(campaign.calling_window, zone.timezone, now);
+    if (untilOpen === 0) open.push(zone.timezone);
+    const wait = Math.max(untilOpen, zone.wait_seconds);
+    if (wait > 0) waitSeconds = waitSeconds === null ? wait : Math.min(waitSeconds, wait);
+  }
+  const ready = campaign.status === 'running' ? await readyCalls(deps.sql, input.campaignId, open, input.exclude, limit) : [];
+  return {
+    status: campaign.status, ready, waitSeconds, queued: zones.reduce((n, z) => n + z.queued, 0),
+    concurrency: campaign.concurrency, maxDurationSeconds: campaign.max_duration_seconds,
+  };
+}
+
+/** Every call has ended: a running or paused campaign becomes `completed` (`campaign.completed`); a canceled one stays so. */
+export async function finishCampaign(deps: Pick<CallDeps, 'sql'>, campaignId: string): Promise<void> {
+  await deps.sql.begin(async (tx) => {
+    const done = await markCampaignCompleted(tx, campaignId);
+    if (done) await emitEvent(tx, { orgId: done.orgId, agentId: done.widget_id, type: 'campaign.completed', data: { campaign: toCampaign(done) } });
+  });
+}

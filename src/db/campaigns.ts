@@ -1,0 +1,271 @@
+import { listPage, type Db } from './index.ts';
+import { newId } from '../ids.ts';
+import {
+  IN_FLIGHT_STATUSES, type Campaign, type CampaignCall, type CampaignStatus, type CallStatus, type CallingWindow, type EndedReason, type Retry,
+  type TerminalCallStatus,
+} from '../schemas/campaigns.ts';
+
+/**
+ * Campaigns and their calls: the only SQL of the family. A call row changes status only forward
+ * (each update names the statuses it may leave), so a retried activity writes each change once.
+ */
+
+interface CampaignRow {
+  id: string; org_id: string; agent_id: string; name: string; status: CampaignStatus; to_numbers: string[]; contact_ids: string[];
+  max_duration_seconds: number; concurrency: number; calling_window: CallingWindow | null; retry: Retry | null; timezone: string | null;
+  from_number: string | null; created_at: Date; updated_at: Date; started_at: Date | null; completed_at: Date | null;
+}
+const COLUMNS = ['id', 'org_id', 'agent_id', 'name', 'status', 'to_numbers', 'contact_ids', 'max_duration_seconds', 'concurrency',
+  'calling_window', 'retry', 'timezone', 'from_number', 'created_at', 'updated_at', 'started_at', 'completed_at'];
+
+/** A campaign as stored: its API shape and its organization. */
+export interface CampaignRecord extends Campaign { orgId: string }
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function toRecord(r: CampaignRow): CampaignRecord {
+  return {
+    id: r.id, name: r.name, widget_id: r.agent_id, status: r.status, to_numbers: r.to_numbers, contact_ids: r.contact_ids,
+    max_duration_seconds: r.max_duration_seconds, concurrency: r.concurrency, calling_window: r.calling_window, retry: r.retry,
+    timezone: r.timezone, from_number: r.from_number, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
+    started_at: iso(r.started_at), completed_at: iso(r.completed_at), orgId: r.org_id,
+  };
+}
+
+export function toCampaign(r: CampaignRecord): Campaign {
+  const { orgId: _o, ...campaign } = r;
+  return campaign;
+}
+
+/** The columns a create or PATCH may set, as stored. */
+export interface CampaignFields {
+  agent_id?: string; name?: string; to_numbers?: string[]; contact_ids?: string[]; max_duration_seconds?: number; concurrency?: number;
+  calling_window?: CallingWindow | null; retry?: Retry | null; timezone?: string | null;
+}
+
+function stored(db: Db, fields: CampaignFields): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...fields };
+  for (const key of ['calling_window', 'retry'] as const) {
+    if (key in fields) out[key] = fields[key] === null ? null : db.json(fields[key] as never);
+  }
+  return out;
+}
+
+export async function insertCampaign(db: Db, orgId: string, fields: CampaignFields & { agent_id: string; name: string; max_duration_seconds: number }): Promise<CampaignRecord> {
+  const row = { id: newId(), org_id: orgId, ...stored(db, fields) };
+  const [r] = await db<CampaignRow[]>`insert into campaigns ${db(row)} returning ${db(COLUMNS)}`;
+  return toRecord(r!);
+}
+
+export async function findCampaign(db: Db, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<CampaignRecord | null> {
+  const lock = opts.forUpdate ? db`for update` : db``;
+  const [r] = await db<CampaignRow[]>`select ${db(COLUMNS)} from campaigns where id = ${id} and org_id = ${orgId} ${lock}`;
+  return r ? toRecord(r) : null;
+}
+
+/** A campaign by id alone (the workflows); `share` waits for a transaction changing it (a start not yet committed) to end. */
+export async function findCampaignById(db: Db, id: string, opts: { share?: boolean } = {}): Promise<CampaignRecord | null> {
+  const lock = opts.share ? db`for share` : db``;
+  const [r] = await db<CampaignRow[]>`select ${db(COLUMNS)} from campaigns where id = ${id} ${lock}`;
+  return r ? toRecord(r) : null;
+}
+
+export async function listCampaigns(db: Db, orgId: string, q: { widget_id?: string | undefined; status?: CampaignStatus | undefined; limit: number; offset: number }):
+  Promise<{ data: Campaign[]; total: number }> {
+  const agent = q.widget_id ? db`and agent_id = ${q.widget_id}` : db``;
+  const status = q.status ? db`and status = ${q.status}` : db``;
+  return listPage(db, {
+    ...q, columns: db(COLUMNS), from: db`from campaigns where org_id = ${orgId} ${agent} ${status}`, order: db`created_at desc, id desc`,
+  }, (r: CampaignRow) => toCampaign(toRecord(r)));
+}
+
+export async function updateCampaign(db: Db, id: string, fields: CampaignFields & { status?: CampaignStatus; from_number?: string | null }): Promise<CampaignRecord> {
+  const set = stored(db, fields);
+  const [r] = Object.keys(set).length
+    ? await db<CampaignRow[]>`update campaigns set ${db(set)}, updated_at = now() where id = ${id} returning ${db(COLUMNS)}`
+    : await db<CampaignRow[]>`select ${db(COLUMNS)} from campaigns where id = ${id}`;
+  return toRecord(r!);
+}
+
+/** Marks a started campaign: `running`, its number and start time. */
+export async function markCampaignStarted(db: Db, id: string, fromNumber: string): Promise<CampaignRecord> {
+  const [r] = await db<CampaignRow[]>`update campaigns set status = 'running', from_number = ${fromNumber}, started_at = now(), updated_at = now()
+    where id = ${id} returning ${db(COLUMNS)}`;
+  return toRecord(r!);
+}
+
+/** A running or paused campaign whose calls have all ended becomes `completed`; null when it was not (canceled, or done already). */
+export async function markCampaignCompleted(db: Db, id: string): Promise<CampaignRecord | null> {
+  const [r] = await db<CampaignRow[]>`update campaigns set status = 'completed', completed_at = now(), updated_at = now()
+    where id = ${id} and status in ('running', 'paused') returning ${db(COLUMNS)}`;
+  return r ? toRecord(r) : null;
+}
+
+export async function deleteCampaign(db: Db, id: string): Promise<void> {
+  await db`delete from campaigns where id = ${id}`;
+}
+
+/** True when the agent has a `running` or `paused` campaign (the active_campaign guard of its numbers). */
+export async function agentHasActiveCampaign(db: Db, agentId: string): Promise<boolean> {
+  const [r] = await db`select 1 from campaigns where agent_id = ${agentId} and status in ('running', 'paused') limit 1`;
+  return r !== undefined;
+}
+
+/** The contacts named, in the organization: their phone and do-not-call flag. */
+export async function campaignContacts(db: Db, orgId: string, ids: string[]): Promise<{ id: string; phone_e164: string | null; do_not_call: boolean }[]> {
+  if (ids.length === 0) return [];
+  return db<{ id: string; phone_e164: string | null; do_not_call: boolean }[]>`
+    select id, phone_e164, do_not_call from contacts where org_id = ${orgId} and id = any(${ids}::uuid[])`;
+}
+
+/**
+ * A contact's delete: it leaves the enrolments of draft campaigns, and its calls that are still
+ * queued (not dialed) go. Dialed calls stay, no longer linked to it.
+ */
+export async function removeContactEnrolments(db: Db, orgId: string, contactId: string): Promise<void> {
+  await db`update campaigns set contact_ids = array_remove(contact_ids, ${contactId}::uuid), updated_at = now()
+    where org_id = ${orgId} and status = 'draft' and contact_ids @> array[${contactId}]::uuid[]`;
+  await db`delete from campaign_calls where org_id = ${orgId} and contact_id = ${contactId} and status = 'queued'`;
+}
+
+// ---- calls
+
+interface CallRow {
+  id: string; org_id: string; campaign_id: string; position: number; attempt: number; previous_call_id: string | null; contact_id: string | null;
+  to_number: string; timezone: string; status: CallStatus; ended_reason: EndedReason | null; call_sid: string | null; conversation_id: string | null;
+  created_at: Date; started_at: Date | null; answered_at: Date | null; ended_at: Date | null; duration_seconds: number | null;
+}
+const CALL_COLUMNS = ['id', 'org_id', 'campaign_id', 'position', 'attempt', 'previous_call_id', 'contact_id', 'to_number', 'timezone', 'status',
+  'ended_reason', 'call_sid', 'conversation_id', 'created_at', 'started_at', 'answered_at', 'ended_at', 'duration_seconds'];
+
+/** A call as stored: its API shape and what the workflows need. */
+export interface CallRecord extends CampaignCall { orgId: string; position: number; timezone: string }
+
+function toCallRecord(r: CallRow): CallRecord {
+  return {
+    id: r.id, campaign_id: r.campaign_id, call_sid: r.call_sid, to_number: r.to_number, contact_id: r.contact_id, status: r.status,
+    ended_reason: r.ended_reason, conversation_id: r.conversation_id, attempt: r.attempt, previous_call_id: r.previous_call_id,
+    created_at: r.created_at.toISOString(), started_at: iso(r.started_at), answered_at: iso(r.answered_at), ended_at: iso(r.ended_at),
+    duration_seconds: r.duration_seconds, orgId: r.org_id, position: r.position, timezone: r.timezone,
+  };
+}
+
+export function toCall(r: CallRecord): CampaignCall {
+  const { orgId: _o, position: _p, timezone: _t, ...call } = r;
+  return call;
+}
+
+export interface NewCall { id: string; position: number; to_number: string; contact_id: string | null; timezone: string }
+
+/** Queues the calls of a starting campaign, in one statement. */
+export async function insertQueuedCalls(db: Db, orgId: string, campaignId: string, calls: NewCall[]): Promise<void> {
+  if (calls.length === 0) return;
+  await db`insert into campaign_calls (id, org_id, campaign_id, position, to_number, contact_id, timezone)
+    select id, ${orgId}::uuid, ${campaignId}::uuid, position, to_number, contact_id, timezone
+    from unnest(${calls.map((c) => c.id)}::uuid[], ${calls.map((c) => c.position)}::int[], ${calls.map((c) => c.to_number)}::text[],
+      ${calls.map((c) => c.contact_id)}::uuid[], ${calls.map((c) => c.timezone)}::text[]) as t(id, position, to_number, contact_id, timezone)`;
+}
+
+/** A retry of `previous`: a new queued row, the next attempt, waiting `backoffSeconds`. */
+export async function insertRetryCall(db: Db, previous: CallRecord, backoffSeconds: number): Promise<string> {
+  const id = newId();
+  await db`insert into campaign_calls (id, org_id, campaign_id, position, attempt, previous_call_id, contact_id, to_number, timezone, not_before)
+    values (${id}, ${previous.orgId}, ${previous.campaign_id}, ${previous.position}, ${previous.attempt + 1}, ${previous.id}, ${previous.contact_id},
+      ${previous.to_number}, ${previous.timezone}, now() + make_interval(secs => ${backoffSeconds}))`;
+  return id;
+}
+
+export async function findCall(db: Db, orgId: string, campaignId: string, callId: string): Promise<CallRecord | null> {
+  const [r] = await db<CallRow[]>`select ${db(CALL_COLUMNS)} from campaign_calls where id = ${callId} and campaign_id = ${campaignId} and org_id = ${orgId}`;
+  return r ? toCallRecord(r) : null;
+}
+
+export async function findCallById(db: Db, id: string, opts: { forUpdate?: boolean } = {}): Promise<CallRecord | null> {
+  const lock = opts.forUpdate ? db`for update` : db``;
+  const [r] = await db<CallRow[]>`select ${db(CALL_COLUMNS)} from campaign_calls where id = ${id} ${lock}`;
+  return r ? toCallRecord(r) : null;
+}
+
+/** A campaign's calls in queue order (position, then attempt); `active` keeps those in flight. */
+export async function listCalls(db: Db, campaignId: string, q: { active?: boolean; status?: CallStatus | undefined; limit: number; offset: number }):
+  Promise<{ data: CampaignCall[]; total: number }> {
+  const active = q.active ? db`and status = any(${[...IN_FLIGHT_STATUSES]}::text[])` : db``;
+  const status = q.status ? db`and status = ${q.status}` : db``;
+  return listPage(db, {
+    ...q, columns: db(CALL_COLUMNS), from: db`from campaign_calls where campaign_id = ${campaignId} ${active} ${status}`,
+    order: db`position, attempt, id`,
+  }, (r: CallRow) => toCall(toCallRecord(r)));
+}
+
+/**
+ * Moves a call forward: from one of `from` to `to`, with the given fields. Null when the call is
+ * not in one of `from` (it moved on, ended, or is gone).
+ */
+export async function advanceCall(db: Db, id: string, from: readonly CallStatus[], to: CallStatus,
+  fields: { call_sid?: string; conversation_id?: string; started?: boolean; answered?: boolean } = {}): Promise<CallRecord | null> {
+  const set: Record<string, unknown> = { status: to };
+  if (fields.call_sid !== undefined) set.call_sid = fields.call_sid;
+  if (fields.conversation_id !== undefined) set.conversation_id = fields.conversation_id;
+  const started = fields.started ? db`, started_at = coalesce(started_at, now())` : db``;
+  const answered = fields.answered ? db`, answered_at = coalesce(answered_at, now())` : db``;
+  const [r] = await db<CallRow[]>`update campaign_calls set ${db(set)}, updated_at = now() ${started} ${answered}
+    where id = ${id} and status = any(${[...from]}::text[]) returning ${db(CALL_COLUMNS)}`;
+  return r ? toCallRecord(r) : null;
+}
+
+/** Records the conversation of an answered call. */
+export async function linkCallConversation(db: Db, id: string, conversationId: string): Promise<void> {
+  await db`update campaign_calls set conversation_id = ${conversationId}, updated_at = now() where id = ${id}`;
+}
+
+/**
+ * Ends a call that has not ended: status, reason, end time, talk time. Null when it had ended
+ * already (a retried activity, or a hangup that lost the race), so it ends exactly once.
+ */
+export async function endCallRow(db: Db, id: string, status: TerminalCallStatus, reason: EndedReason,
+  opts: { onlyFrom?: readonly CallStatus[] } = {}): Promise<CallRecord | null> {
+  const from = opts.onlyFrom ? db`and status = any(${[...opts.onlyFrom]}::text[])` : db`and ended_at is null`;
+  const [r] = await db<CallRow[]>`update campaign_calls set status = ${status}, ended_reason = ${reason}, ended_at = now(), updated_at = now(),
+      duration_seconds = case when answered_at is null then null else greatest(0, floor(extract(epoch from now() - answered_at)))::int end
+    where id = ${id} ${from} returning ${db(CALL_COLUMNS)}`;
+  return r ? toCallRecord(r) : null;
+}
+
+/** Ends every queued call of a campaign `canceled`/`canceled` (a campaign cancel); the calls ended. */
+export async function cancelQueuedCalls(db: Db, campaignId: string): Promise<CallRecord[]> {
+  const rows = await db<CallRow[]>`update campaign_calls set status = 'canceled', ended_reason = 'canceled', ended_at = now(), updated_at = now()
+    where campaign_id = ${campaignId} and status = 'queued' returning ${db(CALL_COLUMNS)}`;
+  return rows.map(toCallRecord);
+}
+
+/** Whether a call must not be placed: its contact, or a contact with its number, is do-not-call. */
+export async function callIsBlocked(db: Db, orgId: string, call: { contact_id: string | null; to_number: string }): Promise<boolean> {
+  const [r] = await db`select 1 from contacts where org_id = ${orgId} and do_not_call
+    and (id = ${call.contact_id} or phone_e164 = ${call.to_number}) limit 1`;
+  return r !== undefined;
+}
+
+/** The numbers of an organization's do-not-call contacts among `numbers`. */
+export async function blockedNumbers(db: Db, orgId: string, numbers: string[]): Promise<Set<string>> {
+  if (numbers.length === 0) return new Set();
+  const rows = await db<{ phone_e164: string }[]>`select phone_e164 from contacts where org_id = ${orgId} and do_not_call
+    and phone_e164 = any(${numbers}::text[])`;
+  return new Set(rows.map((r) => r.phone_e164));
+}
+
+/** The queue of a campaign by zone: queued calls, and seconds until the earliest of them may be retried (0 when one may now). */
+export async function queuedByZone(db: Db, campaignId: string): Promise<{ timezone: string; queued: number; wait_seconds: number }[]> {
+  return db<{ timezone: string; queued: number; wait_seconds: number }[]>`
+    select timezone, count(*)::int as queued, greatest(0, ceil(extract(epoch from min(not_before) - now())))::int as wait_seconds
+    from campaign_calls where campaign_id = ${campaignId} and status = 'queued' group by timezone`;
+}
+
+/** Up to `limit` queued calls in `zones` that may be dialed now, in queue order, leaving out `exclude` (already handed out). */
+export async function readyCalls(db: Db, campaignId: string, zones: string[], exclude: string[], limit: number): Promise<string[]> {
+  if (zones.length === 0 || limit <= 0) return [];
+  const rows = await db<{ id: string }[]>`select id from campaign_calls
+    where campaign_id = ${campaignId} and status = 'queued' and not_before <= now() and timezone = any(${zones}::text[])
+      and id <> all(${exclude}::uuid[])
+    order by position, attempt limit ${limit}`;
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { eventually, freshDatabase, startTestService, type TestService } from './helpers.ts';
+import { callsOf, campaignReaches, eventsOf, orgWithNumber, peakConcurrency, startedCampaign } from './support/campaigns.ts';
+
+/**
+ * Issue 18: a worker killed with SIGKILL in the middle of a campaign, then restarted: every call
+ * ends exactly once and the concurrency limit still holds.
+ */
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SETTINGS = { SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 2 } as const;
+const SECRETS_KEY = Buffer.alloc(32, 18).toString('base64');
+const CALLS = 30;
+const CONCURRENCY = 5;
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let api: TestService;
+const children = new Set<ChildProcess>();
+
+async function startWorkerProcess(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env, ...Object.fromEntries(Object.entries(SETTINGS).map(([k, v]) => [k, String(v)])),
+      DATABASE_URL: db.url, TEMPORAL_ADDRESS: inject('temporalAddress'), TASK_QUEUE_PREFIX: api.config.TASK_QUEUE_PREFIX,
+      SECRETS_KEY, LOG_LEVEL: 'silent', WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
+    },
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('ready')) resolve();
+    });
+    child.once('exit', (code, signal) => reject(new Error(`worker process exited (${code ?? signal}) before it was ready`)));
+  });
+  return child;
+}
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  api = await startTestService(SETTINGS, { worker: false, databaseUrl: db.url, env: { SECRETS_KEY } });
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await api?.stop();
+  await db?.drop();
+});
+
+it('kill -9 of the worker mid-campaign: after a restart every call ends exactly once, never more than the concurrency in flight', async () => {
+  const worker = await startWorkerProcess();
+  const { api: client, agent, orgId } = await orgWithNumber(api);
+  const numbers = Array.from({ length: CALLS }, (_, i) => `+1500555${String(700 + i).padStart(4, '0')}`);
+  const campaign = await startedCampaign(client, { widget_id: agent.id, to_numbers: numbers, concurrency: CONCURRENCY, max_duration_seconds: 60 });
+  await eventually(async () => (await callsOf(client, campaign.id)).filter((c) => c.ended_at).length >= CONCURRENCY, 90_000, 200);
+  worker.kill('SIGKILL');
+  const atKill = await callsOf(client, campaign.id);
+  expect(atKill.filter((c) => c.status === 'queued').length).toBeGreaterThan(0);
+  const restarted = await startWorkerProcess();
+  await campaignReaches(client, campaign.id, 'completed', 120_000);
+  const calls = await callsOf(client, campaign.id);
+  expect(calls).toHaveLength(CALLS);
+  expect(calls.every((c) => c.status === 'completed' && c.ended_reason === 'carrier')).toBe(true);
+  expect(peakConcurrency(calls)).toBeLessThanOrEqual(CONCURRENCY);
+  const ended = (await eventsOf(api, orgId)).filter((e) => e.type === 'campaign_call.ended').map((e) => e.data.call.id as string);
+  expect(ended.sort()).toEqual(calls.map((c) => c.id).sort());
+  restarted.kill('SIGTERM');
+}, 240_000);

@@ -1,0 +1,84 @@
+import {
+  condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler, startChild, workflowInfo, type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { CampaignActivities } from '../activities/campaigns.ts';
+import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
+import { hangupSignal, runCampaignCall } from './campaign-call.ts';
+
+/** The campaign's status changed (paused, resumed): read it back. */
+export const campaignWakeSignal = defineSignal('wake');
+/** The campaign was canceled (its queued calls already ended): hang up the calls in flight. */
+export const campaignCancelSignal = defineSignal('cancel');
+
+// Short reads of the queue: local activities, so a turn of the queue costs no task round trip.
+const { nextCalls, finishCampaign } = proxyLocalActivities<CampaignActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** History events after which a run drains its calls and continues as new (10,000-call campaigns stay bounded). */
+const HISTORY_LIMIT = 4_000;
+
+export interface CampaignInput { campaignId: string; historyLimit?: number }
+
+/**
+ * A campaign (`campaign:<id>`): owns the queue and the concurrency. It starts a child
+ * `campaign-call:<call id>` per queued call, at most `concurrency` at a time, when the callee's
+ * calling window is open (else it sleeps on a durable timer until one opens), stops starting
+ * new ones while paused, and completes when every call has ended. The queue lives in
+ * PostgreSQL; this run holds only the calls it is running.
+ */
+export async function runCampaign(input: CampaignInput): Promise<void> {
+  const { campaignId } = input;
+  let wakes = 0;
+  let finished = 0;
+  let canceled = false;
+  setHandler(campaignWakeSignal, () => { wakes += 1; });
+  setHandler(campaignCancelSignal, () => { canceled = true; wakes += 1; });
+  const running = new Map<string, ChildWorkflowHandle<typeof runCampaignCall>>();
+  const historyLimit = input.historyLimit ?? HISTORY_LIMIT;
+
+  const start = async (callId: string, maxDurationSeconds: number) => {
+    try {
+      const handle = await startChild(runCampaignCall, {
+        workflowId: workflowIds.campaignCall(callId),
+        args: [{ callId, maxDurationSeconds }],
+        taskQueue: workflowInfo().taskQueue,
+        // OrganizationId, AgentId and CampaignId, as this run carries them.
+        typedSearchAttributes: workflowInfo().typedSearchAttributes,
+        staticSummary: `Call ${callId} of campaign ${campaignId}`,
+      });
+      running.set(callId, handle);
+      void handle.result().catch(() => undefined).finally(() => { running.delete(callId); finished += 1; });
+    } catch {
+      // Already started (by a run that continued as new): its row tells the queue how it went.
+      finished += 1;
+    }
+  };
+
+  while (!canceled) {
+    const info = workflowInfo();
+    if (info.historyLength > historyLimit || info.continueAsNewSuggested) {
+      await condition(() => running.size === 0);
+      if (!canceled) return continueAsNew<typeof runCampaign>(input);
+      break;
+    }
+    const turn = await nextCalls({ campaignId, exclude: [...running.keys()] });
+    // `draft`: the start that launched this run was rolled back; nothing to do.
+    if (turn.status === 'draft' || turn.status === 'gone') return;
+    if (turn.status === 'canceled') { canceled = true; break; }
+    await Promise.all(turn.ready.map((id) => start(id, turn.maxDurationSeconds)));
+    if (running.size === 0 && turn.queued === 0) {
+      await finishCampaign({ campaignId });
+      return;
+    }
+    const [w, f] = [wakes, finished];
+    await condition(() => wakes !== w || finished !== f, turn.waitSeconds !== null ? turn.waitSeconds * 1000 : undefined);
+  }
+  // Canceled: the calls in flight are hung up; the queued ones were ended by the cancel itself.
+  await Promise.all([...running.values()].map((handle) => handle.signal(hangupSignal).catch(() => undefined)));
+  await condition(() => running.size === 0);
+}
+
+/** How the API starts a campaign: one run per campaign, on the campaigns queue. */
+export const runCampaignKind = workflowKind(runCampaign, { queue: 'campaigns', reuse: 'rejectDuplicate', id: workflowIds.campaign });
