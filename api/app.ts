@@ -31,11 +31,12 @@ import { conversationCardsRouter } from './routes/conversation-cards.ts';
 import { contactsFamily } from './routes/contacts.ts';
 import { phoneNumbersFamily } from './routes/phone-numbers.ts';
 import { creditsFamily } from './routes/credits.ts';
+import { simulationsFamily } from './routes/simulations.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { carrierWebhooksRouter } from './routes/carrier-webhooks.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, trainingNotesFamily, dataTablesFamily, agentInsightsFamily, phoneNumbersFamily, creditsFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, trainingNotesFamily, dataTablesFamily, agentInsightsFamily, phoneNumbersFamily, creditsFamily, simulationsFamily];
 
 export const API_VERSION = '1.0.0';
 

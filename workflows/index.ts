@@ -8,3 +8,5 @@ export { conversationLifecycle } from './conversation.ts';
 export { evaluateConversationWorkflow } from './evaluate-conversation.ts';
 export { billPhoneNumber } from './number-billing.ts';
 export { sendEmailReply } from './send-email-reply.ts';
+export { runSimulation } from './simulation.ts';
+export { runWebSimulationWorkflow } from './web-simulation.ts';

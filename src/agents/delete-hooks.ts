@@ -6,6 +6,9 @@ import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-
 import { siteIdsOfAgent } from '../db/sites.ts';
 import { stopSiteWork, type KnowledgeDeps } from '../knowledge/sites.ts';
 import { detachAgentNumbers } from '../telephony/numbers.ts';
+import { deleteSimulationsOfAgent } from '../db/simulations.ts';
+import { stopWorkflow } from '../temporal/start.ts';
+import { workflowIds } from '../temporal/ids.ts';
 
 /** What a family's hook is told of the agent being deleted. */
 export interface AgentDeleteContext { orgId: string; agentId: string; deleteKbs: boolean }
@@ -30,6 +33,16 @@ export const AGENT_DELETE_HOOKS: Record<string, AgentDeleteHook> = {
   data_tables: async (tx, { agentId }) => { await deleteDataTablesOfAgent(tx, agentId); },
   // The agent's own sites (their rows go with the purge) and, with delete_kbs, the knowledge
   // bases no other live agent uses: their Schedules and running crawls stop after commit.
+  // Runs where the agent is under test or the caller (their conversations go with the purge); running ones stop after commit.
+  simulations: async (tx, { agentId }) => {
+    const running = (await deleteSimulationsOfAgent(tx, agentId)).filter((s) => s.status === 'running');
+    if (running.length === 0) return undefined;
+    return async (deps) => {
+      for (const s of running) {
+        await stopWorkflow(deps, s.kind === 'web' ? workflowIds.webSimulation(s.id) : workflowIds.simulation(s.id), 'terminate', 'agent deleted');
+      }
+    };
+  },
   knowledge: async (tx, { orgId, agentId, deleteKbs }) => {
     const own = await siteIdsOfAgent(tx, agentId);
     const kbSites = deleteKbs ? await deleteKnowledgeBases(tx, orgId, await knowledgeBasesOnlyUsedBy(tx, agentId)) : [];

@@ -150,8 +150,14 @@ export async function finishSimulation(db: Db, id: string, end: {
   return rows.length > 0;
 }
 
-export async function setSimulationConversation(db: Db, id: string, conversationId: string): Promise<void> {
+/** A web run's conversation (started by the real widget): flagged simulated and kept with the run. */
+export async function adoptWebConversation(db: Db, id: string, agentId: string, conversationId: string): Promise<void> {
+  await db`update conversations set is_simulated = true where id = ${conversationId} and agent_id = ${agentId}`;
   await db`update simulations set conversation_id = ${conversationId} where id = ${id}`;
+}
+
+export async function setSimulationTurnCount(db: Db, id: string, turns: number): Promise<void> {
+  await db`update simulations set turn_count = ${turns} where id = ${id}`;
 }
 
 export async function storeScreenshot(db: Db, id: string, png: Buffer): Promise<void> {

@@ -7,4 +7,6 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 export const SEARCH_ATTRIBUTES = {
   OrganizationId: defineSearchAttributeKey('OrganizationId', 'KEYWORD'),
   AgentId: defineSearchAttributeKey('AgentId', 'KEYWORD'),
+  /** Simulations: the agent playing the caller, or `builtin` for the built-in scripted caller. */
+  CallerAgentId: defineSearchAttributeKey('CallerAgentId', 'KEYWORD'),
 } as const;

@@ -12,6 +12,8 @@ import type { conversationLifecycle } from '../../workflows/conversation.ts';
 import type { deliverWebhook } from '../../workflows/deliver-webhook.ts';
 import type { purgeAgent } from '../../workflows/purge-agent.ts';
 import type { sendEmailReply } from '../../workflows/send-email-reply.ts';
+import type { runSimulation } from '../../workflows/simulation.ts';
+import type { runWebSimulationWorkflow } from '../../workflows/web-simulation.ts';
 
 /**
  * The one way the service starts, stops and schedules work in Temporal. A new family with a
@@ -40,21 +42,28 @@ export const KINDS = {
   conversation: kind<typeof conversationLifecycle>({ workflowType: 'conversationLifecycle', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   emailReply: kind<typeof sendEmailReply>({ workflowType: 'sendEmailReply', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   agentPurge: kind<typeof purgeAgent>({ workflowType: 'purgeAgent', queue: 'maintenance', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
+  simulation: kind<typeof runSimulation>({ workflowType: 'runSimulation', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
+  webSimulation: kind<typeof runWebSimulationWorkflow>({ workflowType: 'runWebSimulationWorkflow', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   webhookDelivery: kind<typeof deliverWebhook>({ workflowType: 'deliverWebhook', queue: 'webhooks', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE, eager: true }),
 };
 export type WorkflowKind = keyof typeof KINDS;
 type ArgsOf<K extends WorkflowKind> = (typeof KINDS)[K] extends KindDef<infer W> ? Parameters<W> : never;
 
 /** What every run carries: the organization and agent it concerns (search attributes) and its one-line summary. */
-export interface RunAttributes { orgId: string; agentId?: string | null; summary: string }
+export interface RunAttributes {
+  orgId: string; agentId?: string | null; summary: string;
+  /** Simulations: the agent playing the caller (`builtin` for the built-in one). */
+  callerId?: string | null;
+}
 
 export interface StartDeps { temporal: Client; config: { TASK_QUEUE_PREFIX: string }; log: Logger }
 
 /** The search attributes of a run or schedule, so an operator can filter by organization or agent. */
-export function searchAttributesOf(attrs: Pick<RunAttributes, 'orgId' | 'agentId'>) {
+export function searchAttributesOf(attrs: Pick<RunAttributes, 'orgId' | 'agentId' | 'callerId'>) {
   return [
     { key: SEARCH_ATTRIBUTES.OrganizationId, value: attrs.orgId },
     ...(attrs.agentId ? [{ key: SEARCH_ATTRIBUTES.AgentId, value: attrs.agentId }] : []),
+    ...(attrs.callerId ? [{ key: SEARCH_ATTRIBUTES.CallerAgentId, value: attrs.callerId }] : []),
   ];
 }
 
