@@ -98,7 +98,8 @@ export const simulationsFamily: RouteFamily = {
       permissions: ['simulations.write'], body: WebSimulationCreateSchema,
       responses: { 201: { description: 'The finished run', schema: SimulationSchema } },
       async handler({ body, principal, deps, ctx }) {
-        const base = (deps.config.PUBLIC_BASE_URL ?? ctx.origin).replace(/\/+$/, '');
+        // Where the page loads the embed script from when it lacks the snippet (Koa's `origin` is the header).
+        const base = (deps.config.PUBLIC_BASE_URL ?? `${ctx.protocol}://${ctx.host}`).replace(/\/+$/, '');
         return created(await createWebSimulation(deps, principal.orgId, body, base));
       },
     }),

@@ -77,14 +77,15 @@ export async function playSimulationTurn(deps: SimulationDeps, input: { simulati
   const history = await listMessages(deps.sql, conversation.id);
   const caller = await callerWords(deps, sim, history, input.turn, language);
   const role = sim.surface === 'phone' ? 'caller' as const : 'visitor' as const;
-  const answer = caller.text === null ? null : await answerOf(deps, agent, [...history, nowMessage(role, caller.text)], conversation.captured, language);
+  // A goodbye ends the call: the caller hangs up after it, the agent is not asked to answer.
+  const answer = caller.text === null || caller.done ? null : await answerOf(deps, agent, [...history, nowMessage(role, caller.text)], conversation.captured, language);
   return deps.sql.begin(async (tx) => {
     // The run's row is the turn's lock: a twin attempt waits here, then finds the turn stored.
     await findSimulation(tx, null, sim.id, { forUpdate: true });
     const twin = await findTurn(tx, sim.id, input.turn);
     if (twin) return { messageIds: twin.messageIds, callerDone: twin.callerDone };
     const messages = caller.text === null ? [] : await insertMessages(tx, conversation.id, [
-      { role, text: caller.text }, ...answer!.replies.map((text) => ({ role: 'agent' as const, text })),
+      { role, text: caller.text }, ...(answer?.replies ?? []).map((text) => ({ role: 'agent' as const, text })),
     ]);
     if (answer) await recordTurn(tx, conversation.id, answer);
     const callerDone = caller.text === null || caller.done;
