@@ -30,7 +30,7 @@ export interface ScriptedCaller {
 }
 
 const DEFAULT_MAX_TURNS = 20;
-export const CALLER_GOODBYE = 'Thank you, that is everything I needed. Goodbye!';
+export const CALLER_GOODBYE = 'Goodbye, and thank you: that is everything I needed.';
 
 interface Fact { key: string; words: string[]; value: string; say: string }
 

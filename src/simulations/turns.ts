@@ -77,8 +77,7 @@ export async function playSimulationTurn(deps: SimulationDeps, input: { simulati
   const history = await listMessages(deps.sql, conversation.id);
   const caller = await callerWords(deps, sim, history, input.turn, language);
   const role = sim.surface === 'phone' ? 'caller' as const : 'visitor' as const;
-  // A goodbye ends the call: the caller hangs up after it, the agent is not asked to answer.
-  const answer = caller.text === null || caller.done ? null : await answerOf(deps, agent, [...history, nowMessage(role, caller.text)], conversation.captured, language);
+  const answer = caller.text === null ? null : await answerOf(deps, agent, [...history, nowMessage(role, caller.text)], conversation.captured, language);
   return deps.sql.begin(async (tx) => {
     // The run's row is the turn's lock: a twin attempt waits here, then finds the turn stored.
     await findSimulation(tx, null, sim.id, { forUpdate: true });

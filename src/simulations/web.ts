@@ -83,6 +83,9 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
     if (await widget.locator('.launcher').count()) await widget.locator('.launcher').click();
     const textarea = widget.locator('textarea');
     await textarea.waitFor({ timeout: 30_000 });
+    // The conversation starts when the chat opens: type once its greeting is shown, or the first turn is lost.
+    await widget.locator('.msg.agent').first().waitFor({ timeout: 30_000 });
+    await widget.locator('.typing').waitFor({ state: 'hidden', timeout: 30_000 });
     const caller = createScriptedCaller({ goal: sim.scenarioText, maxTurns: sim.maxTurns });
     let lastReply = '';
     let turn = 0;
