@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
 import { eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { newAgent, newOrg, type Api } from './support/orgs.ts';
+import { startChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 
 const R = '/api/v1/rest';
 let svc: TestService;
@@ -264,6 +265,40 @@ describe('runs', () => {
     const wf = await svc.temporal.workflow.getHandle(`simulation:${byAgent.id}`).describe();
     expect(wf.typedSearchAttributes.getAll().find((p) => p.key.name === 'CallerAgentId')?.value).toBe(callerAgent.id);
   }, 60_000);
+});
+
+describe('with a model configured', () => {
+  it('the model plays the built-in caller, told its goal, and hangs up with a goodbye', async () => {
+    const llm = await startChatCompletionsServer({
+      fallback: (request) => {
+        const system = String(request.body.messages[0]?.content ?? '');
+        const last = String(request.body.messages.at(-1)?.content ?? '');
+        if (system.includes('You are a person contacting a business')) {
+          return { content: /30 days/.test(last) ? 'Great. Goodbye!' : 'What is your refund policy?' };
+        }
+        if (request.body.response_format) return { content: '{}' };
+        return { content: 'Refunds are accepted within 30 days.' };
+      },
+    });
+    const withModel = await startTestService({ LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-test-key' });
+    try {
+      const { api } = await newOrg(withModel);
+      const agent = await newAgent(api, 'Modelled');
+      const run = (await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: 'You want to know the refund policy.' })).body;
+      const steps = await stepToEnd(api, run.id, 5);
+      expect(steps.length).toBe(2);
+      expect(steps.at(-1).simulation).toMatchObject({ status: 'completed', ended_reason: 'goal_met' });
+      expect(steps.flatMap((s) => s.turns).map((m: any) => `${m.role}: ${m.text}`)).toEqual([
+        'visitor: What is your refund policy?', 'agent: Refunds are accepted within 30 days.',
+        'visitor: Great. Goodbye!', 'agent: Refunds are accepted within 30 days.',
+      ]);
+      const callerPrompt = llm.requests.find((r) => String(r.body.messages[0]?.content).includes('You are a person contacting'));
+      expect(String(callerPrompt?.body.messages[0].content)).toContain('You want to know the refund policy.');
+    } finally {
+      await withModel.stop();
+      await llm.close();
+    }
+  }, 90_000);
 });
 
 describe('worker restart', () => {

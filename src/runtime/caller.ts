@@ -77,7 +77,8 @@ function factsOf(text: string): Fact[] {
   if (email) add('email', email[0], `My email is ${email[0]}.`);
   const phone = /(?<![\w@])\+?\d[\d ().-]{6,}\d/.exec(text);
   if (phone) add('phone', phone[0].trim(), `My phone number is ${phone[0].trim()}.`);
-  const name = /\b(?:my name is|name is|named|called|i am|i'm|this is)\s+([A-Z][\p{L}'-]+(?:\s+[A-Z][\p{L}'-]+)*)/u.exec(text);
+  // A name is capitalized words on one line ("My name is Ana Ruiz"), never the next sentence's first word.
+  const name = /\b(?:my name is|name is|named|called|i am|i'm|this is)[ \t]+([A-Z][\p{L}'-]+(?:[ \t]+[A-Z][\p{L}'-]+)*)/u.exec(text);
   if (name) add('name', name[1]!, `My name is ${name[1]}.`);
   // "my order number is A-1234", "company: Acme": other facts, named by their own words.
   for (const m of text.matchAll(/\b(?:my|our|the)\s+([a-z][a-z ]{1,30}?)\s+(?:is|are|:)\s+([^,.;\n]+)/gi)) {

@@ -10,6 +10,7 @@ import { answerFromRows } from '../knowledge/rows.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import { visitorSide } from '../runtime/signals.ts';
 import type { Agent } from '../schemas/agents.ts';
+import type { RuntimeAgent } from '../runtime/types.ts';
 import type { TranscriptMessage } from '../schemas/conversations.ts';
 import type { Simulation } from '../schemas/simulations.ts';
 import type { SimulationDeps } from './runs.ts';
@@ -45,6 +46,17 @@ async function answerOf(deps: SimulationDeps, agent: Agent, messages: Transcript
   });
 }
 
+/** The caller as the LLM runtime is told of it: a person with the scenario's goal, and nothing of the agent's configuration. */
+export function llmCallerOf(sim: SimulationRecord, language: string): RuntimeAgent {
+  return {
+    id: sim.id, name: 'Simulated caller', greeting: null, guardrails: null, goals: null, acceptance_criteria: null, data_schema: null,
+    default_language: language, config_variables: null, can_transfer: false,
+    persona: 'You are a person contacting a business through its chat, not an assistant. Your goal and what you know about '
+      + `yourself:\n${sim.scenarioText}\nAsk what your goal needs, one thing at a time; answer the business's questions from what `
+      + 'you know; when your goal is met, say goodbye (use the word "Goodbye").',
+  };
+}
+
 /**
  * The caller's words for turn `turn` (null: it hangs up). The built-in caller is deterministic, so
  * it is rebuilt by replaying the turns already played; another agent answers the transcript seen
@@ -58,6 +70,15 @@ async function callerWords(deps: SimulationDeps, sim: SimulationRecord, history:
     const mirrored = history.map((m) => ({ ...m, role: visitorSide(m) ? 'agent' as const : 'visitor' as const }));
     const answer = await answerOf(deps, callerAgent, mirrored, {}, language);
     return { text: answer.replies.join('\n') || '…', done: false };
+  }
+  if (deps.runtime.kind === 'llm') {
+    // With a model configured, the model plays the caller too, told its goal; it hangs up by saying goodbye.
+    if (turn > sim.maxTurns) return { text: null, done: true };
+    const mirrored = history.map((m) => ({ ...m, role: visitorSide(m) ? 'agent' as const : 'visitor' as const }));
+    const answer = await deps.runtime.reply({ agent: llmCallerOf(sim, language), messages: mirrored, captured: {}, contactFacts: {}, language },
+      { searchKnowledge: async () => [] });
+    const text = answer.replies.join('\n') || '…';
+    return { text, done: /\bgood-?bye\b/i.test(text) };
   }
   const caller = createScriptedCaller({ goal: sim.scenarioText, maxTurns: sim.maxTurns });
   let text: string | null = caller.opening();
