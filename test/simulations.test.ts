@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
 import { eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
-import { newAgent, newOrg, type Api } from './support/orgs.ts';
+import { keyWith, newAgent, newOrg, type Api } from './support/orgs.ts';
 import { startChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 
 const R = '/api/v1/rest';
@@ -262,6 +262,19 @@ describe('runs', () => {
     expect(await ids('?status=running')).toEqual([running.id]);
     expect(await ids('?status=completed')).toEqual([byAgent.id]);
     expect(await ids('')).toEqual([running.id, byAgent.id]);
+
+    // Reading needs simulations.read, running needs simulations.write.
+    const reader = await keyWith(svc, api, ['simulations.read']);
+    expect((await reader.api.get(`${R}/simulations`)).status).toBe(200);
+    const refused = await reader.api.post(`${R}/simulations`, { opponent_widget_id: tested.id, scenario_text: 'Talk' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.required_permission).toBe('simulations.write');
+    expect((await reader.api.post(`${R}/simulations/${running.id}/step`, {})).status).toBe(403);
+
+    // Deleting an agent removes the runs it took part in, and stops those still running.
+    expect((await api.delete(`${R}/agents/${bystander.id}`)).status).toBe(204);
+    expect((await api.get(`${R}/simulations/${running.id}`)).status).toBe(404);
+    await eventually(async () => (await svc.temporal.workflow.getHandle(`simulation:${running.id}`).describe()).status.name === 'TERMINATED');
     const wf = await svc.temporal.workflow.getHandle(`simulation:${byAgent.id}`).describe();
     expect(wf.typedSearchAttributes.getAll().find((p) => p.key.name === 'CallerAgentId')?.value).toBe(callerAgent.id);
   }, 60_000);
