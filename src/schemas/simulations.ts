@@ -8,14 +8,11 @@ export type SimulationStatus = (typeof SIMULATION_STATUSES)[number];
 
 /** How the agent's tools are answered during a run (see the contract's "Agent tools"). */
 export const TOOL_MODES = ['mock', 'sandbox', 'live'] as const;
-export type ToolMode = (typeof TOOL_MODES)[number];
 
 export const SIMULATION_SURFACES = ['web', 'phone'] as const;
-export type SimulationSurface = (typeof SIMULATION_SURFACES)[number];
 
 /** `manual`: the API drives each turn with `step`; `auto`: the run plays every turn by itself. */
 export const SIMULATION_MODES = ['manual', 'auto'] as const;
-export type SimulationMode = (typeof SIMULATION_MODES)[number];
 
 /** Which caller plays: the built-in scripted one, another agent, or a visitor typing into the real widget. */
 export const SIMULATION_KINDS = ['turns', 'web'] as const;
