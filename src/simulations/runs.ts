@@ -81,21 +81,38 @@ export async function createSimulation(deps: SimulationDeps, input: Omit<NewSimu
   const agent = (await findAgent(deps.sql, input.orgId, input.agentId))!;
   const language = (agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
   const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: {} });
-  const id = await deps.sql.begin(async (tx) => {
+  const { simId, conversationId } = await deps.sql.begin(async (tx) => {
     const conversation = await insertConversation(tx, {
       orgId: input.orgId, agentId: input.agentId, surface: input.surface, pageUrl: null, visitorId: null, contactId: null,
       language, tokenHash: null, isSimulated: true,
     });
     await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
-    const simId = await insertSimulation(tx, { ...input, conversationId: conversation.id });
+    const id = await insertSimulation(tx, { ...input, conversationId: conversation.id });
     await emitEvent(tx, { orgId: input.orgId, agentId: input.agentId, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
-    await startWorkflow(deps, 'simulation', workflowIds.simulation(simId),
-      [{ simulationId: simId, conversationId: conversation.id, maxTurns: input.maxTurns, mode: input.mode }],
-      { orgId: input.orgId, agentId: input.agentId, callerId: input.callerAgentId ?? 'builtin',
-        summary: `Simulation ${simId} of agent ${agent.name} (${input.mode}, ${input.surface}): ${input.scenarioText}` });
-    return simId;
+    return { simId: id, conversationId: conversation.id };
   });
-  return getSimulation(deps, input.orgId, id);
+  await startAfterCommit(deps, input.orgId, simId, () => startWorkflow(deps, 'simulation', workflowIds.simulation(simId),
+    [{ simulationId: simId, conversationId, maxTurns: input.maxTurns, mode: input.mode }],
+    { orgId: input.orgId, agentId: input.agentId, callerId: input.callerAgentId ?? 'builtin',
+      summary: `Simulation ${simId} of agent ${agent.name} (${input.mode}, ${input.surface}): ${input.scenarioText}` }));
+  return getSimulation(deps, input.orgId, simId);
+}
+
+/**
+ * Starts a run's workflow once its rows are committed: its first activity (an `auto` run's first
+ * turn, the browser run) may run at once and must find them. When Temporal cannot take it, the
+ * rows go again and the request is 503: nothing is left half made.
+ */
+async function startAfterCommit(deps: SimulationDeps, orgId: string, simId: string, start: () => Promise<boolean>): Promise<void> {
+  try {
+    await start();
+  } catch (err) {
+    await deps.sql.begin(async (tx) => {
+      const gone = await deleteSimulation(tx, orgId, simId);
+      if (gone?.conversationId) await deleteConversation(tx, orgId, gone.conversationId);
+    });
+    throw err;
+  }
 }
 
 const invalidState = (detail: string) => new AppError(409, 'invalid_state', detail);
@@ -190,15 +207,12 @@ export async function createWebSimulation(deps: SimulationDeps, orgId: string, b
   if (!pageUrl) throw fieldError('page_url', 'required', 'this agent has no website: give page_url');
   await assertOutboundUrl(pageUrl, 'page_url', { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS, allowHttp: true });
   const maxTurns = body.max_turns ?? DEFAULT_MAX_TURNS;
-  const id = await deps.sql.begin(async (tx) => {
-    const simId = await insertSimulation(tx, {
-      orgId, kind: 'web', agentId: agent.id, callerAgentId: null, scenarioId: null, scenarioText: body.scenario_text, criteria: [],
-      toolMode: 'mock', surface: 'web', mode: 'auto', maxTurns, pageUrl, conversationId: null,
-    });
-    await startWorkflow(deps, 'webSimulation', workflowIds.webSimulation(simId), [{ simulationId: simId, embedBaseUrl }],
-      { orgId, agentId: agent.id, callerId: 'builtin', summary: `Web simulation ${simId} of agent ${agent.name} on ${pageUrl}` });
-    return simId;
+  const id = await insertSimulation(deps.sql, {
+    orgId, kind: 'web', agentId: agent.id, callerAgentId: null, scenarioId: null, scenarioText: body.scenario_text, criteria: [],
+    toolMode: 'mock', surface: 'web', mode: 'auto', maxTurns, pageUrl, conversationId: null,
   });
+  await startAfterCommit(deps, orgId, id, () => startWorkflow(deps, 'webSimulation', workflowIds.webSimulation(id), [{ simulationId: id, embedBaseUrl }],
+    { orgId, agentId: agent.id, callerId: 'builtin', summary: `Web simulation ${id} of agent ${agent.name} on ${pageUrl}` }));
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise((resolve) => { timer = setTimeout(resolve, WEB_DEADLINE_MS); });
   try {
