@@ -7,6 +7,9 @@ import { Worker } from '@temporalio/worker';
 import { eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg, type Api } from './support/orgs.ts';
 import { startChatCompletionsServer } from './fixtures/chat-completions-server.ts';
+import { playSimulationTurn } from '../src/simulations/turns.ts';
+import { createOfflineRuntime } from '../src/runtime/offline.ts';
+import { createLogger } from '../src/logger.ts';
 
 const R = '/api/v1/rest';
 let svc: TestService;
@@ -315,6 +318,25 @@ describe('with a model configured', () => {
 });
 
 describe('worker restart', () => {
+  it('a turn played again (its activity retried after a worker died past its commit) is answered from the stored turn, never played twice', async () => {
+    const { api } = await newOrg(svc);
+    const agent = await testedAgent(api);
+    const run = (await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: SCENARIO })).body;
+    const deps = { sql: svc.sql, temporal: svc.temporal, config: svc.config, log: createLogger('silent'), runtime: createOfflineRuntime() };
+    // The activity as a lost worker left it: turn 1 played and committed, its completion never reported.
+    const [a, b] = await Promise.all([playSimulationTurn(deps, { simulationId: run.id, turn: 1 }), playSimulationTurn(deps, { simulationId: run.id, turn: 1 })]);
+    expect(b).toEqual(a);
+    expect(a.messageIds.length).toBeGreaterThanOrEqual(2);
+    // The workflow's own turn 1 (the retried activity) answers the same messages.
+    const step = await api.post(`${R}/simulations/${run.id}/step`, {});
+    expect(step.body.turns.map((m: any) => m.id)).toEqual(a.messageIds);
+    expect(step.body.simulation.turn_count).toBe(1);
+    expect(step.body.simulation.messages.length).toBe(1 + a.messageIds.length);
+    const next = await api.post(`${R}/simulations/${run.id}/step`, {});
+    expect(next.body.simulation.turn_count).toBe(2);
+    expect(next.body.turns[0].text).toBe('My email is ana@example.com.');
+  }, 60_000);
+
   it('a worker restart in the middle of a turn-based run loses no turn', async () => {
     // API and worker apart, on task queues of their own: the worker is stopped and another takes over.
     const api1 = await startTestService({}, { worker: false });
