@@ -78,7 +78,7 @@ export async function resolveRunInput(deps: Pick<SimulationDeps, 'sql'>, orgId: 
  * `conversation.started`), the run row, and the workflow `simulation:<id>`, in one transaction.
  */
 export async function createSimulation(deps: SimulationDeps, input: Omit<NewSimulation, 'conversationId'>): Promise<Simulation> {
-  const agent = (await findAgent(deps.sql, input.orgId, input.agentId))!;
+  const agent = await agentNamed(deps, input.orgId, input.agentId, 'opponent_widget_id');
   const language = (agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
   const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: {} });
   const { simId, conversationId } = await deps.sql.begin(async (tx) => {
