@@ -12,6 +12,11 @@ export function responseCheck(def: RouteDef): (reply: { status: number; body?: u
     checks.set(Number(status), response.schema ? compileShapeCheck(response.schema) : null);
   }
   return (reply) => {
+    // A binary body (an image) is its bytes: only its status is held to the declaration.
+    if (Buffer.isBuffer(reply.body)) {
+      if (!checks.get(reply.status)) throw drift(`${def.method} ${def.path} (${def.operationId}) answered ${reply.status} with bytes it does not declare`);
+      return;
+    }
     // What the client receives: the JSON text of the body (dates as strings, undefined members gone).
     const body = reply.body === undefined ? undefined : JSON.parse(JSON.stringify(reply.body)) as unknown;
     const where = `${def.method} ${def.path} (${def.operationId}) answered ${reply.status}`;

@@ -20,6 +20,7 @@ import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
 import { handoffReply } from '../runtime/phrases.ts';
+import { simulationCriteriaOf } from '../db/simulations.ts';
 import {
   deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
   type ConversationRecord,
@@ -237,7 +238,11 @@ export async function evaluateConversation(deps: ConversationDeps, id: string): 
   const agent = await findAgent(deps.sql, conversation.orgId, conversation.agentId);
   if (!agent) return false;
   const messages = await listMessages(deps.sql, id);
-  const evaluation = await deps.runtime.evaluate({ agent: await runtimeAgent(deps.sql, agent), messages, captured: conversation.captured });
+  const judged = await runtimeAgent(deps.sql, agent);
+  // A simulated conversation is also judged by its scenario's criteria.
+  const extra = conversation.isSimulated ? await simulationCriteriaOf(deps.sql, id) : [];
+  if (extra.length) judged.acceptance_criteria = [...(judged.acceptance_criteria ?? []), ...extra];
+  const evaluation = await deps.runtime.evaluate({ agent: judged, messages, captured: conversation.captured });
   const eventId = await deps.sql.begin(async (tx) => {
     if (!(await findConversationRecord(tx, id, { forUpdate: true }))) return null;
     await recordEvaluation(tx, id, evaluation);

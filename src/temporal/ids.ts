@@ -54,6 +54,10 @@ export const workflowIds = {
   conversationEvaluation: (conversationId: string) => `conversation-evaluation:${conversationId}`,
   /** One outgoing email per reply, keyed by its first message. */
   emailReply: (messageId: string) => `email-reply:${messageId}`,
+  /** A turn-based simulation run, driven by its `step` Updates (or playing itself in `auto` mode). */
+  simulation: (simulationId: string) => `simulation:${simulationId}`,
+  /** A web simulation run: a scripted visitor in headless Chromium. */
+  webSimulation: (simulationId: string) => `web-simulation:${simulationId}`,
   agentPurge: (agentId: string) => `agent-purge:${agentId}`,
   /** One generation per report run. */
   reportRun: (runId: string) => `report-run:${runId}`,

@@ -8,4 +8,6 @@ export const SEARCH_ATTRIBUTES = {
   OrganizationId: defineSearchAttributeKey('OrganizationId', 'KEYWORD'),
   AgentId: defineSearchAttributeKey('AgentId', 'KEYWORD'),
   CampaignId: defineSearchAttributeKey('CampaignId', 'KEYWORD'),
+  /** Simulations: the agent playing the caller, or `builtin` for the built-in scripted caller. */
+  CallerAgentId: defineSearchAttributeKey('CallerAgentId', 'KEYWORD'),
 } as const;

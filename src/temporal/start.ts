@@ -21,16 +21,21 @@ type ArgsOf<K extends WorkflowKind> = K extends WorkflowKind<infer W, any> ? Par
 const REUSE = { allowDuplicate: WorkflowIdReusePolicy.ALLOW_DUPLICATE, rejectDuplicate: WorkflowIdReusePolicy.REJECT_DUPLICATE } as const;
 
 /** What every run carries: the organization and agent it concerns (search attributes) and its one-line summary. */
-export interface RunAttributes { orgId: string; agentId?: string | null; campaignId?: string | null; summary: string }
+export interface RunAttributes {
+  orgId: string; agentId?: string | null; campaignId?: string | null; summary: string;
+  /** Simulations: the agent playing the caller (`builtin` for the built-in one). */
+  callerId?: string | null;
+}
 
 export interface StartDeps { temporal: Client; config: { TASK_QUEUE_PREFIX: string }; log: Logger }
 
 /** The search attributes of a run or schedule, so an operator can filter by organization or agent. */
-export function searchAttributesOf(attrs: Pick<RunAttributes, 'orgId' | 'agentId' | 'campaignId'>) {
+export function searchAttributesOf(attrs: Pick<RunAttributes, 'orgId' | 'agentId' | 'campaignId' | 'callerId'>) {
   return [
     { key: SEARCH_ATTRIBUTES.OrganizationId, value: attrs.orgId },
     ...(attrs.agentId ? [{ key: SEARCH_ATTRIBUTES.AgentId, value: attrs.agentId }] : []),
     ...(attrs.campaignId ? [{ key: SEARCH_ATTRIBUTES.CampaignId, value: attrs.campaignId }] : []),
+    ...(attrs.callerId ? [{ key: SEARCH_ATTRIBUTES.CallerAgentId, value: attrs.callerId }] : []),
   ];
 }
 

@@ -1,0 +1,19 @@
+import type { ActivityRegistration } from './index.ts';
+import { closeSimulation, playSimulationTurn } from '../src/simulations/turns.ts';
+import { runWebSimulation } from '../src/simulations/web.ts';
+import type { ActivityDeps } from './index.ts';
+
+export function createSimulationActivities(deps: ActivityDeps) {
+  return {
+    /** One caller turn and one agent turn, stored together; a turn already stored is answered again. */
+    playSimulationTurn: (input: { simulationId: string; turn: number }) => playSimulationTurn(deps, input),
+    /** Records the run's end (completed, canceled or failed) and ends its conversation. */
+    closeSimulation: (input: Parameters<typeof closeSimulation>[1]) => closeSimulation(deps, input),
+    /** The whole browser run, heartbeating each turn. */
+    runWebSimulation: (input: { simulationId: string; embedBaseUrl: string }) => runWebSimulation(deps, input),
+  };
+}
+
+export type SimulationActivities = ReturnType<typeof createSimulationActivities>;
+
+export const registration: ActivityRegistration = { queue: 'conversations', create: createSimulationActivities };

@@ -1,0 +1,130 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { findAgent } from '../db/agents.ts';
+import { findConversationRecord, insertMessages, listMessages, markEnded, recordTurn } from '../db/conversations.ts';
+import { finishSimulation, findSimulation, findTurn, recordSimulationTurn, type SimulationRecord } from '../db/simulations.ts';
+import { emitEvent } from '../events/emit.ts';
+import { conversationEventData, runtimeAgent } from '../conversations/lifecycle.ts';
+import { searchKnowledge } from '../knowledge/retrieval.ts';
+import { matchTrainingNotes } from '../knowledge/notes.ts';
+import { answerFromRows } from '../knowledge/rows.ts';
+import { createScriptedCaller } from '../runtime/caller.ts';
+import { visitorSide } from '../runtime/signals.ts';
+import type { Agent } from '../schemas/agents.ts';
+import type { RuntimeAgent } from '../runtime/types.ts';
+import type { TranscriptMessage } from '../schemas/conversations.ts';
+import type { Simulation } from '../schemas/simulations.ts';
+import type { SimulationDeps } from './runs.ts';
+
+/**
+ * One turn of a turn-based run, as its activity plays it: the caller's words (the built-in
+ * caller, rebuilt from the transcript, or another agent), then the agent's answer, both stored
+ * with the turn's row in one transaction. A turn already stored (an activity retried after its
+ * worker was lost) is answered again, never played twice.
+ */
+
+export interface PlayedTurn { messageIds: string[]; callerDone: boolean }
+
+/** The caller-side message of each played turn, with the agent's words that followed it. */
+function playedTurns(history: TranscriptMessage[]): { caller: string; agent: string }[] {
+  const turns: { caller: string; agent: string[] }[] = [];
+  for (const m of history) {
+    if (visitorSide(m)) turns.push({ caller: m.text, agent: [] });
+    else if (m.role === 'agent' || m.role === 'human_agent') turns.at(-1)?.agent.push(m.text);
+  }
+  return turns.map((t) => ({ caller: t.caller, agent: t.agent.join('\n') }));
+}
+
+const nowMessage = (role: TranscriptMessage['role'], text: string): TranscriptMessage =>
+  ({ id: '00000000-0000-7000-8000-000000000000', role, text, ts: new Date().toISOString() });
+
+/** The runtime's answer of `agent` to `messages` (grounded in its knowledge, notes and data tables). */
+async function answerOf(deps: SimulationDeps, agent: Agent, messages: TranscriptMessage[], captured: Record<string, unknown>, language: string) {
+  return deps.runtime.reply({ agent: await runtimeAgent(deps.sql, agent), messages, captured, contactFacts: {}, language }, {
+    searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
+    searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
+    lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+  });
+}
+
+/** The caller as the LLM runtime is told of it: a person with the scenario's goal, and nothing of the agent's configuration. */
+export function llmCallerOf(sim: SimulationRecord, language: string): RuntimeAgent {
+  return {
+    id: sim.id, name: 'Simulated caller', greeting: null, guardrails: null, goals: null, acceptance_criteria: null, data_schema: null,
+    default_language: language, config_variables: null, can_transfer: false,
+    persona: 'You are a person contacting a business through its chat, not an assistant. Your goal and what you know about '
+      + `yourself:\n${sim.scenarioText}\nAsk what your goal needs, one thing at a time; answer the business's questions from what `
+      + 'you know; when your goal is met, say goodbye (use the word "Goodbye").',
+  };
+}
+
+/**
+ * The caller's words for turn `turn` (null: it hangs up). The built-in caller is deterministic, so
+ * it is rebuilt by replaying the turns already played; another agent answers the transcript seen
+ * from its side (the tested agent's words are its visitor's).
+ */
+async function callerWords(deps: SimulationDeps, sim: SimulationRecord, history: TranscriptMessage[], turn: number, language: string): Promise<{ text: string | null; done: boolean }> {
+  const past = playedTurns(history);
+  if (sim.callerAgentId) {
+    const callerAgent = await findAgent(deps.sql, sim.orgId, sim.callerAgentId);
+    if (!callerAgent) throw ApplicationFailure.nonRetryable('the caller agent no longer exists', 'agent_gone');
+    const mirrored = history.map((m) => ({ ...m, role: visitorSide(m) ? 'agent' as const : 'visitor' as const }));
+    const answer = await answerOf(deps, callerAgent, mirrored, {}, language);
+    return { text: answer.replies.join('\n') || '…', done: false };
+  }
+  if (deps.runtime.kind === 'llm') {
+    // With a model configured, the model plays the caller too, told its goal; it hangs up by saying goodbye.
+    if (turn > sim.maxTurns) return { text: null, done: true };
+    const mirrored = history.map((m) => ({ ...m, role: visitorSide(m) ? 'agent' as const : 'visitor' as const }));
+    const answer = await deps.runtime.reply({ agent: llmCallerOf(sim, language), messages: mirrored, captured: {}, contactFacts: {}, language },
+      { searchKnowledge: async () => [] });
+    const text = answer.replies.join('\n') || '…';
+    return { text, done: /\bgood-?bye\b/i.test(text) };
+  }
+  const caller = createScriptedCaller({ goal: sim.scenarioText, maxTurns: sim.maxTurns });
+  let text: string | null = caller.opening();
+  for (let t = 2; t <= turn && text !== null; t++) text = caller.reply(past[t - 2]?.agent ?? '', t);
+  return { text, done: caller.goalMet?.() ?? false };
+}
+
+export async function playSimulationTurn(deps: SimulationDeps, input: { simulationId: string; turn: number }): Promise<PlayedTurn> {
+  const stored = await findTurn(deps.sql, input.simulationId, input.turn);
+  if (stored) return { messageIds: stored.messageIds, callerDone: stored.callerDone };
+  const sim = await findSimulation(deps.sql, null, input.simulationId);
+  if (!sim?.conversationId) throw ApplicationFailure.nonRetryable('the simulation no longer exists', 'simulation_gone');
+  const conversation = await findConversationRecord(deps.sql, sim.conversationId);
+  const agent = await findAgent(deps.sql, sim.orgId, sim.agentId);
+  if (!conversation || !agent) throw ApplicationFailure.nonRetryable('the agent or the conversation no longer exists', 'agent_gone');
+  const language = conversation.language ?? 'en';
+  const history = await listMessages(deps.sql, conversation.id);
+  const caller = await callerWords(deps, sim, history, input.turn, language);
+  const role = sim.surface === 'phone' ? 'caller' as const : 'visitor' as const;
+  const answer = caller.text === null ? null : await answerOf(deps, agent, [...history, nowMessage(role, caller.text)], conversation.captured, language);
+  return deps.sql.begin(async (tx) => {
+    // The run's row is the turn's lock: a twin attempt waits here, then finds the turn stored.
+    await findSimulation(tx, null, sim.id, { forUpdate: true });
+    const twin = await findTurn(tx, sim.id, input.turn);
+    if (twin) return { messageIds: twin.messageIds, callerDone: twin.callerDone };
+    const messages = caller.text === null ? [] : await insertMessages(tx, conversation.id, [
+      { role, text: caller.text }, ...(answer?.replies ?? []).map((text) => ({ role: 'agent' as const, text })),
+    ]);
+    if (answer) await recordTurn(tx, conversation.id, answer);
+    const callerDone = caller.text === null || caller.done;
+    await recordSimulationTurn(tx, sim.id, input.turn, messages.map((m) => m.id), callerDone);
+    return { messageIds: messages.map((m) => m.id), callerDone };
+  });
+}
+
+/** Records a run's end and ends its conversation (`conversation.ended`); a run already ended is left as it is. */
+export async function closeSimulation(deps: SimulationDeps, input: {
+  simulationId: string; status: 'completed' | 'canceled' | 'failed'; endedReason: NonNullable<Simulation['ended_reason']>; error?: string;
+}): Promise<boolean> {
+  return deps.sql.begin(async (tx) => {
+    const sim = await findSimulation(tx, null, input.simulationId, { forUpdate: true });
+    if (!sim) return false;
+    const finished = await finishSimulation(tx, sim.id, { status: input.status, endedReason: input.endedReason, error: input.error ?? null });
+    if (sim.kind === 'turns' && sim.conversationId && await markEnded(tx, sim.conversationId, 'visitor')) {
+      await emitEvent(tx, { orgId: sim.orgId, agentId: sim.agentId, type: 'conversation.ended', data: await conversationEventData(tx, sim.conversationId) });
+    }
+    return finished;
+  });
+}

@@ -1,0 +1,121 @@
+import { existsSync } from 'node:fs';
+import { Context } from '@temporalio/activity';
+import type { Browser, Page, Response } from 'playwright-core';
+import { findAgent } from '../db/agents.ts';
+import { findConversationRecord } from '../db/conversations.ts';
+import { adoptWebConversation, findSimulation, setSimulationTurnCount, storeScreenshot } from '../db/simulations.ts';
+import { endConversation } from '../conversations/lifecycle.ts';
+import { createScriptedCaller } from '../runtime/caller.ts';
+import type { SimulationDeps } from './runs.ts';
+import { closeSimulation } from './turns.ts';
+
+/**
+ * A web simulation as its activity runs it: Debian's headless Chromium (through playwright-core,
+ * loaded only here) opens the page, the embed snippet is injected when the page lacks it, and the
+ * scripted caller types into the real widget, reading the agent's replies from its DOM. The
+ * conversation the widget started is flagged simulated, ended (its lifecycle evaluates it), and a
+ * screenshot of the finished chat is kept with the run.
+ */
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const REPLY_TIMEOUT_MS = 30_000;
+
+export const chromiumPath = () => process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+async function launch(): Promise<Browser> {
+  const path = chromiumPath();
+  if (!existsSync(path)) throw new Error(`no Chromium at ${path} (install Debian's chromium, or set CHROMIUM_PATH)`);
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
+}
+
+/** Waits until the widget shows more than `before` agent messages and is no longer typing; answers the new ones. */
+async function newAgentMessages(page: Page, before: number): Promise<string[]> {
+  const widget = page.locator('ams-chat-widget');
+  const agentMessages = widget.locator('.msg.agent');
+  const deadline = Date.now() + REPLY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if ((await agentMessages.count()) > before && !(await widget.locator('.typing').isVisible())) break;
+    await page.waitForTimeout(100);
+  }
+  return (await agentMessages.allTextContents()).slice(before);
+}
+
+export async function runWebSimulation(deps: SimulationDeps, input: { simulationId: string; embedBaseUrl: string }): Promise<{ status: 'completed' | 'failed' }> {
+  const sim = await findSimulation(deps.sql, null, input.simulationId);
+  if (!sim) return { status: 'failed' };
+  const agent = await findAgent(deps.sql, sim.orgId, sim.agentId);
+  const fail = async (error: string) => {
+    await closeSimulation(deps, { simulationId: sim.id, status: 'failed', endedReason: 'error', error });
+    return { status: 'failed' as const };
+  };
+  if (!agent) return fail('the agent no longer exists');
+  let browser: Browser | undefined;
+  let conversationId: string | null = null;
+  try {
+    browser = await launch();
+    const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+    page.on('response', (res: Response) => {
+      if (res.request().method() === 'POST' && /\/public\/widgets\/[^/]+\/conversations$/.test(new URL(res.url()).pathname)) {
+        res.json().then((body: { conversation_id?: string }) => { conversationId ??= body.conversation_id ?? null; }, () => undefined);
+      }
+    });
+    let opened;
+    try {
+      opened = await page.goto(sim.pageUrl!, { waitUntil: 'load', timeout: 30_000 });
+    } catch (err) {
+      return await fail(`the page could not be opened: ${(err as Error).message.split('\n')[0]}`);
+    }
+    if (opened && opened.status() >= 400) return await fail(`the page could not be opened: it answered HTTP ${opened.status()}`);
+    const hasSnippet = await page.locator(`script[data-agent="${agent.public_key}"]`).count() > 0;
+    if (!hasSnippet) {
+      await page.evaluate(({ src, key }) => {
+        const script = document.createElement('script');
+        script.src = src;
+        script.dataset.agent = key;
+        script.async = true;
+        document.body.appendChild(script);
+      }, { src: `${input.embedBaseUrl}/embed.js`, key: agent.public_key });
+    }
+    const widget = page.locator('ams-chat-widget');
+    await widget.locator('.launcher, textarea').first().waitFor({ timeout: 30_000 });
+    if (await widget.locator('.launcher').count()) await widget.locator('.launcher').click();
+    const textarea = widget.locator('textarea');
+    await textarea.waitFor({ timeout: 30_000 });
+    // The conversation starts when the chat opens: type once its greeting is shown, or the first turn is lost.
+    await widget.locator('.msg.agent').first().waitFor({ timeout: 30_000 });
+    await widget.locator('.typing').waitFor({ state: 'hidden', timeout: 30_000 });
+    const caller = createScriptedCaller({ goal: sim.scenarioText, maxTurns: sim.maxTurns });
+    let lastReply = '';
+    let turn = 0;
+    let goalMet = false;
+    for (let t = 1; t <= sim.maxTurns; t++) {
+      const text = t === 1 ? caller.opening() : caller.reply(lastReply, t);
+      if (text === null) break;
+      const before = await widget.locator('.msg.agent').count();
+      await textarea.fill(text);
+      await textarea.press('Enter');
+      lastReply = (await newAgentMessages(page, before)).join('\n');
+      turn = t;
+      Context.current().heartbeat({ turn });
+      if (caller.goalMet?.()) { goalMet = true; break; }
+    }
+    await setSimulationTurnCount(deps.sql, sim.id, turn);
+    const png = await page.screenshot();
+    await storeScreenshot(deps.sql, sim.id, png);
+    if (!conversationId || !(await findConversationRecord(deps.sql, conversationId, { agentId: agent.id }))) {
+      return await fail('the widget did not start a conversation');
+    }
+    await deps.sql.begin((tx) => adoptWebConversation(tx, sim.id, agent.id, conversationId!));
+    await closeSimulation(deps, { simulationId: sim.id, status: 'completed', endedReason: goalMet ? 'goal_met' : 'max_turns' });
+    // Ended as the visitor ends it: its lifecycle workflow evaluates it.
+    await endConversation(deps, conversationId, 'visitor');
+    return { status: 'completed' };
+  } catch (err) {
+    deps.log.warn({ err, simulation_id: sim.id }, 'web simulation failed');
+    return fail(`the browser run failed: ${(err as Error).message.split('\n')[0]}`);
+  } finally {
+    await browser?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, MISSING_CHROMIUM } from './browser.ts';
+import { startTestService, type TestService } from './helpers.ts';
+import { newAgent, newOrg, type Api } from './support/orgs.ts';
+
+const R = '/api/v1/rest';
+const SCREENSHOT = join(process.cwd(), '.data', 'screenshots', 'web-simulation.png');
+const SCENARIO = 'Ask about the refund policy and delivery. My email is ana@example.com.';
+
+let svc: TestService;
+let site: Server;
+let siteUrl: string;
+let api: Api;
+let token: string;
+
+/** A local shop site: `/plain` has no embed snippet (it is injected), `/embedded?agent=` has it. */
+function page(path: string, agent: string | null): string {
+  const snippet = path === '/embedded' && agent ? `<script src="${svc.url}/embed.js" data-agent="${agent}" async></script>` : '';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head>
+    <body><h1>Acme garden shop</h1><p>Everything for your garden.</p>${snippet}</body></html>`;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
+  svc = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true });
+  ({ api, token } = await newOrg(svc));
+  site = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://site');
+    if (!['/plain', '/embedded'].includes(url.pathname)) { res.writeHead(404).end('not here'); return; }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(url.pathname, url.searchParams.get('agent')));
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
+  await svc?.stop();
+});
+
+async function shopAgent() {
+  const agent = await newAgent(api, 'Acme help');
+  expect((await api.patch(`${R}/agents/${agent.id}`, {
+    data_schema: [{ name: 'email', type: 'email', required: true, description: 'Visitor email' }],
+    acceptance_criteria: ['The agent explains the refund policy'],
+  })).status).toBe(200);
+  for (const note of [
+    { question: 'What is your refund policy?', answer: 'Refunds are accepted within 30 days of purchase.' },
+    { question: 'Do you offer delivery?', answer: 'Delivery takes 3 business days anywhere in France.' },
+  ]) expect((await api.post(`${R}/agents/${agent.id}/training-notes`, note)).status).toBe(201);
+  return agent;
+}
+
+it('drives the real widget on a page without the embed (injected), keeps a screenshot, stores a simulated conversation', async () => {
+  const agent = await shopAgent();
+  const res = await api.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: `${siteUrl}/plain`, max_turns: 6 });
+  expect(res.status, res.text).toBe(201);
+  expect(res.headers.get('location')).toBe(`${R}/simulations/${res.body.id}`);
+  const run = res.body;
+  expect(run).toMatchObject({ kind: 'web', status: 'completed', ended_reason: 'goal_met', opponent_widget_id: agent.id, page_url: `${siteUrl}/plain`, has_screenshot: true, error: null });
+  expect(run.conversation_id).toMatch(/^[0-9a-f-]{36}$/);
+  const texts = run.messages.map((m: any) => `${m.role}: ${m.text}`);
+  expect(texts).toContain('visitor: Hello! Can you tell me about your refund policy?');
+  expect(texts.some((t: string) => t.startsWith('agent: Refunds are accepted within 30 days'))).toBe(true);
+  expect(texts).toContain('visitor: My email is ana@example.com.');
+  expect(texts.some((t: string) => /3 business days/.test(t))).toBe(true);
+  const conv = await api.get(`${R}/conversations/${run.conversation_id}`);
+  expect(conv.body).toMatchObject({ is_simulated: true, surface: 'web', status: 'ended' });
+
+  expect((await fetch(`${svc.url}${R}/simulations/${run.id}/screenshot`)).status).toBe(401);
+  const shot = await fetch(`${svc.url}${R}/simulations/${run.id}/screenshot`, { headers: { authorization: `Bearer ${token}` } });
+  expect(shot.status).toBe(200);
+  expect(shot.headers.get('content-type')).toBe('image/png');
+  const bytes = Buffer.from(await shot.arrayBuffer());
+  expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+  await mkdir(join(process.cwd(), '.data', 'screenshots'), { recursive: true });
+  await writeFile(SCREENSHOT, bytes);
+}, 180_000);
+
+it('uses the snippet a page already has, and a page that cannot be opened gives a failed run, not a 5xx', async () => {
+  const agent = await shopAgent();
+  const res = await api.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: `${siteUrl}/embedded?agent=${agent.public_key}`, max_turns: 6 });
+  expect(res.status, res.text).toBe(201);
+  expect(res.body).toMatchObject({ status: 'completed', has_screenshot: true });
+  expect(res.body.messages.filter((m: any) => m.role === 'visitor').length).toBeGreaterThan(1);
+  // One widget, not two: the page's own snippet was used.
+  const starts = await svc.sql<{ n: number }[]>`select count(*)::int as n from conversations where agent_id = ${agent.id}`;
+  expect(starts[0]!.n).toBe(1);
+
+  const missing = await api.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: `${siteUrl}/nowhere` });
+  expect(missing.status, missing.text).toBe(201);
+  expect(missing.body).toMatchObject({ status: 'failed', ended_reason: 'error' });
+  expect(missing.body.error).toMatch(/HTTP 404/);
+  const closed = await api.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: 'http://127.0.0.1:9/' });
+  expect(closed.status, closed.text).toBe(201);
+  expect(closed.body.status).toBe('failed');
+  expect(closed.body.error).toMatch(/could not be opened/);
+  expect((await api.get(`${R}/simulations/${closed.body.id}/screenshot`)).status).toBe(404);
+}, 180_000);
