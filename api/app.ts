@@ -15,6 +15,7 @@ import { webhooksFamily } from './routes/webhooks.ts';
 import { transferRulesFamily } from './routes/transfer-rules.ts';
 import { trainingNotesFamily } from './routes/training-notes.ts';
 import { dataTablesFamily } from './routes/data-tables.ts';
+import { agentToolsFamily, toolSandboxFamily } from './routes/agent-tools.ts';
 import { agentInsightsFamily } from './routes/agent-insights.ts';
 import { sipTrunksFamily } from './routes/sip-trunks.ts';
 import { widgetsFamily } from './routes/widgets.ts';
@@ -35,7 +36,7 @@ import { mcpEndpoint } from './mcp/endpoint.ts';
 import { carrierWebhooksRouter } from './routes/carrier-webhooks.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, trainingNotesFamily, dataTablesFamily, agentInsightsFamily, phoneNumbersFamily, creditsFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, trainingNotesFamily, dataTablesFamily, agentToolsFamily, toolSandboxFamily, agentInsightsFamily, phoneNumbersFamily, creditsFamily];
 
 export const API_VERSION = '1.0.0';
 
