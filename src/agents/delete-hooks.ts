@@ -2,6 +2,7 @@ import type { Db } from '../db/index.ts';
 import { deleteEmailInboxesOfAgent } from '../db/email-inboxes.ts';
 import { deleteDataTablesOfAgent } from '../db/data-tables.ts';
 import { deleteTrainingNotesOfAgent } from '../db/training-notes.ts';
+import { deleteAgentToolsOfAgent } from '../db/agent-tools.ts';
 import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
 import { siteIdsOfAgent } from '../db/sites.ts';
 import { stopSiteWork, type KnowledgeDeps } from '../knowledge/sites.ts';
@@ -28,6 +29,8 @@ export const AGENT_DELETE_HOOKS: Record<string, AgentDeleteHook> = {
   // What the business taught the agent: notes, and data tables with their rows (at most 20 × 10,000).
   training_notes: async (tx, { agentId }) => { await deleteTrainingNotesOfAgent(tx, agentId); },
   data_tables: async (tx, { agentId }) => { await deleteDataTablesOfAgent(tx, agentId); },
+  // The spec's "tool definitions": no call goes out for a deleted agent, and their sealed secrets go at once.
+  agent_tools: async (tx, { agentId }) => { await deleteAgentToolsOfAgent(tx, agentId); },
   // The agent's own sites (their rows go with the purge) and, with delete_kbs, the knowledge
   // bases no other live agent uses: their Schedules and running crawls stop after commit.
   knowledge: async (tx, { orgId, agentId, deleteKbs }) => {
