@@ -10,6 +10,7 @@ import { createCrawlActivities } from './crawl.ts';
 import { createConversationActivities } from './conversations.ts';
 import { createPhoneNumberActivities } from './phone-numbers.ts';
 import { createEmailActivities } from './email.ts';
+import { createAgentToolActivities } from './agent-tools.ts';
 
 /**
  * What activities are given; they build nothing themselves. `temporal` lets an activity start
@@ -24,6 +25,6 @@ export function createActivities(deps: ActivityDeps) {
     maintenance: { ...createPurgeActivities(deps), ...createPhoneNumberActivities(deps) },
     webhooks: { ...createWebhookActivities(deps) },
     crawls: { ...createCrawlActivities(deps) },
-    conversations: { ...createConversationActivities(deps), ...createEmailActivities(deps) },
+    conversations: { ...createConversationActivities(deps), ...createEmailActivities(deps), ...createAgentToolActivities(deps) },
   };
 }

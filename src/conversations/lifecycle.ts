@@ -17,6 +17,8 @@ import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { flagNeedsHuman, touchVisitor } from '../db/live-inbox.ts';
+import { callAgentTool, callDataCapturedTools, dataSchemaComplete, enabledTools } from '../tools/calls.ts';
+import { pageLanguage } from '../runtime/phrases.ts';
 import {
   deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
   type ConversationRecord,
@@ -165,23 +167,34 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
  */
 export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord): Promise<TranscriptMessage[]> {
   const history = await listMessages(deps.sql, conversation.id);
+  const tools = await enabledTools(deps.sql, agent.id);
+  const toolContext = { orgId: conversation.orgId, agentId: agent.id, conversationId: conversation.id };
+  const runtimeAgentNow = await runtimeAgent(deps.sql, agent);
   const turn = await deps.runtime.reply({
-    agent: await runtimeAgent(deps.sql, agent), messages: history, captured: conversation.captured,
+    agent: runtimeAgentNow, messages: history, captured: conversation.captured,
     contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
     language: conversation.language ?? 'en',
   }, {
     searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
     searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
     lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+    agentTools: tools.model,
+    callAgentTool: async (name, args) => callAgentTool(deps, toolContext, tools.model.find((t) => t.name === name)!, args),
   });
-  return deps.sql.begin(async (tx) => {
+  const schema = runtimeAgentNow.data_schema ?? [];
+  const { stored, completed } = await deps.sql.begin(async (tx) => {
     const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
-    if (!current || current.mode === 'human') return [];
+    if (!current || current.mode === 'human') return { stored: [], completed: false };
     const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
     await recordTurn(tx, conversation.id, turn);
     if (turn.replies.some((reply) => HANDOFF_OFFER.test(reply.toLowerCase()))) await flagNeedsHuman(tx, conversation.id);
-    return stored;
+    // Decided under the row's lock: the turn that completes the data schema is exactly one.
+    return { stored, completed: dataSchemaComplete(schema, turn.captured) && !dataSchemaComplete(schema, current.captured) };
   });
+  if (!completed || !tools.dataCaptured.length) return stored;
+  const apology = await callDataCapturedTools(deps, { ...toolContext, canTransfer: runtimeAgentNow.can_transfer, lang: pageLanguage(conversation.language) },
+    tools.dataCaptured, schema, turn.captured);
+  return apology ? [...stored, ...await insertMessages(deps.sql, conversation.id, [{ role: 'agent', text: apology }])] : stored;
 }
 
 /**
