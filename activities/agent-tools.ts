@@ -1,10 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { loadToolTarget } from '../src/db/agent-tools.ts';
-import { createSandboxAgent, createToolAgent, sandboxEchoUrl, sendToolRequest, type ToolOutcome } from '../src/tools/http.ts';
+import {
+  createSandboxAgent, createToolAgent, sandboxEchoUrl, sendToolRequest, toolArgsContext, toolResultContext, type SealedToolOutcome,
+} from '../src/tools/http.ts';
 import type { ActivityDeps } from './index.ts';
 
-export type { ToolOutcome } from '../src/tools/http.ts';
+export type { SealedToolOutcome } from '../src/tools/http.ts';
 
 /** One tool call as the conversation workflow hands it to its activity. */
 export interface ToolCallInput {
@@ -13,7 +15,8 @@ export interface ToolCallInput {
   toolId: string;
   conversationId: string;
   mode: 'live' | 'sandbox';
-  args: Record<string, unknown>;
+  /** The arguments, JSON sealed with the SecretBox (context toolArgsContext). */
+  sealedArgs: string;
   /** Attempts the workflow's retry policy allows: the last one reports instead of throwing. */
   maxAttempts: number;
 }
@@ -29,19 +32,21 @@ export function createAgentToolActivities({ sql, config, secrets }: Pick<Activit
      * that failed or got a 5xx) throws, so the retry policy tries again with the same `webhook-id`;
      * anything else, and the last attempt, is reported as the outcome.
      */
-    async callAgentTool(input: ToolCallInput): Promise<ToolOutcome> {
+    async callAgentTool(input: ToolCallInput): Promise<SealedToolOutcome> {
       const target = await loadToolTarget(sql, secrets, input.toolId);
-      if (!target) return { status: 'error', durationMs: 0, httpStatus: null, result: null, error: 'the tool was deleted', retryable: false };
+      if (!target) return { status: 'error', durationMs: 0, httpStatus: null, sealedResult: null, error: 'the tool was deleted', retryable: false };
+      const args = JSON.parse(secrets.open(input.sealedArgs, toolArgsContext(input.callId))) as Record<string, unknown>;
       const sandboxed = input.mode === 'sandbox';
       const outcome = await sendToolRequest(sandboxed ? (sandbox ??= createSandboxAgent()) : (live ??= createToolAgent(config)), {
         callId: input.callId, toolName: target.name, conversationId: input.conversationId,
         url: sandboxed ? sandboxEchoUrl(config) : target.url, method: target.method, timeoutSeconds: target.timeoutSeconds,
-        secrets: target.secrets, args: input.args,
+        secrets: target.secrets, args,
       });
       if (outcome.retryable && Context.current().info.attempt < input.maxAttempts) {
         throw ApplicationFailure.retryable(outcome.error ?? 'the call failed', 'ToolCallFailed');
       }
-      return outcome;
+      const { result, ...rest } = outcome;
+      return { ...rest, sealedResult: outcome.status === 'ok' ? secrets.seal(JSON.stringify(result), toolResultContext(input.callId)) : null };
     },
   };
 }

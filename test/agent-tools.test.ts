@@ -9,6 +9,13 @@ import { orgWithAgent, type Api } from './support/orgs.ts';
 import { expectFieldError, expectProblem } from './support/problems.ts';
 import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 import { setConversationToolMode } from '../src/db/agent-tools.ts';
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { workflowBundle } from './helpers.ts';
 
 // Agent tools (issue 15): the API, and calls to a real local HTTP receiver standing for the
 // business's system, through the conversation workflow, offline and with the LLM runtime.
@@ -247,6 +254,10 @@ async function converse(target: TestService, publicKey: string, mode?: 'live' | 
       expect(sent.status, sent.text).toBe(200);
       return (sent.body.messages as { text: string }[]).map((m) => m.text).join('\n');
     },
+    async end(): Promise<void> {
+      const ended = await pub.post(`${base}/${id}/end`, {}, { 'x-visitor-token': started.body.visitor_token });
+      expect(ended.status, ended.text).toBe(200);
+    },
   };
 }
 
@@ -321,6 +332,34 @@ describe('data_captured tools (offline runtime)', () => {
     expect(business.got(failing)).toHaveLength(1);
     expect(business.got(huge)).toHaveLength(1);
     expect(business.got(slow)).toHaveLength(1);
+  }, 90_000);
+});
+
+describe('the call as an activity of the conversation workflow', () => {
+  it('is an update and an activity in the lifecycle history, with no readable arguments or answer, and replays', async () => {
+    const { api } = await orgWithAgent(svc);
+    const agent = await agentCapturingEmail(api);
+    const url = business.url({ json: { lead: 'secret-lead-answer' } });
+    await api.post(tools(agent.id), { name: 'create_lead', url, call_on: 'data_captured' });
+    const chat = await converse(svc, agent.public_key);
+    await chat.say('My email is replayed.visitor@example.org');
+    expect(business.got(url)).toHaveLength(1);
+    await chat.end();
+    const lifecycle = svc.temporal.workflow.getHandle(`conversation:${chat.id}`);
+    await lifecycle.result();
+    const history = await lifecycle.fetchHistory();
+    const text = JSON.stringify(history);
+    expect(text).toContain('callTool');
+    expect(text).toContain('callAgentTool');
+    expect(text).not.toContain('replayed.visitor@example.org');
+    expect(text).not.toContain('secret-lead-answer');
+    const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, [{ workflowId: lifecycle.workflowId, history }]);
+    for await (const result of results) expect(result.error, String(result.error)).toBeUndefined();
+    if (process.env.RECORD_HISTORIES === '1') {
+      const { stdout } = await promisify(execFile)(inject('cliPath'), ['workflow', 'show', '--workflow-id', lifecycle.workflowId,
+        '--address', inject('temporalAddress'), '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+      await writeFile(fileURLToPath(new URL('./fixtures/histories/conversation-tool-call.json', import.meta.url)), stdout);
+    }
   }, 90_000);
 });
 

@@ -2,7 +2,7 @@ import {
   allHandlersFinished, condition, continueAsNew, defineSignal, defineUpdate, executeChild, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
 import type { ConversationActivities } from '../activities/conversations.ts';
-import type { AgentToolActivities, ToolCallInput, ToolOutcome } from '../activities/agent-tools.ts';
+import type { AgentToolActivities, SealedToolOutcome, ToolCallInput } from '../activities/agent-tools.ts';
 import { evaluateConversationWorkflow } from './evaluate-conversation.ts';
 import { workflowIds } from '../src/temporal/ids.ts';
 
@@ -17,12 +17,12 @@ export const handBackSignal = defineSignal('handBack');
 
 /** A tool call of the agent, made as an activity of this workflow; answers its outcome (a failure is an outcome too). */
 export type ToolCallRequest = Omit<ToolCallInput, 'maxAttempts'> & { timeoutSeconds: number };
-export const callToolUpdate = defineUpdate<ToolOutcome, [ToolCallRequest]>('callTool');
+export const callToolUpdate = defineUpdate<SealedToolOutcome, [ToolCallRequest]>('callTool');
 
 /** Attempts of one tool call: only failures where repeating is safe are retried (see callAgentTool). */
 const TOOL_CALL_ATTEMPTS = 3;
 
-async function callTool(request: ToolCallRequest): Promise<ToolOutcome> {
+async function callTool(request: ToolCallRequest): Promise<SealedToolOutcome> {
   const { timeoutSeconds, ...input } = request;
   const { callAgentTool } = proxyActivities<AgentToolActivities>({
     // The tool's own timeout bounds the HTTP call; the margin covers loading and signing.
@@ -32,7 +32,7 @@ async function callTool(request: ToolCallRequest): Promise<ToolOutcome> {
   try {
     return await callAgentTool({ ...input, maxAttempts: TOOL_CALL_ATTEMPTS });
   } catch {
-    return { status: 'error', durationMs: 0, httpStatus: null, result: null, error: 'the call could not be made', retryable: false };
+    return { status: 'error', durationMs: 0, httpStatus: null, sealedResult: null, error: 'the call could not be made', retryable: false };
   }
 }
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
@@ -30,7 +31,8 @@ import {
  * evaluates it. Each step writes its event in the same transaction as its change.
  */
 
-export interface ConversationDeps { sql: Sql; temporal: Client; config: Config; log: Logger; runtime: AgentRuntime }
+/** `secrets` seals what a tool call carries through Temporal (its arguments and answer). */
+export interface ConversationDeps { sql: Sql; temporal: Client; config: Config; log: Logger; runtime: AgentRuntime; secrets: SecretBox }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest();
 
@@ -201,7 +203,7 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
  * Ends an active conversation (the visitor, or its workflow after inactivity): status, end time,
  * usage record and `conversation.ended`, in one transaction. False when it had already ended.
  */
-export async function endConversation(deps: Omit<ConversationDeps, 'runtime'>, id: string, reason: 'visitor' | 'inactivity'): Promise<boolean> {
+export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | 'secrets'>, id: string, reason: 'visitor' | 'inactivity'): Promise<boolean> {
   const eventId = await deps.sql.begin(async (tx) => {
     const ended = await markEnded(tx, id, reason);
     if (!ended) return null;

@@ -10,7 +10,8 @@ import type { AgentTool, ToolCallStatus } from '../schemas/agent-tools.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { argumentErrors } from './parameters.ts';
 import type { ToolCallRequest } from '../../workflows/conversation.ts';
-import type { ToolOutcome } from './http.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { toolArgsContext, toolResultContext, type SealedToolOutcome, type ToolOutcome } from './http.ts';
 
 /**
  * Calling an agent's tools during a conversation. The HTTP call itself runs as an activity of
@@ -20,7 +21,7 @@ import type { ToolOutcome } from './http.ts';
  * the tool's call log (without them).
  */
 
-export interface ToolCallDeps { sql: Db; temporal: Client; log: Logger }
+export interface ToolCallDeps { sql: Db; temporal: Client; log: Logger; secrets: SecretBox }
 
 export interface ToolCallContext { orgId: string; agentId: string; conversationId: string }
 
@@ -38,11 +39,14 @@ function failureForModel(error: string): Record<string, unknown> {
   };
 }
 
-async function viaWorkflow(deps: ToolCallDeps, request: ToolCallRequest): Promise<ToolOutcome> {
+async function viaWorkflow(deps: ToolCallDeps, call: Omit<ToolCallRequest, 'sealedArgs'> & { args: Record<string, unknown> }): Promise<ToolOutcome> {
+  const { args, ...rest } = call;
+  const request: ToolCallRequest = { ...rest, sealedArgs: deps.secrets.seal(JSON.stringify(args), toolArgsContext(call.callId)) };
   try {
     const handle = deps.temporal.workflow.getHandle(workflowIds.conversation(request.conversationId));
-    return await deps.temporal.withDeadline(Date.now() + request.timeoutSeconds * 1000 * 3 + UPDATE_MARGIN_MS,
-      () => handle.executeUpdate<ToolOutcome, [ToolCallRequest]>('callTool', { args: [request], updateId: request.callId }));
+    const { sealedResult, ...outcome } = await deps.temporal.withDeadline(Date.now() + request.timeoutSeconds * 1000 * 3 + UPDATE_MARGIN_MS,
+      () => handle.executeUpdate<SealedToolOutcome, [ToolCallRequest]>('callTool', { args: [request], updateId: request.callId }));
+    return { ...outcome, result: sealedResult === null ? null : JSON.parse(deps.secrets.open(sealedResult, toolResultContext(call.callId))) as unknown };
   } catch (err) {
     deps.log.warn({ err: { name: (err as Error).name, message: (err as Error).message }, conversation_id: request.conversationId, tool_call_id: request.callId },
       'tool call could not go through the conversation workflow');

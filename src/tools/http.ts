@@ -35,6 +35,17 @@ export interface ToolOutcome {
   retryable: boolean;
 }
 
+/**
+ * An outcome as it travels back through Temporal: the tool's answer sealed (it may name the
+ * visitor), like the arguments going out, so the workflow history keeps no readable copy of
+ * either beyond the conversation's own record.
+ */
+export type SealedToolOutcome = Omit<ToolOutcome, 'result'> & { sealedResult: string | null };
+
+/** The SecretBox contexts of a call's sealed arguments and answer. */
+export const toolArgsContext = (callId: string) => `tool_calls.args:${callId}`;
+export const toolResultContext = (callId: string) => `tool_calls.result:${callId}`;
+
 /** Address-level failures where the request cannot have reached the tool: safe to repeat, even a POST. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
