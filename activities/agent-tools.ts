@@ -39,8 +39,9 @@ export function createAgentToolActivities({ sql, config, secrets }: Pick<Activit
       const sandboxed = input.mode === 'sandbox';
       const outcome = await sendToolRequest(sandboxed ? (sandbox ??= createSandboxAgent()) : (live ??= createToolAgent(config)), {
         callId: input.callId, toolName: target.name, conversationId: input.conversationId,
-        url: sandboxed ? sandboxEchoUrl(config) : target.url, method: target.method, timeoutSeconds: target.timeoutSeconds,
-        secrets: target.secrets, args,
+        // The sandbox takes every call as a POST of {tool, arguments} (its echo endpoint's one shape).
+        url: sandboxed ? sandboxEchoUrl(config) : target.url, method: sandboxed ? 'POST' : target.method, timeoutSeconds: target.timeoutSeconds,
+        secrets: target.secrets, args: sandboxed ? { tool: target.name, arguments: args } : args,
       });
       if (outcome.retryable && Context.current().info.attempt < input.maxAttempts) {
         throw ApplicationFailure.retryable(outcome.error ?? 'the call failed', 'ToolCallFailed');

@@ -388,9 +388,9 @@ describe('tool modes', () => {
     expect((await conversationOf(api, chat.id)).tool_calls.find((c) => c.name === 'create_lead')).toMatchObject({ status: 'ok', args: { email: 'sandbox@example.org' } });
     expect((await api.get(`${tools(agent.id)}/${tool.id}/calls`)).body.data).toMatchObject([{ status: 'ok', conversation_id: chat.id }]);
     // The echo endpoint needs no token and answers what it got.
-    const echo = await client(svc.url).post('/api/v1/public/tool-sandbox/echo', { a: 1 }, { 'webhook-id': 'tcall_x' });
+    const echo = await client(svc.url).post('/api/v1/public/tool-sandbox/echo', { tool: 'create_lead', arguments: { a: 1 } }, { 'webhook-id': 'tcall_x' });
     expect(echo.status, echo.text).toBe(200);
-    expect(echo.body).toEqual({ sandbox: true, method: 'POST', arguments: { a: 1 }, webhook_id: 'tcall_x' });
+    expect(echo.body).toEqual({ sandbox: true, tool: 'create_lead', arguments: { a: 1 }, webhook_id: 'tcall_x' });
   }, 60_000);
 
   it('mock sends nothing and records the call as mocked', async () => {

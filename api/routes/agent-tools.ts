@@ -5,7 +5,7 @@ import { changeTool, checkToolCreate, checkToolPatch, createTool, rotateToolSecr
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   AGENT_TOOL_LIMITS, AgentToolCallListSchema, AgentToolCreateSchema, AgentToolListSchema, AgentToolParams, AgentToolPatchSchema,
-  AgentToolSchema, AgentToolWithSecretSchema, ToolEchoBodySchema, ToolEchoQuerySchema, ToolEchoSchema,
+  AgentToolSchema, AgentToolWithSecretSchema, ToolEchoBodySchema, ToolEchoSchema,
 } from '../../src/schemas/agent-tools.ts';
 import type { AppDeps } from '../context.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
@@ -113,19 +113,12 @@ export const toolSandboxFamily: RouteFamily = {
   description: 'Where an agent\'s tool calls go in a conversation whose `tool_mode` is `sandbox` (simulations): the call is answered with what it carried, and nothing else happens.',
   routes: [
     route({
-      method: 'POST', path: '/tool-sandbox/echo', operationId: 'echo_tool_call', summary: 'Echo a POSTed tool call',
+      method: 'POST', path: '/tool-sandbox/echo', operationId: 'echo_tool_call', summary: 'Echo a sandboxed tool call',
+      description: 'A `sandbox` call is POSTed here, signed as a live one, as `{tool, arguments}` whatever the tool\'s method; the answer is what it carried.',
       permissions: [], body: ToolEchoBodySchema,
       responses: { 200: { description: 'The call as it arrived', schema: ToolEchoSchema } },
       async handler({ body, ctx }) {
-        return { status: 200, body: { sandbox: true as const, method: 'POST', arguments: body, webhook_id: ctx.get('webhook-id') || null } };
-      },
-    }),
-    route({
-      method: 'GET', path: '/tool-sandbox/echo', operationId: 'echo_tool_call_get', summary: 'Echo a tool call made with GET',
-      permissions: [], query: ToolEchoQuerySchema,
-      responses: { 200: { description: 'The call as it arrived', schema: ToolEchoSchema } },
-      async handler({ query, ctx }) {
-        return { status: 200, body: { sandbox: true as const, method: 'GET', arguments: query, webhook_id: ctx.get('webhook-id') || null } };
+        return { status: 200, body: { sandbox: true as const, tool: body.tool ?? null, arguments: body.arguments ?? null, webhook_id: ctx.get('webhook-id') || null } };
       },
     }),
   ],

@@ -93,15 +93,19 @@ export const AgentToolCallListSchema = ListEnvelope(AgentToolCallSchema, 'AgentT
 
 export const AgentToolParams = Type.Object({ id: Uuid, toolId: Uuid }, { additionalProperties: false });
 
+/** What a `sandbox` call POSTs to the service's echo endpoint (whatever the tool's method). */
+export const ToolEchoBodySchema = Type.Object({
+  tool: Type.Optional(Type.String({ maxLength: 64, description: 'The tool\'s name' })),
+  arguments: Type.Optional(Type.Unknown({ description: 'The arguments the tool would have received' })),
+}, { $id: 'ToolEchoBody', additionalProperties: false });
+
 /** What the sandbox echo endpoint answers: the call as it arrived. */
 export const ToolEchoSchema = Type.Object({
   sandbox: Type.Literal(true),
-  method: Type.String(),
+  tool: Nullable(Type.String()),
   arguments: Type.Unknown(),
   webhook_id: Nullable(Type.String()),
 }, { $id: 'ToolEcho', additionalProperties: false });
-export const ToolEchoBodySchema = Type.Record(Type.String(), Type.Unknown(), { $id: 'ToolEchoBody' });
-export const ToolEchoQuerySchema = Type.Record(Type.String(), Type.String());
 
 /** A tool as the manifest (export, import) carries it: no id, no secret (import makes a new one). */
 export const ManifestToolSchema = Type.Object({
