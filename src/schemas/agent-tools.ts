@@ -8,7 +8,6 @@ export const AGENT_TOOL_LIMITS = {
 
 export const TOOL_METHODS = ['POST', 'GET'] as const;
 export const TOOL_CALL_ON = ['model', 'data_captured'] as const;
-export type ToolCallOn = (typeof TOOL_CALL_ON)[number];
 export const TOOL_MODES = ['live', 'sandbox', 'mock'] as const;
 /** How a conversation's tool calls go out: `live` to the tool's URL, `sandbox` to the service's echo endpoint, `mock` nowhere. */
 export type ToolMode = (typeof TOOL_MODES)[number];
