@@ -316,7 +316,10 @@ describe('data_captured tools (offline runtime)', () => {
     const slow = business.url({ delayMs: 4000 });
     const failing = business.url({ status: 500, json: { error: 'boom' } });
     const huge = business.url({ body: JSON.stringify({ blob: 'x'.repeat(70 * 1024) }) });
-    for (const [name, url, extra] of [['slow_tool', slow, { timeout_seconds: 1 }], ['failing_tool', failing, {}], ['huge_tool', huge, {}]] as const) {
+    const unavailable = business.url({ status: 503 });
+    for (const [name, url, extra] of [
+      ['slow_tool', slow, { timeout_seconds: 1 }], ['failing_tool', failing, {}], ['huge_tool', huge, {}], ['unavailable_tool', unavailable, { method: 'GET' }],
+    ] as const) {
       expect((await api.post(tools(agent.id), { name, url, call_on: 'data_captured', ...extra })).status).toBe(201);
     }
     const chat = await converse(svc, agent.public_key);
@@ -327,7 +330,11 @@ describe('data_captured tools (offline runtime)', () => {
     expect((await chat.say('Thanks, bye for now')).length).toBeGreaterThan(0);
 
     const records = (await conversationOf(api, chat.id)).tool_calls.filter((c) => c.name.endsWith('_tool'));
-    expect(records.map((c) => [c.name, c.status])).toEqual([['slow_tool', 'timeout'], ['failing_tool', 'error'], ['huge_tool', 'error']]);
+    expect(records.map((c) => [c.name, c.status])).toEqual([['slow_tool', 'timeout'], ['failing_tool', 'error'], ['huge_tool', 'error'], ['unavailable_tool', 'error']]);
+    // A GET that got a 503 is retried by the activity's policy (3 attempts), each with the same webhook-id.
+    const retried = business.got(unavailable);
+    expect(retried).toHaveLength(3);
+    expect(new Set(retried.map((r) => r.headers['webhook-id'])).size).toBe(1);
     // The failing POST got an answer: it is never repeated. The answer over 64 KB is dropped.
     expect(business.got(failing)).toHaveLength(1);
     expect(business.got(huge)).toHaveLength(1);
