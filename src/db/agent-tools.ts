@@ -14,6 +14,9 @@ interface ToolRow {
 // Never the sealed secrets: only loadToolTarget opens them, to sign.
 const COLUMNS = ['id', 'name', 'description', 'parameters', 'url', 'method', 'timeout_seconds', 'call_on', 'enabled', 'created_at', 'updated_at'];
 
+/** How long a tool's call log keeps a call. */
+const CALL_LOG_RETENTION = '30 days';
+
 /** How long the secret replaced by a rotation still signs, as for webhook endpoints. */
 const PREVIOUS_SECRET_GRACE = '24 hours';
 
@@ -138,6 +141,8 @@ export async function insertToolCallLog(db: Db, entry: {
   await db`insert into agent_tool_calls (id, org_id, agent_id, tool_id, conversation_id, status, duration_ms, created_at)
     select ${newId()}, ${entry.orgId}, ${entry.agentId}, ${entry.toolId}, ${entry.conversationId}, ${entry.status}, ${entry.durationMs}, ${entry.at}
     where exists (select 1 from agent_tools where id = ${entry.toolId})`;
+  // The log is of recent calls: older entries of this tool go as new ones come (an index range).
+  await db`delete from agent_tool_calls where tool_id = ${entry.toolId} and created_at < now() - ${CALL_LOG_RETENTION}::interval`;
 }
 
 export async function listToolCallsPage(db: Db, orgId: string, toolId: string, q: { limit: number; offset: number }): Promise<{ data: AgentToolCall[]; total: number }> {
