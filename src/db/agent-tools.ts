@@ -79,10 +79,16 @@ export async function updateAgentTool(db: Db, orgId: string, agentId: string, id
     const [taken] = await db`select 1 from agent_tools where agent_id = ${agentId} and name = ${patch.name} and id <> ${id}`;
     if (taken) return 'duplicate';
   }
-  const [row] = await db<ToolRow[]>`
-    update agent_tools set ${db(fields)}, updated_at = now()
-    where id = ${id} and agent_id = ${agentId} and org_id = ${orgId} returning ${db(COLUMNS)}`;
-  return row ? toTool(row) : null;
+  try {
+    const [row] = await db<ToolRow[]>`
+      update agent_tools set ${db(fields)}, updated_at = now()
+      where id = ${id} and agent_id = ${agentId} and org_id = ${orgId} returning ${db(COLUMNS)}`;
+    return row ? toTool(row) : null;
+  } catch (err) {
+    // Two renames at once: the unique (agent_id, name) decides.
+    if ((err as { code?: string }).code === '23505') return 'duplicate';
+    throw err;
+  }
 }
 
 /** Replaces the secret; the old one keeps signing for 24 hours. Null when absent. */
