@@ -11,6 +11,7 @@ import { createConversationActivities } from './conversations.ts';
 import { createPhoneNumberActivities } from './phone-numbers.ts';
 import { createEmailActivities } from './email.ts';
 import { createAgentToolActivities } from './agent-tools.ts';
+import { createReportActivities } from './reports.ts';
 
 /**
  * What activities are given; they build nothing themselves. `temporal` lets an activity start
@@ -22,7 +23,7 @@ export interface ActivityDeps { sql: Sql; config: Config; temporal: Client; log:
 /** Activities grouped by the task queue whose worker runs them. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    maintenance: { ...createPurgeActivities(deps), ...createPhoneNumberActivities(deps) },
+    maintenance: { ...createPurgeActivities(deps), ...createPhoneNumberActivities(deps), ...createReportActivities(deps) },
     webhooks: { ...createWebhookActivities(deps) },
     crawls: { ...createCrawlActivities(deps) },
     conversations: { ...createConversationActivities(deps), ...createEmailActivities(deps), ...createAgentToolActivities(deps) },

@@ -32,11 +32,13 @@ import { conversationCardsRouter } from './routes/conversation-cards.ts';
 import { contactsFamily } from './routes/contacts.ts';
 import { phoneNumbersFamily } from './routes/phone-numbers.ts';
 import { creditsFamily } from './routes/credits.ts';
+import { reportsFamily } from './routes/reports.ts';
+import { reportArtifactsRouter } from './routes/report-artifacts.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { carrierWebhooksRouter } from './routes/carrier-webhooks.ts';
 
 /** Every resource family the API serves, in the order the reference lists them. */
-export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, trainingNotesFamily, dataTablesFamily, agentToolsFamily, toolSandboxFamily, agentInsightsFamily, phoneNumbersFamily, creditsFamily];
+export const FAMILIES: RouteFamily[] = [agentsFamily, widgetsFamily, transferRulesFamily, apiKeysFamily, webhooksFamily, voiceProfilesFamily, sipTrunksFamily, emailInboxesFamily, sitesFamily, knowledgeBasesFamily, publicWidgetsFamily, conversationsFamily, contactsFamily, trainingNotesFamily, dataTablesFamily, agentToolsFamily, toolSandboxFamily, agentInsightsFamily, phoneNumbersFamily, creditsFamily, reportsFamily];
 
 export const API_VERSION = '1.0.0';
 
@@ -147,7 +149,7 @@ export function createApp(deps: AppDeps): Koa {
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],
-    [familyRouter(publicFamilies, PUBLIC_PREFIX), conversationCardsRouter()]));
+    [familyRouter(publicFamilies, PUBLIC_PREFIX), conversationCardsRouter(), reportArtifactsRouter()]));
   // Everything else under /api/v1, and the MCP endpoint: a bearer token (failures limited per address), counted against its rate limit.
   const auth = authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE));
   app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, auth, listener: () => app.callback() }) as Koa.Middleware);

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getFreePort } from '../src/infra/ports.ts';
 import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
@@ -167,8 +167,8 @@ export interface ChildServer {
  * A Node server in a process of its own, ready once `readyPath` answers 200. Its stdout and
  * stderr go to ours. Stopped at the end.
  */
-export async function spawnServer(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; port: number; readyPath: string; nodeArgs?: string[] }): Promise<ChildServer> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', ...args], {
+export async function spawnServer(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; port: number; readyPath: string; nodeArgs?: string[]; compiled?: boolean }): Promise<ChildServer> {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...(opts.compiled ? [] : ['--import', 'tsx']), ...args], {
     cwd: ROOT, env: { ...process.env, PORT: String(opts.port), ...opts.env }, stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -194,13 +194,16 @@ export async function spawnServer(name: string, args: string[], opts: { env: Nod
 }
 
 /**
- * The service as `npm start` runs it (API and workers in one process: src/main.ts), against the given
- * database and Temporal server, in a process of its own so its memory is its own.
+ * The service as `npm start` runs it (API and workers in one process, compiled: dist/src/main.js,
+ * built first when a source changed), against the given database and Temporal server, in a process
+ * of its own so its memory is its own.
  */
 export async function startServiceProcess(opts: { databaseUrl: string; temporalAddress: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] }): Promise<ChildServer> {
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'run.mjs'), 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.status !== 0) throw new Error(`npm run build failed (exit ${built.status})`);
   const port = await getFreePort();
-  return spawnServer('service process', ['src/main.ts', 'start'], {
-    port, readyPath: '/readyz', nodeArgs: opts.nodeArgs,
+  return spawnServer('service process', [join(ROOT, 'dist', 'src', 'main.js'), 'start'], {
+    port, readyPath: '/readyz', nodeArgs: opts.nodeArgs, compiled: true,
     env: {
       DATABASE_URL: opts.databaseUrl, TEMPORAL_ADDRESS: opts.temporalAddress, PORT: String(port), HOST: '127.0.0.1',
       LOG_LEVEL: 'warn', SECRETS_KEY: randomBytes(32).toString('base64'),

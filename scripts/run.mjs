@@ -2,12 +2,12 @@
 // Entry point behind every `npm run` script. Plain Node ESM with no
 // dependencies, because its first job is to install them.
 //
-//   node scripts/run.mjs <start|api|worker|cli|mcp|test|check|bench NAME> [args...]
+//   node scripts/run.mjs <start|api|worker|build|cli|mcp|test|check|bench NAME> [args...]
 //
 // Everything it prints itself goes to stderr, so `npm run cli -- ...` keeps a
 // clean stdout (see .npmrc for npm's own banner).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureChromium } from './ensure-chromium.mjs';
@@ -15,7 +15,7 @@ import { ensureChromium } from './ensure-chromium.mjs';
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const BIN = join(ROOT, 'node_modules', '.bin');
 const TEST_RESULTS = join(ROOT, '.data', 'test-results.json');
-const USAGE = 'usage: node scripts/run.mjs <start|api|worker|cli|mcp|test|check|bench NAME> [args...]';
+const USAGE = 'usage: node scripts/run.mjs <start|api|worker|build|cli|mcp|test|check|bench NAME> [args...]';
 
 /** Prints a progress line of this script (never on stdout). */
 function note(message) {
@@ -108,6 +108,52 @@ function tsx(file, args) {
   return run(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args]);
 }
 
+/** Where `npm run build` puts the compiled service (tsconfig.build.json), and the sources it is made of. */
+const DIST = join(ROOT, 'dist');
+const BUILD_STAMP = join(DIST, '.built');
+const BUILD_INPUTS = ['src', 'api', 'workflows', 'activities'];
+
+/** The newest modification time among the build's inputs (TypeScript files and the tsconfigs). */
+function newestSource() {
+  let newest = Math.max(mtime(join(ROOT, 'tsconfig.json')) ?? 0, mtime(join(ROOT, 'tsconfig.build.json')) ?? 0);
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) newest = Math.max(newest, mtime(path) ?? 0);
+    }
+  };
+  for (const dir of BUILD_INPUTS) walk(join(ROOT, dir));
+  return newest;
+}
+
+/**
+ * Compiles the service to plain JavaScript in dist/ when a source changed since the last build
+ * (tsc, incremental: seconds after the first time). The service runs compiled because the TypeScript
+ * loader costs a long-running process about 60 MiB of memory; tests, benches and the CLI run the
+ * sources through tsx. Type errors do not stop a start (`npm run check` is where they are reported),
+ * but a build that emitted nothing does.
+ */
+async function ensureBuilt() {
+  const built = mtime(BUILD_STAMP);
+  if (built !== null && built >= newestSource()) return true;
+  note('compiling the service to dist/ (tsc; about half a minute the first time)');
+  const code = await run(join(BIN, 'tsc'), ['-p', 'tsconfig.build.json'], { stdoutToStderr: true });
+  if (mtime(join(DIST, 'src', 'main.js')) === null) {
+    note(`the build produced nothing (tsc exit ${code})`);
+    return false;
+  }
+  if (code !== 0) note(`tsc reported errors (exit ${code}); starting what it emitted anyway: run npm run check`);
+  writeFileSync(BUILD_STAMP, `${new Date().toISOString()}\n`);
+  return true;
+}
+
+/** `node dist/<file>.js ...args`: the compiled service (see ensureBuilt). */
+async function compiled(file, args) {
+  if (!(await ensureBuilt())) return 1;
+  return run(process.execPath, [join(DIST, file.replace(/\.ts$/, '.js')), ...args]);
+}
+
 /** Makes sure the Temporal CLI exists (building it once, minutes) before tests need it. */
 async function ensureTemporalCli() {
   return run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'ensure-temporal-cli.ts')], { stdoutToStderr: true });
@@ -177,7 +223,9 @@ async function dispatch(command, args) {
     case 'start':
     case 'api':
     case 'worker':
-      return tsx('src/main.ts', [command, ...args]);
+      return compiled('src/main.ts', [command, ...args]);
+    case 'build':
+      return (await ensureBuilt()) ? 0 : 1;
     case 'cli':
       return tsx('src/cli.ts', args);
     case 'mcp':

@@ -71,6 +71,12 @@ export const ConfigSchema = Type.Object({
   TWILIO_ACCOUNT_SID: Type.Optional(Type.String({ pattern: '^AC[0-9a-fA-F]{32}$' })),
   /** Authenticates REST calls to Twilio and verifies X-Twilio-Signature on inbound webhooks; never logged. */
   TWILIO_AUTH_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
+  /**
+   * With the sandbox carrier and no TWILIO_AUTH_TOKEN: the key inbound carrier webhooks must be signed
+   * with (X-Twilio-Signature), so a call or text can be simulated without an account. A published test
+   * value by default; never used with CARRIER=twilio, where only TWILIO_AUTH_TOKEN signs.
+   */
+  SANDBOX_SIGNING_TOKEN: Type.String({ minLength: 8, default: 'sandbox-signing-token' }),
   /** Another origin for Twilio's REST API (a wire-compatible test server); unset: Twilio's own hosts. */
   TWILIO_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),

@@ -154,6 +154,20 @@ describe('data tables', () => {
     expectProblem(await api.post(rows, 'a;b', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
   });
 
+  it('a CSV header naming a column twice is refused with 400 duplicate_column and inserts nothing', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const table = await priceTable(api, agent.id);
+    const rows = `${tables(agent.id)}/${table.id}/rows`;
+    // csv-parse would keep the second "price" cell under one key: the row would go in with 2, silently.
+    const twice = await api.post(rows, 'model,price,in_stock,since,price\nTrek FX 3,899,true,2025-03-01,2\n', { 'content-type': 'text/csv' });
+    const problem = expectFieldError(twice, 'header.price', 'duplicate_column');
+    expect(problem.detail).toMatch(/price/);
+    // A header alone, with a column twice, names the same fault rather than "no rows".
+    expectFieldError(await api.post(rows, 'model,price,in_stock,since,model\n', { 'content-type': 'text/csv' }), 'header.model', 'duplicate_column');
+    expect((await api.get(`${tables(agent.id)}/${table.id}`)).body.row_count).toBe(0);
+    expect((await api.get(rows)).body.data).toEqual([]);
+  });
+
   it('imports 10,000 CSV rows in one request, then answers a price question from a row', async () => {
     const { api, agent } = await orgWithAgent(svc, { name: 'Bike shop' });
     const table = await priceTable(api, agent.id);

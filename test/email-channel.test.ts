@@ -125,6 +125,26 @@ describe('the email channel', () => {
     expect(repliesTo(from)).toHaveLength(3);
   }, 60_000);
 
+  it('a transfer rule met by a mail flags it for the live inbox, and the correspondent is told a team member will join', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const agent = await newAgent(api, 'Mail billing');
+    expect((await api.post(`${REST}/agents/${agent.id}/transfer-rules`, {
+      name: 'Billing', condition: 'Customer asks about a refund or an invoice', destination_phone: '+14155550199', transfer_type: 'cold',
+    })).status).toBe(201);
+    const address = `billing-${Date.now()}@mail.example.com`;
+    expect((await api.post(`${REST}/email-inboxes`, { widget_id: agent.id, address, sender_name: 'Acme Billing' })).status).toBe(201);
+    const from = `erin.${Date.now()}@example.org`;
+    await mta().sendMail({ from, to: address, subject: 'Double charge', text: 'Please refund the second charge on my invoice.' });
+    const reply = await eventually(async () => repliesTo(from)[0]);
+    expect(reply.text).toMatch(/connecting you with a member of our team/);
+    const [conversation] = await svc.sql<{ id: string; needs_human: boolean }[]>`select id, needs_human from conversations where org_id = ${orgId}`;
+    expect(conversation!.needs_human).toBe(true);
+    const live = (await api.get(`${REST}/conversations/live`)).body.data.find((c: any) => c.id === conversation!.id);
+    expect(live).toMatchObject({ surface: 'email', needs_human: true });
+    const system = (await api.get(`${REST}/conversations/${conversation!.id}`)).body.messages.filter((m: any) => m.role === 'system').map((m: any) => m.text);
+    expect(system).toEqual(['Transfer rule "Billing" matched: a member of the team is asked to join']);
+  }, 60_000);
+
   it('refuses a message over 10 MB and never keeps HTML markup or scripts', async () => {
     const { api, orgId } = await newOrg(svc);
     const agent = await newAgent(api, 'Mail desk');

@@ -129,3 +129,22 @@ it('replays a number billing run it has just run (a monthly charge)', async () =
   await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
   await recordFixture(handle.workflowId, 'number-billing.json');
 });
+
+it('replays a scheduled report run it has just run (the firing and its report-run child)', async () => {
+  const { token } = await svc.newOrg();
+  const api = client(svc.url, token);
+  const { body: report } = await api.post('/api/v1/rest/reports', { name: 'Replayed report', data_categories: ['volume', 'goals'], format: 'document', frequency: 'daily' });
+  const schedule = svc.temporal.schedule.getHandle(`report-schedule:${report.id}`);
+  await schedule.trigger();
+  const action = await eventually(async () => (await schedule.describe()).info.recentActions[0], 30_000);
+  const firing = svc.temporal.workflow.getHandle(action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId);
+  const result = await firing.result() as { runId: string; status: string };
+  expect(result.status).toBe('succeeded');
+  const child = svc.temporal.workflow.getHandle(`report-run:${result.runId}`);
+  await replayAll([
+    { workflowId: firing.workflowId, history: await firing.fetchHistory() },
+    { workflowId: child.workflowId, history: await child.fetchHistory() },
+  ]);
+  await recordFixture(firing.workflowId, 'scheduled-report-run.json');
+  await recordFixture(child.workflowId, 'report-run.json');
+}, 90_000);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import twilio from 'twilio';
 import { startTestService, type TestService } from './helpers.ts';
 import { orgWithAgent, type Api } from './support/orgs.ts';
 import { expectProblem } from './support/problems.ts';
@@ -99,5 +100,23 @@ describe('Twilio adapter (wire-protocol server)', () => {
     const sms = await carrier.sendSms({ from: '+13105550125', to: '+14155550100', body: 'Hello' });
     expect(sms.sid).toMatch(/^SM/);
     expect(wire.requests.at(-1)!.form).toMatchObject({ Body: 'Hello' });
+  });
+});
+
+describe('inbound webhooks with CARRIER=twilio', () => {
+  it('verify against TWILIO_AUTH_TOKEN only: the sandbox\'s published token and an unsigned request are 403', async () => {
+    const url = `${svc.url}/api/v1/carrier/twilio/sms`;
+    const params = { From: '+14155550142', To: '+14155559999', Body: 'Hello', MessageSid: `SM${randomBytes(16).toString('hex')}` };
+    const post = (headers: Record<string, string>) => fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(params).toString(),
+    });
+    const sign = (key: string) => ({ 'x-twilio-signature': twilio.getExpectedTwilioSignature(key, url, params) });
+    expect((await post(sign(svc.config.SANDBOX_SIGNING_TOKEN))).status).toBe(403);
+    expect((await post(sign('sandbox-signing-token'))).status).toBe(403);
+    expect((await post({})).status).toBe(403);
+    const signed = await post(sign(TOKEN));
+    expect(signed.status).toBe(200);
+    // No number of ours: a polite answer, nothing started.
+    expect(await signed.text()).toContain('<Message>');
   });
 });

@@ -8,3 +8,4 @@ export { conversationLifecycle } from './conversation.ts';
 export { evaluateConversationWorkflow } from './evaluate-conversation.ts';
 export { billPhoneNumber } from './number-billing.ts';
 export { sendEmailReply } from './send-email-reply.ts';
+export { generateReport, scheduledReportRun } from './report-run.ts';

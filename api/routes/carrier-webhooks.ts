@@ -3,7 +3,7 @@ import getRawBody from 'raw-body';
 import twilio from 'twilio';
 import { AppError } from '../../src/errors.ts';
 import { answerSms, answerVoice, answerWarmDestination, recordCallStatus, type CarrierParams, type InboundDeps } from '../../src/telephony/inbound.ts';
-import { CARRIER_WEBHOOK_PATHS } from '../../src/telephony/webhook-urls.ts';
+import { CARRIER_WEBHOOK_PATHS, webhookSigningToken } from '../../src/telephony/webhook-urls.ts';
 import type { AppContext } from '../context.ts';
 import { ROUTER_OPTIONS } from '../routing.ts';
 
@@ -30,12 +30,12 @@ async function readForm(ctx: AppContext): Promise<CarrierParams> {
 
 /**
  * Every carrier request must carry a valid `X-Twilio-Signature` (HMAC-SHA1 of the URL and the
- * sorted form fields with TWILIO_AUTH_TOKEN): otherwise 403 and nothing is recorded. Without a
- * token configured no request can be verified, so none is accepted.
+ * sorted form fields with the signing token: TWILIO_AUTH_TOKEN, or the sandbox's own token when the
+ * sandbox carrier runs without one): otherwise 403 and nothing is recorded.
  */
 async function verifiedParams(ctx: AppContext): Promise<CarrierParams> {
   const params = await readForm(ctx);
-  const token = ctx.deps.config.TWILIO_AUTH_TOKEN;
+  const token = webhookSigningToken(ctx.deps.config);
   const signature = ctx.get('X-Twilio-Signature');
   if (!token || !signature || !twilio.validateRequest(token, signature, baseUrlOf(ctx) + ctx.originalUrl, params)) {
     throw new AppError(403, 'carrier_signature_invalid', 'X-Twilio-Signature is missing or does not match this request');

@@ -4,7 +4,7 @@ import { deleteConversationAndWork } from '../../src/conversations/lifecycle.ts'
 import { IdParams } from '../../src/schemas/common.ts';
 import { ConversationDetailSchema, ConversationListQuery, ConversationListSchema } from '../../src/schemas/conversations.ts';
 import type { AppContext, AppDeps } from '../context.ts';
-import { listLiveConversations } from '../../src/db/live-inbox.ts';
+import { listLiveConversations, touchInboxMember } from '../../src/db/live-inbox.ts';
 import { addNote, changeAnnotations, readAnnotations, runAdvisorAction } from '../../src/conversations/advisor.ts';
 import { openLiveStream } from '../../src/conversations/live-stream.ts';
 import {
@@ -31,6 +31,7 @@ export const conversationsFamily: RouteFamily = {
       permissions: ['conversations.read'],
       responses: { 200: { description: 'Conversations in progress', schema: LiveConversationListSchema } },
       async handler({ principal, deps }) {
+        if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
         return { status: 200, body: { data: await listLiveConversations(deps.sql, principal.orgId, principal.memberId) } };
       },
     }),
@@ -42,6 +43,7 @@ export const conversationsFamily: RouteFamily = {
       permissions: ['conversations.read'],
       responses: { 200: { description: 'An event stream (text/event-stream)' } },
       async handler({ principal, deps, ctx }) {
+        if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
         const stream = await openLiveStream({ sql: deps.sql, hub: deps.liveHub }, {
           orgId: principal.orgId, lastEventId: ctx.get('Last-Event-ID') || null,
           heartbeatSeconds: deps.config.LIVE_STREAM_HEARTBEAT_SECONDS, maxSeconds: deps.config.LIVE_STREAM_MAX_SECONDS,
@@ -93,7 +95,8 @@ export const conversationsFamily: RouteFamily = {
     route({
       method: 'POST', path: '/conversations/:id/advisor', operationId: 'advise_conversation', summary: 'Act on a live conversation as a member',
       description: '`take_over` (the agent stops answering; the visitor sees the member join), `hand_back`, `assign {user_email}`, '
-        + '`mark_read`, `reply {text}` (in human mode only; the visitor sees it with role `human_agent`). Needs a user-scoped `ut_` '
+        + '`mark_read`, `reply {text}` (in human mode only; the visitor sees it with role `human_agent`; mailed in an email conversation, '
+        + 'texted through the carrier in an SMS one: 502 `carrier_error` and nothing recorded when the carrier refuses). Needs a user-scoped `ut_` '
         + 'token (403 `user_token_required` otherwise). A departed visitor (ended, or silent past the inactivity limit) and a voice '
         + 'conversation are 409 `not_claimable`. Each action but `mark_read` is recorded as a `system` message.',
       permissions: ['conversations.write'], userToken: true, params: IdParams, body: AdvisorActionSchema,

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import { ROUTER_OPTIONS } from '../routing.ts';
+import { sourceFile } from '../../src/infra/paths.ts';
 
 /** The widget's source: plain JavaScript, served as it is (no build step). */
-export const EMBED_SCRIPT_PATH = fileURLToPath(new URL('../../web/embed.js', import.meta.url));
+export const EMBED_SCRIPT_PATH = sourceFile('web', 'embed.js');
 
 /**
  * Serves `GET /embed.js`, the chat widget that web pages load with the embed snippet

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import { ROUTER_OPTIONS } from '../routing.ts';
+import { sourceFile } from '../../src/infra/paths.ts';
 
-const WEB = (name: string) => fileURLToPath(new URL(`../../web/${name}`, import.meta.url));
+const WEB = (name: string) => sourceFile('web', name);
 
 /** The operator page's files, served as they are (no build step), and the type each is served with. */
 const FILES: Record<string, { file: string; type: string }> = {

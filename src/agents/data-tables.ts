@@ -18,16 +18,21 @@ const refuse = (error: FieldError) => validationError([error]);
 /** The CSV's records, typed by the table's columns; throws 400 on the first bad line, header, cell, or past the row limit. */
 async function csvRows(columns: Column[], csv: string): Promise<Record<string, Cell>[]> {
   const rows: Record<string, Cell>[] = [];
-  const parser = Readable.from([csv]).pipe(parse({
-    bom: true, columns: true, skip_empty_lines: true, trim: true, info: true, max_record_size: 64 * 1024,
-  }));
+  // The header as written: a record's keys would hide a name given twice (its last cell wins).
   let header: string[] | null = null;
+  const checkHeader = () => {
+    const errors = headerErrors(columns, header ?? []);
+    if (errors.length) throw validationError(errors, `the CSV header does not match the table: ${errors[0]!.message}`);
+  };
+  const parser = Readable.from([csv]).pipe(parse({
+    bom: true, columns: (names: string[]) => (header = names), skip_empty_lines: true, trim: true, info: true, max_record_size: 64 * 1024,
+  }));
+  let checked = false;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      if (!header) {
-        header = Object.keys(record);
-        const errors = headerErrors(columns, header);
-        if (errors.length) throw validationError(errors, `the CSV header does not match the table: ${errors[0]!.message}`);
+      if (!checked) {
+        checkHeader();
+        checked = true;
       }
       if (rows.length >= DATA_TABLE_LIMITS.rowsPerTable) {
         throw refuse({ field: 'rows', code: 'too_many_rows', message: `the CSV holds more than ${DATA_TABLE_LIMITS.rowsPerTable} rows, the most a table holds` });
@@ -45,6 +50,8 @@ async function csvRows(columns: Column[], csv: string): Promise<Record<string, C
     throw err;
   }
   if (!header) throw refuse({ field: 'body', code: 'invalid_csv', message: 'the CSV holds no rows: send a header line naming the columns, then one line per row' });
+  if (!checked) checkHeader();
+  if (!rows.length) throw refuse({ field: 'body', code: 'invalid_csv', message: 'the CSV holds no rows: send a header line naming the columns, then one line per row' });
   return rows;
 }
 

@@ -7,6 +7,8 @@ import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-
 import { siteIdsOfAgent } from '../db/sites.ts';
 import { stopSiteWork, type KnowledgeDeps } from '../knowledge/sites.ts';
 import { detachAgentNumbers } from '../telephony/numbers.ts';
+import { removeAgentFromReports } from '../db/reports.ts';
+import { removeReportSchedules } from '../reports/schedules.ts';
 
 /** What a family's hook is told of the agent being deleted. */
 export interface AgentDeleteContext { orgId: string; agentId: string; deleteKbs: boolean }
@@ -25,6 +27,11 @@ export const AGENT_DELETE_HOOKS: Record<string, AgentDeleteHook> = {
   // Inbox addresses are unique across the service: free them now, not when the purge runs.
   // Bought numbers go back to the carrier (billing stops), imported ones are parked in the pool.
   phone_numbers: (tx, { agentId }) => detachAgentNumbers(tx, agentId),
+  // A report of this agent alone goes (with its Schedule); others no longer name it.
+  reports: async (tx, { orgId, agentId }) => {
+    const gone = await removeAgentFromReports(tx, orgId, agentId);
+    return gone.length ? (deps) => removeReportSchedules(deps, gone) : undefined;
+  },
   email_inboxes: async (tx, { agentId }) => { await deleteEmailInboxesOfAgent(tx, agentId); },
   // What the business taught the agent: notes, and data tables with their rows (at most 20 × 10,000).
   training_notes: async (tx, { agentId }) => { await deleteTrainingNotesOfAgent(tx, agentId); },

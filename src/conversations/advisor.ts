@@ -3,12 +3,14 @@ import type { Db, Sql } from '../db/index.ts';
 import { insertMessages } from '../db/conversations.ts';
 import {
   assignConversation, findAnnotations, findLiveConversation, findMember, findMemberByEmail, insertNote, lockAdvisable, markConversationRead,
-  setConversationMode, touchActivity, updateAnnotations, TEXT_SURFACES, type AdvisableConversation,
+  setConversationMode, touchActivity, touchInboxMember, updateAnnotations, TEXT_SURFACES, type AdvisableConversation,
 } from '../db/live-inbox.ts';
 import { AppError, fieldError, notFound } from '../errors.ts';
 import { foldTags, type AdvisorActionInput, type Annotations, type AnnotationsPatch, type LiveConversation, type Note } from '../schemas/live-inbox.ts';
 import { signalLifecycle, type ConversationDeps } from './lifecycle.ts';
 import { queueEmailReply } from './email.ts';
+import { findSmsThread } from '../db/carrier-sessions.ts';
+import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 
 /**
  * The live inbox's use cases: a member takes a conversation over from the agent, replies, hands
@@ -17,7 +19,7 @@ import { queueEmailReply } from './email.ts';
  * which then applies the human inactivity limit.
  */
 
-type AdvisorDeps = Pick<ConversationDeps, 'sql' | 'temporal' | 'log' | 'config'>;
+type AdvisorDeps = Pick<ConversationDeps, 'sql' | 'temporal' | 'log' | 'config'> & { carrier: Carrier };
 
 /** How the visitor sees a member: the part of their e-mail before the @. */
 export const displayNameOf = (email: string): string => email.split('@')[0] || email;
@@ -42,6 +44,7 @@ export async function runAdvisorAction(deps: AdvisorDeps, principal: Principal, 
   if (input.action === 'reply' && !input.text) throw fieldError('text', 'required', 'text is required to reply');
   const me = await findMember(deps.sql, memberId);
   if (!me) throw new AppError(403, 'user_token_required', 'this token\'s member no longer exists');
+  await touchInboxMember(deps.sql, memberId);
   const done = await deps.sql.begin(async (tx) => {
     const c = await lockAdvisable(tx, principal.orgId, id);
     if (!c) throw notFound('conversation');
@@ -50,7 +53,10 @@ export async function runAdvisorAction(deps: AdvisorDeps, principal: Principal, 
       return { c, signal: null, said: null };
     }
     if (!claimable(c, deps)) throw notClaimable();
-    return { c, ...(await applyAction(tx, c, { id: memberId, email: me.email }, input)) };
+    const applied = await applyAction(tx, c, { id: memberId, email: me.email }, input);
+    // A member's reply in an SMS conversation is texted before it commits: a carrier refusal records nothing.
+    if (applied.said && c.surface === 'sms') await textReply(deps, tx, c.id, input.text!);
+    return { c, ...applied };
   });
   if (done.signal) await signalLifecycle(deps, id, done.signal);
   // A member's reply in an email conversation goes out by mail too.
@@ -58,6 +64,17 @@ export async function runAdvisorAction(deps: AdvisorDeps, principal: Principal, 
   const live = await findLiveConversation(deps.sql, principal.orgId, id, memberId);
   if (!live) throw notFound('conversation');
   return live;
+}
+
+async function textReply(deps: AdvisorDeps, tx: Db, conversationId: string, text: string): Promise<void> {
+  const thread = await findSmsThread(tx, conversationId);
+  if (!thread) return;
+  try {
+    await deps.carrier.sendSms({ from: thread.ourNumber, to: thread.caller, body: text });
+  } catch (err) {
+    if (err instanceof CarrierError) throw new AppError(502, 'carrier_error', `${err.message}; the reply was not sent nor recorded`);
+    throw err;
+  }
 }
 
 /** The action's change and its system message; answers the lifecycle signal to send after commit, and a reply's message id. */

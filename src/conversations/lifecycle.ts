@@ -13,13 +13,14 @@ import { searchKnowledge } from '../knowledge/retrieval.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
-import type { AgentRuntime, RuntimeAgent, TranscriptMessage } from '../runtime/types.ts';
+import type { AgentRuntime, RuntimeAgent, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
-import { flagNeedsHuman, touchVisitor } from '../db/live-inbox.ts';
+import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
+import { listTransferRules } from '../db/transfer-rules.ts';
+import { handoffReply, pageLanguage } from '../runtime/phrases.ts';
 import { callAgentTool, callDataCapturedTools, dataSchemaComplete, enabledTools } from '../tools/calls.ts';
-import { pageLanguage } from '../runtime/phrases.ts';
 import {
   deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
   type ConversationRecord,
@@ -43,16 +44,26 @@ export function visitorTokenMatches(conversation: ConversationRecord, token: str
   return given.length === conversation.tokenHash.length && timingSafeEqual(given, conversation.tokenHash);
 }
 
-/** What the runtime is told of the agent. */
-export async function runtimeAgent(db: Db, agent: Agent): Promise<RuntimeAgent> {
+/**
+ * What the runtime is told of the agent. A person can take over when the agent has an enabled
+ * transfer rule or live chat alerts, or, for a conversation the live inbox of `liveInboxOrgId`
+ * shows (a real one on a text surface), when a member looked at that inbox recently: then the agent
+ * promises a person.
+ */
+export async function runtimeAgent(db: Db, agent: Agent, opts: { liveInboxOrgId?: string | null } = {}): Promise<RuntimeAgent> {
   const transfers = await hasEnabledTransferRules(db, agent.id);
+  const staffed = !transfers && !agent.live_chat_alerts && !!opts.liveInboxOrgId && await inboxStaffed(db, opts.liveInboxOrgId);
   return {
     id: agent.id, name: agent.name, persona: agent.persona, greeting: agent.greeting, guardrails: agent.guardrails,
     goals: agent.goals, acceptance_criteria: agent.acceptance_criteria,
     data_schema: agent.data_schema as RuntimeAgent['data_schema'], default_language: agent.default_language,
-    config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts,
+    config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts || staffed,
   };
 }
+
+/** A conversation the live inbox shows, where a member can step in: real, on a text surface. */
+const inLiveInbox = (conversation: ConversationRecord) =>
+  !conversation.isSimulated && (TEXT_SURFACES as readonly string[]).includes(conversation.surface);
 
 /** The conversation as its events carry it: as the conversations list shows it. */
 export async function conversationEventData(db: Db, id: string): Promise<Record<string, unknown>> {
@@ -169,32 +180,46 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
  */
 export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord): Promise<TranscriptMessage[]> {
   const history = await listMessages(deps.sql, conversation.id);
+  const told = await runtimeAgent(deps.sql, agent, { liveInboxOrgId: inLiveInbox(conversation) ? conversation.orgId : null });
   const tools = await enabledTools(deps.sql, agent.id);
   const toolContext = { orgId: conversation.orgId, agentId: agent.id, conversationId: conversation.id };
-  const runtimeAgentNow = await runtimeAgent(deps.sql, agent);
-  const turn = await deps.runtime.reply({
-    agent: runtimeAgentNow, messages: history, captured: conversation.captured,
-    contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
-    language: conversation.language ?? 'en',
-  }, {
-    searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
-    searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
-    lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
-    agentTools: tools.model,
-    callAgentTool: async (name, args) => callAgentTool(deps, toolContext, tools.model.find((t) => t.name === name)!, args),
-  });
-  const schema = runtimeAgentNow.data_schema ?? [];
+  // On a text surface a transfer rule cannot dial anyone: it asks the live inbox for a person instead.
+  const rule = TEXT_SURFACES.includes(conversation.surface as typeof TEXT_SURFACES[number])
+    ? await deps.runtime.chooseTransferRule({ agent: told, messages: history, rules: await listTransferRules(deps.sql, conversation.orgId, agent.id) })
+    : null;
+  const turn: TurnResult = rule
+    ? {
+      replies: [handoffReply(conversation.language ?? agent.default_language)], captured: conversation.captured,
+      toolCalls: [{ name: 'transfer_rule_matched', args: { rule_id: rule.id, rule_name: rule.name }, ts: new Date().toISOString() }],
+    }
+    : await deps.runtime.reply({
+      agent: told, messages: history, captured: conversation.captured,
+      contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
+      language: conversation.language ?? 'en',
+    }, {
+      searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
+      searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
+      lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+      agentTools: tools.model,
+      callAgentTool: async (name, args) => callAgentTool(deps, toolContext, tools.model.find((t) => t.name === name)!, args),
+    });
+  const schema = told.data_schema ?? [];
   const { stored, completed } = await deps.sql.begin(async (tx) => {
     const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
     if (!current || current.mode === 'human') return { stored: [], completed: false };
     const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
     await recordTurn(tx, conversation.id, turn);
-    if (turn.replies.some((reply) => HANDOFF_OFFER.test(reply.toLowerCase()))) await flagNeedsHuman(tx, conversation.id);
+    if (rule) {
+      // Named once per conversation, as a phone transfer is: the live inbox sees why a person is wanted.
+      const note = `Transfer rule "${rule.name}" matched: a member of the team is asked to join`;
+      if (!history.some((m) => m.role === 'system' && m.text === note)) await addSystemMessage(tx, conversation.id, note);
+    }
+    if (rule || turn.replies.some((reply) => HANDOFF_OFFER.test(reply.toLowerCase()))) await flagNeedsHuman(tx, conversation.id);
     // Decided under the row's lock: the turn that completes the data schema is exactly one.
     return { stored, completed: dataSchemaComplete(schema, turn.captured) && !dataSchemaComplete(schema, current.captured) };
   });
   if (!completed || !tools.dataCaptured.length) return stored;
-  const apology = await callDataCapturedTools(deps, { ...toolContext, canTransfer: runtimeAgentNow.can_transfer, lang: pageLanguage(conversation.language) },
+  const apology = await callDataCapturedTools(deps, { ...toolContext, canTransfer: told.can_transfer, lang: pageLanguage(conversation.language) },
     tools.dataCaptured, schema, turn.captured);
   return apology ? [...stored, ...await insertMessages(deps.sql, conversation.id, [{ role: 'agent', text: apology }])] : stored;
 }

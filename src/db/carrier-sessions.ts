@@ -43,3 +43,11 @@ export async function markSessionTransferred(db: Db, id: string, ruleId: string)
 export async function endSession(db: Db, id: string): Promise<void> {
   await db`update carrier_sessions set status = 'ended', updated_at = now() where id = ${id}`;
 }
+
+/** Where a member's reply in an SMS conversation goes: from our number to the texter's. Null when the thread has no session. */
+export async function findSmsThread(db: Db, conversationId: string): Promise<{ ourNumber: string; caller: string } | null> {
+  const [row] = await db<{ our_number: string; caller: string }[]>`
+    select p.phone_number as our_number, s.caller from carrier_sessions s join phone_numbers p on p.id = s.phone_number_id
+    where s.conversation_id = ${conversationId} and s.channel = 'sms' order by s.created_at desc limit 1`;
+  return row ? { ourNumber: row.our_number, caller: row.caller } : null;
+}

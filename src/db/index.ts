@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { sourceFile } from '../infra/paths.ts';
 
 export type Sql = postgres.Sql;
 /** A transaction or the pool: repository functions take either, so a transaction passes through. */
@@ -19,7 +19,7 @@ export function createSql(url: string, opts: { max?: number } = {}): Sql {
   });
 }
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+const MIGRATIONS_DIR = sourceFile('src', 'db', 'migrations') + '/';
 // Any constant works; it only has to be the same for every process of this service.
 const MIGRATION_LOCK_KEY = 727_001;
 

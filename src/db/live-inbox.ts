@@ -102,6 +102,22 @@ export async function flagNeedsHuman(db: Db, id: string): Promise<void> {
   await db`update conversations set needs_human = true where id = ${id} and mode = 'agent' and not needs_human`;
 }
 
+/** Seconds a member's last look at the live inbox keeps it staffed: longer than a live stream lasts before it reconnects. */
+export const STAFFED_SECONDS = 600;
+
+/** The member is looking at the live inbox (its list, its stream, an advisor action). */
+export async function touchInboxMember(db: Db, memberId: string): Promise<void> {
+  await db`update members set live_inbox_seen_at = now() where id = ${memberId}
+    and (live_inbox_seen_at is null or live_inbox_seen_at < now() - interval '5 seconds')`;
+}
+
+/** Whether a member of the organization looked at the live inbox in the last STAFFED_SECONDS: a person can join. */
+export async function inboxStaffed(db: Db, orgId: string): Promise<boolean> {
+  const [row] = await db<{ staffed: boolean }[]>`select exists (select 1 from members where org_id = ${orgId}
+    and live_inbox_seen_at > now() - make_interval(secs => ${STAFFED_SECONDS})) as staffed`;
+  return row?.staffed ?? false;
+}
+
 /** Moves the conversation's activity time (a member's reply counts as activity). */
 export async function touchActivity(db: Db, id: string): Promise<void> {
   await db`update conversations set last_activity_at = now() where id = ${id}`;

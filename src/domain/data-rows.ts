@@ -76,9 +76,11 @@ export function headerErrors(columns: Column[], header: string[]): FieldError[] 
   const known = new Set(columns.map((c) => c.name));
   const seen = new Set(header);
   const errors: FieldError[] = [];
-  for (const name of header) if (!known.has(name)) errors.push({ field: `header.${name}`, code: 'unknown_column', message: `CSV header names ${JSON.stringify(name.slice(0, 64))}, which is no column of this table` });
+  // Named twice, one cell would silently win over the other: refused, whichever the column.
+  const twice = new Set(header.filter((name, i) => header.indexOf(name) !== i));
+  for (const name of twice) errors.push({ field: `header.${name}`, code: 'duplicate_column', message: `CSV header names column ${JSON.stringify(name.slice(0, 64))} more than once` });
+  for (const name of seen) if (!known.has(name)) errors.push({ field: `header.${name}`, code: 'unknown_column', message: `CSV header names ${JSON.stringify(name.slice(0, 64))}, which is no column of this table` });
   for (const c of columns) if (!seen.has(c.name)) errors.push({ field: `header.${c.name}`, code: 'missing_column', message: `CSV header lacks column ${c.name}` });
-  if (seen.size !== header.length) errors.push({ field: 'header', code: 'duplicate_column', message: 'CSV header names a column twice' });
   return errors;
 }
 

@@ -12,9 +12,12 @@ import { newId } from '../ids.ts';
 
 export interface OutgoingMail {
   from: { name: string; address: string };
-  to: string;
+  /** One address, or several (a report's recipients): one message to all of them. */
+  to: string | string[];
   subject: string;
   text: string;
+  /** Files attached to the message (a report's artifact). */
+  attachments?: { filename: string; content: Buffer; contentType: string }[] | undefined;
   /** Threading: the message answered (without angle brackets) and the thread's earlier ids. */
   inReplyTo?: string | undefined;
   references?: string[] | undefined;
@@ -23,8 +26,8 @@ export interface OutgoingMail {
 }
 
 export interface Mailer {
-  /** Sends one message; answers its Message-ID (without angle brackets). */
-  send(mail: OutgoingMail): Promise<{ messageId: string }>;
+  /** Sends one message; answers its Message-ID (without angle brackets), and the `.eml` file it was written to without SMTP_URL. */
+  send(mail: OutgoingMail): Promise<{ messageId: string; file?: string }>;
 }
 
 const bracket = (id: string) => `<${id}>`;
@@ -41,13 +44,16 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mai
       const info = await transport.sendMail({
         from: { name: mail.from.name, address: mail.from.address }, to: mail.to, subject: mail.subject, text: mail.text,
         messageId: bracket(messageId),
+        ...(mail.attachments?.length ? { attachments: mail.attachments } : {}),
         ...(mail.inReplyTo ? { inReplyTo: bracket(mail.inReplyTo) } : {}),
         ...(mail.references?.length ? { references: mail.references.map(bracket) } : {}),
       });
       if (!config.SMTP_URL) {
         const dir = join(config.DATA_DIR, 'mail');
         await mkdir(dir, { recursive: true });
-        await writeFile(join(dir, `${Date.now()}-${messageId.replace(/[^\w.-]/g, '_')}.eml`), (info as { message: Buffer }).message);
+        const file = join(dir, `${Date.now()}-${messageId.replace(/[^\w.-]/g, '_')}.eml`);
+        await writeFile(file, (info as { message: Buffer }).message);
+        return { messageId, file };
       }
       return { messageId };
     },

@@ -9,8 +9,10 @@ import { evaluateOffline } from './evaluation.ts';
 import { defaultCountry, normalizeFieldValue, type ParseContext } from './parsers.ts';
 import { dontKnowReply, greetingFor, pageLanguage, renderTemplate, type Lang } from './phrases.ts';
 import { OUTCOMES, VERDICTS } from '../schemas/conversations.ts';
+import { matchTransferInput } from './transfer.ts';
 import type {
-  AgentRuntime, DataField, Evaluation, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TurnInput, TurnResult, Verdict,
+  AgentRuntime, DataField, Evaluation, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TransferCandidate, TransferInput, TurnInput,
+  TurnResult, Verdict,
 } from './types.ts';
 
 /**
@@ -84,6 +86,9 @@ export function createLlmRuntime(options: LlmRuntimeOptions): AgentRuntime {
     async reply(input, tools) {
       return replyWithModel(input, tools, { client, model: options.model, now, call });
     },
+    async chooseTransferRule(input) {
+      return chooseTransferWithModel(input, { client, model: options.model, now, call }, options.logger);
+    },
     async evaluate(input) {
       const fallback = evaluateOffline(input, now());
       const completion = await call('evaluation', () => client.chat.completions.create({
@@ -142,6 +147,65 @@ async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnD
   }
   // A model that never says anything still leaves the visitor an honest answer.
   return { replies: [content ?? dontKnowReply(lang, agent.can_transfer)], toolCalls, captured };
+}
+
+/** The function the model calls to hand the conversation to a person, by one of the agent's rules. */
+export const TRANSFER_TOOL = 'transfer_to_human';
+
+/**
+ * The model decides whether the latest message meets a transfer rule's condition: the enabled
+ * rules are listed highest priority first, and the model calls `transfer_to_human({rule_id})` or
+ * answers without calling it. Only a listed rule id counts; when it names several, the highest
+ * priority wins. Without enabled rules nothing is asked. When the endpoint fails, the offline
+ * reading of the conditions decides, so a caller who asks for a person is never left stranded.
+ */
+async function chooseTransferWithModel<R extends TransferCandidate>(input: TransferInput<R>, deps: TurnDeps, logger?: LlmRuntimeOptions['logger']): Promise<R | null> {
+  const rules = input.rules.filter((r) => r.enabled).sort((a, b) => b.priority - a.priority);
+  if (!rules.length) return null;
+  let completion: OpenAI.Chat.Completions.ChatCompletion;
+  try {
+    completion = await deps.call('transfer decision', () => deps.client.chat.completions.create({
+      model: deps.model,
+      messages: [{ role: 'system', content: transferPrompt(input.agent, rules) }, ...history(input.messages)],
+      tools: [{
+        type: 'function',
+        function: {
+          name: TRANSFER_TOOL,
+          description: 'Hand the conversation to a person from the team, by the transfer rule whose condition the latest message meets.',
+          parameters: {
+            type: 'object',
+            properties: { rule_id: { type: 'string', enum: rules.map((r) => r.id), description: 'The id of the rule whose condition is met' } },
+            required: ['rule_id'],
+            additionalProperties: false,
+          },
+        },
+      }],
+      tool_choice: 'auto',
+    }));
+  } catch (err) {
+    logger?.warn(`transfer decision fell back to the rules' wording: ${(err as Error).message}`);
+    return matchTransferInput({ ...input, rules });
+  }
+  const named = new Set((completion.choices[0]?.message?.tool_calls ?? [])
+    .filter((c): c is ChatCompletionMessageFunctionToolCall => c.type === 'function' && c.function.name === TRANSFER_TOOL)
+    .map((c) => {
+      try {
+        const args = JSON.parse(c.function.arguments || '{}') as { rule_id?: unknown };
+        return typeof args.rule_id === 'string' ? args.rule_id : null;
+      } catch {
+        return null;
+      }
+    }));
+  return rules.find((r) => named.has(r.id)) ?? null;
+}
+
+function transferPrompt(agent: RuntimeAgent, rules: TransferCandidate[]): string {
+  return [
+    `You decide whether a conversation with ${agent.name}, a business's assistant, must be handed to a person from the team.`,
+    `Transfer rules, highest priority first; each says when to hand over:\n${rules.map((r) => `- rule_id ${r.id} ("${r.name}"): ${r.condition}`).join('\n')}`,
+    `Read the latest message of the visitor or caller, in the light of the conversation. When it meets a rule's condition, call ${TRANSFER_TOOL} `
+      + 'with that rule\'s id (the first listed when several are met). When it meets none, do not call it and answer "none".',
+  ].join('\n\n');
 }
 
 /**

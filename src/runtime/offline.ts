@@ -1,6 +1,7 @@
 import { evaluateOffline } from './evaluation.ts';
 import { greetingFor } from './phrases.ts';
 import { replyOffline } from './reply.ts';
+import { matchTransferInput } from './transfer.ts';
 import type { AgentRuntime } from './types.ts';
 
 /**
@@ -30,6 +31,9 @@ export function createOfflineRuntime(options: OfflineRuntimeOptions = {}): Agent
       return greetingFor(agent, opts.language || agent.default_language || 'en', opts.contactFacts);
     },
     reply: (input, tools) => replyOffline(input, tools, now),
+    async chooseTransferRule(input) {
+      return matchTransferInput(input);
+    },
     async evaluate(input) {
       return evaluateOffline(input, now());
     },

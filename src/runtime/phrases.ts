@@ -118,6 +118,11 @@ export function dontKnowReply(lang: Lang, canTransfer: boolean): string {
   return `${p.dontKnow} ${canTransfer ? p.offerTransfer : p.offerContact}`;
 }
 
+/** What the visitor reads when a person is asked to join: a member of the team will be with them. */
+export function handoffReply(language: string | null | undefined): string {
+  return PHRASES[pageLanguage(language)].handoffYes;
+}
+
 /** The agent's greeting rendered, or a default one in the page language. */
 export function greetingFor(agent: RuntimeAgent, language: string, contactFacts: Record<string, unknown> = {}): string {
   if (agent.greeting?.trim()) return renderTemplate(agent.greeting, agent, contactFacts);

@@ -1,10 +1,13 @@
 import { terms } from './text.ts';
+import { visitorSide } from './signals.ts';
+import type { TransferCandidate, TransferInput } from './types.ts';
 
 /**
  * Which transfer rule a caller's words meet: the runtime's reading of each rule's natural-language
  * condition, highest priority first. A rule matches when the caller's latest message carries a
  * content term of its condition other than the words every condition shares ("caller asks to...").
- * Both runtimes use it (the LLM one answers, but a transfer must not depend on a model's mood).
+ * The offline runtime decides by it; the LLM runtime lets the model decide and falls back to it
+ * when the model cannot be reached.
  */
 
 /** Words that say who and how, not what: "when the caller asks to speak with ...". */
@@ -12,7 +15,7 @@ const GENERIC = terms('caller customer visitor user person someone asks ask aske
   + 'mention mentions mentioned says say said talk speak speaking call calls calling about regarding something anything issue question '
   + 'questions help transfer connect human agent');
 
-export interface RuleCandidate { id: string; name: string; condition: string; priority: number; enabled: boolean }
+export type RuleCandidate = TransferCandidate;
 
 export function matchTransferRule<R extends RuleCandidate>(rules: R[], callerText: string): R | null {
   const said = terms(callerText);
@@ -23,4 +26,14 @@ export function matchTransferRule<R extends RuleCandidate>(rules: R[], callerTex
     if (wanted.some((t) => said.has(t))) return rule;
   }
   return null;
+}
+
+/** The latest visitor or caller message of a transcript ('' when there is none). */
+export function latestVisitorText(messages: TransferInput<TransferCandidate>['messages']): string {
+  return [...messages].reverse().find(visitorSide)?.text ?? '';
+}
+
+/** The offline runtime's decision: the condition's words in the latest visitor or caller message. */
+export function matchTransferInput<R extends TransferCandidate>(input: TransferInput<R>): R | null {
+  return matchTransferRule(input.rules, latestVisitorText(input.messages));
 }

@@ -71,11 +71,26 @@ export interface Evaluation {
   outcome: Outcome;
 }
 
+/** A transfer rule as the runtime weighs it: its natural-language condition and priority (highest first). */
+export interface TransferCandidate { id: string; name: string; condition: string; priority: number; enabled: boolean }
+
+export interface TransferInput<R extends TransferCandidate> {
+  agent: RuntimeAgent;
+  /** The conversation so far, oldest first, ending with the visitor's or caller's new message. */
+  messages: TranscriptMessage[];
+  rules: R[];
+}
+
 export interface AgentRuntime {
   readonly kind: 'offline' | 'llm';
   /** The first message of a conversation. */
   greet(agent: RuntimeAgent, opts: { language: string; contactFacts: Record<string, unknown> }): Promise<string>;
   reply(input: TurnInput, tools: RuntimeTools): Promise<TurnResult>;
+  /**
+   * The enabled transfer rule whose condition the latest visitor or caller message meets (the
+   * highest priority when several do), or null. Offline: by the condition's words; LLM: the model decides.
+   */
+  chooseTransferRule<R extends TransferCandidate>(input: TransferInput<R>): Promise<R | null>;
   /** After the conversation ends: data per data_schema, a verdict per goal and criterion, intent and outcome. */
   evaluate(input: { agent: RuntimeAgent; messages: TranscriptMessage[]; captured: Record<string, unknown> }): Promise<Evaluation>;
 }

@@ -19,7 +19,7 @@ export const LiveConversationSchema = Type.Object({
   assigned_to: Nullable(Type.String({ description: 'The e-mail of the member the conversation is assigned to' })),
   mode: StringEnum(CONVERSATION_MODES, { description: '`human` while a member holds the conversation (the agent does not answer)' }),
   held_by: Nullable(Type.String({ description: 'The e-mail of the member holding the conversation in human mode' })),
-  needs_human: Type.Boolean({ description: 'The visitor asked for a person, or the agent offered a hand-off' }),
+  needs_human: Type.Boolean({ description: 'The visitor asked for a person, the agent offered a hand-off, or a transfer rule matched' }),
   contact_id: Nullable(Type.String(Uuid)),
   last_message: Nullable(TranscriptMessageSchema),
 }, { $id: 'LiveConversation', additionalProperties: false });

@@ -5,15 +5,15 @@ import { recordCarrierOperation } from '../db/carrier-operations.ts';
 import {
   endSession, findLiveSession, findSessionById, insertCarrierSession, markSessionTransferred, type CarrierSession,
 } from '../db/carrier-sessions.ts';
-import { findConversationRecord, insertMessages } from '../db/conversations.ts';
+import { findConversationRecord, insertMessages, listMessages } from '../db/conversations.ts';
 import { findActiveNumberByE164, type PhoneNumberRecord } from '../db/phone-numbers.ts';
 import { findSipTrunk, loadSipTrunkPassword } from '../db/sip-trunks.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceProfile } from '../db/voice-profiles.ts';
 import {
-  addSystemMessage, endConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps,
+  addSystemMessage, endConversation, runtimeAgent, sendVisitorMessage, startCallerConversation, type ConversationDeps,
 } from '../conversations/lifecycle.ts';
-import { matchTransferRule } from '../runtime/transfer.ts';
+import type { TranscriptMessage } from '../runtime/types.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Carrier } from './carrier.ts';
@@ -74,7 +74,12 @@ export async function answerVoice(deps: InboundDeps, params: CarrierParams, base
   const said = (params.SpeechResult ?? '').trim();
   if (!said) return sayAndGather([conversation.language === 'fr' ? 'Je vous écoute.' : 'I am listening.'], speech, action);
 
-  const rule = matchTransferRule(await listTransferRules(deps.sql, session.orgId, session.agentId), said);
+  // The runtime weighs the rules (the model under the LLM runtime) against what was just said, in context.
+  const heard: TranscriptMessage = { id: 'heard', role: 'caller', text: said, ts: new Date().toISOString() };
+  const rule = await deps.runtime.chooseTransferRule({
+    agent: await runtimeAgent(deps.sql, agent), messages: [...await listMessages(deps.sql, conversation.id), heard],
+    rules: await listTransferRules(deps.sql, session.orgId, session.agentId),
+  });
   if (rule) return transferCall(deps, { session, rule, said, speech, ourNumber: params.To ?? '', baseUrl });
   const replies = await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' });
   return sayAndGather(replies.map((m) => m.text), speech, action);

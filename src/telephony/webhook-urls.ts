@@ -21,3 +21,13 @@ export function numberWebhooks(config: { PUBLIC_BASE_URL?: string | undefined; P
     smsUrl: opts.sms ? base + CARRIER_WEBHOOK_PATHS.sms : null,
   };
 }
+
+/**
+ * The key inbound carrier webhooks are verified with: with CARRIER=twilio only TWILIO_AUTH_TOKEN
+ * (the sandbox's published token never opens a real deployment); with the sandbox, TWILIO_AUTH_TOKEN
+ * when set, else SANDBOX_SIGNING_TOKEN. Unsigned requests are never accepted.
+ */
+export function webhookSigningToken(config: { CARRIER: 'sandbox' | 'twilio'; TWILIO_AUTH_TOKEN?: string | undefined; SANDBOX_SIGNING_TOKEN: string }): string | null {
+  if (config.CARRIER === 'twilio') return config.TWILIO_AUTH_TOKEN ?? null;
+  return config.TWILIO_AUTH_TOKEN ?? config.SANDBOX_SIGNING_TOKEN;
+}

@@ -4,10 +4,10 @@
  * process (about 80 MiB of resident memory that a long-running process never gives back).
  *   node --import tsx src/temporal/bundle-workflows.ts
  */
-import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { codeFile } from '../infra/paths.ts';
 
-const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+const WORKFLOWS_PATH = codeFile('workflows', 'index');
 
 const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN', (entry) => process.stderr.write(`${entry.message}\n`)) });
 process.stdout.write(code);

@@ -24,6 +24,8 @@ export const workflowIds = {
   /** One outgoing email per reply, keyed by its first message. */
   emailReply: (messageId: string) => `email-reply:${messageId}`,
   agentPurge: (agentId: string) => `agent-purge:${agentId}`,
+  /** One generation per report run. */
+  reportRun: (runId: string) => `report-run:${runId}`,
   webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
     `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,
 };
@@ -38,4 +40,6 @@ export const scheduleIds = {
   crawl: (siteId: string) => workflowIds.crawlSchedule(siteId),
   /** One monthly billing Schedule per phone number (number ids are unique across deployments). */
   numberBilling: (numberId: string) => `number-billing:${numberId}`,
+  /** One Schedule per report definition with a frequency (report ids are unique across deployments). */
+  report: (reportId: string) => `report-schedule:${reportId}`,
 };

@@ -12,6 +12,7 @@ import type { conversationLifecycle } from '../../workflows/conversation.ts';
 import type { deliverWebhook } from '../../workflows/deliver-webhook.ts';
 import type { purgeAgent } from '../../workflows/purge-agent.ts';
 import type { sendEmailReply } from '../../workflows/send-email-reply.ts';
+import type { generateReport } from '../../workflows/report-run.ts';
 
 /**
  * The one way the service starts, stops and schedules work in Temporal. A new family with a
@@ -40,6 +41,7 @@ export const KINDS = {
   conversation: kind<typeof conversationLifecycle>({ workflowType: 'conversationLifecycle', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   emailReply: kind<typeof sendEmailReply>({ workflowType: 'sendEmailReply', queue: 'conversations', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   agentPurge: kind<typeof purgeAgent>({ workflowType: 'purgeAgent', queue: 'maintenance', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
+  reportRun: kind<typeof generateReport>({ workflowType: 'generateReport', queue: 'maintenance', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
   webhookDelivery: kind<typeof deliverWebhook>({ workflowType: 'deliverWebhook', queue: 'webhooks', reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE, eager: true }),
 };
 export type WorkflowKind = keyof typeof KINDS;

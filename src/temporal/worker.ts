@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -11,9 +10,10 @@ import { createRuntime } from '../runtime/index.ts';
 import type { AgentRuntime } from '../runtime/types.ts';
 import { registerColocatedClient } from './eager.ts';
 import { taskQueues, type TaskQueueKind } from './ids.ts';
+import { codeFile } from '../infra/paths.ts';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
-const BUNDLER = fileURLToPath(new URL('./bundle-workflows.ts', import.meta.url));
+export const WORKFLOWS_PATH = codeFile('workflows', 'index');
+const BUNDLER = codeFile('src', 'temporal', 'bundle-workflows');
 
 /** The workflow bundle, built by webpack in a child process (see bundle-workflows.ts). */
 export async function bundleWorkflowsInChild(): Promise<{ code: string }> {

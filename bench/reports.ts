@@ -1,0 +1,155 @@
+/**
+ * Report runs benchmark: `npm run bench:reports` (or `node --import tsx bench/reports.ts`).
+ *
+ * Seeds BENCH_CONVERSATIONS conversations (default 1,000,000) of one organization over the past
+ * 90 days across 50 agents, with set-based SQL: surfaces, outcomes, 25 intents, three criteria
+ * with mixed verdicts, a contact on one in four, tags on one in ten, usage records for voice.
+ * Then, for each format (`document`, `presentation`, `raw`), starts the service as `npm start`
+ * runs it, in a process of its own (a fresh one per format, so its peak memory is that run's),
+ * creates an organization-wide report of every category, runs it over the last calendar month
+ * through `POST /reports/:id/run`, and polls until it has succeeded (mailed as an .eml file).
+ *
+ * Prints per format: the wall time from the POST to `succeeded`, the artifact's size, and the
+ * service process's resident memory: idle (after its start-up collections), the highest sampled
+ * every 50 ms during the run, the run's increase over idle, and the kernel's high-water mark since
+ * the process started (start-up included). Target: each <= 5 s and <= 300 MB.
+ *
+ * Environment: BENCH_CONVERSATIONS (1000000), TEST_PG_URL (PostgreSQL server, default
+ * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSql, migrate, type Sql } from '../src/db/index.ts';
+import { createOrganization } from '../src/auth/keys.ts';
+import { insertAgent } from '../src/db/agents.ts';
+import { closedPeriod } from '../src/domain/report-periods.ts';
+import { DATA_CATEGORIES } from '../src/schemas/reports.ts';
+import { annotationRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, usageRows, type Scope } from '../src/db/report-data.ts';
+import { freshDatabase, memoryOf, onCleanup, positiveInt, runBenchmark, say, startServiceProcess, startTemporal } from './harness.ts';
+
+const CONVERSATIONS = positiveInt('BENCH_CONVERSATIONS', 1_000_000);
+const AGENTS = 50;
+const DAYS = 90;
+const CHUNK = 100_000;
+const TARGET_SECONDS = 5;
+const TARGET_MB = 300;
+
+async function seed(sql: Sql): Promise<{ orgId: string; token: string }> {
+  const org = await sql.begin((tx) => createOrganization(tx, `bench-reports-${randomBytes(3).toString('hex')}`));
+  const agents: string[] = [];
+  for (let i = 0; i < AGENTS; i++) agents.push((await insertAgent(sql, org.org_id, { name: `Agent ${i}` })).id);
+  await sql`create temporary table bench_agents (n int primary key, agent_id uuid not null)`;
+  await sql`insert into bench_agents ${sql(agents.map((agent_id, n) => ({ n, agent_id })))}`;
+  const contacts = Math.ceil(CONVERSATIONS / 20);
+  // Contact n has the id md5(org || n): a conversation names its contact without a join.
+  await sql`insert into contacts (id, org_id, email_lower, first_seen_at)
+    select md5(${org.org_id} || g)::uuid, ${org.org_id}, 'c' || g || '@example.com', now() - interval '200 days' * random() from generate_series(1, ${contacts}::int) g`;
+  const began = Date.now();
+  for (let from = 1; from <= CONVERSATIONS; from += CHUNK) {
+    const to = Math.min(CONVERSATIONS, from + CHUNK - 1);
+    await sql`
+      insert into conversations (id, org_id, agent_id, surface, started_at, ended_at, last_activity_at, status, intent, outcome,
+        criteria_results, contact_id, tags, summary_rating, evaluation_status)
+      select gen_random_uuid(), ${org.org_id}, a.agent_id,
+        (array['web','web','web','web','web','web','phone','phone','sms','email','campaign'])[1 + g % 11],
+        s.started_at, s.started_at + s.length, s.started_at + s.length, 'ended',
+        'intent ' || (g * 7 % 25), (array['resolved','unresolved','handoff_requested','abandoned'])[1 + g % 4],
+        jsonb_build_array(
+          jsonb_build_object('criterion', 'Collect an email', 'verdict', (array['pass','pass','fail'])[1 + g % 3], 'reason', ''),
+          jsonb_build_object('criterion', 'Book a visit', 'verdict', (array['pass','fail','not_applicable','not_applicable'])[1 + g % 4], 'reason', ''),
+          jsonb_build_object('criterion', 'Stay polite', 'verdict', 'pass', 'reason', '')),
+        case when g % 4 = 0 then md5(${org.org_id} || (1 + g % ${contacts}))::uuid end,
+        case when g % 10 = 0 then array['follow-up'] else '{}' end,
+        case when g % 7 = 0 then 1 + g % 5 end, 'completed'
+      from generate_series(${from}::int, ${to}::int) g
+      cross join lateral (select now() - interval '1 day' * ${DAYS}::int * (1 - g::float8 / ${CONVERSATIONS}) as started_at,
+        make_interval(secs => 30 + (g::bigint * 7919) % 870) as length) s
+      join bench_agents a on a.n = g % ${AGENTS}`;
+    say(`  ${to.toLocaleString('en')} conversations (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+  }
+  await sql`insert into usage_records (id, org_id, agent_id, conversation_id, surface, duration_seconds, created_at)
+    select gen_random_uuid(), org_id, agent_id, id, surface, extract(epoch from ended_at - started_at)::int, started_at
+    from conversations where org_id = ${org.org_id} and surface in ('phone', 'campaign')`;
+  await sql`vacuum (analyze) conversations`;
+  await sql`analyze contacts`;
+  await sql`analyze usage_records`;
+  return { orgId: org.org_id, token: org.token };
+}
+
+async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(base + path, {
+    method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function main(): Promise<void> {
+  say('Starting PostgreSQL database and Temporal dev server...');
+  const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
+  const sql = createSql(databaseUrl, { max: 4 });
+  onCleanup('seed pool', () => sql.end({ timeout: 5 }));
+  await migrate(sql);
+  say(`Seeding ${CONVERSATIONS.toLocaleString('en')} conversations over ${DAYS} days, ${AGENTS} agents, one organization`);
+  const org = await seed(sql);
+  const period = closedPeriod('monthly', new Date(), 'UTC');
+  const [{ n: inPeriod }] = await sql<[{ n: number }]>`select count(*)::int as n from conversations
+    where org_id = ${org.orgId} and started_at >= ${period.start} and started_at < ${period.end}`;
+  say(`Period: ${period.start.toISOString().slice(0, 10)} to ${period.end.toISOString().slice(0, 10)} (${inPeriod.toLocaleString('en')} conversations)`);
+
+  // Where the SQL time goes: each aggregate query alone, one after the other (a run sends them at once).
+  const scope: Scope = { orgId: org.orgId, agentIds: [], start: period.start, end: period.end, timezone: 'UTC' };
+  const queries = { conversationFacts, criteriaRows, contactCounts, usageRows, creditsSpent, annotationRows } as const;
+  const timings: string[] = [];
+  for (const [name, query] of Object.entries(queries)) {
+    const t0 = performance.now();
+    await (query as (db: Sql, s: Scope) => Promise<unknown>)(sql, scope);
+    timings.push(`${name} ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  }
+  say(`Aggregate queries alone, one at a time: ${timings.join(', ')}`);
+
+  const rows: string[][] = [['format', 'wall s', 'artifact KB', 'idle RSS MB', 'run peak RSS MB', 'run delta MB', 'VmHWM MB', `<= ${TARGET_SECONDS} s and <= ${TARGET_MB} MB`]];
+  for (const format of ['document', 'presentation', 'raw'] as const) {
+    const dataDir = await mkdtemp(join(tmpdir(), 'ams-bench-reports-'));
+    const service = await startServiceProcess({ databaseUrl, temporalAddress, env: { DATA_DIR: dataDir } });
+    // The service collects its start-up garbage 3 s and 8 s after it is ready (src/infra/heap.ts): idle is after that.
+    await new Promise((r) => setTimeout(r, 9_000));
+    const idle = memoryOf(service.pid);
+    const report = await api(service.url, org.token, 'POST', '/api/v1/rest/reports', {
+      name: `Bench ${format}`, data_categories: [...DATA_CATEGORIES], format, frequency: 'manual', recipients: ['owner@example.com'],
+    });
+    const started = performance.now();
+    const run = await api(service.url, org.token, 'POST', `/api/v1/rest/reports/${report.id}/run`, {
+      period_start: period.start.toISOString(), period_end: period.end.toISOString(),
+    });
+    let done: any;
+    let peakRss = idle?.rssMb ?? 0;
+    for (;;) {
+      done = await api(service.url, org.token, 'GET', `/api/v1/rest/reports/${report.id}/runs/${run.id}`);
+      peakRss = Math.max(peakRss, memoryOf(service.pid)?.rssMb ?? 0);
+      if (done.status !== 'generating') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (done.status !== 'succeeded') throw new Error(`${format} run ${done.status}: ${done.error}`);
+    const since = memoryOf(service.pid);
+    const [{ size }] = await sql<[{ size: number }]>`select octet_length(artifact) as size from report_runs where id = ${run.id}`;
+    await service.stop();
+    const met = seconds <= TARGET_SECONDS && peakRss <= TARGET_MB;
+    rows.push([format, seconds.toFixed(2), (size / 1024).toFixed(0), idle?.rssMb.toFixed(0) ?? '?', peakRss.toFixed(0), (peakRss - (idle?.rssMb ?? 0)).toFixed(0),
+      since?.peakRssMb.toFixed(0) ?? '?', met ? 'met' : 'MISSED']);
+    say(`  ${format}: ${seconds.toFixed(2)} s`);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  say();
+  say(`One organization-wide report of every category over ${inPeriod.toLocaleString('en')} conversations (of ${CONVERSATIONS.toLocaleString('en')}); wall time from POST /run to succeeded (aggregate, render, store, mail as .eml)`);
+  for (const [n, row] of rows.entries()) {
+    say(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+    if (n === 0) say(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+}
+
+await runBenchmark(main);

@@ -1,0 +1,484 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash, randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import JSZip from 'jszip';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { eventually, startTestService, type TestService } from './helpers.ts';
+import { keyWith, newAgent, newOrg, type Api } from './support/orgs.ts';
+import { expectFieldError, expectProblem } from './support/problems.ts';
+import { scheduleIds, workflowIds } from '../src/temporal/ids.ts';
+import { artifactUrl } from '../src/reports/links.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { sectionsOf } from '../src/reports/figures.ts';
+import type { ReportData } from '../src/schemas/reports.ts';
+import { closedPeriod } from '../src/domain/report-periods.ts';
+
+const R = '/api/v1/rest/reports';
+const C = '/api/v1/rest/credits';
+const BOUNCE = 'bounce@example.org';
+
+/** A local SMTP server: what the service mails lands here; `bounce@` is refused for good (550). */
+async function startSink() {
+  const received: ParsedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'], logger: false, size: 50 * 1024 * 1024,
+    onRcptTo(address, _session, callback) {
+      if (address.address === BOUNCE) {
+        const err = new Error('no such mailbox') as Error & { responseCode: number };
+        err.responseCode = 550;
+        callback(err);
+        return;
+      }
+      callback();
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream).then((mail) => { received.push(mail); callback(); }, callback);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as { port: number };
+  return { received, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+let svc: TestService;
+let sink: Awaited<ReturnType<typeof startSink>>;
+beforeAll(async () => {
+  sink = await startSink();
+  svc = await startTestService({ SMTP_URL: `smtp://127.0.0.1:${sink.port}` });
+});
+afterAll(async () => {
+  await svc?.stop();
+  await sink?.close();
+});
+
+const mailsTo = (address: string) => sink.received.filter((m) => !Array.isArray(m.to) && m.to?.value.some((v) => v.address === address));
+
+async function createReport(api: Api, body: Record<string, unknown>) {
+  const res = await api.post(R, { name: 'Weekly review', data_categories: ['volume', 'goals'], format: 'raw', frequency: 'manual', ...body });
+  expect(res.status, res.text).toBe(201);
+  return res.body as Record<string, any>;
+}
+
+async function waitForRun(api: Api, reportId: string, runId: string, status: 'succeeded' | 'failed' = 'succeeded') {
+  return eventually(async () => {
+    const res = await api.get(`${R}/${reportId}/runs/${runId}`);
+    expect(res.status, res.text).toBe(200);
+    if (res.body.status === 'generating') return null;
+    expect(res.body.status, JSON.stringify(res.body)).toBe(status);
+    return res.body as Record<string, any>;
+  }, 90_000, 250);
+}
+
+async function download(url: string) {
+  const res = await fetch(url);
+  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+const PERIOD = { period_start: '2026-10-01T00:00:00.000Z', period_end: '2026-11-01T00:00:00.000Z' };
+const at = (day: number, hour = 10) => new Date(Date.UTC(2026, 9, day, hour));
+
+/**
+ * Conversations of October 2026 with known figures: 2 agents, 3 surfaces, verdicts, outcomes,
+ * intents, contacts (new and returning), phone talk time, usage and live inbox annotations. Plus
+ * conversations that must not count: a simulation, one in November, one of another organization.
+ */
+async function seed(orgId: string, agents: string[], otherOrg: { orgId: string; agentId: string }) {
+  const [a, b] = agents as [string, string];
+  const contactNew = randomUUID();
+  const contactOld = randomUUID();
+  await svc.sql`insert into contacts (id, org_id, email_lower, first_seen_at) values
+    (${contactNew}, ${orgId}, ${`new-${contactNew}@example.org`}, ${at(3)}), (${contactOld}, ${orgId}, ${`old-${contactOld}@example.org`}, ${new Date('2026-05-01T00:00:00Z')})`;
+  const pass = (criterion: string) => ({ criterion, verdict: 'pass', reason: 'ok' });
+  const fail = (criterion: string) => ({ criterion, verdict: 'fail', reason: 'no' });
+  const na = (criterion: string) => ({ criterion, verdict: 'not_applicable', reason: 'n/a' });
+  const rows = [
+    { agent: a, surface: 'web', start: at(2), end: at(2, 11), outcome: 'resolved', intent: 'pricing', criteria: [pass('Booked a visit'), pass('Polite')], contact: contactNew, tags: ['vip'], rating: 5 },
+    { agent: a, surface: 'web', start: at(2, 15), end: null, outcome: 'resolved', intent: 'pricing', criteria: [fail('Booked a visit'), pass('Polite')], contact: contactOld, tags: ['vip', 'follow-up'], rating: 3 },
+    { agent: a, surface: 'phone', start: at(3), end: new Date(at(3).getTime() + 125_000), outcome: 'transferred', intent: 'opening hours', criteria: [na('Booked a visit'), pass('Polite')], contact: contactOld, tags: [], rating: null },
+    { agent: b, surface: 'phone', start: at(3, 12), end: new Date(at(3, 12).getTime() + 65_000), outcome: 'resolved', intent: 'pricing', criteria: [pass('Booked a visit')], contact: null, tags: [], rating: null },
+    { agent: b, surface: 'sms', start: at(31, 23), end: null, outcome: null, intent: 'refund', criteria: [fail('Polite')], contact: null, tags: [], rating: null },
+  ];
+  for (const r of rows) {
+    await svc.sql`insert into conversations (id, org_id, agent_id, surface, started_at, ended_at, status, outcome, intent, criteria_results, contact_id, tags, summary_rating, labels)
+      values (${randomUUID()}, ${orgId}, ${r.agent}, ${r.surface}, ${r.start}, ${r.end}, ${r.end ? 'ended' : 'active'}, ${r.outcome}, ${r.intent},
+        ${svc.sql.json(r.criteria)}, ${r.contact}, ${r.tags}::text[], ${r.rating}, ${['sales']}::text[])`;
+  }
+  const [first] = await svc.sql<{ id: string }[]>`select id from conversations where org_id = ${orgId} order by started_at limit 1`;
+  await svc.sql`insert into conversation_notes (id, conversation_id, author, text) values (${randomUUID()}, ${first!.id}, 'Ann', 'call back')`;
+  // Not counted: a simulation, November, another organization.
+  await svc.sql`insert into conversations (id, org_id, agent_id, surface, started_at, is_simulated, outcome) values
+    (${randomUUID()}, ${orgId}, ${a}, 'web', ${at(5)}, true, 'resolved'),
+    (${randomUUID()}, ${orgId}, ${a}, 'web', ${new Date('2026-11-01T00:00:00Z')}, false, 'resolved'),
+    (${randomUUID()}, ${otherOrg.orgId}, ${otherOrg.agentId}, 'web', ${at(5)}, false, 'resolved')`;
+  await svc.sql`insert into usage_records (id, org_id, agent_id, surface, duration_seconds, created_at) values
+    (${randomUUID()}, ${orgId}, ${a}, 'phone', 125, ${at(3)}), (${randomUUID()}, ${orgId}, ${b}, 'phone', 65, ${at(3, 12)}), (${randomUUID()}, ${orgId}, ${a}, 'web', 600, ${at(2)})`;
+}
+
+/** An organization with two agents and seeded October conversations. */
+async function seededOrg() {
+  const org = await newOrg(svc);
+  const agentA = await newAgent(org.api, 'Front desk');
+  const agentB = await newAgent(org.api, 'Night line');
+  const other = await newOrg(svc);
+  const otherAgent = await newAgent(other.api, 'Elsewhere');
+  await seed(org.orgId, [agentA.id, agentB.id], { orgId: other.orgId, agentId: otherAgent.id });
+  return { ...org, agentA, agentB, other };
+}
+
+const ALL = ['volume', 'goals', 'outcomes', 'intents', 'contacts', 'calls', 'usage'];
+
+async function pdfText(bytes: Buffer): Promise<string[]> {
+  const doc = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false }).promise;
+  const pages: string[] = [];
+  for (let i = 1; i <= doc.numPages; i += 1) {
+    const content = await (await doc.getPage(i)).getTextContent();
+    pages.push(content.items.map((item) => ('str' in item ? item.str : '')).filter((s) => s.trim() !== '').join(' '));
+  }
+  await doc.destroy();
+  return pages;
+}
+
+describe('report definitions', () => {
+  it('create (201, Location, defaults), get, list, patch and delete', async () => {
+    const { api } = await newOrg(svc);
+    const agent = await newAgent(api);
+    const report = await createReport(api, { widget_ids: [agent.id], recipients: ['ops@example.org'] });
+    expect(report).toMatchObject({ name: 'Weekly review', widget_ids: [agent.id], data_categories: ['volume', 'goals'], format: 'raw',
+      frequency: 'manual', recipients: ['ops@example.org'], schedule_enabled: true, timezone: 'UTC', send_at: '06:00' });
+    expect(Object.keys(report).sort()).toEqual(['created_at', 'data_categories', 'format', 'frequency', 'id', 'name', 'recipients',
+      'schedule_enabled', 'send_at', 'timezone', 'updated_at', 'widget_ids']);
+    expect((await api.get(`${R}/${report.id}`)).body).toEqual(report);
+    const list = await api.get(R);
+    expect(list.body).toMatchObject({ total: 1, limit: 50, offset: 0 });
+    expect(list.body.data).toEqual([report]);
+    const patched = await api.patch(`${R}/${report.id}`, { name: 'Daily', format: 'document', timezone: 'Europe/Paris', send_at: '07:30' });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'Daily', format: 'document', timezone: 'Europe/Paris', send_at: '07:30', widget_ids: [agent.id] });
+    const same = await api.patch(`${R}/${report.id}`, {});
+    expect(same.body).toMatchObject({ name: 'Daily', format: 'document' });
+    expect((await api.delete(`${R}/${report.id}`)).status).toBe(204);
+    expectProblem(await api.get(`${R}/${report.id}`), 404, 'not_found');
+    expectProblem(await api.delete(`${R}/${report.id}`), 404, 'not_found');
+  });
+
+  it('refuses bad fields with 400 naming them, and changes nothing', async () => {
+    const { api } = await newOrg(svc);
+    const agent = await newAgent(api);
+    const other = await newOrg(svc);
+    const foreign = await newAgent(other.api);
+    const base = { name: 'R', data_categories: ['volume'], format: 'raw', frequency: 'manual' };
+    const report = await createReport(api, {});
+    const before = (await api.get(R)).body;
+    const twentyOne = Array.from({ length: 21 }, (_, i) => `u${i}@example.org`);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...base, format: 'xlsx' }, 'format'],
+      [{ ...base, frequency: 'hourly' }, 'frequency'],
+      [{ ...base, data_categories: ['volume', 'weather'] }, 'data_categories[1]'],
+      [{ ...base, data_categories: [] }, 'data_categories'],
+      [{ ...base, recipients: twentyOne }, 'recipients'],
+      [{ ...base, recipients: ['not-an-address'] }, 'recipients[0]'],
+      [{ ...base, widget_ids: [agent.id, foreign.id] }, 'widget_ids[1]'],
+      [{ ...base, widget_ids: [randomUUID()] }, 'widget_ids[0]'],
+      [{ ...base, timezone: 'Mars/Olympus' }, 'timezone'],
+      [{ ...base, send_at: '24:00' }, 'send_at'],
+      [{ ...base, send_at: '6:00' }, 'send_at'],
+      [{ ...base, color: 'red' }, 'color'],
+      [{ format: 'raw', frequency: 'manual', data_categories: ['volume'] }, 'name'],
+    ];
+    for (const [body, field] of cases) expectFieldError(await api.post(R, body), field);
+    for (const [body, field] of cases.filter(([, f]) => f !== 'name')) {
+      const { name: _n, ...patch } = body;
+      expectFieldError(await api.patch(`${R}/${report.id}`, field === 'data_categories' ? { data_categories: [] } : patch), field);
+    }
+    expectFieldError(await api.post(`${R}/${report.id}/run`, { period_start: PERIOD.period_end, period_end: PERIOD.period_start }), 'period_end');
+    expect((await api.get(R)).body).toEqual(before);
+    expect((await api.get(`${R}/${report.id}/runs`)).body.total).toBe(0);
+    const credits = (await api.get(C)).body;
+    expect(credits.balance_cents).toBe(10000);
+  });
+
+  it('another organization\'s report is 404 everywhere; permissions are reports.read and reports.write', async () => {
+    const { api } = await newOrg(svc);
+    const report = await createReport(api, {});
+    const other = await newOrg(svc);
+    expectProblem(await other.api.get(`${R}/${report.id}`), 404, 'not_found');
+    expectProblem(await other.api.patch(`${R}/${report.id}`, { name: 'x' }), 404, 'not_found');
+    expectProblem(await other.api.delete(`${R}/${report.id}`), 404, 'not_found');
+    expectProblem(await other.api.post(`${R}/${report.id}/run`, {}), 404, 'not_found');
+    expectProblem(await other.api.get(`${R}/${report.id}/runs`), 404, 'not_found');
+    expect((await other.api.get(R)).body.total).toBe(0);
+    expect((await other.api.get(C)).body.balance_cents).toBe(10000);
+    const reader = await keyWith(svc, api, ['reports.read']);
+    expect((await reader.api.get(`${R}/${report.id}`)).status).toBe(200);
+    expectProblem(await reader.api.post(R, { name: 'x', data_categories: ['volume'], format: 'raw', frequency: 'manual' }), 403, 'missing_permission');
+    expectProblem(await reader.api.post(`${R}/${report.id}/run`, {}), 403, 'missing_permission');
+  });
+});
+
+describe('report runs', () => {
+  it('raw: the figures of the period, from SQL, for the whole organization; download with the right headers', async () => {
+    const org = await seededOrg();
+    const report = await createReport(org.api, { data_categories: ALL, format: 'raw' });
+    const started = await org.api.post(`${R}/${report.id}/run`, PERIOD);
+    expect(started.status, started.text).toBe(201);
+    expect(started.headers.get('location')).toBe(`${R}/${report.id}/runs/${started.body.id}`);
+    expect(started.body).toMatchObject({ report_id: report.id, status: 'generating', trigger: 'manual', period_start: PERIOD.period_start,
+      period_end: PERIOD.period_end, completed_at: null, error: null });
+    expect(started.body.download_url).toBeUndefined();
+    const run = await waitForRun(org.api, report.id, started.body.id);
+    expect(run.download_url).toMatch(/\/api\/v1\/public\/report-artifacts\//);
+    const file = await download(run.download_url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="weekly-review-2026-10-01\.json"$/);
+    const data = JSON.parse(file.bytes.toString()) as ReportData;
+    expect((await org.api.get(`${R}/${report.id}/runs/${run.id}/data`)).body).toEqual(data);
+    const a = org.agentA.id;
+    const b = org.agentB.id;
+    expect(data.headline).toEqual({ conversations: 5, pass_rate: 0.7143, contacts: 2 });
+    expect(data.volume!.total).toBe(5);
+    expect(data.volume!.by_day).toHaveLength(31);
+    expect(data.volume!.by_day.filter((d) => d.count > 0)).toEqual([{ day: '2026-10-02', count: 2 }, { day: '2026-10-03', count: 2 }, { day: '2026-10-31', count: 1 }]);
+    expect(data.volume!.by_surface).toEqual(expect.arrayContaining([{ surface: 'web', count: 2 }, { surface: 'phone', count: 2 }, { surface: 'sms', count: 1 }]));
+    expect(data.volume!.by_agent).toEqual(expect.arrayContaining([{ agent_id: a, count: 3 }, { agent_id: b, count: 2 }]));
+    expect(data.goals!.criteria).toEqual([
+      { criterion: 'Booked a visit', pass: 2, fail: 1, not_applicable: 1, pass_rate: 0.6667 },
+      { criterion: 'Polite', pass: 3, fail: 1, not_applicable: 0, pass_rate: 0.75 },
+    ]);
+    expect(data.outcomes!.items).toEqual([{ outcome: 'resolved', count: 3 }, { outcome: 'transferred', count: 1 }, { outcome: 'unknown', count: 1 }]);
+    expect(data.intents!.top).toEqual([{ intent: 'pricing', count: 3 }, { intent: 'opening hours', count: 1 }, { intent: 'refund', count: 1 }]);
+    expect(data.contacts).toEqual({ new: 1, returning: 1 });
+    expect(data.calls).toEqual({ total: 2, talk_seconds: 190, average_talk_seconds: 95,
+      by_outcome: [{ outcome: 'resolved', count: 1, talk_seconds: 65 }, { outcome: 'transferred', count: 1, talk_seconds: 125 }] });
+    expect(data.usage!.conversation_minutes).toBe(13.17);
+    expect(data.usage!.by_surface).toEqual([{ surface: 'phone', minutes: 3.17 }, { surface: 'web', minutes: 10 }]);
+    expect(data.annotations).toEqual({ tags: [{ tag: 'vip', count: 2 }, { tag: 'follow-up', count: 1 }], labels: [{ label: 'sales', count: 5 }],
+      ratings: [{ rating: 3, count: 1 }, { rating: 5, count: 1 }], average_rating: 4, notes: 1 });
+    expect(data.agents.map((x) => x.name).sort()).toEqual(['Front desk', 'Night line']);
+  });
+
+  it('document: a PDF whose text carries the same figures as the raw JSON', async () => {
+    const org = await seededOrg();
+    const report = await createReport(org.api, { name: 'October PDF', data_categories: ALL, format: 'document', widget_ids: [org.agentA.id, org.agentB.id] });
+    const started = await org.api.post(`${R}/${report.id}/run`, PERIOD);
+    const run = await waitForRun(org.api, report.id, started.body.id);
+    const file = await download(run.download_url);
+    expect(file.headers.get('content-type')).toBe('application/pdf');
+    expect(file.headers.get('content-disposition')).toBe('attachment; filename="october-pdf-2026-10-01.pdf"');
+    expect(file.bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    const data = (await org.api.get(`${R}/${report.id}/runs/${run.id}/data`)).body as ReportData;
+    const pages = await pdfText(file.bytes);
+    const sections = sectionsOf(data);
+    expect(pages).toHaveLength(1 + sections.length);
+    expect(pages[0]).toContain('October PDF');
+    expect(pages[0]).toContain(`Conversations: ${data.headline.conversations}`);
+    expect(pages[0]).toContain('Goal pass rate: 71.4%');
+    sections.forEach((section, i) => {
+      const text = pages[i + 1]!;
+      expect(text).toContain(section.title);
+      for (const row of section.table.rows) expect(text, `${section.category}: ${row.join(' ')}`).toContain(row.join(' '));
+    });
+    // Spot checks against the raw figures, as a reader would look them up.
+    expect(pages.join(' ')).toContain('Booked a visit 2 1 1 66.7%');
+    expect(pages.join(' ')).toContain('transferred 1 125');
+  });
+
+  it('presentation: a PPTX with one native chart per category carrying the raw figures', async () => {
+    const org = await seededOrg();
+    const report = await createReport(org.api, { name: 'Deck', data_categories: ALL, format: 'presentation' });
+    const started = await org.api.post(`${R}/${report.id}/run`, PERIOD);
+    const run = await waitForRun(org.api, report.id, started.body.id);
+    const file = await download(run.download_url);
+    expect(file.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.presentationml.presentation');
+    const zip = await JSZip.loadAsync(file.bytes);
+    const slides = Object.keys(zip.files).filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n));
+    const charts = Object.keys(zip.files).filter((n) => /^ppt\/charts\/chart\d+\.xml$/.test(n))
+      .sort((x, y) => Number(x.match(/\d+/)![0]) - Number(y.match(/\d+/)![0]));
+    expect(slides).toHaveLength(1 + ALL.length);
+    expect(charts).toHaveLength(ALL.length);
+    const data = (await org.api.get(`${R}/${report.id}/runs/${run.id}/data`)).body as ReportData;
+    const sections = sectionsOf(data);
+    for (const [i, section] of sections.entries()) {
+      const xml = await zip.file(charts[i]!)!.async('string');
+      const values = [...xml.matchAll(/<c:val>[\s\S]*?<\/c:val>/g)].map((m) => [...m[0].matchAll(/<c:v>([^<]*)<\/c:v>/g)].map((v) => Number(v[1])));
+      expect(values, section.category).toEqual(section.chart.series.map((s) => s.values));
+      for (const label of section.chart.labels) expect(xml).toContain(`<c:v>${label}</c:v>`);
+    }
+    const goals = sections.find((s) => s.category === 'goals')!;
+    expect(goals.chart.series[0]!.values).toEqual([66.7, 75]);
+  });
+
+  it('mails the artifact and the headline to every recipient, through SMTP_URL', async () => {
+    const org = await seededOrg();
+    const to = [`ops-${randomUUID()}@example.org`, `boss-${randomUUID()}@example.org`];
+    const report = await createReport(org.api, { name: 'Mailed', data_categories: ['volume', 'goals'], format: 'document', recipients: to });
+    const started = await org.api.post(`${R}/${report.id}/run`, PERIOD);
+    const run = await waitForRun(org.api, report.id, started.body.id);
+    const mail = await eventually(async () => mailsTo(to[1]!)[0], 30_000);
+    expect(mailsTo(to[0]!)).toHaveLength(1);
+    expect(mail.subject).toBe('Mailed: 2026-10-01 to 2026-11-01');
+    expect(mail.text).toContain('Conversations: 5');
+    expect(mail.text).toContain('Goal pass rate: 71.4%');
+    expect(mail.attachments).toHaveLength(1);
+    const file = await download(run.download_url);
+    expect(mail.attachments[0]!.filename).toBe('mailed-2026-10-01.pdf');
+    expect(mail.attachments[0]!.contentType).toBe('application/pdf');
+    expect(Buffer.compare(mail.attachments[0]!.content, file.bytes)).toBe(0);
+  });
+});
+
+describe('report credits', () => {
+  it('a run costs REPORT_RUN_COST_CENTS once; without credits 402 and nothing charged or created', async () => {
+    const { api } = await newOrg(svc);
+    const report = await createReport(api, {});
+    const started = await api.post(`${R}/${report.id}/run`, PERIOD);
+    expect(started.status, started.text).toBe(201);
+    await waitForRun(api, report.id, started.body.id);
+    const credits = (await api.get(C)).body;
+    expect(credits.balance_cents).toBe(10000 - 25);
+    expect(credits.ledger.filter((e: any) => e.reason === 'report_run')).toEqual([
+      expect.objectContaining({ amount_cents: -25, reference: `report-run:${started.body.id}` }),
+    ]);
+    await api.post(`${C}/adjustments`, { amount_cents: -(10000 - 25 - 10), reason: 'drain' });
+    const before = (await api.get(C)).body;
+    expect(before.balance_cents).toBe(10);
+    expectProblem(await api.post(`${R}/${report.id}/run`, {}), 402, 'insufficient_credits');
+    expect((await api.get(C)).body).toEqual(before);
+    expect((await api.get(`${R}/${report.id}/runs`)).body.total).toBe(1);
+  });
+
+  it('a run that fails in the end is failed with a readable error, refunded once, and mails nothing', async () => {
+    const { api } = await newOrg(svc);
+    const report = await createReport(api, { recipients: [BOUNCE] });
+    const started = await api.post(`${R}/${report.id}/run`, PERIOD);
+    const run = await waitForRun(api, report.id, started.body.id, 'failed');
+    expect(run.error).toMatch(/mail_rejected: the mail server refused the message/);
+    expect(run.download_url).toBeUndefined();
+    expect(run.completed_at).not.toBeNull();
+    const credits = (await api.get(C)).body;
+    expect(credits.balance_cents).toBe(10000);
+    const entries = credits.ledger.filter((e: any) => e.reference?.startsWith(`report-run:${run.id}`));
+    expect(entries.map((e: any) => [e.amount_cents, e.reason, e.reference]).sort()).toEqual([
+      [-25, 'report_run', `report-run:${run.id}`], [25, 'report_run_refund', `report-run:${run.id}:refund`],
+    ].sort());
+    // The refund step again (a retried activity) refunds nothing more.
+    const { failRunStep } = await import('../src/reports/runs.ts');
+    await failRunStep({ sql: svc.sql, config: svc.config }, run.id, 'again');
+    expect((await api.get(C)).body.balance_cents).toBe(10000);
+    expect((await api.get(`${R}/${report.id}/runs/${run.id}`)).body.error).toBe(run.error);
+  });
+});
+
+describe('download links', () => {
+  it('are refused when tampered with or expired (403), and name no other run', async () => {
+    const { api } = await newOrg(svc);
+    const report = await createReport(api, {});
+    const run = await waitForRun(api, report.id, (await api.post(`${R}/${report.id}/run`, PERIOD)).body.id);
+    expect((await download(run.download_url)).status).toBe(200);
+    const url = new URL(run.download_url);
+    const sig = url.searchParams.get('sig')!;
+    const tampered = new URL(url);
+    tampered.searchParams.set('sig', (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1));
+    const extended = new URL(url);
+    extended.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
+    const otherRun = new URL(url);
+    otherRun.pathname = otherRun.pathname.replace(run.id, randomUUID());
+    const unsigned = new URL(url);
+    unsigned.search = '';
+    for (const bad of [tampered, extended, otherRun, unsigned]) {
+      const res = await download(bad.toString());
+      expect(res.status, bad.toString()).toBe(403);
+      expect(JSON.parse(res.bytes.toString()).code).toBe('invalid_signature');
+    }
+    // Signed with the service's key sixteen minutes ago: expired.
+    const key = Buffer.from(createHash('sha256').update(`secrets-key:${inject('databaseUrl')}`).digest('base64'), 'base64');
+    const old = artifactUrl(svc.url, createSecretBox(key), run.id, Date.now() - 16 * 60_000);
+    const fresh = artifactUrl(svc.url, createSecretBox(key), run.id, Date.now() - 60_000);
+    expect((await download(fresh)).status).toBe(200);
+    expect((await download(old)).status).toBe(403);
+  });
+});
+
+describe('report schedules', () => {
+  it('one Schedule per report with a frequency, at send_at in its time zone; PATCH updates or pauses it, manual and DELETE remove it', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const agent = await newAgent(api);
+    const report = await createReport(api, { frequency: 'weekly', timezone: 'Europe/Paris', send_at: '07:30', widget_ids: [agent.id] });
+    const handle = svc.temporal.schedule.getHandle(scheduleIds.report(report.id));
+    let desc = await handle.describe();
+    expect(desc.scheduleId).toBe(`report-schedule:${report.id}`);
+    expect(desc.spec.timezone).toBe('Europe/Paris');
+    expect(desc.spec.calendars).toHaveLength(1);
+    expect(desc.spec.calendars![0]).toMatchObject({ hour: [{ start: 7, end: 7, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }], dayOfWeek: [{ start: 'MONDAY', end: 'MONDAY', step: 1 }] });
+    expect(desc.state.paused).toBe(false);
+    expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'scheduledReportRun', workflowId: `report-schedule:${report.id}` });
+    expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]).sort()).toEqual([['AgentId', agent.id], ['OrganizationId', orgId]]);
+    await api.patch(`${R}/${report.id}`, { frequency: 'monthly', send_at: '05:15', timezone: 'America/New_York' });
+    desc = await handle.describe();
+    expect(desc.spec.timezone).toBe('America/New_York');
+    expect(desc.spec.calendars![0]).toMatchObject({ hour: [{ start: 5, end: 5, step: 1 }], minute: [{ start: 15, end: 15, step: 1 }], dayOfMonth: [{ start: 1, end: 1, step: 1 }] });
+    await api.patch(`${R}/${report.id}`, { schedule_enabled: false });
+    expect((await handle.describe()).state.paused).toBe(true);
+    await api.patch(`${R}/${report.id}`, { schedule_enabled: true });
+    expect((await handle.describe()).state.paused).toBe(false);
+    await api.patch(`${R}/${report.id}`, { frequency: 'manual' });
+    await expect(handle.describe()).rejects.toThrow();
+    await api.patch(`${R}/${report.id}`, { frequency: 'daily' });
+    expect((await handle.describe()).spec.calendars![0]).toMatchObject({ hour: [{ start: 5, end: 5, step: 1 }] });
+    expect((await api.delete(`${R}/${report.id}`)).status).toBe(204);
+    await expect(handle.describe()).rejects.toThrow();
+  });
+
+  it('a firing runs the period just closed (trigger "schedule"), charged once, mailed; a second firing for the period runs nothing', async () => {
+    const { api } = await newOrg(svc);
+    const to = `daily-${randomUUID()}@example.org`;
+    const report = await createReport(api, { frequency: 'daily', recipients: [to], format: 'raw' });
+    const handle = svc.temporal.schedule.getHandle(scheduleIds.report(report.id));
+    await handle.trigger();
+    const run = await eventually(async () => {
+      const runs = (await api.get(`${R}/${report.id}/runs`)).body;
+      return runs.data[0]?.status === 'succeeded' ? runs.data[0] : null;
+    }, 90_000, 250);
+    const yesterday = closedPeriod('daily', new Date(), 'UTC');
+    expect(run).toMatchObject({ trigger: 'schedule', period_start: yesterday.start.toISOString(), period_end: yesterday.end.toISOString() });
+    const history = await svc.temporal.workflow.getHandle(workflowIds.reportRun(run.id)).describe();
+    expect(history.status.name).toBe('COMPLETED');
+    await eventually(async () => mailsTo(to)[0], 30_000);
+    await handle.trigger();
+    await eventually(async () => ((await handle.describe()).info.recentActions.length >= 2 ? true : null), 60_000, 250);
+    const second = (await handle.describe()).info.recentActions[1]!;
+    await svc.temporal.workflow.getHandle(second.action.workflow.workflowId, second.action.workflow.firstExecutionRunId).result();
+    expect((await api.get(`${R}/${report.id}/runs`)).body.total).toBe(1);
+    const charges = (await api.get(C)).body.ledger.filter((e: any) => e.reason === 'report_run');
+    expect(charges).toHaveLength(1);
+    expect(mailsTo(to)).toHaveLength(1);
+  });
+
+  it('a scheduled run without credits is failed with insufficient_credits and mails nothing', async () => {
+    const { api } = await newOrg(svc);
+    const to = `broke-${randomUUID()}@example.org`;
+    const report = await createReport(api, { frequency: 'daily', recipients: [to] });
+    await api.post(`${C}/adjustments`, { amount_cents: -10000, reason: 'drain' });
+    await svc.temporal.schedule.getHandle(scheduleIds.report(report.id)).trigger();
+    const run = await eventually(async () => (await api.get(`${R}/${report.id}/runs`)).body.data[0], 60_000, 250);
+    expect(run).toMatchObject({ status: 'failed', trigger: 'schedule' });
+    expect(run.error).toMatch(/^insufficient_credits/);
+    expect((await api.get(C)).body.balance_cents).toBe(0);
+    expect(mailsTo(to)).toHaveLength(0);
+  });
+
+  it('deleting an agent deletes the reports of that agent alone, with their Schedules, and leaves the others without it', async () => {
+    const { api } = await newOrg(svc);
+    const a = await newAgent(api, 'A');
+    const b = await newAgent(api, 'B');
+    const onlyA = await createReport(api, { frequency: 'daily', widget_ids: [a.id] });
+    const both = await createReport(api, { frequency: 'daily', widget_ids: [a.id, b.id] });
+    expect((await api.delete(`/api/v1/rest/agents/${a.id}`)).status).toBe(204);
+    expectProblem(await api.get(`${R}/${onlyA.id}`), 404, 'not_found');
+    expect((await api.get(`${R}/${both.id}`)).body.widget_ids).toEqual([b.id]);
+    await eventually(async () => svc.temporal.schedule.getHandle(scheduleIds.report(onlyA.id)).describe().then(() => null, () => true), 30_000);
+    expect((await svc.temporal.schedule.getHandle(scheduleIds.report(both.id)).describe()).scheduleId).toBe(`report-schedule:${both.id}`);
+  });
+});
