@@ -7,7 +7,7 @@ import { createCarrier } from '../src/telephony/index.ts';
 import type { ActivityDeps } from './index.ts';
 
 /** The campaign and campaign call workflows' steps: each writes its status change to PostgreSQL, idempotently. */
-export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log' | 'runtime'>) {
+export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log' | 'runtime' | 'secrets'>) {
   const callDeps = { ...deps, carrier: createCarrier(deps.config, deps.sql) };
   return {
     nextCalls: (input: { campaignId: string; exclude: string[] }) => nextCalls(deps, input),

@@ -103,7 +103,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     });
     // Mail to the email inboxes' addresses (SMTP_LISTEN_PORT; 0 turns it off).
     if (config.SMTP_LISTEN_PORT > 0) {
-      const mailDeps = { sql, temporal: client, config, log, runtime };
+      const mailDeps = { sql, temporal: client, config, log, runtime, secrets };
       smtp = await startSmtpListener({
         port: config.SMTP_LISTEN_PORT, host: config.HOST, log,
         accepts: (address) => acceptsAddress(mailDeps, address),

@@ -10,6 +10,7 @@ import { startChatCompletionsServer } from './fixtures/chat-completions-server.t
 import { playSimulationTurn } from '../src/simulations/turns.ts';
 import { createOfflineRuntime } from '../src/runtime/offline.ts';
 import { createLogger } from '../src/logger.ts';
+import { createSecretBox, loadSecretsKey } from '../src/crypto/secret-box.ts';
 
 const R = '/api/v1/rest';
 let svc: TestService;
@@ -322,7 +323,7 @@ describe('worker restart', () => {
     const { api } = await newOrg(svc);
     const agent = await testedAgent(api);
     const run = (await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: SCENARIO })).body;
-    const deps = { sql: svc.sql, temporal: svc.temporal, config: svc.config, log: createLogger('silent'), runtime: createOfflineRuntime() };
+    const deps = { sql: svc.sql, temporal: svc.temporal, config: svc.config, log: createLogger('silent'), runtime: createOfflineRuntime(), secrets: createSecretBox(await loadSecretsKey(svc.config)) };
     // The activity as a lost worker left it: turn 1 played and committed, its completion never reported.
     const [a, b] = await Promise.all([playSimulationTurn(deps, { simulationId: run.id, turn: 1 }), playSimulationTurn(deps, { simulationId: run.id, turn: 1 })]);
     expect(b).toEqual(a);

@@ -1,5 +1,8 @@
-import { condition, continueAsNew, defineSignal, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished, condition, continueAsNew, defineSignal, defineUpdate, executeChild, proxyActivities, setHandler, workflowInfo,
+} from '@temporalio/workflow';
 import type { ConversationActivities } from '../activities/conversations.ts';
+import type { AgentToolActivities, SealedToolOutcome, ToolCallInput } from '../activities/agent-tools.ts';
 import { evaluateConversationWorkflow } from './evaluate-conversation.ts';
 import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
@@ -11,6 +14,27 @@ export const endedSignal = defineSignal('ended');
 export const takeOverSignal = defineSignal('takeOver');
 /** The member handed the conversation back to the agent. */
 export const handBackSignal = defineSignal('handBack');
+
+/** A tool call of the agent, made as an activity of this workflow; answers its outcome (a failure is an outcome too). */
+export type ToolCallRequest = Omit<ToolCallInput, 'maxAttempts'> & { timeoutSeconds: number };
+export const callToolUpdate = defineUpdate<SealedToolOutcome, [ToolCallRequest]>('callTool');
+
+/** Attempts of one tool call: only failures where repeating is safe are retried (see callAgentTool). */
+const TOOL_CALL_ATTEMPTS = 3;
+
+async function callTool(request: ToolCallRequest): Promise<SealedToolOutcome> {
+  const { timeoutSeconds, ...input } = request;
+  const { callAgentTool } = proxyActivities<AgentToolActivities>({
+    // The tool's own timeout bounds the HTTP call; the margin covers loading and signing.
+    startToCloseTimeout: `${timeoutSeconds + 5} seconds`,
+    retry: { initialInterval: '250 milliseconds', backoffCoefficient: 2, maximumAttempts: TOOL_CALL_ATTEMPTS },
+  });
+  try {
+    return await callAgentTool({ ...input, maxAttempts: TOOL_CALL_ATTEMPTS });
+  } catch {
+    return { status: 'error', durationMs: 0, httpStatus: null, sealedResult: null, error: 'the call could not be made', retryable: false };
+  }
+}
 
 export interface ConversationLifecycleInput {
   conversationId: string;
@@ -45,8 +69,12 @@ export async function conversationLifecycle(input: ConversationLifecycleInput): 
   // A change of hands counts as activity: the timer starts again with the new limit.
   setHandler(takeOverSignal, () => { human = true; active = true; });
   setHandler(handBackSignal, () => { human = false; active = true; });
+  setHandler(callToolUpdate, callTool);
   for (let turns = 0; !ended; turns++) {
-    if (turns >= TURNS_PER_RUN) return continueAsNew<typeof conversationLifecycle>({ ...input, human });
+    if (turns >= TURNS_PER_RUN) {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof conversationLifecycle>({ ...input, human });
+    }
     active = false;
     const limit = human ? (input.humanInactivitySeconds ?? DEFAULT_HUMAN_INACTIVITY_SECONDS) : input.inactivitySeconds;
     const heard = await condition(() => active || ended, `${limit} seconds`);
@@ -55,6 +83,8 @@ export async function conversationLifecycle(input: ConversationLifecycleInput): 
       break;
     }
   }
+  // A tool call under way when the conversation ends still answers its turn.
+  await condition(allHandlersFinished);
   await executeChild(evaluateConversationWorkflow, {
     workflowId: workflowIds.conversationEvaluation(input.conversationId),
     args: [{ conversationId: input.conversationId }],

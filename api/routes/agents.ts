@@ -120,7 +120,7 @@ export const agentsFamily: RouteFamily = {
       permissions: ['agents.write'], params: IdParams, body: AgentCloneSchema,
       responses: { 201: { description: 'The new agent', schema: AgentSchema } },
       async handler({ params, body, principal, deps }) {
-        const agent = await cloneAgent(deps.sql, principal.orgId, params.id, body);
+        const agent = await cloneAgent(deps.sql, deps.secrets, principal.orgId, params.id, body);
         if (!agent) throw notFound('agent');
         return { status: 201, body: agent, headers: { Location: `${BASE}/agents/${agent.id}` } };
       },

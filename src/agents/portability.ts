@@ -17,6 +17,11 @@ import { deleteTrainingNotesOfAgent, insertTrainingNotes, listTrainingNotes } fr
 import { copyDataTables, insertDataTableWithRows, listDataRows, listDataTables } from '../db/data-tables.ts';
 import { duplicateColumns, typedJsonRow, type Cell } from '../domain/data-rows.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { insertAgentTools, listAgentTools } from '../db/agent-tools.ts';
+import { newToolSecret, toolFieldErrors } from '../tools/definitions.ts';
+import { AGENT_TOOL_LIMITS } from '../schemas/agent-tools.ts';
+import { assertOutboundUrl } from '../net/outbound.ts';
 import { checkSiteUrl, type KnowledgeDeps } from '../knowledge/sites.ts';
 
 /**
@@ -33,8 +38,19 @@ async function copyTransferRules(tx: Db, orgId: string, fromAgentId: string, toA
 
 const copyName = (name: string) => (name.length > 193 ? name.slice(0, 193) : name) + ' (copy)';
 
-/** A new agent with the source's configuration, transfer rules, training notes and data tables (every row); not its draft, inboxes or identity. */
-export async function cloneAgent(sql: Sql, orgId: string, sourceId: string, opts: { name?: string | undefined }): Promise<Agent | null> {
+/** The agent's tools as the manifest and a clone carry them: no id, no secret. */
+async function portableTools(db: Db, agentId: string) {
+  return (await listAgentTools(db, agentId)).map((t) => ({
+    name: t.name, description: t.description, parameters: t.parameters, url: t.url, method: t.method,
+    timeout_seconds: t.timeout_seconds, call_on: t.call_on, enabled: t.enabled,
+  }));
+}
+
+/**
+ * A new agent with the source's configuration, transfer rules, training notes, data tables (every
+ * row) and tools (each with a new secret); not its draft, inboxes or identity.
+ */
+export async function cloneAgent(sql: Sql, secrets: SecretBox, orgId: string, sourceId: string, opts: { name?: string | undefined }): Promise<Agent | null> {
   return sql.begin(async (tx) => {
     const source = await findAgentConfig(tx, orgId, sourceId);
     if (!source) return null;
@@ -46,6 +62,7 @@ export async function cloneAgent(sql: Sql, orgId: string, sourceId: string, opts
     await copyTransferRules(tx, orgId, sourceId, clone.id);
     await insertTrainingNotes(tx, orgId, clone.id, await listTrainingNotes(tx, sourceId));
     await copyDataTables(tx, orgId, sourceId, clone.id);
+    await insertAgentTools(tx, secrets, orgId, clone.id, await portableTools(tx, sourceId), newToolSecret);
     return clone;
   });
 }
@@ -97,6 +114,7 @@ export async function exportAgent(db: Db, orgId: string, id: string): Promise<Ag
     sites: agent.site_url ? [{ url: agent.site_url }] : [],
     training_notes: (await listTrainingNotes(db, id)).map((n) => ({ question: n.question, answer: n.answer })),
     data_tables: await exportedTables(db, id),
+    tools: await portableTools(db, id),
   };
 }
 
@@ -127,10 +145,14 @@ const prefixed = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ 
  * profile is created from its inline copy, each `sip_refer` rule's trunk is looked up by host and
  * username. Anything that cannot be resolved is a 400 naming it, and nothing is created.
  */
-export async function importAgent(deps: KnowledgeDeps, orgId: string, manifest: AgentManifest): Promise<Agent> {
+export async function importAgent(deps: KnowledgeDeps & { secrets: SecretBox }, orgId: string, manifest: AgentManifest): Promise<Agent> {
   // Every URL the manifest carries is checked at the door, as create checks site_url.
   if (manifest.agent.site_url) await checkSiteUrl(deps, manifest.agent.site_url, 'agent.site_url');
   for (const [i, site] of manifest.sites.entries()) await checkSiteUrl(deps, site.url, `sites[${i}].url`);
+  const tools = manifest.tools ?? [];
+  for (const [i, tool] of tools.entries()) {
+    await assertOutboundUrl(tool.url, `tools[${i}].url`, { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS });
+  }
   return deps.sql.begin(async (tx) => {
     const errors: FieldError[] = [];
     let configuration: AgentPatch = manifest.agent.configuration;
@@ -165,6 +187,13 @@ export async function importAgent(deps: KnowledgeDeps, orgId: string, manifest: 
       }
       return { table, rows };
     });
+    const names = new Set<string>();
+    for (const [i, tool] of tools.entries()) {
+      errors.push(...toolFieldErrors(tool, `tools[${i}].`));
+      if (names.has(tool.name)) errors.push({ field: `tools[${i}].name`, code: 'duplicate_name', message: `tools[${i}]: another tool of the manifest is named ${tool.name}` });
+      names.add(tool.name);
+    }
+    if (tools.length > AGENT_TOOL_LIMITS.toolsPerAgent) errors.push({ field: 'tools', code: 'too_many_items', message: `an agent has at most ${AGENT_TOOL_LIMITS.toolsPerAgent} tools` });
     if (errors.length) throw validationError(errors, `the manifest cannot be imported: ${errors[0]!.message}`);
 
     const profile = manifest.voice_profile ? await insertVoiceProfile(tx, orgId, manifest.voice_profile) : null;
@@ -180,6 +209,8 @@ export async function importAgent(deps: KnowledgeDeps, orgId: string, manifest: 
     for (const { table, rows } of tables) {
       await insertDataTableWithRows(tx, orgId, agent.id, { name: table.name, description: table.description ?? null, columns: table.columns }, rows);
     }
+    // Secrets never travel: each imported tool gets a new one (rotate it to read it).
+    await insertAgentTools(tx, deps.secrets, orgId, agent.id, tools, newToolSecret);
     // Its website is queued and crawled exactly as on create: the crawl's end makes it active.
     if (site) await startCrawl(deps, tx, await insertSite(tx, orgId, { url: site, agentId: agent.id }));
     return agent;

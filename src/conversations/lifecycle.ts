@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
@@ -19,8 +20,9 @@ import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
-import { handoffReply } from '../runtime/phrases.ts';
+import { handoffReply, pageLanguage } from '../runtime/phrases.ts';
 import { simulationCriteriaOf } from '../db/simulations.ts';
+import { callAgentTool, callDataCapturedTools, dataSchemaComplete, enabledTools } from '../tools/calls.ts';
 import {
   deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
   type ConversationRecord,
@@ -32,7 +34,8 @@ import {
  * evaluates it. Each step writes its event in the same transaction as its change.
  */
 
-export interface ConversationDeps { sql: Sql; temporal: Client; config: Config; log: Logger; runtime: AgentRuntime }
+/** `secrets` seals what a tool call carries through Temporal (its arguments and answer). */
+export interface ConversationDeps { sql: Sql; temporal: Client; config: Config; log: Logger; runtime: AgentRuntime; secrets: SecretBox }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest();
 
@@ -180,6 +183,8 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
 export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord): Promise<TranscriptMessage[]> {
   const history = await listMessages(deps.sql, conversation.id);
   const told = await runtimeAgent(deps.sql, agent, { liveInboxOrgId: inLiveInbox(conversation) ? conversation.orgId : null });
+  const tools = await enabledTools(deps.sql, agent.id);
+  const toolContext = { orgId: conversation.orgId, agentId: agent.id, conversationId: conversation.id };
   // On a text surface a transfer rule cannot dial anyone: it asks the live inbox for a person instead.
   const rule = TEXT_SURFACES.includes(conversation.surface as typeof TEXT_SURFACES[number])
     ? await deps.runtime.chooseTransferRule({ agent: told, messages: history, rules: await listTransferRules(deps.sql, conversation.orgId, agent.id) })
@@ -197,10 +202,13 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
       searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
       searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
       lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+      agentTools: tools.model,
+      callAgentTool: async (name, args) => callAgentTool(deps, toolContext, tools.model.find((t) => t.name === name)!, args),
     });
-  return deps.sql.begin(async (tx) => {
+  const schema = told.data_schema ?? [];
+  const { stored, completed } = await deps.sql.begin(async (tx) => {
     const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
-    if (!current || current.mode === 'human') return [];
+    if (!current || current.mode === 'human') return { stored: [], completed: false };
     const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
     await recordTurn(tx, conversation.id, turn);
     if (rule) {
@@ -209,15 +217,20 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
       if (!history.some((m) => m.role === 'system' && m.text === note)) await addSystemMessage(tx, conversation.id, note);
     }
     if (rule || turn.replies.some((reply) => HANDOFF_OFFER.test(reply.toLowerCase()))) await flagNeedsHuman(tx, conversation.id);
-    return stored;
+    // Decided under the row's lock: the turn that completes the data schema is exactly one.
+    return { stored, completed: dataSchemaComplete(schema, turn.captured) && !dataSchemaComplete(schema, current.captured) };
   });
+  if (!completed || !tools.dataCaptured.length) return stored;
+  const apology = await callDataCapturedTools(deps, { ...toolContext, canTransfer: told.can_transfer, lang: pageLanguage(conversation.language) },
+    tools.dataCaptured, schema, turn.captured);
+  return apology ? [...stored, ...await insertMessages(deps.sql, conversation.id, [{ role: 'agent', text: apology }])] : stored;
 }
 
 /**
  * Ends an active conversation (the visitor, or its workflow after inactivity): status, end time,
  * usage record and `conversation.ended`, in one transaction. False when it had already ended.
  */
-export async function endConversation(deps: Omit<ConversationDeps, 'runtime'>, id: string, reason: 'visitor' | 'inactivity'): Promise<boolean> {
+export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | 'secrets'>, id: string, reason: 'visitor' | 'inactivity'): Promise<boolean> {
   const eventId = await deps.sql.begin(async (tx) => {
     const ended = await markEnded(tx, id, reason);
     if (!ended) return null;

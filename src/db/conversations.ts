@@ -236,6 +236,11 @@ export async function listMessages(db: Db, conversationId: string, opts: { after
   return rows.map(toMessage);
 }
 
+/** Appends calls to a conversation's `tool_calls` (the agent's tools called after a turn). */
+export async function appendToolCalls(db: Db, id: string, calls: ToolCall[]): Promise<void> {
+  if (calls.length) await db`update conversations set tool_calls = tool_calls || ${db.json(calls as never)} where id = ${id}`;
+}
+
 /** Records a turn's effects: tool calls appended, captured data replaced, activity time moved. */
 export async function recordTurn(db: Db, id: string, turn: { toolCalls: ToolCall[]; captured: Record<string, unknown> }): Promise<void> {
   await db`update conversations set tool_calls = tool_calls || ${db.json(turn.toolCalls as never)},

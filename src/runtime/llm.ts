@@ -122,7 +122,9 @@ async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnD
     ...await authoritativeContext(input, tools, toolCalls, deps.now),
     ...history(input.messages),
   ];
-  const declared = toolDeclarations(agent.data_schema ?? []);
+  const declared = [...toolDeclarations(agent.data_schema ?? []), ...(tools.agentTools ?? []).map((t): ChatCompletionFunctionTool => ({
+    type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
+  }))];
   let content: string | null = null;
   // Up to MAX_TOOL_ROUNDS rounds of tool calls; then one more request that may not call tools.
   for (let round = 0; round <= MAX_TOOL_ROUNDS; round += 1) {
@@ -138,8 +140,8 @@ async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnD
     }
     messages.push({ role: 'assistant', content: message?.content ?? null, tool_calls: calls });
     for (const toolCall of calls) {
-      const { args, result } = await runTool(toolCall, agent, tools, captured, ctx);
-      toolCalls.push({ name: toolCall.function.name, args, ts: deps.now().toISOString() });
+      const { args, result, record } = await runTool(toolCall, agent, tools, captured, ctx);
+      toolCalls.push(record ?? { name: toolCall.function.name, args, ts: deps.now().toISOString() });
       messages.push({ role: 'tool', tool_call_id: toolCall.id, content: JSON.stringify(result) });
     }
   }
@@ -234,7 +236,7 @@ async function authoritativeContext(input: TurnInput, tools: RuntimeTools, toolC
 /** Runs one tool call locally; the result goes back to the model as the tool message. */
 async function runTool(
   toolCall: ChatCompletionMessageFunctionToolCall, agent: RuntimeAgent, tools: RuntimeTools, captured: Record<string, unknown>, ctx: ParseContext,
-): Promise<{ args: Record<string, unknown>; result: unknown }> {
+): Promise<{ args: Record<string, unknown>; result: unknown; record?: ToolCall }> {
   let args: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(toolCall.function.arguments || '{}');
@@ -264,8 +266,14 @@ async function runTool(
       captured[field.name] = checked.value;
       return { args, result: { ok: true, field: field.name, value: checked.value } };
     }
-    default:
+    default: {
+      // One of the business's own tools: its call is bounded, signed and recorded by the caller's callAgentTool.
+      if (tools.callAgentTool && tools.agentTools?.some((t) => t.name === toolCall.function.name)) {
+        const { record, result } = await tools.callAgentTool(toolCall.function.name, args);
+        return { args, result, record };
+      }
       return { args, result: { error: `unknown tool ${toolCall.function.name}` } };
+    }
   }
 }
 

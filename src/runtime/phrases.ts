@@ -32,6 +32,8 @@ interface Phrases {
   dontKnow: string;
   offerTransfer: string;
   offerContact: string;
+  /** A tool of the business failed: the agent says so (then offers a person or the contact path). */
+  toolFailed: string;
   contactFollowUp: (question: string) => string;
   handoffYes: string;
   handoffNo: string;
@@ -62,6 +64,7 @@ export const PHRASES: Record<Lang, Phrases> = {
     dontKnow: "I'm sorry, I don't know the answer to that.",
     offerTransfer: 'Would you like me to connect you with someone from our team?',
     offerContact: 'If you leave your contact details, our team will get back to you.',
+    toolFailed: 'Sorry, I could not complete that step on our side just now.',
     contactFollowUp: (q) => `Our team can get back to you. ${q}`,
     handoffYes: "Of course. I'm connecting you with a member of our team; someone will be with you shortly.",
     handoffNo: "I'm sorry, no one from our team is available in this chat right now.",
@@ -88,6 +91,7 @@ export const PHRASES: Record<Lang, Phrases> = {
     dontKnow: 'Je suis désolé, je ne connais pas la réponse à cette question.',
     offerTransfer: "Souhaitez-vous que je vous mette en relation avec un membre de notre équipe ?",
     offerContact: 'Si vous nous laissez vos coordonnées, notre équipe vous recontactera.',
+    toolFailed: 'Désolé, je n\'ai pas pu terminer cette étape de notre côté pour le moment.',
     contactFollowUp: (q) => `Notre équipe peut vous recontacter. ${q}`,
     handoffYes: "Bien sûr. Je vous mets en relation avec un membre de notre équipe ; quelqu'un va vous répondre très vite.",
     handoffNo: "Je suis désolé, personne de notre équipe n'est disponible dans cette conversation pour le moment.",

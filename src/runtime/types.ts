@@ -36,6 +36,10 @@ export interface RuntimeTools {
   searchNotes?(query: string): Promise<NoteMatch[]>;
   /** The answer from the data-table row the query names, or null when it names none. */
   lookupRows?(query: string): Promise<RowAnswer | null>;
+  /** The agent's own tools (`call_on: model`): offered to the model as functions besides the runtime's. */
+  agentTools?: { name: string; description: string | null; parameters: Record<string, unknown> }[];
+  /** Calls one of `agentTools`: the record for `tool_calls` (status, duration) and what goes back to the model. Never throws. */
+  callAgentTool?(name: string, args: Record<string, unknown>): Promise<{ record: ToolCall; result: unknown }>;
 }
 
 export interface TurnInput {

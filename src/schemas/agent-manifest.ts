@@ -5,6 +5,7 @@ import { TransferRuleCreateSchema } from './transfer-rules.ts';
 import { VoiceProfileCreateSchema } from './voice-profiles.ts';
 import { TrainingNoteCreateSchema } from './training-notes.ts';
 import { DataTableCreateSchema, DATA_TABLE_LIMITS, RowData } from './data-tables.ts';
+import { AGENT_TOOL_LIMITS, ManifestToolSchema } from './agent-tools.ts';
 
 /**
  * Data-table rows an export carries, all tables together, measured as JSON: past it, a table's
@@ -60,6 +61,9 @@ export const AgentManifestSchema = Type.Object({
     rows: Type.Array(RowData, { maxItems: DATA_TABLE_LIMITS.rowsPerTable, description: 'The rows, in order' }),
     rows_truncated: Type.Optional(Type.Boolean({ description: `True when the export left later rows out (all tables share ${MANIFEST_ROW_BYTES / 1024} KiB of rows)` })),
   }, { additionalProperties: false }), { maxItems: DATA_TABLE_LIMITS.tablesPerAgent, description: 'The agent\'s data tables with their rows' })),
+  tools: Type.Optional(Type.Array(ManifestToolSchema, {
+    maxItems: AGENT_TOOL_LIMITS.toolsPerAgent, description: 'The agent\'s tools, oldest first, without their secrets (an import gives each a new one: rotate it to read it)',
+  })),
 }, { $id: 'AgentManifest', additionalProperties: false, description: 'A versioned, portable agent: POST it to /agents/import' });
 export type AgentManifest = Static<typeof AgentManifestSchema>;
 

@@ -51,6 +51,8 @@ export const ToolCallSchema = Type.Object({
   name: Type.String(),
   args: Type.Record(Type.String(), Type.Unknown()),
   ts: Timestamp,
+  status: Type.Optional(StringEnum(['ok', 'error', 'timeout', 'mocked'] as const, { description: 'For the agent\'s tools (the business\'s endpoints): how the call ended' })),
+  duration_ms: Type.Optional(Type.Integer({ minimum: 0, description: 'For the agent\'s tools: how long the call took' })),
 }, { $id: 'ToolCall', additionalProperties: false });
 export type ToolCall = Static<typeof ToolCallSchema>;
 

@@ -1,0 +1,58 @@
+import type { ActivityRegistration } from './index.ts';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { loadToolTarget } from '../src/db/agent-tools.ts';
+import {
+  createSandboxAgent, createToolAgent, sandboxEchoUrl, sendToolRequest, toolArgsContext, toolResultContext, type SealedToolOutcome,
+} from '../src/tools/http.ts';
+import type { ActivityDeps } from './index.ts';
+
+export type { SealedToolOutcome } from '../src/tools/http.ts';
+
+/** One tool call as the conversation workflow hands it to its activity. */
+export interface ToolCallInput {
+  /** The call's id: the `webhook-id` header, the same on every attempt. */
+  callId: string;
+  toolId: string;
+  conversationId: string;
+  mode: 'live' | 'sandbox';
+  /** The arguments, JSON sealed with the SecretBox (context toolArgsContext). */
+  sealedArgs: string;
+  /** Attempts the workflow's retry policy allows: the last one reports instead of throwing. */
+  maxAttempts: number;
+}
+
+/** Agent tool calls, run by the conversation workflow (update `callTool`). */
+export function createAgentToolActivities({ sql, config, secrets }: Pick<ActivityDeps, 'sql' | 'config' | 'secrets'>) {
+  // Made on the first call, not at start-up: a worker whose agents call no tool loads no pool.
+  let live: ReturnType<typeof createToolAgent> | null = null;
+  let sandbox: ReturnType<typeof createSandboxAgent> | null = null;
+  return {
+    /**
+     * One attempt of a call. A failure that may be repeated (nothing was answered to a POST; a GET
+     * that failed or got a 5xx) throws, so the retry policy tries again with the same `webhook-id`;
+     * anything else, and the last attempt, is reported as the outcome.
+     */
+    async callAgentTool(input: ToolCallInput): Promise<SealedToolOutcome> {
+      const target = await loadToolTarget(sql, secrets, input.toolId);
+      if (!target) return { status: 'error', durationMs: 0, httpStatus: null, sealedResult: null, error: 'the tool was deleted', retryable: false };
+      const args = JSON.parse(secrets.open(input.sealedArgs, toolArgsContext(input.callId))) as Record<string, unknown>;
+      const sandboxed = input.mode === 'sandbox';
+      const outcome = await sendToolRequest(sandboxed ? (sandbox ??= createSandboxAgent()) : (live ??= createToolAgent(config)), {
+        callId: input.callId, toolName: target.name, conversationId: input.conversationId,
+        // The sandbox takes every call as a POST of {tool, arguments} (its echo endpoint's one shape).
+        url: sandboxed ? sandboxEchoUrl(config) : target.url, method: sandboxed ? 'POST' : target.method, timeoutSeconds: target.timeoutSeconds,
+        secrets: target.secrets, args: sandboxed ? { tool: target.name, arguments: args } : args,
+      });
+      if (outcome.retryable && Context.current().info.attempt < input.maxAttempts) {
+        throw ApplicationFailure.retryable(outcome.error ?? 'the call failed', 'ToolCallFailed');
+      }
+      const { result, ...rest } = outcome;
+      return { ...rest, sealedResult: outcome.status === 'ok' ? secrets.seal(JSON.stringify(result), toolResultContext(input.callId)) : null };
+    },
+  };
+}
+
+export type AgentToolActivities = ReturnType<typeof createAgentToolActivities>;
+
+export const registration: ActivityRegistration = { queue: 'conversations', create: createAgentToolActivities };
