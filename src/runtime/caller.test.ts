@@ -59,6 +59,12 @@ describe('createScriptedCaller', () => {
       .toBe('My phone number is +33 6 12 34 56 78.');
   });
 
+  it('turns "you want to know X" into a question about X, not a recital of its script', () => {
+    const lines = play('You want to know the opening hours. Your name is Ana and your email is ana@example.com.', ['We open at 9am every day.']);
+    expect(lines[0]).toBe('Hello! Can you tell me your opening hours?');
+    expect(lines[1]).toBe(CALLER_GOODBYE);
+  });
+
   it('is deterministic: the same script and agent turns give the same lines', () => {
     const turns = ['Hello, what is your email?', 'Refunds take 30 days.', 'Anything else?'];
     expect(play(GOAL, turns)).toEqual(play(GOAL, turns));

@@ -55,6 +55,9 @@ function asksOf(text: string): string[] {
     if (about) { for (const topic of topicsOf(about[1]!)) asks.push(`Can you tell me about ${topic.replace(/^(your|the)\s+/i, 'your ')}?`); continue; }
     const whether = /\b(?:asks?|asking|wants? to know|would like to know)\s+(whether|if|when|where|how|what|which|who|why)\s+(.+)$/i.exec(sentence);
     if (whether) { asks.push(`Can you tell me ${whether[1]!.toLowerCase()} ${clean(whether[2]!)}?`); continue; }
+    // "You want to know the opening hours" asks for them: "Can you tell me your opening hours?"
+    const know = /\b(?:wants? to know|would like to know|needs? to know|wants? to find out)\s+(.+)$/i.exec(sentence);
+    if (know) { asks.push(`Can you tell me ${clean(know[1]!).replace(/^(the|your)\s+/i, 'your ')}?`); continue; }
     const wants = /\b(?:wants?|would like|needs?|tries|trying|hopes?)\s+to\s+(.+)$/i.exec(sentence);
     if (wants && !/\bknow\b/i.test(wants[1]!)) { asks.push(`I would like to ${clean(wants[1]!)}.`); continue; }
   }
