@@ -1,4 +1,3 @@
-import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { loadToolTarget } from '../db/agent-tools.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
@@ -23,7 +22,9 @@ export interface ToolSendRequest {
 export type ToolSender = (request: ToolSendRequest) => Promise<ToolOutcome>;
 
 /** A sender with its own connection pools, made on the first call (a worker whose agents call no tool loads none). */
-export function createToolSender({ sql, config, secrets }: { sql: Db; config: Config; secrets: SecretBox }): ToolSender {
+export function createToolSender({ sql, config, secrets }: {
+  sql: Db; config: { ALLOW_PRIVATE_NETWORK_TARGETS: boolean; PUBLIC_BASE_URL?: string | undefined; PORT: number }; secrets: SecretBox;
+}): ToolSender {
   let live: ReturnType<typeof createToolAgent> | null = null;
   let sandbox: ReturnType<typeof createSandboxAgent> | null = null;
   return async (request) => {
