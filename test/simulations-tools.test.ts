@@ -5,11 +5,12 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from './helpers.ts';
 import { newAgent, newOrg, type Api } from './support/orgs.ts';
+import { startChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 
 // Simulations (issue 19) in their tool_mode (issue 15): the agent under test calls its data_captured
 // tool when the simulated caller gives the data, and the run's mode decides where the call goes.
 
-interface Got { method: string; headers: IncomingHttpHeaders; body: string }
+interface Got { method: string; url: string; headers: IncomingHttpHeaders; body: string }
 
 /** The business's system: a local HTTP receiver, one inbox per path, answering JSON. */
 async function startBusiness() {
@@ -20,8 +21,8 @@ async function startBusiness() {
     req.on('end', () => {
       const inbox = inboxes.get(new URL(req.url ?? '/', 'http://x').pathname);
       if (!inbox) { res.writeHead(404).end(); return; }
-      inbox.push({ method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ lead_id: 'L-1' }));
+      inbox.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ lead_id: 'L-1', status: 'ships tomorrow' }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -77,8 +78,8 @@ async function agentWithLeadTool(api: Api, url: string) {
 }
 
 /** Runs a simulation of `agentId` in `toolMode` step by step to its end; answers the run and its conversation. */
-async function runToEnd(api: Api, agentId: string, toolMode: 'mock' | 'sandbox' | 'live') {
-  const created = await api.post(`${R}/simulations`, { opponent_widget_id: agentId, scenario_text: SCENARIO, tool_mode: toolMode });
+async function runToEnd(api: Api, agentId: string, toolMode: 'mock' | 'sandbox' | 'live', scenario = SCENARIO) {
+  const created = await api.post(`${R}/simulations`, { opponent_widget_id: agentId, scenario_text: scenario, tool_mode: toolMode });
   expect(created.status, created.text).toBe(201);
   expect(created.body.tool_mode).toBe(toolMode);
   let last;
@@ -135,5 +136,53 @@ describe('simulations call the agent\'s tools in their tool_mode', () => {
     expect(() => new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(call!.body, headers)).toThrow();
     expect(leadCalls(conversation)).toEqual([{ name: 'create_lead', args: { email: 'ana@example.com' }, ts: expect.any(String), status: 'ok', duration_ms: expect.any(Number) }]);
     expect(call!.headers['x-conversation-id']).toBe(conversation.id);
+  }, 90_000);
+});
+
+describe('with a model configured', () => {
+  it('the agent\'s model tools are offered in a simulated turn; a live call goes out signed and its answer goes back to the model', async () => {
+    const llm = await startChatCompletionsServer({
+      fallback: (request) => {
+        const messages = request.body.messages as { role: string; content: unknown }[];
+        const system = String(messages[0]?.content ?? '');
+        const last = String(messages.at(-1)?.content ?? '');
+        if (system.includes('You are a person contacting a business')) {
+          return { content: /ships tomorrow/.test(last) ? 'Thanks. Goodbye!' : 'Where is my order A-17?' };
+        }
+        if (request.body.response_format) return { content: '{}' };
+        const offered = ((request.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+        if (offered.includes('lookup_order') && messages.at(-1)?.role === 'user' && /A-17/.test(last)) {
+          return { toolCalls: [{ id: 'call_order', name: 'lookup_order', args: { order_id: 'A-17' } }] };
+        }
+        const answered = messages.at(-1)?.role === 'tool' ? messages.at(-1)! : null;
+        return { content: answered ? `Your order ${JSON.parse(String(answered.content)).status === 'ships tomorrow' ? 'ships tomorrow' : 'is unknown'}.` : 'Glad to help.' };
+      },
+    });
+    const withModel = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true, LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-test-key' });
+    try {
+      const { api } = await newOrg(withModel);
+      const agent = await newAgent(api, 'Order desk');
+      const url = business.url();
+      const tool = await api.post(`${R}/agents/${agent.id}/tools`, {
+        name: 'lookup_order', description: 'Looks up an order by its number', url, method: 'GET',
+        parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+      });
+      expect(tool.status, tool.text).toBe(201);
+      const { run, conversation } = await runToEnd(api, agent.id, 'live', 'You want to know where your order A-17 is.');
+      expect(run.messages.map((m: any) => `${m.role}: ${m.text}`)).toContain('agent: Your order ships tomorrow.');
+      const got = business.got(url);
+      expect(got).toHaveLength(1);
+      expect(got[0]!.method).toBe('GET');
+      expect(new URL(got[0]!.url, 'http://x').searchParams.get('order_id')).toBe('A-17');
+      new Webhook(tool.body.secret).verify('', {
+        'webhook-id': String(got[0]!.headers['webhook-id']), 'webhook-timestamp': String(got[0]!.headers['webhook-timestamp']), 'webhook-signature': String(got[0]!.headers['webhook-signature']),
+      });
+      expect(conversation.tool_calls.filter((c) => c.name === 'lookup_order')).toEqual([
+        { name: 'lookup_order', args: { order_id: 'A-17' }, ts: expect.any(String), status: 'ok', duration_ms: expect.any(Number) },
+      ]);
+    } finally {
+      await withModel.stop();
+      await llm.close();
+    }
   }, 90_000);
 });

@@ -26,7 +26,8 @@ import type { SimulationDeps } from './runs.ts';
  * worker was lost) is answered again, never played twice. The agent under test has its tools, as
  * in a conversation turn, in the run's `tool_mode` (the conversation's): its model tools offered to
  * the runtime, its `data_captured` tools called on the turn that completes its data schema. No
- * conversation workflow runs for a simulated conversation, so the calls are made in process.
+ * conversation workflow runs for a simulated conversation, so the calls are made in process, before
+ * the turn's transaction: a turn whose activity is retried before it committed calls them again.
  */
 
 export interface PlayedTurn { messageIds: string[]; callerDone: boolean }
