@@ -1,10 +1,8 @@
 import type { ActivityRegistration } from './index.ts';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { loadToolTarget } from '../src/db/agent-tools.ts';
-import {
-  createSandboxAgent, createToolAgent, sandboxEchoUrl, sendToolRequest, toolArgsContext, toolResultContext, type SealedToolOutcome,
-} from '../src/tools/http.ts';
+import { toolArgsContext, toolResultContext, type SealedToolOutcome } from '../src/tools/http.ts';
+import { createToolSender } from '../src/tools/send.ts';
 import type { ActivityDeps } from './index.ts';
 
 export type { SealedToolOutcome } from '../src/tools/http.ts';
@@ -24,9 +22,7 @@ export interface ToolCallInput {
 
 /** Agent tool calls, run by the conversation workflow (update `callTool`). */
 export function createAgentToolActivities({ sql, config, secrets }: Pick<ActivityDeps, 'sql' | 'config' | 'secrets'>) {
-  // Made on the first call, not at start-up: a worker whose agents call no tool loads no pool.
-  let live: ReturnType<typeof createToolAgent> | null = null;
-  let sandbox: ReturnType<typeof createSandboxAgent> | null = null;
+  const send = createToolSender({ sql, config, secrets });
   return {
     /**
      * One attempt of a call. A failure that may be repeated (nothing was answered to a POST; a GET
@@ -34,16 +30,8 @@ export function createAgentToolActivities({ sql, config, secrets }: Pick<Activit
      * anything else, and the last attempt, is reported as the outcome.
      */
     async callAgentTool(input: ToolCallInput): Promise<SealedToolOutcome> {
-      const target = await loadToolTarget(sql, secrets, input.toolId);
-      if (!target) return { status: 'error', durationMs: 0, httpStatus: null, sealedResult: null, error: 'the tool was deleted', retryable: false };
       const args = JSON.parse(secrets.open(input.sealedArgs, toolArgsContext(input.callId))) as Record<string, unknown>;
-      const sandboxed = input.mode === 'sandbox';
-      const outcome = await sendToolRequest(sandboxed ? (sandbox ??= createSandboxAgent()) : (live ??= createToolAgent(config)), {
-        callId: input.callId, toolName: target.name, conversationId: input.conversationId,
-        // The sandbox takes every call as a POST of {tool, arguments} (its echo endpoint's one shape).
-        url: sandboxed ? sandboxEchoUrl(config) : target.url, method: sandboxed ? 'POST' : target.method, timeoutSeconds: target.timeoutSeconds,
-        secrets: target.secrets, args: sandboxed ? { tool: target.name, arguments: args } : args,
-      });
+      const outcome = await send({ callId: input.callId, toolId: input.toolId, conversationId: input.conversationId, mode: input.mode, args });
       if (outcome.retryable && Context.current().info.attempt < input.maxAttempts) {
         throw ApplicationFailure.retryable(outcome.error ?? 'the call failed', 'ToolCallFailed');
       }

@@ -1,12 +1,15 @@
 import type { ActivityRegistration } from './index.ts';
 import { closeSimulation, playSimulationTurn } from '../src/simulations/turns.ts';
 import { runWebSimulation } from '../src/simulations/web.ts';
+import { createToolSender } from '../src/tools/send.ts';
 import type { ActivityDeps } from './index.ts';
 
 export function createSimulationActivities(deps: ActivityDeps) {
+  // The agent's tool calls during a turn are made here, in process: a simulated conversation has no workflow of its own.
+  const sendTool = createToolSender(deps);
   return {
     /** One caller turn and one agent turn, stored together; a turn already stored is answered again. */
-    playSimulationTurn: (input: { simulationId: string; turn: number }) => playSimulationTurn(deps, input),
+    playSimulationTurn: (input: { simulationId: string; turn: number }) => playSimulationTurn({ ...deps, sendTool }, input),
     /** Records the run's end (completed, canceled or failed) and ends its conversation. */
     closeSimulation: (input: Parameters<typeof closeSimulation>[1]) => closeSimulation(deps, input),
     /** The whole browser run, heartbeating each turn. */

@@ -1,6 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { AppError, fieldError, notFound } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
+import { setConversationToolMode } from '../db/agent-tools.ts';
 import { deleteConversation, insertConversation, insertMessages, listMessages } from '../db/conversations.ts';
 import {
   deleteSimulation, findScenario, findSimulation, insertSimulation, listSimulations, toSimulation,
@@ -88,6 +89,8 @@ export async function createSimulation(deps: SimulationDeps, input: Omit<NewSimu
       orgId: input.orgId, agentId: input.agentId, surface: input.surface, pageUrl: null, visitorId: null, contactId: null,
       language, tokenHash: null, isSimulated: true,
     });
+    // The run's tool_mode is its conversation's: how the agent's tool calls go out (turns.ts).
+    await setConversationToolMode(tx, conversation.id, input.toolMode);
     await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
     const id = await insertSimulation(tx, { ...input, conversationId: conversation.id });
     await emitEvent(tx, { orgId: input.orgId, agentId: input.agentId, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });

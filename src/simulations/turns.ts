@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { findAgent } from '../db/agents.ts';
-import { findConversationRecord, insertMessages, listMessages, markEnded, recordTurn } from '../db/conversations.ts';
+import { appendToolCalls, findConversationRecord, insertMessages, listMessages, markEnded, recordTurn } from '../db/conversations.ts';
 import { finishSimulation, findSimulation, findTurn, recordSimulationTurn, type SimulationRecord } from '../db/simulations.ts';
 import { emitEvent } from '../events/emit.ts';
 import { conversationEventData, runtimeAgent } from '../conversations/lifecycle.ts';
@@ -9,6 +9,10 @@ import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import { visitorSide } from '../runtime/signals.ts';
+import { pageLanguage } from '../runtime/phrases.ts';
+import { callAgentTool, callDataCaptured, dataSchemaComplete, enabledTools, type ToolCallContext } from '../tools/calls.ts';
+import { createToolSender, type ToolSender } from '../tools/send.ts';
+import type { AgentTool } from '../schemas/agent-tools.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { RuntimeAgent } from '../runtime/types.ts';
 import type { TranscriptMessage } from '../schemas/conversations.ts';
@@ -19,10 +23,17 @@ import type { SimulationDeps } from './runs.ts';
  * One turn of a turn-based run, as its activity plays it: the caller's words (the built-in
  * caller, rebuilt from the transcript, or another agent), then the agent's answer, both stored
  * with the turn's row in one transaction. A turn already stored (an activity retried after its
- * worker was lost) is answered again, never played twice.
+ * worker was lost) is answered again, never played twice. The agent under test has its tools, as
+ * in a conversation turn, in the run's `tool_mode` (the conversation's): its model tools offered to
+ * the runtime, its `data_captured` tools called on the turn that completes its data schema. No
+ * conversation workflow runs for a simulated conversation, so the calls are made in process, before
+ * the turn's transaction: a turn whose activity is retried before it committed calls them again.
  */
 
 export interface PlayedTurn { messageIds: string[]; callerDone: boolean }
+
+/** What a turn's activity is given: the service's deps, and the sender its tool calls go through (one per worker). */
+export type TurnDeps = SimulationDeps & { sendTool?: ToolSender | undefined };
 
 /** The caller-side message of each played turn, with the agent's words that followed it. */
 function playedTurns(history: TranscriptMessage[]): { caller: string; agent: string }[] {
@@ -37,12 +48,24 @@ function playedTurns(history: TranscriptMessage[]): { caller: string; agent: str
 const nowMessage = (role: TranscriptMessage['role'], text: string): TranscriptMessage =>
   ({ id: '00000000-0000-7000-8000-000000000000', role, text, ts: new Date().toISOString() });
 
-/** The runtime's answer of `agent` to `messages` (grounded in its knowledge, notes and data tables). */
-async function answerOf(deps: SimulationDeps, agent: Agent, messages: TranscriptMessage[], captured: Record<string, unknown>, language: string) {
-  return deps.runtime.reply({ agent: await runtimeAgent(deps.sql, agent), messages, captured, contactFacts: {}, language }, {
+/** The agent's model tools as a turn offers them, each call made (and recorded) in the conversation's tool_mode. */
+interface OfferedTools { model: AgentTool[]; call: (tool: AgentTool, args: Record<string, unknown>) => ReturnType<typeof callAgentTool> }
+
+/**
+ * The runtime's answer of `agent` to `messages` (grounded in its knowledge, notes and data tables),
+ * with its model tools when `tools` is given (the agent under test, not an agent playing the caller).
+ */
+async function answerOf(deps: SimulationDeps, agent: Agent, messages: TranscriptMessage[], captured: Record<string, unknown>, language: string,
+  opts: { told?: RuntimeAgent; tools?: OfferedTools } = {}) {
+  const { tools } = opts;
+  return deps.runtime.reply({ agent: opts.told ?? await runtimeAgent(deps.sql, agent), messages, captured, contactFacts: {}, language }, {
     searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
     searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
     lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+    ...(tools?.model.length ? {
+      agentTools: tools.model,
+      callAgentTool: async (name: string, args: Record<string, unknown>) => tools.call(tools.model.find((t) => t.name === name)!, args),
+    } : {}),
   });
 }
 
@@ -86,7 +109,7 @@ async function callerWords(deps: SimulationDeps, sim: SimulationRecord, history:
   return { text, done: caller.goalMet?.() ?? false };
 }
 
-export async function playSimulationTurn(deps: SimulationDeps, input: { simulationId: string; turn: number }): Promise<PlayedTurn> {
+export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: string; turn: number }): Promise<PlayedTurn> {
   const stored = await findTurn(deps.sql, input.simulationId, input.turn);
   if (stored) return { messageIds: stored.messageIds, callerDone: stored.callerDone };
   const sim = await findSimulation(deps.sql, null, input.simulationId);
@@ -98,16 +121,34 @@ export async function playSimulationTurn(deps: SimulationDeps, input: { simulati
   const history = await listMessages(deps.sql, conversation.id);
   const caller = await callerWords(deps, sim, history, input.turn, language);
   const role = sim.surface === 'phone' ? 'caller' as const : 'visitor' as const;
-  const answer = caller.text === null ? null : await answerOf(deps, agent, [...history, nowMessage(role, caller.text)], conversation.captured, language);
+  let answer = null;
+  let followUp: Awaited<ReturnType<typeof callDataCaptured>> | null = null;
+  if (caller.text !== null) {
+    const told = await runtimeAgent(deps.sql, agent);
+    const tools = await enabledTools(deps.sql, agent.id);
+    const toolDeps = { ...deps, sendTool: deps.sendTool ?? createToolSender(deps) };
+    const toolContext: ToolCallContext = { orgId: sim.orgId, agentId: agent.id, conversationId: conversation.id };
+    answer = await answerOf(deps, agent, [...history, nowMessage(role, caller.text)], conversation.captured, language, {
+      told, tools: { model: tools.model, call: (tool, args) => callAgentTool(toolDeps, toolContext, tool, args) },
+    });
+    // The turn that completes the data schema calls the data_captured tools (turns are serialized by the workflow).
+    const schema = told.data_schema ?? [];
+    if (tools.dataCaptured.length && dataSchemaComplete(schema, answer.captured) && !dataSchemaComplete(schema, conversation.captured)) {
+      followUp = await callDataCaptured(toolDeps, { ...toolContext, canTransfer: told.can_transfer, lang: pageLanguage(language) },
+        tools.dataCaptured, schema, answer.captured);
+    }
+  }
   return deps.sql.begin(async (tx) => {
     // The run's row is the turn's lock: a twin attempt waits here, then finds the turn stored.
     await findSimulation(tx, null, sim.id, { forUpdate: true });
     const twin = await findTurn(tx, sim.id, input.turn);
     if (twin) return { messageIds: twin.messageIds, callerDone: twin.callerDone };
+    const agentLines = [...(answer?.replies ?? []), ...(followUp?.apology ? [followUp.apology] : [])];
     const messages = caller.text === null ? [] : await insertMessages(tx, conversation.id, [
-      { role, text: caller.text }, ...(answer?.replies ?? []).map((text) => ({ role: 'agent' as const, text })),
+      { role, text: caller.text }, ...agentLines.map((text) => ({ role: 'agent' as const, text })),
     ]);
     if (answer) await recordTurn(tx, conversation.id, answer);
+    if (followUp) await appendToolCalls(tx, conversation.id, followUp.records);
     const callerDone = caller.text === null || caller.done;
     await recordSimulationTurn(tx, sim.id, input.turn, messages.map((m) => m.id), callerDone);
     return { messageIds: messages.map((m) => m.id), callerDone };

@@ -12,16 +12,23 @@ import { argumentErrors } from './parameters.ts';
 import type { ToolCallRequest } from '../../workflows/conversation.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { toolArgsContext, toolResultContext, type SealedToolOutcome, type ToolOutcome } from './http.ts';
+import { sendInProcess, type ToolSender } from './send.ts';
 
 /**
  * Calling an agent's tools during a conversation. The HTTP call itself runs as an activity of
  * the conversation's lifecycle workflow (update `callTool`, whose id is the call's id), so it is
  * retried by Temporal's policy and seen in the Web UI; here the mode is applied, the arguments
  * checked, and the call recorded: in the conversation's `tool_calls` (with its arguments) and in
- * the tool's call log (without them).
+ * the tool's call log (without them). Where no conversation workflow runs (a simulation's turn,
+ * itself an activity), `sendTool` makes the call in process instead, with the same request and
+ * the same repeats.
  */
 
-export interface ToolCallDeps { sql: Db; temporal: Client; log: Logger; secrets: SecretBox }
+export interface ToolCallDeps {
+  sql: Db; temporal: Client; log: Logger; secrets: SecretBox;
+  /** Set by activities: the call is made here, in process, not through the conversation workflow. */
+  sendTool?: ToolSender | undefined;
+}
 
 export interface ToolCallContext { orgId: string; agentId: string; conversationId: string }
 
@@ -76,9 +83,10 @@ export async function callAgentTool(deps: ToolCallDeps, ctx: ToolCallContext, to
     result = {};
     durationMs = Date.now() - started;
   } else {
-    const outcome = await viaWorkflow(deps, {
-      callId: `tcall_${randomUUID()}`, toolId: tool.id, conversationId: ctx.conversationId, mode, args, timeoutSeconds: tool.timeout_seconds,
-    });
+    const request = { callId: `tcall_${randomUUID()}`, toolId: tool.id, conversationId: ctx.conversationId, mode, args };
+    const outcome = deps.sendTool
+      ? await sendInProcess(deps.sendTool, request)
+      : await viaWorkflow(deps, { ...request, timeoutSeconds: tool.timeout_seconds });
     status = outcome.status;
     durationMs = outcome.durationMs;
     result = outcome.status === 'ok' ? outcome.result : failureForModel(outcome.error ?? 'the call failed');
@@ -102,16 +110,25 @@ export async function enabledTools(db: Db, agentId: string): Promise<{ model: Ag
 
 /**
  * Calls the `data_captured` tools once the data schema became complete, with the captured fields
- * as arguments, and records the calls in the conversation. Answers the apology to add to the
- * transcript when one failed (null when all went well).
+ * as arguments. Answers the records for the conversation's `tool_calls`, and the apology to add to
+ * the transcript when one failed (null when all went well).
  */
-export async function callDataCapturedTools(deps: ToolCallDeps, ctx: ToolCallContext & { canTransfer: boolean; lang: Lang },
-  tools: AgentTool[], schema: DataField[], captured: Record<string, unknown>): Promise<string | null> {
+export async function callDataCaptured(deps: ToolCallDeps, ctx: ToolCallContext & { canTransfer: boolean; lang: Lang },
+  tools: AgentTool[], schema: DataField[], captured: Record<string, unknown>): Promise<{ records: ToolCall[]; apology: string | null }> {
   const args = Object.fromEntries(schema.filter((f) => captured[f.name] !== undefined).map((f) => [f.name, captured[f.name]]));
   const results: ToolCallResult[] = [];
   for (const tool of tools) results.push(await callAgentTool(deps, ctx, tool, args));
-  await appendToolCalls(deps.sql, ctx.conversationId, results.map((r) => r.record));
-  if (results.every((r) => r.ok)) return null;
   const p = PHRASES[ctx.lang];
-  return `${p.toolFailed} ${ctx.canTransfer ? p.offerTransfer : p.offerContact}`;
+  return {
+    records: results.map((r) => r.record),
+    apology: results.every((r) => r.ok) ? null : `${p.toolFailed} ${ctx.canTransfer ? p.offerTransfer : p.offerContact}`,
+  };
+}
+
+/** callDataCaptured, its calls recorded in the conversation at once. */
+export async function callDataCapturedTools(deps: ToolCallDeps, ctx: ToolCallContext & { canTransfer: boolean; lang: Lang },
+  tools: AgentTool[], schema: DataField[], captured: Record<string, unknown>): Promise<string | null> {
+  const { records, apology } = await callDataCaptured(deps, ctx, tools, schema, captured);
+  await appendToolCalls(deps.sql, ctx.conversationId, records);
+  return apology;
 }
