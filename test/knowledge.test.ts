@@ -144,7 +144,7 @@ describe('agents and widgets learn their website', () => {
     expect(pages.data.find((p) => p.url.endsWith('/articles/3'))!.body).toContain('zeppelin');
     expect(pages.data.find((p) => p.url.endsWith('/articles/4'))!.body).toContain('Article 4 marker.');
     expect((await searchKnowledge(svc.sql, widget.agent_id, 'zeppelin moorings'))[0]!.url).toBe(`${web.url}/articles/3`);
-  });
+  }, 120_000);
 
   it('honours robots.txt, the page cap and de-duplicates URLs', async () => {
     const web = await fixture({ pages: 60, topology: 'graph', extras: true, slowMs: 10 });
@@ -160,7 +160,7 @@ describe('agents and widgets learn their website', () => {
     expect(web.hits.get('/private/secret') ?? 0).toBe(0);
     // Each page once (a redirect loop is followed a few hops, then given up).
     for (const [path, n] of web.hits) if (path !== '/robots.txt' && path !== '/redirect/loop') expect(n, path).toBeLessThanOrEqual(1);
-  });
+  }, 120_000);
 
   it('a re-crawl builds beside the served index and swaps atomically; a failed one keeps the old index', async () => {
     const web = await fixture({ pages: 6, extras: true, slowMs: 3000 });
