@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
 import { startTestService, type TestService } from './helpers.ts';
 import { orgWithAgent, type Api } from './support/orgs.ts';
-import { listCarrierOperations } from '../src/db/carrier-operations.ts';
 import { spokenLines } from '../src/simulations/turns.ts';
 
 const AUTH_TOKEN = `tok_${randomBytes(12).toString('hex')}`;
@@ -15,6 +14,8 @@ afterAll(async () => { await svc?.stop(); });
 
 const R = '/api/v1/rest';
 const VOICE = '/api/v1/carrier/twilio/voice';
+/** The transfer rule's destination, used by no other test: any carrier operation toward it would be this file's. */
+const DESTINATION = '+14155550163';
 const GREETING = 'Hello, you reached Acme. How can I help?';
 
 /** Posts to the voice webhook as Twilio does (form-encoded, signed): the TwiML a real call would get. */
@@ -46,7 +47,7 @@ async function agentWithNumber() {
   const bought = await org.api.post(`${R}/phone-numbers`, { widget_id: org.agent.id, force: true });
   expect(bought.status, bought.text).toBe(201);
   const rule = await org.api.post(`${R}/agents/${org.agent.id}/transfer-rules`, {
-    name: 'Billing desk', condition: 'Caller asks about a refund or an invoice', destination_phone: '+14155550199',
+    name: 'Billing desk', condition: 'Caller asks about a refund or an invoice', destination_phone: DESTINATION,
     destination_label: 'our billing team', priority: 10, transfer_type: 'warm', warm_brief: 'A caller about a refund is waiting.',
   });
   expect(rule.status, rule.text).toBe(201);
@@ -79,7 +80,6 @@ describe('phone simulations', () => {
 
   it('a caller line matching a transfer rule ends the run with the announcement and a system note; no carrier call is placed', async () => {
     const { api, agent, number } = await agentWithNumber();
-    const opsBefore = await listCarrierOperations(svc.sql, { phoneNumber: number.phone_number });
     const made = await api.post(`${R}/simulations`, {
       opponent_widget_id: agent.id, scenario_text: 'Ask for a refund of your last invoice.', surface: 'phone', tool_mode: 'sandbox', max_turns: 5,
     });
@@ -89,10 +89,18 @@ describe('phone simulations', () => {
     expect(steps[0].done).toBe(true);
     expect(steps[0].turns.map((m: any) => m.role)).toEqual(['caller', 'agent', 'system']);
     expect(steps[0].turns[1].text).toBe('Let me connect you with our billing team. Please hold.');
-    expect(steps[0].turns[2].text).toBe('Transferred by rule "Billing desk" (warm) to +14155550199');
+    expect(steps[0].turns[2].text).toBe(`Transferred by rule "Billing desk" (warm) to ${DESTINATION}`);
     expect(steps[0].simulation).toMatchObject({ status: 'completed', turn_count: 1, voice_path: 'twiml' });
-    expect(await listCarrierOperations(svc.sql, { phoneNumber: number.phone_number })).toEqual(opsBefore);
-    expect(await listCarrierOperations(svc.sql, { phoneNumber: '+14155550199' })).toEqual([]);
+    // Neither the transfer (recorded by the sandbox on a real call) nor the warm destination's call was placed.
+    const towardDestination = await svc.sql<{ operation: string }[]>`select operation from carrier_operations where target = ${DESTINATION}`;
+    expect(towardDestination).toEqual([]);
+
+    // The same line on a real call does hand over: the sandbox records the transfer and the warm destination's call.
+    const call = { CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550142', To: number.phone_number };
+    await voiceWebhook({ ...call, CallStatus: 'ringing' });
+    expect(spokenLines(await voiceWebhook({ ...call, CallStatus: 'in-progress', SpeechResult: steps[0].turns[0].text })).dials).toBe(true);
+    const placed = await svc.sql<{ operation: string }[]>`select operation from carrier_operations where target = ${DESTINATION} order by operation`;
+    expect(placed.map((o) => o.operation)).toEqual(['call', 'transfer']);
   }, 120_000);
 
   it('an agent without a number plays the same turns as text (voice_path text); a web run has none', async () => {
