@@ -40,11 +40,15 @@ async function stepToEnd(api: Api, id: string, limit = 20) {
   return steps;
 }
 
-/** An agent answering calls on a sandbox number, with a warm transfer rule for refunds. */
-async function agentWithNumber() {
+/**
+ * An agent answering calls on a sandbox number, with a warm transfer rule for refunds. Sandbox numbers are
+ * the same for every organization asking the same area: each agent here has an area of its own, so a call
+ * to its number reaches it and the carrier operations of that number are this file's.
+ */
+async function agentWithNumber(areaCode: string) {
   const org = await orgWithAgent(svc, 'Acme desk');
   expect((await org.api.patch(`${R}/agents/${org.agent.id}`, { greeting: GREETING })).status).toBe(200);
-  const bought = await org.api.post(`${R}/phone-numbers`, { widget_id: org.agent.id, force: true });
+  const bought = await org.api.post(`${R}/phone-numbers`, { widget_id: org.agent.id, area_code: areaCode, force: true });
   expect(bought.status, bought.text).toBe(201);
   const rule = await org.api.post(`${R}/agents/${org.agent.id}/transfer-rules`, {
     name: 'Billing desk', condition: 'Caller asks about a refund or an invoice', destination_phone: DESTINATION,
@@ -56,7 +60,7 @@ async function agentWithNumber() {
 
 describe('phone simulations', () => {
   it('an agent with a number: the turns run through the voice webhook\'s TwiML (voice_path twiml) and say what a call would hear', async () => {
-    const { api, agent, number } = await agentWithNumber();
+    const { api, agent, number } = await agentWithNumber('563');
     const made = await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: 'Ask about the opening hours.', surface: 'phone', max_turns: 4 });
     expect(made.status, made.text).toBe(201);
     expect(made.body).toMatchObject({ surface: 'phone', voice_path: 'twiml' });
@@ -79,7 +83,7 @@ describe('phone simulations', () => {
   }, 120_000);
 
   it('a caller line matching a transfer rule ends the run with the announcement and a system note; no carrier call is placed', async () => {
-    const { api, agent, number } = await agentWithNumber();
+    const { api, agent, number } = await agentWithNumber('564');
     const made = await api.post(`${R}/simulations`, {
       opponent_widget_id: agent.id, scenario_text: 'Ask for a refund of your last invoice.', surface: 'phone', tool_mode: 'sandbox', max_turns: 5,
     });
