@@ -49,7 +49,7 @@ export async function deleteScenario(db: Db, orgId: string, id: string): Promise
 export interface SimulationRecord {
   id: string; orgId: string; kind: 'turns' | 'web'; status: SimulationStatus; agentId: string; callerAgentId: string | null;
   scenarioId: string | null; scenarioText: string; criteria: string[]; toolMode: Simulation['tool_mode']; surface: Simulation['surface'];
-  mode: Simulation['mode']; maxTurns: number; turnCount: number; pageUrl: string | null; conversationId: string | null;
+  voicePath: Simulation['voice_path']; mode: Simulation['mode']; maxTurns: number; turnCount: number; pageUrl: string | null; conversationId: string | null;
   endedReason: Simulation['ended_reason']; error: string | null; hasScreenshot: boolean; createdAt: Date; completedAt: Date | null;
   evaluated: boolean; criteriaResults: CriterionResult[];
 }
@@ -57,20 +57,20 @@ export interface SimulationRecord {
 interface SimRow {
   id: string; org_id: string; kind: 'turns' | 'web'; status: SimulationStatus; agent_id: string; caller_agent_id: string | null;
   scenario_id: string | null; scenario_text: string; acceptance_criteria: string[]; tool_mode: Simulation['tool_mode'];
-  surface: Simulation['surface']; mode: Simulation['mode']; max_turns: number; turn_count: number; page_url: string | null;
+  surface: Simulation['surface']; voice_path: Simulation['voice_path']; mode: Simulation['mode']; max_turns: number; turn_count: number; page_url: string | null;
   conversation_id: string | null; ended_reason: Simulation['ended_reason']; error: string | null; has_screenshot: boolean;
   created_at: Date; completed_at: Date | null; evaluation_status: string | null; criteria_results: CriterionResult[] | null;
 }
 
 const SIM_SELECT = (db: Db) => db`select s.id, s.org_id, s.kind, s.status, s.agent_id, s.caller_agent_id, s.scenario_id, s.scenario_text,
-  s.acceptance_criteria, s.tool_mode, s.surface, s.mode, s.max_turns, s.turn_count, s.page_url, s.conversation_id, s.ended_reason,
+  s.acceptance_criteria, s.tool_mode, s.surface, s.voice_path, s.mode, s.max_turns, s.turn_count, s.page_url, s.conversation_id, s.ended_reason,
   s.error, s.screenshot is not null as has_screenshot, s.created_at, s.completed_at, c.evaluation_status, c.criteria_results`;
 const SIM_FROM = (db: Db) => db`from simulations s left join conversations c on c.id = s.conversation_id`;
 
 const toRecord = (r: SimRow): SimulationRecord => ({
   id: r.id, orgId: r.org_id, kind: r.kind, status: r.status, agentId: r.agent_id, callerAgentId: r.caller_agent_id,
   scenarioId: r.scenario_id, scenarioText: r.scenario_text, criteria: r.acceptance_criteria, toolMode: r.tool_mode,
-  surface: r.surface, mode: r.mode, maxTurns: r.max_turns, turnCount: r.turn_count, pageUrl: r.page_url,
+  surface: r.surface, voicePath: r.voice_path, mode: r.mode, maxTurns: r.max_turns, turnCount: r.turn_count, pageUrl: r.page_url,
   conversationId: r.conversation_id, endedReason: r.ended_reason, error: r.error, hasScreenshot: r.has_screenshot,
   createdAt: r.created_at, completedAt: r.completed_at,
   evaluated: r.evaluation_status === 'completed', criteriaResults: r.criteria_results ?? [],
@@ -82,7 +82,7 @@ export function toSimulation(r: SimulationRecord, messages: TranscriptMessage[])
   return {
     id: r.id, kind: r.kind, status: r.status, opponent_widget_id: r.agentId, widget_id: r.callerAgentId, scenario_id: r.scenarioId,
     scenario_text: r.scenarioText, acceptance_criteria: r.criteria, tool_mode: r.toolMode, surface: r.surface,
-    voice_path: r.surface === 'phone' ? 'text' : null, mode: r.mode, max_turns: r.maxTurns, turn_count: r.turnCount,
+    voice_path: r.voicePath, mode: r.mode, max_turns: r.maxTurns, turn_count: r.turnCount,
     page_url: r.pageUrl, conversation_id: r.conversationId, ended_reason: r.endedReason,
     evaluation_status: r.evaluated ? 'completed' : 'pending',
     criteria_results: r.criteriaResults.map((c) => ({ criterion: c.criterion, verdict: c.verdict, reason: c.reason })),
@@ -96,14 +96,15 @@ export function toSimulation(r: SimulationRecord, messages: TranscriptMessage[])
 export interface NewSimulation {
   orgId: string; kind: 'turns' | 'web'; agentId: string; callerAgentId: string | null; scenarioId: string | null; scenarioText: string;
   criteria: string[]; toolMode: Simulation['tool_mode']; surface: Simulation['surface']; mode: Simulation['mode']; maxTurns: number;
-  pageUrl: string | null; conversationId: string | null;
+  /** Phone runs: `twiml` when the agent has an active voice number, else `text`; null for web runs. */
+  voicePath: Simulation['voice_path']; pageUrl: string | null; conversationId: string | null;
 }
 
 export async function insertSimulation(db: Db, input: NewSimulation): Promise<string> {
   const id = newId();
   await db`insert into simulations ${db({
     id, org_id: input.orgId, kind: input.kind, agent_id: input.agentId, caller_agent_id: input.callerAgentId, scenario_id: input.scenarioId,
-    scenario_text: input.scenarioText, acceptance_criteria: input.criteria, tool_mode: input.toolMode, surface: input.surface,
+    scenario_text: input.scenarioText, acceptance_criteria: input.criteria, tool_mode: input.toolMode, surface: input.surface, voice_path: input.voicePath,
     mode: input.mode, max_turns: input.maxTurns, page_url: input.pageUrl, conversation_id: input.conversationId,
   })}`;
   return id;
@@ -122,7 +123,7 @@ export async function listSimulations(db: Db, orgId: string, q: { limit: number;
   const status = q.status ? db`and s.status = ${q.status}` : db``;
   return listPage(db, {
     ...q, columns: db`s.id, s.org_id, s.kind, s.status, s.agent_id, s.caller_agent_id, s.scenario_id, s.scenario_text,
-      s.acceptance_criteria, s.tool_mode, s.surface, s.mode, s.max_turns, s.turn_count, s.page_url, s.conversation_id, s.ended_reason,
+      s.acceptance_criteria, s.tool_mode, s.surface, s.voice_path, s.mode, s.max_turns, s.turn_count, s.page_url, s.conversation_id, s.ended_reason,
       s.error, s.screenshot is not null as has_screenshot, s.created_at, s.completed_at, c.evaluation_status, c.criteria_results`,
     from: db`${SIM_FROM(db)} where s.org_id = ${orgId} ${agent} ${status}`, order: db`s.created_at desc, s.id desc`,
   }, toRecord);

@@ -11,6 +11,9 @@ export const TOOL_MODES = ['mock', 'sandbox', 'live'] as const;
 
 export const SIMULATION_SURFACES = ['web', 'phone'] as const;
 
+/** How a phone run's turns run: through the voice webhook's TwiML turns, or as text. */
+export const VOICE_PATHS = ['text', 'twiml'] as const;
+
 /** `manual`: the API drives each turn with `step`; `auto`: the run plays every turn by itself. */
 export const SIMULATION_MODES = ['manual', 'auto'] as const;
 
@@ -72,8 +75,9 @@ export const SimulationSchema = Type.Object({
   acceptance_criteria: Type.Array(Type.String(), { description: 'The scenario\'s criteria, evaluated with the agent\'s own' }),
   tool_mode: StringEnum(TOOL_MODES),
   surface: StringEnum(SIMULATION_SURFACES),
-  voice_path: Nullable(StringEnum(['text'] as const, {
-    description: 'For `phone`: how the turns ran. `text`: the same turns as text (the TwiML voice path is not simulated); null for `web`',
+  voice_path: Nullable(StringEnum(VOICE_PATHS, {
+    description: 'For `phone`: how the turns ran. `twiml`: through the voice webhook\'s TwiML turns (the agent had an active voice number '
+      + 'when the run was made; a transfer ends the run, no call placed); `text`: the same turns as text; null for `web`',
   })),
   mode: StringEnum(SIMULATION_MODES),
   max_turns: Type.Integer(),

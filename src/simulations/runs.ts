@@ -14,6 +14,7 @@ import { assertOutboundUrl } from '../net/outbound.ts';
 import type { TranscriptMessage } from '../schemas/conversations.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, stopWorkflow, workflowServiceUnavailable } from '../temporal/start.ts';
+import { voiceNumberOf } from './turns.ts';
 import { runSimulationKind } from '../../workflows/simulation.ts';
 import { runWebSimulationKind } from '../../workflows/web-simulation.ts';
 import type { StepOutcome } from '../../workflows/simulation.ts';
@@ -25,6 +26,9 @@ import type { StepOutcome } from '../../workflows/simulation.ts';
  */
 
 export type SimulationDeps = ConversationDeps;
+
+/** What a turn-based run is made of; how a phone run's turns go (`voicePath`) is decided when it is created. */
+type RunInput = Omit<NewSimulation, 'conversationId' | 'voicePath'>;
 
 /** A scenario's criteria, one per line (list bullets dropped), as the evaluation takes them. */
 export function criteriaOf(text: string): string[] {
@@ -57,7 +61,7 @@ export async function agentNamed(deps: Pick<SimulationDeps, 'sql'>, orgId: strin
 }
 
 /** What a new run is made of: the scenario text and criteria (from `scenario_id` when given) and the agents. */
-export async function resolveRunInput(deps: Pick<SimulationDeps, 'sql'>, orgId: string, body: SimulationCreate): Promise<Omit<NewSimulation, 'conversationId'>> {
+export async function resolveRunInput(deps: Pick<SimulationDeps, 'sql'>, orgId: string, body: SimulationCreate): Promise<RunInput> {
   if ((body.scenario_text === undefined) === (body.scenario_id === undefined)) {
     throw fieldError('scenario_text', 'one_of_required', 'give exactly one of scenario_text and scenario_id');
   }
@@ -80,8 +84,11 @@ export async function resolveRunInput(deps: Pick<SimulationDeps, 'sql'>, orgId: 
  * Creates a turn-based run: its conversation (simulated, with the agent's greeting and
  * `conversation.started`), the run row, and the workflow `simulation:<id>`, in one transaction.
  */
-export async function createSimulation(deps: SimulationDeps, input: Omit<NewSimulation, 'conversationId'>): Promise<Simulation> {
-  const agent = await agentNamed(deps, input.orgId, input.agentId, 'opponent_widget_id');
+export async function createSimulation(deps: SimulationDeps, made: RunInput): Promise<Simulation> {
+  const agent = await agentNamed(deps, made.orgId, made.agentId, 'opponent_widget_id');
+  // A phone run plays the voice webhook's TwiML turns when the agent answers calls on a number, else text turns.
+  const voicePath = made.surface !== 'phone' ? null : await voiceNumberOf(deps.sql, agent.id) ? 'twiml' as const : 'text' as const;
+  const input = { ...made, voicePath };
   const language = (agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
   const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: {} });
   const { simId, conversationId } = await deps.sql.begin(async (tx) => {
@@ -214,7 +221,7 @@ export async function createWebSimulation(deps: SimulationDeps, orgId: string, b
   const maxTurns = body.max_turns ?? DEFAULT_MAX_TURNS;
   const id = await insertSimulation(deps.sql, {
     orgId, kind: 'web', agentId: agent.id, callerAgentId: null, scenarioId: null, scenarioText: body.scenario_text, criteria: [],
-    toolMode: 'mock', surface: 'web', mode: 'auto', maxTurns, pageUrl, conversationId: null,
+    toolMode: 'mock', surface: 'web', voicePath: null, mode: 'auto', maxTurns, pageUrl, conversationId: null,
   });
   await startAfterCommit(deps, orgId, id, () => startWorkflow(deps, runWebSimulationKind, runWebSimulationKind.id(id), [{ simulationId: id, embedBaseUrl }],
     { orgId, agentId: agent.id, callerId: 'builtin', summary: `Web simulation ${id} of agent ${agent.name} on ${pageUrl}` }));

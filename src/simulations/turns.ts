@@ -1,5 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { XMLParser } from 'fast-xml-parser';
 import { findAgent } from '../db/agents.ts';
+import { activeNumbersOfAgent, type PhoneNumberRecord } from '../db/phone-numbers.ts';
 import { appendToolCalls, findConversationRecord, insertMessages, listMessages, markEnded, recordTurn } from '../db/conversations.ts';
 import { finishSimulation, findSimulation, findTurn, recordSimulationTurn, type SimulationRecord } from '../db/simulations.ts';
 import { emitEvent } from '../events/emit.ts';
@@ -10,6 +12,10 @@ import { answerFromRows } from '../knowledge/rows.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import { visitorSide } from '../runtime/signals.ts';
 import { pageLanguage } from '../runtime/phrases.ts';
+import { transferNote, voiceTurn } from '../telephony/inbound.ts';
+import { CARRIER_WEBHOOK_PATHS } from '../telephony/webhook-urls.ts';
+import type { Db } from '../db/index.ts';
+import type { TransferRule } from '../schemas/transfer-rules.ts';
 import { callAgentTool, callDataCaptured, dataSchemaComplete, enabledTools, type ToolCallContext } from '../tools/calls.ts';
 import { createToolSender, type ToolSender } from '../tools/send.ts';
 import type { AgentTool } from '../schemas/agent-tools.ts';
@@ -28,6 +34,11 @@ import type { SimulationDeps } from './runs.ts';
  * the runtime, its `data_captured` tools called on the turn that completes its data schema. No
  * conversation workflow runs for a simulated conversation, so the calls are made in process, before
  * the turn's transaction: a turn whose activity is retried before it committed calls them again.
+ *
+ * A phone run on the `twiml` voice path plays each turn through the voice webhook's turn
+ * (`voiceTurn`): the caller's words are its `SpeechResult`, the agent's are read from the `<Say>`s
+ * inside the TwiML's `<Gather>`. A turn that the TwiML hands over (`<Dial>`) ends the run with the
+ * rule's announcement and a system note; no carrier call is placed.
  */
 
 export interface PlayedTurn { messageIds: string[]; callerDone: boolean }
@@ -109,6 +120,20 @@ async function callerWords(deps: SimulationDeps, sim: SimulationRecord, history:
   return { text, done: caller.goalMet?.() ?? false };
 }
 
+/** The number a phone run calls (the agent's first active number taking calls), or null: the run plays text turns. */
+export async function voiceNumberOf(db: Db, agentId: string): Promise<PhoneNumberRecord | null> {
+  return (await activeNumbersOfAgent(db, agentId)).find((n) => n.enabled && n.voice_enabled) ?? null;
+}
+
+const twimlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, ignoreDeclaration: true, isArray: (name) => name === 'Say' });
+
+/** What a TwiML answer says: the agent's words inside `<Gather>`, or, for a hand-over (`<Dial>`), the announcement before it. */
+export function spokenLines(twiml: string): { lines: string[]; dials: boolean } {
+  const response = (twimlParser.parse(twiml) as { Response?: { Gather?: { Say?: unknown[] }; Say?: unknown[]; Dial?: unknown } }).Response ?? {};
+  const text = (says: unknown[] | undefined) => (says ?? []).map((say) => (typeof say === 'string' ? say : '')).filter(Boolean);
+  return response.Dial !== undefined ? { lines: text(response.Say), dials: true } : { lines: text(response.Gather?.Say), dials: false };
+}
+
 export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: string; turn: number }): Promise<PlayedTurn> {
   const stored = await findTurn(deps.sql, input.simulationId, input.turn);
   if (stored) return { messageIds: stored.messageIds, callerDone: stored.callerDone };
@@ -121,21 +146,39 @@ export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: 
   const history = await listMessages(deps.sql, conversation.id);
   const caller = await callerWords(deps, sim, history, input.turn, language);
   const role = sim.surface === 'phone' ? 'caller' as const : 'visitor' as const;
-  let answer = null;
+  let answer: Awaited<ReturnType<typeof answerOf>> | null = null;
   let followUp: Awaited<ReturnType<typeof callDataCaptured>> | null = null;
+  let spoken: string[] | null = null;
+  let transfer: TransferRule | null = null;
   if (caller.text !== null) {
+    const said = caller.text;
     const told = await runtimeAgent(deps.sql, agent);
     const tools = await enabledTools(deps.sql, agent.id);
     const toolDeps = { ...deps, sendTool: deps.sendTool ?? createToolSender(deps) };
     const toolContext: ToolCallContext = { orgId: sim.orgId, agentId: agent.id, conversationId: conversation.id };
-    answer = await answerOf(deps, agent, [...history, nowMessage(role, caller.text)], conversation.captured, language, {
-      told, tools: { model: tools.model, call: (tool, args) => callAgentTool(toolDeps, toolContext, tool, args) },
-    });
-    // The turn that completes the data schema calls the data_captured tools (turns are serialized by the workflow).
-    const schema = told.data_schema ?? [];
-    if (tools.dataCaptured.length && dataSchemaComplete(schema, answer.captured) && !dataSchemaComplete(schema, conversation.captured)) {
-      followUp = await callDataCaptured(toolDeps, { ...toolContext, canTransfer: told.can_transfer, lang: pageLanguage(language) },
-        tools.dataCaptured, schema, answer.captured);
+    const play = async (): Promise<string[]> => {
+      answer = await answerOf(deps, agent, [...history, nowMessage(role, said)], conversation.captured, language, {
+        told, tools: { model: tools.model, call: (tool, args) => callAgentTool(toolDeps, toolContext, tool, args) },
+      });
+      // The turn that completes the data schema calls the data_captured tools (turns are serialized by the workflow).
+      const schema = told.data_schema ?? [];
+      if (tools.dataCaptured.length && dataSchemaComplete(schema, answer.captured) && !dataSchemaComplete(schema, conversation.captured)) {
+        followUp = await callDataCaptured(toolDeps, { ...toolContext, canTransfer: told.can_transfer, lang: pageLanguage(language) },
+          tools.dataCaptured, schema, answer.captured);
+      }
+      return [...answer.replies, ...(followUp?.apology ? [followUp.apology] : [])];
+    };
+    if (sim.voicePath === 'twiml') {
+      // The voice webhook's turn, with this run's answer in place of the conversation's: what the carrier would be told to say.
+      const number = await voiceNumberOf(deps.sql, agent.id);
+      const turn = await voiceTurn(deps, {
+        orgId: sim.orgId, agent, conversationId: conversation.id, language: conversation.language, said,
+        action: CARRIER_WEBHOOK_PATHS.voice, ourNumber: number?.phone_number ?? '', answer: play,
+      });
+      spoken = spokenLines(turn.twiml).lines;
+      transfer = turn.transfer;
+    } else {
+      spoken = await play();
     }
   }
   return deps.sql.begin(async (tx) => {
@@ -143,13 +186,14 @@ export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: 
     await findSimulation(tx, null, sim.id, { forUpdate: true });
     const twin = await findTurn(tx, sim.id, input.turn);
     if (twin) return { messageIds: twin.messageIds, callerDone: twin.callerDone };
-    const agentLines = [...(answer?.replies ?? []), ...(followUp?.apology ? [followUp.apology] : [])];
     const messages = caller.text === null ? [] : await insertMessages(tx, conversation.id, [
-      { role, text: caller.text }, ...agentLines.map((text) => ({ role: 'agent' as const, text })),
+      { role, text: caller.text }, ...(spoken ?? []).map((text) => ({ role: 'agent' as const, text })),
+      ...(transfer ? [{ role: 'system' as const, text: transferNote(transfer) }] : []),
     ]);
     if (answer) await recordTurn(tx, conversation.id, answer);
     if (followUp) await appendToolCalls(tx, conversation.id, followUp.records);
-    const callerDone = caller.text === null || caller.done;
+    // A hand-over ends the run: the caller is with a person now.
+    const callerDone = caller.text === null || caller.done || transfer !== null;
     await recordSimulationTurn(tx, sim.id, input.turn, messages.map((m) => m.id), callerDone);
     return { messageIds: messages.map((m) => m.id), callerDone };
   });

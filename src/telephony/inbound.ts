@@ -70,19 +70,71 @@ export async function answerVoice(deps: InboundDeps, params: CarrierParams, base
   const conversation = session.conversationId ? await findConversationRecord(deps.sql, session.conversationId) : null;
   const agent = await findAgent(deps.sql, session.orgId, session.agentId);
   if (!conversation || !agent || conversation.status === 'ended' || session.status !== 'active') return emptyVoiceResponse();
-  const speech = await speechFor(deps.sql, session.orgId, agent, conversation.language);
-  const said = (params.SpeechResult ?? '').trim();
-  if (!said) return sayAndGather([conversation.language === 'fr' ? 'Je vous écoute.' : 'I am listening.'], speech, action);
+  const turn = await voiceTurn(deps, {
+    orgId: session.orgId, agent, conversationId: conversation.id, language: conversation.language, said: params.SpeechResult ?? '', action, ourNumber: params.To ?? '',
+    answer: async (said) => (await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' })).map((m) => m.text),
+    handOver: (rule, said, announcement) => transferCall(deps, { session, rule, said, announcement, ourNumber: params.To ?? '', baseUrl }),
+  });
+  return turn.twiml;
+}
+
+/** One recognized utterance of a call, as `voiceTurn` plays it. */
+export interface VoiceTurnInput {
+  orgId: string; agent: Agent; conversationId: string; language: string | null;
+  /** What the caller said (the carrier's `SpeechResult`). */
+  said: string;
+  /** Where the carrier posts the caller's next words. */
+  action: string;
+  /** Our number, the caller id of a cold transfer. */
+  ourNumber: string;
+  /** The agent's words for `said`, stored: the conversation's runtime turn on a call, the run's own turn in a simulated call. */
+  answer: (said: string) => Promise<string[]>;
+  /**
+   * A real call's hand-over by `rule` (the transcript, the carrier session, the warm destination's call),
+   * answering its plan. Absent in a simulated call: nothing is stored and no carrier call is placed.
+   */
+  handOver?: (rule: TransferRule, said: string, announcement: string) => Promise<TransferPlan>;
+}
+
+/**
+ * One turn of a call, after its greeting: the TwiML the carrier gets for the caller's utterance
+ * (the agent's words in `<Say>` inside `<Gather>`, or a transfer's announcement and `<Dial>`), and
+ * the transfer rule that matched, if any. The inbound webhook and simulated phone runs both play it.
+ */
+export async function voiceTurn(deps: ConversationDeps, input: VoiceTurnInput): Promise<{ twiml: string; transfer: TransferRule | null }> {
+  const { agent } = input;
+  const speech = await speechFor(deps.sql, input.orgId, agent, input.language);
+  const said = input.said.trim();
+  if (!said) return { twiml: sayAndGather([input.language === 'fr' ? 'Je vous écoute.' : 'I am listening.'], speech, input.action), transfer: null };
 
   // The runtime weighs the rules (the model under the LLM runtime) against what was just said, in context.
   const heard: TranscriptMessage = { id: 'heard', role: 'caller', text: said, ts: new Date().toISOString() };
   const rule = await deps.runtime.chooseTransferRule({
-    agent: await runtimeAgent(deps.sql, agent), messages: [...await listMessages(deps.sql, conversation.id), heard],
-    rules: await listTransferRules(deps.sql, session.orgId, session.agentId),
+    agent: await runtimeAgent(deps.sql, agent), messages: [...await listMessages(deps.sql, input.conversationId), heard],
+    rules: await listTransferRules(deps.sql, input.orgId, agent.id),
   });
-  if (rule) return transferCall(deps, { session, rule, said, speech, ourNumber: params.To ?? '', baseUrl });
-  const replies = await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' });
-  return sayAndGather(replies.map((m) => m.text), speech, action);
+  if (rule) {
+    const announcement = transferAnnouncement(rule, speech);
+    const plan = input.handOver ? await input.handOver(rule, said, announcement) : simulatedPlan(rule, input.ourNumber);
+    return { twiml: transferTwiml(plan, announcement, speech), transfer: rule };
+  }
+  return { twiml: sayAndGather(await input.answer(said), speech, input.action), transfer: null };
+}
+
+/** What the agent says when `rule` hands the caller over. */
+function transferAnnouncement(rule: TransferRule, speech: Speech): string {
+  const who = rule.destination_label ?? rule.name;
+  return speech.language === 'fr-FR' ? `Je vous mets en relation avec ${who}. Merci de patienter.` : `Let me connect you with ${who}. Please hold.`;
+}
+
+/** The transcript's note of a transfer by `rule`. */
+export const transferNote = (rule: TransferRule) => `Transferred by rule "${rule.name}" (${rule.transfer_type}) to ${destinationOf(rule)}`;
+
+/** A simulated call's hand-over: the same TwiML shape, with no session, conference or trunk credential behind it. */
+function simulatedPlan(rule: TransferRule, ourNumber: string): TransferPlan {
+  if (rule.transfer_type === 'warm') return { type: 'warm', rule, conference: 'transfer-simulated' };
+  if (rule.transfer_type === 'sip_refer') return { type: 'sip_refer', rule, sipUri: rule.destination_sip_uri ?? `sip:${rule.destination_phone ?? ''}`, username: '', password: '' };
+  return { type: 'cold', rule, callerId: ourNumber };
 }
 
 async function transferPlan(deps: InboundDeps, session: CarrierSession, rule: TransferRule, ourNumber: string): Promise<TransferPlan> {
@@ -99,19 +151,15 @@ async function transferPlan(deps: InboundDeps, session: CarrierSession, rule: Tr
 
 const destinationOf = (rule: TransferRule) => rule.destination_sip_uri ?? rule.destination_phone ?? '';
 
-/** Hands the caller over by `rule`: recorded in the transcript (a `system` message naming the rule), TwiML for the carrier. */
+/** Hands the caller over by `rule`: recorded in the transcript (a `system` message naming the rule), the plan of its TwiML. */
 async function transferCall(deps: InboundDeps, input: {
-  session: CarrierSession; rule: TransferRule; said: string; speech: Speech; ourNumber: string; baseUrl: string;
-}): Promise<string> {
+  session: CarrierSession; rule: TransferRule; said: string; announcement: string; ourNumber: string; baseUrl: string;
+}): Promise<TransferPlan> {
   const { session, rule } = input;
   const plan = await transferPlan(deps, session, rule, input.ourNumber);
-  const who = rule.destination_label ?? rule.name;
-  const announcement = input.speech.language === 'fr-FR'
-    ? `Je vous mets en relation avec ${who}. Merci de patienter.`
-    : `Let me connect you with ${who}. Please hold.`;
   await deps.sql.begin(async (tx) => {
-    await insertMessages(tx, session.conversationId!, [{ role: 'caller', text: input.said }, { role: 'agent', text: announcement }]);
-    await addSystemMessage(tx, session.conversationId!, `Transferred by rule "${rule.name}" (${rule.transfer_type}) to ${destinationOf(rule)}`);
+    await insertMessages(tx, session.conversationId!, [{ role: 'caller', text: input.said }, { role: 'agent', text: input.announcement }]);
+    await addSystemMessage(tx, session.conversationId!, transferNote(rule));
     await markSessionTransferred(tx, session.id, rule.id);
     if (deps.carrier.name === 'sandbox') {
       await recordCarrierOperation(tx, {
@@ -127,7 +175,7 @@ async function transferCall(deps: InboundDeps, input: {
       url: `${input.baseUrl}${CARRIER_WEBHOOK_PATHS.voice}/warm?session=${session.id}`, statusUrl: input.baseUrl + CARRIER_WEBHOOK_PATHS.voiceStatus,
     }).catch((err: unknown) => deps.log.error({ err, session_id: session.id }, 'could not call the warm transfer destination'));
   }
-  return transferTwiml(plan, announcement, input.speech);
+  return plan;
 }
 
 /** The warm transfer destination's call: the brief, then the conference. */
