@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startWorkerProcess as startWorker } from './support/worker-child.ts';
 import { eventually, freshDatabase, startTestService, type TestService } from './helpers.ts';
 import { callsOf, campaignReaches, eventsOf, orgWithNumber, peakConcurrency, startedCampaign } from './support/campaigns.ts';
 
@@ -9,7 +9,6 @@ import { callsOf, campaignReaches, eventsOf, orgWithNumber, peakConcurrency, sta
  * ends exactly once and the concurrency limit still holds.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SETTINGS = { SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 2 } as const;
 const SECRETS_KEY = Buffer.alloc(32, 18).toString('base64');
 const CALLS = 30;
@@ -19,27 +18,10 @@ let db: Awaited<ReturnType<typeof freshDatabase>>;
 let api: TestService;
 const children = new Set<ChildProcess>();
 
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env, ...Object.fromEntries(Object.entries(SETTINGS).map(([k, v]) => [k, String(v)])),
-      DATABASE_URL: db.url, TEMPORAL_ADDRESS: inject('temporalAddress'), TASK_QUEUE_PREFIX: api.config.TASK_QUEUE_PREFIX,
-      SECRETS_KEY, LOG_LEVEL: 'silent', WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
-    },
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('ready')) resolve();
-    });
-    child.once('exit', (code, signal) => reject(new Error(`worker process exited (${code ?? signal}) before it was ready`)));
-  });
-  return child;
-}
+/** A worker in a process of its own, resolved once it polls. */
+const startWorkerProcess = () => startWorker({
+  settings: SETTINGS, databaseUrl: db.url, taskQueuePrefix: api.config.TASK_QUEUE_PREFIX, secretsKey: SECRETS_KEY,
+}, children);
 
 beforeAll(async () => {
   db = await freshDatabase();

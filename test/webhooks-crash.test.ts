@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startWorkerProcess as startWorker } from './support/worker-child.ts';
 import { Webhook } from 'standardwebhooks';
 import { eventually, freshDatabase, startTestService, type TestService } from './helpers.ts';
 import { newAgent, newOrg } from './support/orgs.ts';
@@ -12,7 +12,6 @@ import { startReceiver, type Receiver } from './webhook-receiver.ts';
  * unclaimed ones by the restarted worker's dispatcher.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SETTINGS = {
   ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_RETRY_DELAYS: '1,1,1,1', WEBHOOK_SWEEP_SECONDS: 1, WEBHOOK_CLAIM_TIMEOUT_SECONDS: 3,
 } as const;
@@ -25,27 +24,9 @@ let receiver: Receiver;
 const children = new Set<ChildProcess>();
 
 /** A worker in a process of its own, resolved once it polls. */
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env, ...Object.fromEntries(Object.entries(SETTINGS).map(([k, v]) => [k, String(v)])),
-      DATABASE_URL: db.url, TEMPORAL_ADDRESS: inject('temporalAddress'), TASK_QUEUE_PREFIX: api.config.TASK_QUEUE_PREFIX,
-      SECRETS_KEY, LOG_LEVEL: 'silent', WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
-    },
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('ready')) resolve();
-    });
-    child.once('exit', (code, signal) => reject(new Error(`worker process exited (${code ?? signal}) before it was ready`)));
-  });
-  return child;
-}
+const startWorkerProcess = () => startWorker({
+  settings: SETTINGS, databaseUrl: db.url, taskQueuePrefix: api.config.TASK_QUEUE_PREFIX, secretsKey: SECRETS_KEY,
+}, children);
 
 beforeAll(async () => {
   db = await freshDatabase();
