@@ -9,14 +9,14 @@ const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').re
  * process (which never renders) does not hold pdfkit and pptxgenjs.
  */
 export async function renderArtifact(format: Report['format'], data: ReportData): Promise<Artifact> {
-  const base = `${slug(data.report.name)}-${data.period.start.slice(0, 10)}`;
+  const fileName = (extension: string) => `${slug(data.report.name)}-${data.period.start.slice(0, 10)}.${extension}`;
   if (format === 'document') {
     const { renderPdf } = await import('./render-pdf.ts');
-    return { bytes: await renderPdf(data), contentType: 'application/pdf', fileName: `${base}.pdf` };
+    return { bytes: await renderPdf(data), contentType: 'application/pdf', fileName: fileName('pdf') };
   }
   if (format === 'presentation') {
     const { renderPptx } = await import('./render-pptx.ts');
-    return { bytes: await renderPptx(data), contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', fileName: `${base}.pptx` };
+    return { bytes: await renderPptx(data), contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', fileName: fileName('pptx') };
   }
-  return { bytes: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json', fileName: `${base}.json` };
+  return { bytes: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json', fileName: fileName('json') };
 }
