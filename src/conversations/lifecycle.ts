@@ -13,7 +13,7 @@ import { searchKnowledge } from '../knowledge/retrieval.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
-import type { AgentRuntime, RuntimeAgent, TranscriptMessage, TurnResult } from '../runtime/types.ts';
+import type { AgentRuntime, RuntimeAgent, RuntimeTools, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { conversationLifecycleKind } from '../../workflows/conversation.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
@@ -180,6 +180,15 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
  * The agent's answer to the transcript so far, stored, unless a member took the conversation over
  * while the runtime was thinking (then the answer is dropped).
  */
+/** What an agent answers from: its knowledge, training notes and data tables (every surface, simulations included). */
+export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'searchKnowledge' | 'searchNotes' | 'lookupRows'> {
+  return {
+    searchKnowledge: (query, limit) => searchKnowledge(sql, agentId, query, { limit: limit ?? 5 }),
+    searchNotes: (query) => matchTrainingNotes(sql, agentId, query),
+    lookupRows: (query) => answerFromRows(sql, agentId, query),
+  };
+}
+
 export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord): Promise<TranscriptMessage[]> {
   const history = await listMessages(deps.sql, conversation.id);
   const told = await runtimeAgent(deps.sql, agent, { liveInboxOrgId: inLiveInbox(conversation) ? conversation.orgId : null });
@@ -199,9 +208,7 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
       contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
       language: conversation.language ?? 'en',
     }, {
-      searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
-      searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
-      lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+      ...groundingOf(deps.sql, agent.id),
       agentTools: tools.model,
       callAgentTool: async (name, args) => callAgentTool(deps, toolContext, tools.model.find((t) => t.name === name)!, args),
     });

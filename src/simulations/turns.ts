@@ -5,10 +5,7 @@ import { activeNumbersOfAgent, type PhoneNumberRecord } from '../db/phone-number
 import { appendToolCalls, findConversationRecord, insertMessages, listMessages, markEnded, recordTurn } from '../db/conversations.ts';
 import { finishSimulation, findSimulation, findTurn, recordSimulationTurn, type SimulationRecord } from '../db/simulations.ts';
 import { emitEvent } from '../events/emit.ts';
-import { conversationEventData, runtimeAgent } from '../conversations/lifecycle.ts';
-import { searchKnowledge } from '../knowledge/retrieval.ts';
-import { matchTrainingNotes } from '../knowledge/notes.ts';
-import { answerFromRows } from '../knowledge/rows.ts';
+import { conversationEventData, groundingOf, runtimeAgent } from '../conversations/lifecycle.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import { visitorSide } from '../runtime/signals.ts';
 import { pageLanguage } from '../runtime/phrases.ts';
@@ -70,9 +67,7 @@ async function answerOf(deps: SimulationDeps, agent: Agent, messages: Transcript
   opts: { told?: RuntimeAgent; tools?: OfferedTools } = {}) {
   const { tools } = opts;
   return deps.runtime.reply({ agent: opts.told ?? await runtimeAgent(deps.sql, agent), messages, captured, contactFacts: {}, language }, {
-    searchKnowledge: (query, limit) => searchKnowledge(deps.sql, agent.id, query, { limit: limit ?? 5 }),
-    searchNotes: (query) => matchTrainingNotes(deps.sql, agent.id, query),
-    lookupRows: (query) => answerFromRows(deps.sql, agent.id, query),
+    ...groundingOf(deps.sql, agent.id),
     ...(tools?.model.length ? {
       agentTools: tools.model,
       callAgentTool: async (name: string, args: Record<string, unknown>) => tools.call(tools.model.find((t) => t.name === name)!, args),
