@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.ts';
-import { freshDatabase, onCleanup, positiveInt, say, startTemporal, runBenchmark } from './harness.ts';
+import { freshDatabase, onCleanup, percentile, positiveInt, say, startTemporal, runBenchmark } from './harness.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -114,7 +114,6 @@ async function expectedTotal(sql: Sql, orgId: string, f: { widget_id?: string; s
   return row!.n;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 async function measure(base: string, c: Case, totals: Map<string, number>): Promise<number[]> {
   const headers = { authorization: `Bearer ${c.org.token}` };

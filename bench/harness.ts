@@ -1,11 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { getFreePort } from '../src/infra/ports.ts';
-import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
+import { createScratchDatabase, LOCAL_PG_URL, startScratchTemporal } from '../src/infra/scratch.ts';
+import { startTemporalServer } from '../src/infra/temporal-server.ts';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -53,12 +56,35 @@ export async function freshDatabase(): Promise<string> {
   return db.url;
 }
 
-/** An in-memory Temporal dev server, stopped at the end. */
+/**
+ * An in-memory Temporal dev server, stopped at the end; with BENCH_TEMPORAL=postgres, a real Temporal
+ * server on fresh databases of the machine's PostgreSQL instead (as `npm run rehearsal` runs it).
+ */
 export async function startTemporal(): Promise<string> {
+  if (process.env.BENCH_TEMPORAL === 'postgres') {
+    const server = await startTemporalServer({ pgServerUrl: LOCAL_PG_URL, settings: await composeTemporalSettings(), log: say });
+    onCleanup('Temporal server', () => server.destroy());
+    return server.address;
+  }
   const dev = await startScratchTemporal({ log: say });
   onCleanup('Temporal dev server', () => dev.stop());
   return dev.address;
 }
+
+/**
+ * The settings docker-compose.yml gives its `temporal` service, which the configuration template
+ * (deploy/temporal/config.yaml) reads: the same file, so the local server is configured as the
+ * compose one is. Values taken from the compose environment (`${...}`, the password) are left out:
+ * the local server sets host, port, user, password and database names itself.
+ */
+export async function composeTemporalSettings(): Promise<Record<string, string>> {
+  const compose = parseYaml(await readFile(join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: { temporal: { environment: Record<string, unknown> } } };
+  return Object.fromEntries(Object.entries(compose.services.temporal.environment)
+    .map(([k, v]) => [k, String(v)] as const).filter(([, v]) => !v.includes('${')));
+}
+
+/** The p-th percentile (0-100) of ascending values. */
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * CPU seconds used so far by this process, the Temporal dev server it started and the PostgreSQL
@@ -85,11 +111,11 @@ export function cpuSecondsOf(pid: string): number | null {
   }, null);
 }
 
-/** The `temporal` process this one started (its parent pid is ours). */
+/** The `temporal` (dev server) or `temporal-server` process this one started (its parent pid is ours). */
 function temporalChild(): string | undefined {
   return readOr(() => readdirSync('/proc'), [] as string[]).find((pid) => /^\d+$/.test(pid) && readOr(() => {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'temporal' && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+    return ['temporal', 'temporal-server'].includes(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))) && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
   }, false));
 }
 
@@ -193,14 +219,19 @@ export async function spawnServer(name: string, args: string[], opts: { env: Nod
   return { url, pid: child.pid!, stop };
 }
 
+/** Compiles the service to dist/ (`npm run build`: only when a source changed). */
+export function buildService(): void {
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'run.mjs'), 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.status !== 0) throw new Error(`npm run build failed (exit ${built.status})`);
+}
+
 /**
  * The service as `npm start` runs it (API and workers in one process, compiled: dist/src/main.js,
  * built first when a source changed), against the given database and Temporal server, in a process
  * of its own so its memory is its own.
  */
 export async function startServiceProcess(opts: { databaseUrl: string; temporalAddress: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] }): Promise<ChildServer> {
-  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'run.mjs'), 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (built.status !== 0) throw new Error(`npm run build failed (exit ${built.status})`);
+  buildService();
   const port = await getFreePort();
   return spawnServer('service process', [join(ROOT, 'dist', 'src', 'main.js'), 'start'], {
     port, readyPath: '/readyz', nodeArgs: opts.nodeArgs, compiled: true,

@@ -34,7 +34,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
-import { cpuSnapshot, describeCpu, freshDatabase, onCleanup, positiveInt, say, startTemporal, type CpuSnapshot, runBenchmark } from './harness.ts';
+import { cpuSnapshot, describeCpu, freshDatabase, onCleanup, percentile, positiveInt, say, startTemporal, type CpuSnapshot, runBenchmark } from './harness.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -125,7 +125,6 @@ function waitForReceipts(receipts: Receipts, count: number): Promise<void> {
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** Starts `work` for each item at `rate` a second, not waiting for earlier ones; resolves when all are done. */
 async function paced<T>(items: T[], rate: number, work: (item: T) => Promise<void>): Promise<void> {

@@ -19,11 +19,33 @@ import {
  * `go install` (later releases carry a `replace` directive in go.mod).
  */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
-const GO_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
 const BINARY_NAME = 'temporal';
 
-/** CPU-minutes of a build from an empty Go cache (about 7 minutes on 2 cores). */
-const BUILD_CORE_MINUTES = 14;
+/**
+ * One `go install` whose binaries are cached per user: what to build, at which version, under
+ * which cached names (go names a binary after its package's last path element).
+ */
+export interface GoBuild {
+  /** Human name in progress lines ("Temporal CLI"). */
+  what: string;
+  version: string;
+  /** Go packages, built by one `go install` (`<package>@<version>` each). */
+  packages: string[];
+  /** Cached file name of each package's binary, in the order of `packages`. */
+  binaries: string[];
+  /** Folder of the cached binaries. */
+  cacheDir: string;
+  /** CPU-minutes of a build from an empty Go cache, for the first progress line. */
+  coreMinutes: number;
+  /** Variable naming an existing binary instead, mentioned in the first progress line. */
+  skipHint: string;
+}
+
+const CLI_BUILD: GoBuild = {
+  what: 'Temporal CLI', version: TEMPORAL_CLI_VERSION, packages: ['github.com/temporalio/cli/cmd/temporal'], binaries: [BINARY_NAME],
+  cacheDir: '', coreMinutes: 14, // about 7 minutes on 2 cores
+  skipHint: 'Set TEMPORAL_CLI_PATH or put `temporal` on PATH to skip it.',
+};
 /** How often a running build prints a progress line, and refreshes its lock. */
 const PROGRESS_INTERVAL_MS = 15_000;
 /** A lock whose holder has not refreshed it for this long is considered abandoned. */
@@ -51,18 +73,36 @@ export async function ensureTemporalCli(opts: EnsureTemporalCliOptions = {}): Pr
   if (fromEnv) return checkExplicitPath(fromEnv);
   const onPath = await findOnPath(BINARY_NAME);
   if (onPath) return onPath;
-  const cacheDir = temporalCliCacheDir();
-  const cached = join(cacheDir, BINARY_NAME);
-  if (await isExecutableFile(cached)) return cached;
-  return buildUnderLock(cacheDir, log);
+  const [cli] = await ensureGoBinaries({ ...CLI_BUILD, cacheDir: temporalCliCacheDir() }, log);
+  return cli!;
+}
+
+/** A folder of this project's per-user cache (`$XDG_CACHE_HOME` or `~/.cache`, then `agent-management-service/<name>`). */
+export function projectCacheDir(name: string): string {
+  const xdg = process.env['XDG_CACHE_HOME'];
+  // The XDG spec says relative values are invalid and must be ignored.
+  const cacheRoot = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+  return join(cacheRoot, 'agent-management-service', name);
 }
 
 /** The folder holding the cached CLI build for {@link TEMPORAL_CLI_VERSION}. */
 export function temporalCliCacheDir(): string {
-  const xdg = process.env['XDG_CACHE_HOME'];
-  // The XDG spec says relative values are invalid and must be ignored.
-  const cacheRoot = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-  return join(cacheRoot, 'agent-management-service', `temporal-cli-${TEMPORAL_CLI_VERSION}`);
+  return projectCacheDir(`temporal-cli-${TEMPORAL_CLI_VERSION}`);
+}
+
+/**
+ * The absolute paths of a build's cached binaries, building them once if one is missing.
+ * Builds are serialised between processes with a lock directory and land atomically.
+ */
+export async function ensureGoBinaries(build: GoBuild, log: LineLogger = silentLogger): Promise<string[]> {
+  const paths = build.binaries.map((name) => join(build.cacheDir, name));
+  if ((await Promise.all(paths.map(isExecutableFile))).every(Boolean)) return paths;
+  await buildUnderLock(build, log);
+  return paths;
+}
+
+async function allBuilt(build: GoBuild): Promise<boolean> {
+  return (await Promise.all(build.binaries.map((name) => isExecutableFile(join(build.cacheDir, name))))).every(Boolean);
 }
 
 async function checkExplicitPath(path: string): Promise<string> {
@@ -96,20 +136,19 @@ async function findOnPath(name: string): Promise<string | null> {
  * binary meanwhile. Polling (rather than blocking) lets a waiter notice both
  * outcomes of the holder's work: a finished binary, or an abandoned lock.
  */
-async function buildUnderLock(cacheDir: string, log: LineLogger): Promise<string> {
-  const binary = join(cacheDir, BINARY_NAME);
-  const lockDir = join(cacheDir, '.build.lock');
-  await mkdir(cacheDir, { recursive: true });
+async function buildUnderLock(build: GoBuild, log: LineLogger): Promise<void> {
+  const lockDir = join(build.cacheDir, '.build.lock');
+  await mkdir(build.cacheDir, { recursive: true });
   const waitStarted = Date.now();
   let lastNotice = 0;
   for (;;) {
-    if (await isExecutableFile(binary)) return binary;
+    if (await allBuilt(build)) return;
     const release = await tryAcquireLock(lockDir);
     if (release) {
       try {
         // Re-check: the previous holder may have finished between our two looks.
-        if (!(await isExecutableFile(binary))) await buildInto(cacheDir, binary, log);
-        return binary;
+        if (!(await allBuilt(build))) await buildInto(build, log);
+        return;
       } finally {
         await release();
       }
@@ -117,7 +156,7 @@ async function buildUnderLock(cacheDir: string, log: LineLogger): Promise<string
     if (Date.now() - lastNotice >= PROGRESS_INTERVAL_MS) {
       lastNotice = Date.now();
       const waited = Math.round((lastNotice - waitStarted) / 1000);
-      log(`Temporal CLI: another process is building it (${await describeLockOwner(lockDir)}); waiting (${waited}s)`);
+      log(`${build.what}: another process is building it (${await describeLockOwner(lockDir)}); waiting (${waited}s)`);
     }
     await sleep(LOCK_POLL_MS);
   }
@@ -215,21 +254,22 @@ function isErrnoCode(err: unknown, code: string): boolean {
  * into place. A build killed half-way leaves only a temp folder, which the
  * next lock holder removes.
  */
-async function buildInto(cacheDir: string, binary: string, log: LineLogger): Promise<void> {
-  await removeLeftoverBuildDirs(cacheDir);
-  const go = await findGo();
-  const tempBin = await mkdtemp(join(cacheDir, '.gobin-'));
-  log(buildEstimateLine(availableParallelism()));
+async function buildInto(build: GoBuild, log: LineLogger): Promise<void> {
+  await removeLeftoverBuildDirs(build.cacheDir);
+  const go = await findGo(build.what);
+  const tempBin = await mkdtemp(join(build.cacheDir, '.gobin-'));
+  log(buildEstimateLine(availableParallelism(), build));
   log(
-    `Temporal CLI not found: building ${GO_PACKAGE}@${TEMPORAL_CLI_VERSION} with ${go}. ` +
-      `The result is cached in ${cacheDir}. ` +
-      '(Set TEMPORAL_CLI_PATH or put `temporal` on PATH to skip it.)',
+    `${build.what} not found: building ${build.packages.map((p) => `${p}@${build.version}`).join(' ')} with ${go}. ` +
+      `The result is cached in ${build.cacheDir}. (${build.skipHint})`,
   );
   try {
-    await runGoInstall(go, tempBin, log);
-    const built = join(tempBin, BINARY_NAME);
-    log(`Temporal CLI built: ${await readVersion(built)}`);
-    await rename(built, binary);
+    await runGoInstall(go, tempBin, build, log);
+    for (const [i, pkg] of build.packages.entries()) {
+      const built = join(tempBin, pkg.slice(pkg.lastIndexOf('/') + 1));
+      log(`${build.what} built: ${await readVersion(built)}`);
+      await rename(built, join(build.cacheDir, build.binaries[i]!));
+    }
   } finally {
     await rm(tempBin, { recursive: true, force: true });
   }
@@ -239,9 +279,9 @@ async function buildInto(cacheDir: string, binary: string, log: LineLogger): Pro
  * The first line of a build: how long to wait. Measured on a fresh 2-core machine: 435 s for the
  * first `npm start`, nearly all of it this build, which is CPU-bound and uses every core.
  */
-export function buildEstimateLine(cores: number): string {
-  const minutes = Math.max(2, Math.round(BUILD_CORE_MINUTES / Math.max(1, cores)));
-  return `Building the Temporal CLI once, about ${minutes} minutes on ${cores} core${cores === 1 ? '' : 's'} (progress every ${PROGRESS_INTERVAL_MS / 1000} s)`;
+export function buildEstimateLine(cores: number, build: Pick<GoBuild, 'what' | 'coreMinutes'> = CLI_BUILD): string {
+  const minutes = Math.max(2, Math.round(build.coreMinutes / Math.max(1, cores)));
+  return `Building the ${build.what} once, about ${minutes} minutes on ${cores} core${cores === 1 ? '' : 's'} (progress every ${PROGRESS_INTERVAL_MS / 1000} s)`;
 }
 
 async function removeLeftoverBuildDirs(cacheDir: string): Promise<void> {
@@ -250,14 +290,13 @@ async function removeLeftoverBuildDirs(cacheDir: string): Promise<void> {
   }
 }
 
-async function findGo(): Promise<string> {
+async function findGo(what: string): Promise<string> {
   const onPath = await findOnPath('go');
   if (onPath) return onPath;
   const standard = '/usr/local/go/bin/go';
   if (await isExecutableFile(standard)) return standard;
   throw new Error(
-    'Cannot build the Temporal CLI: Go is not installed (no `go` on PATH nor /usr/local/go/bin/go). ' +
-      'Install Go 1.25+, or set TEMPORAL_CLI_PATH to an existing `temporal` binary.',
+    `Cannot build the ${what}: Go is not installed (no \`go\` on PATH nor /usr/local/go/bin/go). Install Go 1.25+.`,
   );
 }
 
@@ -267,9 +306,10 @@ async function findGo(): Promise<string> {
  * {@link PROGRESS_INTERVAL_MS} instead of flooding the log with ~800 lines;
  * every other line (downloads, errors) is passed through as is.
  */
-async function runGoInstall(go: string, gobin: string, log: LineLogger): Promise<void> {
+async function runGoInstall(go: string, gobin: string, build: GoBuild, log: LineLogger): Promise<void> {
+  const targets = build.packages.map((p) => `${p}@${build.version}`);
   // Tied to us: an orphaned go build would race the next lock holder's build.
-  const child = spawnTiedToParent(go, ['install', '-v', `${GO_PACKAGE}@${TEMPORAL_CLI_VERSION}`], {
+  const child = spawnTiedToParent(go, ['install', '-v', ...targets], {
     env: { ...process.env, GOBIN: gobin },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -291,7 +331,7 @@ async function runGoInstall(go: string, gobin: string, log: LineLogger): Promise
   forEachLine(child.stderr, onLine);
   const stopTicker = repeatEvery(PROGRESS_INTERVAL_MS, () => {
     const seconds = Math.round((Date.now() - started) / 1000);
-    log(`Temporal CLI: still building (${seconds}s, ${packages} packages compiled${lastPackage ? `, last ${lastPackage}` : ''})`);
+    log(`${build.what}: still building (${seconds}s, ${packages} packages compiled${lastPackage ? `, last ${lastPackage}` : ''})`);
   });
   try {
     const code = await new Promise<number | null>((resolveExit, reject) => {
@@ -299,7 +339,7 @@ async function runGoInstall(go: string, gobin: string, log: LineLogger): Promise
       child.once('close', (exitCode) => resolveExit(exitCode));
     });
     if (code !== 0) {
-      throw new Error(`go install ${GO_PACKAGE}@${TEMPORAL_CLI_VERSION} failed (exit ${String(code)}). Last output:\n${recent.format()}`);
+      throw new Error(`go install ${targets.join(' ')} failed (exit ${String(code)}). Last output:\n${recent.format()}`);
     }
   } finally {
     stopTicker();
@@ -307,7 +347,7 @@ async function runGoInstall(go: string, gobin: string, log: LineLogger): Promise
   }
 }
 
-/** Runs `temporal --version` so a broken binary is rejected before it is installed. */
+/** Runs `<binary> --version` so a broken binary is rejected before it is installed. */
 async function readVersion(binary: string): Promise<string> {
   const { stdout } = await promisify(execFile)(binary, ['--version'], { timeout: 30_000 });
   return stdout.trim();
