@@ -10,6 +10,8 @@ FROM node:20-bookworm-slim AS build
 ENV SCARF_ANALYTICS=false NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app
 COPY package.json package-lock.json .npmrc* ./
+# patches/: fixes to dependencies that `npm install` applies (postinstall: patch-package).
+COPY patches ./patches
 RUN npm install --no-audit --no-fund --loglevel=warn
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -33,6 +35,7 @@ WORKDIR /app
 # `npm install` installs the locked versions for this platform (see scripts/run.mjs). Switch to
 # `npm ci --omit=dev` once the lock is complete. --loglevel: the project .npmrc may say silent.
 COPY package.json package-lock.json .npmrc* ./
+COPY patches ./patches
 RUN npm install --omit=dev --no-audit --no-fund --loglevel=warn && npm cache clean --force
 
 # The compiled code, plus what it reads from the source tree: migrations and the web assets

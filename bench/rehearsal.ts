@@ -132,7 +132,8 @@ async function startBalancer(upstreams: () => number[]): Promise<{ url: string; 
       const ports = upstreams();
       const attempt = (tries: number) => {
         const port = ports[next++ % ports.length]!;
-        const out = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer: IncomingMessage) => {
+        // A connection per request (agent: false): a pooled socket to a process killed since would fail as a reset, not a refusal.
+        const out = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent: false }, (answer: IncomingMessage) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
         });
@@ -184,14 +185,20 @@ interface Answer { status: number; body: any; ms: number }
 /** Per kind: latencies of every request, answers by class. */
 class Stats {
   readonly kinds = new Map<string, { ms: number[]; ok: number; errors: number; fiveXX: number; network: number }>();
+  /** 5xx answers by status and kind: 502 is the balancer's (a request in flight on a killed API). */
+  readonly fiveXXByStatus = new Map<string, number>();
   started = Date.now();
-  reset(): void { this.kinds.clear(); this.started = Date.now(); }
+  reset(): void { this.kinds.clear(); this.fiveXXByStatus.clear(); this.started = Date.now(); }
   record(kind: string, a: Answer): void {
     let k = this.kinds.get(kind);
     if (!k) this.kinds.set(kind, k = { ms: [], ok: 0, errors: 0, fiveXX: 0, network: 0 });
     k.ms.push(a.ms);
     if (a.status === 0) k.network++;
-    else if (a.status >= 500) k.fiveXX++;
+    else if (a.status >= 500) {
+      k.fiveXX++;
+      const key = `${a.status} ${kind}${a.status === 502 ? '' : `: ${String(a.body?.title ?? a.body?.detail ?? a.body).slice(0, 80)}`}`;
+      this.fiveXXByStatus.set(key, (this.fiveXXByStatus.get(key) ?? 0) + 1);
+    }
     else if (a.status >= 400) k.errors++;
     else k.ok++;
   }
@@ -204,6 +211,7 @@ class Stats {
         String(k.ok), String(k.errors), String(k.fiveXX), String(k.network)]);
     }
     table(rows);
+    if (this.fiveXXByStatus.size) say(`  5xx: ${[...this.fiveXXByStatus].map(([k, n]) => `${n}x ${k}`).join('; ')}`);
   }
 }
 
@@ -418,7 +426,10 @@ async function main(): Promise<void> {
   say(`Rehearsal: ${load()}`);
   const settings = await composeTemporalSettings();
   say(`Temporal settings from docker-compose.yml: ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')}`);
-  const temporal: TemporalServer = await startTemporalServer({ pgServerUrl: LOCAL_PG_URL, settings, log: say });
+  // The machine's PostgreSQL allows 100 connections for every program on it: fewer than the template's 20 + 10.
+  const pools = { SQL_MAX_CONNS: '12', SQL_MAX_IDLE_CONNS: '12', SQL_VIS_MAX_CONNS: '4', SQL_VIS_MAX_IDLE_CONNS: '4' };
+  say(`  and for this machine: ${Object.entries(pools).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  const temporal: TemporalServer = await startTemporalServer({ pgServerUrl: LOCAL_PG_URL, settings: { ...settings, ...pools }, log: say });
   onCleanup('Temporal server', () => temporal.destroy());
   const db = await createScratchDatabase({ prefix: 'ams_rehearsal', log: say });
   onCleanup('service database', () => db.drop());
@@ -437,6 +448,8 @@ async function main(): Promise<void> {
     WEBHOOK_RETRY_DELAYS: '1,2,5,10,20,30', WEBHOOK_SWEEP_SECONDS: '5', WEBHOOK_CLAIM_TIMEOUT_SECONDS: '15',
     SANDBOX_RING_SECONDS: '1', SANDBOX_CALL_SECONDS: '3', CONVERSATION_INACTIVITY_SECONDS: String(INACTIVITY_SECONDS),
     AMS_STARTING_CREDITS: '100000000',
+    // The machine's PostgreSQL allows 100 connections for every program on it: 4 processes x 5 here.
+    DATABASE_POOL_SIZE: '5',
   };
   const fleet = new Fleet(env, logDir);
   onCleanup('service processes', () => fleet.stopAll());
@@ -465,7 +478,7 @@ async function main(): Promise<void> {
     return a.body;
   };
   await must('POST', `${REST}/webhooks`, { url: receiver.url, events: ['*'] });
-  const chat = await must('POST', `${REST}/agents`, { name: 'Marina', site_url: ctx.siteUrl, greeting: 'Welcome to the marina!' });
+  const chat = await must('POST', `${REST}/agents`, { name: 'Marina', site_url: ctx.siteUrl });
   const chatSite = (await must('GET', `${REST}/sites?widget_id=${chat.id}`)).data[0];
   let pagesPerCrawl = 0;
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(500)) {

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../../src/db/index.ts';
 import { AppError, problemBody } from '../../src/errors.ts';
 import type { AppContext, AppMiddleware } from '../context.ts';
 
@@ -23,6 +24,13 @@ export function errorHandler(): AppMiddleware {
 
 function toAppError(ctx: AppContext, err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) {
+    ctx.state.log.warn({ err }, 'database unavailable');
+    // Whether a write committed before the connection failed is unknown: an Idempotency-Key makes the retry safe.
+    return new AppError(503, 'service_unavailable', 'the database is unavailable; try again (with the same Idempotency-Key for a write)', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
   ctx.state.log.error({ err }, 'unhandled error');
   return new AppError(500, 'internal_error', 'an unexpected error occurred; quote the request_id when reporting it');
 }

@@ -1,5 +1,6 @@
 import type { Sql } from '../db/index.ts';
 import { findKeyByTokenHash } from '../db/api-keys.ts';
+import { listenDurably } from '../db/listen.ts';
 import { isPermission, type Permission } from '../schemas/permissions.ts';
 import { tokenDigest, tokenKindOf, type TokenKind } from './tokens.ts';
 
@@ -37,7 +38,8 @@ export async function createAuthenticator(sql: Sql, opts: { ttlMs?: number } = {
   const forget = (keyId: string): void => {
     for (const [hash, entry] of cache) if (entry.principal.keyId === keyId) cache.delete(hash);
   };
-  const subscription = await sql.listen(KEY_REVOKED_CHANNEL, (keyId) => forget(keyId), () => cache.clear());
+  // Durably: a replica that stopped hearing revocations would accept a revoked key until its cache expired.
+  const subscription = await listenDurably(sql, KEY_REVOKED_CHANNEL, (keyId) => forget(keyId), () => cache.clear());
 
   async function authenticate(token: string): Promise<Principal | null> {
     const kind = tokenKindOf(token);

@@ -19,6 +19,25 @@ export function createSql(url: string, opts: { max?: number } = {}): Sql {
   });
 }
 
+/** postgres.js's own codes for a connection it lost or could not open. */
+const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/**
+ * Whether an error says the database could not be reached, rather than that a statement was wrong:
+ * a connection refused, lost or timed out, or the server ending the session (a FATAL error such as
+ * "terminating connection due to administrator command", "too many clients", a database not
+ * accepting connections), or SQLSTATE classes 08 (connection exception) and 57P (operator intervention).
+ * The API answers those 503, as it does when Temporal is unreachable.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, severity } = err as { code?: unknown; severity?: unknown };
+  if (severity === 'FATAL' || severity === 'PANIC') return true;
+  if (typeof code !== 'string') return false;
+  return CONNECTION_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300';
+}
+
 const MIGRATIONS_DIR = sourceFile('src', 'db', 'migrations') + '/';
 // Any constant works; it only has to be the same for every process of this service.
 const MIGRATION_LOCK_KEY = 727_001;

@@ -1,6 +1,7 @@
 import { webhookRetryDelays } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
+import { listenDurably } from '../db/listen.ts';
 import { claimDeliveries, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, recordAttempt, settleDelivery, type PendingDelivery } from '../db/webhooks.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { attemptDelivery, createDeliveryAgent } from './attempt.ts';
@@ -108,11 +109,11 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
     }
   }
 
-  const listener = await sql.listen(CHANNEL, () => { eventsWaiting = true; wake(); }, () => {
+  const listener = await listenDurably(sql, CHANNEL, () => { eventsWaiting = true; wake(); }, () => {
     // (Re)connected: notifications sent meanwhile are lost, so look at the outbox itself.
     eventsWaiting = deliveriesWaiting = true;
     wake();
-  });
+  }, { checkMs: 5000 });
 
   return {
     async stop() {

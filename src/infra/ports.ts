@@ -36,3 +36,15 @@ export async function isPortFree(port: number): Promise<boolean> {
     });
   });
 }
+
+/**
+ * A currently free port in [low, high) on 127.0.0.1, tried at random. For servers that cannot use
+ * the kernel's ephemeral range: Temporal keeps membership ports in a smallint column (< 32768).
+ */
+export async function getFreePortBetween(low: number, high: number): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await isPortFree(port)) return port;
+  }
+  throw new Error(`no free port found between ${low} and ${high}`);
+}

@@ -10,7 +10,7 @@ import { msToTs } from '@temporalio/common';
 import postgres from 'postgres';
 import { killOnParentExit, type LineLogger, silentLogger, sleep, spawnTiedToParent, terminateChild } from './child-process.ts';
 import { sourceFile } from './paths.ts';
-import { getFreePort } from './ports.ts';
+import { getFreePortBetween } from './ports.ts';
 import { ensureGoBinaries, projectCacheDir } from './temporal-cli.ts';
 
 /** The server release the Temporal CLI v1.5.1 embeds (its go.mod), so dev server and real server run the same code. */
@@ -85,7 +85,15 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   await copyFile(DYNAMIC_CONFIG, join(root, 'dynamicconfig.yaml'));
   const portNames = ['FRONTEND_GRPC_PORT', 'FRONTEND_HTTP_PORT', 'FRONTEND_MEMBERSHIP_PORT', 'MATCHING_GRPC_PORT', 'MATCHING_MEMBERSHIP_PORT',
     'HISTORY_GRPC_PORT', 'HISTORY_MEMBERSHIP_PORT', 'WORKER_GRPC_PORT', 'WORKER_MEMBERSHIP_PORT'];
-  const ports = Object.fromEntries(await Promise.all(portNames.map(async (n) => [n, String(await getFreePort())] as const)));
+  // Below 32768: the server records membership ports in a smallint column.
+  const taken = new Set<number>();
+  const ports: Record<string, string> = {};
+  for (const n of portNames) {
+    let port: number;
+    do port = await getFreePortBetween(20_000, 32_000); while (taken.has(port));
+    taken.add(port);
+    ports[n] = String(port);
+  }
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH, ...opts.settings,
     POSTGRES_SEEDS: pg.hostname, DB_PORT: pg.port || '5432', POSTGRES_PORT: pg.port || '5432',
@@ -93,7 +101,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     DBNAME: databases[0], VISIBILITY_DBNAME: databases[1], BIND_ON_IP: '127.0.0.1', TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
     DYNAMIC_CONFIG_FILE_PATH: join(root, 'dynamicconfig.yaml'), LOG_LEVEL: 'warn', ...ports,
   };
-  const address = `127.0.0.1:${ports.FRONTEND_GRPC_PORT}`;
+  const address = `127.0.0.1:${ports.FRONTEND_GRPC_PORT!}`;
   const serverLog = createWriteStream(join(root, 'server.log'), { flags: 'a' });
   let child: ReturnType<typeof spawnTiedToParent> | undefined;
   let removeHook = (): void => undefined;
