@@ -32,12 +32,22 @@ export interface CrawlSummary {
   firstError: string | null;
 }
 
+/** How long prepareCrawl waits for a site whose inserting transaction has not committed yet. */
+const SITE_VISIBLE_WAIT_MS = 20_000;
+
 export function createCrawlActivities(deps: ActivityDeps) {
   const { sql } = deps;
   return {
     /** Marks the site crawling and clears what an interrupted earlier crawl left of the next generation. */
     async prepareCrawl(input: { siteId: string }): Promise<{ url: string; generation: number } | null> {
-      const site = await findSiteById(sql, input.siteId);
+      // The crawl is started inside the transaction that inserts its site (Temporal unreachable
+      // rolls it back), so under load this can run before that commit: a site not there yet is
+      // waited for a little before it counts as deleted (the rehearsal found sites left `queued`).
+      let site = await findSiteById(sql, input.siteId);
+      for (const deadline = Date.now() + SITE_VISIBLE_WAIT_MS; !site && Date.now() < deadline;) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        site = await findSiteById(sql, input.siteId);
+      }
       if (!site) return null;
       const generation = site.generation + 1;
       await deletePagesFromGeneration(sql, site.id, generation);
