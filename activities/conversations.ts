@@ -1,4 +1,5 @@
 import { endConversation, evaluateConversation } from '../src/conversations/lifecycle.ts';
+import { heartbeating } from './heartbeat.ts';
 import type { ActivityDeps, ActivityRegistration } from './index.ts';
 
 export function createConversationActivities(full: ActivityDeps) {
@@ -8,7 +9,7 @@ export function createConversationActivities(full: ActivityDeps) {
       return endConversation(full, input.conversationId, 'inactivity');
     },
     async evaluateEndedConversation(input: { conversationId: string }): Promise<boolean> {
-      return evaluateConversation(full, input.conversationId);
+      return heartbeating(() => evaluateConversation(full, input.conversationId));
     },
   };
 }

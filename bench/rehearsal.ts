@@ -130,8 +130,9 @@ async function startBalancer(upstreams: () => number[]): Promise<{ url: string; 
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const ports = upstreams();
+      const first = next++;
       const attempt = (tries: number) => {
-        const port = ports[next++ % ports.length]!;
+        const port = ports[(first + tries) % ports.length]!;
         // A connection per request (agent: false): a pooled socket to a process killed since would fail as a reset, not a refusal.
         const out = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent: false }, (answer: IncomingMessage) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -26,7 +26,8 @@
  * Environment: BENCH_EVENTS, BENCH_CONCURRENCY, BENCH_RATE, BENCH_WARMUP_EVENTS (default 100),
  * BENCH_CASE_EVENTS, BENCH_CASE_RATE, BENCH_CASES (default `failing,slow`; empty for none),
  * TEST_PG_URL (PostgreSQL server, default postgres://postgres@127.0.0.1:5432/postgres; an
- * embedded one is started when it does not answer). Other service settings (for example
+ * embedded one is started when it does not answer), BENCH_TEMPORAL=postgres (a real Temporal server on
+ * fresh databases of that PostgreSQL, as `npm run rehearsal` runs it, instead of the dev server). Other service settings (for example
  * DATABASE_POOL_SIZE) are read from the environment as usual.
  */
 import { randomBytes } from 'node:crypto';
