@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
+import { isDatabaseUnavailable } from './db/index.ts';
 import { startService, type Service } from './service.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { ensureTemporalCli } from './infra/temporal-cli.ts';
@@ -45,6 +46,14 @@ async function main(mode: Mode): Promise<void> {
     process.exit(0);
   };
   // `on`, not `once`: a second Ctrl-C (or a signal to the whole group) must not kill us mid-drain.
+  // postgres.js can reject a promise nobody holds when a session dies mid-transaction (the rehearsal
+  // terminated sessions and all four processes exited on it). A lost connection must not end the
+  // process: the pool reconnects. Anything else stays fatal, so bugs still surface.
+  process.on('unhandledRejection', (reason) => {
+    if (isDatabaseUnavailable(reason)) return void log.warn({ err: reason }, 'database connection lost (a rejection nobody awaited)');
+    log.fatal({ err: reason }, 'unhandled rejection');
+    process.exit(1);
+  });
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
