@@ -1,6 +1,5 @@
 import { endConversation, evaluateConversation } from '../src/conversations/lifecycle.ts';
-import { heartbeating } from './heartbeat.ts';
-import type { ActivityDeps, ActivityRegistration } from './index.ts';
+import { heartbeating, type ActivityDeps, type ActivityRegistration } from './index.ts';
 
 export function createConversationActivities(full: ActivityDeps) {
   return {
