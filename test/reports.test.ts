@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { SMTPServer } from 'smtp-server';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import JSZip from 'jszip';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -312,7 +313,7 @@ describe('report runs', () => {
     expect(goals.chart.series[0]!.values).toEqual([66.7, 75]);
   });
 
-  it('mails the artifact and the headline to every recipient, through SMTP_URL', async () => {
+  it('mails the artifact and the headline to every recipient, each alone (no one sees the others), through SMTP_URL', async () => {
     const org = await seededOrg();
     const to = [`ops-${randomUUID()}@example.org`, `boss-${randomUUID()}@example.org`];
     const report = await createReport(org.api, { name: 'Mailed', data_categories: ['volume', 'goals'], format: 'document', recipients: to });
@@ -320,6 +321,13 @@ describe('report runs', () => {
     const run = await waitForRun(org.api, report.id, started.body.id);
     const mail = await eventually(async () => mailsTo(to[1]!)[0], 30_000);
     expect(mailsTo(to[0]!)).toHaveLength(1);
+    for (const [i, address] of to.entries()) {
+      const [own] = mailsTo(address);
+      expect((own!.to as { value: { address?: string }[] }).value.map((v) => v.address)).toEqual([address]);
+      expect(own!.cc).toBeUndefined();
+      expect(own!.headerLines.map((h) => h.line).join('\n')).not.toContain(to[1 - i]!);
+    }
+    expect(await svc.sql`select mailed_to from report_runs where id = ${run.id}`).toEqual([{ mailed_to: to }]);
     expect(mail.subject).toBe('Mailed: 2026-10-01 to 2026-11-01');
     expect(mail.text).toContain('Conversations: 5');
     expect(mail.text).toContain('Goal pass rate: 71.4%');
@@ -456,6 +464,19 @@ describe('report schedules', () => {
     const charges = (await api.get(C)).body.ledger.filter((e: any) => e.reason === 'report_run');
     expect(charges).toHaveLength(1);
     expect(mailsTo(to)).toHaveLength(1);
+  });
+
+  it('a late firing covers the period closed at its scheduled time, not at its start (a backfill of a past firing)', async () => {
+    const { api } = await newOrg(svc);
+    const report = await createReport(api, { frequency: 'daily', send_at: '06:00', timezone: 'Europe/Paris', format: 'raw' });
+    const handle = svc.temporal.schedule.getHandle(scheduleIds.report(report.id));
+    // Due 2026-11-20 06:00 in Paris (05:00 UTC), started now: it covers 2026-11-19 in Paris.
+    await handle.backfill([{ start: new Date('2026-11-20T04:59:00Z'), end: new Date('2026-11-20T05:01:00Z'), overlap: ScheduleOverlapPolicy.ALLOW_ALL }]);
+    const run = await eventually(async () => {
+      const runs = (await api.get(`${R}/${report.id}/runs`)).body;
+      return runs.data[0]?.status === 'succeeded' ? runs.data[0] : null;
+    }, 90_000, 250);
+    expect(run).toMatchObject({ trigger: 'schedule', period_start: '2026-11-18T23:00:00.000Z', period_end: '2026-11-19T23:00:00.000Z' });
   });
 
   it('a scheduled run without credits is failed with insufficient_credits and mails nothing', async () => {

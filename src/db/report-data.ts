@@ -55,7 +55,7 @@ export async function conversationFacts(db: Db, s: Scope): Promise<ConversationF
   return facts;
 }
 
-/** The order of each list of facts: volume by day, surface and agent; the others by count, then name. */
+/** The order of each list of facts: volume by day, surface and agent, surface outcomes by name; the others by count, then name. */
 export function sortFacts(facts: ConversationFacts): void {
   const byCount = <T extends { count: number }>(key: (x: T) => string) => (a: T, b: T) => b.count - a.count || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
   const tuple = (x: { day: string; surface: string; agent_id: string }) => [x.day, x.surface, x.agent_id];
@@ -67,6 +67,8 @@ export function sortFacts(facts: ConversationFacts): void {
   facts.outcomes.sort(byCount((x) => x.outcome));
   facts.intents.sort(byCount((x) => x.intent));
   facts.ratings.sort((a, b) => a.rating - b.rating);
+  const pair = (x: { surface: string; outcome: string }) => `${x.surface}\u0000${x.outcome}`;
+  facts.surfaceOutcomes.sort((a, b) => (pair(a) < pair(b) ? -1 : pair(a) > pair(b) ? 1 : 0));
 }
 
 export async function criteriaRows(db: Db, s: Scope): Promise<{ criterion: string; pass: number; fail: number; not_applicable: number }[]> {

@@ -83,3 +83,7 @@ create trigger report_rollup_update after update of org_id, agent_id, is_simulat
   execute function report_rollup_mark_update();
 create trigger report_rollup_note after insert or delete on conversation_notes
   for each row execute function report_rollup_mark_note();
+
+-- A run's mail is one message per recipient (none sees the others' addresses); those sent are
+-- kept, so a retried mail step sends to the rest only.
+alter table report_runs add column mailed_to text[] not null default '{}';
