@@ -57,7 +57,7 @@ export function chartSpec(chart: Section['chart'], size: { width: number; height
 export async function chartSvg(chart: Section['chart'], size: { width: number; height: number }): Promise<string> {
   const [vega, vegaLite] = await loadVega();
   const { spec } = vegaLite.compile(chartSpec(chart, size) as never);
-  const view = new vega.View(vega.parse(spec), { renderer: 'none', logLevel: vega.Warn });
+  const view = new vega.View(vega.parse(spec), { renderer: 'none', logLevel: vega.Error });
   try {
     return await view.toSVG();
   } finally {
