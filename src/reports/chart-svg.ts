@@ -1,3 +1,5 @@
+import type * as Vega from 'vega';
+import type * as VegaLite from 'vega-lite';
 import type { Section } from './figures.ts';
 
 /**
@@ -10,9 +12,7 @@ import type { Section } from './figures.ts';
 
 export const PALETTE = ['#2563eb', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#84cc16'];
 
-type VegaLite = typeof import('vega-lite');
-type Vega = typeof import('vega');
-let libraries: Promise<[Vega, VegaLite]> | undefined;
+let libraries: Promise<[typeof Vega, typeof VegaLite]> | undefined;
 /** Vega is large: loaded on the first chart, not with the service. */
 const loadVega = () => (libraries ??= Promise.all([import('vega'), import('vega-lite')]));
 
