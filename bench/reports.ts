@@ -17,7 +17,8 @@
  * every 50 ms during the run, the run's increase over idle, and the kernel's high-water mark since
  * the process started (start-up included). Target: each <= 5 s and <= 300 MB.
  *
- * Environment: BENCH_CONVERSATIONS (1000000), TEST_PG_URL (PostgreSQL server, default
+ * Environment: BENCH_CONVERSATIONS (1000000), BENCH_FORMATS (document,presentation,raw; each is run in
+ * that order, and a format named twice runs twice), TEST_PG_URL (PostgreSQL server, default
  * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer).
  */
 import { randomBytes } from 'node:crypto';
@@ -32,6 +33,8 @@ import { DATA_CATEGORIES } from '../src/schemas/reports.ts';
 import { annotationRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, usageRows, type Scope } from '../src/db/report-data.ts';
 import { rollupFigures } from '../src/db/report-rollups.ts';
 import { isDeepStrictEqual } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { workflowIds } from '../src/temporal/ids.ts';
 import { freshDatabase, memoryOf, onCleanup, positiveInt, runBenchmark, say, startServiceProcess, startTemporal } from './harness.ts';
 
 const CONVERSATIONS = positiveInt('BENCH_CONVERSATIONS', 1_000_000);
@@ -92,6 +95,22 @@ async function api(base: string, token: string, method: string, path: string, bo
   return json;
 }
 
+/** How long each activity of a run took, from its history (scheduled to completed). */
+async function activityTimes(temporal: Client, runId: string): Promise<string> {
+  const history = await temporal.workflow.getHandle(workflowIds.reportRun(runId)).fetchHistory();
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+  const scheduled = new Map<string, { name: string; at: number }>();
+  const parts: string[] = [];
+  for (const e of history.events ?? []) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s) scheduled.set(String(e.eventId), { name: s.activityType?.name ?? '?', at: ms(e.eventTime) });
+    const c = e.activityTaskCompletedEventAttributes;
+    const step = c ? scheduled.get(String(c.scheduledEventId)) : undefined;
+    if (step) parts.push(`${step.name} ${((ms(e.eventTime) - step.at) / 1000).toFixed(2)} s`);
+  }
+  return parts.join(', ');
+}
+
 async function main(): Promise<void> {
   say('Starting PostgreSQL database and Temporal dev server...');
   const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
@@ -132,7 +151,10 @@ async function main(): Promise<void> {
   if (!equal) throw new Error('rollup figures differ from the direct aggregate');
 
   const rows: string[][] = [['format', 'wall s', 'artifact KB', 'idle RSS MB', 'run peak RSS MB', 'run delta MB', 'VmHWM MB', `<= ${TARGET_SECONDS} s and <= ${TARGET_MB} MB`]];
-  for (const format of ['document', 'presentation', 'raw'] as const) {
+  const temporal = new Client({ connection: await Connection.connect({ address: temporalAddress }) });
+  onCleanup('temporal client', () => temporal.connection.close());
+  const formats = (process.env.BENCH_FORMATS ?? 'document,presentation,raw').split(',') as ('document' | 'presentation' | 'raw')[];
+  for (const format of formats) {
     const dataDir = await mkdtemp(join(tmpdir(), 'ams-bench-reports-'));
     const service = await startServiceProcess({ databaseUrl, temporalAddress, env: { DATA_DIR: dataDir, SMTP_LISTEN_PORT: '0' } });
     // The service collects its start-up garbage 3 s and 8 s after it is ready (src/infra/heap.ts): idle is after that.
@@ -161,7 +183,7 @@ async function main(): Promise<void> {
     const met = seconds <= TARGET_SECONDS && peakRss <= TARGET_MB;
     rows.push([format, seconds.toFixed(2), (size / 1024).toFixed(0), idle?.rssMb.toFixed(0) ?? '?', peakRss.toFixed(0), (peakRss - (idle?.rssMb ?? 0)).toFixed(0),
       since?.peakRssMb.toFixed(0) ?? '?', met ? 'met' : 'MISSED']);
-    say(`  ${format}: ${seconds.toFixed(2)} s`);
+    say(`  ${format}: ${seconds.toFixed(2)} s (${await activityTimes(temporal, run.id)})`);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   say();

@@ -65,7 +65,6 @@ function drawCover(doc: PDFKit.PDFDocument, data: ReportData): void {
 export async function renderPdf(data: ReportData): Promise<Buffer> {
   const sections = sectionsOf(data);
   const chart = { x: MARGIN, y: MARGIN + 50, w: A4_WIDTH - 2 * MARGIN, h: 260 };
-  const svgs = await Promise.all(sections.map((section) => chartSvg(section.chart, { width: chart.w, height: chart.h })));
   const doc = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: data.report.name, Author: 'Agent Management Service', Subject: periodText(data) } });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -74,11 +73,13 @@ export async function renderPdf(data: ReportData): Promise<Buffer> {
     doc.on('error', reject);
   });
   drawCover(doc, data);
-  for (const [i, section] of sections.entries()) {
+  // One chart at a time: each SVG (and its Vega view) is let go once drawn, which keeps the peak low.
+  for (const section of sections) {
+    const svg = await chartSvg(section.chart, { width: chart.w, height: chart.h });
     doc.addPage();
     doc.font('Helvetica-Bold').fontSize(18).fillColor(INK).text(section.title, MARGIN, MARGIN);
     doc.font('Helvetica').fontSize(10).fillColor(MUTED).text(section.subtitle, MARGIN, MARGIN + 24);
-    const height = drawChart(doc, svgs[i]!, chart);
+    const height = drawChart(doc, svg, chart);
     drawTable(doc, section.table, chart.y + height + 20);
   }
   doc.end();
