@@ -39,7 +39,10 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   if (/^(yes|no)\b/i.test(sentence)) return sentence;
   const asksOpen = /\bopen\b/i.test(q.text);
   if (NEGATION.test(sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(sentence)}`;
-  return score >= 0.75 ? `Yes, ${lowerFirst(sentence)}` : sentence;
+  // Affirmed when the sentence answers surely, or holds every name the question asks about ("Spanish", "Delta Dental").
+  const names = q.terms.filter((t) => t.proper);
+  const named = names.length > 0 && names.every((t) => stems(sentence).has(t.stem));
+  return score >= 0.75 || (named && score >= 0.6) ? `Yes, ${lowerFirst(sentence)}` : sentence;
 }
 
 /** One ranked sentence as a reply reads it: tidied, ended, with its heading when only the heading holds what was asked. */
