@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   say('Starting the fixture sites, PostgreSQL database and Temporal dev server...');
   const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' }, {
-    PORT: 0, HOST: '127.0.0.1', ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0,
+    PORT: 0, HOST: '127.0.0.1', ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0, SMTP_LISTEN_PORT: 0,
     RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000,
   });
   const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger('silent'), api: true, worker: true });

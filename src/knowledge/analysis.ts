@@ -19,6 +19,8 @@ export interface QueryTerm {
   stem: string;
   /** Stems of its synonyms (WordNet, and the few domain ones below). */
   alternatives: Set<string>;
+  /** Stems of the words WordNet derives from it or it from them ("founded" → "founder", "rent" → "rental"): the same idea, nearly the word itself. */
+  derived: Set<string>;
   /** Those synonyms as words, for the database's own stemming. */
   synonymWords: string[];
   /** Written with a capital inside the question: a name ("Denver", "Riverside"). */
@@ -121,6 +123,8 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   number: (s) => /\d/.test(s),
 };
 
+const HONORIFIC = /\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+/;
+
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const DAY_RANGE = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|through|thru|until|till|[-–—])\s*(mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi;
 
@@ -151,7 +155,8 @@ export function typeStrength(sentence: string, type: AnswerType): number {
 
 /** Whether a sentence holds an answer of that kind. */
 export function holdsType(sentence: string, type: AnswerType): boolean {
-  if (type === 'person') return nlp(sentence).people().length > 0;
+  // compromise misses some names ("Helen Park" reads as a park): a title or a known first name says a person too.
+  if (type === 'person') return HONORIFIC.test(sentence) || nlp(sentence).people().length > 0 || nlp(sentence).has('#FirstName');
   return PATTERNS[type](sentence);
 }
 
@@ -215,8 +220,10 @@ export function analyzeQuestion(asked: string): Question {
     synonymWords.delete(word);
     const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));
     alternatives.delete(s);
+    const derived = new Set(proper.has(word) ? [] : derivations(word).map(stem));
+    derived.delete(s);
     terms.push({
-      word, stem: s, alternatives, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
+      word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
       senses: proper.has(word) ? 1 : senseCount(word),
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });

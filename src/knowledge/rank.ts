@@ -1,5 +1,5 @@
 import { splitSentences } from '../runtime/text.ts';
-import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, type Question } from './analysis.ts';
+import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, type Question, type QueryTerm } from './analysis.ts';
 
 /**
  * Sentence-level ranking of passages for a question: each sentence is scored with its
@@ -36,8 +36,8 @@ export interface CorpusStats { total: number; df: Map<string, number> }
 const K1 = 1.2;
 const B = 0.75;
 
-/** Where a term was found: in the sentence, its section path, its neighbours; as itself or as a synonym. */
-const WEIGHT = { sentence: 1, heading: 0.9, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, passage: 0.35, neighbourAlt: 0.3 };
+/** Where a term was found: in the sentence, its section path, its neighbours, its passage; as itself, a word derived from it, or a synonym. */
+const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, passage: 0.35, neighbourAlt: 0.3 };
 
 interface Candidate {
   chunk: SourceChunk; sentence: string; context: string; s: Set<string>;
@@ -77,10 +77,13 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
   return out;
 }
 
-function matchOf(stem: string, alternatives: Set<string>, c: Candidate): number {
+function matchOf({ stem, alternatives, derived }: QueryTerm, c: Candidate): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
+  const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   if (c.s.has(stem)) return WEIGHT.sentence;
   if (c.own.has(stem)) return WEIGHT.heading;
+  if (near(c.s)) return WEIGHT.sentenceDerived;
+  if (near(c.own)) return WEIGHT.headingDerived;
   if (c.sec.has(stem)) return WEIGHT.section;
   if (alt(c.s)) return WEIGHT.sentenceAlt;
   if (alt(c.own)) return WEIGHT.headingAlt;
@@ -107,7 +110,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const topic = q.terms.map((t) => !t.proper && !t.typeWord && vagueness(t.senses) > 0.6);
   const cands = candidates(chunks);
   const matches = cands.map((c) => {
-    const m = q.terms.map((t) => matchOf(t.stem, t.alternatives, c));
+    const m = q.terms.map((t) => matchOf(t, c));
     // "the Riverside gym": where Riverside is found, so is the gym it names.
     return m.map((x, j) => {
       const by = q.terms[j]!.namedBy;

@@ -34,11 +34,27 @@ function lowerFirst(sentence: string): string {
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
 }
 
+/**
+ * Whether the sentence denies what was asked: a negation whose clause (up to the next comma or
+ * semicolon) holds a word of the question ("we do not take personal checks"), not one about
+ * something else ("cancelling late, or not showing up, costs $50"). "Only" and "except" limit the
+ * whole sentence.
+ */
+function negates(q: Question, sentence: string): boolean {
+  if (/\b(only|except)\b/i.test(sentence)) return true;
+  const asked = (w: string) => q.terms.some((t) => t.stem === w || t.alternatives.has(w) || t.derived.has(w));
+  for (const m of sentence.matchAll(new RegExp(NEGATION.source, 'gi'))) {
+    const clause = sentence.slice(m.index).split(/[,;:]/)[0]!;
+    if ([...stems(clause)].some(asked)) return true;
+  }
+  return false;
+}
+
 /** "Yes, …" or "No, …" when the sentence says so; the sentence as it is when it already does, or when it is not clear. */
 function yesOrNo(q: Question, sentence: string, score: number): string {
   if (/^(yes|no)\b/i.test(sentence)) return sentence;
   const asksOpen = /\bopen\b/i.test(q.text);
-  if (NEGATION.test(sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(sentence)}`;
+  if (negates(q, sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(sentence)}`;
   // Affirmed when the sentence answers surely, or holds every name the question asks about ("Spanish", "Delta Dental").
   const names = q.terms.filter((t) => t.proper);
   const named = names.length > 0 && names.every((t) => stems(sentence).has(t.stem));
