@@ -184,7 +184,8 @@ export function stems(text: string): Set<string> {
 }
 
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
-const QUESTION_NOISE = new Set(['information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
+// "business" and "company" name the site's owner, whatever words its pages use for it.
+const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {

@@ -50,6 +50,8 @@ interface Candidate {
 /** A word with many senses ("take": 44, "use": 13) says less of what is asked than a precise one ("refund": 3). */
 const vagueness = (senses: number) => (senses >= 12 ? 0.6 : senses >= 8 ? 0.8 : 1);
 
+/** WordNet senses from which a word is too vague to be what a question is about ("take": 44, "come": 22, "offer": 16; "deliver": 12 still is). */
+export const VAGUE_VERB = 16;
 const CONTACT = /\bcontact/i;
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
@@ -107,7 +109,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   };
   const weights = q.terms.map((t) => idf(t.stem, t.alternatives) * (t.typeWord ? 0.5 : 1) * vagueness(t.senses));
   // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come").
-  const topic = q.terms.map((t) => !t.proper && !t.typeWord && vagueness(t.senses) > 0.6);
+  const topic = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB);
   const cands = candidates(chunks);
   const matches = cands.map((c) => {
     const m = q.terms.map((t) => matchOf(t, c));
