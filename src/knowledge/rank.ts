@@ -53,6 +53,8 @@ const vagueness = (senses: number) => (senses >= 12 ? 0.6 : senses >= 8 ? 0.8 : 
 /** WordNet senses from which a word is too vague to be what a question is about ("take": 44, "come": 22, "offer": 16; "deliver": 12 still is). */
 export const VAGUE_VERB = 16;
 const CONTACT = /\bcontact/i;
+/** A sentence that opens with the case it is for ("For membership questions, …", "If you are a member, …"). */
+const QUALIFIED = /^(for|if|outside|during|after|before|when|in case of)\b[^,]{0,60},/i;
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
@@ -154,7 +156,9 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
   // "What's your phone number?": with no subject to tell two numbers apart, the contact page's is the one meant.
   const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'address');
-  const key = (x: (typeof scored)[number]) => x.score + (0.1 * x.bm25) / maxBm25 + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0);
+  // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
+  const key = (x: (typeof scored)[number]) => x.score + (0.1 * x.bm25) / maxBm25
+    + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
