@@ -1,11 +1,13 @@
 /**
  * Answers evaluation: `npm run eval:answers` (or `node --import tsx bench/eval-answers.ts`).
  *
- * Serves the Cedar & Pine fixture site (bench/answers/site.ts), starts the real service (API and
- * worker, a scratch PostgreSQL database, an in-memory Temporal dev server), creates an agent
- * with that site_url so the real crawl workflow indexes it, then asks every question of
- * bench/answers/questions.ts as a visitor of the widget would: one public conversation per
- * question. Prints accuracy by kind, overall and on the held-out questions, and the replies
+ * Two fixtures, each a made-up business's site with its questions: `gym` (Cedar & Pine Climbing,
+ * bench/answers/site.ts and questions.ts) and `clinic` (Brightwater Dental, clinic-site.ts and
+ * clinic-questions.ts, written before the ranking was tuned on it). EVAL_FIXTURE=gym or =clinic
+ * runs one; both by default. Starts the real service (API and worker, a scratch PostgreSQL
+ * database, an in-memory Temporal dev server), creates an agent per site with its site_url so the
+ * real crawl workflow indexes it, then asks every question as a visitor of the widget would: one
+ * public conversation per question. Prints accuracy by kind, overall and on the held-out questions, and the replies
  * that were wrong (held-out ones only with EVAL_SHOW_HELD_OUT=1).
  *
  * Targets (issue 13): at least 90 % of facts right; at least 90 % of unknowns admitted with no
@@ -18,7 +20,18 @@ import { startService } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
 import { freshDatabase, onCleanup, runBenchmark, say, startTemporal } from './harness.ts';
 import { startAnswersSite } from './answers/site.ts';
+import { startClinicSite } from './answers/clinic-site.ts';
+import type { AnswersSite } from './answers/serve.ts';
+import { CLINIC_QUESTIONS } from './answers/clinic-questions.ts';
 import { isHeldOut, QUESTIONS, type Kind, type Question } from './answers/questions.ts';
+
+interface Fixture { name: string; agent: string; start: () => Promise<AnswersSite>; questions: Question[] }
+
+const FIXTURES: Fixture[] = [
+  { name: 'gym', agent: 'Cedar & Pine', start: startAnswersSite, questions: QUESTIONS },
+  { name: 'clinic', agent: 'Brightwater Dental', start: startClinicSite, questions: CLINIC_QUESTIONS },
+];
+const chosen = FIXTURES.filter((f) => !process.env.EVAL_FIXTURE || f.name === process.env.EVAL_FIXTURE);
 
 const SHOW_HELD_OUT = process.env.EVAL_SHOW_HELD_OUT === '1';
 const SHOW_ALL = process.env.EVAL_SHOW_ALL === '1';
@@ -45,12 +58,10 @@ async function json(res: Response): Promise<any> {
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  say('Starting the fixture site, PostgreSQL database and Temporal dev server...');
-  const site = await startAnswersSite();
-  onCleanup('fixture site', () => site.close());
+  say('Starting the fixture sites, PostgreSQL database and Temporal dev server...');
   const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' }, {
-    PORT: 0, HOST: '127.0.0.1', ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0,
+    PORT: 0, HOST: '127.0.0.1', ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0, SMTP_LISTEN_PORT: 0,
     RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000,
   });
   const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger('silent'), api: true, worker: true });
@@ -59,13 +70,24 @@ async function main(): Promise<void> {
   const rest = `${service.url}/api/v1/rest`;
   const auth = { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' };
 
-  const agent = await json(await fetch(`${rest}/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Cedar & Pine', site_url: `${site.url}/` }) }));
+  for (const fixture of chosen) {
+    const site = await fixture.start();
+    onCleanup(`${fixture.name} site`, () => site.close());
+    const verdicts = await askAll(fixture, site, rest, auth, `${service.url}/api/v1/public/widgets`);
+    say();
+    say(`=== ${fixture.name} ===`);
+    report(verdicts);
+  }
+}
+
+async function askAll(fixture: Fixture, site: AnswersSite, rest: string, auth: Record<string, string>, widgets: string): Promise<Verdict[]> {
+  const agent = await json(await fetch(`${rest}/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ name: fixture.agent, site_url: `${site.url}/` }) }));
   const started = Date.now();
   for (;;) {
     const sites = await json(await fetch(`${rest}/sites?widget_id=${agent.id}`, { headers: auth }));
     const s = sites.data[0];
     if (s?.status === 'ready') {
-      say(`crawled ${s.pages_crawled} of the site's ${site.pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      say(`${fixture.name}: crawled ${s.pages_crawled} of the site's ${site.pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       break;
     }
     if (s?.status === 'failed') throw new Error(`crawl failed: ${s.error}`);
@@ -73,9 +95,9 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
   }
 
-  const pub = `${service.url}/api/v1/public/widgets/${agent.public_key}`;
+  const pub = `${widgets}/${agent.public_key}`;
   const verdicts: Verdict[] = [];
-  for (const [index, question] of QUESTIONS.entries()) {
+  for (const [index, question] of fixture.questions.entries()) {
     const conversation = await json(await fetch(`${pub}/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page_url: `${site.url}/` }) }));
     const sent = await json(await fetch(`${pub}/conversations/${conversation.conversation_id}/messages`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-visitor-token': conversation.visitor_token }, body: JSON.stringify({ text: question.q }),
@@ -83,7 +105,7 @@ async function main(): Promise<void> {
     const reply = (sent.messages as { role: string; text: string }[]).filter((m) => m.role === 'agent').map((m) => m.text).join('\n');
     verdicts.push({ question, index, reply, right: judge(question, reply), heldOut: isHeldOut(index) });
   }
-  report(verdicts);
+  return verdicts;
 }
 
 const pct = (right: number, all: number) => (all ? `${((100 * right) / all).toFixed(0)}%` : '-');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { SMTPServer } from 'smtp-server';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import JSZip from 'jszip';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -14,6 +15,8 @@ import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { sectionsOf } from '../src/reports/figures.ts';
 import type { ReportData } from '../src/schemas/reports.ts';
 import { closedPeriod } from '../src/domain/report-periods.ts';
+import { aggregateReport } from '../src/reports/aggregate.ts';
+import { findReport } from '../src/db/reports.ts';
 
 const R = '/api/v1/rest/reports';
 const C = '/api/v1/rest/credits';
@@ -310,7 +313,7 @@ describe('report runs', () => {
     expect(goals.chart.series[0]!.values).toEqual([66.7, 75]);
   });
 
-  it('mails the artifact and the headline to every recipient, through SMTP_URL', async () => {
+  it('mails the artifact and the headline to every recipient, each alone (no one sees the others), through SMTP_URL', async () => {
     const org = await seededOrg();
     const to = [`ops-${randomUUID()}@example.org`, `boss-${randomUUID()}@example.org`];
     const report = await createReport(org.api, { name: 'Mailed', data_categories: ['volume', 'goals'], format: 'document', recipients: to });
@@ -318,6 +321,13 @@ describe('report runs', () => {
     const run = await waitForRun(org.api, report.id, started.body.id);
     const mail = await eventually(async () => mailsTo(to[1]!)[0], 30_000);
     expect(mailsTo(to[0]!)).toHaveLength(1);
+    for (const [i, address] of to.entries()) {
+      const [own] = mailsTo(address);
+      expect((own!.to as { value: { address?: string }[] }).value.map((v) => v.address)).toEqual([address]);
+      expect(own!.cc).toBeUndefined();
+      expect(own!.headerLines.map((h) => h.line).join('\n')).not.toContain(to[1 - i]!);
+    }
+    expect(await svc.sql`select mailed_to from report_runs where id = ${run.id}`).toEqual([{ mailed_to: to }]);
     expect(mail.subject).toBe('Mailed: 2026-10-01 to 2026-11-01');
     expect(mail.text).toContain('Conversations: 5');
     expect(mail.text).toContain('Goal pass rate: 71.4%');
@@ -456,6 +466,19 @@ describe('report schedules', () => {
     expect(mailsTo(to)).toHaveLength(1);
   });
 
+  it('a late firing covers the period closed at its scheduled time, not at its start (a backfill of a past firing)', async () => {
+    const { api } = await newOrg(svc);
+    const report = await createReport(api, { frequency: 'daily', send_at: '06:00', timezone: 'Europe/Paris', format: 'raw' });
+    const handle = svc.temporal.schedule.getHandle(scheduleIds.report(report.id));
+    // Due 2026-11-20 06:00 in Paris (05:00 UTC), started now: it covers 2026-11-19 in Paris.
+    await handle.backfill([{ start: new Date('2026-11-20T04:59:00Z'), end: new Date('2026-11-20T05:01:00Z'), overlap: ScheduleOverlapPolicy.ALLOW_ALL }]);
+    const run = await eventually(async () => {
+      const runs = (await api.get(`${R}/${report.id}/runs`)).body;
+      return runs.data[0]?.status === 'succeeded' ? runs.data[0] : null;
+    }, 90_000, 250);
+    expect(run).toMatchObject({ trigger: 'schedule', period_start: '2026-11-18T23:00:00.000Z', period_end: '2026-11-19T23:00:00.000Z' });
+  });
+
   it('a scheduled run without credits is failed with insufficient_credits and mails nothing', async () => {
     const { api } = await newOrg(svc);
     const to = `broke-${randomUUID()}@example.org`;
@@ -480,5 +503,53 @@ describe('report schedules', () => {
     expect((await api.get(`${R}/${both.id}`)).body.widget_ids).toEqual([b.id]);
     await eventually(async () => svc.temporal.schedule.getHandle(scheduleIds.report(onlyA.id)).describe().then(() => null, () => true), 30_000);
     expect((await svc.temporal.schedule.getHandle(scheduleIds.report(both.id)).describe()).scheduleId).toBe(`report-schedule:${both.id}`);
+  });
+});
+
+describe('report rollups', () => {
+  it('give the figures of a direct aggregate, in any time zone and period, after conversations end, are re-evaluated, tagged, noted, deleted or lose their agent', async () => {
+    const org = await seededOrg();
+    const reports = await Promise.all(['UTC', 'Asia/Kolkata', 'America/New_York'].map(async (timezone) => {
+      const created = await createReport(org.api, { name: `Rollups ${timezone}`, data_categories: ALL, timezone });
+      return (await findReport(svc.sql, org.orgId, created.id))!;
+    }));
+    const scoped = { ...reports[0]!, widget_ids: [org.agentA.id] };
+    const periods = [
+      { start: new Date(PERIOD.period_start), end: new Date(PERIOD.period_end) },
+      { start: new Date('2026-10-02T12:30:00Z'), end: new Date('2026-10-20T07:00:00Z') }, // partial days at both ends
+      { start: new Date('2026-10-03T09:00:00Z'), end: new Date('2026-10-03T11:00:00Z') }, // inside one day
+    ];
+    const now = new Date();
+    const compare = async () => {
+      const seen: ReportData[] = [];
+      for (const report of [...reports, scoped]) {
+        for (const period of periods) {
+          const fromRollups = await aggregateReport(svc.sql, report, period, now);
+          expect(fromRollups, `${report.timezone} ${period.start.toISOString()}`).toEqual(await aggregateReport(svc.sql, report, period, now, { direct: true }));
+          seen.push(fromRollups);
+        }
+      }
+      return seen;
+    };
+    const before = await compare();
+    expect(before[0]!.headline.conversations).toBe(5);
+    const kept = await svc.sql<{ n: number }[]>`select count(*)::int as n from report_rollup_days where org_id = ${org.orgId}`;
+    expect(kept[0]!.n).toBeGreaterThan(60);
+
+    // Changes after the rollups were made: each must show in the next report.
+    const convs = await svc.sql<{ id: string; agent_id: string; surface: string }[]>`
+      select id, agent_id, surface from conversations where org_id = ${org.orgId} and not is_simulated order by started_at`;
+    await svc.sql`update conversations set ended_at = started_at + interval '93 seconds', status = 'ended' where id = ${convs[1]!.id}`;
+    await svc.sql`update conversations set criteria_results = ${svc.sql.json([{ criterion: 'Polite', verdict: 'fail', reason: 're-evaluated' }])}, outcome = 'abandoned' where id = ${convs[0]!.id}`;
+    await svc.sql`update conversations set tags = array['escalated'], labels = '{}', summary_rating = 1, intent = 'complaint' where id = ${convs[2]!.id}`;
+    await svc.sql`insert into conversation_notes (id, conversation_id, author, text) values (${randomUUID()}, ${convs[2]!.id}, 'Bo', 'again')`;
+    await svc.sql`delete from conversations where id = ${convs[3]!.id}`;
+    await svc.sql`insert into conversations (id, org_id, agent_id, surface, started_at, status, outcome, intent) values
+      (${randomUUID()}, ${org.orgId}, ${org.agentA.id}, 'email', ${new Date('2026-10-02T19:10:00Z')}, 'active', 'resolved', 'pricing')`;
+    await org.api.delete(`/api/v1/rest/agents/${org.agentB.id}`);
+    const after = await compare();
+    expect(after[0]!.headline.conversations).toBe(4);
+    expect(after[0]).not.toEqual(before[0]);
+    expect(after[0]!.goals!.criteria.find((c) => c.criterion === 'Polite')).toMatchObject({ pass: 2, fail: 1 });
   });
 });

@@ -1,34 +1,44 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, startTestService, type TestService } from './helpers.ts';
 import { startAnswersSite, type AnswersSite } from '../bench/answers/site.ts';
+import { startClinicSite } from '../bench/answers/clinic-site.ts';
 import { searchKnowledge } from '../src/knowledge/retrieval.ts';
 
-// A handful of the answers evaluation's cases (npm run eval:answers), through the real crawl and
-// the public widget API: what a visitor reads.
+// A handful of the answers evaluation's cases (npm run eval:answers), from both of its fixture
+// sites (the climbing gym and the dental practice), through the real crawl and the public widget
+// API: what a visitor reads. Only questions of the evaluation's tuning sets, none held out.
+
+interface Crawled { site: AnswersSite; id: string; public_key: string }
 
 let svc: TestService;
-let site: AnswersSite;
-let agent: { id: string; public_key: string };
+let gym: Crawled;
+let clinic: Crawled;
 
 beforeAll(async () => {
-  site = await startAnswersSite();
   svc = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0 });
   const { token } = await svc.newOrg();
   const api = client(svc.url, token);
-  const created = await api.post('/api/v1/rest/agents', { name: 'Cedar & Pine', site_url: `${site.url}/` });
-  expect(created.status, created.text).toBe(201);
-  agent = created.body;
-  await eventually(async () => (await api.get(`/api/v1/rest/agents/${agent.id}`)).body.status === 'active', 120_000, 250);
+  const crawled = async (name: string, site: AnswersSite): Promise<Crawled> => {
+    const created = await api.post('/api/v1/rest/agents', { name, site_url: `${site.url}/` });
+    expect(created.status, created.text).toBe(201);
+    await eventually(async () => (await api.get(`/api/v1/rest/agents/${created.body.id}`)).body.status === 'active', 120_000, 250);
+    return { site, id: created.body.id, public_key: created.body.public_key };
+  };
+  [gym, clinic] = await Promise.all([
+    startAnswersSite().then((site) => crawled('Cedar & Pine', site)),
+    startClinicSite().then((site) => crawled('Brightwater Dental', site)),
+  ]);
 });
 afterAll(async () => {
   await svc?.stop();
-  await site?.close();
+  await gym?.site.close();
+  await clinic?.site.close();
 });
 
-async function ask(question: string): Promise<string> {
+async function ask(question: string, agent: Crawled = gym): Promise<string> {
   const pub = client(svc.url);
   const base = `/api/v1/public/widgets/${agent.public_key}/conversations`;
-  const started = await pub.post(base, { page_url: `${site.url}/` });
+  const started = await pub.post(base, { page_url: `${agent.site.url}/` });
   expect(started.status, started.text).toBe(201);
   const sent = await pub.post(`${base}/${started.body.conversation_id}/messages`, { text: question }, { 'x-visitor-token': started.body.visitor_token });
   expect(sent.status, sent.text).toBe(200);
@@ -69,7 +79,31 @@ describe('answers a visitor reads', () => {
     const reply = await ask('Do you sell gift cards?');
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);
     expect(reply).not.toMatch(/source/i);
-    expect(await searchKnowledge(svc.sql, agent.id, 'Do you sell gift cards?')).toEqual([]);
-    expect((await searchKnowledge(svc.sql, agent.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
+    expect(await searchKnowledge(svc.sql, gym.id, 'Do you sell gift cards?')).toEqual([]);
+    expect((await searchKnowledge(svc.sql, gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
+  });
+});
+
+describe('answers on a second site (a dental practice)', () => {
+  it('a title does not end a sentence, and "which of your doctors" wants a person', async () => {
+    expect(await ask('Which of your doctors does Invisalign?', clinic)).toMatch(/^Dr\. Amara Osei, our orthodontist, straightens teeth with Invisalign clear aligners\.\nSource: /);
+  });
+
+  it('"No, …" when the negation is about what was asked, and not when it is about something else', async () => {
+    expect(await ask('Do you take Medicaid?', clinic)).toMatch(/^No, we do not accept BadgerCare Plus or other Medicaid plans\./);
+    expect(await ask('Is there a charge if I miss my appointment?', clinic)).toMatch(/^Cancelling with less notice, or not showing up, costs \$50\./);
+  });
+
+  it('a two-word name WordNet knows ("laughing gas" is nitrous oxide), and the contact page\'s number for "your phone number"', async () => {
+    expect(await ask('How much extra is laughing gas?', clinic)).toMatch(/^Nitrous oxide is available at both offices for \$60 per visit/);
+    expect(await ask("What's your phone number?", clinic)).toMatch(/^Front desk: \(608\) 555-0173/);
+  });
+
+  it('the town the business is in, for a place it does not have; "I don\'t know" with no look-alike for what it does not say', async () => {
+    expect(await ask('Do you have an office in Milwaukee?', clinic)).toMatch(/^Our site doesn't mention Milwaukee\. Both offices are in Madison, Wisconsin/);
+    const reply = await ask("What's the Wi-Fi password?", clinic);
+    expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);
+    expect(reply).not.toMatch(/source/i);
+    expect(await searchKnowledge(svc.sql, clinic.id, "What's the Wi-Fi password?")).toEqual([]);
   });
 });

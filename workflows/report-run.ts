@@ -1,3 +1,4 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { ApplicationFailure, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReportActivities } from '../activities/reports.ts';
 import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
@@ -42,6 +43,22 @@ export async function generateReport(input: GenerateReportInput): Promise<'succe
   }
 }
 
+/** Set by Temporal on a run a Schedule starts: the time it was due (not when it started). */
+const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+
+/**
+ * When this firing was due: a catch-up after an outage (or a backfill) covers the period closed at
+ * its scheduled time, not the one closed when it got to start. Started otherwise, its start time.
+ */
+function firedAt(): Date {
+  const info = workflowInfo();
+  const typed: unknown = info.typedSearchAttributes.get(SCHEDULED_START);
+  if (typed instanceof Date) return typed;
+  const raw = (info.searchAttributes as Record<string, unknown[] | undefined> | undefined)?.TemporalScheduledStartTime?.[0];
+  const parsed = raw instanceof Date ? raw : typeof raw === 'string' ? new Date(raw) : null;
+  return parsed && !Number.isNaN(parsed.getTime()) ? parsed : info.startTime;
+}
+
 /**
  * What a report's Schedule (`report-schedule:<report id>`) starts at each firing: the run of the
  * period just closed, charged (or recorded `failed` with `insufficient_credits`, nothing mailed),
@@ -50,7 +67,7 @@ export async function generateReport(input: GenerateReportInput): Promise<'succe
  */
 export async function scheduledReportRun(input: { reportId: string }): Promise<{ runId: string | null; status: string }> {
   const info = workflowInfo();
-  const prepared = await settle.prepareScheduledRun({ reportId: input.reportId, firedAt: info.startTime.toISOString() });
+  const prepared = await settle.prepareScheduledRun({ reportId: input.reportId, firedAt: firedAt().toISOString() });
   if (prepared.status !== 'generating' || !prepared.runId) return prepared;
   const status = await executeChild(generateReport, {
     workflowId: workflowIds.reportRun(prepared.runId), args: [{ runId: prepared.runId }],

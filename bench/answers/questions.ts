@@ -13,8 +13,8 @@ export type Kind = 'price' | 'hours' | 'where' | 'who' | 'contact' | 'duration' 
 
 export interface Question { q: string; kind: Kind; expect?: RegExp[] }
 
-const yes = /^yes\b/i;
-const no = /^no\b/i;
+export const yes = /^yes\b/i;
+export const no = /^no\b/i;
 
 export const QUESTIONS: Question[] = [
   { kind: 'price', q: 'How much is a day pass?', expect: [/\$22\b/] },

@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveSite, table, type AnswersSite, type Page } from './serve.ts';
+
+export type { AnswersSite } from './serve.ts';
 
 /**
  * The website of a made-up business for the answers evaluation: Cedar & Pine Climbing, a
@@ -9,14 +10,8 @@ import type { AddressInfo } from 'node:net';
  * header with navigation and a footer, as real pages do.
  */
 
-interface Page { title: string; body: string }
-
 const NAV = [['/', 'Home'], ['/pricing', 'Pricing'], ['/hours', 'Hours'], ['/locations', 'Locations'], ['/classes', 'Classes'],
   ['/team', 'Team'], ['/faq', 'FAQ'], ['/blog', 'Blog'], ['/contact', 'Contact']] as const;
-
-const table = (head: string[], rows: string[][]) =>
-  `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${
-    rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
 
 const PAGES: Record<string, Page> = {
   '/': { title: 'Cedar & Pine Climbing', body: `
@@ -197,37 +192,7 @@ const PAGES: Record<string, Page> = {
     <p>Eastside opened a 45-degree training board in March 2025. It has over 2,000 problems in its app.</p>` },
 };
 
-function render(path: string, page: Page): string {
-  const nav = NAV.map(([href, label]) => `<a href="${href}">${label}</a>`).join(' ');
-  const more = Object.keys(PAGES).filter((p) => p !== path).map((p) => `<a href="${p}">${PAGES[p]!.title}</a>`).join(' · ');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${page.title} | Cedar &amp; Pine Climbing</title></head>
-<body><header><a href="/">Cedar &amp; Pine Climbing</a><nav>${nav}</nav></header>
-<main><article>${page.body}</article></main>
-<footer><p>© Cedar &amp; Pine Climbing. Follow us on Instagram.</p><nav>${more}</nav></footer></body></html>`;
-}
-
-export interface AnswersSite { url: string; pages: number; close(): Promise<void> }
-
 /** Serves the site on 127.0.0.1 (random port). */
-export async function startAnswersSite(): Promise<AnswersSite> {
-  const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/robots.txt') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
-      return;
-    }
-    const page = PAGES[path];
-    if (!page) {
-      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(render(path, page));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pages: Object.keys(PAGES).length,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+export function startAnswersSite(): Promise<AnswersSite> {
+  return serveSite({ brand: 'Cedar &amp; Pine Climbing', nav: NAV, pages: PAGES });
 }

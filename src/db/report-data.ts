@@ -4,6 +4,8 @@ import type { Db } from './index.ts';
  * The aggregates behind a report, each one grouped query over the period's conversations (real
  * ones: simulations are left out) of the report's agents, or of every live agent of the
  * organization. The period is `[start, end)`; days are counted in the report's time zone.
+ * A report reads its conversation figures from the rollups (report-rollups.ts); these direct
+ * queries are what the rollups are checked against (test/reports.test.ts, the benchmark).
  */
 
 export interface Scope { orgId: string; agentIds: string[]; start: Date; end: Date; timezone: string }
@@ -49,6 +51,12 @@ export async function conversationFacts(db: Db, s: Scope): Promise<ConversationF
     else if (r.g === 0b101011) facts.surfaceOutcomes.push({ surface: r.surface, outcome: r.outcome, count: r.count, talk_seconds: Math.round(Number(r.talk_seconds)) });
     else if (r.g === 0b111110 && r.rating !== null) facts.ratings.push({ rating: r.rating, count: r.count });
   }
+  sortFacts(facts);
+  return facts;
+}
+
+/** The order of each list of facts: volume by day, surface and agent, surface outcomes by name; the others by count, then name. */
+export function sortFacts(facts: ConversationFacts): void {
   const byCount = <T extends { count: number }>(key: (x: T) => string) => (a: T, b: T) => b.count - a.count || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
   const tuple = (x: { day: string; surface: string; agent_id: string }) => [x.day, x.surface, x.agent_id];
   facts.volume.sort((a, b) => {
@@ -59,7 +67,8 @@ export async function conversationFacts(db: Db, s: Scope): Promise<ConversationF
   facts.outcomes.sort(byCount((x) => x.outcome));
   facts.intents.sort(byCount((x) => x.intent));
   facts.ratings.sort((a, b) => a.rating - b.rating);
-  return facts;
+  const pair = (x: { surface: string; outcome: string }) => `${x.surface}\u0000${x.outcome}`;
+  facts.surfaceOutcomes.sort((a, b) => (pair(a) < pair(b) ? -1 : pair(a) > pair(b) ? 1 : 0));
 }
 
 export async function criteriaRows(db: Db, s: Scope): Promise<{ criterion: string; pass: number; fail: number; not_applicable: number }[]> {

@@ -178,6 +178,16 @@ export async function succeededArtifact(db: Db, runId: string): Promise<StoredAr
   return { bytes: row.artifact, contentType: row.content_type!, fileName: row.file_name!, size: row.artifact.length };
 }
 
+/** The recipients a run's mail has gone to already. */
+export async function runMailedTo(db: Db, runId: string): Promise<string[]> {
+  const [row] = await db<{ mailed_to: string[] }[]>`select mailed_to from report_runs where id = ${runId}`;
+  return row?.mailed_to ?? [];
+}
+
+export async function markRunMailedTo(db: Db, runId: string, recipient: string): Promise<void> {
+  await db`update report_runs set mailed_to = array_append(mailed_to, ${recipient}) where id = ${runId} and not (${recipient} = any(mailed_to))`;
+}
+
 export async function markRunMailed(db: Db, runId: string): Promise<void> {
   await db`update report_runs set mailed_at = coalesce(mailed_at, now()) where id = ${runId}`;
 }

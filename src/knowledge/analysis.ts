@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, senseCount, synonyms } from './wordnet.ts';
+import { derivations, isPersonNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -19,6 +19,8 @@ export interface QueryTerm {
   stem: string;
   /** Stems of its synonyms (WordNet, and the few domain ones below). */
   alternatives: Set<string>;
+  /** Stems of the words WordNet derives from it or it from them ("founded" → "founder", "rent" → "rental"): the same idea, nearly the word itself. */
+  derived: Set<string>;
   /** Those synonyms as words, for the database's own stemming. */
   synonymWords: string[];
   /** Written with a capital inside the question: a name ("Denver", "Riverside"). */
@@ -44,7 +46,10 @@ export interface Question {
  * few groups of words that name the same thing on a business's website.
  */
 const DOMAIN_SYNONYMS = [
-  ['branch', 'location', 'store', 'office', 'outlet'],
+  ['branch', 'location', 'store', 'office', 'outlet', 'clinic'],
+  ['appointment', 'visit', 'booking', 'reservation'],
+  ['class', 'session', 'lesson'],
+  ['book', 'schedule', 'reserve'],
   ['phone', 'call', 'ring', 'cell', 'mobile', 'telephone'],
   ['email', 'e-mail', 'mail', 'write'],
   ['wifi', 'wi-fi', 'internet'],
@@ -63,13 +68,13 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
 ];
 
 const TYPE_WORDS: Record<AnswerType, string[]> = {
-  price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'rate', 'much', 'discount'],
+  price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'pricey', 'pricy', 'rate', 'much', 'discount', 'extra'],
   time: ['time', 'open', 'close', 'hour', 'late', 'early'],
   day: ['day', 'week'],
   when: ['time', 'day', 'date'],
   address: ['address', 'located', 'location', 'find'],
   person: [],
-  duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice'],
+  duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice', 'warning', 'far', 'advance'],
   phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
   email: ['email', 'mail', 'address', 'write', 'send'],
   number: ['many', 'big', 'old', 'age'],
@@ -78,23 +83,31 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
 /** The kind of answer a question wants, from its wording (folded); null for none in particular. */
 export function answerType(question: string): AnswerType | null {
   const q = fold(question);
-  if (/\bhow (long|fast|quickly|soon|far ahead|far in advance)\b|\bhow much notice\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
-  if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow expensive\b/.test(q)) return 'price';
+  if (/\bhow (long|fast|quickly|soon|far (ahead|out|in advance))\b|\bhow much (notice|warning|time|advance|lead time)\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
+  if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
   if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b/.test(q)) return 'phone';
   if (/\be-?mail (address)?\b|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
   if (/\bwho\b/.test(q)) return 'person';
+  // "Which of your doctors…?", "What dentist…?": a noun WordNet files under people.
+  const asked = /\b(?:which|what)\s+(?:of\s+(?:your|the|our)\s+)?([a-z]+)/.exec(q)?.[1];
+  if (asked && isPersonNoun(asked)) return 'person';
   if (/\bwhere\b|\baddress\b|\blocated\b/.test(q)) return 'address';
   if (/\b(which|what) days?\b/.test(q)) return 'day';
   if (/\bwhat time\b|\bhow (late|early)\b|\b(opening|closing) (hours|times?)\b|\bat what times?\b/.test(q)) return 'time';
   // "when" asks for a time only as the question's word, not in "...when I take a class?".
+  // A weekday named ("on a Saturday?", "open Sundays?"): the hours of that day.
+  if (WEEKDAY_NAME.test(q) && !/\b(what|which|how)\b/.test(q)) return 'time';
   if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';
   if (/\bhow (many|big|old)\b/.test(q)) return 'number';
   return null;
 }
 
+const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b/;
 const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
 const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
 const STREET = /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b|\b[A-Z]{2}\s\d{5}\b/i;
+/** A town with its state or country ("in Madison, Wisconsin", "in Portland, OR"). */
+const CITY = /\b(in|at)\s+[A-Z][a-z]+(\s[A-Z][a-z]+)?,\s+[A-Z][a-z]*\b/;
 /** Where something is inside or around a building ("in the lot behind the building", "next to the café"). */
 const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs|inside|outside|near)\s+(the|our|a)\b|\b(on|in) the (lot|street|ground|first|second|top|basement|car park|parking)\b/i;
 const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
@@ -109,6 +122,8 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   email: (s) => /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i.test(s),
   number: (s) => /\d/.test(s),
 };
+
+const HONORIFIC = /\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+/;
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const DAY_RANGE = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|through|thru|until|till|[-–—])\s*(mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi;
@@ -129,17 +144,19 @@ export function withDayRanges(text: string): string {
 }
 
 /**
- * How surely a sentence holds an answer of that kind, 0 to 1: a street address is sure, a
- * place named in passing ("in Portland") half so.
+ * How surely a sentence holds an answer of that kind, 0 to 1: a street address is sure, a town
+ * with its state ("in Madison, Wisconsin") less so, a place named in passing ("at the West office") least.
  */
 export function typeStrength(sentence: string, type: AnswerType): number {
   if (!holdsType(sentence, type)) return 0;
-  return type === 'address' && !STREET.test(sentence) ? 0.25 : 1;
+  if (type !== 'address' || STREET.test(sentence)) return 1;
+  return CITY.test(sentence) ? 0.6 : 0.25;
 }
 
 /** Whether a sentence holds an answer of that kind. */
 export function holdsType(sentence: string, type: AnswerType): boolean {
-  if (type === 'person') return nlp(sentence).people().length > 0;
+  // compromise misses some names ("Helen Park" reads as a park): a title or a known first name says a person too.
+  if (type === 'person') return HONORIFIC.test(sentence) || nlp(sentence).people().length > 0 || nlp(sentence).has('#FirstName');
   return PATTERNS[type](sentence);
 }
 
@@ -154,8 +171,9 @@ export function words(text: string): string[] {
     const w = raw.replace(/^['-]+|['-]+$/g, '').replace(/'s$/, '').replace(/'/g, '');
     if (!w) continue;
     const parts = w.split('-').filter(Boolean);
-    if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''));
-    out.push(...parts);
+    // "wi-fi" is the one word "wifi", not "wi" and "fi"; "tooth-colored" is both words.
+    if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''), ...parts.filter((p) => p.length > 2));
+    else out.push(...parts);
   }
   return out;
 }
@@ -166,7 +184,8 @@ export function stems(text: string): Set<string> {
 }
 
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
-const QUESTION_NOISE = new Set(['information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
+// "business" and "company" name the site's owner, whatever words its pages use for it.
+const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {
@@ -175,7 +194,17 @@ export function analyzeQuestion(asked: string): Question {
   const typeWords = new Set((want ? TYPE_WORDS[want] : []).map(stem));
   // Names: capitalised words that do not start the question or a sentence in it.
   const proper = new Set<string>();
-  for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0) proper.add(fold(m[1]!));
+  // Days and months are written with a capital but are not names of things the site might lack.
+  for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
+  const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w));
+  // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
+  const phrase = new Map<string, string[]>();
+  content.forEach((w, i) => {
+    const next = content[i + 1];
+    if (!next) return;
+    const syns = phraseSynonyms(w, next);
+    if (syns.length) for (const x of [w, next]) phrase.set(x, [...(phrase.get(x) ?? []), ...syns]);
+  });
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
   let previous = '';
@@ -188,12 +217,14 @@ export function analyzeQuestion(asked: string): Question {
     seen.add(s);
     const synonymWords = new Set<string>();
     for (const group of DOMAIN_SYNONYMS) if (group.some((g) => stem(g) === s)) for (const g of group) synonymWords.add(g);
-    if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word)]) synonymWords.add(syn);
+    if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word), ...(phrase.get(word) ?? [])]) synonymWords.add(syn);
     synonymWords.delete(word);
     const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));
     alternatives.delete(s);
+    const derived = new Set(proper.has(word) ? [] : derivations(word).map(stem));
+    derived.delete(s);
     terms.push({
-      word, stem: s, alternatives, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
+      word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
       senses: proper.has(word) ? 1 : senseCount(word),
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });

@@ -1,5 +1,5 @@
 import { splitSentences } from '../runtime/text.ts';
-import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, type Question } from './analysis.ts';
+import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, type Question, type QueryTerm } from './analysis.ts';
 
 /**
  * Sentence-level ranking of passages for a question: each sentence is scored with its
@@ -36,18 +36,25 @@ export interface CorpusStats { total: number; df: Map<string, number> }
 const K1 = 1.2;
 const B = 0.75;
 
-/** Where a term was found: in the sentence, its section path, its neighbours; as itself or as a synonym. */
-const WEIGHT = { sentence: 1, heading: 0.9, sentenceAlt: 0.6, section: 0.8, sectionAlt: 0.5, neighbour: 0.5, neighbourAlt: 0.3 };
+/** Where a term was found: in the sentence, its section path, its neighbours, its passage; as itself, a word derived from it, or a synonym. */
+const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, passage: 0.35, neighbourAlt: 0.3 };
 
 interface Candidate {
   chunk: SourceChunk; sentence: string; context: string; s: Set<string>;
   /** Stems of the sentence's own heading, and of the rest of its section path and page title. */
   own: Set<string>; sec: Set<string>; near: Set<string>; lastHeading: string;
+  /** Stems of the whole passage the sentence is in. */
+  all: Set<string>;
 }
 
 /** A word with many senses ("take": 44, "use": 13) says less of what is asked than a precise one ("refund": 3). */
 const vagueness = (senses: number) => (senses >= 12 ? 0.6 : senses >= 8 ? 0.8 : 1);
 
+/** WordNet senses from which a word is too vague to be what a question is about ("take": 44, "come": 22, "offer": 16; "deliver": 12 still is). */
+export const VAGUE_VERB = 16;
+const CONTACT = /\bcontact/i;
+/** A sentence that opens with the case it is for ("For membership questions, …", "If you are a member, …"). */
+const QUALIFIED = /^(for|if|outside|during|after|before|when|in case of)\b[^,]{0,60},/i;
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
@@ -62,25 +69,31 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
     const sentences = splitSentences(chunk.text);
     const sec = stems(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
     const lastHeading = chunk.section?.split(' › ').at(-1) ?? '';
+    const all = stems(withDayRanges(chunk.text));
     sentences.forEach((sentence, i) => {
       const window = sentences.slice(Math.max(0, i - 1), i + 2);
       out.push({
         chunk, sentence, context: window.join(' '), s: stems(withDayRanges(sentence)), own: stems(lastHeading), sec,
-        near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading,
+        near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
       });
     });
   }
   return out;
 }
 
-function matchOf(stem: string, alternatives: Set<string>, c: Candidate): number {
+function matchOf({ stem, alternatives, derived }: QueryTerm, c: Candidate): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
+  const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   if (c.s.has(stem)) return WEIGHT.sentence;
   if (c.own.has(stem)) return WEIGHT.heading;
+  if (near(c.s)) return WEIGHT.sentenceDerived;
+  if (near(c.own)) return WEIGHT.headingDerived;
   if (c.sec.has(stem)) return WEIGHT.section;
   if (alt(c.s)) return WEIGHT.sentenceAlt;
+  if (alt(c.own)) return WEIGHT.headingAlt;
   if (c.near.has(stem)) return WEIGHT.neighbour;
   if (alt(c.sec)) return WEIGHT.sectionAlt;
+  if (c.all.has(stem)) return WEIGHT.passage;
   return alt(c.near) ? WEIGHT.neighbourAlt : 0;
 }
 
@@ -97,10 +110,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
   const weights = q.terms.map((t) => idf(t.stem, t.alternatives) * (t.typeWord ? 0.5 : 1) * vagueness(t.senses));
-  const topic = q.terms.map((t) => !t.proper && !t.typeWord);
+  // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come").
+  const topic = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB);
   const cands = candidates(chunks);
   const matches = cands.map((c) => {
-    const m = q.terms.map((t) => matchOf(t.stem, t.alternatives, c));
+    const m = q.terms.map((t) => matchOf(t, c));
     // "the Riverside gym": where Riverside is found, so is the gym it names.
     return m.map((x, j) => {
       const by = q.terms[j]!.namedBy;
@@ -121,8 +135,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     let covered = 0;
     let total = 0;
     let bm25 = 0;
-    // A place the site does not know ("in Seattle?") is answered by wherever the business is: any place named counts in full.
-    const strength = !want ? 0 : (want === 'person' && holdsType(c.lastHeading, want)) || (!q.want && holdsType(c.sentence, want)) ? 1 : typeStrength(c.sentence, want);
+    // A place the site does not know ("in Seattle?") is answered by the town the business is in, as surely as by a street.
+    const strength = !want ? 0 : want === 'person' && holdsType(c.lastHeading, want) ? 1 : !q.want ? Math.min(1, 1.7 * typeStrength(c.sentence, want)) : typeStrength(c.sentence, want);
     const typed = strength > 0;
     q.terms.forEach((t, j) => {
       if (missing[j]) return;
@@ -140,7 +154,12 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     return { c, score, bm25, typed };
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
-  scored.sort((a, b) => b.score + (0.1 * b.bm25) / maxBm25 - (a.score + (0.1 * a.bm25) / maxBm25));
+  // "What's your phone number?": with no subject to tell two numbers apart, the contact page's is the one meant.
+  const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'address');
+  // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
+  const key = (x: (typeof scored)[number]) => x.score + (0.1 * x.bm25) / maxBm25
+    + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0);
+  scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
   for (const { c, score, typed } of scored) {

@@ -33,7 +33,7 @@ function loadIndexes(): Map<Pos, Map<string, string[]>> {
   return indexes;
 }
 
-interface Synset { words: string[]; pointers: { symbol: string; offset: string; pos: string; source: number; target: number }[] }
+interface Synset { words: string[]; /** WordNet's lexicographer file: 18 is noun.person. */ lexFile: number; pointers: { symbol: string; offset: string; pos: string; source: number; target: number }[] }
 
 const POS_OF: Record<string, Pos | undefined> = { n: 'noun', v: 'verb', a: 'adj', s: 'adj' };
 
@@ -54,7 +54,7 @@ function readSynset(pos: Pos, offset: string): Synset {
       if (!symbol || !target || !p || !st) break;
       pointers.push({ symbol, offset: target, pos: p, source: parseInt(st.slice(0, 2), 16), target: parseInt(st.slice(2), 16) });
     }
-    return { words, pointers };
+    return { words, lexFile: Number(f[1]), pointers };
   } finally {
     closeSync(fd);
   }
@@ -109,7 +109,8 @@ export function synonyms(word: string, senses = 2): string[] {
 export function derivations(word: string, senses = 3): string[] {
   return senseWords('+', word, senses, (synset, form) => {
     const self = synset.words.indexOf(form) + 1;
-    return synset.pointers.filter((p) => p.symbol === '+' && p.source === self && POS_OF[p.pos])
+    // "+": derivationally related; "\\": an adjective's pertainym ("monthly" → "month").
+    return synset.pointers.filter((p) => (p.symbol === '+' || p.symbol === '\\') && p.source === self && POS_OF[p.pos])
       .map((p) => readSynset(POS_OF[p.pos]!, p.offset).words[p.target - 1]);
   });
 }
@@ -122,4 +123,35 @@ export function senseCount(word: string): number {
     if (n) return n;
   }
   return 0;
+}
+
+/** Whether the most frequent noun sense of `word` (or of its singular) is a person ("doctor", "dentist", "coach"). */
+export function isPersonNoun(word: string): boolean {
+  const idx = loadIndexes().get('noun')!;
+  for (const form of baseForms(word.toLowerCase())) {
+    const first = idx.get(form)?.[0];
+    if (first) return readSynset('noun', first).lexFile === 18;
+  }
+  return false;
+}
+
+/**
+ * The words of the synonyms of a two-word expression WordNet knows as one lemma, in its two most
+ * frequent senses ("laughing gas" → "nitrous", "oxide"); [] when it does not know it.
+ */
+export function phraseSynonyms(first: string, second: string): string[] {
+  const lemma = `${first.toLowerCase()}_${second.toLowerCase()}`;
+  const key = `_${lemma}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const out = new Set<string>();
+  const idx = loadIndexes();
+  for (const pos of POS) {
+    for (const offset of idx.get(pos)!.get(lemma)?.slice(0, 2) ?? []) {
+      for (const w of readSynset(pos, offset).words) if (w !== lemma) for (const part of w.split('_')) out.add(part);
+    }
+  }
+  const list = [...out];
+  cache.set(key, list);
+  return list;
 }

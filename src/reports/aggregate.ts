@@ -1,7 +1,8 @@
-import type { Db } from '../db/index.ts';
+import type { Sql } from '../db/index.ts';
 import {
   agentNames, annotationRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, usageRows, type Scope,
 } from '../db/report-data.ts';
+import { rollupFigures, type RollupFigures } from '../db/report-rollups.ts';
 import { localDay } from '../domain/report-periods.ts';
 import type { DataCategory, ReportData } from '../schemas/reports.ts';
 import type { ReportRecord } from '../db/reports.ts';
@@ -25,22 +26,29 @@ function sumBy<T>(rows: T[], key: (r: T) => string, value: (r: T) => number): Ma
   return out;
 }
 
+/** The conversation figures straight from the period's conversations: what the rollups must equal. */
+async function directFigures(db: Sql, scope: Scope): Promise<RollupFigures> {
+  const [facts, criteria, contacts, annotations] = await Promise.all([
+    conversationFacts(db, scope), criteriaRows(db, scope), contactCounts(db, scope), annotationRows(db, scope),
+  ]);
+  return { facts, criteria, contacts, annotations };
+}
+
 /**
  * The figures of a report over a period: the `raw` artifact, and what the document and the
- * presentation draw, from a few grouped queries (one pass for most categories); the headline and the live inbox
- * annotations are always included.
+ * presentation draw. Conversation figures come from the daily rollups (refreshed first), or with
+ * `direct` from grouped queries over the conversations; usage and credits from their own tables.
+ * The headline and the live inbox annotations are always included.
  */
-export async function aggregateReport(db: Db, report: ReportRecord, period: { start: Date; end: Date }, now = new Date()): Promise<ReportData> {
+export async function aggregateReport(
+  db: Sql, report: ReportRecord, period: { start: Date; end: Date }, now = new Date(), opts: { direct?: boolean } = {},
+): Promise<ReportData> {
   const scope: Scope = { orgId: report.orgId, agentIds: report.widget_ids, start: period.start, end: period.end, timezone: report.timezone };
   const wants = (c: DataCategory) => report.data_categories.includes(c);
-  // One pass for volume, outcomes, intents, calls and ratings; one each for verdicts, contacts, tags and labels, usage.
-  const [facts, criteria, contacts, usage, spent, annotations] = await Promise.all([
-    conversationFacts(db, scope),
-    criteriaRows(db, scope),
-    contactCounts(db, scope),
+  const [{ facts, criteria, contacts, annotations }, usage, spent] = await Promise.all([
+    opts.direct ? directFigures(db, scope) : rollupFigures(db, scope),
     wants('usage') ? usageRows(db, scope) : null,
     wants('usage') ? creditsSpent(db, scope) : null,
-    annotationRows(db, scope),
   ]);
   const volume = facts.volume;
   const calls = facts.surfaceOutcomes.filter((r) => r.surface === 'phone' || r.surface === 'campaign');

@@ -6,8 +6,8 @@ import type { Sql } from '../db/index.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { appendLedgerEntry, ledgerEntryByReference } from '../db/credits.ts';
 import {
-  findReport, findReportById, findRunById, findScheduledRun, insertRun, markRunFailed, markRunMailed, markRunSucceeded, runArtifact,
-  runData, saveRunArtifact, saveRunData, type RunRecord,
+  findReport, findReportById, findRunById, findScheduledRun, insertRun, markRunFailed, markRunMailed, markRunMailedTo, markRunSucceeded, runArtifact,
+  runData, runMailedTo, saveRunArtifact, saveRunData, type RunRecord,
 } from '../db/reports.ts';
 import { chargeCredits } from '../credits/index.ts';
 import { closedPeriod } from '../domain/report-periods.ts';
@@ -128,9 +128,11 @@ export async function renderRunStep(deps: Pick<RunDeps, 'sql'>, runId: string): 
 const publicBase = (config: Config) => config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT || 8080}`;
 
 /**
- * Step 3: one message to every recipient with the artifact attached (a link when it is over
- * 10 MB) and the headline figures. Its Message-ID is the run's, so a retried send is the same
- * message. A recipient the mail server refuses for good (5xx) fails the run.
+ * Step 3: a message to each recipient, addressed to that recipient alone (no one sees the
+ * others' addresses), with the artifact attached (a link when it is over 10 MB) and the headline
+ * figures. Each sent recipient is recorded on the run, so a retried step sends to the rest only;
+ * a message's Message-ID is the run's and the recipient's, so a send retried before it was
+ * recorded is the same message. A recipient the mail server refuses for good (5xx) fails the run.
  */
 export async function mailRunStep(deps: Pick<RunDeps, 'sql' | 'config' | 'log'> & { secrets: SecretBox; mailer?: Mailer }, runId: string): Promise<void> {
   const { run, report } = await runAndReport(deps.sql, runId);
@@ -147,17 +149,22 @@ export async function mailRunStep(deps: Pick<RunDeps, 'sql' | 'config' | 'log'> 
   ].join('\n');
   const mailer = deps.mailer ?? createMailer(deps.config);
   const domain = new URL(publicBase(deps.config)).hostname || 'localhost';
-  try {
-    const sent = await mailer.send({
-      from: { name: 'Agent reports', address: `reports@${domain}` }, to: report.recipients,
-      subject: `${report.name}: ${period}`, text, messageId: `report-run-${runId}@${domain}`,
-      attachments: attach ? [{ filename: artifact.fileName, content: artifact.bytes, contentType: artifact.contentType }] : undefined,
-    });
-    if (sent.file) deps.log.info({ report_run_id: runId, file: sent.file }, `report mail written to ${sent.file} (no SMTP_URL)`);
-  } catch (err) {
-    const code = (err as { responseCode?: number }).responseCode;
-    if (code && code >= 500) throw ApplicationFailure.nonRetryable(`the mail server refused the message: ${(err as Error).message}`, 'mail_rejected');
-    throw err;
+  const done = new Set(await runMailedTo(deps.sql, runId));
+  for (const [i, to] of report.recipients.entries()) {
+    if (done.has(to)) continue;
+    try {
+      const sent = await mailer.send({
+        from: { name: 'Agent reports', address: `reports@${domain}` }, to,
+        subject: `${report.name}: ${period}`, text, messageId: `report-run-${runId}-${i}@${domain}`,
+        attachments: attach ? [{ filename: artifact.fileName, content: artifact.bytes, contentType: artifact.contentType }] : undefined,
+      });
+      if (sent.file) deps.log.info({ report_run_id: runId, file: sent.file }, `report mail written to ${sent.file} (no SMTP_URL)`);
+    } catch (err) {
+      const code = (err as { responseCode?: number }).responseCode;
+      if (code && code >= 500) throw ApplicationFailure.nonRetryable(`the mail server refused the message to ${to}: ${(err as Error).message}`, 'mail_rejected');
+      throw err;
+    }
+    await markRunMailedTo(deps.sql, runId, to);
   }
   await markRunMailed(deps.sql, runId);
 }

@@ -1,6 +1,6 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, holdsType, stems, type Question } from '../knowledge/analysis.ts';
-import { ANSWER_THRESHOLD, rankSentences, type RankedSentence } from '../knowledge/rank.ts';
+import { analyzeQuestion, holdsType, stems, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { fold, STOPWORDS, truncate } from './text.ts';
 
@@ -14,6 +14,8 @@ import { fold, STOPWORDS, truncate } from './text.ts';
 export interface Answer { text: string; urls: string[] }
 
 const NEGATION = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|only|except)\b|n't\b/i;
+/** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value". */
+const TABLE_ROW = /^[^.!?—:]{1,60} — [^.!?]*:|^[^.!?:]{1,40}: [^.!?]+\.?$/;
 /** Sentence openers that read lower case after "Yes, " (not names). */
 const COMMON_OPENERS = new Set(['both', 'every', 'each', 'all', 'members', 'staff', 'there', 'it', 'we', 'you', 'our', 'your', 'the', 'a', 'an']);
 
@@ -34,12 +36,38 @@ function lowerFirst(sentence: string): string {
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
 }
 
+/**
+ * Whether the sentence denies what was asked: a negation whose clause (up to the next comma or
+ * semicolon) holds a word of the question ("we do not take personal checks"), not one about
+ * something else ("cancelling late, or not showing up, costs $50"). "Only" and "except" limit the
+ * whole sentence.
+ */
+function negates(q: Question, sentence: string): boolean {
+  if (/\b(only|except)\b/i.test(sentence)) return true;
+  const asked = (w: string) => q.terms.some((t) => t.stem === w || t.alternatives.has(w) || t.derived.has(w));
+  for (const m of sentence.matchAll(new RegExp(NEGATION.source, 'gi'))) {
+    const clause = sentence.slice(m.index).split(/[,;:]/)[0]!;
+    if ([...stems(clause)].some(asked)) return true;
+  }
+  return false;
+}
+
 /** "Yes, …" or "No, …" when the sentence says so; the sentence as it is when it already does, or when it is not clear. */
 function yesOrNo(q: Question, sentence: string, score: number): string {
-  if (/^(yes|no)\b/i.test(sentence)) return sentence;
+  // A table row ("Saturday — Downtown: Closed; West: 8 am – 12 pm") gives its values; neither yes nor no.
+  if (/^(yes|no)\b/i.test(sentence) || TABLE_ROW.test(sentence)) return sentence;
   const asksOpen = /\bopen\b/i.test(q.text);
-  if (NEGATION.test(sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(sentence)}`;
-  return score >= 0.75 ? `Yes, ${lowerFirst(sentence)}` : sentence;
+  if (negates(q, sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(sentence)}`;
+  // Affirmed when the sentence answers surely, or itself holds every word the question is about (as it is, derived
+  // or a synonym: "a booking online" in "appointments can be made online"), vague verbs ("make", "take") aside.
+  const own = stems(sentence);
+  const about = q.terms.filter((t) => t.proper || (!t.typeWord && t.senses < VAGUE_VERB));
+  const holds = (t: QueryTerm) => own.has(t.stem) || [...t.derived, ...t.alternatives].some((a) => own.has(a));
+  const held = about.length > 0 && about.every(holds);
+  // Or holds every name asked about ("Spanish", "Delta Dental") and answers well enough.
+  const names = q.terms.filter((t) => t.proper);
+  const named = names.length > 0 && names.every(holds) && score >= 0.6;
+  return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(sentence)}` : sentence;
 }
 
 /** One ranked sentence as a reply reads it: tidied, ended, with its heading when only the heading holds what was asked. */

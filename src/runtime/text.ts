@@ -53,9 +53,13 @@ export function phraseMatcher(phrases: string[]): RegExp {
   return new RegExp(`(?:^|[^a-z0-9])(?:${alternatives})(?:e?s)?(?=[^a-z0-9]|$)`);
 }
 
+/** Abbreviations that end with a full stop inside a sentence ("Dr. Park", "St. Louis"): no sentence ends after them. */
+const ABBREVIATION = String.raw`(?<!\b(?:Dr|Drs|Mr|Mrs|Ms|Mx|Prof|St|Ste|Mt|Jr|Sr|No|Nos|vs|approx|e\.g|i\.e)\.)`;
+const SENTENCE_END = new RegExp(String.raw`\n+|(?<=[.!?])${ABBREVIATION}\s+(?=["“(«]?[\p{Lu}\d])`, 'u');
+
 export function splitSentences(text: string): string[] {
   return text
-    .split(/\n+|(?<=[.!?])\s+(?=["“(«]?[\p{Lu}\d])/u)
+    .split(SENTENCE_END)
     .map((s) => s.replace(/\s+/g, ' ').trim())
     .filter((s) => s.length > 1);
 }
