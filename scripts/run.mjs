@@ -119,12 +119,31 @@ function newestSource() {
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
+      // A folder's own time changes when a file in it is deleted or renamed: that needs a build too.
+      if (entry.isDirectory()) { newest = Math.max(newest, mtime(path) ?? 0); walk(path); }
       else if (entry.name.endsWith('.ts')) newest = Math.max(newest, mtime(path) ?? 0);
     }
   };
   for (const dir of BUILD_INPUTS) walk(join(ROOT, dir));
   return newest;
+}
+
+/**
+ * Deletes what dist/ holds for a source that is gone (tsc never removes an output). A stale module
+ * would still be loaded: the worker runs every module of activities/ and workflows/ it finds.
+ */
+function pruneStaleOutputs() {
+  const walk = (rel) => {
+    const dir = join(DIST, rel);
+    if (mtime(dir) === null) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const child = join(rel, entry.name);
+      if (entry.isDirectory()) { walk(child); continue; }
+      const source = /^(.*)\.(js|js\.map|d\.ts|d\.ts\.map)$/.exec(child)?.[1];
+      if (source && mtime(join(ROOT, `${source}.ts`)) === null) rmSync(join(DIST, child), { force: true });
+    }
+  };
+  for (const dir of BUILD_INPUTS) walk(dir);
 }
 
 /**
@@ -144,6 +163,7 @@ async function ensureBuilt() {
     return false;
   }
   if (code !== 0) note(`tsc reported errors (exit ${code}); starting what it emitted anyway: run npm run check`);
+  pruneStaleOutputs();
   writeFileSync(BUILD_STAMP, `${new Date().toISOString()}\n`);
   return true;
 }
