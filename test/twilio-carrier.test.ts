@@ -95,6 +95,12 @@ describe('Twilio adapter (wire-protocol server)', () => {
     const call = await carrier.placeCall({ from: '+13105550125', to: '+14155550100', url: 'https://example.com/voice', statusUrl: 'https://example.com/status' });
     expect(call.sid).toMatch(/^CA[0-9a-f]{32}$/);
     expect(wire.requests.at(-1)!.form).toMatchObject({ From: '+13105550125', To: '+14155550100', Url: 'https://example.com/voice', StatusCallback: 'https://example.com/status' });
+    // A retried dial finds this call (To, From, created since the attempt began) instead of placing another.
+    const lookup = { from: '+13105550125', to: '+14155550100', url: 'https://example.com/voice', since: new Date(Date.now() - 5_000) };
+    expect(await carrier.findPlacedCall(lookup)).toEqual({ sid: call.sid });
+    expect(wire.requests.at(-1)).toMatchObject({ method: 'GET', path: `/2010-04-01/Accounts/${ACCOUNT}/Calls.json`, query: { To: '+14155550100', From: '+13105550125' } });
+    expect(await carrier.findPlacedCall({ ...lookup, to: '+14155550199' })).toBeNull();
+    expect(await carrier.findPlacedCall({ ...lookup, since: new Date(Date.now() + 3_600_000) })).toBeNull();
     await carrier.hangUp(call.sid);
     expect(wire.requests.at(-1)).toMatchObject({ path: `/2010-04-01/Accounts/${ACCOUNT}/Calls/${call.sid}.json`, form: { Status: 'completed' } });
     const sms = await carrier.sendSms({ from: '+13105550125', to: '+14155550100', body: 'Hello' });

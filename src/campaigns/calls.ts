@@ -1,8 +1,8 @@
 import type { Db } from '../db/index.ts';
 import { findAgent } from '../db/agents.ts';
 import {
-  advanceCall, callIsBlocked, endCallRow, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
-  queuedByZone, readyCalls, toCall, toCampaign, type CallRecord,
+  advanceCall, callIsBlocked, endCallRow, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
+  queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignRecord,
 } from '../db/campaigns.ts';
 import { findConversationRecord } from '../db/conversations.ts';
 import { endConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps } from '../conversations/lifecycle.ts';
@@ -86,15 +86,24 @@ export async function dialCall(deps: CallDeps, callId: string): Promise<DialResu
     await endCall(deps, { callId, status: 'canceled', reason: 'blocked' });
     return { state: 'ended' };
   }
-  if (!(await advanceCall(deps.sql, callId, ['claimed', 'dialing'], 'dialing', { started: true }))) return { state: 'ended' };
+  // `dialing` with its start time is the attempt's key, recorded before the carrier is asked: a
+  // retry that finds it (the last attempt died between placing the call and recording its id)
+  // looks the call up at the carrier first, so one call row is one call at the carrier.
+  const dialing = await advanceCall(deps.sql, callId, ['claimed', 'dialing'], 'dialing', { started: true });
+  if (!dialing) return { state: 'ended' };
   const base = publicBaseUrl(deps.config);
+  const request = {
+    from: campaign.from_number, to: call.to_number,
+    url: `${base}${CARRIER_WEBHOOK_PATHS.voice}?campaign_call=${callId}`,
+    statusUrl: `${base}${CARRIER_WEBHOOK_PATHS.voiceStatus}?campaign_call=${callId}`,
+  };
+  // A lookup that fails is retried with the activity (never taken for "no call"), so no second call is placed blind.
+  const earlier = call.status === 'dialing' ? await deps.carrier.findPlacedCall({ ...request, since: new Date(dialing.started_at!) })
+    .catch((err: unknown) => { throw new Error(`could not look up an earlier attempt's call: ${(err as Error).message}`); }) : null;
   let sid: string;
   try {
-    ({ sid } = await deps.carrier.placeCall({
-      from: campaign.from_number, to: call.to_number,
-      url: `${base}${CARRIER_WEBHOOK_PATHS.voice}?campaign_call=${callId}`,
-      statusUrl: `${base}${CARRIER_WEBHOOK_PATHS.voiceStatus}?campaign_call=${callId}`,
-    }));
+    if (earlier) deps.log.info({ call_id: callId, call_sid: earlier.sid }, 'a retried dial found the call placed by the attempt before it');
+    ({ sid } = earlier ?? await deps.carrier.placeCall(request));
   } catch (err) {
     if (!(err instanceof CarrierError)) throw err;
     deps.log.warn({ err, call_id: callId }, 'the carrier refused a campaign call');
@@ -160,10 +169,12 @@ export interface QueueTurn {
  * What the campaign workflow does next: the queued calls that may start now, honouring each
  * callee's calling window (read on the clock plus CAMPAIGN_CLOCK_OFFSET_SECONDS) and retry backoffs.
  */
-export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
+export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
   // The start's transaction starts the workflow before it commits: wait for it (a rolled-back start reads `draft`).
   const campaign = await findCampaignById(deps.sql, input.campaignId, { share: true });
   if (!campaign) return { status: 'gone', ready: [], waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  const expiry = deps.config.CAMPAIGN_QUEUED_EXPIRY_SECONDS;
+  if (campaign.status === 'running' || campaign.status === 'paused') await expireCalls(deps, campaign, expiry);
   // `exclude` is what the workflow runs now: at most `concurrency` in all.
   const limit = Math.max(0, campaign.concurrency - input.exclude.length);
   const now = new Date(Date.now() + deps.config.CAMPAIGN_CLOCK_OFFSET_SECONDS * 1000);
@@ -173,7 +184,10 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config'>, input: {
   for (const zone of zones) {
     const untilOpen = secondsUntilOpen(campaign.calling_window, zone.timezone, now);
     if (untilOpen === 0) open.push(zone.timezone);
-    const wait = Math.max(untilOpen, zone.wait_seconds);
+    let wait = Math.max(untilOpen, zone.wait_seconds);
+    // A zone that cannot be dialed now (window closed, backoff, paused) wakes the queue when its longest-due call expires too;
+    // an open one is woken by its calls ending.
+    if (wait > 0 || campaign.status === 'paused') wait = Math.min(wait || Infinity, Math.max(1, expiry - zone.due_seconds));
     if (wait > 0) waitSeconds = waitSeconds === null ? wait : Math.min(waitSeconds, wait);
   }
   const ready = campaign.status === 'running' ? await readyCalls(deps.sql, input.campaignId, open, input.exclude, limit) : [];
@@ -181,6 +195,16 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config'>, input: {
     status: campaign.status, ready, waitSeconds, queued: zones.reduce((n, z) => n + z.queued, 0),
     concurrency: campaign.concurrency, maxDurationSeconds: campaign.max_duration_seconds,
   };
+}
+
+/** Queued calls due for longer than `seconds` end `expired`/`expired`, each with `campaign_call.ended` (no retry follows). */
+async function expireCalls(deps: Pick<CallDeps, 'sql' | 'log'>, campaign: CampaignRecord, seconds: number): Promise<void> {
+  const expired = await deps.sql.begin(async (tx) => {
+    const rows = await expireQueuedCalls(tx, campaign.id, seconds);
+    for (const row of rows) await emitCallEnded(tx, campaign.widget_id, row);
+    return rows.length;
+  });
+  if (expired) deps.log.info({ campaign_id: campaign.id, expired }, 'queued campaign calls expired');
 }
 
 /** Every call has ended: a running or paused campaign becomes `completed` (`campaign.completed`); a canceled one stays so. */

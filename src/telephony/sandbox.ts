@@ -103,6 +103,12 @@ export function createSandboxCarrier(db: Db): Carrier {
       await log('call', input.from, input.to, { sid: call.sid, url: input.url });
       return call;
     },
+    async findPlacedCall(input) {
+      const [op] = await db<{ sid: string }[]>`select details->>'sid' as sid from carrier_operations
+        where carrier = 'sandbox' and operation = 'call' and phone_number = ${input.from} and target = ${input.to}
+          and details->>'url' = ${input.url} and created_at >= ${input.since} order by created_at limit 1`;
+      return op ? { sid: op.sid } : null;
+    },
     async hangUp(callSid) { await log('hangup', null, null, { sid: callSid }); },
     async sendSms(input) {
       const message = { sid: sid('SM') };
