@@ -1,14 +1,18 @@
 import type { ActivityRegistration } from './index.ts';
 import {
-  claimCall, converseSandboxCall, dialCall, endCall, finishCampaign, hangUpAtCarrier, markCall, nextCalls,
+  claimCall, converseSandboxCall, dialCall, endCall, evaluateCallConversation, finishCampaign, hangUpAtCarrier, markCall, nextCalls,
+  openCallConversation, playSandboxCallee,
 } from '../src/campaigns/calls.ts';
 import type { EndedReason, TerminalCallStatus } from '../src/schemas/campaigns.ts';
 import { createCarrier } from '../src/telephony/index.ts';
+import { createToolSender } from '../src/tools/send.ts';
 import type { ActivityDeps } from './index.ts';
 
 /** The campaign and campaign call workflows' steps: each writes its status change to PostgreSQL, idempotently. */
 export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log' | 'runtime' | 'secrets'>) {
   const callDeps = { ...deps, carrier: createCarrier(deps.config, deps.sql) };
+  // The agent's tool calls during the sandbox callee's turns are made here, in process (as a simulation's are).
+  const sendTool = createToolSender(deps);
   return {
     nextCalls: (input: { campaignId: string; exclude: string[] }) => nextCalls(deps, input),
     finishCampaign: (input: { campaignId: string }) => finishCampaign(deps, input.campaignId),
@@ -16,6 +20,9 @@ export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'confi
     dialCall: (input: { callId: string }) => dialCall(callDeps, input.callId),
     markCall: (input: { callId: string; status: 'ringing' | 'in_progress' }) => markCall(deps, input),
     converseSandboxCall: (input: { callId: string }) => converseSandboxCall(callDeps, input.callId),
+    openCallConversation: async (input: { callId: string }) => { await openCallConversation(callDeps, input.callId); },
+    playSandboxCallee: (input: { callId: string; talkSeconds: number }) => playSandboxCallee({ ...callDeps, sendTool }, input),
+    evaluateCallConversation: (input: { callId: string }) => evaluateCallConversation(callDeps, input.callId),
     hangUpAtCarrier: (input: { callId: string }) => hangUpAtCarrier(callDeps, input.callId),
     endCall: (input: { callId: string; status: TerminalCallStatus; reason: EndedReason }) => endCall(deps, input),
   };

@@ -5,7 +5,13 @@ import {
   queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignRecord,
 } from '../db/campaigns.ts';
 import { findConversationRecord } from '../db/conversations.ts';
-import { endConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps } from '../conversations/lifecycle.ts';
+import {
+  endConversation, evaluateConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps,
+} from '../conversations/lifecycle.ts';
+import { endSession, findLiveSession, insertCarrierSession } from '../db/carrier-sessions.ts';
+import { findActiveNumberByE164 } from '../db/phone-numbers.ts';
+import type { Agent } from '../schemas/agents.ts';
+import type { ToolSender } from '../tools/send.ts';
 import { secondsUntilOpen } from '../domain/calling-window.ts';
 import { emitEvent } from '../events/emit.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
@@ -13,6 +19,8 @@ import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/cam
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 import { sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
 import { CARRIER_WEBHOOK_PATHS, publicBaseUrl } from '../telephony/webhook-urls.ts';
+import { answerVoice, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
+import { politeHangup, sayAndGather } from '../telephony/twiml.ts';
 
 /**
  * The steps of one campaign call, each run by an activity of its workflow (`campaign-call:<id>`),
@@ -30,10 +38,8 @@ export async function emitCallEnded(tx: Db, agentId: string, call: CallRecord): 
 export type StepResult = { state: 'go' } | { state: 'ended' };
 
 /** Ends a call (once): status, reason, `campaign_call.ended`, its conversation, and a retry when the campaign's `retry` says so. */
-export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: { callId: string; status: TerminalCallStatus; reason: EndedReason }): Promise<{ status: CallStatus; ended_reason: EndedReason | null }> {
-  const before = await findCallById(deps.sql, input.callId);
-  if (!before) return { status: input.status, ended_reason: input.reason };
-  if (before.conversation_id && !before.ended_at) await endConversation(deps, before.conversation_id, 'visitor');
+export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: { callId: string; status: TerminalCallStatus; reason: EndedReason }):
+  Promise<{ status: CallStatus; ended_reason: EndedReason | null; conversation?: boolean }> {
   const ended = await deps.sql.begin(async (tx) => {
     const row = await endCallRow(tx, input.callId, input.status, input.reason);
     if (!row) return null;
@@ -48,7 +54,13 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: { 
     return row;
   });
   const now = ended ?? await findCallById(deps.sql, input.callId);
-  return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason };
+  // After the row: a conversation opened meanwhile was linked under its lock, so it is seen here and ends too.
+  if (now?.conversation_id) {
+    await endConversation(deps, now.conversation_id, 'visitor');
+    const session = now.call_sid ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
+    if (session) await endSession(deps.sql, session.id);
+  }
+  return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason, conversation: Boolean(now?.conversation_id) };
 }
 
 /** queued → claimed; a do-not-call callee ends `canceled`/`blocked` here (checked when queued, and again now). */
@@ -143,6 +155,93 @@ export async function converseSandboxCall(deps: CallDeps, callId: string): Promi
     const replies = await sendVisitorMessage(deps, agent, current, line, { role: 'caller' });
     line = caller.reply(replies.map((m) => m.text).join(' '), turn);
   }
+}
+
+/** The conversation of this call was not opened: the call ended, or its agent is gone. */
+class NotOpened extends Error {}
+
+/**
+ * Opens an answered call's conversation (surface `phone`, linked by `conversation_id`, its greeting
+ * and `conversation.started`), once. The call's workflow owns it: no lifecycle workflow, the call
+ * bounds it, and the workflow ends and evaluates it. A live call (`carrierCall`: its CallSid) gets
+ * a carrier session, so the carrier's next requests play voice turns as an inbound call's do.
+ * Null when the call has ended or its agent is gone.
+ */
+export async function openCallConversation(deps: ConversationDeps, callId: string, carrierCall?: { callSid: string }): Promise<OpenedConversation | null> {
+  const call = await findCallById(deps.sql, callId);
+  if (!call || call.ended_at) return null;
+  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
+  if (!campaign || !agent) return null;
+  if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null };
+  const number = carrierCall && campaign.from_number ? await findActiveNumberByE164(deps.sql, campaign.from_number) : null;
+  try {
+    const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent, { surface: 'phone', caller: call.to_number, lifecycle: false },
+      async (tx, conversationId) => {
+        const locked = await findCallById(tx, callId, { forUpdate: true });
+        if (!locked || locked.ended_at || locked.conversation_id) throw new NotOpened();
+        await linkCallConversation(tx, callId, conversationId);
+        if (carrierCall && number) {
+          await insertCarrierSession(tx, {
+            orgId: call.orgId, agentId: agent.id, phoneNumberId: number.id, conversationId, channel: 'voice', sessionKey: carrierCall.callSid, caller: call.to_number,
+          });
+        }
+      });
+    return { conversationId: conversation.id, greeting, agent, language: conversation.language };
+  } catch (err) {
+    if (!(err instanceof NotOpened)) throw err;
+    const now = await findCallById(deps.sql, callId);
+    return now?.conversation_id && !now.ended_at ? { conversationId: now.conversation_id, greeting: null, agent, language: null } : null;
+  }
+}
+
+export interface OpenedConversation { conversationId: string; greeting: string | null; agent: Agent; language: string | null }
+
+/**
+ * The sandbox callee's side of an answered call's conversation: the built-in scripted caller, for
+ * as long as the call lasts. A call with no talk time (SANDBOX_CALL_SECONDS=0) has no turns: the
+ * callee hangs up on the greeting. Otherwise it says its opening line, then answers the agent while
+ * the call's talk time (from `answered_at`) runs, at most three turns.
+ */
+export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender }, input: { callId: string; talkSeconds: number }): Promise<void> {
+  if (input.talkSeconds <= 0) return;
+  const call = await findCallById(deps.sql, input.callId);
+  if (!call?.conversation_id || call.ended_at) return;
+  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
+  if (!agent) return;
+  const hangsUpAt = Date.parse(call.answered_at ?? new Date().toISOString()) + input.talkSeconds * 1000;
+  const caller = createScriptedCaller({ goal: CALLEE_GOAL, maxTurns: 3 });
+  let line: string | null = caller.opening();
+  for (let turn = 1; line !== null && (turn === 1 || Date.now() < hangsUpAt); turn++) {
+    const current = await findConversationRecord(deps.sql, call.conversation_id);
+    if (!current || current.status === 'ended') return;
+    const replies = await sendVisitorMessage(deps, agent, current, line, { role: 'caller' });
+    line = caller.reply(replies.map((m) => m.text).join(' '), turn);
+  }
+}
+
+/** Evaluates an ended call's conversation (`conversation.evaluated`); nothing for a call that had none. */
+export async function evaluateCallConversation(deps: ConversationDeps, callId: string): Promise<boolean> {
+  const call = await findCallById(deps.sql, callId);
+  return call?.conversation_id ? evaluateConversation(deps, call.conversation_id) : false;
+}
+
+/**
+ * The carrier's request for an answered campaign call's TwiML (its `url` names the call): the
+ * agent's greeting in `<Gather>`, its conversation opened and owned by the call's workflow. The
+ * carrier session opened with it answers the next requests (`answerVoice`), turn by turn, as an
+ * inbound call's. A call that has ended, or whose agent is gone, is hung up politely.
+ */
+export async function answerCampaignCall(deps: InboundDeps, callId: string, params: CarrierParams, baseUrl: string): Promise<string> {
+  const callSid = params.CallSid ?? '';
+  const opened = callSid ? await openCallConversation(deps, callId, { callSid }) : null;
+  if (!opened) return politeHangup('Thank you. Goodbye.');
+  // A repeated request (the conversation was opened by an earlier one): answered as the call's next turn.
+  if (opened.greeting === null) return answerVoice(deps, params, baseUrl);
+  const call = await findCallById(deps.sql, callId);
+  const speech = await speechFor(deps.sql, call!.orgId, opened.agent, opened.language);
+  return sayAndGather([opened.greeting], speech, baseUrl + CARRIER_WEBHOOK_PATHS.voice);
 }
 
 /** Asks the carrier to hang up a placed call (nothing to do before it was placed). */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
@@ -100,6 +100,8 @@ export async function signalLifecycle(deps: Pick<ConversationDeps, 'temporal' | 
   try {
     await deps.temporal.workflow.getHandle(workflowIds.conversation(id)).signal(signal);
   } catch (err) {
+    // A campaign call's conversation has no lifecycle workflow: its call's workflow bounds it.
+    if (err instanceof WorkflowNotFoundError) return;
     deps.log.warn({ err, conversation_id: id, signal }, 'could not signal the conversation workflow');
   }
 }
@@ -136,6 +138,8 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
  */
 export async function startCallerConversation(deps: ConversationDeps, orgId: string, agent: Agent, input: {
   surface: 'phone' | 'sms'; caller: string;
+  /** False when another workflow bounds the conversation and runs its end and evaluation (a campaign call's). */
+  lifecycle?: boolean;
 }, withinStart: (tx: Db, conversationId: string) => Promise<void>): Promise<{ conversation: ConversationRecord; greeting: string }> {
   const language = languageOf(undefined, agent);
   const memory = agent.cross_channel_memory ? await contactFacts(deps.sql, orgId, { phone: input.caller }) : {};
@@ -148,7 +152,7 @@ export async function startCallerConversation(deps: ConversationDeps, orgId: str
     await recordContactConversation(tx, orgId, { conversationId: conversation.id, phone: input.caller, at: conversation.startedAt });
     await withinStart(tx, conversation.id);
     await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
-    await startLifecycle(deps, conversation, agent);
+    if (input.lifecycle !== false) await startLifecycle(deps, conversation, agent);
     return conversation;
   });
   return { conversation: result, greeting };

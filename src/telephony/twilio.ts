@@ -83,7 +83,11 @@ export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
       await client.incomingPhoneNumbers(number.sid).remove();
     }),
     placeCall: (input) => carrierCall('place the call', async () => {
-      const call = await client.calls.create({ from: input.from, to: input.to, url: input.url, statusCallback: input.statusUrl, statusCallbackMethod: 'POST' });
+      // Every progress event, not only `completed` (Twilio's default): the campaign call walks ringing and in_progress on them.
+      const call = await client.calls.create({
+        from: input.from, to: input.to, url: input.url, statusCallback: input.statusUrl, statusCallbackMethod: 'POST',
+        statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+      });
       return { sid: call.sid };
     }),
     // Twilio's call list filters by To and From, newest first; the call's own webhook URL is not
