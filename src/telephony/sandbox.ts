@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.ts';
-import { recordCarrierOperation } from '../db/carrier-operations.ts';
+import { findRecordedCall, recordCarrierOperation } from '../db/carrier-operations.ts';
 import {
   CarrierError, MONTHLY_COST_CENTS, type Carrier, type NumberCandidate, type NumberSearch, type NumberWebhooks, type ProvisionedNumber,
 } from './carrier.ts';
@@ -104,10 +104,8 @@ export function createSandboxCarrier(db: Db): Carrier {
       return call;
     },
     async findPlacedCall(input) {
-      const [op] = await db<{ sid: string }[]>`select details->>'sid' as sid from carrier_operations
-        where carrier = 'sandbox' and operation = 'call' and phone_number = ${input.from} and target = ${input.to}
-          and details->>'url' = ${input.url} and created_at >= ${input.since} order by created_at limit 1`;
-      return op ? { sid: op.sid } : null;
+      const sid = await findRecordedCall(db, 'sandbox', input);
+      return sid ? { sid } : null;
     },
     async hangUp(callSid) { await log('hangup', null, null, { sid: callSid }); },
     async sendSms(input) {
