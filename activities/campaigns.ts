@@ -24,7 +24,7 @@ export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'confi
     playSandboxCallee: (input: { callId: string; talkSeconds: number }) => playSandboxCallee({ ...callDeps, sendTool }, input),
     evaluateCallConversation: (input: { callId: string }) => evaluateCallConversation(callDeps, input.callId),
     hangUpAtCarrier: (input: { callId: string }) => hangUpAtCarrier(callDeps, input.callId),
-    endCall: (input: { callId: string; status: TerminalCallStatus; reason: EndedReason }) => endCall(deps, input),
+    endCall: (input: { callId: string; status: TerminalCallStatus; reason: EndedReason; ownsConversation?: boolean }) => endCall(deps, input),
   };
 }
 export type CampaignActivities = ReturnType<typeof createCampaignActivities>;

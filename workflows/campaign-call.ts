@@ -94,7 +94,7 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
   let answeredAt: number | null = null;
   const end = async (status: TerminalCallStatus, reason: EndedReason): Promise<CampaignCallResult> => {
     if (conversing) await conversing;
-    const ended = await acts.endCall({ callId, status, reason });
+    const ended = await acts.endCall(owns ? { callId, status, reason, ownsConversation: true } : { callId, status, reason });
     result = { status: ended.status, ended_reason: ended.ended_reason };
     // The call's conversation ended with it (`conversation.ended`); its evaluation follows here.
     if (owns && ended.conversation) await evaluateCallConversation({ callId });

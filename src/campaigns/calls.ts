@@ -38,7 +38,11 @@ export async function emitCallEnded(tx: Db, agentId: string, call: CallRecord): 
 export type StepResult = { state: 'go' } | { state: 'ended' };
 
 /** Ends a call (once): status, reason, `campaign_call.ended`, its conversation, and a retry when the campaign's `retry` says so. */
-export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: { callId: string; status: TerminalCallStatus; reason: EndedReason }):
+export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
+  callId: string; status: TerminalCallStatus; reason: EndedReason;
+  /** The call's workflow owns its conversation (no lifecycle workflow to tell); absent from runs before it did. */
+  ownsConversation?: boolean;
+}):
   Promise<{ status: CallStatus; ended_reason: EndedReason | null; conversation?: boolean }> {
   const ended = await deps.sql.begin(async (tx) => {
     const row = await endCallRow(tx, input.callId, input.status, input.reason);
@@ -56,7 +60,7 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: { 
   const now = ended ?? await findCallById(deps.sql, input.callId);
   // After the row: a conversation opened meanwhile was linked under its lock, so it is seen here and ends too.
   if (now?.conversation_id) {
-    await endConversation(deps, now.conversation_id, 'visitor');
+    await endConversation(deps, now.conversation_id, 'visitor', { lifecycle: !input.ownsConversation });
     const session = now.call_sid ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
     if (session) await endSession(deps.sql, session.id);
   }

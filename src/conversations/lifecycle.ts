@@ -241,14 +241,16 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
  * Ends an active conversation (the visitor, or its workflow after inactivity): status, end time,
  * usage record and `conversation.ended`, in one transaction. False when it had already ended.
  */
-export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | 'secrets'>, id: string, reason: 'visitor' | 'inactivity'): Promise<boolean> {
+export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | 'secrets'>, id: string, reason: 'visitor' | 'inactivity',
+  opts: { lifecycle?: boolean } = {}): Promise<boolean> {
   const eventId = await deps.sql.begin(async (tx) => {
     const ended = await markEnded(tx, id, reason);
     if (!ended) return null;
     return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, id) });
   });
   if (!eventId) return false;
-  if (reason === 'visitor') await signalLifecycle(deps as ConversationDeps, id, 'ended');
+  // `lifecycle: false`: no lifecycle workflow to tell (a campaign call's conversation, ended by the call's workflow).
+  if (reason === 'visitor' && opts.lifecycle !== false) await signalLifecycle(deps as ConversationDeps, id, 'ended');
   return true;
 }
 
