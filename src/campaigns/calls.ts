@@ -277,11 +277,15 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, 
   const campaign = await findCampaignById(deps.sql, input.campaignId, { share: true });
   if (!campaign) return { status: 'gone', ready: [], waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
   const expiry = deps.config.CAMPAIGN_QUEUED_EXPIRY_SECONDS;
-  if (campaign.status === 'running' || campaign.status === 'paused') await expireCalls(deps, campaign, expiry);
+  let zones = await queuedByZone(deps.sql, input.campaignId);
+  // Only when a queued call has waited that long (most turns write nothing here).
+  if ((campaign.status === 'running' || campaign.status === 'paused') && zones.some((z) => z.due_seconds >= expiry)) {
+    await expireCalls(deps, campaign, expiry);
+    zones = await queuedByZone(deps.sql, input.campaignId);
+  }
   // `exclude` is what the workflow runs now: at most `concurrency` in all.
   const limit = Math.max(0, campaign.concurrency - input.exclude.length);
   const now = new Date(Date.now() + deps.config.CAMPAIGN_CLOCK_OFFSET_SECONDS * 1000);
-  const zones = await queuedByZone(deps.sql, input.campaignId);
   const open: string[] = [];
   let waitSeconds: number | null = null;
   for (const zone of zones) {
