@@ -17,8 +17,15 @@ const acts = proxyLocalActivities<CampaignActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 // The sandbox callee's conversation runs the agent for a few turns.
-const { converseSandboxCall, playSandboxCallee } = proxyActivities<CampaignActivities>({
+const { converseSandboxCall } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+// They heartbeat while they run: a worker that dies under one is noticed in seconds, not at its timeout,
+// and the call (which waits for them) ends as soon as another worker has run it again.
+const HEARTBEAT_TIMEOUT = '20 seconds';
+const { playSandboxCallee } = proxyActivities<CampaignActivities>({
+  startToCloseTimeout: '2 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 // Opening an answered call's conversation: the agent's greeting (one runtime turn), then a row or two.
@@ -28,7 +35,7 @@ const { openCallConversation } = proxyLocalActivities<CampaignActivities>({
 });
 // The call's conversation's evaluation, as the conversation workflow's evaluation child runs it (an LLM can take a while).
 const { evaluateCallConversation } = proxyActivities<CampaignActivities>({
-  startToCloseTimeout: '3 minutes',
+  startToCloseTimeout: '3 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
 

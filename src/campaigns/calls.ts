@@ -72,8 +72,9 @@ export async function claimCall(deps: Omit<ConversationDeps, 'runtime'>, callId:
   const call = await advanceCall(deps.sql, callId, ['queued'], 'claimed');
   if (!call) {
     const now = await findCallById(deps.sql, callId);
-    // Claimed by an earlier attempt of this activity: go on; anything else (ended, deleted) is done.
-    return now?.status === 'claimed' ? { state: 'go' } : { state: 'ended' };
+    // Claimed (and maybe dialed) by an earlier run of this step whose workflow task was lost with its worker:
+    // go on, the next steps are idempotent too; anything else (ended, deleted) is done.
+    return now && !now.ended_at ? { state: 'go' } : { state: 'ended' };
   }
   if (await callIsBlocked(deps.sql, call.orgId, call)) {
     await endCall(deps, { callId, status: 'canceled', reason: 'blocked' });
