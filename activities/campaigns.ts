@@ -1,14 +1,31 @@
+import { Context } from '@temporalio/activity';
 import type { ActivityRegistration } from './index.ts';
 import {
-  claimCall, converseSandboxCall, dialCall, endCall, finishCampaign, hangUpAtCarrier, markCall, nextCalls,
+  claimCall, converseSandboxCall, dialCall, endCall, evaluateCallConversation, finishCampaign, hangUpAtCarrier, markCall, nextCalls,
+  openCallConversation, playSandboxCallee,
 } from '../src/campaigns/calls.ts';
 import type { EndedReason, TerminalCallStatus } from '../src/schemas/campaigns.ts';
 import { createCarrier } from '../src/telephony/index.ts';
+import { createToolSender } from '../src/tools/send.ts';
 import type { ActivityDeps } from './index.ts';
+
+/** Runs `work`, heartbeating every few seconds until it settles (the workflow's heartbeat timeout then spots a dead worker). */
+async function beating<T>(work: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+const HEARTBEAT_EVERY_MS = 5_000;
 
 /** The campaign and campaign call workflows' steps: each writes its status change to PostgreSQL, idempotently. */
 export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log' | 'runtime' | 'secrets'>) {
   const callDeps = { ...deps, carrier: createCarrier(deps.config, deps.sql) };
+  // The agent's tool calls during the sandbox callee's turns are made here, in process (as a simulation's are).
+  const sendTool = createToolSender(deps);
   return {
     nextCalls: (input: { campaignId: string; exclude: string[] }) => nextCalls(deps, input),
     finishCampaign: (input: { campaignId: string }) => finishCampaign(deps, input.campaignId),
@@ -16,8 +33,11 @@ export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'confi
     dialCall: (input: { callId: string }) => dialCall(callDeps, input.callId),
     markCall: (input: { callId: string; status: 'ringing' | 'in_progress' }) => markCall(deps, input),
     converseSandboxCall: (input: { callId: string }) => converseSandboxCall(callDeps, input.callId),
+    openCallConversation: async (input: { callId: string }) => { await openCallConversation(callDeps, input.callId); },
+    playSandboxCallee: (input: { callId: string; talkSeconds: number }) => beating(() => playSandboxCallee({ ...callDeps, sendTool }, input)),
+    evaluateCallConversation: (input: { callId: string }) => beating(() => evaluateCallConversation(callDeps, input.callId)),
     hangUpAtCarrier: (input: { callId: string }) => hangUpAtCarrier(callDeps, input.callId),
-    endCall: (input: { callId: string; status: TerminalCallStatus; reason: EndedReason }) => endCall(deps, input),
+    endCall: (input: { callId: string; status: TerminalCallStatus; reason: EndedReason; ownsConversation?: boolean }) => endCall(deps, input),
   };
 }
 export type CampaignActivities = ReturnType<typeof createCampaignActivities>;

@@ -4,9 +4,10 @@
  * The real service (API and workers in this process, a fresh PostgreSQL database, an in-memory
  * Temporal dev server, the sandbox carrier with SANDBOX_RING_SECONDS=0 and SANDBOX_CALL_SECONDS=0).
  * One campaign of BENCH_CALLS sandbox calls (default 1000) at BENCH_CONCURRENCY (default 50): every
- * call is its own workflow `campaign-call:<id>` (claim, dial, ringing, answered, the scripted
- * callee's phone conversation, end), each answered one also a conversation lifecycle and its
- * evaluation. Throughput is calls / (start request to `completed_at`); CPU per call by process.
+ * call is its own workflow `campaign-call:<id>` (claim, dial, answered, its phone conversation
+ * opened with the agent's greeting, end, the conversation's evaluation: all activities of that one
+ * workflow). A call of 0 s has no talk: the scripted callee says nothing (see bench/README.md).
+ * Throughput is calls / (start request to `completed_at`); CPU per call by process.
  *
  * Beside it, in the same run and on the same server: a bare workflow (start, complete, nothing
  * else) started by BENCH_CONCURRENCY clients, each awaiting its result, BENCH_CALLS times.

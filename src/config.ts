@@ -68,6 +68,11 @@ export const ConfigSchema = Type.Object({
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
   /** Test setting: seconds added to the clock campaigns read calling windows with (0 in production). */
   CAMPAIGN_CLOCK_OFFSET_SECONDS: Type.Integer({ default: 0 }),
+  /**
+   * A campaign call still queued this long after it was due (its campaign paused, its calling window
+   * closed, its concurrency full) is not dialed any more: it ends `expired`/`expired`. Default 7 days.
+   */
+  CAMPAIGN_QUEUED_EXPIRY_SECONDS: Type.Integer({ minimum: 1, default: 604_800 }),
   /** The telephony carrier: `sandbox` (no account; test numbers) or `twilio` (needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN). */
   CARRIER: Type.Union([Type.Literal('sandbox'), Type.Literal('twilio')], { default: 'sandbox' }),
   TWILIO_ACCOUNT_SID: Type.Optional(Type.String({ pattern: '^AC[0-9a-fA-F]{32}$' })),

@@ -151,7 +151,8 @@ it('replays a campaign and a call of it that it has just run (a busy retry, a ma
       { workflowId: child.workflowId, history: await child.fetchHistory() },
     ]);
     await recordFixture(parent.workflowId, 'campaign.json');
-    await recordFixture(child.workflowId, 'campaign-call.json');
+    // campaign-call.json stays: a run from before the call owned its conversation (patched), which must still replay.
+    await recordFixture(child.workflowId, 'campaign-call-owns-conversation.json');
   } finally {
     await calls3.stop();
   }

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
-import { startTestService, type TestService } from './helpers.ts';
+import { eventually, startTestService, type TestService } from './helpers.ts';
+import { callsOf, campaignReaches, eventsOf, orgWithNumber, startedCampaign } from './support/campaigns.ts';
+import { workflowIds } from '../src/temporal/ids.ts';
 import { orgWithAgent, type Api } from './support/orgs.ts';
 import { expectProblem } from './support/problems.ts';
 import { startTwilioWireServer, type TwilioWireServer } from './fixtures/twilio-wire-server.ts';
@@ -95,6 +97,12 @@ describe('Twilio adapter (wire-protocol server)', () => {
     const call = await carrier.placeCall({ from: '+13105550125', to: '+14155550100', url: 'https://example.com/voice', statusUrl: 'https://example.com/status' });
     expect(call.sid).toMatch(/^CA[0-9a-f]{32}$/);
     expect(wire.requests.at(-1)!.form).toMatchObject({ From: '+13105550125', To: '+14155550100', Url: 'https://example.com/voice', StatusCallback: 'https://example.com/status' });
+    // A retried dial finds this call (To, From, created since the attempt began) instead of placing another.
+    const lookup = { from: '+13105550125', to: '+14155550100', url: 'https://example.com/voice', since: new Date(Date.now() - 5_000) };
+    expect(await carrier.findPlacedCall(lookup)).toEqual({ sid: call.sid });
+    expect(wire.requests.at(-1)).toMatchObject({ method: 'GET', path: `/2010-04-01/Accounts/${ACCOUNT}/Calls.json`, query: { To: '+14155550100', From: '+13105550125' } });
+    expect(await carrier.findPlacedCall({ ...lookup, to: '+14155550199' })).toBeNull();
+    expect(await carrier.findPlacedCall({ ...lookup, since: new Date(Date.now() + 3_600_000) })).toBeNull();
     await carrier.hangUp(call.sid);
     expect(wire.requests.at(-1)).toMatchObject({ path: `/2010-04-01/Accounts/${ACCOUNT}/Calls/${call.sid}.json`, form: { Status: 'completed' } });
     const sms = await carrier.sendSms({ from: '+13105550125', to: '+14155550100', body: 'Hello' });
@@ -119,4 +127,49 @@ describe('inbound webhooks with CARRIER=twilio', () => {
     // No number of ours: a polite answer, nothing started.
     expect(await signed.text()).toContain('<Message>');
   });
+});
+
+describe('campaign calls with CARRIER=twilio', () => {
+  it('an answered call is the agent\'s phone conversation: greeting in <Gather>, a turn, then ended and evaluated with the call', async () => {
+    const { api, agent, orgId, number } = await orgWithNumber(svc);
+    const callee = '+14155550177';
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [callee], max_duration_seconds: 600 });
+    const placed = await eventually(async () => [...wire.calls.values()].find((c) => c.to === callee && c.from === number.phone_number) ?? null, 120_000, 100);
+    const [call] = await callsOf(api, campaign.id);
+    expect(placed.url).toContain(`campaign_call=${call!.id}`);
+    const form = { CallSid: placed.sid as string, AccountSid: ACCOUNT, From: number.phone_number as string, To: callee, Direction: 'outbound-api' };
+    const status = (CallStatus: string) => wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus });
+    expect((await status('ringing')).status).toBe(204);
+    expect((await status('in-progress')).status).toBe(204);
+    // Twilio asks for the answered call's TwiML: the agent greets and listens.
+    const answered = await wire.webhook(svc.url, placed.url, { ...form, CallStatus: 'in-progress' });
+    expect(answered.status).toBe(200);
+    expect(answered.text).toContain('<Gather');
+    const gatherAction = /action="([^"]+)"/.exec(answered.text)![1]!.replace(/&amp;/g, '&');
+    const turn = await wire.webhook(svc.url, gatherAction, { ...form, CallStatus: 'in-progress', SpeechResult: 'Hello, who is calling?' });
+    expect(turn.status).toBe(200);
+    expect(turn.text).toContain('<Say');
+    const live = (await callsOf(api, campaign.id))[0]!;
+    expect(live).toMatchObject({ status: 'in_progress', call_sid: placed.sid });
+    expect(live.conversation_id).toBeTruthy();
+    expect((await status('completed')).status).toBe(204);
+    await campaignReaches(api, campaign.id, 'completed', 120_000);
+    const ended = (await callsOf(api, campaign.id))[0]!;
+    expect(ended).toMatchObject({ status: 'completed', ended_reason: 'carrier', conversation_id: live.conversation_id });
+    const conversation = (await api.get(`/api/v1/rest/conversations/${live.conversation_id}`)).body;
+    expect(conversation).toMatchObject({ surface: 'phone', widget_id: agent.id, status: 'ended' });
+    expect(conversation.messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent']);
+    expect(conversation.messages[1].text).toBe('Hello, who is calling?');
+    const events = await eventually(async () => {
+      const all = (await eventsOf(svc, orgId)).filter((e) => e.data.conversation?.id === live.conversation_id).map((e) => e.type);
+      return all.includes('conversation.evaluated') ? all : null;
+    }, 120_000, 200);
+    expect(events).toEqual(['conversation.started', 'conversation.ended', 'conversation.evaluated']);
+    // The call's conversation has no lifecycle workflow of its own: the call's workflow ended and evaluated it.
+    await expect(svc.temporal.workflow.getHandle(workflowIds.conversation(live.conversation_id)).describe()).rejects.toThrow();
+    // A late request for this call finds no live session: a hangup, and no new conversation.
+    const after = await wire.webhook(svc.url, gatherAction, { ...form, CallStatus: 'completed', SpeechResult: 'Still there?' });
+    expect(after.text).toContain('<Hangup/>');
+    expect((await eventsOf(svc, orgId)).filter((e) => e.type === 'conversation.started')).toHaveLength(1);
+  }, 240_000);
 });

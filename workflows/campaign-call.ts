@@ -1,4 +1,4 @@
-import { condition, defineSignal, defineUpdate, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineSignal, defineUpdate, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../src/schemas/campaigns.ts';
 import type { SandboxCallOutcome } from '../src/telephony/sandbox.ts';
@@ -21,6 +21,31 @@ const { converseSandboxCall } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
+// They heartbeat while they run: a worker that dies under one is noticed in seconds, not at its timeout,
+// and the call (which waits for them) ends as soon as another worker has run it again.
+const HEARTBEAT_TIMEOUT = '20 seconds';
+const { playSandboxCallee } = proxyActivities<CampaignActivities>({
+  startToCloseTimeout: '2 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+// Opening an answered call's conversation: the agent's greeting (one runtime turn), then a row or two.
+const { openCallConversation } = proxyLocalActivities<CampaignActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+// The call's conversation's evaluation, as the conversation workflow's evaluation child runs it (an LLM can take a while).
+const { evaluateCallConversation } = proxyActivities<CampaignActivities>({
+  startToCloseTimeout: '3 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes', maximumAttempts: 10 },
+});
+
+/**
+ * Runs started before it (no marker in their history) keep the earlier steps: the conversation's
+ * own lifecycle and evaluation workflows, a write per carrier status. Runs with it own their
+ * conversation (opened, ended and evaluated by this workflow's activities) and write statuses due
+ * at the same instant once.
+ */
+const OWNS_CONVERSATION = 'campaign-call-owns-conversation';
 
 type Step = { to: 'ringing' | 'in_progress' } | { end: TerminalCallStatus; reason: EndedReason };
 const CARRIER_STEPS: Record<string, Step> = {
@@ -33,6 +58,8 @@ const CARRIER_STEPS: Record<string, Step> = {
   failed: { end: 'failed', reason: 'error' },
   canceled: { end: 'canceled', reason: 'carrier' },
 };
+
+const isEnd = (status: string) => { const step = CARRIER_STEPS[status]; return step !== undefined && 'end' in step; };
 
 /** The sandbox plays the callbacks a carrier would send, each after a delay (contract, "Sandbox carrier"). */
 function sandboxScript(outcome: SandboxCallOutcome): { afterMs: number; status: string }[] {
@@ -57,6 +84,7 @@ export interface CampaignCallResult { status: CallStatus; ended_reason: EndedRea
  */
 export async function runCampaignCall(input: CampaignCallInput): Promise<CampaignCallResult> {
   const { callId } = input;
+  const owns = patched(OWNS_CONVERSATION);
   let hangup = false;
   let result: CampaignCallResult | null = null;
   const heard: string[] = [];
@@ -70,9 +98,13 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
 
   // An answered sandbox call's conversation runs beside the call's timers; the call ends after it.
   let conversing: Promise<unknown> | null = null;
+  let answeredAt: number | null = null;
   const end = async (status: TerminalCallStatus, reason: EndedReason): Promise<CampaignCallResult> => {
     if (conversing) await conversing;
-    result = await acts.endCall({ callId, status, reason });
+    const ended = await acts.endCall(owns ? { callId, status, reason, ownsConversation: true } : { callId, status, reason });
+    result = { status: ended.status, ended_reason: ended.ended_reason };
+    // The call's conversation ended with it (`conversation.ended`); its evaluation follows here.
+    if (owns && ended.conversation) await evaluateCallConversation({ callId });
     return result;
   };
 
@@ -84,7 +116,6 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
   // In flight from here.
   const script = dial.sandbox ? sandboxScript(dial.sandbox) : [];
   let lastAt = Date.now();
-  let answeredAt: number | null = null;
   for (;;) {
     const dueScript = script.length ? lastAt + script[0]!.afterMs : Infinity;
     const dueCap = answeredAt !== null ? answeredAt + input.maxDurationSeconds * 1000 : Infinity;
@@ -104,6 +135,8 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
     } else {
       status = script.shift()!.status;
       lastAt = Date.now();
+      // Steps due at the same instant (ring time 0: ringing, then answered) are written once, as the last of them.
+      while (owns && script[0]?.afterMs === 0 && !isEnd(status) && !isEnd(script[0].status)) status = script.shift()!.status;
     }
     const step = CARRIER_STEPS[status];
     if (!step) continue;
@@ -113,7 +146,15 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
     } else if (answeredAt === null) {
       await acts.markCall({ callId, status: 'in_progress' });
       answeredAt = Date.now();
-      if (dial.sandbox) conversing = converseSandboxCall({ callId }).catch(() => undefined);
+      if (!owns) {
+        if (dial.sandbox) conversing = converseSandboxCall({ callId }).catch(() => undefined);
+      } else if (dial.sandbox) {
+        // A live call's conversation is opened by the carrier's request for the answered call's TwiML.
+        const talkSeconds = dial.sandbox.talkSeconds;
+        conversing = openCallConversation({ callId })
+          .then(() => playSandboxCallee({ callId, talkSeconds }))
+          .catch(() => undefined);
+      }
     }
   }
 }

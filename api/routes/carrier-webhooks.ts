@@ -3,10 +3,13 @@ import getRawBody from 'raw-body';
 import twilio from 'twilio';
 import { AppError } from '../../src/errors.ts';
 import { relayCarrierStatus } from '../../src/campaigns/index.ts';
+import { answerCampaignCall } from '../../src/campaigns/calls.ts';
 import { answerSms, answerVoice, answerWarmDestination, recordCallStatus, type CarrierParams, type InboundDeps } from '../../src/telephony/inbound.ts';
 import { CARRIER_WEBHOOK_PATHS, webhookSigningToken } from '../../src/telephony/webhook-urls.ts';
 import type { AppContext } from '../context.ts';
 import { ROUTER_OPTIONS } from '../routing.ts';
+
+const UUID = /^[0-9a-f-]{36}$/i;
 
 /** Carrier webhook bodies are a few hundred bytes of form fields. */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -62,7 +65,10 @@ export function carrierWebhooksRouter(): Router {
   router.post(CARRIER_WEBHOOK_PATHS.voice, async (ctx) => {
     const c = ctx as unknown as AppContext;
     const params = await verifiedParams(c);
-    twiml(c, await answerVoice(inboundDeps(c), params, baseUrlOf(c)));
+    // An answered outbound campaign call (its URL names it): the agent's side of it.
+    const campaignCall = String(c.query.campaign_call ?? '');
+    if (UUID.test(campaignCall)) twiml(c, await answerCampaignCall(inboundDeps(c), campaignCall, params, baseUrlOf(c)));
+    else twiml(c, await answerVoice(inboundDeps(c), params, baseUrlOf(c)));
   });
   router.post(`${CARRIER_WEBHOOK_PATHS.voice}/warm`, async (ctx) => {
     const c = ctx as unknown as AppContext;
@@ -74,7 +80,7 @@ export function carrierWebhooksRouter(): Router {
     const params = await verifiedParams(c);
     // An outbound campaign call: its status drives the call's workflow.
     const campaignCall = String(c.query.campaign_call ?? '');
-    if (/^[0-9a-f-]{36}$/i.test(campaignCall)) await relayCarrierStatus(c.deps, campaignCall, params.CallStatus ?? '');
+    if (UUID.test(campaignCall)) await relayCarrierStatus(c.deps, campaignCall, params.CallStatus ?? '');
     else await recordCallStatus(inboundDeps(c), params);
     ctx.status = 204;
   });

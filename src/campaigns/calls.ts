@@ -1,11 +1,17 @@
 import type { Db } from '../db/index.ts';
 import { findAgent } from '../db/agents.ts';
 import {
-  advanceCall, callIsBlocked, endCallRow, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
-  queuedByZone, readyCalls, toCall, toCampaign, type CallRecord,
+  advanceCall, callIsBlocked, endCallRow, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
+  queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignRecord,
 } from '../db/campaigns.ts';
 import { findConversationRecord } from '../db/conversations.ts';
-import { endConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps } from '../conversations/lifecycle.ts';
+import {
+  endConversation, evaluateConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps,
+} from '../conversations/lifecycle.ts';
+import { endSession, findLiveSession, insertCarrierSession } from '../db/carrier-sessions.ts';
+import { findActiveNumberByE164 } from '../db/phone-numbers.ts';
+import type { Agent } from '../schemas/agents.ts';
+import type { ToolSender } from '../tools/send.ts';
 import { secondsUntilOpen } from '../domain/calling-window.ts';
 import { emitEvent } from '../events/emit.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
@@ -13,6 +19,8 @@ import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/cam
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 import { sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
 import { CARRIER_WEBHOOK_PATHS, publicBaseUrl } from '../telephony/webhook-urls.ts';
+import { answerVoice, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
+import { politeHangup, sayAndGather } from '../telephony/twiml.ts';
 
 /**
  * The steps of one campaign call, each run by an activity of its workflow (`campaign-call:<id>`),
@@ -30,10 +38,12 @@ export async function emitCallEnded(tx: Db, agentId: string, call: CallRecord): 
 export type StepResult = { state: 'go' } | { state: 'ended' };
 
 /** Ends a call (once): status, reason, `campaign_call.ended`, its conversation, and a retry when the campaign's `retry` says so. */
-export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: { callId: string; status: TerminalCallStatus; reason: EndedReason }): Promise<{ status: CallStatus; ended_reason: EndedReason | null }> {
-  const before = await findCallById(deps.sql, input.callId);
-  if (!before) return { status: input.status, ended_reason: input.reason };
-  if (before.conversation_id && !before.ended_at) await endConversation(deps, before.conversation_id, 'visitor');
+export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
+  callId: string; status: TerminalCallStatus; reason: EndedReason;
+  /** The call's workflow owns its conversation (no lifecycle workflow to tell); absent from runs before it did. */
+  ownsConversation?: boolean;
+}):
+  Promise<{ status: CallStatus; ended_reason: EndedReason | null; conversation?: boolean }> {
   const ended = await deps.sql.begin(async (tx) => {
     const row = await endCallRow(tx, input.callId, input.status, input.reason);
     if (!row) return null;
@@ -48,7 +58,13 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: { 
     return row;
   });
   const now = ended ?? await findCallById(deps.sql, input.callId);
-  return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason };
+  // After the row: a conversation opened meanwhile was linked under its lock, so it is seen here and ends too.
+  if (now?.conversation_id) {
+    await endConversation(deps, now.conversation_id, 'visitor', { lifecycle: !input.ownsConversation });
+    const session = now.call_sid ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
+    if (session) await endSession(deps.sql, session.id);
+  }
+  return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason, conversation: Boolean(now?.conversation_id) };
 }
 
 /** queued → claimed; a do-not-call callee ends `canceled`/`blocked` here (checked when queued, and again now). */
@@ -56,8 +72,9 @@ export async function claimCall(deps: Omit<ConversationDeps, 'runtime'>, callId:
   const call = await advanceCall(deps.sql, callId, ['queued'], 'claimed');
   if (!call) {
     const now = await findCallById(deps.sql, callId);
-    // Claimed by an earlier attempt of this activity: go on; anything else (ended, deleted) is done.
-    return now?.status === 'claimed' ? { state: 'go' } : { state: 'ended' };
+    // Claimed (and maybe dialed) by an earlier run of this step whose workflow task was lost with its worker:
+    // go on, the next steps are idempotent too; anything else (ended, deleted) is done.
+    return now && !now.ended_at ? { state: 'go' } : { state: 'ended' };
   }
   if (await callIsBlocked(deps.sql, call.orgId, call)) {
     await endCall(deps, { callId, status: 'canceled', reason: 'blocked' });
@@ -86,15 +103,24 @@ export async function dialCall(deps: CallDeps, callId: string): Promise<DialResu
     await endCall(deps, { callId, status: 'canceled', reason: 'blocked' });
     return { state: 'ended' };
   }
-  if (!(await advanceCall(deps.sql, callId, ['claimed', 'dialing'], 'dialing', { started: true }))) return { state: 'ended' };
+  // `dialing` with its start time is the attempt's key, recorded before the carrier is asked: a
+  // retry that finds it (the last attempt died between placing the call and recording its id)
+  // looks the call up at the carrier first, so one call row is one call at the carrier.
+  const dialing = await advanceCall(deps.sql, callId, ['claimed', 'dialing'], 'dialing', { started: true });
+  if (!dialing) return { state: 'ended' };
   const base = publicBaseUrl(deps.config);
+  const request = {
+    from: campaign.from_number, to: call.to_number,
+    url: `${base}${CARRIER_WEBHOOK_PATHS.voice}?campaign_call=${callId}`,
+    statusUrl: `${base}${CARRIER_WEBHOOK_PATHS.voiceStatus}?campaign_call=${callId}`,
+  };
+  // A lookup that fails is retried with the activity (never taken for "no call"), so no second call is placed blind.
+  const earlier = call.status === 'dialing' ? await deps.carrier.findPlacedCall({ ...request, since: new Date(dialing.started_at!) })
+    .catch((err: unknown) => { throw new Error(`could not look up an earlier attempt's call: ${(err as Error).message}`); }) : null;
   let sid: string;
   try {
-    ({ sid } = await deps.carrier.placeCall({
-      from: campaign.from_number, to: call.to_number,
-      url: `${base}${CARRIER_WEBHOOK_PATHS.voice}?campaign_call=${callId}`,
-      statusUrl: `${base}${CARRIER_WEBHOOK_PATHS.voiceStatus}?campaign_call=${callId}`,
-    }));
+    if (earlier) deps.log.info({ call_id: callId, call_sid: earlier.sid }, 'a retried dial found the call placed by the attempt before it');
+    ({ sid } = earlier ?? await deps.carrier.placeCall(request));
   } catch (err) {
     if (!(err instanceof CarrierError)) throw err;
     deps.log.warn({ err, call_id: callId }, 'the carrier refused a campaign call');
@@ -136,6 +162,93 @@ export async function converseSandboxCall(deps: CallDeps, callId: string): Promi
   }
 }
 
+/** The conversation of this call was not opened: the call ended, or its agent is gone. */
+class NotOpened extends Error {}
+
+/**
+ * Opens an answered call's conversation (surface `phone`, linked by `conversation_id`, its greeting
+ * and `conversation.started`), once. The call's workflow owns it: no lifecycle workflow, the call
+ * bounds it, and the workflow ends and evaluates it. A live call (`carrierCall`: its CallSid) gets
+ * a carrier session, so the carrier's next requests play voice turns as an inbound call's do.
+ * Null when the call has ended or its agent is gone.
+ */
+export async function openCallConversation(deps: ConversationDeps, callId: string, carrierCall?: { callSid: string }): Promise<OpenedConversation | null> {
+  const call = await findCallById(deps.sql, callId);
+  if (!call || call.ended_at) return null;
+  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
+  if (!campaign || !agent) return null;
+  if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null };
+  const number = carrierCall && campaign.from_number ? await findActiveNumberByE164(deps.sql, campaign.from_number) : null;
+  try {
+    const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent, { surface: 'phone', caller: call.to_number, lifecycle: false },
+      async (tx, conversationId) => {
+        const locked = await findCallById(tx, callId, { forUpdate: true });
+        if (!locked || locked.ended_at || locked.conversation_id) throw new NotOpened();
+        await linkCallConversation(tx, callId, conversationId);
+        if (carrierCall && number) {
+          await insertCarrierSession(tx, {
+            orgId: call.orgId, agentId: agent.id, phoneNumberId: number.id, conversationId, channel: 'voice', sessionKey: carrierCall.callSid, caller: call.to_number,
+          });
+        }
+      });
+    return { conversationId: conversation.id, greeting, agent, language: conversation.language };
+  } catch (err) {
+    if (!(err instanceof NotOpened)) throw err;
+    const now = await findCallById(deps.sql, callId);
+    return now?.conversation_id && !now.ended_at ? { conversationId: now.conversation_id, greeting: null, agent, language: null } : null;
+  }
+}
+
+export interface OpenedConversation { conversationId: string; greeting: string | null; agent: Agent; language: string | null }
+
+/**
+ * The sandbox callee's side of an answered call's conversation: the built-in scripted caller, for
+ * as long as the call lasts. A call with no talk time (SANDBOX_CALL_SECONDS=0) has no turns: the
+ * callee hangs up on the greeting. Otherwise it says its opening line, then answers the agent while
+ * the call's talk time (from `answered_at`) runs, at most three turns.
+ */
+export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender }, input: { callId: string; talkSeconds: number }): Promise<void> {
+  if (input.talkSeconds <= 0) return;
+  const call = await findCallById(deps.sql, input.callId);
+  if (!call?.conversation_id || call.ended_at) return;
+  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
+  if (!agent) return;
+  const hangsUpAt = Date.parse(call.answered_at ?? new Date().toISOString()) + input.talkSeconds * 1000;
+  const caller = createScriptedCaller({ goal: CALLEE_GOAL, maxTurns: 3 });
+  let line: string | null = caller.opening();
+  for (let turn = 1; line !== null && (turn === 1 || Date.now() < hangsUpAt); turn++) {
+    const current = await findConversationRecord(deps.sql, call.conversation_id);
+    if (!current || current.status === 'ended') return;
+    const replies = await sendVisitorMessage(deps, agent, current, line, { role: 'caller' });
+    line = caller.reply(replies.map((m) => m.text).join(' '), turn);
+  }
+}
+
+/** Evaluates an ended call's conversation (`conversation.evaluated`); nothing for a call that had none. */
+export async function evaluateCallConversation(deps: ConversationDeps, callId: string): Promise<boolean> {
+  const call = await findCallById(deps.sql, callId);
+  return call?.conversation_id ? evaluateConversation(deps, call.conversation_id) : false;
+}
+
+/**
+ * The carrier's request for an answered campaign call's TwiML (its `url` names the call): the
+ * agent's greeting in `<Gather>`, its conversation opened and owned by the call's workflow. The
+ * carrier session opened with it answers the next requests (`answerVoice`), turn by turn, as an
+ * inbound call's. A call that has ended, or whose agent is gone, is hung up politely.
+ */
+export async function answerCampaignCall(deps: InboundDeps, callId: string, params: CarrierParams, baseUrl: string): Promise<string> {
+  const callSid = params.CallSid ?? '';
+  const opened = callSid ? await openCallConversation(deps, callId, { callSid }) : null;
+  if (!opened) return politeHangup('Thank you. Goodbye.');
+  // A repeated request (the conversation was opened by an earlier one): answered as the call's next turn.
+  if (opened.greeting === null) return answerVoice(deps, params, baseUrl);
+  const call = await findCallById(deps.sql, callId);
+  const speech = await speechFor(deps.sql, call!.orgId, opened.agent, opened.language);
+  return sayAndGather([opened.greeting], speech, baseUrl + CARRIER_WEBHOOK_PATHS.voice);
+}
+
 /** Asks the carrier to hang up a placed call (nothing to do before it was placed). */
 export async function hangUpAtCarrier(deps: Pick<CallDeps, 'sql' | 'carrier'>, callId: string): Promise<void> {
   const call = await findCallById(deps.sql, callId);
@@ -160,20 +273,29 @@ export interface QueueTurn {
  * What the campaign workflow does next: the queued calls that may start now, honouring each
  * callee's calling window (read on the clock plus CAMPAIGN_CLOCK_OFFSET_SECONDS) and retry backoffs.
  */
-export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
+export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
   // The start's transaction starts the workflow before it commits: wait for it (a rolled-back start reads `draft`).
   const campaign = await findCampaignById(deps.sql, input.campaignId, { share: true });
   if (!campaign) return { status: 'gone', ready: [], waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  const expiry = deps.config.CAMPAIGN_QUEUED_EXPIRY_SECONDS;
+  let zones = await queuedByZone(deps.sql, input.campaignId);
+  // Only when a queued call has waited that long (most turns write nothing here).
+  if ((campaign.status === 'running' || campaign.status === 'paused') && zones.some((z) => z.due_seconds >= expiry)) {
+    await expireCalls(deps, campaign, expiry);
+    zones = await queuedByZone(deps.sql, input.campaignId);
+  }
   // `exclude` is what the workflow runs now: at most `concurrency` in all.
   const limit = Math.max(0, campaign.concurrency - input.exclude.length);
   const now = new Date(Date.now() + deps.config.CAMPAIGN_CLOCK_OFFSET_SECONDS * 1000);
-  const zones = await queuedByZone(deps.sql, input.campaignId);
   const open: string[] = [];
   let waitSeconds: number | null = null;
   for (const zone of zones) {
     const untilOpen = secondsUntilOpen(campaign.calling_window, zone.timezone, now);
     if (untilOpen === 0) open.push(zone.timezone);
-    const wait = Math.max(untilOpen, zone.wait_seconds);
+    let wait = Math.max(untilOpen, zone.wait_seconds);
+    // A zone that cannot be dialed now (window closed, backoff, paused) wakes the queue when its longest-due call expires too;
+    // an open one is woken by its calls ending.
+    if (wait > 0 || campaign.status === 'paused') wait = Math.min(wait || Infinity, Math.max(1, expiry - zone.due_seconds));
     if (wait > 0) waitSeconds = waitSeconds === null ? wait : Math.min(waitSeconds, wait);
   }
   const ready = campaign.status === 'running' ? await readyCalls(deps.sql, input.campaignId, open, input.exclude, limit) : [];
@@ -181,6 +303,16 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config'>, input: {
     status: campaign.status, ready, waitSeconds, queued: zones.reduce((n, z) => n + z.queued, 0),
     concurrency: campaign.concurrency, maxDurationSeconds: campaign.max_duration_seconds,
   };
+}
+
+/** Queued calls due for longer than `seconds` end `expired`/`expired`, each with `campaign_call.ended` (no retry follows). */
+async function expireCalls(deps: Pick<CallDeps, 'sql' | 'log'>, campaign: CampaignRecord, seconds: number): Promise<void> {
+  const expired = await deps.sql.begin(async (tx) => {
+    const rows = await expireQueuedCalls(tx, campaign.id, seconds);
+    for (const row of rows) await emitCallEnded(tx, campaign.widget_id, row);
+    return rows.length;
+  });
+  if (expired) deps.log.info({ campaign_id: campaign.id, expired }, 'queued campaign calls expired');
 }
 
 /** Every call has ended: a running or paused campaign becomes `completed` (`campaign.completed`); a canceled one stays so. */

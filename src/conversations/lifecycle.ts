@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
@@ -100,6 +100,8 @@ export async function signalLifecycle(deps: Pick<ConversationDeps, 'temporal' | 
   try {
     await deps.temporal.workflow.getHandle(workflowIds.conversation(id)).signal(signal);
   } catch (err) {
+    // A campaign call's conversation has no lifecycle workflow: its call's workflow bounds it.
+    if (err instanceof WorkflowNotFoundError) return;
     deps.log.warn({ err, conversation_id: id, signal }, 'could not signal the conversation workflow');
   }
 }
@@ -136,6 +138,8 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
  */
 export async function startCallerConversation(deps: ConversationDeps, orgId: string, agent: Agent, input: {
   surface: 'phone' | 'sms'; caller: string;
+  /** False when another workflow bounds the conversation and runs its end and evaluation (a campaign call's). */
+  lifecycle?: boolean;
 }, withinStart: (tx: Db, conversationId: string) => Promise<void>): Promise<{ conversation: ConversationRecord; greeting: string }> {
   const language = languageOf(undefined, agent);
   const memory = agent.cross_channel_memory ? await contactFacts(deps.sql, orgId, { phone: input.caller }) : {};
@@ -148,7 +152,7 @@ export async function startCallerConversation(deps: ConversationDeps, orgId: str
     await recordContactConversation(tx, orgId, { conversationId: conversation.id, phone: input.caller, at: conversation.startedAt });
     await withinStart(tx, conversation.id);
     await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
-    await startLifecycle(deps, conversation, agent);
+    if (input.lifecycle !== false) await startLifecycle(deps, conversation, agent);
     return conversation;
   });
   return { conversation: result, greeting };
@@ -237,14 +241,16 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
  * Ends an active conversation (the visitor, or its workflow after inactivity): status, end time,
  * usage record and `conversation.ended`, in one transaction. False when it had already ended.
  */
-export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | 'secrets'>, id: string, reason: 'visitor' | 'inactivity'): Promise<boolean> {
+export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | 'secrets'>, id: string, reason: 'visitor' | 'inactivity',
+  opts: { lifecycle?: boolean } = {}): Promise<boolean> {
   const eventId = await deps.sql.begin(async (tx) => {
     const ended = await markEnded(tx, id, reason);
     if (!ended) return null;
     return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, id) });
   });
   if (!eventId) return false;
-  if (reason === 'visitor') await signalLifecycle(deps as ConversationDeps, id, 'ended');
+  // `lifecycle: false`: no lifecycle workflow to tell (a campaign call's conversation, ended by the call's workflow).
+  if (reason === 'visitor' && opts.lifecycle !== false) await signalLifecycle(deps as ConversationDeps, id, 'ended');
   return true;
 }
 

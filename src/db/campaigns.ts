@@ -238,6 +238,14 @@ export async function cancelQueuedCalls(db: Db, campaignId: string): Promise<Cal
   return rows.map(toCallRecord);
 }
 
+/** Ends `expired`/`expired` the queued calls of a campaign due more than `seconds` ago (never dialed); the calls ended. */
+export async function expireQueuedCalls(db: Db, campaignId: string, seconds: number): Promise<CallRecord[]> {
+  const rows = await db<CallRow[]>`update campaign_calls set status = 'expired', ended_reason = 'expired', ended_at = now(), updated_at = now()
+    where campaign_id = ${campaignId} and status = 'queued' and not_before <= now() - make_interval(secs => ${seconds})
+    returning ${db(CALL_COLUMNS)}`;
+  return rows.map(toCallRecord);
+}
+
 /** Whether a call must not be placed: its contact, or a contact with its number, is do-not-call. */
 export async function callIsBlocked(db: Db, orgId: string, call: { contact_id: string | null; to_number: string }): Promise<boolean> {
   const [r] = await db`select 1 from contacts where org_id = ${orgId} and do_not_call
@@ -253,10 +261,14 @@ export async function blockedNumbers(db: Db, orgId: string, numbers: string[]): 
   return new Set(rows.map((r) => r.phone_e164));
 }
 
-/** The queue of a campaign by zone: queued calls, and seconds until the earliest of them may be retried (0 when one may now). */
-export async function queuedByZone(db: Db, campaignId: string): Promise<{ timezone: string; queued: number; wait_seconds: number }[]> {
-  return db<{ timezone: string; queued: number; wait_seconds: number }[]>`
-    select timezone, count(*)::int as queued, greatest(0, ceil(extract(epoch from min(not_before) - now())))::int as wait_seconds
+/**
+ * The queue of a campaign by zone: queued calls, seconds until the earliest of them may be retried
+ * (0 when one may now), and seconds since the longest-due of them was due (0 when none is due yet).
+ */
+export async function queuedByZone(db: Db, campaignId: string): Promise<{ timezone: string; queued: number; wait_seconds: number; due_seconds: number }[]> {
+  return db<{ timezone: string; queued: number; wait_seconds: number; due_seconds: number }[]>`
+    select timezone, count(*)::int as queued, greatest(0, ceil(extract(epoch from min(not_before) - now())))::int as wait_seconds,
+      greatest(0, floor(extract(epoch from now() - min(not_before))))::int as due_seconds
     from campaign_calls where campaign_id = ${campaignId} and status = 'queued' group by timezone`;
 }
 

@@ -22,3 +22,11 @@ export async function listCarrierOperations(db: Db, of: { phoneNumber: string } 
     where ${where} order by created_at, id`;
   return rows.map((r) => ({ ...r, created_at: r.created_at.toISOString() }));
 }
+
+/** The sid of the first call `carrier` recorded from `from` to `to` with this webhook `url`, at or after `since`. */
+export async function findRecordedCall(db: Db, carrier: string, call: { from: string; to: string; url: string; since: Date }): Promise<string | null> {
+  const [op] = await db<{ sid: string }[]>`select details->>'sid' as sid from carrier_operations
+    where carrier = ${carrier} and operation = 'call' and phone_number = ${call.from} and target = ${call.to}
+      and details->>'url' = ${call.url} and created_at >= ${call.since} order by created_at limit 1`;
+  return op?.sid ?? null;
+}

@@ -45,6 +45,12 @@ export interface Carrier {
   configure(number: { sid: string; phoneNumber: string }, webhooks: NumberWebhooks): Promise<void>;
   release(number: { sid: string; phoneNumber: string }): Promise<void>;
   placeCall(input: { from: string; to: string; url: string; statusUrl: string }): Promise<PlacedCall>;
+  /**
+   * A call placed earlier with these `from`, `to` and `url`, created at or after `since`, or null:
+   * a dial retried after a crash between placing the call and recording its id finds it here
+   * instead of placing a second one.
+   */
+  findPlacedCall(input: { from: string; to: string; url: string; since: Date }): Promise<PlacedCall | null>;
   hangUp(callSid: string): Promise<void>;
   sendSms(input: { from: string; to: string; body: string }): Promise<{ sid: string }>;
 }

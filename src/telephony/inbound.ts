@@ -45,7 +45,7 @@ async function answeringAgent(db: Db, number: PhoneNumberRecord | null, channel:
 }
 
 /** How the agent sounds: its voice profile's base voice, else its own voice, as a Twilio voice. */
-async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
+export async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
   const profile = agent.voice_profile_id ? await findVoiceProfile(db, orgId, agent.voice_profile_id) : null;
   return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en');
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.ts';
-import { recordCarrierOperation } from '../db/carrier-operations.ts';
+import { findRecordedCall, recordCarrierOperation } from '../db/carrier-operations.ts';
 import {
   CarrierError, MONTHLY_COST_CENTS, type Carrier, type NumberCandidate, type NumberSearch, type NumberWebhooks, type ProvisionedNumber,
 } from './carrier.ts';
@@ -102,6 +102,10 @@ export function createSandboxCarrier(db: Db): Carrier {
       const call = { sid: sid('CA') };
       await log('call', input.from, input.to, { sid: call.sid, url: input.url });
       return call;
+    },
+    async findPlacedCall(input) {
+      const sid = await findRecordedCall(db, 'sandbox', input);
+      return sid ? { sid } : null;
     },
     async hangUp(callSid) { await log('hangup', null, null, { sid: callSid }); },
     async sendSms(input) {

@@ -41,6 +41,9 @@ const webhookParams = (w: NumberWebhooks) => ({
   smsUrl: w.smsUrl ?? '', smsMethod: 'POST',
 });
 
+/** Our clock and Twilio's may disagree by this much when matching a call's creation time. */
+const SINCE_SLACK_MS = 60_000;
+
 export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
   const client = twilio(config.accountSid, config.authToken, config.apiBaseUrl ? { httpClient: new RedirectedRequestClient(new URL(config.apiBaseUrl)) } : {});
   return {
@@ -80,8 +83,19 @@ export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
       await client.incomingPhoneNumbers(number.sid).remove();
     }),
     placeCall: (input) => carrierCall('place the call', async () => {
-      const call = await client.calls.create({ from: input.from, to: input.to, url: input.url, statusCallback: input.statusUrl, statusCallbackMethod: 'POST' });
+      // Every progress event, not only `completed` (Twilio's default): the campaign call walks ringing and in_progress on them.
+      const call = await client.calls.create({
+        from: input.from, to: input.to, url: input.url, statusCallback: input.statusUrl, statusCallbackMethod: 'POST',
+        statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+      });
       return { sid: call.sid };
+    }),
+    // Twilio's call list filters by To and From, newest first; the call's own webhook URL is not
+    // listed, so the match is the pair of numbers and a creation at or after `since`.
+    findPlacedCall: (input) => carrierCall('look up the call', async () => {
+      const calls = await client.calls.list({ to: input.to, from: input.from, limit: 20 });
+      const placed = calls.find((c) => c.dateCreated && c.dateCreated.getTime() >= input.since.getTime() - SINCE_SLACK_MS);
+      return placed ? { sid: placed.sid } : null;
     }),
     hangUp: (callSid) => carrierCall('hang up the call', async () => {
       await client.calls(callSid).update({ status: 'completed' });

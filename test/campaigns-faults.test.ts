@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshDatabase, startTestService, type TestService } from './helpers.ts';
+import { callsOf, campaignReaches, eventsOf, orgWithNumber, startedCampaign } from './support/campaigns.ts';
+
+/**
+ * Issue 18: a dial retried after a fault between placing the call at the carrier and recording its
+ * id places no second call; queued calls that wait past CAMPAIGN_QUEUED_EXPIRY_SECONDS end `expired`.
+ * Its own database: the fault is a trigger installed in it.
+ */
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let svc: TestService;
+beforeAll(async () => {
+  db = await freshDatabase();
+  svc = await startTestService({ SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 1, CAMPAIGN_QUEUED_EXPIRY_SECONDS: 3 }, { databaseUrl: db.url });
+});
+afterAll(async () => {
+  await svc?.stop();
+  await db?.drop();
+});
+
+it('a dial whose call id could not be recorded is retried without placing a second call', async () => {
+  const target = '+15005559801';
+  // The first write of this number's call id fails (a sequence is not rolled back with the failed statement).
+  await svc.sql.unsafe(`
+    create sequence record_sid_faults;
+    create function fail_first_sid_record() returns trigger language plpgsql as $$
+    begin
+      if nextval('record_sid_faults') = 1 then raise exception 'injected fault: the worker died before recording the call id'; end if;
+      return new;
+    end $$;
+    create trigger fail_first_sid_record before update on campaign_calls for each row
+      when (new.to_number = '${target}' and new.call_sid is not null and old.call_sid is null) execute function fail_first_sid_record();`);
+  const { api, agent } = await orgWithNumber(svc);
+  const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [target], max_duration_seconds: 60 });
+  await campaignReaches(api, campaign.id, 'completed', 120_000);
+  const [call] = await callsOf(api, campaign.id);
+  expect(call).toMatchObject({ status: 'completed', ended_reason: 'carrier' });
+  const [faults] = await svc.sql<{ n: string }[]>`select last_value::text as n from record_sid_faults`;
+  expect(Number(faults!.n)).toBeGreaterThanOrEqual(2); // the fault fired, and the retry recorded the id
+  const placed = await svc.sql<{ sid: string }[]>`select details->>'sid' as sid from carrier_operations
+    where operation = 'call' and details->>'url' like ${`%campaign_call=${call!.id}`}`;
+  expect(placed.map((p) => p.sid)).toEqual([call!.call_sid]);
+}, 150_000);
+
+it('queued calls that wait past the expiry (calling window closed) end expired/expired, never dialed; the campaign completes', async () => {
+  const { api, agent, orgId } = await orgWithNumber(svc);
+  // A window that is closed now (UTC, the zone of these non-geographic numbers).
+  const window = new Date().getUTCHours() < 12 ? { start: '14:00', end: '15:00' } : { start: '03:00', end: '04:00' };
+  const numbers = ['+15005559811', '+15005559812'];
+  const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: numbers, timezone: 'UTC', calling_window: window, max_duration_seconds: 60 });
+  await campaignReaches(api, campaign.id, 'completed', 120_000);
+  const calls = await callsOf(api, campaign.id);
+  expect(calls).toHaveLength(2);
+  for (const call of calls) expect(call).toMatchObject({ status: 'expired', ended_reason: 'expired', started_at: null, call_sid: null, conversation_id: null });
+  const ops = await svc.sql`select 1 from carrier_operations where operation = 'call' and target = any(${numbers}::text[])`;
+  expect(ops).toHaveLength(0);
+  const ended = (await eventsOf(svc, orgId)).filter((e) => e.type === 'campaign_call.ended');
+  expect(ended.map((e) => e.data.call.status).sort()).toEqual(['expired', 'expired']);
+}, 150_000);
