@@ -1,5 +1,4 @@
-import { Context } from '@temporalio/activity';
-import type { ActivityRegistration } from './index.ts';
+import { heartbeating, type ActivityDeps, type ActivityRegistration } from './index.ts';
 import {
   claimCall, converseSandboxCall, dialCall, endCall, evaluateCallConversation, finishCampaign, hangUpAtCarrier, markCall, nextCalls,
   openCallConversation, playSandboxCallee,
@@ -7,19 +6,6 @@ import {
 import type { EndedReason, TerminalCallStatus } from '../src/schemas/campaigns.ts';
 import { createCarrier } from '../src/telephony/index.ts';
 import { createToolSender } from '../src/tools/send.ts';
-import type { ActivityDeps } from './index.ts';
-
-/** Runs `work`, heartbeating every few seconds until it settles (the workflow's heartbeat timeout then spots a dead worker). */
-async function beating<T>(work: () => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
-const HEARTBEAT_EVERY_MS = 5_000;
 
 /** The campaign and campaign call workflows' steps: each writes its status change to PostgreSQL, idempotently. */
 export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log' | 'runtime' | 'secrets'>) {
@@ -34,8 +20,8 @@ export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'confi
     markCall: (input: { callId: string; status: 'ringing' | 'in_progress' }) => markCall(deps, input),
     converseSandboxCall: (input: { callId: string }) => converseSandboxCall(callDeps, input.callId),
     openCallConversation: async (input: { callId: string }) => { await openCallConversation(callDeps, input.callId); },
-    playSandboxCallee: (input: { callId: string; talkSeconds: number }) => beating(() => playSandboxCallee({ ...callDeps, sendTool }, input)),
-    evaluateCallConversation: (input: { callId: string }) => beating(() => evaluateCallConversation(callDeps, input.callId)),
+    playSandboxCallee: (input: { callId: string; talkSeconds: number }) => heartbeating(() => playSandboxCallee({ ...callDeps, sendTool }, input)),
+    evaluateCallConversation: (input: { callId: string }) => heartbeating(() => evaluateCallConversation(callDeps, input.callId)),
     hangUpAtCarrier: (input: { callId: string }) => hangUpAtCarrier(callDeps, input.callId),
     endCall: (input: { callId: string; status: TerminalCallStatus; reason: EndedReason; ownsConversation?: boolean }) => endCall(deps, input),
   };
