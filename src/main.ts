@@ -45,7 +45,6 @@ async function main(mode: Mode): Promise<void> {
     for (const s of owned.reverse()) await s.stop().catch((err: unknown) => log.error({ err }, 'child stop failed'));
     process.exit(0);
   };
-  // `on`, not `once`: a second Ctrl-C (or a signal to the whole group) must not kill us mid-drain.
   // postgres.js can reject a promise nobody holds when a session dies mid-transaction (the rehearsal
   // terminated sessions and all four processes exited on it). A lost connection must not end the
   // process: the pool reconnects. Anything else stays fatal, so bugs still surface.
@@ -54,6 +53,7 @@ async function main(mode: Mode): Promise<void> {
     log.fatal({ err: reason }, 'unhandled rejection');
     process.exit(1);
   });
+  // `on`, not `once`: a second Ctrl-C (or a signal to the whole group) must not kill us mid-drain.
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
