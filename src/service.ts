@@ -19,7 +19,6 @@ import type { Client } from '@temporalio/client';
 import { createLiveHub, type LiveHub } from './conversations/live-stream.ts';
 import { acceptsAddress, receiveEmail } from './conversations/email.ts';
 import { startSmtpListener, type SmtpListener } from './mail/inbound.ts';
-import { asyncContextGate } from './temporal/async-context.ts';
 
 export interface Service {
   /** Base URL of the API, when this process serves it. */
@@ -91,7 +90,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       checkReadiness: async () => {
         const [postgres, temporal] = await Promise.all([
           withTimeout(pingDatabase(sql), 2000).then(() => true, () => false),
-          asyncContextGate.hold(() => connection.withDeadline(Date.now() + 2000, () => connection.workflowService.getSystemInfo({}))).then(() => true, () => false),
+          connection.withDeadline(Date.now() + 2000, () => connection.workflowService.getSystemInfo({})).then(() => true, () => false),
         ]);
         return { postgres, temporal };
       },

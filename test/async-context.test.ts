@@ -1,10 +1,7 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually, startTestService, type TestService } from './helpers.ts';
-import { asyncContextGate, callContextStorageOf } from '../src/temporal/async-context.ts';
-import { taskQueues } from '../src/temporal/ids.ts';
-import type { sweepWebhookEvents } from '../workflows/sweep-webhook-events.ts';
+import { client, eventually, startTestService, type TestService } from './helpers.ts';
+import { activityContextStorage, asyncContextGate, callContextStorageOf } from '../src/temporal/async-context.ts';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService(); });
@@ -15,22 +12,38 @@ afterAll(async () => { await svc?.stop(); });
  * `run()` flip); while any is true, every promise of the process pays a hook.
  */
 const enabled = (storage: AsyncLocalStorage<unknown> | undefined) => (storage as unknown as { enabled?: boolean } | undefined)?.enabled;
-const activityStorage = () => (globalThis as Record<symbol, unknown>)[Symbol.for('__temporal_activity_context_storage__')] as AsyncLocalStorage<unknown> | undefined;
 
-it('switches the SDK\'s AsyncLocalStorages off once no activity or deadline needs them, and activities still read their context after', async () => {
+const idle = (...storages: (AsyncLocalStorage<unknown> | undefined)[]) =>
+  eventually(async () => (asyncContextGate.inFlight === 0 && storages.every((st) => enabled(st) === false) ? true : null), 10_000, 20);
+
+it('switches the SDK\'s AsyncLocalStorages off once nothing runs in them, and activities still read their context after', async () => {
+  const clientStorage = callContextStorageOf(svc.temporal.connection);
+  expect(clientStorage, 'the connection exposes its call context storage').toBeDefined();
+  const { token } = await svc.newOrg();
+  const api = client(svc.url, token);
+  const created = await api.post('/api/v1/rest/agents', { name: 'Gate' });
+  expect(created.status, created.text).toBe(201);
+  const agent = created.body;
   for (let round = 0; round < 2; round += 1) {
-    // The webhook recovery sweep: one activity, which reads Context.current() for its heartbeats.
-    await svc.temporal.workflow.execute('sweepWebhookEvents', {
-      workflowId: `async-context-test:${randomUUID()}`, taskQueue: taskQueues(svc.config).webhooks,
-      args: [{ olderThanSeconds: 3600 }] satisfies Parameters<typeof sweepWebhookEvents>,
+    // A conversation: its workflow starts through the API's client (a run in its call context), and
+    // its evaluation activity reads Context.current() for its heartbeats.
+    const started = await fetch(`${svc.url}/api/v1/public/widgets/${agent.public_key}/conversations`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page_url: 'https://example.com/' }),
     });
-    expect(activityStorage(), 'the activity context storage exists once an activity ran').toBeDefined();
-    await eventually(async () => (asyncContextGate.inFlight === 0 && enabled(activityStorage()) === false ? true : null), 10_000, 20);
+    expect(started.status, await started.clone().text()).toBe(201);
+    const { conversation_id: id, visitor_token: visitorToken } = await started.json() as { conversation_id: string; visitor_token: string };
+    const ended = await fetch(`${svc.url}/api/v1/public/widgets/${agent.public_key}/conversations/${id}/end`, {
+      method: 'POST', headers: { 'x-visitor-token': visitorToken },
+    });
+    expect(ended.status).toBe(200);
+    await eventually(async () => {
+      const [row] = await svc.sql<{ evaluation_status: string }[]>`select evaluation_status from conversations where id = ${id}`;
+      return row?.evaluation_status === 'completed' ? true : null;
+    }, 30_000);
+    expect(activityContextStorage(), 'the activity context storage exists once an activity ran').toBeDefined();
+    await idle(activityContextStorage(), clientStorage);
   }
   // A readiness check sets a deadline on the API's connection: its storage is off again after it.
-  const ready = await fetch(`${svc.url}/readyz`);
-  expect(ready.status).toBe(200);
-  const storage = callContextStorageOf(svc.temporal.connection);
-  expect(storage, 'the connection exposes its call context storage').toBeDefined();
-  await eventually(async () => (enabled(storage) === false && enabled(activityStorage()) === false ? true : null), 10_000, 20);
+  expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
+  await idle(activityContextStorage(), clientStorage);
 });

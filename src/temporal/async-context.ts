@@ -1,33 +1,35 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
-import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker';
+import '@temporalio/activity';
 
 /**
- * Keeps Temporal's AsyncLocalStorage instances switched off while nothing of Temporal's needs them.
+ * Keeps Temporal's AsyncLocalStorage instances switched off while nothing runs inside them.
  *
  * On Node 20, while any AsyncLocalStorage is enabled, a hook runs on every promise the process
- * creates (Node 22's AsyncContextFrame removes it). The SDK enables three and never disables them:
- * the activity context (one `run()` per activity), and each connection's call context
- * (`withDeadline`, `withAbortSignal`: the worker wraps every activity in one). After the first
- * activity of an `npm start` process, every API request then paid that hook on each of its promises
- * (about 1.7x the CPU of the same request in an API-only process, bench/README.md).
+ * creates (Node 22's AsyncContextFrame removes it). The SDK enables several and never disables
+ * them: the activity context (one `run()` per activity) and each connection's call context (one
+ * `run()` per `withDeadline`, `withAbortSignal`, and per workflow-service call, which sets the
+ * namespace header through `withMetadata`). After the first activity or workflow start of a
+ * process, every API request then paid that hook on each of its promises (about 1.7x the CPU of
+ * the same request in a process where none had run, bench/README.md).
  *
- * The storages are disabled again once no activity and no call through `hold()` is in flight;
- * `run()` enables them again for the next one. A disabled storage only forgets the store of the
- * code that runs outside every `run()`, which is none of ours: activities read their context
- * inside their execution, and our own deadlines go through `hold()`.
+ * The gate wraps each registered storage's `run()` to count the runs in flight, and disables every
+ * storage once none is; the next `run()` enables them again. A disabled storage forgets the stores
+ * only of code that runs after its `run()` has settled: the SDK reads them synchronously when a
+ * call starts, and an activity reads its context while it runs.
  */
 export interface AsyncContextGate {
-  /** Runs `work` with the storages allowed to stay enabled until it settles. */
-  hold<T>(work: () => Promise<T>): Promise<T>;
-  /** Adds a storage the gate disables when idle (a connection's call context, say). */
+  /** Puts a storage under the gate (idempotent). */
   register(storage: AsyncLocalStorage<unknown> | undefined): void;
-  /** The activity interceptor that holds the gate for the whole of each activity. */
-  activityInterceptor: ActivityInterceptorsFactory;
-  /** How many holds are in flight (for tests and diagnostics). */
+  /** Runs in flight in the registered storages (for tests and diagnostics). */
   readonly inFlight: number;
 }
 
 const ACTIVITY_STORAGE = Symbol.for('__temporal_activity_context_storage__');
+
+/** The activity context storage of @temporalio/activity (created when that module loads, imported above). */
+export function activityContextStorage(): AsyncLocalStorage<unknown> | undefined {
+  return (globalThis as Record<symbol, AsyncLocalStorage<unknown> | undefined>)[ACTIVITY_STORAGE];
+}
 
 /** The call-context storage of a Temporal `Connection` or `NativeConnection` (an SDK internal, read defensively). */
 export function callContextStorageOf(connection: unknown): AsyncLocalStorage<unknown> | undefined {
@@ -43,40 +45,43 @@ function createGate(): AsyncContextGate {
   const quiesce = () => {
     pending = false;
     if (inFlight > 0) return;
-    const activity = (globalThis as Record<symbol, unknown>)[ACTIVITY_STORAGE] as AsyncLocalStorage<unknown> | undefined;
-    activity?.disable();
     for (const storage of storages) storage.disable();
   };
 
   const release = () => {
     inFlight -= 1;
-    // After the current turn: the SDK's own wrappers around the activity settle first.
+    // On a later turn: what settled the run (the SDK's own wrappers) finishes first.
     if (inFlight === 0 && !pending) {
       pending = true;
       setImmediate(quiesce);
     }
   };
 
-  const hold = async <T>(work: () => Promise<T>): Promise<T> => {
-    inFlight += 1;
-    try {
-      return await work();
-    } finally {
-      release();
-    }
-  };
-
-  const inbound: ActivityInboundCallsInterceptor = {
-    execute: (input, next) => hold(() => next(input)),
-  };
-
   return {
-    hold,
-    register: (storage) => { if (storage) storages.add(storage); },
-    activityInterceptor: () => ({ inbound }),
+    register(storage) {
+      if (!storage || storages.has(storage)) return;
+      storages.add(storage);
+      const run = storage.run.bind(storage);
+      storage.run = ((store: unknown, callback: (...args: unknown[]) => unknown, ...args: unknown[]) => {
+        inFlight += 1;
+        let result: unknown;
+        try {
+          result = run(store, callback, ...args);
+        } catch (err) {
+          release();
+          throw err;
+        }
+        if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
+          (result as PromiseLike<unknown>).then(release, release);
+        } else {
+          release();
+        }
+        return result;
+      }) as AsyncLocalStorage<unknown>['run'];
+    },
     get inFlight() { return inFlight; },
   };
 }
 
-/** The process's gate: the storages are process-wide, so is the count of what needs them. */
+/** The process's gate: the hook is process-wide, so is the count of what needs it. */
 export const asyncContextGate: AsyncContextGate = createGate();

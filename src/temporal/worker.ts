@@ -8,7 +8,7 @@ import { createSecretBox, loadSecretsKey } from '../crypto/secret-box.ts';
 import { startDispatcher } from '../events/dispatcher.ts';
 import { createRuntime } from '../runtime/index.ts';
 import type { AgentRuntime } from '../runtime/types.ts';
-import { asyncContextGate, callContextStorageOf } from './async-context.ts';
+import { activityContextStorage, asyncContextGate, callContextStorageOf } from './async-context.ts';
 import { registerColocatedClient } from './eager.ts';
 import { taskQueues, type TaskQueueKind } from './ids.ts';
 import { codeFile } from '../infra/paths.ts';
@@ -95,7 +95,8 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   // Activities that start workflows (the webhook recovery sweep) need a client of their own.
   const clientConnection = await Connection.connect({ address: opts.address });
   const temporal = new Client({ connection: clientConnection, namespace: opts.namespace });
-  for (const c of [connection, clientConnection]) asyncContextGate.register(callContextStorageOf(c));
+  // Their AsyncLocalStorages are switched off between uses (see async-context.ts).
+  for (const storage of [activityContextStorage(), callContextStorageOf(connection), callContextStorageOf(clientConnection)]) asyncContextGate.register(storage);
   const queues = taskQueues(opts.config);
   const secrets = opts.secrets ?? createSecretBox(await loadSecretsKey(opts.config));
   const activities = await createActivities({ ...opts, temporal, secrets, runtime: opts.runtime ?? createRuntime(opts.config) });
@@ -106,7 +107,6 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   const workers = await Promise.all(kinds.map((kind) => SharedThreadWorker.create({
     connection, namespace: opts.namespace, taskQueue: queues[kind],
     activities: activities[kind], workflowBundle, ...WORKER_SIZES[kind],
-    interceptors: { activity: [asyncContextGate.activityInterceptor] },
     shutdownGraceTime: '10 seconds',
   })));
   const running = Promise.all(workers.map((w) => w.run()));

@@ -13,7 +13,6 @@ import type { ToolCallRequest } from '../../workflows/conversation.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { toolArgsContext, toolResultContext, type SealedToolOutcome, type ToolOutcome } from './http.ts';
 import { sendInProcess, type ToolSender } from './send.ts';
-import { asyncContextGate } from '../temporal/async-context.ts';
 
 /**
  * Calling an agent's tools during a conversation. The HTTP call itself runs as an activity of
@@ -52,8 +51,8 @@ async function viaWorkflow(deps: ToolCallDeps, call: Omit<ToolCallRequest, 'seal
   const request: ToolCallRequest = { ...rest, sealedArgs: deps.secrets.seal(JSON.stringify(args), toolArgsContext(call.callId)) };
   try {
     const handle = deps.temporal.workflow.getHandle(workflowIds.conversation(request.conversationId));
-    const { sealedResult, ...outcome } = await asyncContextGate.hold(() => deps.temporal.withDeadline(Date.now() + request.timeoutSeconds * 1000 * 3 + UPDATE_MARGIN_MS,
-      () => handle.executeUpdate<SealedToolOutcome, [ToolCallRequest]>('callTool', { args: [request], updateId: request.callId })));
+    const { sealedResult, ...outcome } = await deps.temporal.withDeadline(Date.now() + request.timeoutSeconds * 1000 * 3 + UPDATE_MARGIN_MS,
+      () => handle.executeUpdate<SealedToolOutcome, [ToolCallRequest]>('callTool', { args: [request], updateId: request.callId }));
     return { ...outcome, result: sealedResult === null ? null : JSON.parse(deps.secrets.open(sealedResult, toolResultContext(call.callId))) as unknown };
   } catch (err) {
     deps.log.warn({ err: { name: (err as Error).name, message: (err as Error).message }, conversation_id: request.conversationId, tool_call_id: request.callId },
