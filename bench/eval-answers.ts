@@ -77,6 +77,8 @@ async function main(): Promise<void> {
     say();
     say(`=== ${fixture.name} ===`);
     report(verdicts);
+    // The service runs in this process (API and worker): its resident memory once the agent has answered.
+    say(`resident memory after answering: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (service and this evaluation, one process)`);
   }
 }
 
