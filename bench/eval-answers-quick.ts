@@ -24,6 +24,7 @@ import { CLINIC_QUESTIONS } from './answers/clinic-questions.ts';
 import { isHeldOut, QUESTIONS, type Question } from './answers/questions.ts';
 import type { AnswersSite } from './answers/serve.ts';
 import { startAnswersSite } from './answers/site.ts';
+import { say } from './harness.ts';
 
 // The same judge as bench/eval-answers.ts.
 const ADMITS = /(don'?t know|do not know|not sure|couldn'?t find|could not find|can'?t find|cannot find|does(n'?t| not) say|isn'?t on (our|the) (site|website)|not on (our|the) (site|website)|no information)/i;
@@ -77,18 +78,23 @@ for (const [name, start, questions] of FIXTURES) {
     const right = judge(question, text);
     const unknown = question.kind === 'unknown';
     const c = isHeldOut(index) ? count.held : count.tuning;
-    if (unknown) c.unknowns++, (c.admitted += right ? 1 : 0);
-    else c.facts++, (c.factsRight += right ? 1 : 0);
+    if (unknown) {
+      c.unknowns++;
+      if (right) c.admitted++;
+    } else {
+      c.facts++;
+      if (right) c.factsRight++;
+    }
     if (isHeldOut(index)) continue;
     calibration.push({ score: ranked[0]?.score ?? 0, unknown, rightIfAnswered: !unknown && judge(question, reply(question.q, ranked, 0)) });
     if (!right || process.env.EVAL_SHOW_ALL === '1') {
-      console.log(`- [${question.kind}${right ? '' : ', WRONG'}] ${question.q} (best ${(ranked[0]?.score ?? 0).toFixed(3)})\n    ${text.replace(/\n/g, '\n    ')}`);
+      say(`- [${question.kind}${right ? '' : ', WRONG'}] ${question.q} (best ${(ranked[0]?.score ?? 0).toFixed(3)})\n    ${text.replace(/\n/g, '\n    ')}`);
     }
   }
   const { tuning: t, held: h } = count;
-  console.log(`=== ${name}: tuning facts ${t.factsRight}/${t.facts}, unknowns admitted ${t.admitted}/${t.unknowns}; held out facts ${h.factsRight}/${h.facts}, unknowns admitted ${h.admitted}/${h.unknowns}\n`);
+  say(`=== ${name}: tuning facts ${t.factsRight}/${t.facts}, unknowns admitted ${t.admitted}/${t.unknowns}; held out facts ${h.factsRight}/${h.facts}, unknowns admitted ${h.admitted}/${h.unknowns}\n`);
 }
 const topUnknown = Math.max(0, ...calibration.filter((c) => c.unknown).map((c) => c.score));
 const above = calibration.filter((c) => c.rightIfAnswered && c.score > topUnknown);
-console.log(`calibration (tuning questions): best-scoring unknown ${topUnknown.toFixed(3)}; ${above.length} of ${calibration.filter((c) => !c.unknown).length} facts`
+say(`calibration (tuning questions): best-scoring unknown ${topUnknown.toFixed(3)}; ${above.length} of ${calibration.filter((c) => !c.unknown).length} facts`
   + ` right above it, the lowest at ${Math.min(...above.map((c) => c.score)).toFixed(3)}; ANSWER_THRESHOLD is ${ANSWER_THRESHOLD}`);
