@@ -61,7 +61,7 @@ async function passages(start: () => Promise<AnswersSite>): Promise<SourceChunk[
 
 function reply(question: string, ranked: ReturnType<typeof rankSentences>, threshold: number): string {
   const found = ranked.filter((r) => r.score >= threshold)
-    .map((r) => ({ text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing }));
+    .map((r) => ({ text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing, absent: r.absent }));
   const answer = composeAnswer(question, found);
   return answer ? `${answer.text}\nSource: ${answer.urls[0]}` : "I don't know.";
 }
