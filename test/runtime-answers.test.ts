@@ -73,6 +73,8 @@ describe('answers a visitor reads', () => {
     const reply = await ask('Do you have a gym in Seattle?');
     expect(reply).toMatch(/^Our site doesn't mention Seattle\./);
     expect(reply).toContain('Portland');
+    // Eastside is one of the two gyms, only not for parties: what the site says, not that it never mentions Eastside.
+    expect(await ask('Can we have a birthday party at Eastside?')).toMatch(/^Parties are held on Saturdays and Sundays at Riverside only\./);
   });
 
   it('admits what the site does not say, with no look-alike sentence; retrieval (the LLM\'s tool too) finds nothing', async () => {
@@ -100,7 +102,8 @@ describe('answers on a second site (a dental practice)', () => {
   });
 
   it('the town the business is in, for a place it does not have; "I don\'t know" with no look-alike for what it does not say', async () => {
-    expect(await ask('Do you have an office in Milwaukee?', clinic)).toMatch(/^Our site doesn't mention Milwaukee\. Both offices are in Madison, Wisconsin/);
+    // Milwaukee is on the site, in a blog post about a dentist there: not "Our site doesn't mention Milwaukee".
+    expect(await ask('Do you have an office in Milwaukee?', clinic)).toMatch(/^Both offices are in Madison, Wisconsin/);
     const reply = await ask("What's the Wi-Fi password?", clinic);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);
     expect(reply).not.toMatch(/source/i);

@@ -26,6 +26,8 @@ export interface RankedSentence {
   score: number;
   /** Names of the question the site never mentions with its subject ("Denver" in "a branch in Denver?"). */
   missing: string[];
+  /** Those of them the site does not mention at all ("Denver"), as against one it names for other things ("parties at Eastside?"). */
+  absent: string[];
   /** Whether the sentence (or its heading) holds the kind of answer wanted. */
   typed: boolean;
 }
@@ -167,7 +169,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     seen.add(c.sentence);
     out.push({
       sentence: c.sentence, context: c.context, url: c.chunk.url, title: c.chunk.title, section: c.chunk.section ?? null,
-      score: Math.min(1, score), missing: q.terms.filter((_, j) => missing[j]).map((t) => t.word), typed,
+      score: Math.min(1, score), missing: q.terms.filter((_, j) => missing[j]).map((t) => t.word),
+      absent: q.terms.filter((t, j) => missing[j] && !stats.df.get(t.stem)).map((t) => t.word), typed,
     });
   }
   return out;

@@ -16,6 +16,8 @@ export interface Passage {
   answer?: string;
   /** Names of the question the site never mentions with its subject. */
   missing?: string[];
+  /** Those of them the site does not mention at all. */
+  absent?: string[];
 }
 
 /** Candidate passages read from the database per question, before sentence ranking. */
@@ -46,5 +48,5 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   }
   return rankSentences(question, chunks, { total: counts.total, df }, limit)
     .filter((r) => r.score >= ANSWER_THRESHOLD)
-    .map((r) => ({ text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing }));
+    .map((r) => ({ text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing, absent: r.absent }));
 }

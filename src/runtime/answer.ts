@@ -8,7 +8,8 @@ import { fold, STOPWORDS, truncate } from './text.ts';
  * Answering from knowledge as a person would: the one sentence that answers (with its heading
  * when the heading holds what was asked, "Maya Chen, Head Coach: Maya teaches..."), "Yes, …" or
  * "No, …" to a yes/no question when the sentence says so, and what the site does say when the
- * question names something it does not ("Our site doesn't mention Denver. …").
+ * question names something it does not ("Our site doesn't mention Denver. …"; not said of a name it
+ * does mention elsewhere).
  */
 
 export interface Answer { text: string; urls: string[] }
@@ -23,7 +24,7 @@ const COMMON_OPENERS = new Set(['both', 'every', 'each', 'all', 'members', 'staf
 function ranked(q: Question, passages: Passage[]): RankedSentence[] {
   if (passages.some((p) => p.answer !== undefined)) {
     return passages.filter((p) => p.answer !== undefined).map((p) => ({
-      sentence: p.answer!, context: p.text, url: p.url, title: p.title, section: p.section ?? null, score: p.score, missing: p.missing ?? [],
+      sentence: p.answer!, context: p.text, url: p.url, title: p.title, section: p.section ?? null, score: p.score, missing: p.missing ?? [], absent: p.absent ?? p.missing ?? [],
       typed: q.want ? holdsType(p.answer!, q.want) : false,
     }));
   }
@@ -98,7 +99,10 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   const second = all.slice(1).find((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
     && q.terms.some((t) => !t.typeWord && !t.proper && !covered.has(t.stem) && stems(r.sentence).has(t.stem)));
   if (second) text = `${text} ${sentenceOf(q, second)}`;
-  if (best.missing.length) text = `Our site doesn't mention ${best.missing.map(capitalize).join(' or ')}. ${text}`;
+  // A name the site lacks ("a gym in Seattle?"): say so, then what it does say. One it names for other things
+  // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give.
+  if (best.absent.length) text = `Our site doesn't mention ${best.absent.map(capitalize).join(' or ')}. ${text}`;
+  else if (best.missing.length) return { text, urls: [best.url] };
   else if (q.yesNo) text = yesOrNo(q, text, best.score);
   return { text, urls: [best.url] };
 }
