@@ -49,6 +49,15 @@ export function cleanUp(): Promise<boolean> {
   })();
 }
 
+// `timeout` and service managers stop a bench with SIGTERM (SIGHUP when its terminal goes): the
+// servers it started and its scratch databases go with it, as after Ctrl-C.
+for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: cleaning up\n`);
+    void cleanUp().finally(() => process.exit(code));
+  });
+}
+
 /** A fresh database (dropped at the end) on the machine's PostgreSQL, or an embedded one. */
 export async function freshDatabase(): Promise<string> {
   const db = await createScratchDatabase({ prefix: 'ams_bench', log: say });

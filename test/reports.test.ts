@@ -423,6 +423,7 @@ describe('report schedules', () => {
     expect(desc.spec.calendars).toHaveLength(1);
     expect(desc.spec.calendars![0]).toMatchObject({ hour: [{ start: 7, end: 7, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }], dayOfWeek: [{ start: 'MONDAY', end: 'MONDAY', step: 1 }] });
     expect(desc.state.paused).toBe(false);
+    expect(desc.policies).toMatchObject({ overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: 86_400_000 });
     expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'scheduledReportRun', workflowId: `report-schedule:${report.id}` });
     expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]).sort()).toEqual([['AgentId', agent.id], ['OrganizationId', orgId]]);
     await api.patch(`${R}/${report.id}`, { frequency: 'monthly', send_at: '05:15', timezone: 'America/New_York' });

@@ -39,8 +39,9 @@ export function reportSchedule(config: Config, report: ReportRecord): ScheduleOp
       typedSearchAttributes: attrs, staticSummary: summary,
     },
     // A firing missed while Temporal was down still runs within a day (the period is the one just
-    // closed at the firing, so a late run covers the right one).
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+    // closed at the firing, so a late run covers the right one). A firing due while the previous
+    // one is still finishing waits for it instead of being dropped: no period is lost.
+    policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '1 day' },
     state: { paused: !report.schedule_enabled, note: report.schedule_enabled ? undefined : 'schedule_enabled is false' },
     typedSearchAttributes: attrs,
     memo: { summary },

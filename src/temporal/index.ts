@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { asyncContextGate, callContextStorageOf } from './async-context.ts';
 import { SEARCH_ATTRIBUTES } from './search-attributes.ts';
 import type { Config } from '../config.ts';
 
@@ -7,6 +8,8 @@ export { taskQueues, workflowIds } from './ids.ts';
 
 export async function connectTemporal(config: Pick<Config, 'TEMPORAL_NAMESPACE'>, address: string): Promise<{ connection: Connection; client: Client }> {
   const connection = await Connection.connect({ address });
+  // Its call context (withDeadline) is switched off between uses; see async-context.ts.
+  asyncContextGate.register(callContextStorageOf(connection));
   return { connection, client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }) };
 }
 

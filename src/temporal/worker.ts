@@ -8,6 +8,7 @@ import { createSecretBox, loadSecretsKey } from '../crypto/secret-box.ts';
 import { startDispatcher } from '../events/dispatcher.ts';
 import { createRuntime } from '../runtime/index.ts';
 import type { AgentRuntime } from '../runtime/types.ts';
+import { activityContextStorage, asyncContextGate, callContextStorageOf } from './async-context.ts';
 import { registerColocatedClient } from './eager.ts';
 import { taskQueues, type TaskQueueKind } from './ids.ts';
 import { codeFile } from '../infra/paths.ts';
@@ -94,6 +95,8 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   // Activities that start workflows (the webhook recovery sweep) need a client of their own.
   const clientConnection = await Connection.connect({ address: opts.address });
   const temporal = new Client({ connection: clientConnection, namespace: opts.namespace });
+  // Their AsyncLocalStorages are switched off between uses (see async-context.ts).
+  for (const storage of [activityContextStorage(), callContextStorageOf(connection), callContextStorageOf(clientConnection)]) asyncContextGate.register(storage);
   const queues = taskQueues(opts.config);
   const secrets = opts.secrets ?? createSecretBox(await loadSecretsKey(opts.config));
   const activities = await createActivities({ ...opts, temporal, secrets, runtime: opts.runtime ?? createRuntime(opts.config) });
