@@ -42,6 +42,8 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   callId: string; status: TerminalCallStatus; reason: EndedReason;
   /** The call's workflow owns its conversation (no lifecycle workflow to tell); absent from runs before it did. */
   ownsConversation?: boolean;
+  /** False when no carrier session can exist for it (the sandbox placed it): not looked up. */
+  carrierSession?: boolean;
 }):
   Promise<{ status: CallStatus; ended_reason: EndedReason | null; conversation?: boolean }> {
   const ended = await deps.sql.begin(async (tx) => {
@@ -61,7 +63,7 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   // After the row: a conversation opened meanwhile was linked under its lock, so it is seen here and ends too.
   if (now?.conversation_id) {
     await endConversation(deps, now.conversation_id, 'visitor', { lifecycle: !input.ownsConversation });
-    const session = now.call_sid ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
+    const session = now.call_sid && input.carrierSession !== false ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
     if (session) await endSession(deps.sql, session.id);
   }
   return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason, conversation: Boolean(now?.conversation_id) };
@@ -178,23 +180,25 @@ export type EndedCall = Awaited<ReturnType<typeof endCall>>;
  * the agent's greeting), then its end when that came at the same instant (a sandbox callee who
  * hangs up at once, a busy line). Null when it has not ended.
  */
-export async function settleCall(deps: ConversationDeps, input: {
+export async function settleCall(deps: CallDeps, input: {
   callId: string; reached?: 'ringing' | 'in_progress'; openConversation?: boolean; end?: { status: TerminalCallStatus; reason: EndedReason };
   /** The activity's attempt: opening the conversation is retried a few times, then given up. */
   attempt: number;
 }): Promise<EndedCall | null> {
   const { callId } = input;
-  if (input.reached) await markCall(deps, { callId, status: input.reached });
+  // The row as answered (null when an earlier run of this step answered it): the conversation's opening reads it no more.
+  const answered = input.reached === 'in_progress' ? await advanceCall(deps.sql, callId, ['initiated', 'ringing'], 'in_progress', { answered: true }) : null;
+  if (input.reached === 'ringing') await markCall(deps, { callId, status: 'ringing' });
   if (input.reached === 'in_progress' && input.openConversation) {
     try {
-      await openCallConversation(deps, callId);
+      await openCallConversation(deps, callId, undefined, answered ?? undefined);
     } catch (err) {
       // Retried a few times (a database blip); after that the call goes on without its conversation.
       if (input.attempt < 5) throw err;
       deps.log.error({ err, call_id: callId }, 'could not open the conversation of an answered campaign call');
     }
   }
-  return input.end ? endCall(deps, { callId, ...input.end, ownsConversation: true }) : null;
+  return input.end ? endCall(deps, { callId, ...input.end, ownsConversation: true, carrierSession: deps.carrier.name !== 'sandbox' }) : null;
 }
 
 /** What the scripted callee of a sandbox call says first. */
@@ -232,8 +236,10 @@ class NotOpened extends Error {}
  * a carrier session, so the carrier's next requests play voice turns as an inbound call's do.
  * Null when the call has ended or its agent is gone.
  */
-export async function openCallConversation(deps: ConversationDeps, callId: string, carrierCall?: { callSid: string }): Promise<OpenedConversation | null> {
-  const call = await findCallById(deps.sql, callId);
+export async function openCallConversation(deps: ConversationDeps, callId: string, carrierCall?: { callSid: string },
+  /** The call's row as the caller just wrote it (not read again). */
+  known?: CallRecord): Promise<OpenedConversation | null> {
+  const call = known ?? await findCallById(deps.sql, callId);
   if (!call || call.ended_at) return null;
   const campaign = await findCampaignById(deps.sql, call.campaign_id);
   const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
