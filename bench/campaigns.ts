@@ -44,6 +44,32 @@ function peak(rows: { started_at: Date | null; ended_at: Date | null }[]): numbe
   return most;
 }
 
+/** temporal.api.enums.v1.EventType: WorkflowTaskCompleted, ActivityTaskScheduled, MarkerRecorded (a local activity, or a patch). */
+const EVENT_TYPES = { wft: 7, activity: 10, marker: 25 } as const;
+
+/** What the Temporal server did for a call: tasks and markers in the history of one call, and the campaign's share per call. */
+async function tasksPerCall(temporal: Client, campaignId: string, rows: { id: string; status: string }[]): Promise<string> {
+  const count = async (workflowId: string) => {
+    const counts = new Map<string, number>();
+    let runId: string | undefined;
+    // The campaign may have continued as new: every run of it.
+    for (;;) {
+      const handle = temporal.workflow.getHandle(workflowId, runId);
+      const { events } = await handle.fetchHistory();
+      for (const e of events ?? []) counts.set(String(e.eventType), (counts.get(String(e.eventType)) ?? 0) + 1);
+      const last = events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes;
+      if (!last?.newExecutionRunId) return counts;
+      runId = last.newExecutionRunId;
+    }
+  };
+  const of = (counts: Map<string, number>, type: keyof typeof EVENT_TYPES) => counts.get(String(EVENT_TYPES[type])) ?? 0;
+  const call = await count(`campaign-call:${rows.find((r) => r.status === 'completed')!.id}`);
+  const parent = await count(`campaign:${campaignId}`);
+  return `per call (one completed call's history): ${of(call, 'wft')} workflow task(s), ${of(call, 'activity')} activity task(s), `
+    + `${of(call, 'marker')} local activities; the campaign: ${(of(parent, 'wft') / rows.length).toFixed(2)} workflow tasks and `
+    + `${(of(parent, 'marker') / rows.length).toFixed(2)} local activities per call`;
+}
+
 async function bareLoop(temporalAddress: string, dbName: string): Promise<number> {
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('./bare-workflow.ts', import.meta.url)), logger: new DefaultLogger('WARN'),
@@ -122,12 +148,13 @@ async function main(): Promise<void> {
   const done = await finish(campaign.id);
   const seconds = (Date.parse(done.completed_at!) - started) / 1000;
   const after = cpuSnapshot(dbName);
-  const rows = await service.sql<{ status: string; started_at: Date | null; ended_at: Date | null }[]>`
-    select status, started_at, ended_at from campaign_calls where campaign_id = ${campaign.id}`;
+  const rows = await service.sql<{ id: string; status: string; started_at: Date | null; ended_at: Date | null }[]>`
+    select id, status, started_at, ended_at from campaign_calls where campaign_id = ${campaign.id}`;
   const rate = CALLS / seconds;
   say(`campaign: ${CALLS} calls in ${seconds.toFixed(1)} s = ${rate.toFixed(1)} calls/s; `
     + `${rows.filter((r) => r.status === 'completed').length} completed; peak in flight ${peak(rows)} (limit ${CONCURRENCY})`);
   say(`  ${describeCpu(cpu, after, CALLS, 'call')}`);
+  say(`  ${await tasksPerCall(service.temporal, campaign.id as string, rows)}`);
 
   say('Bare workflow loop on the same server...');
   const bare = await bareLoop(temporalAddress, dbName);

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freshDatabase, startTestService, type TestService } from './helpers.ts';
+import { eventually, freshDatabase, startTestService, type TestService } from './helpers.ts';
 import { callsOf, campaignReaches, eventsOf, orgWithNumber, startedCampaign } from './support/campaigns.ts';
 
 /**
  * Issue 18: a dial retried after a fault between placing the call at the carrier and recording its
- * id places no second call; queued calls that wait past CAMPAIGN_QUEUED_EXPIRY_SECONDS end `expired`.
- * Its own database: the fault is a trigger installed in it.
+ * id places no second call; queued calls that wait past CAMPAIGN_QUEUED_EXPIRY_SECONDS end `expired`;
+ * a call claimed just before a pause goes back to the queue undialed.
+ * Its own database: the faults are triggers installed in it.
  */
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -57,4 +58,44 @@ it('queued calls that wait past the expiry (calling window closed) end expired/e
   expect(ops).toHaveLength(0);
   const ended = (await eventsOf(svc, orgId)).filter((e) => e.type === 'campaign_call.ended');
   expect(ended.map((e) => e.data.call.status).sort()).toEqual(['expired', 'expired']);
+}, 150_000);
+
+it('a call started just before a pause is not dialed: it goes back to the queue, and is dialed once the campaign resumes', async () => {
+  // A service of its own: the queued call must not expire (CAMPAIGN_QUEUED_EXPIRY_SECONDS above) while paused.
+  const own = await freshDatabase();
+  const paused = await startTestService({ SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 1 }, { databaseUrl: own.url });
+  try {
+    const target = '+15005559821';
+    // The first claim of this number's call holds for a while: the pause commits between the claim and the dial.
+    await paused.sql.unsafe(`
+      create sequence slow_claims;
+      create function slow_claim() returns trigger language plpgsql as $$
+      begin
+        if nextval('slow_claims') = 1 then perform pg_sleep(2); end if;
+        return new;
+      end $$;
+      create trigger slow_claim before update on campaign_calls for each row
+        when (new.to_number = '${target}' and new.status = 'claimed' and old.status = 'queued') execute function slow_claim();`);
+    const sleeping = async () => (await paused.sql`select 1 from pg_stat_activity
+      where datname = current_database() and wait_event = 'PgSleep' and query like '%campaign_calls%'`).length > 0;
+    const { api, agent } = await orgWithNumber(paused);
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [target], max_duration_seconds: 60 });
+    await eventually(sleeping, 60_000, 50);
+    expect((await api.post(`/api/v1/rest/campaigns/${campaign.id}/pause`)).body.status).toBe('paused');
+    const requeued = await eventually(async () => {
+      const [call] = await callsOf(api, campaign.id);
+      return call?.status === 'queued' && !(await sleeping()) ? call : null;
+    }, 60_000, 100);
+    expect(requeued).toMatchObject({ started_at: null, call_sid: null, ended_at: null });
+    const dialed = () => paused.sql`select 1 from carrier_operations where operation = 'call' and target = ${target}`;
+    expect(await dialed()).toHaveLength(0);
+    expect((await api.post(`/api/v1/rest/campaigns/${campaign.id}/start`)).body.status).toBe('running');
+    await campaignReaches(api, campaign.id, 'completed', 120_000);
+    const [call] = await callsOf(api, campaign.id);
+    expect(call).toMatchObject({ status: 'completed', ended_reason: 'carrier', attempt: 1 });
+    expect(await dialed()).toHaveLength(1);
+  } finally {
+    await paused.stop();
+    await own.drop();
+  }
 }, 150_000);

@@ -150,9 +150,10 @@ it('replays a campaign and a call of it that it has just run (a busy retry, a ma
       { workflowId: parent.workflowId, history: await parent.fetchHistory() },
       { workflowId: child.workflowId, history: await child.fetchHistory() },
     ]);
-    await recordFixture(parent.workflowId, 'campaign.json');
-    // campaign-call.json stays: a run from before the call owned its conversation (patched), which must still replay.
-    await recordFixture(child.workflowId, 'campaign-call-owns-conversation.json');
+    // campaign.json, campaign-call.json and campaign-call-owns-conversation.json stay: runs from before
+    // the `campaign-call-v2` marker and of `runCampaignCall`, which must still replay.
+    await recordFixture(parent.workflowId, 'campaign-v2.json');
+    await recordFixture(child.workflowId, 'campaign-call-v2.json');
   } finally {
     await calls3.stop();
   }

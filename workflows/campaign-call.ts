@@ -1,6 +1,7 @@
-import { condition, defineSignal, defineUpdate, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineSignal, defineUpdate, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../src/schemas/campaigns.ts';
+import type { EndedCall } from '../src/campaigns/calls.ts';
 import type { SandboxCallOutcome } from '../src/telephony/sandbox.ts';
 
 /** An operator's hangup: answers once the call has stopped, `canceled` before dialing, `hung_up` in flight. */
@@ -10,45 +11,36 @@ export const hangupSignal = defineSignal('hangup');
 /** A carrier status callback (Twilio's `CallStatus`: ringing, in-progress, completed, busy, no-answer, failed, canceled). */
 export const carrierStatusSignal = defineSignal<[string]>('carrierStatus');
 
-// Short, idempotent steps (a row update, one carrier request): local activities, so a call costs the
-// server no activity tasks (bench:campaigns measured a third of a call's CPU in the Temporal server).
+// Every step that does not wait on the callee is a local activity: it runs in the workflow task that
+// asked for it, so a call the carrier answers and ends at once (the sandbox with ring and talk
+// times of 0) is one workflow task and no activity task (bench:campaigns: the Temporal server
+// spends several ms of CPU on each task, which was most of a call's cost).
 const acts = proxyLocalActivities<CampaignActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// The sandbox callee's conversation runs the agent for a few turns.
-const { converseSandboxCall } = proxyActivities<CampaignActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
-// They heartbeat while they run: a worker that dies under one is noticed in seconds, not at its timeout,
-// and the call (which waits for them) ends as soon as another worker has run it again.
-const HEARTBEAT_TIMEOUT = '20 seconds';
-const { playSandboxCallee } = proxyActivities<CampaignActivities>({
-  startToCloseTimeout: '2 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT,
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
-// Opening an answered call's conversation: the agent's greeting (one runtime turn), then a row or two.
-const { openCallConversation } = proxyLocalActivities<CampaignActivities>({
+// What the carrier said at one instant, written at once; an answered call's conversation is opened
+// by it (the agent's greeting: one runtime turn).
+const { settleCall } = proxyLocalActivities<CampaignActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// The call's conversation's evaluation, as the conversation workflow's evaluation child runs it (an LLM can take a while).
-const { evaluateCallConversation } = proxyActivities<CampaignActivities>({
-  startToCloseTimeout: '3 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT,
+// The evaluation of the call's conversation (an LLM may take a while): the SDK keeps the workflow task
+// alive past its timeout while a local activity runs, and waits out long retry backoffs on a timer.
+// A worker that dies under it loses the workflow task, which another worker runs again 10 s later.
+const { evaluateCallConversation } = proxyLocalActivities<CampaignActivities>({
+  startToCloseTimeout: '3 minutes',
   retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
-
-/**
- * Runs started before it (no marker in their history) keep the earlier steps: the conversation's
- * own lifecycle and evaluation workflows, a write per carrier status. Runs with it own their
- * conversation (opened, ended and evaluated by this workflow's activities) and write statuses due
- * at the same instant once.
- */
-const OWNS_CONVERSATION = 'campaign-call-owns-conversation';
+// The sandbox callee's turns last the call's talk time: a normal activity, heartbeating (a worker that
+// dies under it is noticed in seconds, not at its timeout, and the call, which waits for it, goes on).
+const { playSandboxCallee } = proxyActivities<CampaignActivities>({
+  startToCloseTimeout: '2 minutes', heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
 
 type Step = { to: 'ringing' | 'in_progress' } | { end: TerminalCallStatus; reason: EndedReason };
-const CARRIER_STEPS: Record<string, Step> = {
+export const CARRIER_STEPS: Record<string, Step> = {
   ringing: { to: 'ringing' },
   'in-progress': { to: 'in_progress' },
   answered: { to: 'in_progress' },
@@ -59,10 +51,10 @@ const CARRIER_STEPS: Record<string, Step> = {
   canceled: { end: 'canceled', reason: 'carrier' },
 };
 
-const isEnd = (status: string) => { const step = CARRIER_STEPS[status]; return step !== undefined && 'end' in step; };
+export const isEnd = (status: string) => { const step = CARRIER_STEPS[status]; return step !== undefined && 'end' in step; };
 
 /** The sandbox plays the callbacks a carrier would send, each after a delay (contract, "Sandbox carrier"). */
-function sandboxScript(outcome: SandboxCallOutcome): { afterMs: number; status: string }[] {
+export function sandboxScript(outcome: SandboxCallOutcome): { afterMs: number; status: string }[] {
   const ring = outcome.ringSeconds * 1000;
   switch (outcome.status) {
     case 'failed': return [{ afterMs: 0, status: 'failed' }];
@@ -80,11 +72,16 @@ export interface CampaignCallResult { status: CallStatus; ended_reason: EndedRea
  * in_progress, then its end. The carrier's callbacks arrive as signals (the sandbox's are played
  * here on timers); once answered, a timer of `max_duration_seconds` hangs up with `max_duration`.
  * A hangup before dialing ends it `canceled`, in flight `completed`/`hangup`. Each change is
- * written by an activity.
+ * written by an activity. The call owns its answered conversation: it opens it, ends it with the
+ * call and evaluates it. Statuses due at the same instant (ring time 0: ringing, then answered)
+ * are written once, as the last of them.
+ *
+ * A new workflow type rather than a `patched()` branch of `runCampaignCall` (workflows/campaign-call-v1.ts,
+ * kept for the runs started before it): a patch marker costs every run a marker and a search
+ * attribute upsert, and the parent picks the type under its own marker.
  */
-export async function runCampaignCall(input: CampaignCallInput): Promise<CampaignCallResult> {
+export async function runCampaignCallV2(input: CampaignCallInput): Promise<CampaignCallResult> {
   const { callId } = input;
-  const owns = patched(OWNS_CONVERSATION);
   let hangup = false;
   let result: CampaignCallResult | null = null;
   const heard: string[] = [];
@@ -96,22 +93,25 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
     return { action: result!.status === 'canceled' ? 'canceled' as const : 'hung_up' as const };
   }, { validator: () => { if (result) throw new Error('this call has ended'); } });
 
-  // An answered sandbox call's conversation runs beside the call's timers; the call ends after it.
+  // An answered sandbox call's callee plays its turns beside the call's timers; the call ends after them.
   let conversing: Promise<unknown> | null = null;
   let answeredAt: number | null = null;
-  const end = async (status: TerminalCallStatus, reason: EndedReason): Promise<CampaignCallResult> => {
-    if (conversing) await conversing;
-    const ended = await acts.endCall(owns ? { callId, status, reason, ownsConversation: true } : { callId, status, reason });
+  const settled = async (ended: EndedCall): Promise<CampaignCallResult> => {
     result = { status: ended.status, ended_reason: ended.ended_reason };
     // The call's conversation ended with it (`conversation.ended`); its evaluation follows here.
-    if (owns && ended.conversation) await evaluateCallConversation({ callId });
+    if (ended.conversation) await evaluateCallConversation({ callId });
     return result;
   };
+  const end = async (status: TerminalCallStatus, reason: EndedReason): Promise<CampaignCallResult> => {
+    if (conversing) await conversing;
+    return settled((await settleCall({ callId, end: { status, reason } }))!);
+  };
 
-  if ((await acts.claimCall({ callId })).state === 'ended') return (result = { status: 'canceled', ended_reason: null });
   if (hangup) return end('canceled', 'canceled');
-  const dial = await acts.dialCall({ callId });
-  if (dial.state === 'ended') return (result = { status: 'canceled', ended_reason: null });
+  // Claimed, then dialed: do-not-call is checked in between, so a blocked callee never reaches the carrier.
+  const dial = await acts.placeCall({ callId });
+  // Ended before it was dialed, or back in the queue (its campaign was paused): the queue goes on without it.
+  if (dial.state !== 'initiated') return (result = { status: dial.state === 'requeued' ? 'queued' : 'canceled', ended_reason: null });
 
   // In flight from here.
   const script = dial.sandbox ? sandboxScript(dial.sandbox) : [];
@@ -127,34 +127,39 @@ export async function runCampaignCall(input: CampaignCallInput): Promise<Campaig
       await acts.hangUpAtCarrier({ callId });
       return end('completed', 'hangup');
     }
-    let status: string;
-    if (heard.length) status = heard.shift()!;
-    else if (Date.now() >= dueCap) {
+    if (heard.length === 0 && Date.now() >= dueCap) {
       await acts.hangUpAtCarrier({ callId });
       return end('completed', 'max_duration');
-    } else {
-      status = script.shift()!.status;
+    }
+    // What the carrier says now: the callbacks heard, else the sandbox's steps due at this instant.
+    let statuses: string[];
+    if (heard.length) statuses = heard.splice(0);
+    else {
+      statuses = [script.shift()!.status];
+      while (script[0]?.afterMs === 0) statuses.push(script.shift()!.status);
       lastAt = Date.now();
-      // Steps due at the same instant (ring time 0: ringing, then answered) are written once, as the last of them.
-      while (owns && script[0]?.afterMs === 0 && !isEnd(status) && !isEnd(script[0].status)) status = script.shift()!.status;
     }
-    const step = CARRIER_STEPS[status];
-    if (!step) continue;
-    if ('end' in step) return end(step.end, step.reason);
-    if (step.to === 'ringing') {
-      await acts.markCall({ callId, status: 'ringing' });
-    } else if (answeredAt === null) {
-      await acts.markCall({ callId, status: 'in_progress' });
-      answeredAt = Date.now();
-      if (!owns) {
-        if (dial.sandbox) conversing = converseSandboxCall({ callId }).catch(() => undefined);
-      } else if (dial.sandbox) {
-        // A live call's conversation is opened by the carrier's request for the answered call's TwiML.
-        const talkSeconds = dial.sandbox.talkSeconds;
-        conversing = openCallConversation({ callId })
-          .then(() => playSandboxCallee({ callId, talkSeconds }))
-          .catch(() => undefined);
-      }
+    // Written by one activity, in order: the furthest in-flight status reached (ringing, or answered), then the end if it came too.
+    let reached: 'ringing' | 'in_progress' | undefined;
+    let ends: { status: TerminalCallStatus; reason: EndedReason } | undefined;
+    for (const status of statuses) {
+      const step = CARRIER_STEPS[status];
+      if (!step) continue;
+      if ('end' in step) { ends = { status: step.end, reason: step.reason }; break; }
+      if (answeredAt === null && reached !== 'in_progress') reached = step.to;
     }
+    if (!reached && !ends) continue;
+    const answered = reached === 'in_progress';
+    if (answered) answeredAt = Date.now();
+    // A live call's conversation is opened by the carrier's request for the answered call's TwiML.
+    const openConversation = answered && dial.sandbox !== null;
+    if (ends) {
+      if (conversing) await conversing;
+      return settled((await settleCall({ callId, reached, openConversation, end: ends }))!);
+    }
+    await settleCall({ callId, reached, openConversation });
+    // With no talk time the callee hangs up on the greeting: no turns to play.
+    const talkSeconds = dial.sandbox?.talkSeconds ?? 0;
+    if (answered && talkSeconds > 0) conversing = playSandboxCallee({ callId, talkSeconds }).catch(() => undefined);
   }
 }

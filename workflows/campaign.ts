@@ -1,9 +1,10 @@
 import {
-  condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler, startChild, workflowInfo, type ChildWorkflowHandle,
+  condition, continueAsNew, defineSignal, patched, proxyLocalActivities, setHandler, startChild, workflowInfo, type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns.ts';
 import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
-import { hangupSignal, runCampaignCall } from './campaign-call.ts';
+import { hangupSignal, runCampaignCallV2 } from './campaign-call.ts';
+import { runCampaignCall } from './campaign-call-v1.ts';
 
 /** The campaign's status changed (paused, resumed): read it back. */
 export const campaignWakeSignal = defineSignal('wake');
@@ -15,6 +16,14 @@ const { nextCalls, finishCampaign } = proxyLocalActivities<CampaignActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
+
+/**
+ * Runs with this marker start their calls as `runCampaignCallV2` and do not wait for a start to be
+ * confirmed before the next turn of the queue (no turn per confirmation: the calls starting count
+ * against the concurrency as running ones do). Runs before it replay the earlier steps up to where
+ * their history ends, then take this path too.
+ */
+const CALL_V2 = 'campaign-call-v2';
 
 /** History events after which a run drains its calls and continues as new (10,000-call campaigns stay bounded). */
 const HISTORY_LIMIT = 4_000;
@@ -35,12 +44,15 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
   let canceled = false;
   setHandler(campaignWakeSignal, () => { wakes += 1; });
   setHandler(campaignCancelSignal, () => { canceled = true; wakes += 1; });
-  const running = new Map<string, ChildWorkflowHandle<typeof runCampaignCall>>();
+  const running = new Map<string, ChildWorkflowHandle<typeof runCampaignCall | typeof runCampaignCallV2>>();
+  // Started, not yet confirmed by the server (runs with CALL_V2 only).
+  const starting = new Set<string>();
   const historyLimit = input.historyLimit ?? HISTORY_LIMIT;
 
-  const start = async (callId: string, maxDurationSeconds: number) => {
+  const start = async (callId: string, maxDurationSeconds: number, v2: boolean) => {
+    if (v2) starting.add(callId);
     try {
-      const handle = await startChild(runCampaignCall, {
+      const handle = await startChild(v2 ? runCampaignCallV2 : runCampaignCall, {
         workflowId: workflowIds.campaignCall(callId),
         args: [{ callId, maxDurationSeconds }],
         taskQueue: workflowInfo().taskQueue,
@@ -53,22 +65,27 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
     } catch {
       // Already started (by a run that continued as new): its row tells the queue how it went.
       finished += 1;
+    } finally {
+      starting.delete(callId);
     }
   };
+  const idle = () => running.size === 0 && starting.size === 0;
 
   while (!canceled) {
     const info = workflowInfo();
     if (info.historyLength > historyLimit || info.continueAsNewSuggested) {
-      await condition(() => running.size === 0);
+      await condition(idle);
       if (!canceled) return continueAsNew<typeof runCampaign>(input);
       break;
     }
-    const turn = await nextCalls({ campaignId, exclude: [...running.keys()] });
+    const v2 = patched(CALL_V2);
+    const turn = await nextCalls({ campaignId, exclude: [...running.keys(), ...starting] });
     // `draft`: the start that launched this run was rolled back; nothing to do.
     if (turn.status === 'draft' || turn.status === 'gone') return;
     if (turn.status === 'canceled') { canceled = true; break; }
-    await Promise.all(turn.ready.map((id) => start(id, turn.maxDurationSeconds)));
-    if (running.size === 0 && turn.queued === 0) {
+    const starts = turn.ready.map((id) => start(id, turn.maxDurationSeconds, v2));
+    if (!v2) await Promise.all(starts);
+    if (idle() && turn.queued === 0) {
       await finishCampaign({ campaignId });
       return;
     }
@@ -76,8 +93,9 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
     await condition(() => wakes !== w || finished !== f, turn.waitSeconds !== null ? turn.waitSeconds * 1000 : undefined);
   }
   // Canceled: the calls in flight are hung up; the queued ones were ended by the cancel itself.
+  await condition(() => starting.size === 0);
   await Promise.all([...running.values()].map((handle) => handle.signal(hangupSignal).catch(() => undefined)));
-  await condition(() => running.size === 0);
+  await condition(idle);
 }
 
 /** How the API starts a campaign: one run per campaign, on the campaigns queue. */

@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.ts';
 import { findAgent } from '../db/agents.ts';
 import {
-  advanceCall, callIsBlocked, endCallRow, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
+  advanceCall, callConversationToEvaluate, callIsBlocked, endCallRow, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
   queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignRecord,
 } from '../db/campaigns.ts';
 import { findConversationRecord } from '../db/conversations.ts';
@@ -42,6 +42,8 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   callId: string; status: TerminalCallStatus; reason: EndedReason;
   /** The call's workflow owns its conversation (no lifecycle workflow to tell); absent from runs before it did. */
   ownsConversation?: boolean;
+  /** False when no carrier session can exist for it (the sandbox placed it): not looked up. */
+  carrierSession?: boolean;
 }):
   Promise<{ status: CallStatus; ended_reason: EndedReason | null; conversation?: boolean }> {
   const ended = await deps.sql.begin(async (tx) => {
@@ -61,7 +63,7 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   // After the row: a conversation opened meanwhile was linked under its lock, so it is seen here and ends too.
   if (now?.conversation_id) {
     await endConversation(deps, now.conversation_id, 'visitor', { lifecycle: !input.ownsConversation });
-    const session = now.call_sid ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
+    const session = now.call_sid && input.carrierSession !== false ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
     if (session) await endSession(deps.sql, session.id);
   }
   return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason, conversation: Boolean(now?.conversation_id) };
@@ -84,6 +86,8 @@ export async function claimCall(deps: Omit<ConversationDeps, 'runtime'>, callId:
 }
 
 export type DialResult = { state: 'ended' } | { state: 'initiated'; sandbox: SandboxCallOutcome | null };
+/** placeCall's: also `requeued`, when the campaign was paused before the call was dialed. */
+export type PlaceResult = DialResult | { state: 'requeued' };
 
 /**
  * claimed → dialing → initiated: do-not-call is checked once more (a blocked call never reaches the
@@ -92,6 +96,24 @@ export type DialResult = { state: 'ended' } | { state: 'initiated'; sandbox: San
 export async function dialCall(deps: CallDeps, callId: string): Promise<DialResult> {
   const call = await findCallById(deps.sql, callId);
   if (!call || call.ended_at) return { state: 'ended' };
+  return await dialClaimed(deps, call, false) as DialResult;
+}
+
+/**
+ * queued → claimed → dialing → initiated in one step (the call workflow's first activity since
+ * `runCampaignCallV2`): claimed, do-not-call checked, then dialed as dialCall does, only while the
+ * campaign runs: a call whose campaign was paused meanwhile goes back to the queue (`requeued`), one
+ * whose campaign was canceled ends `canceled`. Run again (its workflow task was lost with its
+ * worker), it goes on from where the row is.
+ */
+export async function placeCall(deps: CallDeps, callId: string): Promise<PlaceResult> {
+  const call = await advanceCall(deps.sql, callId, ['queued'], 'claimed') ?? await findCallById(deps.sql, callId);
+  if (!call || call.ended_at) return { state: 'ended' };
+  return dialClaimed(deps, call, true);
+}
+
+async function dialClaimed(deps: CallDeps, call: CallRecord, whileRunning: boolean): Promise<PlaceResult> {
+  const callId = call.id;
   const campaign = await findCampaignById(deps.sql, call.campaign_id);
   if (!campaign?.from_number) {
     await endCall(deps, { callId, status: 'failed', reason: 'error' });
@@ -106,8 +128,8 @@ export async function dialCall(deps: CallDeps, callId: string): Promise<DialResu
   // `dialing` with its start time is the attempt's key, recorded before the carrier is asked: a
   // retry that finds it (the last attempt died between placing the call and recording its id)
   // looks the call up at the carrier first, so one call row is one call at the carrier.
-  const dialing = await advanceCall(deps.sql, callId, ['claimed', 'dialing'], 'dialing', { started: true });
-  if (!dialing) return { state: 'ended' };
+  const dialing = await advanceCall(deps.sql, callId, ['claimed', 'dialing'], 'dialing', { started: true, whileRunning: whileRunning && call.status === 'claimed' });
+  if (!dialing) return whileRunning ? notDialed(deps, call) : { state: 'ended' };
   const base = publicBaseUrl(deps.config);
   const request = {
     from: campaign.from_number, to: call.to_number,
@@ -131,10 +153,52 @@ export async function dialCall(deps: CallDeps, callId: string): Promise<DialResu
   return { state: 'initiated', sandbox: outcome };
 }
 
+/** A claimed call whose campaign stopped running before it was dialed: back to the queue while paused, else `canceled`. */
+async function notDialed(deps: CallDeps, call: CallRecord): Promise<PlaceResult> {
+  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  if (campaign?.status === 'paused' && await advanceCall(deps.sql, call.id, ['claimed'], 'queued')) return { state: 'requeued' };
+  const now = await findCallById(deps.sql, call.id);
+  if (!now || now.ended_at) return { state: 'ended' };
+  if (now.status === 'queued') return { state: 'requeued' };
+  // Dialed meanwhile by an earlier attempt of this step: go on with it.
+  if (now.status !== 'claimed') return dialClaimed(deps, now, false);
+  await endCall(deps, { callId: call.id, status: 'canceled', reason: 'canceled' });
+  return { state: 'ended' };
+}
+
 /** initiated → ringing, or → in_progress (answered). */
 export async function markCall(deps: Pick<CallDeps, 'sql'>, input: { callId: string; status: 'ringing' | 'in_progress' }): Promise<void> {
   if (input.status === 'ringing') await advanceCall(deps.sql, input.callId, ['initiated'], 'ringing');
   else await advanceCall(deps.sql, input.callId, ['initiated', 'ringing'], 'in_progress', { answered: true });
+}
+
+export type EndedCall = Awaited<ReturnType<typeof endCall>>;
+
+/**
+ * What a call's workflow writes at one instant (`runCampaignCallV2`): the in-flight status the
+ * carrier has reached (ringing, or answered: then the sandbox callee's conversation is opened with
+ * the agent's greeting), then its end when that came at the same instant (a sandbox callee who
+ * hangs up at once, a busy line). Null when it has not ended.
+ */
+export async function settleCall(deps: CallDeps, input: {
+  callId: string; reached?: 'ringing' | 'in_progress'; openConversation?: boolean; end?: { status: TerminalCallStatus; reason: EndedReason };
+  /** The activity's attempt: opening the conversation is retried a few times, then given up. */
+  attempt: number;
+}): Promise<EndedCall | null> {
+  const { callId } = input;
+  // The row as answered (null when an earlier run of this step answered it): the conversation's opening reads it no more.
+  const answered = input.reached === 'in_progress' ? await advanceCall(deps.sql, callId, ['initiated', 'ringing'], 'in_progress', { answered: true }) : null;
+  if (input.reached === 'ringing') await markCall(deps, { callId, status: 'ringing' });
+  if (input.reached === 'in_progress' && input.openConversation) {
+    try {
+      await openCallConversation(deps, callId, undefined, answered ?? undefined);
+    } catch (err) {
+      // Retried a few times (a database blip); after that the call goes on without its conversation.
+      if (input.attempt < 5) throw err;
+      deps.log.error({ err, call_id: callId }, 'could not open the conversation of an answered campaign call');
+    }
+  }
+  return input.end ? endCall(deps, { callId, ...input.end, ownsConversation: true, carrierSession: deps.carrier.name !== 'sandbox' }) : null;
 }
 
 /** What the scripted callee of a sandbox call says first. */
@@ -172,8 +236,10 @@ class NotOpened extends Error {}
  * a carrier session, so the carrier's next requests play voice turns as an inbound call's do.
  * Null when the call has ended or its agent is gone.
  */
-export async function openCallConversation(deps: ConversationDeps, callId: string, carrierCall?: { callSid: string }): Promise<OpenedConversation | null> {
-  const call = await findCallById(deps.sql, callId);
+export async function openCallConversation(deps: ConversationDeps, callId: string, carrierCall?: { callSid: string },
+  /** The call's row as the caller just wrote it (not read again). */
+  known?: CallRecord): Promise<OpenedConversation | null> {
+  const call = known ?? await findCallById(deps.sql, callId);
   if (!call || call.ended_at) return null;
   const campaign = await findCampaignById(deps.sql, call.campaign_id);
   const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
@@ -226,10 +292,13 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
   }
 }
 
-/** Evaluates an ended call's conversation (`conversation.evaluated`); nothing for a call that had none. */
+/**
+ * Evaluates an ended call's conversation (`conversation.evaluated`), once: nothing for a call that had
+ * none, or whose conversation an earlier run of this step evaluated (its workflow task was lost).
+ */
 export async function evaluateCallConversation(deps: ConversationDeps, callId: string): Promise<boolean> {
-  const call = await findCallById(deps.sql, callId);
-  return call?.conversation_id ? evaluateConversation(deps, call.conversation_id) : false;
+  const conversationId = await callConversationToEvaluate(deps.sql, callId);
+  return conversationId ? evaluateConversation(deps, conversationId) : false;
 }
 
 /**

@@ -202,15 +202,28 @@ export async function listCalls(db: Db, campaignId: string, q: { active?: boolea
  * not in one of `from` (it moved on, ended, or is gone).
  */
 export async function advanceCall(db: Db, id: string, from: readonly CallStatus[], to: CallStatus,
-  fields: { call_sid?: string; conversation_id?: string; started?: boolean; answered?: boolean } = {}): Promise<CallRecord | null> {
+  fields: {
+    call_sid?: string; conversation_id?: string; started?: boolean; answered?: boolean;
+    /** Only while its campaign is `running` (a pause or cancel committing meanwhile is waited for, and wins). */
+    whileRunning?: boolean;
+  } = {}): Promise<CallRecord | null> {
   const set: Record<string, unknown> = { status: to };
   if (fields.call_sid !== undefined) set.call_sid = fields.call_sid;
   if (fields.conversation_id !== undefined) set.conversation_id = fields.conversation_id;
   const started = fields.started ? db`, started_at = coalesce(started_at, now())` : db``;
   const answered = fields.answered ? db`, answered_at = coalesce(answered_at, now())` : db``;
+  const running = fields.whileRunning
+    ? db`and exists (select 1 from campaigns where campaigns.id = campaign_calls.campaign_id and campaigns.status = 'running' for share)` : db``;
   const [r] = await db<CallRow[]>`update campaign_calls set ${db(set)}, updated_at = now() ${started} ${answered}
-    where id = ${id} and status = any(${[...from]}::text[]) returning ${db(CALL_COLUMNS)}`;
+    where id = ${id} and status = any(${[...from]}::text[]) ${running} returning ${db(CALL_COLUMNS)}`;
   return r ? toCallRecord(r) : null;
+}
+
+/** The conversation of a call, unless it has none or it has been evaluated. */
+export async function callConversationToEvaluate(db: Db, id: string): Promise<string | null> {
+  const [r] = await db<{ id: string }[]>`select v.id from campaign_calls c join conversations v on v.id = c.conversation_id
+    where c.id = ${id} and v.evaluation_status <> 'completed'`;
+  return r?.id ?? null;
 }
 
 /** Records the conversation of an answered call. */

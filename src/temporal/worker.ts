@@ -34,8 +34,8 @@ const WORKER_SIZES: Record<TaskQueueKind, Pick<WorkerOptions, 'maxCachedWorkflow
   webhooks: { maxCachedWorkflows: 200, maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentActivityTaskExecutions: 100, maxConcurrentLocalActivityExecutions: 100 },
   crawls: { maxCachedWorkflows: 50, maxConcurrentWorkflowTaskExecutions: 10, maxConcurrentActivityTaskExecutions: 8, maxConcurrentLocalActivityExecutions: 10 },
   conversations: { maxCachedWorkflows: 500, maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentActivityTaskExecutions: 50, maxConcurrentLocalActivityExecutions: 50 },
-  // A campaign runs up to 50 call workflows at once, each a few short activities.
-  campaigns: { maxCachedWorkflows: 300, maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentActivityTaskExecutions: 60, maxConcurrentLocalActivityExecutions: 20 },
+  // A campaign runs up to 50 call workflows at once, each a few short local activities (and its evaluation).
+  campaigns: { maxCachedWorkflows: 300, maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentActivityTaskExecutions: 60, maxConcurrentLocalActivityExecutions: 60 },
 };
 
 type WorkflowCreator = Awaited<ReturnType<typeof Worker['createWorkflowCreator']>>;
