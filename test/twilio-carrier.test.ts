@@ -7,6 +7,7 @@ import { workflowIds } from '../src/temporal/ids.ts';
 import { orgWithAgent, type Api } from './support/orgs.ts';
 import { expectProblem } from './support/problems.ts';
 import { startTwilioWireServer, type TwilioWireServer } from './fixtures/twilio-wire-server.ts';
+import { startReceiver, type Receiver } from './webhook-receiver.ts';
 import { createTwilioCarrier } from '../src/telephony/twilio.ts';
 import { CarrierError } from '../src/telephony/carrier.ts';
 
@@ -14,11 +15,14 @@ const ACCOUNT = `AC${randomBytes(16).toString('hex')}`;
 const TOKEN = randomBytes(16).toString('hex');
 let wire: TwilioWireServer;
 let svc: TestService;
+let business: Receiver;
 beforeAll(async () => {
   wire = await startTwilioWireServer(ACCOUNT, TOKEN);
-  svc = await startTestService({ CARRIER: 'twilio', TWILIO_ACCOUNT_SID: ACCOUNT, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: wire.url });
+  business = await startReceiver();
+  // Private targets allowed: an agent's tool is the local receiver.
+  svc = await startTestService({ CARRIER: 'twilio', TWILIO_ACCOUNT_SID: ACCOUNT, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: wire.url, ALLOW_PRIVATE_NETWORK_TARGETS: true });
 });
-afterAll(async () => { await svc?.stop(); await wire?.close(); });
+afterAll(async () => { await svc?.stop(); await wire?.close(); await business?.close(); });
 
 const N = '/api/v1/rest/phone-numbers';
 const numbersPath = `/2010-04-01/Accounts/${ACCOUNT}/IncomingPhoneNumbers`;
@@ -171,5 +175,32 @@ describe('campaign calls with CARRIER=twilio', () => {
     const after = await wire.webhook(svc.url, gatherAction, { ...form, CallStatus: 'completed', SpeechResult: 'Still there?' });
     expect(after.text).toContain('<Hangup/>');
     expect((await eventsOf(svc, orgId)).filter((e) => e.type === 'conversation.started')).toHaveLength(1);
+  }, 240_000);
+
+  it('the agent\'s tools are called during an answered call (no conversation workflow owns its conversation: the call is made in process)', async () => {
+    const { api, agent, number } = await orgWithNumber(svc);
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { data_schema: [{ name: 'email', type: 'email', required: true }] })).status).toBe(200);
+    const url = business.url({ headers: { 'content-type': 'application/json' }, body: '{"lead_id":"L-7"}' });
+    const tool = await api.post(`/api/v1/rest/agents/${agent.id}/tools`, { name: 'create_lead', url, call_on: 'data_captured' });
+    expect(tool.status, tool.text).toBe(201);
+    const callee = '+14155550178';
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [callee], max_duration_seconds: 600 });
+    const placed = await eventually(async () => [...wire.calls.values()].find((c) => c.to === callee && c.from === number.phone_number) ?? null, 120_000, 100);
+    const form = { CallSid: placed.sid as string, AccountSid: ACCOUNT, From: number.phone_number as string, To: callee, Direction: 'outbound-api' };
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'in-progress' })).status).toBe(204);
+    const answered = await wire.webhook(svc.url, placed.url, { ...form, CallStatus: 'in-progress' });
+    const gatherAction = /action="([^"]+)"/.exec(answered.text)![1]!.replace(/&amp;/g, '&');
+    const turn = await wire.webhook(svc.url, gatherAction, { ...form, CallStatus: 'in-progress', SpeechResult: 'Sure, my email is jane@example.org' });
+    expect(turn.status).toBe(200);
+    const got = business.received(url);
+    expect(got).toHaveLength(1);
+    expect(JSON.parse(got[0]!.body)).toEqual({ email: 'jane@example.org' });
+    const conversationId = (await callsOf(api, campaign.id))[0]!.conversation_id as string;
+    const conversation = (await api.get(`/api/v1/rest/conversations/${conversationId}`)).body;
+    expect(conversation.tool_calls.filter((c: any) => c.name === 'create_lead')).toEqual([
+      { name: 'create_lead', args: { email: 'jane@example.org' }, ts: expect.any(String), status: 'ok', duration_ms: expect.any(Number) },
+    ]);
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'completed' })).status).toBe(204);
+    await campaignReaches(api, campaign.id, 'completed', 120_000);
   }, 240_000);
 });

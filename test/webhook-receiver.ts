@@ -10,8 +10,8 @@ export interface Received {
   at: number;
 }
 
-/** How a path answers: `failFirst` requests with `failStatus` (default 500), then `status` (default 200), each after `delayMs`. */
-export interface Behaviour { failFirst?: number; failStatus?: number; status?: number; headers?: Record<string, string>; delayMs?: number }
+/** How a path answers: `failFirst` requests with `failStatus` (default 500), then `status` (default 200) with `body` (default "ok"), each after `delayMs`. */
+export interface Behaviour { failFirst?: number; failStatus?: number; status?: number; headers?: Record<string, string>; body?: string; delayMs?: number }
 
 /**
  * A local webhook receiver (node:http on 127.0.0.1) with one inbox per path, so each test gets
@@ -40,7 +40,7 @@ export async function startReceiver(): Promise<Receiver> {
       const failing = inbox.requests.length <= (b.failFirst ?? 0);
       const answer = () => {
         res.writeHead(failing ? (b.failStatus ?? 500) : (b.status ?? 200), b.headers);
-        res.end(failing ? 'not now' : 'ok');
+        res.end(failing ? 'not now' : (b.body ?? 'ok'));
       };
       if (b.delayMs) setTimeout(answer, b.delayMs); else answer();
     });

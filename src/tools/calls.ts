@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Db } from '../db/index.ts';
 import { conversationToolMode, insertToolCallLog, listAgentTools } from '../db/agent-tools.ts';
@@ -12,7 +12,7 @@ import { argumentErrors } from './parameters.ts';
 import type { ToolCallRequest } from '../../workflows/conversation.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { toolArgsContext, toolResultContext, type SealedToolOutcome, type ToolOutcome } from './http.ts';
-import { sendInProcess, type ToolSender } from './send.ts';
+import { createToolSender, sendInProcess, type ToolSender } from './send.ts';
 
 /**
  * Calling an agent's tools during a conversation. The HTTP call itself runs as an activity of
@@ -21,19 +21,34 @@ import { sendInProcess, type ToolSender } from './send.ts';
  * checked, and the call recorded: in the conversation's `tool_calls` (with its arguments) and in
  * the tool's call log (without them). Where no conversation workflow runs (a simulation's turn,
  * itself an activity), `sendTool` makes the call in process instead, with the same request and
- * the same repeats.
+ * the same repeats. So does a conversation that no conversation workflow owns (a campaign call's,
+ * which its call's workflow bounds) when `config` is given.
  */
+
+type ToolSenderConfig = Parameters<typeof createToolSender>[0]['config'];
 
 export interface ToolCallDeps {
   sql: Db; temporal: Client; log: Logger; secrets: SecretBox;
   /** Set by activities: the call is made here, in process, not through the conversation workflow. */
   sendTool?: ToolSender | undefined;
+  /** What an in-process call needs when the conversation has no workflow to make it. */
+  config?: ToolSenderConfig | undefined;
+}
+
+/** One in-process sender per pool (its connection pools made on first use), for conversations no workflow owns. */
+const fallbackSenders = new WeakMap<Db, ToolSender>();
+function fallbackSender(deps: ToolCallDeps & { config: ToolSenderConfig }): ToolSender {
+  let sender = fallbackSenders.get(deps.sql);
+  if (!sender) fallbackSenders.set(deps.sql, sender = createToolSender({ sql: deps.sql, config: deps.config, secrets: deps.secrets }));
+  return sender;
 }
 
 export interface ToolCallContext { orgId: string; agentId: string; conversationId: string }
 
 /** What the caller gets back: the record for `tool_calls`, and what goes back to the model. */
 export interface ToolCallResult { record: ToolCall; result: unknown; ok: boolean }
+
+const NO_WORKFLOW: ToolOutcome = { status: 'error', durationMs: 0, httpStatus: null, result: null, error: 'the call could not be made', retryable: false };
 
 /** Slack beyond the tool's timeout for the update's round trip through Temporal. */
 const UPDATE_MARGIN_MS = 10_000;
@@ -46,7 +61,8 @@ function failureForModel(error: string): Record<string, unknown> {
   };
 }
 
-async function viaWorkflow(deps: ToolCallDeps, call: Omit<ToolCallRequest, 'sealedArgs'> & { args: Record<string, unknown> }): Promise<ToolOutcome> {
+/** The call made by the conversation's workflow; null when no such workflow exists (nothing was sent). */
+async function viaWorkflow(deps: ToolCallDeps, call: Omit<ToolCallRequest, 'sealedArgs'> & { args: Record<string, unknown> }): Promise<ToolOutcome | null> {
   const { args, ...rest } = call;
   const request: ToolCallRequest = { ...rest, sealedArgs: deps.secrets.seal(JSON.stringify(args), toolArgsContext(call.callId)) };
   try {
@@ -55,6 +71,7 @@ async function viaWorkflow(deps: ToolCallDeps, call: Omit<ToolCallRequest, 'seal
       () => handle.executeUpdate<SealedToolOutcome, [ToolCallRequest]>('callTool', { args: [request], updateId: request.callId }));
     return { ...outcome, result: sealedResult === null ? null : JSON.parse(deps.secrets.open(sealedResult, toolResultContext(call.callId))) as unknown };
   } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
     deps.log.warn({ err: { name: (err as Error).name, message: (err as Error).message }, conversation_id: request.conversationId, tool_call_id: request.callId },
       'tool call could not go through the conversation workflow');
     return { status: 'error', durationMs: 0, httpStatus: null, result: null, error: 'the call could not be made', retryable: false };
@@ -86,7 +103,8 @@ export async function callAgentTool(deps: ToolCallDeps, ctx: ToolCallContext, to
     const request = { callId: `tcall_${randomUUID()}`, toolId: tool.id, conversationId: ctx.conversationId, mode, args };
     const outcome = deps.sendTool
       ? await sendInProcess(deps.sendTool, request)
-      : await viaWorkflow(deps, { ...request, timeoutSeconds: tool.timeout_seconds });
+      : await viaWorkflow(deps, { ...request, timeoutSeconds: tool.timeout_seconds })
+        ?? (deps.config ? await sendInProcess(fallbackSender({ ...deps, config: deps.config }), request) : NO_WORKFLOW);
     status = outcome.status;
     durationMs = outcome.durationMs;
     result = outcome.status === 'ok' ? outcome.result : failureForModel(outcome.error ?? 'the call failed');
