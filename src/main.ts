@@ -9,7 +9,7 @@ import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { ensureTemporalCli } from './infra/temporal-cli.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { SEARCH_ATTRIBUTES } from './temporal/index.ts';
-import { collectStartupGarbage } from './infra/heap.ts';
+import { collectGarbage, collectStartupGarbage } from './infra/heap.ts';
 
 type Mode = 'start' | 'api' | 'worker';
 type Stoppable = { stop(): Promise<void> };
@@ -90,7 +90,10 @@ async function main(mode: Mode): Promise<void> {
   }
   if (stopping) return;
   service = await startService({ config, databaseUrl, temporalAddress, log, api: mode !== 'worker', worker: mode !== 'api' });
-  // Once start-up's last work (first polls, schedules) has settled.
+  // Start-up's garbage (tens of MiB: module sources, the workflow bundle's text, schema compilation)
+  // goes before the first request can add its own, so that a first crawl starts from the idle
+  // footprint; then again once start-up's last work (first polls, schedules) has settled.
+  collectGarbage();
   setTimeout(() => collectStartupGarbage(), 3000).unref();
   log.info({ url: service.url, mode }, 'ready');
 }

@@ -14,11 +14,18 @@ import { runInNewContext } from 'node:vm';
  * when the process was not started with --expose-gc; each takes some tens of milliseconds.
  */
 export function collectStartupGarbage(quietMs = 5000): void {
-  let gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) {
+  collectGarbage();
+  setTimeout(collectGarbage, quietMs).unref();
+}
+
+let exposedGc: (() => void) | undefined;
+
+/** One full collection, now (`gc` exposed as above when the process was started without it). */
+export function collectGarbage(): void {
+  exposedGc ??= (globalThis as { gc?: () => void }).gc;
+  if (!exposedGc) {
     setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as () => void;
+    exposedGc = runInNewContext('gc') as () => void;
   }
-  gc();
-  setTimeout(gc, quietMs).unref();
+  exposedGc();
 }
