@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, isPersonNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, isPersonNoun, isPremisesNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -29,6 +29,12 @@ export interface QueryTerm {
   typeWord: boolean;
   /** How many senses WordNet gives the word: a vague verb ("use", "take", "start") tells less of what is asked. */
   senses: number;
+  /**
+   * A word that says where or how rather than what is asked: the business's premises ("Who started the
+   * bakery?", which its own pages seldom call so: WordNet files it under workplaces, facilities,
+   * buildings...) or an adverb ("Where exactly is…?").
+   */
+  incidental: boolean;
   /** The stem of the name this word follows ("gym" in "the Riverside gym"): the word says what kind of thing the name is, so the name found finds it too. */
   namedBy?: string;
 }
@@ -171,8 +177,10 @@ export function words(text: string): string[] {
     const w = raw.replace(/^['-]+|['-]+$/g, '').replace(/'s$/, '').replace(/'/g, '');
     if (!w) continue;
     const parts = w.split('-').filter(Boolean);
-    // "wi-fi" is the one word "wifi", not "wi" and "fi"; "tooth-colored" is both words.
+    // "wi-fi" is the one word "wifi", not "wi" and "fi"; "tooth-colored" and "free-range" are both words and the
+    // compound, so that a text saying only "free" does not answer "free-range".
     if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''), ...parts.filter((p) => p.length > 2));
+    else if (parts.length > 1) out.push(parts.join(''), ...parts);
     else out.push(...parts);
   }
   return out;
@@ -196,6 +204,7 @@ export function analyzeQuestion(asked: string): Question {
   const proper = new Set<string>();
   // Days and months are written with a capital but are not names of things the site might lack.
   for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
+  const adverbs = new Set(nlp(text).match('#Adverb').out('array').map((a: string) => fold(a)).filter((a: string) => !typeWords.has(stem(a))));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
   const phrase = new Map<string, string[]>();
@@ -225,7 +234,7 @@ export function analyzeQuestion(asked: string): Question {
     derived.delete(s);
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
-      senses: proper.has(word) ? 1 : senseCount(word),
+      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || isPremisesNoun(word)),
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });
   }
