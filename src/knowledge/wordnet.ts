@@ -69,6 +69,12 @@ function baseForms(word: string): string[] {
   if (word.endsWith('s')) forms.push(word.slice(0, -1));
   if (word.endsWith('ing')) forms.push(word.slice(0, -3), `${word.slice(0, -3)}e`);
   if (word.endsWith('ed')) forms.push(word.slice(0, -2), word.slice(0, -1));
+  // Comparatives and superlatives ("cheaper", "smallest", "latest", "bigger").
+  for (const suffix of ['est', 'er']) {
+    if (!word.endsWith(suffix) || word.length < suffix.length + 3) continue;
+    const base = word.slice(0, -suffix.length);
+    forms.push(base, `${base}e`, base.replace(/(.)\1$/, '$1'), base.replace(/i$/, 'y'));
+  }
   return forms;
 }
 
