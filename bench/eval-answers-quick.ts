@@ -1,7 +1,7 @@
 /**
  * The answers evaluation without the service: `node scripts/run.mjs bench eval-answers-quick`.
  *
- * For tuning the ranking in seconds rather than minutes. Serves the two fixture sites of
+ * For tuning the ranking in seconds rather than minutes. Serves the three fixture sites of
  * `npm run eval:answers`, follows their links, and runs the crawler's extraction and chunking,
  * `rankSentences` and `composeAnswer` in this process, then judges the replies as the real
  * evaluation does. It differs from it in two ways: every passage of a site is a candidate (the
@@ -13,7 +13,7 @@
  * printed. Prints each tuning question answered wrong (EVAL_SHOW_ALL=1: every tuning question) with
  * its best score, then a calibration line: the tuning set's best-scoring unknown, the facts that
  * would be answered right at any threshold above it, and the lowest of them; ANSWER_THRESHOLD belongs
- * between the two. EVAL_FIXTURE=gym or =clinic runs one fixture.
+ * between the two. EVAL_FIXTURE=gym, =clinic or =bakery runs one fixture.
  */
 import { chunkSections } from '../src/crawler/chunk.ts';
 import { extractHtml } from '../src/crawler/extract.ts';
@@ -21,6 +21,8 @@ import { ANSWER_THRESHOLD, rankSentences, type SourceChunk } from '../src/knowle
 import { composeAnswer } from '../src/runtime/answer.ts';
 import { startClinicSite } from './answers/clinic-site.ts';
 import { CLINIC_QUESTIONS } from './answers/clinic-questions.ts';
+import { startBakerySite } from './answers/bakery-site.ts';
+import { BAKERY_QUESTIONS } from './answers/bakery-questions.ts';
 import { isHeldOut, QUESTIONS, type Question } from './answers/questions.ts';
 import type { AnswersSite } from './answers/serve.ts';
 import { startAnswersSite } from './answers/site.ts';
@@ -66,7 +68,7 @@ function reply(question: string, ranked: ReturnType<typeof rankSentences>, thres
   return answer ? `${answer.text}\nSource: ${answer.urls[0]}` : "I don't know.";
 }
 
-const FIXTURES = [['gym', startAnswersSite, QUESTIONS], ['clinic', startClinicSite, CLINIC_QUESTIONS]] as const;
+const FIXTURES = [['gym', startAnswersSite, QUESTIONS], ['clinic', startClinicSite, CLINIC_QUESTIONS], ['bakery', startBakerySite, BAKERY_QUESTIONS]] as const;
 const calibration: { score: number; unknown: boolean; rightIfAnswered: boolean }[] = [];
 for (const [name, start, questions] of FIXTURES) {
   if (process.env.EVAL_FIXTURE && process.env.EVAL_FIXTURE !== name) continue;

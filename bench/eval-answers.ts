@@ -1,10 +1,11 @@
 /**
  * Answers evaluation: `npm run eval:answers` (or `node --import tsx bench/eval-answers.ts`).
  *
- * Two fixtures, each a made-up business's site with its questions: `gym` (Cedar & Pine Climbing,
+ * Three fixtures, each a made-up business's site with its questions: `gym` (Cedar & Pine Climbing,
  * bench/answers/site.ts and questions.ts) and `clinic` (Brightwater Dental, clinic-site.ts and
- * clinic-questions.ts, written before the ranking was tuned on it). EVAL_FIXTURE=gym or =clinic
- * runs one; both by default. Starts the real service (API and worker, a scratch PostgreSQL
+ * clinic-questions.ts, written before the ranking was tuned on it) and `bakery` (Hearth & Crumb,
+ * bakery-site.ts and bakery-questions.ts, likewise). EVAL_FIXTURE=gym, =clinic or =bakery runs one;
+ * all three by default. Starts the real service (API and worker, a scratch PostgreSQL
  * database, an in-memory Temporal dev server), creates an agent per site with its site_url so the
  * real crawl workflow indexes it, then asks every question as a visitor of the widget would: one
  * public conversation per question. Prints accuracy by kind, overall and on the held-out questions, and the replies
@@ -28,6 +29,8 @@ import { startAnswersSite } from './answers/site.ts';
 import { startClinicSite } from './answers/clinic-site.ts';
 import type { AnswersSite } from './answers/serve.ts';
 import { CLINIC_QUESTIONS } from './answers/clinic-questions.ts';
+import { startBakerySite } from './answers/bakery-site.ts';
+import { BAKERY_QUESTIONS } from './answers/bakery-questions.ts';
 import { isHeldOut, QUESTIONS, type Kind, type Question } from './answers/questions.ts';
 
 interface Fixture { name: string; agent: string; start: () => Promise<AnswersSite>; questions: Question[] }
@@ -35,6 +38,7 @@ interface Fixture { name: string; agent: string; start: () => Promise<AnswersSit
 const FIXTURES: Fixture[] = [
   { name: 'gym', agent: 'Cedar & Pine', start: startAnswersSite, questions: QUESTIONS },
   { name: 'clinic', agent: 'Brightwater Dental', start: startClinicSite, questions: CLINIC_QUESTIONS },
+  { name: 'bakery', agent: 'Hearth & Crumb', start: startBakerySite, questions: BAKERY_QUESTIONS },
 ];
 const chosen = FIXTURES.filter((f) => !process.env.EVAL_FIXTURE || f.name === process.env.EVAL_FIXTURE);
 

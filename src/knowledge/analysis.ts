@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, isPersonNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, isPersonNoun, isPremisesNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -29,6 +29,12 @@ export interface QueryTerm {
   typeWord: boolean;
   /** How many senses WordNet gives the word: a vague verb ("use", "take", "start") tells less of what is asked. */
   senses: number;
+  /**
+   * A word that says where or how rather than what is asked: the business's premises ("Who started the
+   * bakery?", which its own pages seldom call so: WordNet files it under workplaces, facilities,
+   * buildings...) or an adverb ("Where exactly is…?").
+   */
+  incidental: boolean;
   /** The stem of the name this word follows ("gym" in "the Riverside gym"): the word says what kind of thing the name is, so the name found finds it too. */
   namedBy?: string;
 }
@@ -87,7 +93,8 @@ export function answerType(question: string): AnswerType | null {
   if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
   if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b/.test(q)) return 'phone';
   if (/\be-?mail (address)?\b|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
-  if (/\bwho\b/.test(q)) return 'person';
+  // "who" asks for a person as the question's word, not in "…for people who cannot eat gluten?".
+  if (/^\W*who\b|(^|[,;]|\band|\bbut|\bso)\s+who\b/.test(q)) return 'person';
   // "Which of your doctors…?", "What dentist…?": a noun WordNet files under people.
   const asked = /\b(?:which|what)\s+(?:of\s+(?:your|the|our)\s+)?([a-z]+)/.exec(q)?.[1];
   if (asked && isPersonNoun(asked)) return 'person';
@@ -168,11 +175,14 @@ export const stem = (word: string): string => porter2(word);
 export function words(text: string): string[] {
   const out: string[] = [];
   for (const raw of fold(text).split(/[^a-z0-9'-]+/)) {
-    const w = raw.replace(/^['-]+|['-]+$/g, '').replace(/'s$/, '').replace(/'/g, '');
+    // "you'll", "we're", "I've": the pronoun, not a word "youll".
+    const w = raw.replace(/^['-]+|['-]+$/g, '').replace(/'(s|ll|re|ve|d|m)$/, '').replace(/'/g, '');
     if (!w) continue;
     const parts = w.split('-').filter(Boolean);
-    // "wi-fi" is the one word "wifi", not "wi" and "fi"; "tooth-colored" is both words.
+    // "wi-fi" is the one word "wifi", not "wi" and "fi"; "tooth-colored" and "free-range" are both words and the
+    // compound, so that a text saying only "free" does not answer "free-range".
     if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''), ...parts.filter((p) => p.length > 2));
+    else if (parts.length > 1) out.push(parts.join(''), ...parts);
     else out.push(...parts);
   }
   return out;
@@ -185,6 +195,8 @@ export function stems(text: string): Set<string> {
 
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
 // "business" and "company" name the site's owner, whatever words its pages use for it.
+/** Grammar, not content: indefinite pronouns ("anything", "someone", "anywhere") and "cannot". */
+const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
 const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
@@ -196,7 +208,8 @@ export function analyzeQuestion(asked: string): Question {
   const proper = new Set<string>();
   // Days and months are written with a capital but are not names of things the site might lack.
   for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
-  const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w));
+  const adverbs = new Set(nlp(text).match('#Adverb').out('array').map((a: string) => fold(a)).filter((a: string) => !typeWords.has(stem(a))));
+  const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
   const phrase = new Map<string, string[]>();
   content.forEach((w, i) => {
@@ -211,7 +224,7 @@ export function analyzeQuestion(asked: string): Question {
   for (const word of words(text)) {
     const after = previous;
     previous = word;
-    if (STOPWORDS.has(word) || QUESTION_NOISE.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
+    if (STOPWORDS.has(word) || QUESTION_NOISE.has(word) || FUNCTION_WORD.test(word) || (word.length < 2 && !/\d/.test(word))) continue;
     const s = stem(word);
     if (seen.has(s)) continue;
     seen.add(s);
@@ -225,7 +238,7 @@ export function analyzeQuestion(asked: string): Question {
     derived.delete(s);
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
-      senses: proper.has(word) ? 1 : senseCount(word),
+      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || isPremisesNoun(word)),
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });
   }

@@ -10,7 +10,7 @@ import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, type Qu
  */
 
 /** Below this score, no sentence answers the question: both runtimes say the site does not say. */
-export const ANSWER_THRESHOLD = 0.53;
+export const ANSWER_THRESHOLD = 0.517;
 
 export interface SourceChunk { text: string; section?: string | null; url: string; title: string | null }
 
@@ -111,9 +111,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     const df = Math.max(stats.df.get(stem) ?? 0, ...[...alternatives].map((a) => (stats.df.get(a) ?? 0) / 2));
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
-  const weights = q.terms.map((t) => idf(t.stem, t.alternatives) * (t.typeWord ? 0.5 : 1) * vagueness(t.senses));
-  // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come").
-  const topic = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB);
+  const weights = q.terms.map((t) => idf(t.stem, t.alternatives) * (t.typeWord ? 0.5 : 1) * vagueness(t.senses) * (t.incidental ? 0.3 : 1));
+  // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come"),
+  // nor where or how it is asked ("the bakery", "exactly"), unless nothing else is left.
+  const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB);
+  const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
   const cands = candidates(chunks);
   const matches = cands.map((c) => {
     const m = q.terms.map((t) => matchOf(t, c));

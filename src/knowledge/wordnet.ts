@@ -69,6 +69,12 @@ function baseForms(word: string): string[] {
   if (word.endsWith('s')) forms.push(word.slice(0, -1));
   if (word.endsWith('ing')) forms.push(word.slice(0, -3), `${word.slice(0, -3)}e`);
   if (word.endsWith('ed')) forms.push(word.slice(0, -2), word.slice(0, -1));
+  // Comparatives and superlatives ("cheaper", "smallest", "latest", "bigger").
+  for (const suffix of ['est', 'er']) {
+    if (!word.endsWith(suffix) || word.length < suffix.length + 3) continue;
+    const base = word.slice(0, -suffix.length);
+    forms.push(base, `${base}e`, base.replace(/(.)\1$/, '$1'), base.replace(/i$/, 'y'));
+  }
   return forms;
 }
 
@@ -154,4 +160,32 @@ export function phraseSynonyms(first: string, second: string): string[] {
   const list = [...out];
   cache.set(key, list);
   return list;
+}
+
+/** Kinds of premises a business is: a word under one of them names the business's place, not what is asked about it. */
+const PREMISES = new Set(['workplace', 'establishment', 'facility', 'building', 'institution', 'enterprise']);
+
+/**
+ * Whether the most frequent noun sense of `word` is a kind of premises or enterprise ("bakery" is
+ * a workplace, "gym" a facility, "café" a building, "clinic" an institution): in "Who started the
+ * bakery?" it names the business, which its pages seldom call by that word.
+ */
+export function isPremisesNoun(word: string): boolean {
+  const key = `@${word}`;
+  const hit = cache.get(key);
+  if (hit) return hit.length > 0;
+  const idx = loadIndexes().get('noun')!;
+  let found = false;
+  for (const form of baseForms(word.toLowerCase())) {
+    let offset = idx.get(form)?.[0];
+    if (!offset) continue;
+    for (let depth = 0; offset && depth < 6 && !found; depth += 1) {
+      const synset = readSynset('noun', offset);
+      found = depth > 0 && synset.words.some((w) => PREMISES.has(w));
+      offset = synset.pointers.find((p) => (p.symbol === '@' || p.symbol === '@i') && p.pos === 'n')?.offset;
+    }
+    break;
+  }
+  cache.set(key, found ? [word] : []);
+  return found;
 }

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeQuestion, answerType, words } from './analysis.ts';
+
+describe('reading a question', () => {
+  it('"who" wants a person as the question\'s word only, not as a relative pronoun', () => {
+    expect(answerType('Who started the bakery?')).toBe('person');
+    expect(answerType('Do you have anything for people who cannot eat gluten?')).toBeNull();
+  });
+
+  it('contractions, indefinite pronouns and "cannot" are not terms; a hyphenated word is also one word', () => {
+    expect(words("you'll we're I've")).toEqual(['you', 'we', 'i']);
+    expect(analyzeQuestion('Is there anything someone who cannot eat gluten can have?').terms.map((t) => t.word)).toEqual(['eat', 'gluten']);
+    expect(words('free-range eggs')).toEqual(['freerange', 'free', 'range', 'eggs']);
+  });
+
+  it('the business\'s premises (WordNet: a workplace, facility, building...) and adverbs are incidental, what is asked about is not', () => {
+    const incidental = (q: string) => analyzeQuestion(q).terms.filter((t) => t.incidental).map((t) => t.word);
+    expect(incidental('Who started the bakery?')).toEqual(['bakery']);
+    expect(incidental('Where exactly is the gym?')).toEqual(['exactly', 'gym']);
+    expect(incidental('How much is a croissant?')).toEqual([]);
+  });
+});
