@@ -20,7 +20,10 @@ export function withDatabase(serverUrl: string, dbName: string): string {
 }
 
 async function reachable(url: string): Promise<boolean> {
-  const sql = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
+  // A server that is down refuses at once; one that is up answers within seconds even on a machine
+  // loaded twenty times over its cores (where 3 s was seen to run out and a run fell back to an
+  // embedded server it did not need).
+  const sql = postgres(url, { max: 1, connect_timeout: 15, onnotice: () => {} });
   try {
     await sql`select 1`;
     return true;
