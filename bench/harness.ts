@@ -96,11 +96,14 @@ export async function composeTemporalSettings(): Promise<Record<string, string>>
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
- * CPU seconds used so far by this process, the Temporal dev server it started and the PostgreSQL
- * backends serving `dbName`, read from /proc (Linux), and by the whole machine. Differences of
- * two snapshots say where a benchmark's CPU went, and how much other programs took meanwhile.
+ * CPU seconds used so far by this process, the service process when there is one (`servicePid`),
+ * the Temporal dev server this process started and the PostgreSQL backends serving `dbName`, read
+ * from /proc (Linux), and by the whole machine. Differences of two snapshots say where a
+ * benchmark's CPU went, and how much other programs took meanwhile.
  */
-export interface CpuSnapshot { at: number; node: number; temporal: number | null; postgres: Map<string, number>; machineBusy: number | null }
+export interface CpuSnapshot {
+  at: number; node: number; service: number | null; temporal: number | null; postgres: Map<string, number>; machineBusy: number | null;
+}
 
 const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux the service targets
 
@@ -143,30 +146,38 @@ function machineBusySeconds(): number | null {
   }, null);
 }
 
-export function cpuSnapshot(dbName: string): CpuSnapshot {
+export function cpuSnapshot(dbName: string, servicePid?: number): CpuSnapshot {
   const temporal = temporalChild();
   const postgres = new Map<string, number>();
   for (const pid of postgresBackends(dbName)) {
     const seconds = cpuSecondsOf(pid);
     if (seconds !== null) postgres.set(pid, seconds);
   }
-  return { at: Date.now(), node: cpuSecondsOf('self') ?? 0, temporal: temporal ? cpuSecondsOf(temporal) : null, postgres, machineBusy: machineBusySeconds() };
+  const service = servicePid === undefined ? null : cpuSecondsOf(String(servicePid));
+  return { at: Date.now(), node: cpuSecondsOf('self') ?? 0, service, temporal: temporal ? cpuSecondsOf(temporal) : null, postgres, machineBusy: machineBusySeconds() };
 }
 
-/** One line: CPU milliseconds per item by process, and how busy the machine was (ours and others'). */
+/**
+ * One line: CPU milliseconds per item by process, and how busy the machine was (ours and others').
+ * With a service process, `node` is that process and this one (clients, receiver) is shown apart.
+ */
 export function describeCpu(before: CpuSnapshot, after: CpuSnapshot, items: number, what: string): string {
   const perItem = (seconds: number) => `${((seconds * 1000) / items).toFixed(1)} ms`;
-  const node = after.node - before.node;
+  const own = after.node - before.node;
+  const service = after.service !== null && before.service !== null ? after.service - before.service : null;
+  const node = service ?? own;
   const temporal = after.temporal !== null && before.temporal !== null ? after.temporal - before.temporal : 0;
   let postgres = 0;
   for (const [pid, seconds] of after.postgres) postgres += seconds - (before.postgres.get(pid) ?? 0);
   const ours = node + temporal + postgres;
+  const bench = service === null ? 0 : own;
   const wall = (after.at - before.at) / 1000;
   const machine = after.machineBusy !== null && before.machineBusy !== null ? after.machineBusy - before.machineBusy : null;
   const cores = availableParallelism();
   return `CPU per ${what}: node ${perItem(node)}, temporal ${perItem(temporal)}, postgres ${perItem(postgres)}; total ${perItem(ours)} ` +
     `(${cores} cores: at most ${Math.floor((cores * items) / ours)} ${what}s/s at this cost)` +
-    (machine === null ? '' : `; machine busy ${((machine / wall / cores) * 100).toFixed(0)}%, others ${(((machine - ours) / wall / cores) * 100).toFixed(0)}% of ${cores} cores`);
+    (service === null ? '' : `; the bench's clients and receiver ${perItem(bench)}`) +
+    (machine === null ? '' : `; machine busy ${((machine / wall / cores) * 100).toFixed(0)}%, others ${(((machine - ours - bench) / wall / cores) * 100).toFixed(0)}% of ${cores} cores`);
 }
 
 /** Runs a benchmark's `main`, then every cleanup step, and exits non-zero when either failed. */

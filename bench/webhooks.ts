@@ -1,8 +1,9 @@
 /**
  * Webhook delivery benchmark: `npm run bench:webhooks` (or `node --import tsx bench/webhooks.ts`).
  *
- * The real service (API and workers in this process, a fresh PostgreSQL database, an in-memory
- * Temporal dev server) and a local node:http receiver. BENCH_EVENTS agents (default 1000) are
+ * The real service as `npm start` runs it (API and workers in one compiled process of its own, a
+ * fresh PostgreSQL database, an in-memory Temporal dev server) and a local node:http receiver in
+ * this process, beside the PATCH clients: the CPU figures keep the service apart from them. BENCH_EVENTS agents (default 1000) are
  * each paused through `PATCH /agents/:id` by BENCH_CONCURRENCY clients (default 32): every PATCH
  * commits one `widget.paused` event, which the service dispatches, runs as a delivery workflow
  * and POSTs, signed, to the receiver.
@@ -33,11 +34,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { loadConfig } from '../src/config.ts';
-import { cpuSnapshot, describeCpu, freshDatabase, onCleanup, percentile, positiveInt, say, startTemporal, type CpuSnapshot, runBenchmark } from './harness.ts';
-import { createLogger } from '../src/logger.ts';
-import { startService, type Service } from '../src/service.ts';
+import { Client, Connection } from '@temporalio/client';
+import { cpuSnapshot, describeCpu, freshDatabase, onCleanup, percentile, positiveInt, say, startServiceProcess, startTemporal, type CpuSnapshot, runBenchmark } from './harness.ts';
+import { createSql, type Sql } from '../src/db/index.ts';
 import { createOrganization } from '../src/auth/keys.ts';
 import { insertAgent } from '../src/db/agents.ts';
 
@@ -173,6 +172,9 @@ function report(receipts: Receipts, patchMs: number, cpu: [CpuSnapshot, CpuSnaps
   say(`throughput >= ${TARGET_RATE} events/s: ${verdict(rate >= TARGET_RATE)}`);
 }
 
+/** The service process and what the bench reads beside it: its database and its Temporal server. */
+interface Service { url: string; pid: number; sql: Sql; temporal: Client }
+
 type Api = (method: string, path: string, body?: unknown, status?: number) => Promise<unknown>;
 
 /** An organization with `urls` as endpoints (every event type) and `count` agents. */
@@ -222,32 +224,38 @@ async function slowCase(service: Service, base: string, receiverBase: string, pa
   const org = await benchOrg(service, base, [...fast.map((_, i) => `${receiverBase}/fast-${i}`), `${receiverBase}/slow`], CASE_EVENTS);
   say();
   say(`Case slow: ${CASE_EVENTS} events at ${CASE_RATE}/s to 10 endpoints, one answering in ${SLOW_MS / 1000} s...`);
-  const cpuBefore = cpuSnapshot(dbName);
+  const cpuBefore = cpuSnapshot(dbName, service.pid);
   await pauseAll(base, org.token, org.agents, CASE_RATE);
   await Promise.all(fast.map((r) => waitForReceipts(r, CASE_EVENTS)));
   const latencies = latenciesOf(fast);
   const p95 = percentile(latencies, 95);
   say(`fast endpoints: ${latencies.length} deliveries, commit to receipt p50 ${percentile(latencies, 50)} ms, p95 ${p95} ms, max ${latencies[latencies.length - 1]} ms`);
   say(`slow endpoint meanwhile: ${slow.first.size} of ${CASE_EVENTS} delivered (at most ${4 * (1000 / SLOW_MS)}/s per endpoint by default)`);
-  say(describeCpu(cpuBefore, cpuSnapshot(dbName), latencies.length + slow.first.size, 'delivery'));
+  say(describeCpu(cpuBefore, cpuSnapshot(dbName, service.pid), latencies.length + slow.first.size, 'delivery'));
   say(`fast endpoints' p95 <= ${TARGET_P95_MS} ms beside a slow one: ${p95 <= TARGET_P95_MS ? 'met' : 'MISSED'}`);
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   say('Starting PostgreSQL database, Temporal dev server and receiver...');
   const receipts = newReceipts();
   const paths = new Map<string, Receipts>([['/hooks', receipts]]);
   const [databaseUrl, temporalAddress, receiverBase] = await Promise.all([freshDatabase(), startTemporal(), startReceiver(paths)]);
-  const config = loadConfig(process.env, {
-    PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORK_TARGETS: true,
-    RATE_LIMIT_PER_MINUTE: 1_000_000_000, // the limiter counts but never refuses
-    // Retries a second apart, so the failing case ends in seconds (the schedule itself is the contract's).
-    WEBHOOK_RETRY_DELAYS: process.env.WEBHOOK_RETRY_DELAYS ?? '1,1,1,1,1',
+  say('Starting the service process (npm start, compiled)...');
+  const child = await startServiceProcess({
+    databaseUrl, temporalAddress,
+    env: {
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      RATE_LIMIT_PER_MINUTE: '1000000000', // the limiter counts but never refuses
+      // Retries a second apart, so the failing case ends in seconds (the schedule itself is the contract's).
+      WEBHOOK_RETRY_DELAYS: process.env.WEBHOOK_RETRY_DELAYS ?? '1,1,1,1,1',
+    },
   });
-  const service: Service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true });
-  onCleanup('service', () => service.stop());
-  const base = service.url!;
+  const sql = createSql(databaseUrl, { max: 2 });
+  onCleanup('bench database pool', () => sql.end());
+  const connection = await Connection.connect({ address: temporalAddress });
+  onCleanup('bench Temporal connection', () => connection.close());
+  const service: Service = { url: child.url, pid: child.pid, sql, temporal: new Client({ connection }) };
+  const base = service.url;
 
   say(`Creating ${WARMUP_EVENTS + EVENTS} agents...`);
   const org = await benchOrg(service, base, [`${receiverBase}/hooks`], WARMUP_EVENTS + EVENTS);
@@ -261,12 +269,12 @@ async function main(): Promise<void> {
 
   say(`Measuring ${EVENTS} events...`);
   const dbName = new URL(databaseUrl).pathname.slice(1);
-  const cpuBefore = cpuSnapshot(dbName);
+  const cpuBefore = cpuSnapshot(dbName, service.pid);
   const started = Date.now();
   await pauseAll(base, org.token, agents.slice(WARMUP_EVENTS), RATE);
   const patchMs = Date.now() - started;
   await waitForReceipts(receipts, EVENTS);
-  report(receipts, patchMs, [cpuBefore, cpuSnapshot(dbName)]);
+  report(receipts, patchMs, [cpuBefore, cpuSnapshot(dbName, service.pid)]);
   say(`delivery workflows started for these ${EVENTS + WARMUP_EVENTS} first-try successes: ${await workflowsStarted(service, org.orgId)}`);
 
   if (CASES.includes('failing')) await failingCase(service, base, receiverBase, paths);

@@ -2,7 +2,9 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.ts';
 
 const { recoverStrandedWebhookDeliveries } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '2 minutes',
+  // Short: a sweep whose worker was killed mid-activity blocks the Schedule's next runs (they
+  // overlap it) until this expires, and the deliveries that worker held wait as long.
+  startToCloseTimeout: '20 seconds',
   // A few tries, then the run fails and the next tick of the schedule starts afresh.
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });

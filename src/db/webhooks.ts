@@ -193,15 +193,19 @@ export async function fanOutEvents(db: Db, limit: number): Promise<number> {
   return row?.events ?? 0;
 }
 
+/** A claimed delivery with everything its first attempt needs: the dispatcher reads nothing more. */
+export interface ClaimedDelivery extends PendingDelivery { target: SealedTarget }
+
 /**
  * Claims up to `limit` deliveries waiting for their first attempt, oldest first, at most
  * `perEndpoint` in flight per endpoint counting `inFlight` (this process's attempts under way).
- * Skips rows another dispatcher holds; a claimed row carries `claimed_at`.
+ * Skips rows another dispatcher holds; a claimed row carries `claimed_at`. Each comes with its
+ * endpoint and event, as loadAttemptTarget reads them, still sealed.
  */
-export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint: number; inFlight: Map<string, number> }): Promise<PendingDelivery[]> {
+export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint: number; inFlight: Map<string, number> }): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const busyIds = [...opts.inFlight.keys()];
-  return db<PendingDelivery[]>`
+  const rows = await db<(PendingDelivery & TargetRow)[]>`
     with busy as (select * from unnest(${busyIds}::uuid[], ${busyIds.map((id) => opts.inFlight.get(id)!)}::int[]) as b(endpoint_id, n)),
     ranked as (
       select d.id, d.created_at, row_number() over (partition by d.endpoint_id order by d.created_at, d.id) + coalesce(b.n, 0) as slot
@@ -213,9 +217,11 @@ export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint
         -- Re-checked on rows another dispatcher changed meanwhile.
         and status = 'pending' and claimed_at is null and workflow_started_at is null
       for update skip locked)
-    update webhook_deliveries d set claimed_at = now() from picked, events e
-    where d.id = picked.id and e.id = d.event_id
-    returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId"`;
+    update webhook_deliveries d set claimed_at = now() from picked, events e, webhook_endpoints w
+    where d.id = picked.id and e.id = d.event_id and w.id = d.endpoint_id
+    returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId",
+      ${targetColumns(db)}`;
+  return rows.map(({ deliveryId, eventId, endpointId, orgId, agentId, ...target }) => ({ deliveryId, eventId, endpointId, orgId, agentId, target }));
 }
 
 /** Records that a delivery workflow owns these deliveries now: the dispatcher and the sweep leave them alone. */
@@ -261,21 +267,34 @@ export interface AttemptTarget {
   event: { id: string; type: string; created_at: Date; data: unknown };
 }
 
+/** An attempt's target as stored: the endpoint's secrets still sealed. */
+export type SealedTarget = TargetRow;
+interface TargetRow {
+  endpoint_id: string; url: string; enabled: boolean; secret_sealed: string; previous_secret_sealed: string | null; previous_valid: boolean;
+  event_id: string; type: string; created_at: Date; data: unknown;
+}
+/** The columns of a TargetRow, over `w` (the endpoint) and `e` (the event). */
+const targetColumns = (db: Db) => db`w.id as endpoint_id, w.url, w.enabled, w.secret_sealed, w.previous_secret_sealed,
+  coalesce(w.previous_secret_expires_at > now(), false) as previous_valid,
+  e.id as event_id, e.type, e.created_at, e.data`;
+
+/**
+ * Opens a target's secrets. `open` defaults to the box itself; the dispatcher passes a cached
+ * opener (a sealed value opens to the same secret every time, so the cache is keyed by it).
+ */
+export function openAttemptTarget(secretBox: SecretBox, row: SealedTarget, open = (sealed: string, context: string) => secretBox.open(sealed, context)): AttemptTarget {
+  const context = secretContext(row.endpoint_id);
+  const secrets = row.previous_secret_sealed && row.previous_valid
+    ? [open(row.secret_sealed, context), open(row.previous_secret_sealed, context)] : [open(row.secret_sealed, context)];
+  return { url: row.url, enabled: row.enabled, secrets, event: { id: row.event_id, type: row.type, created_at: row.created_at, data: row.data } };
+}
+
 export async function loadAttemptTarget(db: Db, secretBox: SecretBox, deliveryId: string): Promise<AttemptTarget | null> {
-  const [row] = await db<{
-    endpoint_id: string; url: string; enabled: boolean; secret_sealed: string; previous_secret_sealed: string | null; previous_valid: boolean;
-    event_id: string; type: string; created_at: Date; data: unknown;
-  }[]>`
-    select w.id as endpoint_id, w.url, w.enabled, w.secret_sealed, w.previous_secret_sealed,
-      coalesce(w.previous_secret_expires_at > now(), false) as previous_valid,
-      e.id as event_id, e.type, e.created_at, e.data
+  const [row] = await db<TargetRow[]>`
+    select ${targetColumns(db)}
     from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id join events e on e.id = d.event_id
     where d.id = ${deliveryId}`;
-  if (!row) return null;
-  const open = (sealed: string) => secretBox.open(sealed, secretContext(row.endpoint_id));
-  const secrets = row.previous_secret_sealed && row.previous_valid
-    ? [open(row.secret_sealed), open(row.previous_secret_sealed)] : [open(row.secret_sealed)];
-  return { url: row.url, enabled: row.enabled, secrets, event: { id: row.event_id, type: row.type, created_at: row.created_at, data: row.data } };
+  return row ? openAttemptTarget(secretBox, row) : null;
 }
 
 export interface AttemptRecord {
@@ -314,6 +333,31 @@ export async function recordAttempt(db: Db, attempt: AttemptRecord, finalStatus:
     from delivery where w.id = delivery.endpoint_id and exists (select 1 from attempt)
       -- A success on an endpoint that was not failing changes nothing: no write.
       and ${attempt.ok ? db`w.failing_since is not null` : db`true`}`;
+}
+
+/**
+ * Stores many successful attempts in one statement, with what recordAttempt does for each: the
+ * attempt once, the delivery settled `succeeded`, and the failure streak of an endpoint that had
+ * one ended.
+ */
+export async function recordSuccesses(db: Db, attempts: AttemptRecord[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const col = <T>(pick: (a: AttemptRecord) => T) => attempts.map(pick);
+  await db`
+    with input as (
+      select * from unnest(${col(() => newId())}::uuid[], ${col((a) => a.deliveryId)}::uuid[], ${col((a) => a.attemptKey)}::text[],
+        ${col((a) => a.at)}::timestamptz[], ${col((a) => a.statusCode)}::int[], ${col((a) => a.responseExcerpt)}::text[], ${col((a) => a.durationMs)}::int[])
+        as i(id, delivery_id, attempt_key, at, status_code, response_excerpt, duration_ms)),
+    attempt as (
+      insert into webhook_delivery_attempts (id, delivery_id, attempt_key, at, status_code, error, response_excerpt, duration_ms)
+      select i.id, i.delivery_id, i.attempt_key, i.at, i.status_code, null, i.response_excerpt, i.duration_ms
+      from input i join webhook_deliveries d on d.id = i.delivery_id
+      on conflict (delivery_id, attempt_key) do nothing returning delivery_id),
+    settle as (
+      update webhook_deliveries d set status = 'succeeded', updated_at = now() from input i where d.id = i.delivery_id returning d.id)
+    update webhook_endpoints w set failing_since = null
+    where w.failing_since is not null
+      and w.id in (select d.endpoint_id from webhook_deliveries d join attempt a on a.delivery_id = d.id)`;
 }
 
 /** Settles a delivery without an attempt (its endpoint was disabled meanwhile). */

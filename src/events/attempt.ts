@@ -101,10 +101,13 @@ export function createDeliveryAgent(config: { ALLOW_PRIVATE_NETWORK_TARGETS: boo
   return createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_NETWORK_TARGETS }, { connections });
 }
 
+/** One attempt at a loaded target; `endpoint_disabled` when its endpoint is. */
+export async function attemptTarget(agent: Dispatcher, target: AttemptTarget): Promise<AttemptOutcome | AttemptSkipped> {
+  return target.enabled ? postAttempt(agent, target) : { kind: 'endpoint_disabled' };
+}
+
 /** Loads a delivery's target and makes one attempt; `gone` or `endpoint_disabled` when no attempt is due. */
 export async function attemptDelivery(deps: { sql: Db; secrets: SecretBox; agent: Dispatcher }, deliveryId: string): Promise<AttemptOutcome | AttemptSkipped> {
   const target = await loadAttemptTarget(deps.sql, deps.secrets, deliveryId);
-  if (!target) return { kind: 'gone' };
-  if (!target.enabled) return { kind: 'endpoint_disabled' };
-  return postAttempt(deps.agent, target);
+  return target ? attemptTarget(deps.agent, target) : { kind: 'gone' };
 }

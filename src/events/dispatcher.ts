@@ -2,9 +2,12 @@ import { webhookRetryDelays } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
 import { listenDurably } from '../db/listen.ts';
-import { claimDeliveries, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, recordAttempt, settleDelivery, type PendingDelivery } from '../db/webhooks.ts';
+import {
+  claimDeliveries, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, recordAttempt, recordSuccesses, settleDelivery,
+  type AttemptRecord, type ClaimedDelivery,
+} from '../db/webhooks.ts';
 import { workflowIds } from '../temporal/ids.ts';
-import { attemptDelivery, createDeliveryAgent } from './attempt.ts';
+import { attemptTarget, createDeliveryAgent } from './attempt.ts';
 import { startDeliveryWorkflow, type DispatchDeps } from './dispatch.ts';
 
 /** The channel a committed event notifies (the trigger of migration 012). */
@@ -15,6 +18,8 @@ const FAN_OUT_BATCH = 500;
 const PUMP_RETRY_MS = 1000;
 /** On stop, attempts under way get this long to finish; the sweep recovers the rest. */
 const STOP_GRACE_MS = 5000;
+/** Opened endpoint secrets kept, so a burst to one endpoint decrypts its secret once. */
+const SECRET_CACHE_SIZE = 1000;
 
 export interface Dispatcher { stop(): Promise<void> }
 
@@ -35,10 +40,15 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
   const limits = { total: config.WEBHOOK_CONCURRENCY, perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY };
   const inFlight = new Map<string, number>();
   const running = new Set<Promise<void>>();
+  const openSecret = cachedOpener(deps.secrets);
+  const recordSuccess = batchedRecorder(sql, log);
   let total = 0;
   // Work may be waiting: events not yet fanned out, or deliveries left unclaimed for lack of room.
   let eventsWaiting = true;
   let deliveriesWaiting = true;
+  // `again` is set by every wake and cleared by the pump before it looks: a wake during a pass
+  // always gets one more pass. `pumping` is cleared in the same synchronous step that sees
+  // `again` false, so no wake falls between the pump's last look and its end.
   let pumping: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -46,61 +56,75 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
 
   const wake = () => {
     if (stopped) return;
-    if (pumping) { again = true; return; }
-    pumping = pump().finally(() => { pumping = null; });
+    again = true;
+    if (!pumping) pumping = pump();
   };
 
   async function pump(): Promise<void> {
-    do {
-      again = false;
-      try {
-        if (eventsWaiting) {
-          eventsWaiting = false;
-          if ((await fanOutEvents(sql, FAN_OUT_BATCH)) === FAN_OUT_BATCH) eventsWaiting = again = true;
-          deliveriesWaiting = true;
-        }
-        const room = limits.total - total;
-        if (!deliveriesWaiting || room <= 0) continue;
-        const claimed = await claimDeliveries(sql, { limit: room, perEndpoint: limits.perEndpoint, inFlight });
-        for (const d of claimed) begin(d);
-        // Fewer than there was room for: the rest waits on a full endpoint, or another dispatcher
-        // holds it, or there is none. Ask, so that the next completion here claims again if any waits.
-        deliveriesWaiting = claimed.length === room || await hasWaitingDeliveries(sql);
-      } catch (err) {
-        log.warn({ err }, 'webhook dispatcher could not read the outbox; retrying');
-        eventsWaiting = deliveriesWaiting = true;
-        clearTimeout(retryTimer);
-        retryTimer = setTimeout(wake, PUMP_RETRY_MS);
-        return;
+    // Never finishes synchronously: `pumping` is assigned before it can be cleared.
+    await null;
+    try {
+      while (again && !stopped) {
+        again = false;
+        if (!(await pass())) return;
       }
-    } while (again && !stopped);
+    } finally {
+      pumping = null;
+    }
   }
 
-  function begin(d: PendingDelivery): void {
+  /** One look at the outbox; false when the database failed (a retry is scheduled). */
+  async function pass(): Promise<boolean> {
+    try {
+      if (eventsWaiting) {
+        eventsWaiting = false;
+        if ((await fanOutEvents(sql, FAN_OUT_BATCH)) === FAN_OUT_BATCH) eventsWaiting = again = true;
+        deliveriesWaiting = true;
+      }
+      const room = limits.total - total;
+      if (!deliveriesWaiting || room <= 0) return true;
+      const claimed = await claimDeliveries(sql, { limit: room, perEndpoint: limits.perEndpoint, inFlight });
+      for (const d of claimed) begin(d);
+      // Fewer than there was room for: the rest waits on a full endpoint, or another dispatcher
+      // holds it, or there is none. Ask, so that the next completion here claims again if any waits.
+      deliveriesWaiting = claimed.length === room || await hasWaitingDeliveries(sql);
+      return true;
+    } catch (err) {
+      log.warn({ err }, 'webhook dispatcher could not read the outbox; retrying');
+      eventsWaiting = deliveriesWaiting = true;
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(wake, PUMP_RETRY_MS);
+      return false;
+    }
+  }
+
+  function begin(d: ClaimedDelivery): void {
     total += 1;
     inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
+    // attemptFirst never rejects; the slot is given back whatever happened.
     const done = attemptFirst(d).finally(() => {
       total -= 1;
-      const left = inFlight.get(d.endpointId)! - 1;
-      if (left === 0) inFlight.delete(d.endpointId); else inFlight.set(d.endpointId, left);
+      const left = (inFlight.get(d.endpointId) ?? 1) - 1;
+      if (left <= 0) inFlight.delete(d.endpointId); else inFlight.set(d.endpointId, left);
       running.delete(done);
       if (deliveriesWaiting) wake();
     });
     running.add(done);
   }
 
-  async function attemptFirst(d: PendingDelivery): Promise<void> {
+  /** The first attempt, recorded (successes in batches); a failure hands the delivery to its workflow. */
+  async function attemptFirst(d: ClaimedDelivery): Promise<void> {
     try {
-      const outcome = await attemptDelivery({ sql, secrets: deps.secrets, agent: agent ??= createDeliveryAgent(config, config.WEBHOOK_CONCURRENCY) }, d.deliveryId);
-      if (outcome.kind === 'gone') return;
-      if (outcome.kind === 'endpoint_disabled') return await settleDelivery(sql, d.deliveryId, 'failed');
-      const retries = webhookRetryDelays(config).length;
-      const finalStatus = outcome.ok ? 'succeeded' : retries === 0 ? 'failed' : null;
-      const { kind: _kind, ...record } = outcome;
+      const target = openAttemptTarget(deps.secrets, d.target, openSecret);
+      const outcome = await attemptTarget(agent ??= createDeliveryAgent(config, config.WEBHOOK_CONCURRENCY), target);
+      if (outcome.kind !== 'attempted') return await settleDelivery(sql, d.deliveryId, 'failed');
+      const { kind: _kind, ...attempt } = outcome;
       // The key the workflow would have given its first attempt: its retries number on from it.
-      const attemptKey = `${workflowIds.webhookDelivery(d.eventId, d.endpointId)}#0`;
-      await recordAttempt(sql, { ...record, deliveryId: d.deliveryId, attemptKey }, finalStatus);
-      if (finalStatus) return;
+      const record: AttemptRecord = { ...attempt, deliveryId: d.deliveryId, attemptKey: `${workflowIds.webhookDelivery(d.eventId, d.endpointId)}#0` };
+      if (outcome.ok) return await recordSuccess(record);
+      const retries = webhookRetryDelays(config).length;
+      await recordAttempt(sql, record, retries === 0 ? 'failed' : null);
+      if (retries === 0) return;
       await startDeliveryWorkflow(deps, d, { firstAttemptDone: true });
       await markWorkflowStarted(sql, [d.deliveryId]);
     } catch (err) {
@@ -114,11 +138,16 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
     eventsWaiting = deliveriesWaiting = true;
     wake();
   }, { checkMs: 5000 });
+  // The backstop: whatever a lost notification or a missed wake left behind is taken within this,
+  // not at the recovery sweep's stale-claim timeout.
+  const backstop = setInterval(() => { eventsWaiting = deliveriesWaiting = true; wake(); }, config.WEBHOOK_DISPATCH_BACKSTOP_SECONDS * 1000);
+  backstop.unref();
 
   return {
     async stop() {
       stopped = true;
       clearTimeout(retryTimer);
+      clearInterval(backstop);
       await listener.unlisten().catch(() => undefined);
       await pumping;
       let timer: NodeJS.Timeout | undefined;
@@ -127,4 +156,59 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
       await agent?.close().catch(() => undefined);
     },
   };
+}
+
+/** `secretBox.open`, remembering the last SECRET_CACHE_SIZE values opened (a rotated secret is a new sealed value). */
+function cachedOpener(secretBox: SecretBox): (sealed: string, context: string) => string {
+  const opened = new Map<string, string>();
+  return (sealed, context) => {
+    const key = `${context}\n${sealed}`;
+    let secret = opened.get(key);
+    if (secret === undefined) {
+      secret = secretBox.open(sealed, context);
+      if (opened.size >= SECRET_CACHE_SIZE) opened.delete(opened.keys().next().value!);
+      opened.set(key, secret);
+    }
+    return secret;
+  };
+}
+
+/**
+ * Records successful attempts in batches: one statement for all that finish while the previous
+ * one runs (or in the same turn of the event loop). Each caller's promise settles when its own
+ * record is stored, so an attempt holds its slot until then and unrecorded work stays bounded.
+ * A batch that fails is recorded one by one, so one bad row does not fail the others.
+ */
+function batchedRecorder(sql: Sql, log: Required<DispatchDeps>['log']): (record: AttemptRecord) => Promise<void> {
+  type Waiting = { record: AttemptRecord; resolve: () => void; reject: (err: unknown) => void };
+  let queue: Waiting[] = [];
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    try {
+      while (queue.length > 0) {
+        const batch = queue;
+        queue = [];
+        try {
+          await recordSuccesses(sql, batch.map((w) => w.record));
+          for (const w of batch) w.resolve();
+        } catch (err) {
+          log.warn({ err, attempts: batch.length }, 'webhook successes could not be recorded together; recording them one by one');
+          await Promise.all(batch.map((w) => recordAttempt(sql, w.record, 'succeeded').then(w.resolve, w.reject)));
+        }
+      }
+    } finally {
+      flushing = false;
+      // Anything queued after the loop's last look (cannot happen today: no await between) still flushes.
+      if (queue.length > 0) schedule();
+    }
+  }
+  function schedule(): void {
+    flushing = true;
+    setImmediate(() => void flush());
+  }
+  return (record) => new Promise<void>((resolve, reject) => {
+    queue.push({ record, resolve, reject });
+    if (!flushing) schedule();
+  });
 }
