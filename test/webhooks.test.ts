@@ -425,6 +425,39 @@ describe('deliveries', () => {
     }
   });
 
+  it('delivers a burst above the per-endpoint limit by the fast path alone: no workflow, nothing left to the recovery sweep', async () => {
+    const { api, agent, orgId } = await orgWithAgent(svc);
+    // One endpoint answering at once, one a little slowly, so its 4 slots stay full and the rest waits.
+    const urls = [receiver.url(), receiver.url({ delayMs: 50 })];
+    const endpoints = await Promise.all(urls.map((url) => createEndpoint(api, url, ['widget.activated'])));
+    const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
+    const burst = 60;
+    // Each event its own transaction, committed concurrently: many notifications while attempts run.
+    const eventIds = await Promise.all(Array.from({ length: burst }, () =>
+      svc.sql.begin((tx) => emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } }))));
+    for (const url of urls) await arrived(url, burst, 30_000);
+    // Successes are recorded in batches: wait until every delivery is settled.
+    const deliveries = await eventually(async () => {
+      const rows = await svc.sql<{ id: string; event_id: string; endpoint_id: string; status: string; workflow_started_at: Date | null; attempts: number }[]>`
+        select d.id, d.event_id, d.endpoint_id, d.status, d.workflow_started_at,
+          (select count(*)::int from webhook_delivery_attempts a where a.delivery_id = d.id) as attempts
+        from webhook_deliveries d where d.org_id = ${orgId}`;
+      return rows.length === 2 * burst && rows.every((r) => r.status !== 'pending') && rows;
+    });
+    // The recovery sweep (every 2 s here, for claims older than 2 s) would have started a workflow for any it took.
+    expect(deliveries.filter((d) => d.status !== 'succeeded' || d.workflow_started_at !== null || d.attempts !== 1)).toEqual([]);
+    for (const d of deliveries) {
+      await expect(svc.temporal.workflow.getHandle(`webhook-delivery:${d.event_id}:${d.endpoint_id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    }
+    await sleep(QUIET_MS);
+    for (const [i, url] of urls.entries()) {
+      const got = receiver.received(url);
+      expect(got).toHaveLength(burst);
+      expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(eventIds));
+      new Webhook(endpoints[i]!.secret).verify(got[0]!.body, headersOf(got[0]!));
+    }
+  });
+
   it('hands a delivery whose dispatcher died mid-attempt to a workflow, through the recovery sweep', async () => {
     const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url();

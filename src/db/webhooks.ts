@@ -216,7 +216,13 @@ export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint
       where id in (select id from ranked where slot <= ${opts.perEndpoint} order by created_at, id limit ${opts.limit})
         -- Re-checked on rows another dispatcher changed meanwhile.
         and status = 'pending' and claimed_at is null and workflow_started_at is null
-      for update skip locked)
+      for update skip locked),
+    -- The recovery sweep leaves this endpoint's waiting deliveries alone while this is recent
+    -- (written at most once a second per endpoint).
+    touched as (
+      update webhook_endpoints set last_claimed_at = now()
+      where id in (select endpoint_id from webhook_deliveries where id in (select id from picked))
+        and (last_claimed_at is null or last_claimed_at < now() - interval '1 second'))
     update webhook_deliveries d set claimed_at = now() from picked, events e, webhook_endpoints w
     where d.id = picked.id and e.id = d.event_id and w.id = d.endpoint_id
     returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId",
@@ -232,8 +238,10 @@ export async function markWorkflowStarted(db: Db, deliveryIds: string[]): Promis
 }
 
 /**
- * The recovery sweep's claim: deliveries still pending with no workflow, claimed (or, never
- * claimed, created) more than `olderThanSeconds` ago: their dispatcher died or never came.
+ * The recovery sweep's claim: deliveries still pending with no workflow, claimed more than
+ * `olderThanSeconds` ago (their dispatcher died), or never claimed, created that long ago, while
+ * no dispatcher claimed for their endpoint that long (none runs). A delivery waiting its turn
+ * behind the per-endpoint limit of a live dispatcher stays on the fast path.
  * Re-claims them (so another sweep leaves them for a while) and says whether the first attempt
  * was already made (then the workflow starts with the retries).
  */
@@ -243,6 +251,8 @@ export async function claimStrandedDeliveries(db: Db, olderThanSeconds: number, 
       select id from webhook_deliveries
       where status = 'pending' and workflow_started_at is null
         and coalesce(claimed_at, created_at) < now() - ${olderThanSeconds} * interval '1 second'
+        and (claimed_at is not null or not exists (select 1 from webhook_endpoints w
+          where w.id = webhook_deliveries.endpoint_id and w.last_claimed_at >= now() - ${olderThanSeconds} * interval '1 second'))
       order by coalesce(claimed_at, created_at) limit ${limit} for update skip locked)
     update webhook_deliveries d set claimed_at = now() from picked, events e
     where d.id = picked.id and e.id = d.event_id
