@@ -21,11 +21,25 @@ import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
 import { findCampaignById } from '../src/db/campaigns.ts';
+import { createSql } from '../src/db/index.ts';
 import { cpuSnapshot, describeCpu, freshDatabase, onCleanup, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
 
 const CALLS = positiveInt('BENCH_CALLS', 1000);
 const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 50);
 const TIMEOUT_MS = 900_000;
+/** BENCH_SQL_TOP=n also prints the n statements the campaign sent most often. */
+const SQL_TOP = Number(process.env.BENCH_SQL_TOP ?? 0);
+
+/** The statements the service's pool sends, while counting (a wrapper of postgres.js's `debug` hook). */
+const statements = { counting: false, total: 0, byText: new Map<string, number>() };
+function countStatement(statement: string): void {
+  if (!statements.counting) return;
+  statements.total += 1;
+  if (SQL_TOP > 0) {
+    const text = statement.replace(/\s+/g, ' ').trim().slice(0, 140);
+    statements.byText.set(text, (statements.byText.get(text) ?? 0) + 1);
+  }
+}
 
 async function json(res: Response): Promise<Record<string, any>> {
   const body = await res.json() as Record<string, any>;
@@ -112,7 +126,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env, {
     PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: 1_000_000_000, SANDBOX_RING_SECONDS: 0, SANDBOX_CALL_SECONDS: 0, SMTP_LISTEN_PORT: 0,
   });
-  const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true });
+  const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true, onQuery: countStatement });
   onCleanup('service', () => service.stop());
   const base = `${service.url!}/api/v1/rest`;
   const org = await service.sql.begin((tx) => createOrganization(tx, 'bench'));
@@ -125,10 +139,12 @@ async function main(): Promise<void> {
     name: `bench ${n}`, widget_id: agent.id, max_duration_seconds: 60, concurrency: CONCURRENCY,
     to_numbers: Array.from({ length: n }, (_, i) => `+1500555${String(from + i).padStart(4, '0')}`),
   });
+  const poll = createSql(databaseUrl, { max: 1 });
+  onCleanup('poll pool', () => poll.end());
   const finish = async (id: string) => {
     const deadline = Date.now() + TIMEOUT_MS;
     for (;;) {
-      const campaign = await findCampaignById(service.sql, id);
+      const campaign = await findCampaignById(poll, id);
       if (campaign?.status === 'completed') return campaign;
       if (Date.now() > deadline) throw new Error(`campaign ${id} did not complete within ${TIMEOUT_MS / 1000} s`);
       await new Promise((r) => setTimeout(r, 100));
@@ -144,8 +160,10 @@ async function main(): Promise<void> {
   const campaign = await campaignOf(CALLS, 1000);
   const cpu = cpuSnapshot(dbName);
   const started = Date.now();
+  statements.counting = true;
   await post(`/campaigns/${campaign.id}/start`);
   const done = await finish(campaign.id);
+  statements.counting = false;
   const seconds = (Date.parse(done.completed_at!) - started) / 1000;
   const after = cpuSnapshot(dbName);
   const rows = await service.sql<{ id: string; status: string; started_at: Date | null; ended_at: Date | null }[]>`
@@ -154,6 +172,9 @@ async function main(): Promise<void> {
   say(`campaign: ${CALLS} calls in ${seconds.toFixed(1)} s = ${rate.toFixed(1)} calls/s; `
     + `${rows.filter((r) => r.status === 'completed').length} completed; peak in flight ${peak(rows)} (limit ${CONCURRENCY})`);
   say(`  ${describeCpu(cpu, after, CALLS, 'call')}`);
+  // Every statement of the service's pool from the start request to completion (the bench polls on a pool of its own).
+  say(`  SQL statements per call: ${(statements.total / CALLS).toFixed(1)} (${statements.total} in all, begin and commit included)`);
+  for (const [text, n] of [...statements.byText].sort((a, b) => b[1] - a[1]).slice(0, SQL_TOP)) say(`    ${(n / CALLS).toFixed(2)}  ${text}`);
   say(`  ${await tasksPerCall(service.temporal, campaign.id as string, rows)}`);
 
   say('Bare workflow loop on the same server...');

@@ -40,6 +40,8 @@ export interface ServiceOptions {
   api: boolean;
   worker: boolean;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Called with every statement the pool sends (the benches count them). */
+  onQuery?: (statement: string) => void;
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -57,7 +59,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  */
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, log } = opts;
-  const sql = createSql(opts.databaseUrl, { max: config.DATABASE_POOL_SIZE });
+  const sql = createSql(opts.databaseUrl, { max: config.DATABASE_POOL_SIZE, onQuery: opts.onQuery });
   const applied = await migrate(sql);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   if (config.AMS_BOOTSTRAP_TOKEN) await ensureBootstrapKey(sql, config.AMS_BOOTSTRAP_TOKEN);

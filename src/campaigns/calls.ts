@@ -1,10 +1,10 @@
 import type { Db } from '../db/index.ts';
 import { findAgent } from '../db/agents.ts';
 import {
-  advanceCall, callConversationToEvaluate, callIsBlocked, endCallRow, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
+  advanceCall, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
   queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignRecord,
 } from '../db/campaigns.ts';
-import { findConversationRecord } from '../db/conversations.ts';
+import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
 import {
   endConversation, evaluateConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps,
 } from '../conversations/lifecycle.ts';
@@ -47,9 +47,9 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
 }):
   Promise<{ status: CallStatus; ended_reason: EndedReason | null; conversation?: boolean }> {
   const ended = await deps.sql.begin(async (tx) => {
-    const row = await endCallRow(tx, input.callId, input.status, input.reason);
-    if (!row) return null;
-    const campaign = await findCampaignById(tx, row.campaign_id);
+    const ended = await endCallRowWithCampaign(tx, input.callId, input.status, input.reason);
+    if (!ended) return null;
+    const { call: row, campaign } = ended;
     if (!campaign) return row;
     await emitCallEnded(tx, campaign.widget_id, row);
     const retry = campaign.retry;
@@ -297,8 +297,8 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
  * none, or whose conversation an earlier run of this step evaluated (its workflow task was lost).
  */
 export async function evaluateCallConversation(deps: ConversationDeps, callId: string): Promise<boolean> {
-  const conversationId = await callConversationToEvaluate(deps.sql, callId);
-  return conversationId ? evaluateConversation(deps, conversationId) : false;
+  const conversation = await findCallConversationToEvaluate(deps.sql, callId);
+  return conversation ? evaluateConversation(deps, conversation.id, conversation) : false;
 }
 
 /**

@@ -246,7 +246,7 @@ export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | '
   const eventId = await deps.sql.begin(async (tx) => {
     const ended = await markEnded(tx, id, reason);
     if (!ended) return null;
-    return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: await conversationEventData(tx, id) });
+    return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: { conversation: ended.listed } });
   });
   if (!eventId) return false;
   // `lifecycle: false`: no lifecycle workflow to tell (a campaign call's conversation, ended by the call's workflow).
@@ -258,8 +258,10 @@ export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | '
  * Evaluates an ended conversation: extracted data, a verdict per goal and criterion, intent and
  * outcome, then `conversation.evaluated`. A conversation or agent deleted meanwhile is skipped.
  */
-export async function evaluateConversation(deps: ConversationDeps, id: string): Promise<boolean> {
-  const conversation = await findConversationRecord(deps.sql, id);
+export async function evaluateConversation(deps: ConversationDeps, id: string,
+  /** The conversation as the caller just read it (not read again). */
+  known?: ConversationRecord): Promise<boolean> {
+  const conversation = known ?? await findConversationRecord(deps.sql, id);
   if (!conversation) return false;
   const agent = await findAgent(deps.sql, conversation.orgId, conversation.agentId);
   if (!agent) return false;
@@ -270,14 +272,17 @@ export async function evaluateConversation(deps: ConversationDeps, id: string): 
   if (extra.length) judged.acceptance_criteria = [...(judged.acceptance_criteria ?? []), ...extra];
   const evaluation = await deps.runtime.evaluate({ agent: judged, messages, captured: conversation.captured });
   const eventId = await deps.sql.begin(async (tx) => {
-    if (!(await findConversationRecord(tx, id, { forUpdate: true }))) return null;
-    await recordEvaluation(tx, id, evaluation);
+    // Null when the conversation was deleted meanwhile.
+    const evaluated = await recordEvaluation(tx, id, evaluation);
+    if (!evaluated) return null;
     // Matched to a contact on the phone or email it revealed (or the visitor id), whose facts it adds to.
     const contact = await recordContactConversation(tx, conversation.orgId, {
       conversationId: id, visitorId: conversation.visitorId, at: conversation.startedAt, ...identityOf(agent, evaluation.extracted_data),
     });
     if (contact) await mergeContactFacts(tx, contact.id, evaluation.extracted_data);
-    return emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.evaluated', data: await conversationEventData(tx, id) });
+    // A contact matched now is linked to it: read the row again then.
+    const data = contact ? await conversationEventData(tx, id) : { conversation: evaluated };
+    return emitEvent(tx, { orgId: conversation.orgId, agentId: agent.id, type: 'conversation.evaluated', data });
   });
   if (!eventId) return false;
   return true;

@@ -219,13 +219,6 @@ export async function advanceCall(db: Db, id: string, from: readonly CallStatus[
   return r ? toCallRecord(r) : null;
 }
 
-/** The conversation of a call, unless it has none or it has been evaluated. */
-export async function callConversationToEvaluate(db: Db, id: string): Promise<string | null> {
-  const [r] = await db<{ id: string }[]>`select v.id from campaign_calls c join conversations v on v.id = c.conversation_id
-    where c.id = ${id} and v.evaluation_status <> 'completed'`;
-  return r?.id ?? null;
-}
-
 /** Records the conversation of an answered call. */
 export async function linkCallConversation(db: Db, id: string, conversationId: string): Promise<void> {
   await db`update campaign_calls set conversation_id = ${conversationId}, updated_at = now() where id = ${id}`;
@@ -238,10 +231,32 @@ export async function linkCallConversation(db: Db, id: string, conversationId: s
 export async function endCallRow(db: Db, id: string, status: TerminalCallStatus, reason: EndedReason,
   opts: { onlyFrom?: readonly CallStatus[] } = {}): Promise<CallRecord | null> {
   const from = opts.onlyFrom ? db`and status = any(${[...opts.onlyFrom]}::text[])` : db`and ended_at is null`;
-  const [r] = await db<CallRow[]>`update campaign_calls set status = ${status}, ended_reason = ${reason}, ended_at = now(), updated_at = now(),
-      duration_seconds = case when answered_at is null then null else greatest(0, floor(extract(epoch from now() - answered_at)))::int end
-    where id = ${id} ${from} returning ${db(CALL_COLUMNS)}`;
+  const [r] = await db<CallRow[]>`${endCallUpdate(db, id, status, reason)} ${from} returning ${db(CALL_COLUMNS)}`;
   return r ? toCallRecord(r) : null;
+}
+
+/** `update ... where id = ...` of a call's end, for its callers to finish the condition. */
+const endCallUpdate = (db: Db, id: string, status: TerminalCallStatus, reason: EndedReason) => db`update campaign_calls
+    set status = ${status}, ended_reason = ${reason}, ended_at = now(), updated_at = now(),
+      duration_seconds = case when answered_at is null then null else greatest(0, floor(extract(epoch from now() - answered_at)))::int end
+    where id = ${id}`;
+
+/** What ending a call needs of its campaign (read in the statement that ends it). */
+export type EndingCampaign = Pick<CampaignRecord, 'widget_id' | 'status' | 'retry'>;
+
+/**
+ * endCallRow of a call that has not ended, with its campaign as it reads now (null when deleted),
+ * in one statement. Null when the call had ended already.
+ */
+export async function endCallRowWithCampaign(db: Db, id: string, status: TerminalCallStatus, reason: EndedReason):
+  Promise<{ call: CallRecord; campaign: EndingCampaign | null } | null> {
+  const [r] = await db<(CallRow & { campaign_agent_id: string | null; campaign_status: CampaignStatus | null; campaign_retry: Retry | null })[]>`
+    with ended as (${endCallUpdate(db, id, status, reason)} and ended_at is null returning ${db(CALL_COLUMNS)})
+    select ended.*, c.agent_id as campaign_agent_id, c.status as campaign_status, c.retry as campaign_retry
+    from ended left join campaigns c on c.id = ended.campaign_id`;
+  if (!r) return null;
+  const campaign = r.campaign_agent_id === null ? null : { widget_id: r.campaign_agent_id, status: r.campaign_status!, retry: r.campaign_retry };
+  return { call: toCallRecord(r), campaign };
 }
 
 /** Ends every queued call of a campaign `canceled`/`canceled` (a campaign cancel); the calls ended. */

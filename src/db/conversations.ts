@@ -212,6 +212,13 @@ export async function findConversationRecord(db: Db, id: string, opts: { agentId
   return row ? toRecord(row) : null;
 }
 
+/** The conversation of campaign call `callId`, unless it has none or it has been evaluated. */
+export async function findCallConversationToEvaluate(db: Db, callId: string): Promise<ConversationRecord | null> {
+  const [row] = await db<RecordRow[]>`select ${db(RECORD_COLUMNS)} from conversations
+    where id = (select conversation_id from campaign_calls where id = ${callId}) and evaluation_status <> 'completed'`;
+  return row ? toRecord(row) : null;
+}
+
 interface MessageRow { id: string; role: MessageRole; text: string; ts: Date }
 const toMessage = (m: MessageRow): TranscriptMessage => ({ id: m.id, role: m.role, text: m.text, ts: m.ts.toISOString() });
 
@@ -248,29 +255,33 @@ export async function recordTurn(db: Db, id: string, turn: { toolCalls: ToolCall
 }
 
 /**
- * Ends an active conversation and writes its usage record (which outlives it). Answers the
- * ended record, or null when it was already ended (ending twice is a no-op).
+ * Ends an active conversation and writes its usage record (which outlives it), in one statement.
+ * Answers the ended record with its list row as it now reads (the `conversation` of
+ * `conversation.ended`), or null when it was already ended (ending twice is a no-op).
  */
-export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactivity' | 'agent'): Promise<ConversationRecord | null> {
-  const [row] = await db<RecordRow[]>`update conversations set status = 'ended', ended_reason = ${reason},
-      -- A conversation left idle ended at its last activity, not when the timer noticed.
-      ended_at = case when ${reason} = 'inactivity' then last_activity_at else now() end
-    where id = ${id} and status = 'active' returning ${db(RECORD_COLUMNS)}`;
-  if (!row) return null;
-  const record = toRecord(row);
-  const [count] = await db<{ n: number }[]>`select count(*)::int as n from conversation_messages where conversation_id = ${id}`;
-  const n = count?.n ?? 0;
-  await db`insert into usage_records (id, org_id, agent_id, conversation_id, surface, duration_seconds, messages)
-    values (${newId()}, ${record.orgId}, ${record.agentId}, ${id}, ${record.surface},
-      ${Math.max(0, Math.round((record.endedAt!.getTime() - record.startedAt.getTime()) / 1000))}, ${n})`;
-  return record;
+export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactivity' | 'agent'): Promise<(ConversationRecord & { listed: Conversation }) | null> {
+  // The usage record's duration: whole seconds between the two times at millisecond precision (as a Date holds them).
+  const [row] = await db<(RecordRow & ConversationRow)[]>`with ended as (
+      update conversations c set status = 'ended', ended_reason = ${reason},
+        -- A conversation left idle ended at its last activity, not when the timer noticed.
+        ended_at = case when ${reason} = 'inactivity' then last_activity_at else now() end
+      where c.id = ${id} and c.status = 'active' returning *),
+    usage as (
+      insert into usage_records (id, org_id, agent_id, conversation_id, surface, duration_seconds, messages)
+      select ${newId()}, org_id, agent_id, id, surface,
+        greatest(0, round(extract(epoch from date_trunc('milliseconds', ended_at) - date_trunc('milliseconds', started_at))))::int,
+        (select count(*)::int from conversation_messages where conversation_id = ${id})
+      from ended)
+    select ${db(RECORD_COLUMNS)}, ${rowColumns(db)} from ended c`;
+  return row ? { ...toRecord(row), listed: toConversation(row) } : null;
 }
 
-/** Stores an evaluation's results. */
+/** Stores an evaluation's results; answers the list row as it now reads, or null when the conversation is gone. */
 export async function recordEvaluation(db: Db, id: string, evaluation: {
   extracted_data: Record<string, unknown>; criteria_results: unknown[]; intent: string; outcome: string;
-}): Promise<void> {
-  await db`update conversations set extracted_data = ${db.json(evaluation.extracted_data as never)},
+}): Promise<Conversation | null> {
+  const [row] = await db<ConversationRow[]>`update conversations c set extracted_data = ${db.json(evaluation.extracted_data as never)},
     criteria_results = ${db.json(evaluation.criteria_results as never)}, intent = ${evaluation.intent}, outcome = ${evaluation.outcome},
-    evaluation_status = 'completed', evaluated_at = now() where id = ${id}`;
+    evaluation_status = 'completed', evaluated_at = now() where c.id = ${id} returning ${rowColumns(db)}`;
+  return row ? toConversation(row) : null;
 }

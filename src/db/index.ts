@@ -7,9 +7,10 @@ export type Sql = postgres.Sql;
 export type Db = postgres.Sql | postgres.TransactionSql;
 
 /** Opens the pool. Dates come back as `Date`, so JSON renders them as ISO 8601 with milliseconds and `Z`. */
-export function createSql(url: string, opts: { max?: number } = {}): Sql {
+export function createSql(url: string, opts: { max?: number; onQuery?: ((statement: string) => void) | undefined } = {}): Sql {
   return postgres(url, {
     max: opts.max ?? 10,
+    ...(opts.onQuery ? { debug: (_connection: number, statement: string) => opts.onQuery!(statement) } : {}),
     onnotice: () => {},
     connection: { application_name: 'agent-management-service' },
     types: {
