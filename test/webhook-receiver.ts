@@ -22,19 +22,24 @@ export interface Receiver {
   url(behaviour?: Behaviour): string;
   /** What the path of `url` received so far. */
   received(url: string): Received[];
+  /** The most requests the path of `url` had open at once (received, not yet answered). */
+  peakOpen(url: string): number;
   /** Changes how the path of `url` answers from now on (counting restarts). */
   setBehaviour(url: string, behaviour: Behaviour): void;
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const inboxes = new Map<string, { behaviour: Behaviour; requests: Received[] }>();
+  const inboxes = new Map<string, { behaviour: Behaviour; requests: Received[]; open: number; peakOpen: number }>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
+    const path = req.url ?? '/';
+    const inbox = inboxes.get(path) ?? { behaviour: { status: 404 }, requests: [], open: 0, peakOpen: 0 };
+    inbox.open += 1;
+    inbox.peakOpen = Math.max(inbox.peakOpen, inbox.open);
+    res.once('close', () => { inbox.open -= 1; });
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const path = req.url ?? '/';
-      const inbox = inboxes.get(path) ?? { behaviour: { status: 404 }, requests: [] };
       inbox.requests.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const b = inbox.behaviour;
       const failing = inbox.requests.length <= (b.failFirst ?? 0);
@@ -55,10 +60,11 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url(behaviour = {}) {
       const path = `/hooks/${randomBytes(6).toString('hex')}`;
-      inboxes.set(path, { behaviour, requests: [] });
+      inboxes.set(path, { behaviour, requests: [], open: 0, peakOpen: 0 });
       return base + path;
     },
     received: (url) => inboxOf(url).requests,
+    peakOpen: (url) => inboxOf(url).peakOpen,
     setBehaviour(url, behaviour) {
       const inbox = inboxOf(url);
       inbox.behaviour = behaviour;

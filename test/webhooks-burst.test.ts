@@ -64,6 +64,10 @@ it('delivers a burst above the per-endpoint limit entirely by the fast path: no 
   expect(settled.filter((r) => r.workflow_started_at !== null)).toEqual([]);
   expect(settled.filter((r) => r.attempts !== 1 || !r.attempt_key?.endsWith('#0'))).toEqual([]);
   for (const url of urls) expect(new Set(receiver.received(url).map((r) => r.headers['webhook-id'])).size).toBe(EVENTS);
+  // Each endpoint saw at most its limit of requests at once (its slot is free once it has answered,
+  // before the attempt is recorded), and the burst did fill it.
+  for (const url of urls) expect(receiver.peakOpen(url)).toBeLessThanOrEqual(svc.config.WEBHOOK_ENDPOINT_CONCURRENCY);
+  expect(Math.max(...urls.map((url) => receiver.peakOpen(url)))).toBeGreaterThan(1);
   // Temporal agrees: no delivery workflow ran for this organization.
   const { count } = await svc.temporal.workflow.count(`WorkflowType = 'deliverWebhook' AND OrganizationId = '${org.orgId}'`);
   expect(count).toBe(0);

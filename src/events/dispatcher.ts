@@ -98,25 +98,39 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
     }
   }
 
+  /**
+   * Two slots per attempt: the endpoint's, given back once the endpoint has answered (it bounds the
+   * requests the endpoint sees at once, and an endpoint's throughput is its slots over its answer
+   * time, not over answer and record), and the process's, given back once the attempt is recorded
+   * (it bounds the work not yet stored).
+   */
   function begin(d: ClaimedDelivery): void {
     total += 1;
     inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
-    // attemptFirst never rejects; the slot is given back whatever happened.
-    const done = attemptFirst(d).finally(() => {
-      total -= 1;
+    let holdsEndpoint = true;
+    const releaseEndpoint = () => {
+      if (!holdsEndpoint) return;
+      holdsEndpoint = false;
       const left = (inFlight.get(d.endpointId) ?? 1) - 1;
       if (left <= 0) inFlight.delete(d.endpointId); else inFlight.set(d.endpointId, left);
+      if (deliveriesWaiting) wake();
+    };
+    // attemptFirst never rejects; both slots are given back whatever happened.
+    const done = attemptFirst(d, releaseEndpoint).finally(() => {
+      total -= 1;
       running.delete(done);
+      releaseEndpoint();
       if (deliveriesWaiting) wake();
     });
     running.add(done);
   }
 
   /** The first attempt, recorded (successes in batches); a failure hands the delivery to its workflow. */
-  async function attemptFirst(d: ClaimedDelivery): Promise<void> {
+  async function attemptFirst(d: ClaimedDelivery, answered: () => void): Promise<void> {
     try {
       const target = openAttemptTarget(deps.secrets, d.target, openSecret);
       const outcome = await attemptTarget(agent ??= createDeliveryAgent(config, config.WEBHOOK_CONCURRENCY), target);
+      answered();
       if (outcome.kind !== 'attempted') return await settleDelivery(sql, d.deliveryId, 'failed');
       const { kind: _kind, ...attempt } = outcome;
       // The key the workflow would have given its first attempt: its retries number on from it.
