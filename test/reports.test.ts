@@ -454,7 +454,10 @@ describe('report schedules', () => {
     }, 90_000, 250);
     const yesterday = closedPeriod('daily', new Date(), 'UTC');
     expect(run).toMatchObject({ trigger: 'schedule', period_start: yesterday.start.toISOString(), period_end: yesterday.end.toISOString() });
-    const history = await svc.temporal.workflow.getHandle(workflowIds.reportRun(run.id)).describe();
+    // The run row reads `succeeded` from the activity that stored it; its workflow completes just after.
+    const runHandle = svc.temporal.workflow.getHandle(workflowIds.reportRun(run.id));
+    await runHandle.result();
+    const history = await runHandle.describe();
     expect(history.status.name).toBe('COMPLETED');
     await eventually(async () => mailsTo(to)[0], 30_000);
     await handle.trigger();
