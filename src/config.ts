@@ -44,8 +44,6 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_CLAIM_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
   /** Seconds between runs of the webhook recovery sweep (the Temporal Schedule that takes stranded deliveries). */
   WEBHOOK_SWEEP_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
-  /** Seconds between a dispatcher's own looks at the outbox besides its notifications: a lost one delays a delivery by this at most. */
-  WEBHOOK_DISPATCH_BACKSTOP_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5 }),
   CRAWL_DELAY_MS: Type.Integer({ minimum: 0, default: 250 }),
   /** Caps of one crawl: pages, link depth from the start page, bytes of one page, and duration. */
   CRAWL_MAX_PAGES: Type.Integer({ minimum: 1, maximum: 100_000, default: 500 }),

@@ -458,6 +458,28 @@ describe('deliveries', () => {
     }
   });
 
+  it('attempts an event whose notification was lost by the dispatcher, woken by the recovery sweep (no workflow)', async () => {
+    const { api, agent, orgId } = await orgWithAgent(svc);
+    const url = receiver.url();
+    await createEndpoint(api, url, ['widget.activated']);
+    const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
+    // Committed with triggers off: no NOTIFY reaches the dispatchers, as when one is lost.
+    const eventId = await svc.sql.begin(async (tx) => {
+      await tx`set local session_replication_role = replica`;
+      return emitEvent(tx, { orgId, type: 'widget.activated', data: { agent, widget } });
+    });
+    const [got] = await arrived(url, 1, 30_000);
+    expect(got!.headers['webhook-id']).toBe(eventId);
+    const delivery = await eventually(async () => {
+      const [row] = await svc.sql<{ status: string; workflow_started_at: Date | null }[]>`
+        select status, workflow_started_at from webhook_deliveries where event_id = ${eventId}`;
+      return row?.status === 'succeeded' && row;
+    });
+    // The sweep fanned the event out and woke the dispatchers, one of which attempted it; had it not
+    // woken them, the next sweep (2 s later, claims older than 2 s) would have handed it to a workflow.
+    expect(delivery.workflow_started_at).toBeNull();
+  });
+
   it('hands a delivery whose dispatcher died mid-attempt to a workflow, through the recovery sweep', async () => {
     const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url();

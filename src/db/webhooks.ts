@@ -172,6 +172,18 @@ export async function claimDeliveryRetry(db: Db, orgId: string, endpointId: stri
 /** A delivery as the dispatcher, the sweep and the retry workflows know it. */
 export interface PendingDelivery { deliveryId: string; eventId: string; endpointId: string; orgId: string; agentId: string | null }
 
+/** The channel the dispatchers LISTEN on: a committed event notifies it (the trigger of migration 012). */
+export const OUTBOX_CHANNEL = 'webhook_outbox';
+
+/**
+ * Wakes every dispatcher to look at the outbox (events not fanned out, deliveries not claimed), as
+ * a committed event does. The recovery sweep sends it each run, so a notification lost in between
+ * delays a first attempt by one sweep interval, and the attempt is still the dispatcher's.
+ */
+export async function wakeDispatchers(db: Db): Promise<void> {
+  await db`select pg_notify(${OUTBOX_CHANNEL}, '')`;
+}
+
 /**
  * Fans out up to `limit` undispatched events: one delivery per enabled endpoint of the event's
  * organization subscribed to its type or `*`, and the event marked dispatched, in one statement.

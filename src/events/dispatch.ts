@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { webhookRetryDelays, type Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
-import { claimStrandedDeliveries, fanOutEvents, markWorkflowStarted, type PendingDelivery } from '../db/webhooks.ts';
+import { claimStrandedDeliveries, fanOutEvents, markWorkflowStarted, wakeDispatchers, type PendingDelivery } from '../db/webhooks.ts';
 import { deliverWebhookKind } from '../../workflows/deliver-webhook.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { createLogger } from '../logger.ts';
@@ -44,6 +44,9 @@ export async function startDeliveryWorkflow(deps: DispatchDeps, delivery: Pendin
  */
 export async function sweepStrandedDeliveries(deps: DispatchDeps, opts: { olderThanSeconds: number; limit: number }): Promise<number> {
   await fanOutEvents(deps.sql, opts.limit);
+  // What a lost notification left (events it fanned out just now, deliveries never claimed) is
+  // the dispatchers' to attempt first: wake them, as a committed event does.
+  await wakeDispatchers(deps.sql);
   const stranded = await claimStrandedDeliveries(deps.sql, opts.olderThanSeconds, opts.limit);
   const results = await Promise.allSettled(stranded.map((d) => startDeliveryWorkflow(deps, d, { firstAttemptDone: d.attempted })));
   await markWorkflowStarted(deps.sql, stranded.filter((_, i) => results[i]!.status === 'fulfilled').map((d) => d.deliveryId));

@@ -3,15 +3,13 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
 import { listenDurably } from '../db/listen.ts';
 import {
-  claimDeliveries, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, recordAttempt, recordSuccesses, settleDelivery,
-  type AttemptRecord, type ClaimedDelivery,
+  claimDeliveries, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
+  settleDelivery, type AttemptRecord, type ClaimedDelivery,
 } from '../db/webhooks.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { attemptTarget, createDeliveryAgent } from './attempt.ts';
 import { startDeliveryWorkflow, type DispatchDeps } from './dispatch.ts';
 
-/** The channel a committed event notifies (the trigger of migration 012). */
-const CHANNEL = 'webhook_outbox';
 /** Events fanned out per statement. */
 const FAN_OUT_BATCH = 500;
 /** After a failed pump (database unreachable), wait this long before the next. */
@@ -147,21 +145,16 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
     }
   }
 
-  const listener = await listenDurably(sql, CHANNEL, () => { eventsWaiting = true; wake(); }, () => {
+  const listener = await listenDurably(sql, OUTBOX_CHANNEL, () => { eventsWaiting = true; wake(); }, () => {
     // (Re)connected: notifications sent meanwhile are lost, so look at the outbox itself.
     eventsWaiting = deliveriesWaiting = true;
     wake();
   }, { checkMs: 5000 });
-  // The backstop: whatever a lost notification or a missed wake left behind is taken within this,
-  // not at the recovery sweep's stale-claim timeout.
-  const backstop = setInterval(() => { eventsWaiting = deliveriesWaiting = true; wake(); }, config.WEBHOOK_DISPATCH_BACKSTOP_SECONDS * 1000);
-  backstop.unref();
 
   return {
     async stop() {
       stopped = true;
       clearTimeout(retryTimer);
-      clearInterval(backstop);
       await listener.unlisten().catch(() => undefined);
       await pumping;
       let timer: NodeJS.Timeout | undefined;
