@@ -82,9 +82,11 @@ it('a call started just before a pause is not dialed: it goes back to the queue,
     const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [target], max_duration_seconds: 60 });
     await eventually(sleeping, 60_000, 50);
     expect((await api.post(`/api/v1/rest/campaigns/${campaign.id}/pause`)).body.status).toBe('paused');
+    // Back in the queue: queued again after its claim was committed (the row's first write set both times).
     const requeued = await eventually(async () => {
-      const [call] = await callsOf(api, campaign.id);
-      return call?.status === 'queued' && !(await sleeping()) ? call : null;
+      const [row] = await paused.sql<{ touched: boolean }[]>`select status = 'queued' and updated_at > created_at as touched
+        from campaign_calls where campaign_id = ${campaign.id}`;
+      return row?.touched ? (await callsOf(api, campaign.id))[0] : null;
     }, 60_000, 100);
     expect(requeued).toMatchObject({ started_at: null, call_sid: null, ended_at: null });
     const dialed = () => paused.sql`select 1 from carrier_operations where operation = 'call' and target = ${target}`;

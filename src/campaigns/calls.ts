@@ -153,7 +153,10 @@ async function dialClaimed(deps: CallDeps, call: CallRecord, whileRunning: boole
   return { state: 'initiated', sandbox: outcome };
 }
 
-/** A claimed call whose campaign stopped running before it was dialed: back to the queue while paused, else `canceled`. */
+/**
+ * A claimed call whose campaign was not running when it was to be dialed: back to the queue while
+ * paused, dialed after all when the campaign was resumed in between, else (canceled) `canceled`.
+ */
 async function notDialed(deps: CallDeps, call: CallRecord): Promise<PlaceResult> {
   const campaign = await findCampaignById(deps.sql, call.campaign_id);
   if (campaign?.status === 'paused' && await advanceCall(deps.sql, call.id, ['claimed'], 'queued')) return { state: 'requeued' };
@@ -162,6 +165,8 @@ async function notDialed(deps: CallDeps, call: CallRecord): Promise<PlaceResult>
   if (now.status === 'queued') return { state: 'requeued' };
   // Dialed meanwhile by an earlier attempt of this step: go on with it.
   if (now.status !== 'claimed') return dialClaimed(deps, now, false);
+  // Paused and resumed between the dial's check and this read: dial it now (a new pause is checked again).
+  if (campaign?.status === 'running') return dialClaimed(deps, now, true);
   await endCall(deps, { callId: call.id, status: 'canceled', reason: 'canceled' });
   return { state: 'ended' };
 }
