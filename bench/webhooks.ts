@@ -10,7 +10,10 @@
  *
  * Latency is commit to receipt per event: from the event's `created_at` (taken inside the
  * committing transaction, so slightly before the commit: the figure errs high) to the moment
- * the receiver has the request. Throughput is events / (last receipt - first created_at).
+ * the receiver has the request. Throughput is events / (last receipt - first created_at); in an
+ * open loop (BENCH_RATE) the target is met when the receipts keep the pace offered ((events - 1) /
+ * (last receipt - first receipt) within 1 % of BENCH_RATE), since a run at exactly N/s cannot show
+ * more than N/s from first commit to last receipt.
  * Targets on the 2-core reference machine: p95 <= 250 ms and >= 200 events/s.
  *
  * By default the clients go as fast as they can (saturation: the throughput figure, with the
@@ -159,17 +162,25 @@ function report(receipts: Receipts, patchMs: number, cpu: [CpuSnapshot, CpuSnaps
   const firstCommit = Math.min(...rows.map((r) => r.createdAt));
   const lastReceipt = Math.max(...rows.map((r) => r.receivedAt));
   const rate = rows.length / ((lastReceipt - firstCommit) / 1000);
+  // Open loop: the pace of the receipts against the pace offered. A run at exactly N/s cannot show more
+  // than N/s first commit to last receipt (the last event's own latency is in the span).
+  const firstReceipt = Math.min(...rows.map((r) => r.receivedAt));
+  const receiptRate = (rows.length - 1) / ((lastReceipt - firstReceipt) / 1000);
   const p95 = percentile(latencies, 95);
   say();
   say(`${rows.length} events, ${RATE ? `PATCHes at ${RATE}/s (open loop)` : `${CONCURRENCY} concurrent PATCH clients`}; PATCHes took ${(patchMs / 1000).toFixed(2)} s (${(rows.length / (patchMs / 1000)).toFixed(0)} commits/s offered)`);
   say(`throughput (first commit to last receipt): ${rate.toFixed(0)} events/s`);
+  if (RATE) say(`receipts, first to last: ${receiptRate.toFixed(1)} events/s against ${RATE}/s offered`);
   say(`commit to receipt: p50 ${percentile(latencies, 50)} ms, p95 ${p95} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms`);
   say(`repeated deliveries: ${receipts.repeats}`);
   say(describeCpu(cpu[0], cpu[1], rows.length, 'event'));
   say();
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   say(`p95 <= ${TARGET_P95_MS} ms: ${verdict(p95 <= TARGET_P95_MS)}`);
-  say(`throughput >= ${TARGET_RATE} events/s: ${verdict(rate >= TARGET_RATE)}`);
+  // Sustained, open loop: at least the target offered, and the receipts kept its pace (1 % for the timers' jitter
+  // at the ends of the window). Saturation: the throughput itself.
+  const sustained = RATE ? RATE >= TARGET_RATE && receiptRate >= 0.99 * RATE : rate >= TARGET_RATE;
+  say(`throughput >= ${TARGET_RATE} events/s${RATE ? ' sustained (receipts kept the pace offered)' : ''}: ${verdict(sustained)}`);
 }
 
 /** The service process and what the bench reads beside it: its database and its Temporal server. */
