@@ -1,6 +1,5 @@
-import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, words, type Question, type QueryTerm } from './analysis.ts';
-import { wordSimilarity } from './vectors.ts';
+import { splitSentences } from '../runtime/text.ts';
+import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, type Question, type QueryTerm } from './analysis.ts';
 
 /**
  * Sentence-level ranking of passages for a question: each sentence is scored with its
@@ -11,7 +10,7 @@ import { wordSimilarity } from './vectors.ts';
  */
 
 /** Below this score, no sentence answers the question: both runtimes say the site does not say. */
-export const ANSWER_THRESHOLD = 0.524;
+export const ANSWER_THRESHOLD = 0.517;
 
 export interface SourceChunk { text: string; section?: string | null; url: string; title: string | null }
 
@@ -48,8 +47,6 @@ interface Candidate {
   own: Set<string>; sec: Set<string>; near: Set<string>; lastHeading: string;
   /** Stems of the whole passage the sentence is in. */
   all: Set<string>;
-  /** The sentence's content words, unstemmed, for word-vector similarity. */
-  words: string[];
 }
 
 /** A word with many senses ("take": 44, "use": 13) says less of what is asked than a precise one ("refund": 3). */
@@ -80,7 +77,6 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
       out.push({
         chunk, sentence, context: window.join(' '), s: stems(withDayRanges(sentence)), own: stems(lastHeading), sec,
         near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
-        words: [...new Set(words(`${lastHeading} ${sentence}`).filter((w) => !STOPWORDS.has(w)))],
       });
     });
   }
@@ -103,30 +99,6 @@ function matchOf({ stem, alternatives, derived }: QueryTerm, c: Candidate): numb
   return alt(c.near) ? WEIGHT.neighbourAlt : 0;
 }
 
-const SOFT_FROM = 0.5;
-const SOFT_TO = 0.8;
-const SOFT_MAX = 0.45;
-
-/**
- * How well a sentence's nearest word (by word vectors) stands for a question's word it does not hold:
- * 0 below similarity SOFT_FROM, rising to SOFT_MAX at SOFT_TO, below what a WordNet synonym counts.
- */
-function softMatcher(): (t: QueryTerm, c: Candidate) => number {
-  const cache = new Map<string, number>();
-  const pair = (a: string, b: string) => {
-    const key = `${a} ${b}`;
-    let v = cache.get(key);
-    if (v === undefined) cache.set(key, (v = wordSimilarity(a, b) ?? 0));
-    return v;
-  };
-  return (t, c) => {
-    if (t.proper || t.typeWord) return 0;
-    let best = 0;
-    for (const w of c.words) if (w !== t.word) best = Math.max(best, pair(t.word, w));
-    return best <= SOFT_FROM ? 0 : SOFT_MAX * Math.min(1, (best - SOFT_FROM) / (SOFT_TO - SOFT_FROM));
-  };
-}
-
 /**
  * The sentences of `chunks` that best answer `question`, best first (at most `limit`). `stats`
  * are the whole knowledge's (from the database); without them, the chunks' own are used.
@@ -145,12 +117,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB);
   const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
   const cands = candidates(chunks);
-  const soft = softMatcher();
   const matches = cands.map((c) => {
-    const m = q.terms.map((t) => {
-      const exact = matchOf(t, c);
-      return exact >= SOFT_MAX ? exact : Math.max(exact, soft(t, c));
-    });
+    const m = q.terms.map((t) => matchOf(t, c));
     // "the Riverside gym": where Riverside is found, so is the gym it names.
     return m.map((x, j) => {
       const by = q.terms[j]!.namedBy;
