@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Config } from './config.ts';
-import { createSql, migrate, pingDatabase, type Sql } from './db/index.ts';
+import { createSql, migrate, pingDatabase, type Sql, type StatementHooks } from './db/index.ts';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.ts';
 import { ensureBootstrapKey } from './auth/keys.ts';
 import { createSecretBox, loadSecretsKey } from './crypto/secret-box.ts';
@@ -40,8 +40,8 @@ export interface ServiceOptions {
   api: boolean;
   worker: boolean;
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Called with every statement the pool sends (the benches count them). */
-  onQuery?: (statement: string) => void;
+  /** The benches count the statements the pool sends. */
+  statements?: StatementHooks;
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -59,7 +59,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  */
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, log } = opts;
-  const sql = createSql(opts.databaseUrl, { max: config.DATABASE_POOL_SIZE, onQuery: opts.onQuery });
+  const sql = createSql(opts.databaseUrl, { max: config.DATABASE_POOL_SIZE, ...opts.statements });
   const applied = await migrate(sql);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   if (config.AMS_BOOTSTRAP_TOKEN) await ensureBootstrapKey(sql, config.AMS_BOOTSTRAP_TOKEN);

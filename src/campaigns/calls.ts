@@ -2,7 +2,7 @@ import type { Db } from '../db/index.ts';
 import { findAgent } from '../db/agents.ts';
 import {
   advanceCall, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
-  queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignRecord,
+  queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
 import {
@@ -380,7 +380,7 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, 
 }
 
 /** Queued calls due for longer than `seconds` end `expired`/`expired`, each with `campaign_call.ended` (no retry follows). */
-async function expireCalls(deps: Pick<CallDeps, 'sql' | 'log'>, campaign: CampaignRecord, seconds: number): Promise<void> {
+async function expireCalls(deps: Pick<CallDeps, 'sql' | 'log'>, campaign: CampaignState, seconds: number): Promise<void> {
   const expired = await deps.sql.begin(async (tx) => {
     const rows = await expireQueuedCalls(tx, campaign.id, seconds);
     for (const row of rows) await emitCallEnded(tx, campaign.widget_id, row);

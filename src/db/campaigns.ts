@@ -23,13 +23,27 @@ export interface CampaignRecord extends Campaign { orgId: string }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function toRecord(r: CampaignRow): CampaignRecord {
+/**
+ * A campaign as its workflows read it: without its lists of numbers and contacts, which no call
+ * needs (a campaign of 1,000 calls carries 1,000 numbers, parsed on every read).
+ */
+export type CampaignState = Omit<CampaignRecord, 'to_numbers' | 'contact_ids'>;
+type StateRow = Omit<CampaignRow, 'to_numbers' | 'contact_ids'>;
+const STATE_COLUMNS = COLUMNS.filter((c) => c !== 'to_numbers' && c !== 'contact_ids');
+
+function toState(r: StateRow): CampaignState {
   return {
-    id: r.id, name: r.name, widget_id: r.agent_id, status: r.status, to_numbers: r.to_numbers, contact_ids: r.contact_ids,
+    id: r.id, name: r.name, widget_id: r.agent_id, status: r.status,
     max_duration_seconds: r.max_duration_seconds, concurrency: r.concurrency, calling_window: r.calling_window, retry: r.retry,
     timezone: r.timezone, from_number: r.from_number, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
     started_at: iso(r.started_at), completed_at: iso(r.completed_at), orgId: r.org_id,
   };
+}
+
+function toRecord(r: CampaignRow): CampaignRecord {
+  // The lists keep their place after `status`, as the API and the events have always shown them.
+  const { id, name, widget_id, status, ...rest } = toState(r);
+  return { id, name, widget_id, status, to_numbers: r.to_numbers, contact_ids: r.contact_ids, ...rest };
 }
 
 export function toCampaign(r: CampaignRecord): Campaign {
@@ -64,10 +78,10 @@ export async function findCampaign(db: Db, orgId: string, id: string, opts: { fo
 }
 
 /** A campaign by id alone (the workflows); `share` waits for a transaction changing it (a start not yet committed) to end. */
-export async function findCampaignById(db: Db, id: string, opts: { share?: boolean } = {}): Promise<CampaignRecord | null> {
+export async function findCampaignById(db: Db, id: string, opts: { share?: boolean } = {}): Promise<CampaignState | null> {
   const lock = opts.share ? db`for share` : db``;
-  const [r] = await db<CampaignRow[]>`select ${db(COLUMNS)} from campaigns where id = ${id} ${lock}`;
-  return r ? toRecord(r) : null;
+  const [r] = await db<StateRow[]>`select ${db(STATE_COLUMNS)} from campaigns where id = ${id} ${lock}`;
+  return r ? toState(r) : null;
 }
 
 export async function listCampaigns(db: Db, orgId: string, q: { widget_id?: string | undefined; status?: CampaignStatus | undefined; limit: number; offset: number }):

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { sourceFile } from '../infra/paths.ts';
 
@@ -6,11 +8,20 @@ export type Sql = postgres.Sql;
 /** A transaction or the pool: repository functions take either, so a transaction passes through. */
 export type Db = postgres.Sql | postgres.TransactionSql;
 
+/** What the benches count the pool's statements with (see createSql). */
+export interface StatementHooks {
+  /** Called with every statement's text, through postgres.js's `debug` hook (which also records a stack trace per statement: costly). */
+  onQuery?: ((statement: string) => void) | undefined;
+  /** Called once per statement sent, counted on the wire (cheap). */
+  onStatement?: (() => void) | undefined;
+}
+
 /** Opens the pool. Dates come back as `Date`, so JSON renders them as ISO 8601 with milliseconds and `Z`. */
-export function createSql(url: string, opts: { max?: number; onQuery?: ((statement: string) => void) | undefined } = {}): Sql {
+export function createSql(url: string, opts: { max?: number } & StatementHooks = {}): Sql {
   return postgres(url, {
     max: opts.max ?? 10,
     ...(opts.onQuery ? { debug: (_connection: number, statement: string) => opts.onQuery!(statement) } : {}),
+    ...(opts.onStatement ? { socket: countingSocket(opts.onStatement) } : {}),
     onnotice: () => {},
     connection: { application_name: 'agent-management-service' },
     types: {
@@ -18,6 +29,29 @@ export function createSql(url: string, opts: { max?: number; onQuery?: ((stateme
       bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
     },
   });
+}
+
+/**
+ * A socket factory for postgres.js that calls `onStatement` for each statement the connection writes:
+ * an Execute ('E') or simple Query ('Q') message of the wire protocol each. postgres.js writes whole
+ * messages; the startup and SSL requests have no type byte (their first byte is 0).
+ */
+function countingSocket(onStatement: () => void): (options: { host: string[]; port: number[]; path?: string | false }) => Promise<Socket> {
+  return async (options) => {
+    const socket = options.path ? connect(options.path) : connect(options.port[0]!, options.host[0]!);
+    await once(socket, 'connect');
+    const write = socket.write.bind(socket) as (chunk: Uint8Array, ...rest: unknown[]) => boolean;
+    socket.write = ((chunk: Uint8Array, ...rest: unknown[]) => {
+      const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      for (let at = 0; at + 5 <= bytes.length;) {
+        if (bytes[at] === 0) { at += bytes.readInt32BE(at); continue; }
+        if (bytes[at] === 0x45 || bytes[at] === 0x51) onStatement();
+        at += 1 + bytes.readInt32BE(at + 1);
+      }
+      return write(chunk, ...rest);
+    }) as Socket['write'];
+    return socket;
+  };
 }
 
 /** postgres.js's own codes for a connection it lost or could not open. */
