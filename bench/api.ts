@@ -28,7 +28,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { cleanUp, cpuSecondsOf, freshDatabase, memoryOf, onCleanup, positiveInt, say, spawnServer, startServiceProcess, startTemporal } from './harness.ts';
+import { cleanUp, cpuSecondsOf, freshDatabase, median, memoryOf, onCleanup, positiveInt, say, spawnServer, startServiceProcess, startTemporal } from './harness.ts';
 import { createSql } from '../src/db/index.ts';
 import { getFreePort } from '../src/infra/ports.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -129,12 +129,6 @@ function checkClean(label: string, r: AutocannonResult): void {
   ].filter(Boolean);
   if (problems.length) failures.push(`${label}: ${problems.join('; ')}`);
 }
-
-const median = (xs: number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** One round's figures: the service and the bare route measured one after the other. */
 interface Round { service: Measured; bare: Measured }

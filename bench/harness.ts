@@ -92,6 +92,13 @@ export async function composeTemporalSettings(): Promise<Record<string, string>>
     .map(([k, v]) => [k, String(v)] as const).filter(([, v]) => !v.includes('${')));
 }
 
+/** The median of some values (the mean of the middle two for an even count). */
+export const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 /** The p-th percentile (0-100) of ascending values. */
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
