@@ -1,10 +1,11 @@
 /**
  * Statements per webhook event (issue 16): `node --import tsx bench/webhooks-statements.ts`. The service in
  * this process with a statement counter; BENCH_EVENTS agents (default 300) paused through the API at
- * BENCH_RATE a second (default 100), one endpoint; prints each statement's count per event.
+ * BENCH_RATE a second (default 100), one endpoint; prints each statement's count per event, and the writes
+ * to PostgreSQL's sockets per event (a statement waiting on the one before it is a write of its own).
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
 import { freshDatabase, onCleanup, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -23,6 +24,14 @@ async function main(): Promise<void> {
     const key = statement.replace(/\s+/g, ' ').trim().slice(0, 110);
     counts.set(key, (counts.get(key) ?? 0) + 1);
   };
+  // Every write on a socket to PostgreSQL's port, while counting.
+  let pgWrites = 0;
+  const pgPort = Number(new URL(process.env.TEST_PG_URL ?? 'postgres://127.0.0.1:5432').port || 5432);
+  const write = Socket.prototype.write;
+  Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
+    if (counting && this.remotePort === pgPort) pgWrites++;
+    return write.apply(this, args);
+  } as Socket['write'];
   let received = 0;
   let allIn: () => void = () => {};
   const receiver = createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(204).end(); if (++received === EVENTS) allIn(); }); });
@@ -49,7 +58,7 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
   counting = false;
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  say(`${EVENTS} events at ${RATE}/s: ${(total / EVENTS).toFixed(2)} statements per event`);
+  say(`${EVENTS} events at ${RATE}/s: ${(total / EVENTS).toFixed(2)} statements per event, ${(pgWrites / EVENTS).toFixed(2)} writes to PostgreSQL per event`);
   for (const [k, n] of [...counts].sort((a, b) => b[1] - a[1])) say(`${(n / EVENTS).toFixed(2).padStart(6)}  ${k}`);
 }
 
