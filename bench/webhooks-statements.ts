@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   onCleanup('receiver', () => new Promise<void>((r) => { receiver.close(() => r()); receiver.closeAllConnections(); }));
   const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
   const config = loadConfig(process.env, { PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: 1_000_000_000, ALLOW_PRIVATE_NETWORK_TARGETS: true, SMTP_LISTEN_PORT: 0 });
-  const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true, onQuery: count });
+  const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true, statements: { onQuery: count } });
   onCleanup('service', () => service.stop());
   const base = `${service.url!}/api/v1/rest`;
   const org = await service.sql.begin((tx) => createOrganization(tx, 'bench'));
