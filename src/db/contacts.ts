@@ -121,9 +121,7 @@ export async function recordContactConversation(db: Db, orgId: string, input: Co
     if (matched) await fillIdentity(tx, orgId, contactId, id);
     else await tx`insert into contacts (id, org_id, phone_e164, email_lower) values (${contactId}, ${orgId}, ${id.phone}, ${id.email})`;
     if (id.visitorId) await adoptVisitorId(tx, orgId, contactId, id.visitorId);
-    await linkConversation(tx, orgId, contactId, input.conversationId, at);
-    const [row] = await tx<ContactRow[]>`select ${tx(COLUMNS)} from contacts where id = ${contactId}`;
-    return toContact(row!);
+    return toContact(await linkConversation(tx, orgId, contactId, input.conversationId, at));
   });
 }
 
@@ -148,19 +146,32 @@ async function adoptVisitorId(tx: Db, orgId: string, contactId: string, visitorI
     where id = ${contactId} and not (visitor_ids @> array[${visitorId}]::text[])`;
 }
 
-async function linkConversation(tx: Db, orgId: string, contactId: string, conversationId: string, at: Date): Promise<void> {
-  const [conversation] = await tx<{ contact_id: string | null }[]>`
-    select contact_id from conversations where id = ${conversationId} and org_id = ${orgId} for update`;
-  if (!conversation || conversation.contact_id === contactId) return;
-  await tx`update conversations set contact_id = ${contactId} where id = ${conversationId}`;
-  await tx`update contacts set conversation_count = conversation_count + 1,
-      first_seen_at = least(coalesce(first_seen_at, ${at}), ${at}), last_seen_at = greatest(coalesce(last_seen_at, ${at}), ${at}),
-      updated_at = now()
-    where id = ${contactId}`;
-  // Relinked to another person: the first one no longer had it.
-  if (conversation.contact_id) {
-    await tx`update contacts set conversation_count = greatest(conversation_count - 1, 0), updated_at = now() where id = ${conversation.contact_id}`;
-  }
+/**
+ * Links the conversation to the contact and counts it (once), uncounting it from a contact it was
+ * linked to before; answers the contact's row as it now reads. One statement: the conversation's row
+ * is locked by the first step, and the contact rows are updated only when the link changed.
+ */
+async function linkConversation(tx: Db, orgId: string, contactId: string, conversationId: string, at: Date): Promise<ContactRow> {
+  const [row] = await tx<ContactRow[]>`with
+    previous as (select contact_id from conversations where id = ${conversationId} and org_id = ${orgId} for update),
+    relinked as (
+      update conversations c set contact_id = ${contactId} from previous
+      where c.id = ${conversationId} and previous.contact_id is distinct from ${contactId}::uuid
+      returning previous.contact_id as was),
+    counted as (
+      update contacts set conversation_count = conversation_count + 1,
+        first_seen_at = least(coalesce(first_seen_at, ${at}), ${at}), last_seen_at = greatest(coalesce(last_seen_at, ${at}), ${at}),
+        updated_at = now()
+      where id = ${contactId} and exists (select 1 from relinked)
+      returning ${tx(COLUMNS)}),
+    -- Relinked to another person: the first one no longer has it.
+    uncounted as (
+      update contacts set conversation_count = greatest(conversation_count - 1, 0), updated_at = now()
+      where id = (select was from relinked) and id <> ${contactId})
+    select ${tx(COLUMNS)} from counted
+    union all
+    select ${tx(COLUMNS)} from contacts where id = ${contactId} and not exists (select 1 from counted)`;
+  return row!;
 }
 
 /**
