@@ -181,16 +181,23 @@ export const OUTBOX_CHANNEL = 'webhook_outbox';
  * delays a first attempt by one sweep interval, and the attempt is still the dispatcher's.
  */
 export async function wakeDispatchers(db: Db): Promise<void> {
-  await db`select pg_notify(${OUTBOX_CHANNEL}, '')`;
+  await db`select pg_notify(${OUTBOX_CHANNEL}, ${CLAIM_DELIVERIES})`;
 }
+
+/**
+ * The payload of a wake that asks for deliveries to be claimed too. A committed event's (empty) asks
+ * for a fan-out only: the dispatcher claims after it when the fan-out made deliveries.
+ */
+export const CLAIM_DELIVERIES = 'deliveries';
 
 /**
  * Fans out up to `limit` undispatched events: one delivery per enabled endpoint of the event's
  * organization subscribed to its type or `*`, and the event marked dispatched, in one statement.
- * Rows another dispatcher holds are skipped (FOR UPDATE SKIP LOCKED). Returns how many events it took.
+ * Rows another dispatcher holds are skipped (FOR UPDATE SKIP LOCKED). Returns how many events it took
+ * and how many deliveries it made (none when no endpoint listens: most organizations have none).
  */
-export async function fanOutEvents(db: Db, limit: number): Promise<number> {
-  const [row] = await db<{ events: number }[]>`
+export async function fanOutEvents(db: Db, limit: number): Promise<{ events: number; deliveries: number }> {
+  const [row] = await db<{ events: number; deliveries: number }[]>`
     with claimed as (
       select id, org_id, type from events where dispatched_at is null
       order by created_at limit ${limit} for update skip locked),
@@ -201,8 +208,8 @@ export async function fanOutEvents(db: Db, limit: number): Promise<number> {
       select gen_random_uuid(), c.org_id, w.id, c.id
       from claimed c join webhook_endpoints w on w.org_id = c.org_id and w.enabled and w.events && array[c.type, '*']
       on conflict (event_id, endpoint_id) do nothing returning id)
-    select (select count(*) from marked)::int as events`;
-  return row?.events ?? 0;
+    select (select count(*) from marked)::int as events, (select count(*) from inserted)::int as deliveries`;
+  return { events: row?.events ?? 0, deliveries: row?.deliveries ?? 0 };
 }
 
 /** A claimed delivery with everything its first attempt needs: the dispatcher reads nothing more. */

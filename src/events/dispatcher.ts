@@ -3,7 +3,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
 import { listenDurably } from '../db/listen.ts';
 import {
-  claimDeliveries, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
+  claimDeliveries, CLAIM_DELIVERIES, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
   settleDelivery, type AttemptRecord, type ClaimedDelivery,
 } from '../db/webhooks.ts';
 import { workflowIds } from '../temporal/ids.ts';
@@ -76,8 +76,10 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
     try {
       if (eventsWaiting) {
         eventsWaiting = false;
-        if ((await fanOutEvents(sql, FAN_OUT_BATCH)) === FAN_OUT_BATCH) eventsWaiting = again = true;
-        deliveriesWaiting = true;
+        const fanned = await fanOutEvents(sql, FAN_OUT_BATCH);
+        if (fanned.events === FAN_OUT_BATCH) eventsWaiting = again = true;
+        // Events no endpoint listens to make no delivery: nothing new to claim.
+        if (fanned.deliveries > 0) deliveriesWaiting = true;
       }
       const room = limits.total - total;
       if (!deliveriesWaiting || room <= 0) return true;
@@ -145,7 +147,11 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
     }
   }
 
-  const listener = await listenDurably(sql, OUTBOX_CHANNEL, () => { eventsWaiting = true; wake(); }, () => {
+  const listener = await listenDurably(sql, OUTBOX_CHANNEL, (payload) => {
+    eventsWaiting = true;
+    if (payload === CLAIM_DELIVERIES) deliveriesWaiting = true;
+    wake();
+  }, () => {
     // (Re)connected: notifications sent meanwhile are lost, so look at the outbox itself.
     eventsWaiting = deliveriesWaiting = true;
     wake();
