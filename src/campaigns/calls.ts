@@ -1,12 +1,12 @@
 import type { Db } from '../db/index.ts';
-import { findAgent } from '../db/agents.ts';
+import { findAgent, findAgentToRun } from '../db/agents.ts';
 import {
-  advanceCall, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, markCampaignCompleted,
+  advanceCall, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, linkOpenCallConversation, markCampaignCompleted,
   queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
 import {
-  endConversation, evaluateConversation, sendVisitorMessage, startCallerConversation, type ConversationDeps,
+  endConversation, evaluateConversation, markConversationEnded, sendVisitorMessage, startCallerConversation, type ConversationDeps,
 } from '../conversations/lifecycle.ts';
 import { endSession, findLiveSession, insertCarrierSession } from '../db/carrier-sessions.ts';
 import { findActiveNumberByE164 } from '../db/phone-numbers.ts';
@@ -50,19 +50,23 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
     const ended = await endCallRowWithCampaign(tx, input.callId, input.status, input.reason);
     if (!ended) return null;
     const { call: row, campaign } = ended;
-    if (!campaign) return row;
-    await emitCallEnded(tx, campaign.widget_id, row);
-    const retry = campaign.retry;
-    const retried = (row.status === 'busy' || row.status === 'no_answer') && retry?.on.includes(row.status);
-    if (retry && retried && row.attempt < retry.max_attempts && (campaign.status === 'running' || campaign.status === 'paused')) {
-      await insertRetryCall(tx, row, retry.backoff_seconds);
+    if (campaign) {
+      await emitCallEnded(tx, campaign.widget_id, row);
+      const retry = campaign.retry;
+      const retried = (row.status === 'busy' || row.status === 'no_answer') && retry?.on.includes(row.status);
+      if (retry && retried && row.attempt < retry.max_attempts && (campaign.status === 'running' || campaign.status === 'paused')) {
+        await insertRetryCall(tx, row, retry.backoff_seconds);
+      }
     }
+    // A conversation the call's workflow owns ends with the call, in its transaction (`conversation.ended` after `campaign_call.ended`).
+    if (input.ownsConversation && row.conversation_id) await markConversationEnded(tx, row.conversation_id, 'visitor');
     return row;
   });
   const now = ended ?? await findCallById(deps.sql, input.callId);
   // After the row: a conversation opened meanwhile was linked under its lock, so it is seen here and ends too.
   if (now?.conversation_id) {
-    await endConversation(deps, now.conversation_id, 'visitor', { lifecycle: !input.ownsConversation });
+    // Ended above with the row, unless an earlier run of this step ended the row (then it is ended here, once).
+    if (!(ended && input.ownsConversation)) await endConversation(deps, now.conversation_id, 'visitor', { lifecycle: !input.ownsConversation });
     const session = now.call_sid && input.carrierSession !== false ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
     if (session) await endSession(deps.sql, session.id);
   }
@@ -247,16 +251,16 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
   const call = known ?? await findCallById(deps.sql, callId);
   if (!call || call.ended_at) return null;
   const campaign = await findCampaignById(deps.sql, call.campaign_id);
-  const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
-  if (!campaign || !agent) return null;
+  const found = campaign ? await findAgentToRun(deps.sql, call.orgId, campaign.widget_id) : null;
+  if (!campaign || !found) return null;
+  const { agent, transfers } = found;
   if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null };
   const number = carrierCall && campaign.from_number ? await findActiveNumberByE164(deps.sql, campaign.from_number) : null;
   try {
-    const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent, { surface: 'phone', caller: call.to_number, lifecycle: false },
+    const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent,
+      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers },
       async (tx, conversationId) => {
-        const locked = await findCallById(tx, callId, { forUpdate: true });
-        if (!locked || locked.ended_at || locked.conversation_id) throw new NotOpened();
-        await linkCallConversation(tx, callId, conversationId);
+        if (!await linkOpenCallConversation(tx, callId, conversationId)) throw new NotOpened();
         if (carrierCall && number) {
           await insertCarrierSession(tx, {
             orgId: call.orgId, agentId: agent.id, phoneNumberId: number.id, conversationId, channel: 'voice', sessionKey: carrierCall.callSid, caller: call.to_number,

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
-import { findAgent } from '../db/agents.ts';
+import { findAgentToRun } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { emitEvent } from '../events/emit.ts';
@@ -52,8 +52,12 @@ export function visitorTokenMatches(conversation: ConversationRecord, token: str
  * shows (a real one on a text surface), when a member looked at that inbox recently: then the agent
  * promises a person.
  */
-export async function runtimeAgent(db: Db, agent: Agent, opts: { liveInboxOrgId?: string | null } = {}): Promise<RuntimeAgent> {
-  const transfers = await hasEnabledTransferRules(db, agent.id);
+export async function runtimeAgent(db: Db, agent: Agent, opts: {
+  liveInboxOrgId?: string | null;
+  /** Whether it has an enabled transfer rule, when the caller read it with the agent (findAgentToRun). */
+  transfers?: boolean;
+} = {}): Promise<RuntimeAgent> {
+  const transfers = opts.transfers ?? await hasEnabledTransferRules(db, agent.id);
   const staffed = !transfers && !agent.live_chat_alerts && !!opts.liveInboxOrgId && await inboxStaffed(db, opts.liveInboxOrgId);
   return {
     id: agent.id, name: agent.name, persona: agent.persona, greeting: agent.greeting, guardrails: agent.guardrails,
@@ -140,10 +144,12 @@ export async function startCallerConversation(deps: ConversationDeps, orgId: str
   surface: 'phone' | 'sms'; caller: string;
   /** False when another workflow bounds the conversation and runs its end and evaluation (a campaign call's). */
   lifecycle?: boolean;
+  /** Whether the agent has an enabled transfer rule, when the caller read it with the agent (findAgentToRun). */
+  transfers?: boolean;
 }, withinStart: (tx: Db, conversationId: string) => Promise<void>): Promise<{ conversation: ConversationRecord; greeting: string }> {
   const language = languageOf(undefined, agent);
   const memory = agent.cross_channel_memory ? await contactFacts(deps.sql, orgId, { phone: input.caller }) : {};
-  const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: memory });
+  const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent, { transfers: input.transfers }), { language, contactFacts: memory });
   const result = await deps.sql.begin(async (tx) => {
     const conversation = await insertConversation(tx, {
       orgId, agentId: agent.id, surface: input.surface, pageUrl: null, visitorId: null, contactId: null, language, tokenHash: null,
@@ -238,16 +244,22 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
 }
 
 /**
+ * Ends a conversation in the caller's transaction, with `conversation.ended`: the event's id, or null
+ * when it had ended already. No lifecycle workflow is told (endConversation does that).
+ */
+export async function markConversationEnded(tx: Db, id: string, reason: 'visitor' | 'inactivity'): Promise<string | null> {
+  const ended = await markEnded(tx, id, reason);
+  if (!ended) return null;
+  return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: { conversation: ended.listed } });
+}
+
+/**
  * Ends an active conversation (the visitor, or its workflow after inactivity): status, end time,
  * usage record and `conversation.ended`, in one transaction. False when it had already ended.
  */
 export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | 'secrets'>, id: string, reason: 'visitor' | 'inactivity',
   opts: { lifecycle?: boolean } = {}): Promise<boolean> {
-  const eventId = await deps.sql.begin(async (tx) => {
-    const ended = await markEnded(tx, id, reason);
-    if (!ended) return null;
-    return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: { conversation: ended.listed } });
-  });
+  const eventId = await deps.sql.begin((tx) => markConversationEnded(tx, id, reason));
   if (!eventId) return false;
   // `lifecycle: false`: no lifecycle workflow to tell (a campaign call's conversation, ended by the call's workflow).
   if (reason === 'visitor' && opts.lifecycle !== false) await signalLifecycle(deps as ConversationDeps, id, 'ended');
@@ -263,10 +275,11 @@ export async function evaluateConversation(deps: ConversationDeps, id: string,
   known?: ConversationRecord): Promise<boolean> {
   const conversation = known ?? await findConversationRecord(deps.sql, id);
   if (!conversation) return false;
-  const agent = await findAgent(deps.sql, conversation.orgId, conversation.agentId);
-  if (!agent) return false;
+  const found = await findAgentToRun(deps.sql, conversation.orgId, conversation.agentId);
+  if (!found) return false;
+  const { agent } = found;
   const messages = await listMessages(deps.sql, id);
-  const judged = await runtimeAgent(deps.sql, agent);
+  const judged = await runtimeAgent(deps.sql, agent, { transfers: found.transfers });
   // A simulated conversation is also judged by its scenario's criteria.
   const extra = conversation.isSimulated ? await simulationCriteriaOf(deps.sql, id) : [];
   if (extra.length) judged.acceptance_criteria = [...(judged.acceptance_criteria ?? []), ...extra];

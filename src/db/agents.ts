@@ -81,6 +81,18 @@ export async function findAgent(db: Db, orgId: string, id: string, opts: { forUp
   return row ? toAgent(row) : null;
 }
 
+/**
+ * The agent, and whether it has an enabled transfer rule (what runtimeAgent tells the runtime), in one
+ * read: for the steps that read an agent only to run it.
+ */
+export async function findAgentToRun(db: Db, orgId: string, id: string): Promise<{ agent: Agent; transfers: boolean } | null> {
+  const [row] = await db<(AgentRow & { transfers: boolean })[]>`
+    select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at,
+      exists (select 1 from transfer_rules t where t.agent_id = agents.id and t.enabled) as transfers
+    from agents where id = ${id} and org_id = ${orgId} and deleted_at is null`;
+  return row ? { agent: toAgent(row), transfers: row.transfers } : null;
+}
+
 /** The agent whose widget id (public key) is `publicKey`, in the organization. */
 export async function findAgentByPublicKey(db: Db, orgId: string, publicKey: string): Promise<Agent | null> {
   const row = await findRow(db, orgId, { publicKey }, false);

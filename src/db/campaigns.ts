@@ -239,6 +239,16 @@ export async function linkCallConversation(db: Db, id: string, conversationId: s
 }
 
 /**
+ * Links a conversation to a call that has not ended and has none yet (under the row's lock, so a call
+ * ending meanwhile is seen by one of the two); false when the call has ended, has one, or is gone.
+ */
+export async function linkOpenCallConversation(db: Db, id: string, conversationId: string): Promise<boolean> {
+  const rows = await db`update campaign_calls set conversation_id = ${conversationId}, updated_at = now()
+    where id = ${id} and ended_at is null and conversation_id is null returning id`;
+  return rows.length > 0;
+}
+
+/**
  * Ends a call that has not ended: status, reason, end time, talk time. Null when it had ended
  * already (a retried activity, or a hangup that lost the race), so it ends exactly once.
  */
