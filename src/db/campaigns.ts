@@ -194,9 +194,8 @@ export async function findCall(db: Db, orgId: string, campaignId: string, callId
   return r ? toCallRecord(r) : null;
 }
 
-export async function findCallById(db: Db, id: string, opts: { forUpdate?: boolean } = {}): Promise<CallRecord | null> {
-  const lock = opts.forUpdate ? db`for update` : db``;
-  const [r] = await db<CallRow[]>`select ${db(CALL_COLUMNS)} from campaign_calls where id = ${id} ${lock}`;
+export async function findCallById(db: Db, id: string): Promise<CallRecord | null> {
+  const [r] = await db<CallRow[]>`select ${db(CALL_COLUMNS)} from campaign_calls where id = ${id}`;
   return r ? toCallRecord(r) : null;
 }
 
