@@ -13,11 +13,13 @@
  * printed. Prints each tuning question answered wrong (EVAL_SHOW_ALL=1: every tuning question) with
  * its best score, then a calibration line: the tuning set's best-scoring unknown, the facts that
  * would be answered right at any threshold above it, and the lowest of them; ANSWER_THRESHOLD belongs
- * between the two. EVAL_FIXTURE=gym, =clinic or =bakery runs one fixture.
+ * between the two. EVAL_FIXTURE=gym, =clinic or =bakery runs one fixture. A question no sentence answers at
+ * the threshold is read by meaning as `searchKnowledge` does (`answerByMeaning`); EVAL_MEANING=0 leaves that out.
  */
 import { chunkSections } from '../src/crawler/chunk.ts';
 import { extractHtml } from '../src/crawler/extract.ts';
-import { ANSWER_THRESHOLD, rankSentences, type SourceChunk } from '../src/knowledge/rank.ts';
+import { answerByMeaning } from '../src/knowledge/meaning.ts';
+import { ANSWER_THRESHOLD, rankSentences, type RankedSentence, type SourceChunk } from '../src/knowledge/rank.ts';
 import { composeAnswer } from '../src/runtime/answer.ts';
 import { startClinicSite } from './answers/clinic-site.ts';
 import { CLINIC_QUESTIONS } from './answers/clinic-questions.ts';
@@ -61,8 +63,8 @@ async function passages(start: () => Promise<AnswersSite>): Promise<SourceChunk[
   }
 }
 
-function reply(question: string, ranked: ReturnType<typeof rankSentences>, threshold: number): string {
-  const found = ranked.filter((r) => r.score >= threshold)
+function reply(question: string, ranked: RankedSentence[], threshold: number, byMeaning: RankedSentence | null = null): string {
+  const found = (byMeaning ? [byMeaning] : ranked.filter((r) => r.score >= threshold).slice(0, 5))
     .map((r) => ({ text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing, absent: r.absent }));
   const answer = composeAnswer(question, found);
   return answer ? `${answer.text}\nSource: ${answer.urls[0]}` : "I don't know.";
@@ -75,8 +77,10 @@ for (const [name, start, questions] of FIXTURES) {
   const chunks = await passages(start);
   const count = { tuning: { facts: 0, factsRight: 0, unknowns: 0, admitted: 0 }, held: { facts: 0, factsRight: 0, unknowns: 0, admitted: 0 } };
   for (const [index, question] of questions.entries()) {
-    const ranked = rankSentences(question.q, chunks);
-    const text = reply(question.q, ranked, ANSWER_THRESHOLD);
+    // As many sentences as searchKnowledge ranks (its CANDIDATES).
+    const ranked = rankSentences(question.q, chunks, undefined, 40);
+    const byMeaning = process.env.EVAL_MEANING !== '0' && !ranked.some((r) => r.score >= ANSWER_THRESHOLD) ? await answerByMeaning(question.q, ranked) : null;
+    const text = reply(question.q, ranked, ANSWER_THRESHOLD, byMeaning);
     const right = judge(question, text);
     const unknown = question.kind === 'unknown';
     const c = isHeldOut(index) ? count.held : count.tuning;
@@ -90,7 +94,7 @@ for (const [name, start, questions] of FIXTURES) {
     if (isHeldOut(index)) continue;
     calibration.push({ score: ranked[0]?.score ?? 0, unknown, rightIfAnswered: !unknown && judge(question, reply(question.q, ranked, 0)) });
     if (!right || process.env.EVAL_SHOW_ALL === '1') {
-      say(`- [${question.kind}${right ? '' : ', WRONG'}] ${question.q} (best ${(ranked[0]?.score ?? 0).toFixed(3)})\n    ${text.replace(/\n/g, '\n    ')}`);
+      say(`- [${question.kind}${right ? '' : ', WRONG'}] ${question.q} (best ${(ranked[0]?.score ?? 0).toFixed(3)}${byMeaning ? ', by meaning' : ''})\n    ${text.replace(/\n/g, '\n    ')}`);
     }
   }
   const { tuning: t, held: h } = count;

@@ -121,6 +121,7 @@ async function askAll(fixture: Fixture, site: AnswersSite, rest: string, auth: R
 
   const pub = `${widgets}/${agent.public_key}`;
   const verdicts: Verdict[] = [];
+  const asking = Date.now();
   for (const [index, question] of fixture.questions.entries()) {
     const conversation = await json(await fetch(`${pub}/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page_url: `${site.url}/` }) }));
     const sent = await json(await fetch(`${pub}/conversations/${conversation.conversation_id}/messages`, {
@@ -129,6 +130,8 @@ async function askAll(fixture: Fixture, site: AnswersSite, rest: string, auth: R
     const reply = (sent.messages as { role: string; text: string }[]).filter((m) => m.role === 'agent').map((m) => m.text).join('\n');
     verdicts.push({ question, index, reply, right: judge(question, reply), heldOut: isHeldOut(index) });
   }
+  const seconds = (Date.now() - asking) / 1000;
+  say(`${fixture.name}: asked ${verdicts.length} questions in ${seconds.toFixed(1)} s (${((1000 * seconds) / verdicts.length).toFixed(0)} ms each, conversation start included)`);
   return verdicts;
 }
 

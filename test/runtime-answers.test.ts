@@ -125,4 +125,12 @@ describe('answers on a third site (a bakery)', () => {
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);
     expect(reply).not.toMatch(/source/i);
   });
+
+  it('a paraphrase the words alone do not answer, found by its meaning (the LLM\'s tool gets the same sentence)', async () => {
+    // "notice" / "at least 72 hours before": the lexical score is under the threshold; the sentence encoder finds it.
+    expect(await ask('How much notice do you need for a birthday cake?', bakery)).toMatch(/^Order custom cakes at least 72 hours before you need them\.\nSource: /);
+    const [found] = await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?');
+    expect(found).toMatchObject({ answer: 'Order custom cakes at least 72 hours before you need them.' });
+    expect(await ask('Do I have to pay extra for gear when I take a class?')).toMatch(/^Every class includes gear rental\.\nSource: /);
+  });
 });

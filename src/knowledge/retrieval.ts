@@ -1,14 +1,18 @@
 import type { Db } from '../db/index.ts';
 import { countChunksWithWords, findChunksWithAnyWord } from '../db/page-chunks.ts';
 import { analyzeQuestion, stem } from './analysis.ts';
-import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
+import { answerByMeaning } from './meaning.ts';
+import { ANSWER_THRESHOLD, rankSentences, type RankedSentence } from './rank.ts';
 
 export interface Passage {
   /** The answering sentence with its neighbours (or, from other sources, any passage text). */
   text: string;
   url: string;
   title: string | null;
-  /** Calibrated 0 to 1 for passages from `searchKnowledge` (see rank.ts); other sources may use any scale. */
+  /**
+   * Calibrated 0 to 1 for passages from `searchKnowledge` (see rank.ts); other sources may use any scale. A sentence
+   * found by its meaning (meaning.ts) keeps its lexical score, below ANSWER_THRESHOLD.
+   */
   score: number;
   /** "Page title › Heading" of the passage. */
   section?: string | null;
@@ -20,7 +24,7 @@ export interface Passage {
   absent?: string[];
 }
 
-/** Candidate passages read from the database per question, before sentence ranking. */
+/** Candidate passages read from the database per question, before sentence ranking; as many sentences are read by meaning. */
 const CANDIDATES = 40;
 
 /**
@@ -29,7 +33,8 @@ const CANDIDATES = 40;
  * always in the index generation served now. Candidates are the passages holding any of the
  * question's words or their synonyms (PostgreSQL full text, stemmed); their sentences are
  * ranked by `rankSentences` with the whole knowledge's word frequencies. Only sentences scoring
- * ANSWER_THRESHOLD or more come back: an empty answer means the site does not say.
+ * ANSWER_THRESHOLD or more come back, or, when none does, the one sentence whose meaning answers it
+ * (`answerByMeaning`): an empty answer means the site does not say.
  */
 export async function searchKnowledge(db: Db, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
@@ -46,7 +51,12 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
     const s = stem(word);
     df.set(s, Math.max(df.get(s) ?? 0, n));
   }
-  return rankSentences(question, chunks, { total: counts.total, df }, limit)
-    .filter((r) => r.score >= ANSWER_THRESHOLD)
-    .map((r) => ({ text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing, absent: r.absent }));
+  const ranked = rankSentences(question, chunks, { total: counts.total, df }, Math.max(limit, CANDIDATES));
+  const found = ranked.filter((r) => r.score >= ANSWER_THRESHOLD).slice(0, limit);
+  const byMeaning = found.length ? null : await answerByMeaning(query.slice(0, 1000), ranked);
+  return (byMeaning ? [byMeaning] : found).map(passageOf);
+}
+
+function passageOf(r: RankedSentence): Passage {
+  return { text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing, absent: r.absent };
 }

