@@ -93,6 +93,11 @@ export const ConfigSchema = Type.Object({
   /** Sent as a bearer token to LLM_BASE_URL; never logged. */
   LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   LLM_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
+  /**
+   * `off`: a question the site's words do not answer is not read again by meaning (the sentence encoder of
+   * src/knowledge/meaning.ts, 100-190 MiB once loaded, on first use, in a worker thread).
+   */
+  SENTENCE_ENCODER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
 });
 export type Config = Readonly<Static<typeof ConfigSchema>>;
 

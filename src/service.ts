@@ -19,6 +19,7 @@ import type { Client } from '@temporalio/client';
 import { createLiveHub, type LiveHub } from './conversations/live-stream.ts';
 import { acceptsAddress, receiveEmail } from './conversations/email.ts';
 import { startSmtpListener, type SmtpListener } from './mail/inbound.ts';
+import { useSentenceEncoder } from './knowledge/meaning.ts';
 
 export interface Service {
   /** Base URL of the API, when this process serves it. */
@@ -73,6 +74,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
 
   // Loaded only here: an API-only process never holds the worker SDK, the activities and what they import.
   const runtime = createRuntime(config);
+  useSentenceEncoder(config.SENTENCE_ENCODER === 'on');
   const workers = opts.worker
     ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, secrets, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;

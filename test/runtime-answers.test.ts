@@ -4,6 +4,7 @@ import { startAnswersSite, type AnswersSite } from '../bench/answers/site.ts';
 import { startClinicSite } from '../bench/answers/clinic-site.ts';
 import { startBakerySite } from '../bench/answers/bakery-site.ts';
 import { searchKnowledge } from '../src/knowledge/retrieval.ts';
+import { useSentenceEncoder } from '../src/knowledge/meaning.ts';
 
 // A handful of the answers evaluation's cases (npm run eval:answers), from its three fixture
 // sites (the climbing gym, the dental practice and the bakery), through the real crawl and the public widget
@@ -132,5 +133,15 @@ describe('answers on a third site (a bakery)', () => {
     const [found] = await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?');
     expect(found).toMatchObject({ answer: 'Order custom cakes at least 72 hours before you need them.' });
     expect(await ask('Do I have to pay extra for gear when I take a class?')).toMatch(/^Every class includes gear rental\.\nSource: /);
+  });
+
+  it('SENTENCE_ENCODER=off: the same paraphrase is not read by meaning (the site does not say, in its words)', async () => {
+    useSentenceEncoder(false);
+    try {
+      expect(await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?')).toEqual([]);
+    } finally {
+      useSentenceEncoder(true);
+    }
+    expect(await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?')).toHaveLength(1);
   });
 });

@@ -24,6 +24,12 @@ const CACHE = 4000;
 
 const cache = new Map<string, Float32Array>();
 
+/** Off (SENTENCE_ENCODER=off): no question is read by meaning, and the model is never loaded. */
+let enabled = true;
+export function useSentenceEncoder(on: boolean): void {
+  enabled = on;
+}
+
 /**
  * The encoder runs in a worker thread of its own, started on first use (the model loads in about 0.5 s and holds
  * 100-190 MiB): an idle service does not hold it, and encoding (30-200 ms a question) does not hold the event loop
@@ -99,6 +105,7 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + 
  */
 export async function answerByMeaning(question: string, ranked: RankedSentence[]): Promise<RankedSentence | null> {
   // A sentence that asks ("Broken tooth or bad toothache?") is close to a question for being one, and answers nothing.
+  if (!enabled) return null;
   const pool = ranked.filter((r) => r.score >= FLOOR && !r.sentence.trim().endsWith('?'));
   if (!pool.length) return null;
   // The encoder is a second chance, never a reason to fail a reply: if it cannot load or run, the words' answer stands.
