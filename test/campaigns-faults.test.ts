@@ -101,3 +101,32 @@ it('a call started just before a pause is not dialed: it goes back to the queue,
     await own.drop();
   }
 }, 150_000);
+
+it('an evaluation that fails is retried by the step that ended the call: the call ends once, its conversation is evaluated once', async () => {
+  const { api, agent, orgId } = await orgWithNumber(svc);
+  // The first two evaluations written for this organization fail (the sequence is not rolled back with them).
+  await svc.sql.unsafe(`
+    create sequence evaluation_faults;
+    create function fail_first_evaluations() returns trigger language plpgsql as $$
+    begin
+      if nextval('evaluation_faults') <= 2 then raise exception 'injected fault: the evaluation could not be stored'; end if;
+      return new;
+    end $$;
+    create trigger fail_first_evaluations before update on conversations for each row
+      when (new.org_id = '${orgId}' and new.evaluation_status = 'completed' and old.evaluation_status <> 'completed')
+      execute function fail_first_evaluations();`);
+  const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: ['+15005559831'], max_duration_seconds: 60 });
+  await campaignReaches(api, campaign.id, 'completed', 120_000);
+  const [call] = await callsOf(api, campaign.id);
+  expect(call).toMatchObject({ status: 'completed', ended_reason: 'carrier', conversation_id: expect.any(String) });
+  const [faults] = await svc.sql<{ n: string }[]>`select last_value::text as n from evaluation_faults`;
+  expect(Number(faults!.n)).toBe(3); // two failures, then the evaluation that was stored
+  const events = await eventually(async () => {
+    const all = await eventsOf(svc, orgId);
+    return all.some((e) => e.type === 'conversation.evaluated') ? all : null;
+  });
+  const count = (type: string) => events.filter((e) => e.type === type).length;
+  expect([count('campaign_call.ended'), count('conversation.ended'), count('conversation.evaluated')]).toEqual([1, 1, 1]);
+  const [conversation] = await svc.sql<{ evaluation_status: string }[]>`select evaluation_status from conversations where id = ${call!.conversation_id}`;
+  expect(conversation!.evaluation_status).toBe('completed');
+}, 150_000);

@@ -150,10 +150,11 @@ it('replays a campaign and a call of it that it has just run (a busy retry, a ma
       { workflowId: parent.workflowId, history: await parent.fetchHistory() },
       { workflowId: child.workflowId, history: await child.fetchHistory() },
     ]);
-    // campaign.json, campaign-call.json and campaign-call-owns-conversation.json stay: runs from before
-    // the `campaign-call-v2` marker and of `runCampaignCall`, which must still replay.
-    await recordFixture(parent.workflowId, 'campaign-v2.json');
-    await recordFixture(child.workflowId, 'campaign-call-v2.json');
+    // campaign.json, campaign-call.json, campaign-call-owns-conversation.json, campaign-v2.json and
+    // campaign-call-v2.json stay: runs from before the `campaign-call-v2` and `campaign-call-v3` markers,
+    // of `runCampaignCall` and `runCampaignCallV2`, which must still replay.
+    await recordFixture(parent.workflowId, 'campaign-v3.json');
+    await recordFixture(child.workflowId, 'campaign-call-v3.json');
   } finally {
     await calls3.stop();
   }

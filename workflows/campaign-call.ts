@@ -25,6 +25,13 @@ const { settleCall } = proxyLocalActivities<CampaignActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
+// The same step, since `runCampaignCallV3`, also evaluating the conversation of a call it ends (an LLM may
+// take a while: the evaluation's own timeout). A failing evaluation is retried with the step, then given up
+// (settleCall logs it): the call's end, written first, is never undone by it.
+const { settleCall: settleAndEvaluate } = proxyLocalActivities<CampaignActivities>({
+  startToCloseTimeout: '3 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
 // The evaluation of the call's conversation (an LLM may take a while): the SDK keeps the workflow task
 // alive past its timeout while a local activity runs, and waits out long retry backoffs on a timer.
 // A worker that dies under it loses the workflow task, which another worker runs again 10 s later.
@@ -68,6 +75,15 @@ export interface CampaignCallInput { callId: string; maxDurationSeconds: number 
 export interface CampaignCallResult { status: CallStatus; ended_reason: EndedReason | null }
 
 /**
+ * One campaign call (`campaign-call:<call id>`), as `runCampaignCallV2` runs it, with its conversation
+ * evaluated by the step that ends the call: one local activity (an activation, a marker, a read of the
+ * agent) fewer per answered call. Campaigns start it under the `campaign-call-v3` marker.
+ */
+export async function runCampaignCallV3(input: CampaignCallInput): Promise<CampaignCallResult> {
+  return runCall(input, true);
+}
+
+/**
  * One campaign call (`campaign-call:<call id>`): queued → claimed → dialing → initiated → ringing →
  * in_progress, then its end. The carrier's callbacks arrive as signals (the sandbox's are played
  * here on timers); once answered, a timer of `max_duration_seconds` hangs up with `max_duration`.
@@ -81,7 +97,15 @@ export interface CampaignCallResult { status: CallStatus; ended_reason: EndedRea
  * attribute upsert, and the parent picks the type under its own marker.
  */
 export async function runCampaignCallV2(input: CampaignCallInput): Promise<CampaignCallResult> {
+  return runCall(input, false);
+}
+
+/** The call's steps; `evaluateInSettle`: the step that ends the call evaluates its conversation (V3), else a step of its own does (V2). */
+async function runCall(input: CampaignCallInput, evaluateInSettle: boolean): Promise<CampaignCallResult> {
   const { callId } = input;
+  const settle = evaluateInSettle
+    ? (args: Omit<Parameters<typeof settleCall>[0], 'evaluate'>) => settleAndEvaluate({ ...args, evaluate: true })
+    : settleCall;
   let hangup = false;
   let result: CampaignCallResult | null = null;
   const heard: string[] = [];
@@ -98,13 +122,13 @@ export async function runCampaignCallV2(input: CampaignCallInput): Promise<Campa
   let answeredAt: number | null = null;
   const settled = async (ended: EndedCall): Promise<CampaignCallResult> => {
     result = { status: ended.status, ended_reason: ended.ended_reason };
-    // The call's conversation ended with it (`conversation.ended`); its evaluation follows here.
-    if (ended.conversation) await evaluateCallConversation({ callId });
+    // The call's conversation ended with it (`conversation.ended`); its evaluation follows here, unless settled with it.
+    if (ended.conversation && !evaluateInSettle) await evaluateCallConversation({ callId });
     return result;
   };
   const end = async (status: TerminalCallStatus, reason: EndedReason): Promise<CampaignCallResult> => {
     if (conversing) await conversing;
-    return settled((await settleCall({ callId, end: { status, reason } }))!);
+    return settled((await settle({ callId, end: { status, reason } }))!);
   };
 
   if (hangup) return end('canceled', 'canceled');
@@ -155,9 +179,9 @@ export async function runCampaignCallV2(input: CampaignCallInput): Promise<Campa
     const openConversation = answered && dial.sandbox !== null;
     if (ends) {
       if (conversing) await conversing;
-      return settled((await settleCall({ callId, reached, openConversation, end: ends }))!);
+      return settled((await settle({ callId, reached, openConversation, end: ends }))!);
     }
-    await settleCall({ callId, reached, openConversation });
+    await settle({ callId, reached, openConversation });
     // With no talk time the callee hangs up on the greeting: no turns to play.
     const talkSeconds = dial.sandbox?.talkSeconds ?? 0;
     if (answered && talkSeconds > 0) conversing = playSandboxCallee({ callId, talkSeconds }).catch(() => undefined);

@@ -3,7 +3,7 @@ import {
 } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns.ts';
 import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
-import { hangupSignal, runCampaignCallV2 } from './campaign-call.ts';
+import { hangupSignal, runCampaignCallV2, runCampaignCallV3 } from './campaign-call.ts';
 import { runCampaignCall } from './campaign-call-v1.ts';
 
 /** The campaign's status changed (paused, resumed): read it back. */
@@ -24,6 +24,8 @@ const { nextCalls, finishCampaign } = proxyLocalActivities<CampaignActivities>({
  * their history ends, then take this path too.
  */
 const CALL_V2 = 'campaign-call-v2';
+/** Runs with this marker start their calls as `runCampaignCallV3` (the step that ends a call evaluates its conversation). */
+const CALL_V3 = 'campaign-call-v3';
 
 /** History events after which a run drains its calls and continues as new (10,000-call campaigns stay bounded). */
 const HISTORY_LIMIT = 4_000;
@@ -44,15 +46,15 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
   let canceled = false;
   setHandler(campaignWakeSignal, () => { wakes += 1; });
   setHandler(campaignCancelSignal, () => { canceled = true; wakes += 1; });
-  const running = new Map<string, ChildWorkflowHandle<typeof runCampaignCall | typeof runCampaignCallV2>>();
+  const running = new Map<string, ChildWorkflowHandle<typeof runCampaignCall | typeof runCampaignCallV2 | typeof runCampaignCallV3>>();
   // Started, not yet confirmed by the server (runs with CALL_V2 only).
   const starting = new Set<string>();
   const historyLimit = input.historyLimit ?? HISTORY_LIMIT;
 
-  const start = async (callId: string, maxDurationSeconds: number, v2: boolean) => {
+  const start = async (callId: string, maxDurationSeconds: number, v2: boolean, v3: boolean) => {
     if (v2) starting.add(callId);
     try {
-      const handle = await startChild(v2 ? runCampaignCallV2 : runCampaignCall, {
+      const handle = await startChild(v3 ? runCampaignCallV3 : v2 ? runCampaignCallV2 : runCampaignCall, {
         workflowId: workflowIds.campaignCall(callId),
         args: [{ callId, maxDurationSeconds }],
         taskQueue: workflowInfo().taskQueue,
@@ -79,11 +81,12 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
       break;
     }
     const v2 = patched(CALL_V2);
+    const v3 = v2 && patched(CALL_V3);
     const turn = await nextCalls({ campaignId, exclude: [...running.keys(), ...starting] });
     // `draft`: the start that launched this run was rolled back; nothing to do.
     if (turn.status === 'draft' || turn.status === 'gone') return;
     if (turn.status === 'canceled') { canceled = true; break; }
-    const starts = turn.ready.map((id) => start(id, turn.maxDurationSeconds, v2));
+    const starts = turn.ready.map((id) => start(id, turn.maxDurationSeconds, v2, v3));
     if (!v2) await Promise.all(starts);
     if (idle() && turn.queued === 0) {
       await finishCampaign({ campaignId });

@@ -191,24 +191,41 @@ export type EndedCall = Awaited<ReturnType<typeof endCall>>;
  */
 export async function settleCall(deps: CallDeps, input: {
   callId: string; reached?: 'ringing' | 'in_progress'; openConversation?: boolean; end?: { status: TerminalCallStatus; reason: EndedReason };
-  /** The activity's attempt: opening the conversation is retried a few times, then given up. */
+  /** Also evaluate the conversation of the call it ends (`runCampaignCallV3`), once. */
+  evaluate?: boolean;
+  /** The activity's attempt: opening the conversation is retried a few times, then given up; evaluating it too. */
   attempt: number;
 }): Promise<EndedCall | null> {
   const { callId } = input;
   // The row as answered (null when an earlier run of this step answered it): the conversation's opening reads it no more.
   const answered = input.reached === 'in_progress' ? await advanceCall(deps.sql, callId, ['initiated', 'ringing'], 'in_progress', { answered: true }) : null;
   if (input.reached === 'ringing') await markCall(deps, { callId, status: 'ringing' });
+  let opened: OpenedConversation | null = null;
   if (input.reached === 'in_progress' && input.openConversation) {
     try {
-      await openCallConversation(deps, callId, undefined, answered ?? undefined);
+      opened = await openCallConversation(deps, callId, undefined, answered ?? undefined);
     } catch (err) {
       // Retried a few times (a database blip); after that the call goes on without its conversation.
       if (input.attempt < 5) throw err;
       deps.log.error({ err, call_id: callId }, 'could not open the conversation of an answered campaign call');
     }
   }
-  return input.end ? endCall(deps, { callId, ...input.end, ownsConversation: true, carrierSession: deps.carrier.name !== 'sandbox' }) : null;
+  if (!input.end) return null;
+  const ended = await endCall(deps, { callId, ...input.end, ownsConversation: true, carrierSession: deps.carrier.name !== 'sandbox' });
+  if (input.evaluate && ended.conversation) {
+    try {
+      await evaluateCallConversation(deps, callId, opened ?? undefined);
+    } catch (err) {
+      // Retried with this step (the call's end above is written once and not undone), then given up: the call has ended.
+      if (input.attempt < EVALUATION_ATTEMPTS) throw err;
+      deps.log.error({ err, call_id: callId }, 'could not evaluate the conversation of an ended campaign call');
+    }
+  }
+  return ended;
 }
+
+/** Attempts of the step that ends a call at evaluating its conversation (about 4 minutes at its backoff), as the evaluation's own step had. */
+const EVALUATION_ATTEMPTS = 10;
 
 /** What the scripted callee of a sandbox call says first. */
 const CALLEE_GOAL = 'Hello? Who is calling, and what can you do for me?';
@@ -254,7 +271,7 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
   const found = campaign ? await findAgentToRun(deps.sql, call.orgId, campaign.widget_id) : null;
   if (!campaign || !found) return null;
   const { agent, transfers } = found;
-  if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null };
+  if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null, transfers };
   const number = carrierCall && campaign.from_number ? await findActiveNumberByE164(deps.sql, campaign.from_number) : null;
   try {
     const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent,
@@ -267,7 +284,7 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
           });
         }
       });
-    return { conversationId: conversation.id, greeting, agent, language: conversation.language };
+    return { conversationId: conversation.id, greeting, agent, language: conversation.language, transfers };
   } catch (err) {
     if (!(err instanceof NotOpened)) throw err;
     const now = await findCallById(deps.sql, callId);
@@ -275,7 +292,11 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
   }
 }
 
-export interface OpenedConversation { conversationId: string; greeting: string | null; agent: Agent; language: string | null }
+export interface OpenedConversation {
+  conversationId: string; greeting: string | null; agent: Agent; language: string | null;
+  /** Whether the agent has an enabled transfer rule, as read with it. */
+  transfers?: boolean;
+}
 
 /**
  * The sandbox callee's side of an answered call's conversation: the built-in scripted caller, for
@@ -305,9 +326,12 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
  * Evaluates an ended call's conversation (`conversation.evaluated`), once: nothing for a call that had
  * none, or whose conversation an earlier run of this step evaluated (its workflow task was lost).
  */
-export async function evaluateCallConversation(deps: ConversationDeps, callId: string): Promise<boolean> {
+export async function evaluateCallConversation(deps: ConversationDeps, callId: string,
+  /** The conversation as this step opened it (its agent is not read again). */
+  opened?: OpenedConversation): Promise<boolean> {
   const conversation = await findCallConversationToEvaluate(deps.sql, callId);
-  return conversation ? evaluateConversation(deps, conversation.id, conversation) : false;
+  const agent = opened?.transfers === undefined ? undefined : { agent: opened.agent, transfers: opened.transfers };
+  return conversation ? evaluateConversation(deps, conversation.id, conversation, agent) : false;
 }
 
 /**

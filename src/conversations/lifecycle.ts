@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
-import { findAgentToRun } from '../db/agents.ts';
+import { findAgentToRun, type AgentToRun } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { emitEvent } from '../events/emit.ts';
@@ -272,10 +272,12 @@ export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | '
  */
 export async function evaluateConversation(deps: ConversationDeps, id: string,
   /** The conversation as the caller just read it (not read again). */
-  known?: ConversationRecord): Promise<boolean> {
+  known?: ConversationRecord,
+  /** Its agent as the caller read it to run it (findAgentToRun), in the same step. */
+  knownAgent?: AgentToRun): Promise<boolean> {
   const conversation = known ?? await findConversationRecord(deps.sql, id);
   if (!conversation) return false;
-  const found = await findAgentToRun(deps.sql, conversation.orgId, conversation.agentId);
+  const found = knownAgent?.agent.id === conversation.agentId ? knownAgent : await findAgentToRun(deps.sql, conversation.orgId, conversation.agentId);
   if (!found) return false;
   const { agent } = found;
   const messages = await listMessages(deps.sql, id);

@@ -85,7 +85,8 @@ export async function findAgent(db: Db, orgId: string, id: string, opts: { forUp
  * The agent, and whether it has an enabled transfer rule (what runtimeAgent tells the runtime), in one
  * read: for the steps that read an agent only to run it.
  */
-export async function findAgentToRun(db: Db, orgId: string, id: string): Promise<{ agent: Agent; transfers: boolean } | null> {
+export interface AgentToRun { agent: Agent; transfers: boolean }
+export async function findAgentToRun(db: Db, orgId: string, id: string): Promise<AgentToRun | null> {
   const [row] = await db<(AgentRow & { transfers: boolean })[]>`
     select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at,
       exists (select 1 from transfer_rules t where t.agent_id = agents.id and t.enabled) as transfers
