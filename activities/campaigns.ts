@@ -10,9 +10,10 @@ import { createToolSender } from '../src/tools/send.ts';
 
 /**
  * The campaign and campaign call workflows' steps: each writes its status change to PostgreSQL, idempotently.
- * A call of `runCampaignCallV2` runs placeCall, settleCall, hangUpAtCarrier, playSandboxCallee and
- * evaluateCallConversation; claimCall, dialCall, markCall, converseSandboxCall, openCallConversation and
- * endCall serve the runs of `runCampaignCall` started before it.
+ * A call of `runCampaignCallV3` runs placeCall, settleCall (the one that ends the call evaluates its
+ * conversation), hangUpAtCarrier and playSandboxCallee; evaluateCallConversation serves the runs of
+ * `runCampaignCallV2`; claimCall, dialCall, markCall, converseSandboxCall, openCallConversation and
+ * endCall those of `runCampaignCall` started before them.
  */
 export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log' | 'runtime' | 'secrets'>) {
   const callDeps = { ...deps, carrier: createCarrier(deps.config, deps.sql) };
