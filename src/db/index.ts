@@ -117,11 +117,14 @@ export type Fragment = postgres.Fragment | postgres.Helper<any>;
 export async function listPage<Row extends object, T>(db: Db, q: {
   columns: Fragment; from: Fragment; order: Fragment; limit: number; offset: number;
 }, map: (row: Row) => T): Promise<{ data: T[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<Row[]>`select ${q.columns} ${q.from} order by ${q.order} limit ${q.limit} offset ${q.offset}`,
-    db<{ total: number }[]>`select count(*)::int as total ${q.from}`,
-  ]);
-  return { data: rows.map(map), total: count?.total ?? 0 };
+  // One statement, so the page and its total are read from one snapshot: two statements on two connections
+  // could answer rows that moved meanwhile with a total that counts them elsewhere (`total: 2`, `data: []`).
+  const rows = await db<(Row & { __total: number })[]>`select (select count(*)::int ${q.from}) as __total, ${q.columns}
+    ${q.from} order by ${q.order} limit ${q.limit} offset ${q.offset}`;
+  // An empty first page is an empty list; past the end of one, only the total is read again.
+  const total = rows[0]?.__total
+    ?? (q.offset > 0 ? (await db<{ total: number }[]>`select count(*)::int as total ${q.from}`)[0]?.total ?? 0 : 0);
+  return { data: rows.map(({ __total: _, ...row }) => map(row as unknown as Row)), total };
 }
 
 /**
