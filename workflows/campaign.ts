@@ -27,6 +27,14 @@ const CALL_V2 = 'campaign-call-v2';
 /** Runs with this marker start their calls as `runCampaignCallV3` (the step that ends a call evaluates its conversation). */
 const CALL_V3 = 'campaign-call-v3';
 
+/**
+ * Runs with this marker count a wake (signal) or a call's end from before they read the queue, not after: one
+ * that arrived while `nextCalls` ran (a resume committed just after the read saw `paused`) starts another turn
+ * at once. Before it, such a wake was taken as already seen, and a paused-then-resumed campaign could sleep
+ * until its next timer (days, while paused).
+ */
+const WAKE_BEFORE_READ = 'campaign-wake-before-read';
+
 /** History events after which a run drains its calls and continues as new (10,000-call campaigns stay bounded). */
 const HISTORY_LIMIT = 4_000;
 
@@ -82,6 +90,7 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
     }
     const v2 = patched(CALL_V2);
     const v3 = v2 && patched(CALL_V3);
+    const seen = [wakes, finished] as const;
     const turn = await nextCalls({ campaignId, exclude: [...running.keys(), ...starting] });
     // `draft`: the start that launched this run was rolled back; nothing to do.
     if (turn.status === 'draft' || turn.status === 'gone') return;
@@ -92,7 +101,7 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
       await finishCampaign({ campaignId });
       return;
     }
-    const [w, f] = [wakes, finished];
+    const [w, f] = patched(WAKE_BEFORE_READ) ? seen : [wakes, finished];
     await condition(() => wakes !== w || finished !== f, turn.waitSeconds !== null ? turn.waitSeconds * 1000 : undefined);
   }
   // Canceled: the calls in flight are hung up; the queued ones were ended by the cancel itself.
