@@ -288,14 +288,14 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
   } catch (err) {
     if (!(err instanceof NotOpened)) throw err;
     const now = await findCallById(deps.sql, callId);
-    return now?.conversation_id && !now.ended_at ? { conversationId: now.conversation_id, greeting: null, agent, language: null } : null;
+    return now?.conversation_id && !now.ended_at ? { conversationId: now.conversation_id, greeting: null, agent, language: null, transfers } : null;
   }
 }
 
 export interface OpenedConversation {
   conversationId: string; greeting: string | null; agent: Agent; language: string | null;
   /** Whether the agent has an enabled transfer rule, as read with it. */
-  transfers?: boolean;
+  transfers: boolean;
 }
 
 /**
@@ -330,8 +330,7 @@ export async function evaluateCallConversation(deps: ConversationDeps, callId: s
   /** The conversation as this step opened it (its agent is not read again). */
   opened?: OpenedConversation): Promise<boolean> {
   const conversation = await findCallConversationToEvaluate(deps.sql, callId);
-  const agent = opened?.transfers === undefined ? undefined : { agent: opened.agent, transfers: opened.transfers };
-  return conversation ? evaluateConversation(deps, conversation.id, conversation, agent) : false;
+  return conversation ? evaluateConversation(deps, conversation.id, conversation, opened && { agent: opened.agent, transfers: opened.transfers }) : false;
 }
 
 /**
