@@ -75,7 +75,7 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
 
 const TYPE_WORDS: Record<AnswerType, string[]> = {
   price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'pricey', 'pricy', 'rate', 'much', 'discount', 'extra'],
-  time: ['time', 'open', 'close', 'hour', 'late', 'early'],
+  time: ['time', 'open', 'close', 'hour', 'late', 'early', 'latest', 'earliest'],
   day: ['day', 'week'],
   when: ['time', 'day', 'date'],
   address: ['address', 'located', 'location', 'find'],
@@ -100,7 +100,8 @@ export function answerType(question: string): AnswerType | null {
   if (asked && isPersonNoun(asked)) return 'person';
   if (/\bwhere\b|\baddress\b|\blocated\b/.test(q)) return 'address';
   if (/\b(which|what) days?\b/.test(q)) return 'day';
-  if (/\bwhat time\b|\bhow (late|early)\b|\b(opening|closing) (hours|times?)\b|\bat what times?\b/.test(q)) return 'time';
+  // "What's the latest I can order?": a time to be in by.
+  if (/\bwhat time\b|\bhow (late|early)\b|\bthe (latest|earliest)\b|\b(opening|closing) (hours|times?)\b|\bat what times?\b/.test(q)) return 'time';
   // "when" asks for a time only as the question's word, not in "...when I take a class?".
   // A weekday named ("on a Saturday?", "open Sundays?"): the hours of that day.
   if (WEEKDAY_NAME.test(q) && !/\b(what|which|how)\b/.test(q)) return 'time';
@@ -119,7 +120,7 @@ const CITY = /\b(in|at)\s+[A-Z][a-z]+(\s[A-Z][a-z]+)?,\s+[A-Z][a-z]*\b/;
 const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs|inside|outside|near)\s+(the|our|a)\b|\b(on|in) the (lot|street|ground|first|second|top|basement|car park|parking)\b/i;
 const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
-  price: (s) => /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?)\b|\bfree\b|\d+\s?%/i.test(s),
+  price: (s) => /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢)(?=\W|$)|\bfree\b|\d+\s?%/i.test(s),
   time: (s) => CLOCK.test(s),
   day: (s) => WEEKDAY.test(s),
   when: (s) => CLOCK.test(s) || WEEKDAY.test(s) || MONTH.test(s) || /\b\d{4}\b/.test(s),
@@ -135,9 +136,23 @@ const HONORIFIC = /\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+/;
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const DAY_RANGE = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|through|thru|until|till|[-–—])\s*(mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi;
 
-/** A text with its day ranges spelled out ("Tuesday to Friday" → "Tuesday Wednesday Thursday Friday"), so a day inside a range is found. */
+/** A holiday's eve ("Christmas Eve", "New Year's Eve"): another day than the holiday. */
+const HOLIDAY_EVE = /\b([A-Za-z]+)('s)?\s+eve\b/gi;
+
+/**
+ * A text with its holiday eves written as one word beside "eve" ("Christmas Eve" → "christmaseve eve"), so that
+ * "Christmas" finds "Christmas Day" and not the eve, and "Christmas Eve" still finds the eve.
+ */
+export function withHolidayEves(text: string): string {
+  return text.replace(HOLIDAY_EVE, (_, day: string) => `${day.toLowerCase()}eve eve`);
+}
+
+/**
+ * A text with its day ranges spelled out ("Tuesday to Friday" → "Tuesday Wednesday Thursday Friday"), so a day inside
+ * a range is found; and its holiday eves told from their holidays (`withHolidayEves`).
+ */
 export function withDayRanges(text: string): string {
-  return text.replace(DAY_RANGE, (all, from: string, to: string) => {
+  return withHolidayEves(text).replace(DAY_RANGE, (all, from: string, to: string) => {
     const a = DAYS.findIndex((d) => d.startsWith(from.toLowerCase()));
     const b = DAYS.findIndex((d) => d.startsWith(to.toLowerCase()));
     if (a < 0 || b < 0 || a === b) return all;
@@ -201,7 +216,7 @@ const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'q
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {
-  const text = DOMAIN_PHRASES.reduce((t, [re, word]) => t.replace(re, word), asked);
+  const text = withHolidayEves(DOMAIN_PHRASES.reduce((t, [re, word]) => t.replace(re, word), asked));
   const want = answerType(text);
   const typeWords = new Set((want ? TYPE_WORDS[want] : []).map(stem));
   // Names: capitalised words that do not start the question or a sentence in it.

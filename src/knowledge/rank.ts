@@ -114,7 +114,9 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const weights = q.terms.map((t) => idf(t.stem, t.alternatives) * (t.typeWord ? 0.5 : 1) * vagueness(t.senses) * (t.incidental ? 0.3 : 1));
   // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come"),
   // nor where or how it is asked ("the bakery", "exactly"), unless nothing else is left.
-  const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB);
+  // "What's the bakery's phone number?": a contact asked for is the business's own, whatever its pages call it.
+  const contact = q.want === 'phone' || q.want === 'email' || q.want === 'address';
+  const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB && !(contact && t.incidental));
   const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
   const cands = candidates(chunks);
   const matches = cands.map((c) => {
@@ -155,14 +157,17 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // (not "articles": help centres keep their answers there).
     if (POST.test(c.chunk.url)) score *= 0.9;
     if (want) score *= 0.5 + 0.5 * strength;
-    return { c, score, bm25, typed };
+    // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
+    const says = typed && (want === 'phone' || want === 'email') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
+    return { c, score, bm25, typed, says };
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
   // "What's your phone number?": with no subject to tell two numbers apart, the contact page's is the one meant.
   const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'address');
   // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
   const key = (x: (typeof scored)[number]) => x.score + (0.1 * x.bm25) / maxBm25
-    + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0);
+    + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
+    + (x.says ? 0.02 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
