@@ -57,6 +57,8 @@ export const VAGUE_VERB = 16;
 const CONTACT = /\bcontact/i;
 /** A sentence that opens with the case it is for ("For membership questions, …", "If you are a member, …"). */
 const QUALIFIED = /^(for|if|outside|during|after|before|when|in case of)\b[^,]{0,60},/i;
+/** A negation, in a question ("if I don't come") or a sentence ("orders not collected"). */
+const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|without|fail(s|ed)? to|miss(es|ed)?)\b/i;
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
@@ -164,11 +166,13 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
   // "What's your phone number?": with no subject to tell two numbers apart, the contact page's is the one meant.
+  // "What happens if I don't pick it up?": of two sentences on it, the one about it not happening ("not collected").
+  const negative = DENIES.test(q.text);
   const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'address');
   // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
   const key = (x: (typeof scored)[number]) => x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
-    + (x.says ? 0.02 : 0);
+    + (x.says ? 0.02 : 0) + (negative && DENIES.test(x.c.sentence) ? 0.1 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
