@@ -71,6 +71,8 @@ const DOMAIN_SYNONYMS = [
 const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(get|have|want) (my|our|the) money back\b|\bmoney back\b/gi, 'refund'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "the west side clinic", "your east end store": a site names such a branch by its direction alone ("West").
+  [/\b(north|south|east|west)[- ](side|end)\b/gi, '$1'],
 ];
 
 const TYPE_WORDS: Record<AnswerType, string[]> = {
