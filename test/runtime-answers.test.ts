@@ -121,6 +121,19 @@ describe('answers on a third site (a bakery)', () => {
     expect(await ask('Where exactly is the Back Cove bakery?', bakery)).toMatch(/^780 Forest Avenue, Portland, ME 04103\.\nSource: /);
   });
 
+  it('a named day is that day ("Christmas" is not "Christmas Eve"), and the yes or no follows the sentence that names it', async () => {
+    expect(await ask('Are you open on Christmas?', bakery)).toMatch(/^No, both cafés are closed on Thanksgiving, Christmas Day and New Year's Day\.\nSource: /);
+  });
+
+  it('a phone question is answered by the number even when it names the premises ("the bakery\'s phone"), the general one first', async () => {
+    expect(await ask("What's the bakery's phone number?", bakery)).toMatch(/^Call either café at \(207\) 555-0112 during opening hours\.\nSource: /);
+  });
+
+  it('an adverb\'s synonym ("inside", "indoors") and a negation asked about ("if I don\'t come") find the sentence that says so', async () => {
+    expect(await ask('Can I bring my dog inside?', bakery)).toMatch(/^No, dogs are welcome on the Back Cove patio, but not indoors\.\nSource: /);
+    expect(await ask("What happens if I don't come to get my pre-order?", bakery)).toMatch(/^Orders that are not collected by closing time are donated to a local food pantry\./);
+  });
+
   it('a hyphenated word is asked about whole: "free" and "eggs" in an allergen notice do not answer "free-range eggs"', async () => {
     const reply = await ask('Are your eggs free-range?', bakery);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);

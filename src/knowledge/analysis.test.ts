@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, words } from './analysis.ts';
+import { analyzeQuestion, answerType, holdsType, stems, withDayRanges, words } from './analysis.ts';
 
 describe('reading a question', () => {
   it('"who" wants a person as the question\'s word only, not as a relative pronoun', () => {
@@ -18,5 +18,18 @@ describe('reading a question', () => {
     expect(incidental('Who started the bakery?')).toEqual(['bakery']);
     expect(incidental('Where exactly is the gym?')).toEqual(['exactly', 'gym']);
     expect(incidental('How much is a croissant?')).toEqual([]);
+  });
+
+  it('a holiday\'s eve is another day than the holiday; "the latest" asks a time; a direction with "side" names a branch', () => {
+    expect(stems(withDayRanges('On Christmas Eve we close at noon.')).has('christma')).toBe(false);
+    expect(stems(withDayRanges('Closed on Christmas Day.')).has('christma')).toBe(true);
+    expect(analyzeQuestion('Are you open on Christmas Eve?').terms.map((t) => t.word)).toContain('eve');
+    expect(answerType("What's the latest I can put in an order?")).toBe('time');
+    expect(analyzeQuestion("What's the address of the west side clinic?").terms.map((t) => t.word)).not.toContain('side');
+  });
+
+  it('cents are a price', () => {
+    expect(holdsType('Oat milk is 75 cents extra.', 'price')).toBe(true);
+    expect(holdsType('We have 75 seats.', 'price')).toBe(false);
   });
 });
