@@ -35,6 +35,8 @@ export interface QueryTerm {
    * buildings...) or an adverb ("Where exactly is…?").
    */
   incidental: boolean;
+  /** A word for the business's premises or one of its branches ("shop", "branch", "store", "bakery"). */
+  premises: boolean;
   /** The stem of the name this word follows ("gym" in "the Riverside gym"): the word says what kind of thing the name is, so the name found finds it too. */
   namedBy?: string;
 }
@@ -51,8 +53,9 @@ export interface Question {
  * Business words WordNet does not relate (its senses of "branch" are of trees and rivers): a
  * few groups of words that name the same thing on a business's website.
  */
+const BRANCH = ['branch', 'location', 'store', 'office', 'outlet', 'clinic'];
 const DOMAIN_SYNONYMS = [
-  ['branch', 'location', 'store', 'office', 'outlet', 'clinic'],
+  BRANCH,
   ['appointment', 'visit', 'booking', 'reservation'],
   ['class', 'session', 'lesson'],
   ['book', 'schedule', 'reserve'],
@@ -256,6 +259,7 @@ export function analyzeQuestion(asked: string): Question {
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
       senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || isPremisesNoun(word)),
+      premises: !proper.has(word) && (isPremisesNoun(word) || BRANCH.some((b) => stem(b) === s)),
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });
   }

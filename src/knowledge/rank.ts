@@ -139,6 +139,9 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const relevant = (i: number) => onTopic(i) || q.terms.some((t, j) => t.proper && !missing[j] && matches[i]![j]! >= WEIGHT.heading);
   // "Do you have a gym in Seattle?": a place asked for wants sentences that name places.
   const want = q.want ?? (q.terms.some((t, j) => missing[j] && new RegExp(`\\b(in|at|near)\\s+${t.word}\\b`, 'i').test(q.text)) ? 'address' : null);
+  const placeAsked = !q.want && want === 'address';
+  // ...and is about them whatever it calls them, when the shops are all the question asks about.
+  const premisesOnly = placeAsked && q.terms.every((t, j) => !topic[j] || t.premises);
   const avgLen = cands.reduce((sum, c) => sum + c.s.size, 0) / Math.max(cands.length, 1) || 1;
   const scored = cands.map((c, i) => {
     let covered = 0;
@@ -149,13 +152,15 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     const typed = strength > 0;
     q.terms.forEach((t, j) => {
       if (missing[j]) return;
-      const m = t.typeWord && typed ? Math.max(0.8, matches[i]![j]!) : matches[i]![j]!;
+      // "A shop in Boston?", where the site names no Boston: any of the business's addresses answers for its shops.
+      const saysKind = t.typeWord || (placeAsked && t.premises);
+      const m = saysKind && typed ? Math.max(0.8, matches[i]![j]!) : matches[i]![j]!;
       covered += weights[j]! * m;
       total += weights[j]!;
       bm25 += weights[j]! * ((m * (K1 + 1)) / (m + K1 * (1 - B + (B * c.s.size) / avgLen)));
     });
     let score = total ? covered / total : 0;
-    if (!relevant(i)) score *= 0.3;
+    if (!relevant(i) && !(typed && premisesOnly)) score *= 0.3;
     // A blog or news post talks about other places and other people's prices: the business's own pages come first
     // (not "articles": help centres keep their answers there).
     if (POST.test(c.chunk.url)) score *= 0.9;
