@@ -134,6 +134,14 @@ describe('answers on a third site (a bakery)', () => {
     expect(await ask("What happens if I don't come to get my pre-order?", bakery)).toMatch(/^Orders that are not collected by closing time are donated to a local food pantry\./);
   });
 
+  it('"the bakery" is the business its pages call by name, and "started" is how they say it ("opened", WordNet\'s kind of "found")', async () => {
+    expect(await ask('Who started the bakery?', bakery)).toMatch(/^Nadia Brooks opened Hearth & Crumb in 2014/);
+  });
+
+  it('a shop in a town the site does not name is answered with the addresses it has, without a "Yes"', async () => {
+    expect(await ask('Do you have a shop in Boston?', bakery)).toMatch(/^\d+ \w+ (Street|Avenue), Portland, ME \d{5}\.\nSource: /);
+  });
+
   it('a hyphenated word is asked about whole: "free" and "eggs" in an allergen notice do not answer "free-range eggs"', async () => {
     const reply = await ask('Are your eggs free-range?', bakery);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);

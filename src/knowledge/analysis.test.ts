@@ -32,4 +32,10 @@ describe('reading a question', () => {
     expect(holdsType('Oat milk is 75 cents extra.', 'price')).toBe(true);
     expect(holdsType('We have 75 seats.', 'price')).toBe(false);
   });
+
+  it('a domain synonym brings the kind of act WordNet files it under ("found" a business is to "open" it)', () => {
+    const started = analyzeQuestion('Who started the bakery?').terms.find((t) => t.word === 'started');
+    expect(started?.alternatives.has('open')).toBe(true);
+    expect(analyzeQuestion('Do you have a shop in Boston?').terms.find((t) => t.word === 'shop')?.premises).toBe(true);
+  });
 });

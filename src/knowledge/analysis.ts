@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, isPersonNoun, isPremisesNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, hypernyms, isPersonNoun, isPremisesNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -53,7 +53,8 @@ export interface Question {
  * Business words WordNet does not relate (its senses of "branch" are of trees and rivers): a
  * few groups of words that name the same thing on a business's website.
  */
-const BRANCH = ['branch', 'location', 'store', 'office', 'outlet', 'clinic'];
+/** Words a business's pages use for its premises and branches: what a question's "shop" or "bakery" may be called there. */
+export const BRANCH = ['branch', 'location', 'store', 'office', 'outlet', 'clinic'];
 const DOMAIN_SYNONYMS = [
   BRANCH,
   ['appointment', 'visit', 'booking', 'reservation'],
@@ -250,6 +251,8 @@ export function analyzeQuestion(asked: string): Question {
     seen.add(s);
     const synonymWords = new Set<string>();
     for (const group of DOMAIN_SYNONYMS) if (group.some((g) => stem(g) === s)) for (const g of group) synonymWords.add(g);
+    // The kinds of act its domain synonyms are ("found" is to "open" a business): a site says "Nadia opened the bakery".
+    if (!proper.has(word)) for (const w of [...synonymWords]) for (const h of hypernyms(w)) synonymWords.add(h);
     if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word), ...(phrase.get(word) ?? [])]) synonymWords.add(syn);
     synonymWords.delete(word);
     const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));

@@ -47,6 +47,8 @@ interface Candidate {
   own: Set<string>; sec: Set<string>; near: Set<string>; lastHeading: string;
   /** Stems of the whole passage the sentence is in. */
   all: Set<string>;
+  /** Whether the sentence names the business itself ("Nadia Brooks opened Hearth & Crumb in 2014"). */
+  namesBusiness: boolean;
 }
 
 /** A word with many senses ("take": 44, "use": 13) says less of what is asked than a precise one ("refund": 3). */
@@ -67,8 +69,28 @@ function statsOf(chunks: SourceChunk[]): CorpusStats {
   return { total: chunks.length, df };
 }
 
+/** A page title's site-name part ("Our story | Hearth & Crumb" → "Hearth & Crumb"). */
+const TITLE_SUFFIX = /\s[|–—·]\s([^|–—·]+)$/;
+
+/**
+ * The stems of the business's own name: the part most page titles end with ("… | Hearth & Crumb"), when at least
+ * half of the pages' titles do; empty otherwise. "The bakery" in a question is the business its pages call by name.
+ */
+function siteName(chunks: SourceChunk[]): Set<string> {
+  const titles = new Map<string, string>();
+  for (const c of chunks) if (c.title) titles.set(c.url, c.title);
+  const counts = new Map<string, number>();
+  for (const title of titles.values()) {
+    const name = TITLE_SUFFIX.exec(title)?.[1]?.trim();
+    if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const [best, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+  return n >= 2 && n * 2 >= titles.size ? stems(best) : new Set();
+}
+
 function candidates(chunks: SourceChunk[]): Candidate[] {
   const out: Candidate[] = [];
+  const name = siteName(chunks);
   for (const chunk of chunks) {
     const sentences = splitSentences(chunk.text);
     const sec = stems(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
@@ -79,16 +101,18 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
       out.push({
         chunk, sentence, context: window.join(' '), s: stems(withDayRanges(sentence)), own: stems(lastHeading), sec,
         near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
+        namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
       });
     });
   }
   return out;
 }
 
-function matchOf({ stem, alternatives, derived }: QueryTerm, c: Candidate): number {
+function matchOf({ stem, alternatives, derived, incidental, premises }: QueryTerm, c: Candidate, byName: boolean): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
   const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
-  if (c.s.has(stem)) return WEIGHT.sentence;
+  // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
+  if (c.s.has(stem) || (byName && incidental && premises && c.namesBusiness)) return WEIGHT.sentence;
   if (c.own.has(stem)) return WEIGHT.heading;
   if (near(c.s)) return WEIGHT.sentenceDerived;
   if (near(c.own)) return WEIGHT.headingDerived;
@@ -122,8 +146,10 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB && !(contact && t.incidental));
   const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
   const cands = candidates(chunks);
+  // A question naming no place or branch means the business itself by its premises ("Who started the bakery?").
+  const byName = !q.terms.some((t) => t.proper);
   const matches = cands.map((c) => {
-    const m = q.terms.map((t) => matchOf(t, c));
+    const m = q.terms.map((t) => matchOf(t, c, byName));
     // "the Riverside gym": where Riverside is found, so is the gym it names.
     return m.map((x, j) => {
       const by = q.terms[j]!.namedBy;

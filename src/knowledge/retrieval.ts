@@ -1,6 +1,6 @@
 import type { Db } from '../db/index.ts';
 import { countChunksWithWords, findChunksWithAnyWord } from '../db/page-chunks.ts';
-import { analyzeQuestion, stem } from './analysis.ts';
+import { analyzeQuestion, BRANCH, stem } from './analysis.ts';
 import { answerByMeaning } from './meaning.ts';
 import { ANSWER_THRESHOLD, rankSentences, type RankedSentence } from './rank.ts';
 
@@ -40,7 +40,8 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
   const question = analyzeQuestion(query.slice(0, 1000));
   if (!question.terms.length) return [];
-  const words = [...new Set(question.terms.flatMap((t) => [t.word, ...t.synonymWords]))];
+  // A shop or café asked about is read on the pages about the business's locations too, whatever they call them.
+  const words = [...new Set(question.terms.flatMap((t) => [t.word, ...t.synonymWords, ...(t.premises ? BRANCH : [])]))];
   const [chunks, counts] = await Promise.all([
     findChunksWithAnyWord(db, agentId, words, CANDIDATES),
     countChunksWithWords(db, agentId, words),

@@ -123,6 +123,14 @@ export function derivations(word: string, senses = 3): string[] {
   });
 }
 
+/**
+ * The words of the broader synset WordNet files the verb `word` under in its most frequent sense ("found" → "open",
+ * as in "open a business"). Cached.
+ */
+export function hypernyms(word: string): string[] {
+  return senseWords('@', word, 1, (synset) => synset.pointers.filter((p) => p.symbol === '@' && p.pos === 'v').flatMap((p) => readSynset('verb', p.offset).words));
+}
+
 /** How many senses WordNet knows for a word as noun, verb and adjective together (0 when unknown): how vague the word is. */
 export function senseCount(word: string): number {
   const idx = loadIndexes();
