@@ -142,6 +142,10 @@ describe('answers on a third site (a bakery)', () => {
     expect(await ask('Do you have a shop in Boston?', bakery)).toMatch(/^\d+ \w+ (Street|Avenue), Portland, ME \d{5}\.\nSource: /);
   });
 
+  it('"eat" is met by the foods a sentence names (WordNet files a baguette under food)', async () => {
+    expect(await ask('What can vegans eat at your place?', bakery)).toMatch(/^Vegan choices: the country sourdough, the baguette and the morning glory muffin\.\nSource: /);
+  });
+
   it('a hyphenated word is asked about whole: "free" and "eggs" in an allergen notice do not answer "free-range eggs"', async () => {
     const reply = await ask('Are your eggs free-range?', bakery);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);

@@ -37,6 +37,8 @@ export interface QueryTerm {
   incidental: boolean;
   /** A word for the business's premises or one of its branches ("shop", "branch", "store", "bakery"). */
   premises: boolean;
+  /** WordNet kinds whose members meet this verb's object ("eat" → anything filed under food: "the baguette"). */
+  kinds?: Set<string>;
   /** The stem of the name this word follows ("gym" in "the Riverside gym"): the word says what kind of thing the name is, so the name found finds it too. */
   namedBy?: string;
 }
@@ -214,6 +216,8 @@ export function stems(text: string): Set<string> {
   return new Set(words(text).filter((w) => !STOPWORDS.has(w)).map(stem));
 }
 
+/** Verbs whose object is a kind of thing ("What can vegans eat?" is answered by the foods a sentence names). */
+const OBJECT_KINDS: Record<string, Set<string>> = { eat: new Set(['food', 'nutriment', 'foodstuff']), drink: new Set(['beverage']) };
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
 // "business" and "company" name the site's owner, whatever words its pages use for it.
 /** Grammar, not content: indefinite pronouns ("anything", "someone", "anywhere") and "cannot". */
@@ -263,6 +267,7 @@ export function analyzeQuestion(asked: string): Question {
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
       senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || isPremisesNoun(word)),
       premises: !proper.has(word) && (isPremisesNoun(word) || BRANCH.some((b) => stem(b) === s)),
+      ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });
   }

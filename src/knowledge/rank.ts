@@ -1,5 +1,6 @@
-import { splitSentences } from '../runtime/text.ts';
-import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, type Question, type QueryTerm } from './analysis.ts';
+import { splitSentences, STOPWORDS } from '../runtime/text.ts';
+import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, words, type Question, type QueryTerm } from './analysis.ts';
+import { isKindOf } from './wordnet.ts';
 
 /**
  * Sentence-level ranking of passages for a question: each sentence is scored with its
@@ -108,7 +109,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
   return out;
 }
 
-function matchOf({ stem, alternatives, derived, incidental, premises }: QueryTerm, c: Candidate, byName: boolean): number {
+function matchOf({ stem, alternatives, derived, incidental, premises, kinds }: QueryTerm, c: Candidate, byName: boolean): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
   const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
@@ -119,6 +120,7 @@ function matchOf({ stem, alternatives, derived, incidental, premises }: QueryTer
   if (c.sec.has(stem)) return WEIGHT.section;
   if (alt(c.s)) return WEIGHT.sentenceAlt;
   if (alt(c.own)) return WEIGHT.headingAlt;
+  if (kinds && words(c.sentence).some((w) => w.length > 2 && !STOPWORDS.has(w) && isKindOf(w, kinds))) return WEIGHT.sentenceAlt;
   if (c.near.has(stem)) return WEIGHT.neighbour;
   if (alt(c.sec)) return WEIGHT.sectionAlt;
   if (c.all.has(stem)) return WEIGHT.passage;

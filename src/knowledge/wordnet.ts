@@ -181,7 +181,12 @@ const PREMISES = new Set(['workplace', 'establishment', 'facility', 'building', 
  * bakery?" it names the business, which its pages seldom call by that word.
  */
 export function isPremisesNoun(word: string): boolean {
-  const key = `@${word}`;
+  return isKindOf(word, PREMISES);
+}
+
+/** Whether the most frequent noun sense of `word` is filed, within six steps up, under a synset holding one of `kinds`. Cached. */
+export function isKindOf(word: string, kinds: Set<string>): boolean {
+  const key = `@${[...kinds].join(',')}:${word}`;
   const hit = cache.get(key);
   if (hit) return hit.length > 0;
   const idx = loadIndexes().get('noun')!;
@@ -191,7 +196,7 @@ export function isPremisesNoun(word: string): boolean {
     if (!offset) continue;
     for (let depth = 0; offset && depth < 6 && !found; depth += 1) {
       const synset = readSynset('noun', offset);
-      found = depth > 0 && synset.words.some((w) => PREMISES.has(w));
+      found = depth > 0 && synset.words.some((w) => kinds.has(w));
       offset = synset.pointers.find((p) => (p.symbol === '@' || p.symbol === '@i') && p.pos === 'n')?.offset;
     }
     break;
