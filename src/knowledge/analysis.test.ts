@@ -38,4 +38,9 @@ describe('reading a question', () => {
     expect(started?.alternatives.has('open')).toBe(true);
     expect(analyzeQuestion('Do you have a shop in Boston?').terms.find((t) => t.word === 'shop')?.premises).toBe(true);
   });
+
+  it('a superlative limit is read as the minimum or maximum a site states', () => {
+    expect(analyzeQuestion("What's the smallest catering order you'll take?").terms.map((t) => t.word)).toContain('minimum');
+    expect(analyzeQuestion('How many people is the largest group?').terms.map((t) => t.word)).toContain('maximum');
+  });
 });

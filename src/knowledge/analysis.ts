@@ -77,6 +77,9 @@ const DOMAIN_SYNONYMS = [
 const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(get|have|want) (my|our|the) money back\b|\bmoney back\b/gi, 'refund'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "the smallest order you take", "the largest group": a site states its limits as a minimum or maximum.
+  [/\b(smallest|lowest|fewest)\b/gi, 'minimum'],
+  [/\b(largest|biggest|highest)\b/gi, 'maximum'],
   // "the west side clinic", "your east end store": a site names such a branch by its direction alone ("West").
   [/\b(north|south|east|west)[- ](side|end)\b/gi, '$1'],
 ];
