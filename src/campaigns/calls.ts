@@ -334,8 +334,10 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
 export async function evaluateCallConversation(deps: ConversationDeps, callId: string,
   /** The conversation as this step opened it (its agent is not read again). */
   opened?: OpenedConversation): Promise<boolean> {
-  const conversation = await findCallConversationToEvaluate(deps.sql, callId);
-  return conversation ? evaluateConversation(deps, conversation.id, conversation, opened && { agent: opened.agent, transfers: opened.transfers }) : false;
+  const found = await findCallConversationToEvaluate(deps.sql, callId);
+  return found ? evaluateConversation(deps, found.conversation.id, {
+    ...found, ...(opened ? { agent: { agent: opened.agent, transfers: opened.transfers } } : {}),
+  }) : false;
 }
 
 /**
