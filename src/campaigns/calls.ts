@@ -1,8 +1,8 @@
 import type { Db } from '../db/index.ts';
 import { findAgent, findAgentToRun } from '../db/agents.ts';
 import {
-  advanceCall, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, linkOpenCallConversation, markCampaignCompleted,
-  queuedByZone, readyCalls, toCall, toCampaign, type CallRecord, type CampaignState,
+  advanceCall, advanceCallReading, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, linkOpenCallConversation, markCampaignCompleted,
+  queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
 import {
@@ -111,21 +111,25 @@ export async function dialCall(deps: CallDeps, callId: string): Promise<DialResu
  * worker), it goes on from where the row is.
  */
 export async function placeCall(deps: CallDeps, callId: string): Promise<PlaceResult> {
-  const call = await advanceCall(deps.sql, callId, ['queued'], 'claimed') ?? await findCallById(deps.sql, callId);
+  // The claim reads the campaign's number and the do-not-call list with it (one statement).
+  const claimed = await advanceCallReading(deps.sql, callId, ['queued'], 'claimed', {}, { campaign: true, blocked: true });
+  const call = claimed?.call ?? await findCallById(deps.sql, callId);
   if (!call || call.ended_at) return { state: 'ended' };
-  return dialClaimed(deps, call, true);
+  return dialClaimed(deps, call, true, claimed ?? undefined);
 }
 
-async function dialClaimed(deps: CallDeps, call: CallRecord, whileRunning: boolean): Promise<PlaceResult> {
+async function dialClaimed(deps: CallDeps, call: CallRecord, whileRunning: boolean,
+  /** The campaign and the do-not-call check as read with the claim of this call, just now. */
+  claimed?: { campaign: CallCampaign | null; blocked: boolean }): Promise<PlaceResult> {
   const callId = call.id;
-  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  const campaign = claimed ? claimed.campaign : await findCampaignById(deps.sql, call.campaign_id);
   if (!campaign?.from_number) {
     await endCall(deps, { callId, status: 'failed', reason: 'error' });
     return { state: 'ended' };
   }
   const outcome = deps.carrier.name === 'sandbox' ? sandboxCallOutcome(call.to_number, deps.config) : null;
   if (call.call_sid) return { state: 'initiated', sandbox: outcome }; // placed by an earlier attempt of this activity
-  if (call.status === 'claimed' && await callIsBlocked(deps.sql, call.orgId, call)) {
+  if (call.status === 'claimed' && (claimed ? claimed.blocked : await callIsBlocked(deps.sql, call.orgId, call))) {
     await endCall(deps, { callId, status: 'canceled', reason: 'blocked' });
     return { state: 'ended' };
   }
@@ -198,7 +202,8 @@ export async function settleCall(deps: CallDeps, input: {
 }): Promise<EndedCall | null> {
   const { callId } = input;
   // The row as answered (null when an earlier run of this step answered it): the conversation's opening reads it no more.
-  const answered = input.reached === 'in_progress' ? await advanceCall(deps.sql, callId, ['initiated', 'ringing'], 'in_progress', { answered: true }) : null;
+  const answered = input.reached === 'in_progress'
+    ? await advanceCallReading(deps.sql, callId, ['initiated', 'ringing'], 'in_progress', { answered: true }, { campaign: input.openConversation === true }) : null;
   if (input.reached === 'ringing') await markCall(deps, { callId, status: 'ringing' });
   let opened: OpenedConversation | null = null;
   if (input.reached === 'in_progress' && input.openConversation) {
@@ -263,11 +268,11 @@ class NotOpened extends Error {}
  * Null when the call has ended or its agent is gone.
  */
 export async function openCallConversation(deps: ConversationDeps, callId: string, carrierCall?: { callSid: string },
-  /** The call's row as the caller just wrote it (not read again). */
-  known?: CallRecord): Promise<OpenedConversation | null> {
-  const call = known ?? await findCallById(deps.sql, callId);
+  /** The call's row as the caller just wrote it, with its campaign as read in the same statement (neither is read again). */
+  known?: { call: CallRecord; campaign: CallCampaign | null }): Promise<OpenedConversation | null> {
+  const call = known?.call ?? await findCallById(deps.sql, callId);
   if (!call || call.ended_at) return null;
-  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  const campaign = known ? known.campaign : await findCampaignById(deps.sql, call.campaign_id);
   const found = campaign ? await findAgentToRun(deps.sql, call.orgId, campaign.widget_id) : null;
   if (!campaign || !found) return null;
   const { agent, transfers } = found;
@@ -329,8 +334,10 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
 export async function evaluateCallConversation(deps: ConversationDeps, callId: string,
   /** The conversation as this step opened it (its agent is not read again). */
   opened?: OpenedConversation): Promise<boolean> {
-  const conversation = await findCallConversationToEvaluate(deps.sql, callId);
-  return conversation ? evaluateConversation(deps, conversation.id, conversation, opened && { agent: opened.agent, transfers: opened.transfers }) : false;
+  const found = await findCallConversationToEvaluate(deps.sql, callId);
+  return found ? evaluateConversation(deps, found.conversation.id, {
+    ...found, ...(opened ? { agent: { agent: opened.agent, transfers: opened.transfers } } : {}),
+  }) : false;
 }
 
 /**

@@ -271,16 +271,15 @@ export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | '
  * outcome, then `conversation.evaluated`. A conversation or agent deleted meanwhile is skipped.
  */
 export async function evaluateConversation(deps: ConversationDeps, id: string,
-  /** The conversation as the caller just read it (not read again). */
-  known?: ConversationRecord,
-  /** Its agent as the caller read it to run it (findAgentToRun), in the same step. */
-  knownAgent?: AgentToRun): Promise<boolean> {
-  const conversation = known ?? await findConversationRecord(deps.sql, id);
+  /** What the caller just read, not read again: the conversation, maybe its transcript, and its agent as read to run it (findAgentToRun) in the same step. */
+  known?: { conversation: ConversationRecord; messages?: TranscriptMessage[]; agent?: AgentToRun }): Promise<boolean> {
+  const conversation = known?.conversation ?? await findConversationRecord(deps.sql, id);
   if (!conversation) return false;
+  const knownAgent = known?.agent;
   const found = knownAgent?.agent.id === conversation.agentId ? knownAgent : await findAgentToRun(deps.sql, conversation.orgId, conversation.agentId);
   if (!found) return false;
   const { agent } = found;
-  const messages = await listMessages(deps.sql, id);
+  const messages = known?.messages ?? await listMessages(deps.sql, id);
   const judged = await runtimeAgent(deps.sql, agent, { transfers: found.transfers });
   // A simulated conversation is also judged by its scenario's criteria.
   const extra = conversation.isSimulated ? await simulationCriteriaOf(deps.sql, id) : [];

@@ -215,11 +215,27 @@ export async function listCalls(db: Db, campaignId: string, q: { active?: boolea
  * not in one of `from` (it moved on, ended, or is gone).
  */
 export async function advanceCall(db: Db, id: string, from: readonly CallStatus[], to: CallStatus,
-  fields: {
-    call_sid?: string; conversation_id?: string; started?: boolean; answered?: boolean;
-    /** Only while its campaign is `running` (a pause or cancel committing meanwhile is waited for, and wins). */
-    whileRunning?: boolean;
-  } = {}): Promise<CallRecord | null> {
+  fields: AdvanceFields = {}): Promise<CallRecord | null> {
+  return (await advanceCallReading(db, id, from, to, fields, {}))?.call ?? null;
+}
+
+interface AdvanceFields {
+  call_sid?: string; conversation_id?: string; started?: boolean; answered?: boolean;
+  /** Only while its campaign is `running` (a pause or cancel committing meanwhile is waited for, and wins). */
+  whileRunning?: boolean;
+}
+
+/** What a call's steps need of its campaign: the agent that talks and the number it dials from. */
+export interface CallCampaign { widget_id: string; from_number: string | null }
+
+/**
+ * advanceCall, reading in the same statement what the step needs next: its campaign's agent and
+ * number (`campaign`: null when the campaign is gone), and whether the callee is on the do-not-call
+ * list now (`blocked`: the organization's contact by id, or by number).
+ */
+export async function advanceCallReading(db: Db, id: string, from: readonly CallStatus[], to: CallStatus,
+  fields: AdvanceFields, read: { campaign?: boolean; blocked?: boolean }):
+  Promise<{ call: CallRecord; campaign: CallCampaign | null; blocked: boolean } | null> {
   const set: Record<string, unknown> = { status: to };
   if (fields.call_sid !== undefined) set.call_sid = fields.call_sid;
   if (fields.conversation_id !== undefined) set.conversation_id = fields.conversation_id;
@@ -227,9 +243,16 @@ export async function advanceCall(db: Db, id: string, from: readonly CallStatus[
   const answered = fields.answered ? db`, answered_at = coalesce(answered_at, now())` : db``;
   const running = fields.whileRunning
     ? db`and exists (select 1 from campaigns where campaigns.id = campaign_calls.campaign_id and campaigns.status = 'running' for share)` : db``;
-  const [r] = await db<CallRow[]>`update campaign_calls set ${db(set)}, updated_at = now() ${started} ${answered}
-    where id = ${id} and status = any(${[...from]}::text[]) ${running} returning ${db(CALL_COLUMNS)}`;
-  return r ? toCallRecord(r) : null;
+  const campaign = read.campaign
+    ? db`, (select json_build_object('widget_id', c.agent_id, 'from_number', c.from_number) from campaigns c where c.id = campaign_calls.campaign_id) as read_campaign`
+    : db``;
+  const blocked = read.blocked
+    ? db`, exists (select 1 from contacts k where k.org_id = campaign_calls.org_id and k.do_not_call
+        and (k.id = campaign_calls.contact_id or k.phone_e164 = campaign_calls.to_number)) as read_blocked`
+    : db``;
+  const [r] = await db<(CallRow & { read_campaign?: CallCampaign | null; read_blocked?: boolean })[]>`update campaign_calls set ${db(set)}, updated_at = now() ${started} ${answered}
+    where id = ${id} and status = any(${[...from]}::text[]) ${running} returning ${db(CALL_COLUMNS)} ${campaign} ${blocked}`;
+  return r ? { call: toCallRecord(r), campaign: r.read_campaign ?? null, blocked: r.read_blocked === true } : null;
 }
 
 /** Records the conversation of an answered call. */

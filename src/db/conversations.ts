@@ -213,10 +213,13 @@ export async function findConversationRecord(db: Db, id: string, opts: { agentId
 }
 
 /** The conversation of campaign call `callId`, unless it has none or it has been evaluated. */
-export async function findCallConversationToEvaluate(db: Db, callId: string): Promise<ConversationRecord | null> {
-  const [row] = await db<RecordRow[]>`select ${db(RECORD_COLUMNS)} from conversations
-    where id = (select conversation_id from campaign_calls where id = ${callId}) and evaluation_status <> 'completed'`;
-  return row ? toRecord(row) : null;
+export async function findCallConversationToEvaluate(db: Db, callId: string): Promise<{ conversation: ConversationRecord; messages: TranscriptMessage[] } | null> {
+  // The transcript with it, in listMessages' order (one statement).
+  const [row] = await db<(RecordRow & { transcript: (Omit<MessageRow, 'ts'> & { ts: string })[] })[]>`select ${db(RECORD_COLUMNS)},
+    (select coalesce(json_agg(json_build_object('id', m.id, 'role', m.role, 'text', m.text, 'ts', m.ts) order by m.ts, m.id), '[]')
+      from conversation_messages m where m.conversation_id = conversations.id) as transcript
+    from conversations where id = (select conversation_id from campaign_calls where id = ${callId}) and evaluation_status <> 'completed'`;
+  return row ? { conversation: toRecord(row), messages: row.transcript.map((m) => toMessage({ ...m, ts: new Date(m.ts) })) } : null;
 }
 
 interface MessageRow { id: string; role: MessageRole; text: string; ts: Date }
