@@ -11,7 +11,7 @@
  *
  * Beside it, in the same run and on the same server: a bare workflow (start, complete, nothing
  * else) started by BENCH_CONCURRENCY clients, each awaiting its result, BENCH_CALLS times.
- * BENCH_ROUNDS (default 3) rounds alternate the two (a campaign, then the bare loop); the target, the
+ * BENCH_ROUNDS (default 5) rounds alternate the two (a campaign, then the bare loop); the target, the
  * campaign at >= 0.5x the bare loop's throughput with the concurrency never exceeded, is judged on the
  * median of the rounds' ratios.
  */
@@ -29,7 +29,7 @@ import { cpuSnapshot, describeCpu, freshDatabase, median, onCleanup, positiveInt
 const CALLS = positiveInt('BENCH_CALLS', 1000);
 const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 50);
 /** Rounds of campaign then bare loop; the target is judged on the median of the rounds' ratios. */
-const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 5);
 const TIMEOUT_MS = 900_000;
 /**
  * BENCH_SQL_TOP=n also prints the n statements the campaign sent most often (through postgres.js's
