@@ -43,10 +43,12 @@ export function createCrawlActivities(deps: ActivityDeps) {
       // The crawl is started inside the transaction that inserts its site (Temporal unreachable
       // rolls it back), so under load this can run before that commit: a site not there yet is
       // waited for a little before it counts as deleted (the rehearsal found sites left `queued`).
-      let site = await findSiteById(sql, input.siteId);
+      // Likewise a site pointed elsewhere (POST /agents/:id/site) restarts its crawl before that commit:
+      // the row is read under a share lock, so the new URL is what gets crawled, not the old one.
+      let site = await findSiteById(sql, input.siteId, { share: true });
       for (const deadline = Date.now() + SITE_VISIBLE_WAIT_MS; !site && Date.now() < deadline;) {
         await new Promise((resolve) => setTimeout(resolve, 250));
-        site = await findSiteById(sql, input.siteId);
+        site = await findSiteById(sql, input.siteId, { share: true });
       }
       if (!site) return null;
       const generation = site.generation + 1;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCrawlActivities } from '../activities/crawl.ts';
 import type { ActivityDeps } from '../activities/index.ts';
 import { insertAgent } from '../src/db/agents.ts';
-import { insertSite } from '../src/db/sites.ts';
+import { insertSite, setSiteUrl } from '../src/db/sites.ts';
 import { startTestService, type TestService } from './helpers.ts';
 
 /**
@@ -29,5 +29,25 @@ describe('a crawl started before its site is committed', () => {
     await transaction;
     expect(prepared).toEqual({ url: 'https://example.com/', generation: 1 });
     expect((await svc.sql`select status from sites where id = ${await siteId}`)[0]!.status).toBe('crawling');
+  });
+
+  // Found by a newcomer's run of the suite: POST /agents/:id/site restarts the crawl inside the transaction
+  // that moves the site, and the new crawl read the old URL, crawled the old site and marked it ready.
+  it('started by pointing its site elsewhere, it crawls the new URL, not the old one', async () => {
+    const { orgId } = await svc.newOrg();
+    const agent = await insertAgent(svc.sql, orgId, { name: 'Mover' });
+    const site = await insertSite(svc.sql, orgId, { url: 'https://old.example.com/', agentId: agent.id });
+    const activities = createCrawlActivities({ sql: svc.sql } as unknown as ActivityDeps);
+    let moved!: () => void;
+    const movedNow = new Promise<void>((resolve) => { moved = resolve; });
+    const transaction = svc.sql.begin(async (tx) => {
+      await setSiteUrl(tx, site.id, 'https://new.example.com/');
+      moved();
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // the API's commit, late
+    });
+    await movedNow;
+    const prepared = await activities.prepareCrawl({ siteId: site.id });
+    await transaction;
+    expect(prepared).toEqual({ url: 'https://new.example.com/', generation: 1 });
   });
 });
