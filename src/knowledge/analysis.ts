@@ -236,7 +236,8 @@ export function analyzeQuestion(asked: string): Question {
   const proper = new Set<string>();
   // Days and months are written with a capital but are not names of things the site might lack.
   for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
-  const adverbs = new Set(nlp(text).match('#Adverb').out('array').map((a: string) => fold(a)).filter((a: string) => !typeWords.has(stem(a))));
+  // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.
+  const adverbs = new Set((nlp(text).match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
   const phrase = new Map<string, string[]>();
