@@ -146,6 +146,10 @@ describe('answers on a third site (a bakery)', () => {
     expect(await ask('What can vegans eat at your place?', bakery)).toMatch(/^Vegan choices: the country sourdough, the baguette and the morning glory muffin\.\nSource: /);
   });
 
+  it('"eat" weighs as a kind of answer (a food), not as the rarest word: the sentence naming gluten answers "cannot eat gluten"', async () => {
+    expect(await ask('Do you have anything for people who cannot eat gluten?', bakery)).toMatch(/Gluten-free brownies and flourless almond cakes are baked on Fridays, in the same kitchen\.\nSource: \S+\/allergens$/);
+  });
+
   it('a hyphenated word is asked about whole: "free" and "eggs" in an allergen notice do not answer "free-range eggs"', async () => {
     const reply = await ask('Are your eggs free-range?', bakery);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);

@@ -11,6 +11,7 @@ describe('reading a question', () => {
   it('contractions, indefinite pronouns and "cannot" are not terms; a hyphenated word is also one word', () => {
     expect(words("you'll we're I've")).toEqual(['you', 'we', 'i']);
     expect(analyzeQuestion('Is there anything someone who cannot eat gluten can have?').terms.map((t) => t.word)).toEqual(['eat', 'gluten']);
+    expect(analyzeQuestion('Do you have anything for people who cannot eat gluten?').terms.map((t) => t.word)).toEqual(['eat', 'gluten']);
     expect(words('free-range eggs')).toEqual(['freerange', 'free', 'range', 'eggs']);
   });
 

@@ -222,10 +222,10 @@ export function stems(text: string): Set<string> {
 /** Verbs whose object is a kind of thing ("What can vegans eat?" is answered by the foods a sentence names). */
 const OBJECT_KINDS: Record<string, Set<string>> = { eat: new Set(['food', 'nutriment', 'foodstuff']), drink: new Set(['beverage']) };
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
-// "business" and "company" name the site's owner, whatever words its pages use for it.
+// "business" and "company" name the site's owner, whatever words its pages use for it; "people" whom a question is for ("anything for people who cannot eat gluten?").
 /** Grammar, not content: indefinite pronouns ("anything", "someone", "anywhere") and "cannot". */
 const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
-const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
+const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone', 'people']);
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {

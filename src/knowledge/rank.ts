@@ -159,7 +159,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
   // A word that says the kind of answer is met by that kind, not by its synonyms: they do not make it commoner.
-  const weights = q.terms.map((t) => idf(t.stem, t.typeWord ? new Set<string>() : t.alternatives) * (t.typeWord ? 0.5 : 1) * vagueness(t.senses) * (t.incidental ? 0.3 : 1));
+  // So is a verb met by a kind of thing ("eat": a food): a site seldom writes "eat", which would make it weigh the most.
+  const weights = q.terms.map((t) => idf(t.stem, t.typeWord ? new Set<string>() : t.alternatives) * (t.typeWord || t.kinds ? 0.5 : 1) * vagueness(t.senses) * (t.incidental ? 0.3 : 1));
   // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come"),
   // nor where or how it is asked ("the bakery", "exactly"), unless nothing else is left.
   // "What's the bakery's phone number?": a contact asked for is the business's own, whatever its pages call it.
