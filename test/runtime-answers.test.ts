@@ -150,6 +150,11 @@ describe('answers on a third site (a bakery)', () => {
     expect(await ask('Do you have anything for people who cannot eat gluten?', bakery)).toMatch(/Gluten-free brownies and flourless almond cakes are baked on Fridays, in the same kitchen\.\nSource: \S+\/allergens$/);
   });
 
+  it('a word\'s family Porter2 stems apart is fetched and found: "allergies" reads the page on allergens', async () => {
+    const [found] = await searchKnowledge(svc.sql, bakery.id, 'What about allergies?');
+    expect(found?.url).toMatch(/\/allergens$/);
+  });
+
   it('a hyphenated word is asked about whole: "free" and "eggs" in an allergen notice do not answer "free-range eggs"', async () => {
     const reply = await ask('Are your eggs free-range?', bakery);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);

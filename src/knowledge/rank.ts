@@ -130,6 +130,11 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds }: Q
 /** How many leading letters two stems must share to be read as one word's family ("allergi" and "allergen"). */
 const KINDRED = 6;
 
+/** The stem beginnings whose family a question's terms find (`withKindredStems`): for the database to fetch those passages too. */
+export function kindredPrefixes(terms: QueryTerm[]): string[] {
+  return terms.filter((t) => !t.proper && !t.typeWord && t.stem.length >= KINDRED).map((t) => t.stem.slice(0, KINDRED));
+}
+
 /**
  * The terms with, among their synonyms, the candidates' stems that begin as theirs do (KINDRED letters or more): a
  * word's family that Porter2 stems apart and WordNet does not link ("allergy" / "allergens"). Some share the letters
@@ -139,7 +144,7 @@ function withKindredStems(terms: QueryTerm[], cands: Candidate[]): QueryTerm[] {
   const vocabulary = new Set<string>();
   for (const c of cands) for (const set of [c.s, c.own, c.sec]) for (const st of set) if (st.length >= KINDRED) vocabulary.add(st);
   return terms.map((t) => {
-    if (t.proper || t.typeWord || t.stem.length < KINDRED) return t;
+    if (!kindredPrefixes([t]).length) return t;
     const prefix = t.stem.slice(0, KINDRED);
     const kin = [...vocabulary].filter((st) => st !== t.stem && st.startsWith(prefix) && !t.derived.has(st));
     return kin.length ? { ...t, alternatives: new Set([...t.alternatives, ...kin]) } : t;
