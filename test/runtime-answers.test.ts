@@ -146,6 +146,15 @@ describe('answers on a third site (a bakery)', () => {
     expect(await ask('What can vegans eat at your place?', bakery)).toMatch(/^Vegan choices: the country sourdough, the baguette and the morning glory muffin\.\nSource: /);
   });
 
+  it('"eat" weighs as a kind of answer (a food), not as the rarest word: the sentence naming gluten answers "cannot eat gluten"', async () => {
+    expect(await ask('Do you have anything for people who cannot eat gluten?', bakery)).toMatch(/Gluten-free brownies and flourless almond cakes are baked on Fridays, in the same kitchen\.\nSource: \S+\/allergens$/);
+  });
+
+  it('a word\'s family Porter2 stems apart is fetched and found: "allergies" reads the page on allergens', async () => {
+    const [found] = await searchKnowledge(svc.sql, bakery.id, 'What about allergies?');
+    expect(found?.url).toMatch(/\/allergens$/);
+  });
+
   it('a hyphenated word is asked about whole: "free" and "eggs" in an allergen notice do not answer "free-range eggs"', async () => {
     const reply = await ask('Are your eggs free-range?', bakery);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);
@@ -158,6 +167,11 @@ describe('answers on a third site (a bakery)', () => {
     const [found] = await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?');
     expect(found).toMatchObject({ answer: 'Order custom cakes at least 72 hours before you need them.' });
     expect(await ask('Do I have to pay extra for gear when I take a class?')).toMatch(/^Every class includes gear rental\.\nSource: /);
+  });
+
+  it('a sentence far closer in meaning than any other answers though only fairly close ("park my car?" / "Free parking…")', async () => {
+    expect(await ask('Where can I park my car at Riverside?')).toMatch(/^Free parking in the lot behind the building\.\nSource: \S+\/locations$/);
+    expect(await ask('What number do I ring if I have a toothache at night?', clinic)).toMatch(/^Outside office hours, our on-call dentist answers at \(608\) 555-0199\./);
   });
 
   it('SENTENCE_ENCODER=off: the same paraphrase is not read by meaning (the site does not say, in its words)', async () => {

@@ -19,13 +19,18 @@ const clean = (words: string[]) => [...new Set(words.map((w) => w.toLowerCase().
 
 /**
  * The passages holding any of `words` (a stemmed OR query over each passage's section and
- * text), best first by `ts_rank_cd`, at most `limit`.
+ * text), or a stem beginning with one of `prefixes` (letters only: "allerg" finds "allergens"),
+ * best first by `ts_rank_cd`, at most `limit`.
  */
-export async function findChunksWithAnyWord(db: Db, agentId: string, words: string[], limit: number): Promise<ChunkRow[]> {
+export async function findChunksWithAnyWord(db: Db, agentId: string, words: string[], limit: number, prefixes: string[] = []): Promise<ChunkRow[]> {
   const list = clean(words);
   if (!list.length) return [];
+  const starts = [...new Set(prefixes.filter((p) => /^[a-z]+$/.test(p)))].map((p) => `${p}:*`);
+  const query = starts.length
+    ? db`websearch_to_tsquery('english', ${list.join(' or ')}) || to_tsquery('simple', ${starts.join(' | ')})`
+    : db`websearch_to_tsquery('english', ${list.join(' or ')})`;
   const rows = await db<ChunkRow[]>`
-    with src as (${sources(db, agentId)}), q as (select websearch_to_tsquery('english', ${list.join(' or ')}) as query)
+    with src as (${sources(db, agentId)}), q as (select ${query} as query)
     select c.text, c.section, c.ord, p.url, p.title, ts_rank_cd(c.tsv, q.query) as rank
     from q, src
     join page_chunks c on c.site_id = src.id and c.generation = src.generation

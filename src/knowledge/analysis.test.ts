@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeQuestion, answerType, holdsType, stems, withDayRanges, words } from './analysis.ts';
+import { rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
   it('"who" wants a person as the question\'s word only, not as a relative pronoun', () => {
@@ -10,6 +11,7 @@ describe('reading a question', () => {
   it('contractions, indefinite pronouns and "cannot" are not terms; a hyphenated word is also one word', () => {
     expect(words("you'll we're I've")).toEqual(['you', 'we', 'i']);
     expect(analyzeQuestion('Is there anything someone who cannot eat gluten can have?').terms.map((t) => t.word)).toEqual(['eat', 'gluten']);
+    expect(analyzeQuestion('Do you have anything for people who cannot eat gluten?').terms.map((t) => t.word)).toEqual(['eat', 'gluten']);
     expect(words('free-range eggs')).toEqual(['freerange', 'free', 'range', 'eggs']);
   });
 
@@ -18,6 +20,8 @@ describe('reading a question', () => {
     expect(incidental('Who started the bakery?')).toEqual(['bakery']);
     expect(incidental('Where exactly is the gym?')).toEqual(['exactly', 'gym']);
     expect(incidental('How much is a croissant?')).toEqual([]);
+    // compromise gives the adverb with the question mark ("once?"): still the word "once".
+    expect(incidental('What does it cost to climb just once?')).toEqual(['once']);
   });
 
   it('a holiday\'s eve is another day than the holiday; "the latest" asks a time; a direction with "side" names a branch', () => {
@@ -42,5 +46,17 @@ describe('reading a question', () => {
   it('a superlative limit is read as the minimum or maximum a site states', () => {
     expect(analyzeQuestion("What's the smallest catering order you'll take?").terms.map((t) => t.word)).toContain('minimum');
     expect(analyzeQuestion('How many people is the largest group?').terms.map((t) => t.word)).toContain('maximum');
+  });
+});
+
+describe('ranking sentences', () => {
+  const chunk = (text: string, url: string) => ({ text, url, title: 'Bakery', section: null });
+
+  it('a word\'s family Porter2 stems apart ("allergy" / "allergens") finds the sentence, as a synonym would', () => {
+    const chunks = [chunk('Every label lists the allergens.', '/labels'), chunk('Every label lists the price.', '/prices'), chunk('We bake daily.', '/about')];
+    const [best] = rankSentences('What about my allergy?', chunks);
+    expect(best).toMatchObject({ sentence: 'Every label lists the allergens.' });
+    expect(best!.score).toBeGreaterThan(0.5);
+    expect(rankSentences('What about my allergy?', chunks.slice(1)).every((r) => r.score === 0)).toBe(true);
   });
 });

@@ -222,10 +222,10 @@ export function stems(text: string): Set<string> {
 /** Verbs whose object is a kind of thing ("What can vegans eat?" is answered by the foods a sentence names). */
 const OBJECT_KINDS: Record<string, Set<string>> = { eat: new Set(['food', 'nutriment', 'foodstuff']), drink: new Set(['beverage']) };
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
-// "business" and "company" name the site's owner, whatever words its pages use for it.
+// "business" and "company" name the site's owner, whatever words its pages use for it; "people" whom a question is for ("anything for people who cannot eat gluten?").
 /** Grammar, not content: indefinite pronouns ("anything", "someone", "anywhere") and "cannot". */
 const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
-const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone']);
+const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone', 'people']);
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {
@@ -236,7 +236,8 @@ export function analyzeQuestion(asked: string): Question {
   const proper = new Set<string>();
   // Days and months are written with a capital but are not names of things the site might lack.
   for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
-  const adverbs = new Set(nlp(text).match('#Adverb').out('array').map((a: string) => fold(a)).filter((a: string) => !typeWords.has(stem(a))));
+  // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.
+  const adverbs = new Set((nlp(text).match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
   const phrase = new Map<string, string[]>();

@@ -127,12 +127,36 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds }: Q
   return alt(c.near) ? WEIGHT.neighbourAlt : 0;
 }
 
+/** How many leading letters two stems must share to be read as one word's family ("allergi" and "allergen"). */
+const KINDRED = 6;
+
+/** The stem beginnings whose family a question's terms find (`withKindredStems`): for the database to fetch those passages too. */
+export function kindredPrefixes(terms: QueryTerm[]): string[] {
+  return terms.filter((t) => !t.proper && !t.typeWord && t.stem.length >= KINDRED).map((t) => t.stem.slice(0, KINDRED));
+}
+
+/**
+ * The terms with, among their synonyms, the candidates' stems that begin as theirs do (KINDRED letters or more): a
+ * word's family that Porter2 stems apart and WordNet does not link ("allergy" / "allergens"). Some share the letters
+ * and not the meaning ("general" / "generate"), so they count as synonyms, never as the word. Names are left alone.
+ */
+function withKindredStems(terms: QueryTerm[], cands: Candidate[]): QueryTerm[] {
+  const vocabulary = new Set<string>();
+  for (const c of cands) for (const set of [c.s, c.own, c.sec]) for (const st of set) if (st.length >= KINDRED) vocabulary.add(st);
+  return terms.map((t) => {
+    if (!kindredPrefixes([t]).length) return t;
+    const prefix = t.stem.slice(0, KINDRED);
+    const kin = [...vocabulary].filter((st) => st !== t.stem && st.startsWith(prefix) && !t.derived.has(st));
+    return kin.length ? { ...t, alternatives: new Set([...t.alternatives, ...kin]) } : t;
+  });
+}
+
 /**
  * The sentences of `chunks` that best answer `question`, best first (at most `limit`). `stats`
  * are the whole knowledge's (from the database); without them, the chunks' own are used.
  */
 export function rankSentences(question: string | Question, chunks: SourceChunk[], stats: CorpusStats = statsOf(chunks), limit = 5): RankedSentence[] {
-  const q = typeof question === 'string' ? analyzeQuestion(question) : question;
+  let q = typeof question === 'string' ? analyzeQuestion(question) : question;
   if (!q.terms.length || !chunks.length) return [];
   const n = Math.max(stats.total, 1);
   const idf = (stem: string, alternatives: Set<string>) => {
@@ -140,7 +164,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
   // A word that says the kind of answer is met by that kind, not by its synonyms: they do not make it commoner.
-  const weights = q.terms.map((t) => idf(t.stem, t.typeWord ? new Set<string>() : t.alternatives) * (t.typeWord ? 0.5 : 1) * vagueness(t.senses) * (t.incidental ? 0.3 : 1));
+  // So is a verb met by a kind of thing ("eat": a food): a site seldom writes "eat", which would make it weigh the most.
+  const weights = q.terms.map((t) => idf(t.stem, t.typeWord ? new Set<string>() : t.alternatives) * (t.typeWord || t.kinds ? 0.5 : 1) * vagueness(t.senses) * (t.incidental ? 0.3 : 1));
   // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come"),
   // nor where or how it is asked ("the bakery", "exactly"), unless nothing else is left.
   // "What's the bakery's phone number?": a contact asked for is the business's own, whatever its pages call it.
@@ -148,6 +173,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB && !(contact && t.incidental));
   const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
   const cands = candidates(chunks);
+  q = { ...q, terms: withKindredStems(q.terms, cands) };
   // A question naming no place or branch means the business itself by its premises ("Who started the bakery?").
   const byName = !q.terms.some((t) => t.proper);
   const matches = cands.map((c) => {

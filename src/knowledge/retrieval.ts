@@ -2,7 +2,7 @@ import type { Db } from '../db/index.ts';
 import { countChunksWithWords, findChunksWithAnyWord } from '../db/page-chunks.ts';
 import { analyzeQuestion, BRANCH, stem } from './analysis.ts';
 import { answerByMeaning } from './meaning.ts';
-import { ANSWER_THRESHOLD, rankSentences, type RankedSentence } from './rank.ts';
+import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type RankedSentence } from './rank.ts';
 
 export interface Passage {
   /** The answering sentence with its neighbours (or, from other sources, any passage text). */
@@ -31,7 +31,8 @@ const CANDIDATES = 40;
  * The sentences of an agent's knowledge that answer `query`, best first, each with its
  * neighbours, page and section: from its own site and from the knowledge bases attached to it,
  * always in the index generation served now. Candidates are the passages holding any of the
- * question's words or their synonyms (PostgreSQL full text, stemmed); their sentences are
+ * question's words or their synonyms (PostgreSQL full text, stemmed), or a word of their family
+ * ("allergy" / "allergens", `kindredPrefixes`); their sentences are
  * ranked by `rankSentences` with the whole knowledge's word frequencies. Only sentences scoring
  * ANSWER_THRESHOLD or more come back, or, when none does, the one sentence whose meaning answers it
  * (`answerByMeaning`): an empty answer means the site does not say.
@@ -43,7 +44,7 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   // A shop or café asked about is read on the pages about the business's locations too, whatever they call them.
   const words = [...new Set(question.terms.flatMap((t) => [t.word, ...t.synonymWords, ...(t.premises ? BRANCH : [])]))];
   const [chunks, counts] = await Promise.all([
-    findChunksWithAnyWord(db, agentId, words, CANDIDATES),
+    findChunksWithAnyWord(db, agentId, words, CANDIDATES, kindredPrefixes(question.terms)),
     countChunksWithWords(db, agentId, words),
   ]);
   if (!chunks.length) return [];
