@@ -7,6 +7,7 @@ import {
   CAMPAIGNS, callsOf, campaignReaches, carrierCalled, createCampaign, eventsOf, orgWithNumber, peakConcurrency, startedCampaign,
 } from './support/campaigns.ts';
 import { workflowIds } from '../src/temporal/ids.ts';
+import { callIsBlocked } from '../src/db/campaigns.ts';
 
 // Short calls (answered at once, 1 s of talk) and long ones (10 minutes: hung up, capped or canceled by the tests).
 let svc: TestService;
@@ -278,6 +279,19 @@ describe('campaign calls', () => {
     expect(await carrierCalled(long, calls[0]!.id)).toBe(false);
     expect(await carrierCalled(long, calls[2]!.id)).toBe(false);
     expect(before.status).toBe(201);
+  });
+
+  it('the do-not-call check of a dial that was not claimed just now: by number or by contact, in its own organization only', async () => {
+    const mine = await newOrg(svc);
+    const other = await newOrg(svc);
+    const flagged = (await mine.api.post('/api/v1/rest/contacts', { phone_e164: '+14155550181', do_not_call: true })).body;
+    const free = (await mine.api.post('/api/v1/rest/contacts', { phone_e164: '+14155550182' })).body;
+    expect((await other.api.post('/api/v1/rest/contacts', { phone_e164: '+14155550183', do_not_call: true })).status).toBe(201);
+    expect(await callIsBlocked(svc.sql, mine.orgId, { contact_id: null, to_number: '+14155550181' })).toBe(true);
+    expect(await callIsBlocked(svc.sql, mine.orgId, { contact_id: flagged.id, to_number: '+14155550199' })).toBe(true);
+    expect(await callIsBlocked(svc.sql, mine.orgId, { contact_id: free.id, to_number: '+14155550182' })).toBe(false);
+    // Another organization's do-not-call contact does not block this one's call to the same number.
+    expect(await callIsBlocked(svc.sql, mine.orgId, { contact_id: null, to_number: '+14155550183' })).toBe(false);
   });
 
   it('contacts: calls go to their numbers; do_not_call contacts are blocked; deleting one drops its undialed enrolments', async () => {

@@ -55,25 +55,23 @@ export async function insertAgent(db: Db, orgId: string, input: NewAgent): Promi
 }
 
 /**
- * The four reads of a live agent row, each one constant text (so each is one prepared statement,
- * and no fragments are built per call): by id or widget id, with or without a row lock.
+ * The four reads of a live agent row, each one constant text (so each is one prepared statement):
+ * by id or widget id, with or without a row lock.
  */
-/** The columns every read of an agent selects. */
-const AGENT_COLUMNS = ['id', 'org_id', 'public_key', 'name', 'status', 'voice', 'persona', 'site_url', 'config', 'draft', 'draft_updated_at', 'created_at', 'updated_at'];
 
 async function findRow(db: Db, orgId: string, where: { id: string } | { publicKey: string }, forUpdate: boolean): Promise<AgentRow | null> {
   let rows: AgentRow[];
   if ('id' in where) {
     rows = forUpdate
-      ? await db<AgentRow[]>`select ${db(AGENT_COLUMNS)}
+      ? await db<AgentRow[]>`select ${db(COLUMNS)}
           from agents where id = ${where.id} and org_id = ${orgId} and deleted_at is null for update`
-      : await db<AgentRow[]>`select ${db(AGENT_COLUMNS)}
+      : await db<AgentRow[]>`select ${db(COLUMNS)}
           from agents where id = ${where.id} and org_id = ${orgId} and deleted_at is null`;
   } else {
     rows = forUpdate
-      ? await db<AgentRow[]>`select ${db(AGENT_COLUMNS)}
+      ? await db<AgentRow[]>`select ${db(COLUMNS)}
           from agents where public_key = ${where.publicKey} and org_id = ${orgId} and deleted_at is null for update`
-      : await db<AgentRow[]>`select ${db(AGENT_COLUMNS)}
+      : await db<AgentRow[]>`select ${db(COLUMNS)}
           from agents where public_key = ${where.publicKey} and org_id = ${orgId} and deleted_at is null`;
   }
   return rows[0] ?? null;
@@ -91,7 +89,7 @@ export async function findAgent(db: Db, orgId: string, id: string, opts: { forUp
 export interface AgentToRun { agent: Agent; transfers: boolean }
 export async function findAgentToRun(db: Db, orgId: string, id: string): Promise<AgentToRun | null> {
   const [row] = await db<(AgentRow & { transfers: boolean })[]>`
-    select ${db(AGENT_COLUMNS)},
+    select ${db(COLUMNS)},
       exists (select 1 from transfer_rules t where t.agent_id = agents.id and t.enabled) as transfers
     from agents where id = ${id} and org_id = ${orgId} and deleted_at is null`;
   return row ? { agent: toAgent(row), transfers: row.transfers } : null;

@@ -1,4 +1,4 @@
-import { listPage, type Db } from './index.ts';
+import { listPage, type Db, type Fragment } from './index.ts';
 import { newId } from '../ids.ts';
 import {
   IN_FLIGHT_STATUSES, type Campaign, type CampaignCall, type CampaignStatus, type CallStatus, type CallingWindow, type EndedReason, type Retry,
@@ -247,8 +247,7 @@ export async function advanceCallReading(db: Db, id: string, from: readonly Call
     ? db`, (select json_build_object('widget_id', c.agent_id, 'from_number', c.from_number) from campaigns c where c.id = campaign_calls.campaign_id) as read_campaign`
     : db``;
   const blocked = read.blocked
-    ? db`, exists (select 1 from contacts k where k.org_id = campaign_calls.org_id and k.do_not_call
-        and (k.id = campaign_calls.contact_id or k.phone_e164 = campaign_calls.to_number)) as read_blocked`
+    ? db`, ${onDoNotCall(db, { orgId: db`campaign_calls.org_id`, contactId: db`campaign_calls.contact_id`, number: db`campaign_calls.to_number` })} as read_blocked`
     : db``;
   const [r] = await db<(CallRow & { read_campaign?: CallCampaign | null; read_blocked?: boolean })[]>`update campaign_calls set ${db(set)}, updated_at = now() ${started} ${answered}
     where id = ${id} and status = any(${[...from]}::text[]) ${running} returning ${db(CALL_COLUMNS)} ${campaign} ${blocked}`;
@@ -322,9 +321,14 @@ export async function expireQueuedCalls(db: Db, campaignId: string, seconds: num
 
 /** Whether a call must not be placed: its contact, or a contact with its number, is do-not-call. */
 export async function callIsBlocked(db: Db, orgId: string, call: { contact_id: string | null; to_number: string }): Promise<boolean> {
-  const [r] = await db`select 1 from contacts where org_id = ${orgId} and do_not_call
-    and (id = ${call.contact_id} or phone_e164 = ${call.to_number}) limit 1`;
-  return r !== undefined;
+  const [r] = await db<{ blocked: boolean }[]>`select ${onDoNotCall(db, { orgId: db`${orgId}`, contactId: db`${call.contact_id}`, number: db`${call.to_number}` })} as blocked`;
+  return r?.blocked === true;
+}
+
+/** Whether a callee is on the do-not-call list: the organization's contact by id, or by number (each an SQL expression). */
+function onDoNotCall(db: Db, callee: { orgId: Fragment; contactId: Fragment; number: Fragment }): Fragment {
+  return db`exists (select 1 from contacts k where k.org_id = ${callee.orgId} and k.do_not_call
+    and (k.id = ${callee.contactId} or k.phone_e164 = ${callee.number}))`;
 }
 
 /** The numbers of an organization's do-not-call contacts among `numbers`. */
