@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, holdsType, stems, withDayRanges, words } from './analysis.ts';
+import { analyzeQuestion, answerType, holdsType, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
 import { rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
   it('"who" wants a person as the question\'s word only, not as a relative pronoun', () => {
     expect(answerType('Who started the bakery?')).toBe('person');
     expect(answerType('Do you have anything for people who cannot eat gluten?')).toBeNull();
+  });
+
+  it('a relative clause after a noun asks nothing: the question stays a yes/no one, and its negation is not the question\'s', () => {
+    expect(withoutRelativeClauses('Do you have anything for people who cannot eat gluten?')).toBe('Do you have anything for people?');
+    expect(withoutRelativeClauses('Is there a room where kids can play, and a discount for students who bring ID?')).toBe('Is there a room, and a discount for students?');
+    // After a verb, the word asks ("tell me where"): kept.
+    expect(withoutRelativeClauses('Can you tell me where the shop is?')).toBe('Can you tell me where the shop is?');
+    expect(analyzeQuestion('Do you have anything for people who cannot eat gluten?').yesNo).toBe(true);
+    expect(analyzeQuestion('Can you tell me where the shop is?').yesNo).toBe(false);
   });
 
   it('contractions, indefinite pronouns and "cannot" are not terms; a hyphenated word is also one word', () => {
@@ -58,5 +67,14 @@ describe('ranking sentences', () => {
     expect(best).toMatchObject({ sentence: 'Every label lists the allergens.' });
     expect(best!.score).toBeGreaterThan(0.5);
     expect(rankSentences('What about my allergy?', chunks.slice(1)).every((r) => r.score === 0)).toBe(true);
+  });
+
+  it('a negation in a relative clause ("people who cannot…") does not prefer a negated sentence; one in the question does', () => {
+    const chunks = [
+      chunk('Our kitchen uses wheat, so we cannot promise any item is free of gluten.', '/allergens'),
+      chunk('Gluten-free brownies are baked on Fridays.', '/menu'),
+    ];
+    expect(rankSentences('Do you have anything for people who cannot eat gluten?', chunks)[0]).toMatchObject({ sentence: 'Gluten-free brownies are baked on Fridays.' });
+    expect(rankSentences('Why can you not promise anything is gluten-free?', chunks)[0]).toMatchObject({ url: '/allergens' });
   });
 });

@@ -222,6 +222,23 @@ export function stems(text: string): Set<string> {
 /** Verbs whose object is a kind of thing ("What can vegans eat?" is answered by the foods a sentence names). */
 const OBJECT_KINDS: Record<string, Set<string>> = { eat: new Set(['food', 'nutriment', 'foodstuff']), drink: new Set(['beverage']) };
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
+
+/**
+ * The question without its relative clauses after a noun ("people who cannot eat gluten", "a room where kids can play",
+ * up to the next comma): they say whom or what it is about, and ask nothing. Its "who" asks for no person, and its
+ * negation is not the question's ("What happens if I don't come?" is asked in the negative; "…for people who cannot
+ * eat gluten?" is not). compromise tells a noun ("people", "someone") from a verb's object ("tell me where").
+ */
+export function withoutRelativeClauses(text: string): string {
+  const starts: number[] = nlp(text).match('(#Noun && !#Pronoun) [(who|where|when)]', 0).json({ offset: true })
+    .map((m: { offset: { start: number } }) => m.offset.start);
+  let out = text;
+  for (const start of starts.sort((a, b) => b - a)) {
+    const end = out.slice(start).search(/[,;?]/);
+    out = `${out.slice(0, start).trimEnd()}${end < 0 ? '' : out.slice(start + end)}`;
+  }
+  return out;
+}
 // "business" and "company" name the site's owner, whatever words its pages use for it; "people" whom a question is for ("anything for people who cannot eat gluten?").
 /** Grammar, not content: indefinite pronouns ("anything", "someone", "anywhere") and "cannot". */
 const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
@@ -275,5 +292,5 @@ export function analyzeQuestion(asked: string): Question {
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });
   }
-  return { text: asked, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(text)) };
+  return { text: asked, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(text))) };
 }

@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { isKindOf } from './wordnet.ts';
 
 /**
@@ -226,7 +226,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
   // "What's your phone number?": with no subject to tell two numbers apart, the contact page's is the one meant.
   // "What happens if I don't pick it up?": of two sentences on it, the one about it not happening ("not collected").
-  const negative = DENIES.test(q.text);
+  // Not a negation that only says whom the question is for ("for people who cannot eat gluten?").
+  const negative = DENIES.test(withoutRelativeClauses(q.text));
   const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'address');
   // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
   const key = (x: (typeof scored)[number]) => x.score + (0.1 * x.bm25) / maxBm25

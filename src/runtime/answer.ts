@@ -83,6 +83,39 @@ function sentenceOf(q: Question, r: RankedSentence): string {
 
 const capitalize = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
 
+/** "Do you have a shop in Boston?", "Is there a branch in Falmouth?": the business's premises are all it asks about, in a named place. */
+function asksForPremises(q: Question): boolean {
+  const about = q.terms.filter((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB);
+  return q.terms.some((t) => t.proper) && about.length > 0 && about.every((t) => t.premises);
+}
+
+/** "a shop in Boston", "an office near Milwaukee": the premises as the question names them, where it places them. */
+function premisesIn(q: Question, names: string[]): string {
+  const noun = q.terms.find((t) => t.premises)!.word;
+  const where = names.map((name) => `${new RegExp(`\\b(in|at|near)\\s+${name}\\b`, 'i').exec(q.text)?.[1]?.toLowerCase() ?? 'in'} ${capitalize(name)}`);
+  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} ${where.join(' or ')}`;
+}
+
+/** A street address ("41 Wharf Street, …"), not a town named in passing ("Both gyms are in Portland"). */
+const STREET = /\b\d{1,6}\s+(?:[A-Z0-9][\w.'-]*\s+){0,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Way|Place|Pl|Court|Ct|Square|Sq|Parkway|Pkwy|Highway|Hwy)\b/;
+
+/**
+ * The street addresses of the page `best` is on, one per heading, each after its heading ("Old Port: 41 Wharf Street, ….
+ * Back Cove: 780 Forest Avenue, …."), when `best` is one of two or more; null otherwise.
+ */
+function addressesOf(all: RankedSentence[], best: RankedSentence): string | null {
+  const headingOf = (r: RankedSentence) => (r.section?.includes(' › ') ? r.section.split(' › ').at(-1)! : '');
+  if (!STREET.test(best.sentence) || !headingOf(best)) return null;
+  const places = new Map<string, string>();
+  for (const r of all) {
+    const heading = headingOf(r);
+    if (r.url !== best.url || r.score < ANSWER_THRESHOLD || !heading || places.has(heading) || !STREET.test(r.sentence)) continue;
+    const text = /[.!?]$/.test(r.sentence.trim()) ? r.sentence.trim() : `${r.sentence.trim()}.`;
+    places.set(heading, text.includes(heading) ? text : `${heading}: ${text}`);
+  }
+  return places.size >= 2 ? [...places.values()].slice(0, 4).join(' ') : null;
+}
+
 /**
  * The reply to a question from the passages retrieval found, or null when none answers it
  * (nothing at or above ANSWER_THRESHOLD): then the caller says it does not know.
@@ -99,9 +132,14 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   const second = all.slice(1).find((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
     && q.terms.some((t) => !t.typeWord && !t.proper && !covered.has(t.stem) && stems(r.sentence).has(t.stem)));
   if (second) text = `${text} ${sentenceOf(q, second)}`;
+  // "A shop in Boston?": every address the page gives for the business's premises, each under its name, not the first.
+  const premises = best.missing.length > 0 && asksForPremises(q);
+  if (premises) text = addressesOf(all, best) ?? text;
   // A name the site lacks ("a gym in Seattle?"): say so, then what it does say. One it names for other things
-  // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give.
+  // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give; but
+  // premises it names for other things ("a shop in Boston?", where the founder once worked) are premises it does not have.
   if (best.absent.length) text = `Our site doesn't mention ${best.absent.map(capitalize).join(' or ')}. ${text}`;
+  else if (premises) text = `Our site doesn't mention ${premisesIn(q, best.missing)}. ${text}`;
   else if (best.missing.length) return { text, urls: [best.url] };
   else if (q.yesNo) text = yesOrNo(q, text, best.score);
   return { text, urls: [best.url] };
