@@ -40,7 +40,7 @@ interface Synset {
   /** WordNet's lexicographer file: 18 is noun.person. */
   lexFile: number;
   pointers: { symbol: string; offset: string; pos: string; source: number; target: number }[];
-  /** Its definition, without the quoted examples ("space where an automobile can be left temporarily"). */
+  /** Its definition, without the quoted examples ("space in which vehicles can be parked"). */
   gloss: string;
 }
 
@@ -143,7 +143,7 @@ export function hypernyms(word: string): string[] {
 
 /**
  * The words of the definitions of `word`'s `senses` most frequent senses as a noun, verb and adjective
- * ("parking" → "space where an automobile can be left temporarily"), stop words and all. Cached.
+ * ("parking" → "space in which vehicles can be parked", "the act of maneuvering a vehicle into a location where it can be left temporarily"), stop words and all. Cached.
  */
 export function glossWords(word: string, senses = 2): string[] {
   return senseWords('|', word, senses, (synset) => synset.gloss.toLowerCase().split(/[^a-z'-]+/));
