@@ -236,10 +236,10 @@ export function definedBy(text: string): Set<string> {
   const out = new Set<string>();
   // Names: capitalised words that do not start the text or a sentence in it, as in a question.
   for (const word of words(text.replace(/(?<!^|[.!?:]\s)\b[A-Z][a-z]+/g, ' '))) {
-    if (word.length < 3 || STOPWORDS.has(word) || senseCount(word) >= VAGUE) continue;
     let defined = glossCache.get(word);
     if (!defined) {
-      defined = glossWords(word).filter((w) => w.length > 2 && !STOPWORDS.has(w) && senseCount(w) > 0 && senseCount(w) < VAGUE_IN_GLOSS).map(stem);
+      defined = word.length < 3 || STOPWORDS.has(word) || senseCount(word) >= VAGUE ? []
+        : glossWords(word).filter((w) => w.length > 2 && !STOPWORDS.has(w) && senseCount(w) > 0 && senseCount(w) < VAGUE_IN_GLOSS).map(stem);
       glossCache.set(word, defined);
     }
     for (const st of defined) out.add(st);
