@@ -49,9 +49,11 @@ const POS_OF: Record<string, Pos | undefined> = { n: 'noun', v: 'verb', a: 'adj'
 function readSynset(pos: Pos, offset: string): Synset {
   const fd = openSync(join(dictPath, `data.${pos}`), 'r');
   try {
-    const buf = Buffer.alloc(8192);
+    const buf = Buffer.allocUnsafe(8192);
     const n = readSync(fd, buf, 0, buf.length, Number(offset));
-    const line = buf.subarray(0, n).toString('latin1').split('\n')[0]!;
+    // Only the synset's line is decoded, not the whole 8 KB read.
+    const end = buf.subarray(0, n).indexOf(10);
+    const line = buf.toString('latin1', 0, end < 0 ? n : end);
     const f = line.split(' ');
     // offset lex_filenum ss_type w_cnt (hex) word lex_id [word lex_id...] p_cnt [symbol offset pos source/target...] ...
     const count = parseInt(f[3]!, 16);
