@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, holdsType, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
-import { rankSentences } from './rank.ts';
+import { analyzeQuestion, answerType, definedBy, holdsType, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
+import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
   it('"who" wants a person as the question\'s word only, not as a relative pronoun', () => {
@@ -67,6 +67,22 @@ describe('ranking sentences', () => {
     expect(best).toMatchObject({ sentence: 'Every label lists the allergens.' });
     expect(best!.score).toBeGreaterThan(0.5);
     expect(rankSentences('What about my allergy?', chunks.slice(1)).every((r) => r.score === 0)).toBe(true);
+  });
+
+  it('a word whose WordNet definition names the question\'s word ("amalgam": "…(usually silver)…") relates them, weakly', () => {
+    expect(definedBy('Do you use amalgam fillings?').has('silver')).toBe(true);
+    // Not a name's definition ("Bell": "a hollow device…that makes a ringing sound"), nor a vague word's ("class": 9 senses).
+    expect(definedBy('Marcus Bell bakes.').has('make')).toBe(false);
+    expect(definedBy('class').size).toBe(0);
+    const chunks = [
+      { text: 'No, all our fillings are tooth-colored composite.', url: '/faq', title: 'FAQ', section: 'FAQ › Do you use amalgam fillings?' },
+      chunk('Tooth-colored filling: from $160', '/fees'),
+      chunk('Fill in the health history form before your visit.', '/new-patients'),
+      ...['We open at 8 am on weekdays.', 'Parking is free behind the building.', 'Cleanings are due twice a year.'].map((t) => chunk(t, '/about')),
+    ];
+    const [best] = rankSentences('Do you do silver fillings?', chunks);
+    expect(best).toMatchObject({ sentence: 'No, all our fillings are tooth-colored composite.' });
+    expect(best!.score).toBeGreaterThan(ANSWER_THRESHOLD);
   });
 
   it('a negation in a relative clause ("people who cannot…") does not prefer a negated sentence; one in the question does', () => {

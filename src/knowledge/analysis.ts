@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, hypernyms, isPersonNoun, isPremisesNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, glossWords, hypernyms, isPersonNoun, isPremisesNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -217,6 +217,34 @@ export function words(text: string): string[] {
 /** The stems of a text's content words (stop words left out). */
 export function stems(text: string): Set<string> {
   return new Set(words(text).filter((w) => !STOPWORDS.has(w)).map(stem));
+}
+
+/** WordNet senses from which a word is vague ("class": 9, "take": 44): its definitions relate it to too much. */
+const VAGUE = 8;
+/** WordNet senses from which a word of a definition is too vague to relate two words ("make", "place", "form"). */
+const VAGUE_IN_GLOSS = 13;
+const glossCache = new Map<string, string[]>();
+
+/**
+ * The stems a text's words are defined by: the content words of the WordNet definitions of its precise words, in their
+ * two most frequent senses ("amalgam fillings": "an alloy of mercury with another metal (usually silver) used by dentists
+ * to fill cavities" → silver, dentist, caviti…). Not of names ("Marcus Bell": a bell is "a hollow device…"), nor of vague
+ * words (VAGUE); and only definition words that are nouns, verbs or adjectives ("usually" is not) of fewer than
+ * VAGUE_IN_GLOSS senses ("course", "silver": 12). Cached by word.
+ */
+export function definedBy(text: string): Set<string> {
+  const out = new Set<string>();
+  // Names: capitalised words that do not start the text or a sentence in it, as in a question.
+  for (const word of words(text.replace(/(?<!^|[.!?:]\s)\b[A-Z][a-z]+/g, ' '))) {
+    let defined = glossCache.get(word);
+    if (!defined) {
+      defined = word.length < 3 || STOPWORDS.has(word) || senseCount(word) >= VAGUE ? []
+        : glossWords(word).filter((w) => w.length > 2 && !STOPWORDS.has(w) && senseCount(w) > 0 && senseCount(w) < VAGUE_IN_GLOSS).map(stem);
+      glossCache.set(word, defined);
+    }
+    for (const st of defined) out.add(st);
+  }
+  return out;
 }
 
 /** Verbs whose object is a kind of thing ("What can vegans eat?" is answered by the foods a sentence names). */

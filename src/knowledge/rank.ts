@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, holdsType, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, definedBy, holdsType, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { isKindOf } from './wordnet.ts';
 
 /**
@@ -39,8 +39,12 @@ export interface CorpusStats { total: number; df: Map<string, number> }
 const K1 = 1.2;
 const B = 0.75;
 
-/** Where a term was found: in the sentence, its section path, its neighbours, its passage; as itself, a word derived from it, or a synonym. */
-const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, passage: 0.35, neighbourAlt: 0.3 };
+/**
+ * Where a term was found: in the sentence, its section path, its neighbours, its passage; as itself, a word derived from it,
+ * a synonym, or in the definition of a word of the sentence or its heading (`defined`: weak, below what makes a sentence
+ * on topic).
+ */
+const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, defined: 0.4, passage: 0.35, neighbourAlt: 0.3 };
 
 interface Candidate {
   chunk: SourceChunk; sentence: string; context: string; s: Set<string>;
@@ -48,6 +52,8 @@ interface Candidate {
   own: Set<string>; sec: Set<string>; near: Set<string>; lastHeading: string;
   /** Stems of the whole passage the sentence is in. */
   all: Set<string>;
+  /** Stems of the WordNet definitions of the sentence's words and its heading's (`definedBy`). */
+  defined: Set<string>;
   /** Whether the sentence names the business itself ("Nadia Brooks opened Hearth & Crumb in 2014"). */
   namesBusiness: boolean;
 }
@@ -102,6 +108,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
       out.push({
         chunk, sentence, context: window.join(' '), s: stems(withDayRanges(sentence)), own: stems(lastHeading), sec,
         near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
+        defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
       });
     });
@@ -123,6 +130,10 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds }: Q
   if (kinds && words(c.sentence).some((w) => w.length > 2 && !STOPWORDS.has(w) && isKindOf(w, kinds))) return WEIGHT.sentenceAlt;
   if (c.near.has(stem)) return WEIGHT.neighbour;
   if (alt(c.sec)) return WEIGHT.sectionAlt;
+  // A word whose definition names the question's ("Do you use amalgam fillings?" for "silver fillings": an amalgam is "an
+  // alloy of mercury with another metal (usually silver)…"). The question word itself only: its synonyms' and the question
+  // word's own definitions (a wedding is "the social event…") lifted look-alikes and let unknowns through.
+  if (c.defined.has(stem)) return WEIGHT.defined;
   if (c.all.has(stem)) return WEIGHT.passage;
   return alt(c.near) ? WEIGHT.neighbourAlt : 0;
 }

@@ -35,16 +35,26 @@ function loadIndexes(): Map<Pos, Map<string, string[]>> {
   return indexes;
 }
 
-interface Synset { words: string[]; /** WordNet's lexicographer file: 18 is noun.person. */ lexFile: number; pointers: { symbol: string; offset: string; pos: string; source: number; target: number }[] }
+interface Synset {
+  words: string[];
+  /** WordNet's lexicographer file: 18 is noun.person. */
+  lexFile: number;
+  pointers: { symbol: string; offset: string; pos: string; source: number; target: number }[];
+  /** Its definition, without the quoted examples ("space in which vehicles can be parked"). */
+  gloss: string;
+}
 
 const POS_OF: Record<string, Pos | undefined> = { n: 'noun', v: 'verb', a: 'adj', s: 'adj', r: 'adv' };
 
 function readSynset(pos: Pos, offset: string): Synset {
   const fd = openSync(join(dictPath, `data.${pos}`), 'r');
   try {
-    const buf = Buffer.alloc(8192);
+    const buf = Buffer.allocUnsafe(8192);
     const n = readSync(fd, buf, 0, buf.length, Number(offset));
-    const f = buf.subarray(0, n).toString('latin1').split('\n')[0]!.split(' ');
+    // Only the synset's line is decoded, not the whole 8 KB read.
+    const end = buf.subarray(0, n).indexOf(10);
+    const line = buf.toString('latin1', 0, end < 0 ? n : end);
+    const f = line.split(' ');
     // offset lex_filenum ss_type w_cnt (hex) word lex_id [word lex_id...] p_cnt [symbol offset pos source/target...] ...
     const count = parseInt(f[3]!, 16);
     const words: string[] = [];
@@ -56,7 +66,9 @@ function readSynset(pos: Pos, offset: string): Synset {
       if (!symbol || !target || !p || !st) break;
       pointers.push({ symbol, offset: target, pos: p, source: parseInt(st.slice(0, 2), 16), target: parseInt(st.slice(2), 16) });
     }
-    return { words, lexFile: Number(f[1]), pointers };
+    // "... | definition; definition; \"an example\"": the definitions only.
+    const gloss = line.slice(line.indexOf(' | ') + 3).split(';').filter((d) => !d.trim().startsWith('"')).join(';').trim();
+    return { words, lexFile: Number(f[1]), pointers, gloss };
   } finally {
     closeSync(fd);
   }
@@ -129,6 +141,14 @@ export function derivations(word: string, senses = 3): string[] {
  */
 export function hypernyms(word: string): string[] {
   return senseWords('@', word, 1, (synset) => synset.pointers.filter((p) => p.symbol === '@' && p.pos === 'v').flatMap((p) => readSynset('verb', p.offset).words));
+}
+
+/**
+ * The words of the definitions of `word`'s `senses` most frequent senses as a noun, verb and adjective
+ * ("parking" → "space in which vehicles can be parked", "the act of maneuvering a vehicle into a location where it can be left temporarily"), stop words and all. Cached.
+ */
+export function glossWords(word: string, senses = 2): string[] {
+  return senseWords('|', word, senses, (synset) => synset.gloss.toLowerCase().split(/[^a-z'-]+/));
 }
 
 /** How many senses WordNet knows for a word as noun, verb and adjective together (0 when unknown): how vague the word is. */
