@@ -23,6 +23,7 @@ export const ERROR_TITLES = {
   not_claimable: 'Conversation cannot be claimed',
   invalid_state: 'Action not allowed in the current state',
   phone_number_exists: 'Phone number already exists',
+  phone_number_unavailable: 'Phone number is not available',
   email_address_taken: 'Email address already in use',
   contact_exists: 'Contact already exists',
   idempotency_in_progress: 'A request with this Idempotency-Key is in progress',

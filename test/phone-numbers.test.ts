@@ -251,6 +251,31 @@ describe('phone numbers', () => {
     expect((await api.get(C)).body.ledger.filter((e: any) => e.reason.startsWith('phone_number'))).toHaveLength(2);
   });
 
+  it('a number belongs to one organization at a time: auto-picks differ, another\'s number is 409 phone_number_unavailable, the shared test numbers are not', async () => {
+    const [a, b] = await Promise.all([orgWithAgent(svc), orgWithAgent(svc)]);
+    // Two purchases at once: each gets its own number, and neither is offered to the other afterwards.
+    const [mine, theirs] = await Promise.all([buy(a.api, { widget_id: a.agent.id }), buy(b.api, { widget_id: b.agent.id })]);
+    expect(mine.phone_number).not.toBe(theirs.phone_number);
+    const offered = (await b.api.get(`${N}/search`)).body.data.map((c: any) => c.phone_number);
+    expect(offered.length).toBeGreaterThanOrEqual(5);
+    expect(offered).not.toContain(mine.phone_number);
+    expect(offered).not.toContain(theirs.phone_number);
+
+    // Buying or importing another organization's number is refused and changes nothing.
+    const other = await newAgent(b.api, 'Second desk');
+    const before = await snapshot(b.api, { phoneNumber: mine.phone_number });
+    expectProblem(await b.api.post(N, { widget_id: other.id, phone_number: mine.phone_number }), 409, 'phone_number_unavailable');
+    expectProblem(await b.api.post(`${N}/import`, { phone_number: mine.phone_number, widget_id: other.id }), 409, 'phone_number_unavailable');
+    expect(await snapshot(b.api, { phoneNumber: mine.phone_number })).toEqual(before);
+
+    // Released, it may be bought by another organization.
+    expect((await a.api.delete(`${N}/${mine.id}`)).status).toBe(204);
+    expect((await buy(b.api, { widget_id: other.id, phone_number: mine.phone_number })).phone_number).toBe(mine.phone_number);
+    // The contract's behaviour numbers are test fixtures every organization may hold at once.
+    await buy(a.api, { widget_id: a.agent.id, phone_number: '+15005550002', force: true });
+    await buy(b.api, { widget_id: other.id, phone_number: '+15005550002', force: true });
+  });
+
   it('an agent\'s delete releases its bought numbers and parks its imported ones', async () => {
     const { api, agent } = await orgWithAgent(svc);
     const bought = await buy(api, { widget_id: agent.id });

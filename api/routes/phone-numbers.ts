@@ -40,7 +40,8 @@ export const phoneNumbersFamily: RouteFamily = {
     route({
       method: 'POST', path: '/phone-numbers', operationId: 'buy_phone_number', summary: 'Buy a number for an agent',
       description: 'Buys `phone_number`, or the first candidate for `country`, `type` and `area_code`; wires its voice and SMS webhooks to the agent (both on). '
-        + '409 `agent_has_active_number` unless `force`; 402 `insufficient_credits` when the balance does not cover the first month; 502 `carrier_error` when the carrier refuses. '
+        + '409 `agent_has_active_number` unless `force`; 409 `phone_number_exists` when the organization already holds `phone_number`, 409 `phone_number_unavailable` when another one does '
+        + '(the sandbox\'s behaviour numbers aside: any organization may hold them); 402 `insufficient_credits` when the balance does not cover the first month; 502 `carrier_error` when the carrier refuses. '
         + 'With an `Idempotency-Key`, a repeated request buys and charges once.',
       permissions: ['phone_numbers.write'], body: PhoneNumberBuySchema,
       responses: { 201: { description: 'The number', schema: PhoneNumberSchema } },
@@ -51,7 +52,7 @@ export const phoneNumbersFamily: RouteFamily = {
     }),
     route({
       method: 'POST', path: '/phone-numbers/import', operationId: 'import_phone_number', summary: 'Import a number the organization owns elsewhere',
-      description: 'The number becomes admin-imported: it is never billed and cannot be released here. 409 `phone_number_exists` when the organization already holds it.',
+      description: 'The number becomes admin-imported: it is never billed and cannot be released here. 409 `phone_number_exists` when the organization already holds it, 409 `phone_number_unavailable` when another organization does (but for the sandbox\'s behaviour numbers, which any may hold).',
       permissions: ['org.write'], body: PhoneNumberImportSchema,
       responses: { 201: { description: 'The number', schema: PhoneNumberSchema } },
       async handler({ body, principal, deps }) {

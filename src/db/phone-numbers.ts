@@ -62,6 +62,27 @@ export async function findActiveNumberByE164(db: Db, phoneNumber: string): Promi
   return row ? toRecord(row) : null;
 }
 
+/** Which of `phoneNumbers` are active in any organization. */
+export async function activeAmong(db: Db, phoneNumbers: string[]): Promise<Set<string>> {
+  const rows = await db<{ phone_number: string }[]>`select distinct phone_number from phone_numbers
+    where phone_number = any(${phoneNumbers}::text[]) and status = 'active'`;
+  return new Set(rows.map((r) => r.phone_number));
+}
+
+/**
+ * Whether another organization than `orgId` holds `phoneNumber` active. Call it after `lockNumber` in the transaction
+ * that would add the number, so that two organizations adding it at once cannot both pass.
+ */
+export async function numberHeldElsewhere(db: Db, orgId: string, phoneNumber: string): Promise<boolean> {
+  const [row] = await db`select 1 from phone_numbers where org_id <> ${orgId} and phone_number = ${phoneNumber} and status = 'active' limit 1`;
+  return row !== undefined;
+}
+
+/** Serializes the transactions adding `phoneNumber`, in any organization, until they end. */
+export async function lockNumber(db: Db, phoneNumber: string): Promise<void> {
+  await db`select pg_advisory_xact_lock(hashtextextended(${`phone_number:${phoneNumber}`}, 0))`;
+}
+
 export async function orgHoldsNumber(db: Db, orgId: string, phoneNumber: string): Promise<boolean> {
   const [row] = await db`select 1 from phone_numbers where org_id = ${orgId} and phone_number = ${phoneNumber} and status = 'active'`;
   return row !== undefined;

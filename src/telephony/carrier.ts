@@ -36,7 +36,14 @@ export interface PlacedCall { sid: string }
 
 export interface Carrier {
   readonly name: 'sandbox' | 'twilio';
+  /** Numbers available to buy: never one the carrier has already sold. */
   search(query: NumberSearch): Promise<NumberCandidate[]>;
+  /**
+   * Whether `phoneNumber` is one of the carrier's shared test numbers, which every account may hold at once (the
+   * sandbox's behaviour numbers, as Twilio's test credentials' magic numbers): any other number belongs to one
+   * organization at a time, or a call to it could reach another organization's agent.
+   */
+  isSharedTestNumber(phoneNumber: string): boolean;
   /** Buys `phoneNumber` with its webhooks set (SMS left unconfigured when the carrier refuses it). */
   buy(phoneNumber: string, webhooks: NumberWebhooks): Promise<ProvisionedNumber>;
   /** Takes over the webhooks of a number the organization owns elsewhere (import). */

@@ -6,8 +6,8 @@ import type { Db, Sql } from '../db/index.ts';
 import { agentExists, findAgent } from '../db/agents.ts';
 import { creditBalance, ensureStartingCredits, lockCredits } from '../db/credits.ts';
 import {
-  activeNumbersOfAgent, detachNumbersOfAgent, findPhoneNumber, insertPhoneNumber, markNumberReleased, orgHoldsNumber,
-  toPhoneNumber, updatePhoneNumber, type PhoneNumberRecord,
+  activeNumbersOfAgent, detachNumbersOfAgent, findPhoneNumber, insertPhoneNumber, lockNumber, markNumberReleased, numberHeldElsewhere,
+  orgHoldsNumber, toPhoneNumber, updatePhoneNumber, type PhoneNumberRecord,
 } from '../db/phone-numbers.ts';
 import { chargeCredits, insufficientCredits } from '../credits/index.ts';
 import { AppError, fieldError, notFound } from '../errors.ts';
@@ -41,6 +41,21 @@ async function refuseWhileCampaign(db: Db, number: PhoneNumberRecord, action: st
   }
 }
 
+/**
+ * Why `phoneNumber` cannot be added to the organization, or null: it already holds it (409 `phone_number_exists`), or
+ * another organization does (409 `phone_number_unavailable`: a call to it would reach one of the two agents, perhaps the
+ * other organization's), but for the carrier's shared test numbers. Holds the number's lock until the transaction ends,
+ * so that two organizations adding it at once cannot both pass.
+ */
+async function refusal(tx: Db, carrier: Carrier, orgId: string, phoneNumber: string): Promise<AppError | null> {
+  await lockNumber(tx, phoneNumber);
+  if (await orgHoldsNumber(tx, orgId, phoneNumber)) return new AppError(409, 'phone_number_exists', `this organization already holds ${phoneNumber}`);
+  if (!carrier.isSharedTestNumber(phoneNumber) && await numberHeldElsewhere(tx, orgId, phoneNumber)) {
+    return new AppError(409, 'phone_number_unavailable', `${phoneNumber} is held by another account of this service`);
+  }
+  return null;
+}
+
 function countryOf(phoneNumber: string): string {
   return parsePhoneNumber(phoneNumber)?.country ?? 'US';
 }
@@ -58,13 +73,14 @@ export async function buyPhoneNumber(deps: TelephonyDeps, orgId: string, input: 
     let country = input.country ?? (phoneNumber ? countryOf(phoneNumber) : 'US');
     if (!phoneNumber) {
       const candidates = await deps.carrier.search({ country, type, area_code: input.area_code }).catch(carrierError);
+      // In the carrier's order: two purchases at once lock their candidates in the same order, and the later one takes the next.
       for (const c of candidates) {
-        if (!(await orgHoldsNumber(tx, orgId, c.phone_number))) { phoneNumber = c.phone_number; country = c.iso_country; break; }
+        if (!(await refusal(tx, deps.carrier, orgId, c.phone_number))) { phoneNumber = c.phone_number; country = c.iso_country; break; }
       }
       if (!phoneNumber) throw fieldError('area_code', 'no_numbers_available', 'the carrier has no number available for this country, type and area code');
-    }
-    if (await orgHoldsNumber(tx, orgId, phoneNumber)) {
-      throw new AppError(409, 'phone_number_exists', `this organization already holds ${phoneNumber}`);
+    } else {
+      const refused = await refusal(tx, deps.carrier, orgId, phoneNumber);
+      if (refused) throw refused;
     }
     const cost = MONTHLY_COST_CENTS[type];
     await lockCredits(tx, orgId);
@@ -93,10 +109,8 @@ export async function buyPhoneNumber(deps: TelephonyDeps, orgId: string, input: 
 export async function importPhoneNumber(deps: TelephonyDeps, orgId: string, input: { phone_number: string; widget_id?: string | undefined }): Promise<PhoneNumber> {
   return deps.sql.begin(async (tx) => {
     if (input.widget_id) await requireAgent(tx, orgId, input.widget_id);
-    await lockCredits(tx, orgId); // one import of a number at a time in an organization
-    if (await orgHoldsNumber(tx, orgId, input.phone_number)) {
-      throw new AppError(409, 'phone_number_exists', `this organization already holds ${input.phone_number}`);
-    }
+    const refused = await refusal(tx, deps.carrier, orgId, input.phone_number);
+    if (refused) throw refused;
     const provisioned = await deps.carrier.adopt(input.phone_number, numberWebhooks(deps.config, { sms: true })).catch(carrierError);
     const number = await insertPhoneNumber(tx, {
       orgId, agentId: input.widget_id ?? null, phoneNumber: input.phone_number, carrierSid: provisioned.sid, carrier: deps.carrier.name,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.ts';
 import { findRecordedCall, recordCarrierOperation } from '../db/carrier-operations.ts';
+import { activeAmong } from '../db/phone-numbers.ts';
 import {
   CarrierError, MONTHLY_COST_CENTS, type Carrier, type NumberCandidate, type NumberSearch, type NumberWebhooks, type ProvisionedNumber,
 } from './carrier.ts';
@@ -13,6 +14,10 @@ import {
 
 /** The number whose inbound-SMS configuration the sandbox refuses. */
 export const SMS_REFUSING_NUMBER = '+15005550009';
+/** The numbers whose behaviour the contract fixes: test fixtures every organization may hold at once. */
+const SHARED_TEST_NUMBERS = new Set(['+15005550001', '+15005550002', '+15005550003', SMS_REFUSING_NUMBER]);
+/** How far a search walks the sandbox's numbers past those already sold (40 at a time). */
+const SEARCH_LIMIT = 40_000;
 
 /** How a call to `to` ends in the sandbox: the contract's table of test destinations. */
 export interface SandboxCallOutcome {
@@ -44,7 +49,7 @@ const COUNTRIES: Record<string, { prefix: string; defaultArea: string; nationalD
 const TOLL_FREE_AREA: Record<string, string> = { US: '800', CA: '888', GB: '800', FR: '800', DE: '800', AU: '1800' };
 
 /** Ten deterministic candidates honouring country, type, area code and `contains` (digits). */
-export function sandboxCandidates(query: NumberSearch): NumberCandidate[] {
+export function sandboxCandidates(query: NumberSearch, start = 0): NumberCandidate[] {
   const country = COUNTRIES[query.country.toUpperCase()];
   if (!country) return [];
   const area = query.type === 'toll_free' ? TOLL_FREE_AREA[query.country.toUpperCase()]! : (query.area_code ?? country.defaultArea);
@@ -52,7 +57,7 @@ export function sandboxCandidates(query: NumberSearch): NumberCandidate[] {
   const subscriberDigits = country.nationalDigits - area.length;
   if (subscriberDigits <= 0) return [];
   const out: NumberCandidate[] = [];
-  for (let i = 0; out.length < 10 && i < 40; i++) {
+  for (let i = start; out.length < 10 && i < start + 40; i++) {
     const filler = String(5_550_100 + i * 37).padStart(subscriberDigits, '0');
     let subscriber = filler.slice(0, Math.max(0, subscriberDigits - contains.length)) + contains;
     if (contains.length > subscriberDigits) {
@@ -88,7 +93,18 @@ export function createSandboxCarrier(db: Db): Carrier {
   };
   return {
     name: 'sandbox',
-    async search(query) { return sandboxCandidates(query); },
+    // Like a real carrier, it does not offer a number it has sold: those active in any organization are skipped.
+    async search(query) {
+      const out: NumberCandidate[] = [];
+      for (let start = 0; out.length < 10 && start < SEARCH_LIMIT; start += 40) {
+        const batch = sandboxCandidates(query, start).filter((c) => !out.some((o) => o.phone_number === c.phone_number));
+        if (!batch.length) break;
+        const taken = await activeAmong(db, batch.map((c) => c.phone_number));
+        out.push(...batch.filter((c) => !taken.has(c.phone_number)));
+      }
+      return out.slice(0, 10);
+    },
+    isSharedTestNumber: (phoneNumber) => SHARED_TEST_NUMBERS.has(phoneNumber),
     buy: (phoneNumber, webhooks) => provision('buy', phoneNumber, webhooks),
     adopt: (phoneNumber, webhooks) => provision('adopt', phoneNumber, webhooks),
     async configure(number, webhooks) {

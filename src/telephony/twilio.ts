@@ -48,6 +48,8 @@ export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
   const client = twilio(config.accountSid, config.authToken, config.apiBaseUrl ? { httpClient: new RedirectedRequestClient(new URL(config.apiBaseUrl)) } : {});
   return {
     name: 'twilio',
+    // Twilio's own test numbers work with test credentials only, which cannot buy or adopt: none is shared here.
+    isSharedTestNumber: () => false,
     search: (query) => carrierCall('search numbers', async () => {
       const country = client.availablePhoneNumbers(query.country.toUpperCase());
       const params = {
