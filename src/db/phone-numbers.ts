@@ -70,22 +70,20 @@ export async function activeAmong(db: Db, phoneNumbers: string[]): Promise<Set<s
 }
 
 /**
- * Whether another organization than `orgId` holds `phoneNumber` active. Call it after `lockNumber` in the transaction
- * that would add the number, so that two organizations adding it at once cannot both pass.
+ * Who holds `phoneNumber` active: the organization `orgId` (`here`), another one (`elsewhere`), both or neither. Call it
+ * after `lockNumber` in the transaction that would add the number, so that two organizations adding it at once cannot
+ * both pass.
  */
-export async function numberHeldElsewhere(db: Db, orgId: string, phoneNumber: string): Promise<boolean> {
-  const [row] = await db`select 1 from phone_numbers where org_id <> ${orgId} and phone_number = ${phoneNumber} and status = 'active' limit 1`;
-  return row !== undefined;
+export async function numberHolders(db: Db, orgId: string, phoneNumber: string): Promise<{ here: boolean; elsewhere: boolean }> {
+  const [row] = await db<{ here: boolean; elsewhere: boolean }[]>`select coalesce(bool_or(org_id = ${orgId}), false) as here,
+    coalesce(bool_or(org_id <> ${orgId}), false) as elsewhere
+    from phone_numbers where phone_number = ${phoneNumber} and status = 'active'`;
+  return { here: row?.here === true, elsewhere: row?.elsewhere === true };
 }
 
 /** Serializes the transactions adding `phoneNumber`, in any organization, until they end. */
 export async function lockNumber(db: Db, phoneNumber: string): Promise<void> {
   await db`select pg_advisory_xact_lock(hashtextextended(${`phone_number:${phoneNumber}`}, 0))`;
-}
-
-export async function orgHoldsNumber(db: Db, orgId: string, phoneNumber: string): Promise<boolean> {
-  const [row] = await db`select 1 from phone_numbers where org_id = ${orgId} and phone_number = ${phoneNumber} and status = 'active'`;
-  return row !== undefined;
 }
 
 export async function activeNumbersOfAgent(db: Db, agentId: string): Promise<PhoneNumberRecord[]> {

@@ -125,6 +125,8 @@ const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?
 const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
 const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
 const STREET = /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b|\b[A-Z]{2}\s\d{5}\b/i;
+/** Whether `sentence` gives a street address ("41 Wharf Street, …", "…, ME 04101"), not a town named in passing. */
+export const holdsStreetAddress = (sentence: string): boolean => STREET.test(sentence);
 /** A town with its state or country ("in Madison, Wisconsin", "in Portland, OR"). */
 const CITY = /\b(in|at)\s+[A-Z][a-z]+(\s[A-Z][a-z]+)?,\s+[A-Z][a-z]*\b/;
 /** Where something is inside or around a building ("in the lot behind the building", "next to the café"). */

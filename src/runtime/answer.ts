@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, holdsType, stems, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, holdsStreetAddress, holdsType, stems, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { fold, STOPWORDS, truncate } from './text.ts';
@@ -96,20 +96,17 @@ function premisesIn(q: Question, names: string[]): string {
   return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} ${where.join(' or ')}`;
 }
 
-/** A street address ("41 Wharf Street, …"), not a town named in passing ("Both gyms are in Portland"). */
-const STREET = /\b\d{1,6}\s+(?:[A-Z0-9][\w.'-]*\s+){0,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Way|Place|Pl|Court|Ct|Square|Sq|Parkway|Pkwy|Highway|Hwy)\b/;
-
 /**
  * The street addresses of the page `best` is on, one per heading, each after its heading ("Old Port: 41 Wharf Street, ….
  * Back Cove: 780 Forest Avenue, …."), when `best` is one of two or more; null otherwise.
  */
 function addressesOf(all: RankedSentence[], best: RankedSentence): string | null {
   const headingOf = (r: RankedSentence) => (r.section?.includes(' › ') ? r.section.split(' › ').at(-1)! : '');
-  if (!STREET.test(best.sentence) || !headingOf(best)) return null;
+  if (!holdsStreetAddress(best.sentence) || !headingOf(best)) return null;
   const places = new Map<string, string>();
   for (const r of all) {
     const heading = headingOf(r);
-    if (r.url !== best.url || r.score < ANSWER_THRESHOLD || !heading || places.has(heading) || !STREET.test(r.sentence)) continue;
+    if (r.url !== best.url || r.score < ANSWER_THRESHOLD || !heading || places.has(heading) || !holdsStreetAddress(r.sentence)) continue;
     const text = /[.!?]$/.test(r.sentence.trim()) ? r.sentence.trim() : `${r.sentence.trim()}.`;
     places.set(heading, text.includes(heading) ? text : `${heading}: ${text}`);
   }

@@ -6,8 +6,8 @@ import type { Db, Sql } from '../db/index.ts';
 import { agentExists, findAgent } from '../db/agents.ts';
 import { creditBalance, ensureStartingCredits, lockCredits } from '../db/credits.ts';
 import {
-  activeNumbersOfAgent, detachNumbersOfAgent, findPhoneNumber, insertPhoneNumber, lockNumber, markNumberReleased, numberHeldElsewhere,
-  orgHoldsNumber, toPhoneNumber, updatePhoneNumber, type PhoneNumberRecord,
+  activeNumbersOfAgent, detachNumbersOfAgent, findPhoneNumber, insertPhoneNumber, lockNumber, markNumberReleased, numberHolders,
+  toPhoneNumber, updatePhoneNumber, type PhoneNumberRecord,
 } from '../db/phone-numbers.ts';
 import { chargeCredits, insufficientCredits } from '../credits/index.ts';
 import { AppError, fieldError, notFound } from '../errors.ts';
@@ -49,8 +49,9 @@ async function refuseWhileCampaign(db: Db, number: PhoneNumberRecord, action: st
  */
 async function refusal(tx: Db, carrier: Carrier, orgId: string, phoneNumber: string): Promise<AppError | null> {
   await lockNumber(tx, phoneNumber);
-  if (await orgHoldsNumber(tx, orgId, phoneNumber)) return new AppError(409, 'phone_number_exists', `this organization already holds ${phoneNumber}`);
-  if (!carrier.isSharedTestNumber(phoneNumber) && await numberHeldElsewhere(tx, orgId, phoneNumber)) {
+  const holders = await numberHolders(tx, orgId, phoneNumber);
+  if (holders.here) return new AppError(409, 'phone_number_exists', `this organization already holds ${phoneNumber}`);
+  if (holders.elsewhere && !carrier.isSharedTestNumber(phoneNumber)) {
     return new AppError(409, 'phone_number_unavailable', `${phoneNumber} is held by another account of this service`);
   }
   return null;

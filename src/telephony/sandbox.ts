@@ -16,7 +16,7 @@ import {
 export const SMS_REFUSING_NUMBER = '+15005550009';
 /** The numbers whose behaviour the contract fixes: test fixtures every organization may hold at once. */
 const SHARED_TEST_NUMBERS = new Set(['+15005550001', '+15005550002', '+15005550003', SMS_REFUSING_NUMBER]);
-/** How far a search walks the sandbox's numbers past those already sold (40 at a time). */
+/** How far a search walks the sandbox's numbering past those already sold: in steps of 40, each giving up to 10 numbers. */
 const SEARCH_LIMIT = 40_000;
 
 /** How a call to `to` ends in the sandbox: the contract's table of test destinations. */
