@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, definedBy, holdsType, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
+import { analyzeQuestion, answerType, definedBy, holdsType, namesYoung, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
@@ -92,5 +92,22 @@ describe('ranking sentences', () => {
     ];
     expect(rankSentences('Do you have anything for people who cannot eat gluten?', chunks)[0]).toMatchObject({ sentence: 'Gluten-free brownies are baked on Fridays.' });
     expect(rankSentences('Why can you not promise anything is gluten-free?', chunks)[0]).toMatchObject({ url: '/allergens' });
+  });
+
+  it('a sentence for children answers a question about a child ("my son", "my 8-year-old"), not one that names none', () => {
+    const chunks = [
+      { text: 'Bring your child for a first visit by age one.', url: '/children', title: 'Clinic', section: "Children's dentistry" },
+      { text: 'For your first visit, please bring a photo ID and your insurance card.', url: '/new-patients', title: 'Clinic', section: 'New patients' },
+      { text: 'Weekly day camps cost $325 per week.', url: '/youth', title: 'Gym', section: 'Youth programs › Summer camps' },
+      { text: 'A day pass costs $22.', url: '/pricing', title: 'Gym', section: 'Pricing' },
+    ];
+    expect(rankSentences('What do I bring to my first visit?', chunks)[0]).toMatchObject({ url: '/new-patients' });
+    expect(rankSentences('What do I bring to my son\'s first visit?', chunks)[0]).toMatchObject({ url: '/children' });
+    expect(analyzeQuestion('Is there a camp for my 8-year-old?').forChild).toBe(true);
+    expect(analyzeQuestion('Can my daughter climb?').forChild).toBe(true);
+    expect(analyzeQuestion('How much is a pass?').forChild).toBe(false);
+    // "children" is the plural WordNet lists under "child", which its data alone does not say.
+    expect(namesYoung('Children\'s dentistry')).toBe(true);
+    expect(namesYoung('Parties for up to 12 climbers')).toBe(false);
   });
 });

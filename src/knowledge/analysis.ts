@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, glossWords, hypernyms, isPersonNoun, isPremisesNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, glossWords, hypernyms, isChildNoun, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -49,6 +49,8 @@ export interface Question {
   want: AnswerType | null;
   /** "Do you...?", "Is there...?", "Can I...?": answered "Yes, …" or "No, …" when the text says so. */
   yesNo: boolean;
+  /** Whether it asks about a child ("for my son", "my 8-year-old"): what a site says for children answers it (`namesYoung`). */
+  forChild: boolean;
 }
 
 /**
@@ -195,6 +197,22 @@ export function holdsType(sentence: string, type: AnswerType): boolean {
   return PATTERNS[type](sentence);
 }
 
+/**
+ * Whether a text is for young people ("Youth programs", "Bring your child for a first visit…"). A question that names
+ * no child asks for the general case: the children's price or rule is not its answer.
+ */
+export function namesYoung(text: string): boolean {
+  return words(text).some((w) => w.length > 2 && !STOPWORDS.has(w) && isYoungNoun(w));
+}
+
+/** An age or a boy or girl in a question ("my 8-year-old", "ages 5 and 7", "my girl"). */
+const CHILD_WORDS = /\b\d+[\s-]?(year|yr|month)s?[\s-]?olds?\b|\bages?\s+\d|\b(boys?|girls?)\b/;
+
+/** Whether a question asks about a child: a young person, someone's child ("my son", "my baby", "son" is a French stopword too) or an age. */
+function asksAboutChild(text: string): boolean {
+  return CHILD_WORDS.test(fold(text)) || words(text).some((w) => w.length > 2 && isChildNoun(w));
+}
+
 /** Porter2 stem of a folded word. */
 const porter2 = createRequire(import.meta.url)('wink-porter2-stemmer') as (word: string) => string;
 export const stem = (word: string): string => porter2(word);
@@ -322,5 +340,8 @@ export function analyzeQuestion(asked: string): Question {
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });
   }
-  return { text: asked, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(text))) };
+  return {
+    text: asked, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(text))),
+    forChild: asksAboutChild(text),
+  };
 }

