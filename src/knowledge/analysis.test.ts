@@ -103,6 +103,14 @@ describe('ranking sentences', () => {
     ];
     expect(rankSentences('What do I bring to my first visit?', chunks)[0]).toMatchObject({ url: '/new-patients' });
     expect(rankSentences('What do I bring to my son\'s first visit?', chunks)[0]).toMatchObject({ url: '/children' });
+    // Its order only, not its score: on a site for children alone, what it says for them still answers.
+    const swimming = [
+      { text: 'Swim lessons for toddlers run on Saturday mornings.', url: '/lessons', title: 'Little Fins', section: 'Lessons for kids' },
+      { text: 'Our teachers hold a lifeguard certificate.', url: '/team', title: 'Little Fins', section: 'Our team' },
+    ];
+    const [lessons] = rankSentences('When do the morning swim lessons start?', swimming);
+    expect(lessons).toMatchObject({ url: '/lessons' });
+    expect(lessons!.score).toBeGreaterThan(ANSWER_THRESHOLD);
     expect(analyzeQuestion('Is there a camp for my 8-year-old?').forChild).toBe(true);
     expect(analyzeQuestion('Can my daughter climb?').forChild).toBe(true);
     expect(analyzeQuestion('How much is a pass?').forChild).toBe(false);

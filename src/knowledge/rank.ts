@@ -230,15 +230,13 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     });
     let score = total ? covered / total : 0;
     if (!relevant(i) && !(typed && premisesOnly)) score *= 0.3;
-    // "What do I need to bring to my first appointment?" is not answered by "Bring your child for a first visit by age one".
-    if (c.young && !q.forChild) score *= 0.7;
     // A blog or news post talks about other places and other people's prices: the business's own pages come first
     // (not "articles": help centres keep their answers there).
     if (POST.test(c.chunk.url)) score *= 0.9;
     if (want) score *= 0.5 + 0.5 * strength;
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
     const says = typed && (want === 'phone' || want === 'email') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
-    return { c, score, bm25, typed, says };
+    return { c, score, bm25, typed, says, young: c.young && !q.forChild };
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
   // "What's your phone number?": with no subject to tell two numbers apart, the contact page's is the one meant.
@@ -247,7 +245,10 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const negative = DENIES.test(withoutRelativeClauses(q.text));
   const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'address');
   // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
-  const key = (x: (typeof scored)[number]) => x.score + (0.1 * x.bm25) / maxBm25
+  // "What do I need to bring to my first appointment?" is not answered by "Bring your child for a first visit by age one": what
+  // is said for children comes after what is said for everyone, unless the question is about a child. Its order only, not its
+  // score: on a site for children alone (a pediatric practice, a kids' camp) every sentence is, and each still answers.
+  const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
     + (x.says ? 0.02 : 0) + (negative && DENIES.test(x.c.sentence) ? 0.1 : 0);
   scored.sort((a, b) => key(b) - key(a));
