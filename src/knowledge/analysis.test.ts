@@ -94,6 +94,19 @@ describe('ranking sentences', () => {
     expect(rankSentences('Why can you not promise anything is gluten-free?', chunks)[0]).toMatchObject({ url: '/allergens' });
   });
 
+  it('a phrase the site writes under a short heading ("first consultation" on "New pets") is met, weakly, by that heading\'s words', () => {
+    const chunks = [
+      { text: 'Your first consultation takes 30 minutes, with a full health check.', url: '/new-pets', title: 'Vet', section: 'New pets' },
+      ...['New pet exam: $70', 'Nail trim: $15', 'Dental cleaning: $250'].map((text) => ({ text, url: '/fees', title: 'Vet', section: 'Fees › Fees without pet insurance' })),
+      ...['We open at 8 am on weekdays.', 'Parking is free behind the building.'].map((t) => chunk(t, '/about')),
+    ];
+    const [best] = rankSentences('Without insurance, what would a first consultation cost?', chunks);
+    expect(best).toMatchObject({ sentence: 'New pet exam: $70' });
+    expect(best!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+    // Without the page that says what a first consultation is here, the fee rows meet only "insurance" and "cost".
+    expect(rankSentences('Without insurance, what would a first consultation cost?', chunks.slice(1))[0]!.score).toBeLessThan(ANSWER_THRESHOLD);
+  });
+
   it('a sentence for children answers a question about a child ("my son", "my 8-year-old"), not one that names none', () => {
     const chunks = [
       { text: 'Bring your child for a first visit by age one.', url: '/children', title: 'Clinic', section: "Children's dentistry" },

@@ -39,6 +39,11 @@ export interface QueryTerm {
   premises: boolean;
   /** WordNet kinds whose members meet this verb's object ("eat" → anything filed under food: "the baguette"). */
   kinds?: Set<string>;
+  /**
+   * What the site itself calls the phrase this word is in, each the stems of a heading (`withSiteAliases` in rank.ts: "first
+   * visit" → "new patient"): set by the ranking, from the passages it reads.
+   */
+  aliases?: Set<string>[];
   /** The stem of the name this word follows ("gym" in "the Riverside gym"): the word says what kind of thing the name is, so the name found finds it too. */
   namedBy?: string;
 }

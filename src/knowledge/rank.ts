@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, definedBy, holdsType, namesYoung, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, definedBy, holdsType, namesYoung, stem, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { isKindOf } from './wordnet.ts';
 
 /**
@@ -41,10 +41,10 @@ const B = 0.75;
 
 /**
  * Where a term was found: in the sentence, its section path, its neighbours, its passage; as itself, a word derived from it,
- * a synonym, or in the definition of a word of the sentence or its heading (`defined`: weak, below what makes a sentence
- * on topic).
+ * a synonym, in the definition of a word of the sentence or its heading (`defined`), or as what the site calls the phrase it
+ * is in (`alias`, `siteAliases`); the last two weak, below what makes a sentence on topic.
  */
-const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, defined: 0.4, passage: 0.35, neighbourAlt: 0.3 };
+const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, defined: 0.4, alias: 0.4, passage: 0.35, neighbourAlt: 0.3 };
 
 interface Candidate {
   chunk: SourceChunk; sentence: string; context: string; s: Set<string>;
@@ -120,7 +120,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
   return out;
 }
 
-function matchOf({ stem, alternatives, derived, incidental, premises, kinds }: QueryTerm, c: Candidate, byName: boolean): number {
+function matchOf({ stem, alternatives, derived, incidental, premises, kinds, aliases }: QueryTerm, c: Candidate, byName: boolean): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
   const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
@@ -138,6 +138,7 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds }: Q
   // alloy of mercury with another metal (usually silver)…"). The question word itself only: its synonyms' and the question
   // word's own definitions (a wedding is "the social event…") lifted look-alikes and let unknowns through.
   if (c.defined.has(stem)) return WEIGHT.defined;
+  if (aliases?.some((a) => [...a].every((st) => c.s.has(st)) || [...a].every((st) => c.own.has(st)))) return WEIGHT.alias;
   if (c.all.has(stem)) return WEIGHT.passage;
   return alt(c.near) ? WEIGHT.neighbourAlt : 0;
 }
@@ -166,6 +167,44 @@ function withKindredStems(terms: QueryTerm[], cands: Candidate[]): QueryTerm[] {
   });
 }
 
+/** In how many sections at most a phrase may be written for their headings to say what it is about on this site. */
+const ALIAS_SECTIONS = 2;
+/** How many content words at most a heading may have to be a name for something, not a sentence about it. */
+const ALIAS_WORDS = 3;
+
+/**
+ * The terms with what the site calls the phrases they are in. Two adjacent words of the question that the site writes,
+ * word for word, in one or two sections (of the passages read) whose own heading is a short name of other words: on this
+ * site, the phrase is what that heading names ("first visit" on the page "New patients": "Your first visit takes about 75
+ * minutes…"), so a sentence holding all the heading's words ("New patient exam with X-rays: $149", for "What would my first
+ * visit cost?") meets the phrase's words, weakly (`WEIGHT.alias`: at 0.6, "yoga studio" found on a branch's page sent "Where
+ * is the yoga studio?" to that branch's street address). Not a single word: it is in too many sections to say what one is
+ * about (measured: nothing gained at 0.4, facts lost at 0.6); nor a name or a word for the kind of answer.
+ */
+function withSiteAliases(terms: QueryTerm[], question: string, cands: Candidate[]): QueryTerm[] {
+  const asked = words(question);
+  const sections = new Map<string, { heading: Set<string>; texts: Set<string>; stems: string[] }>();
+  const phrases = terms.slice(1).map((u, j) => [terms[j]!, u] as const)
+    .filter((pair) => pair.every((t) => !t.proper && !t.typeWord) && asked.some((w, i) => w === pair[0].word && asked[i + 1] === pair[1].word));
+  if (!phrases.length) return terms;
+  for (const c of cands) {
+    const key = `${c.chunk.url} ${c.chunk.section ?? ''}`;
+    const section = sections.get(key) ?? { heading: stems(c.lastHeading.replace(TITLE_SUFFIX, '')), texts: new Set<string>(), stems: [] };
+    sections.set(key, section);
+    if (section.texts.has(c.chunk.text)) continue;
+    section.texts.add(c.chunk.text);
+    section.stems.push('', ...words(c.chunk.text).map(stem));
+  }
+  const aliases = new Map<QueryTerm, Set<string>[]>();
+  for (const [t, u] of phrases) {
+    const holding = [...sections.values()].filter((s) => s.stems.some((st, i) => st === t.stem && s.stems[i + 1] === u.stem));
+    if (holding.length > ALIAS_SECTIONS) continue;
+    const names = holding.map((s) => s.heading).filter((h) => h.size > 0 && h.size <= ALIAS_WORDS && !h.has(t.stem) && !h.has(u.stem));
+    for (const x of [t, u]) aliases.set(x, [...(aliases.get(x) ?? []), ...names]);
+  }
+  return terms.map((t) => (aliases.get(t)?.length ? { ...t, aliases: aliases.get(t) } : t));
+}
+
 /**
  * The sentences of `chunks` that best answer `question`, best first (at most `limit`). `stats`
  * are the whole knowledge's (from the database); without them, the chunks' own are used.
@@ -188,7 +227,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB && !(contact && t.incidental));
   const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
   const cands = candidates(chunks);
-  q = { ...q, terms: withKindredStems(q.terms, cands) };
+  q = { ...q, terms: withSiteAliases(withKindredStems(q.terms, cands), q.text, cands) };
   // A question naming no place or branch means the business itself by its premises ("Who started the bakery?").
   const byName = !q.terms.some((t) => t.proper);
   const matches = cands.map((c) => {
