@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, definedBy, holdsType, namesYoung, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
+import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
@@ -105,6 +105,29 @@ describe('ranking sentences', () => {
     expect(best!.score).toBeGreaterThan(ANSWER_THRESHOLD);
     // Without the page that says what a first consultation is here, the fee rows meet only "insurance" and "cost".
     expect(rankSentences('Without insurance, what would a first consultation cost?', chunks.slice(1))[0]!.score).toBeLessThan(ANSWER_THRESHOLD);
+  });
+
+  it('a contact asked for by what it is for ("grooming", "reception") is the one whose label or address names it', () => {
+    expect([...contactOwner('Grooming: grooming@petpals.example or (555) 010-2000.')]).toEqual(['groom']);
+    expect([...contactOwner('Email frontdesk@petpals.example; we answer within a day.')]).toEqual(['front', 'desk']);
+    const contact = (text: string) => ({ text, url: '/contact', title: 'Pet Pals', section: 'Contact us' });
+    const chunks = [
+      contact('Email frontdesk@petpals.example; we answer within a day.'),
+      contact('Grooming: grooming@petpals.example or (555) 010-2000.'),
+      contact('For lab results, write to lab@petpals.example.'),
+      ...['Grooming takes about two hours.', 'We open at 8 am on weekdays.', 'Parking is free behind the building.'].map((t) => chunk(t, '/about')),
+    ];
+    // "handles … appointments" only says what the address is for, which its line never spells out.
+    const [grooming] = rankSentences('Which email address handles grooming appointments?', chunks);
+    expect(grooming).toMatchObject({ sentence: 'Grooming: grooming@petpals.example or (555) 010-2000.' });
+    expect(grooming!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+    // WordNet's "reception desk": the desk of "frontdesk@".
+    const [reception] = rankSentences('What email address can I use to reach reception?', chunks);
+    expect(reception).toMatchObject({ sentence: 'Email frontdesk@petpals.example; we answer within a day.' });
+    expect(reception!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+    // With nothing said of what it is for, the general address; a purpose no line names is not answered.
+    expect(rankSentences('What is your email address?', chunks)[0]).toMatchObject({ sentence: 'Email frontdesk@petpals.example; we answer within a day.' });
+    expect(rankSentences('Which email address handles press requests?', chunks)[0]!.score).toBeLessThan(ANSWER_THRESHOLD);
   });
 
   it('a sentence for children answers a question about a child ("my son", "my 8-year-old"), not one that names none', () => {

@@ -239,6 +239,31 @@ export function words(text: string): string[] {
   return out;
 }
 
+/** A line's leading label ("Catering: catering@…", "Front desk: (608) 555-0173"): a short name, not a clause. */
+const LINE_LABEL = /^\s*([A-Za-z][A-Za-z' -]{0,30}):\s/;
+/** An email address's local part ("frontdesk" in "frontdesk@brightwater.example"). */
+const LOCAL_PART = /\b([a-z][a-z0-9._-]*)@[a-z0-9-]+\./gi;
+
+/** A run of letters read as two words when it is no word itself and both halves of three letters or more are ("frontdesk" → "front desk"). */
+function asTwoWords(run: string): string[] {
+  if (senseCount(run) > 0) return [run];
+  for (let i = 3; i <= run.length - 3; i += 1) {
+    const [a, b] = [run.slice(0, i), run.slice(i)];
+    if (!STOPWORDS.has(a) && !STOPWORDS.has(b) && senseCount(a) > 0 && senseCount(b) > 0) return [a, b];
+  }
+  return [run];
+}
+
+/**
+ * The stems of the words that say whom or what a contact line is for: its leading label ("Catering: catering@… or (207)
+ * 555-0148") and the local parts of its email addresses, read as words ("frontdesk@…" → "front desk", "catering@…").
+ */
+export function contactOwner(sentence: string): Set<string> {
+  const named = [LINE_LABEL.exec(sentence)?.[1] ?? ''];
+  for (const m of sentence.matchAll(LOCAL_PART)) for (const run of fold(m[1]!).split(/[^a-z]+/)) named.push(...asTwoWords(run));
+  return stems(named.join(' '));
+}
+
 /** The stems of a text's content words (stop words left out). */
 export function stems(text: string): Set<string> {
   return new Set(words(text).filter((w) => !STOPWORDS.has(w)).map(stem));

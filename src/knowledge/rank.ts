@@ -1,6 +1,6 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, definedBy, holdsType, namesYoung, stem, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
-import { isKindOf } from './wordnet.ts';
+import { analyzeQuestion, contactOwner, definedBy, holdsType, namesYoung, stem, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
  * Sentence-level ranking of passages for a question: each sentence is scored with its
@@ -56,6 +56,8 @@ interface Candidate {
   defined: Set<string>;
   /** Whether the sentence names the business itself ("Nadia Brooks opened Hearth & Crumb in 2014"). */
   namesBusiness: boolean;
+  /** Stems of whom or what the sentence's contact is for: its label and its email addresses' local parts (`contactOwner`). */
+  owner: Set<string>;
   /** Whether the sentence or its section is for young people ("Youth programs › Summer camps", "Bring your child…"). */
   young: boolean;
 }
@@ -113,7 +115,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
         near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
-        young: youngSection || namesYoung(sentence),
+        young: youngSection || namesYoung(sentence), owner: contactOwner(sentence),
       });
     });
   }
@@ -230,8 +232,14 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   q = { ...q, terms: withSiteAliases(withKindredStems(q.terms, cands), q.text, cands) };
   // A question naming no place or branch means the business itself by its premises ("Who started the bakery?").
   const byName = !q.terms.some((t) => t.proper);
+  // "Which email address handles catering requests?", "What email can I use to reach reception?": a contact asked for by
+  // what it is for is the one whose label or address names it ("Catering: catering@…", "frontdesk@…"), by the word, a word
+  // derived from it, or the thing a WordNet compound names by its first word ("reception desk": the site's "front desk").
+  const forWhat = q.want === 'phone' || q.want === 'email'
+    ? q.terms.map((t, j) => (topic[j] ? new Set([t.stem, ...t.derived, ...compoundHeads(t.word).map(stem)]) : null)) : [];
+  const ownedBy = (c: Candidate, j: number) => [...(forWhat[j] ?? [])].some((st) => c.owner.has(st));
   const matches = cands.map((c) => {
-    const m = q.terms.map((t) => matchOf(t, c, byName));
+    const m = q.terms.map((t, j) => (ownedBy(c, j) ? Math.max(WEIGHT.sentenceAlt, matchOf(t, c, byName)) : matchOf(t, c, byName)));
     // "the Riverside gym": where Riverside is found, so is the gym it names.
     return m.map((x, j) => {
       const by = q.terms[j]!.namedBy;
@@ -258,8 +266,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // A place the site does not know ("in Seattle?") is answered by the town the business is in, as surely as by a street.
     const strength = !want ? 0 : want === 'person' && holdsType(c.lastHeading, want) ? 1 : !q.want ? Math.min(1, 1.7 * typeStrength(c.sentence, want)) : typeStrength(c.sentence, want);
     const typed = strength > 0;
+    // That contact's own line: the question's other words only say how it serves what it is for ("handles … requests",
+    // "use to reach"), which such a line never spells out. Those the sentence does not meet are left out of its score.
+    const owned = typed && q.terms.some((_, j) => ownedBy(c, j));
     q.terms.forEach((t, j) => {
-      if (missing[j]) return;
+      if (missing[j] || (owned && !t.typeWord && !t.proper && matches[i]![j]! < WEIGHT.sectionAlt)) return;
       // "A shop in Boston?", where the site names no Boston: any of the business's addresses answers for its shops.
       const saysKind = t.typeWord || (placeAsked && t.premises);
       const m = saysKind && typed ? Math.max(0.8, matches[i]![j]!) : matches[i]![j]!;

@@ -197,6 +197,28 @@ export function phraseSynonyms(first: string, second: string): string[] {
   return list;
 }
 
+/**
+ * The second words of the two-word nouns WordNet knows that begin with `word` (or its base form): "reception" → desk
+ * (a "reception desk"), line, room. A question may name such a thing by its first word alone ("reach reception"). Cached.
+ */
+export function compoundHeads(word: string): string[] {
+  const key = `_>${word}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const nouns = loadIndexes().get('noun')!;
+  const out = new Set<string>();
+  for (const form of baseForms(word.toLowerCase())) {
+    for (const lemma of nouns.keys()) {
+      const [first, second, more] = lemma.split('_');
+      if (first === form && second && more === undefined && /^[a-z]+$/.test(second)) out.add(second);
+    }
+    if (out.size) break;
+  }
+  const list = [...out];
+  cache.set(key, list);
+  return list;
+}
+
 /** Kinds of premises a business is: a word under one of them names the business's place, not what is asked about it. */
 const PREMISES = new Set(['workplace', 'establishment', 'facility', 'building', 'institution', 'enterprise']);
 
