@@ -8,6 +8,12 @@ describe('reading a question', () => {
     expect(answerType('Do you have anything for people who cannot eat gluten?')).toBeNull();
   });
 
+  it('"email" at the end of a question asks for an address ("What\'s your email?"); "emails" asked about do not', () => {
+    expect(answerType("What's your email?")).toBe('email');
+    expect(answerType('What is your e-mail address?')).toBe('email');
+    expect(answerType('Do you reply to emails?')).toBeNull();
+  });
+
   it('a relative clause after a noun asks nothing: the question stays a yes/no one, and its negation is not the question\'s', () => {
     expect(withoutRelativeClauses('Do you have anything for people who cannot eat gluten?')).toBe('Do you have anything for people?');
     expect(withoutRelativeClauses('Is there a room where kids can play, and a discount for students who bring ID?')).toBe('Is there a room, and a discount for students?');

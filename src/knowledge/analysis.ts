@@ -110,7 +110,7 @@ export function answerType(question: string): AnswerType | null {
   if (/\bhow (long|fast|quickly|soon|far (ahead|out|in advance))\b|\bhow much (notice|warning|time|advance|lead time)\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
   if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
   if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b/.test(q)) return 'phone';
-  if (/\be-?mail (address)?\b|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
+  if (/\be-?mail(\s+address)?\b(?!s)|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
   // "who" asks for a person as the question's word, not in "…for people who cannot eat gluten?".
   if (/^\W*who\b|(^|[,;]|\band|\bbut|\bso)\s+who\b/.test(q)) return 'person';
   // "Which of your doctors…?", "What dentist…?": a noun WordNet files under people.
