@@ -160,4 +160,18 @@ describe('ranking sentences', () => {
     expect(namesYoung('Children\'s dentistry')).toBe(true);
     expect(namesYoung('Parties for up to 12 climbers')).toBe(false);
   });
+
+  it('a number inside a range the sentence gives is met ("for 45 people?" / "events for 10 to 200 guests"), not one outside it', () => {
+    const chunks = [
+      chunk('We cater office breakfasts, working lunches and events for 10 to 200 guests.', '/catering'),
+      chunk('10-inch round — Serves: 25 to 30; Price: $95', '/cakes'),
+      chunk('8-inch round — Serves: 14 to 18; Price: $68', '/cakes'),
+      chunk('We bake sourdough every morning.', '/about'),
+    ];
+    const [lunch] = rankSentences('Can you cater a lunch for 45 people?', chunks);
+    expect(lunch).toMatchObject({ url: '/catering' });
+    expect(lunch!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+    expect(rankSentences('Which cake serves 28 people?', chunks)[0]).toMatchObject({ sentence: '10-inch round — Serves: 25 to 30; Price: $95' });
+    expect(rankSentences('Can you cater a lunch for 450 people?', chunks)[0]!.score).toBeLessThan(lunch!.score);
+  });
 });

@@ -58,6 +58,8 @@ interface Candidate {
   namesBusiness: boolean;
   /** Stems of whom or what the sentence's contact is for: its label and its email addresses' local parts (`contactOwner`). */
   owner: Set<string>;
+  /** The ranges of numbers the sentence gives ("for 10 to 200 guests", "Serves: 25 to 30", "up to 12 climbers"). */
+  ranges: [number, number][];
   /** Whether the sentence or its section is for young people ("Youth programs › Summer camps", "Bring your child…"). */
   young: boolean;
 }
@@ -115,11 +117,18 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
         near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
-        young: youngSection || namesYoung(sentence), owner: contactOwner(sentence),
+        young: youngSection || namesYoung(sentence), ranges: rangesIn(sentence), owner: contactOwner(sentence),
       });
     });
   }
   return out;
+}
+
+/** "10 to 200", "25-30", "between 4 and 8", "up to 12". */
+const RANGE = /\b(\d{1,4})\s*(?:to|-|–|and)\s*(\d{1,4})\b|\bup to (\d{1,4})\b/gi;
+/** The number ranges of a sentence, low to high ("up to 12" is 1 to 12). */
+function rangesIn(sentence: string): [number, number][] {
+  return [...sentence.matchAll(RANGE)].map((m) => (m[3] ? [1, Number(m[3])] : [Number(m[1]), Number(m[2])]) as [number, number]).filter(([a, b]) => a < b);
 }
 
 function matchOf({ stem, alternatives, derived, incidental, premises, kinds, aliases }: QueryTerm, c: Candidate, byName: boolean): number {
@@ -128,6 +137,8 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, ali
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
   if (c.s.has(stem) || (byName && incidental && premises && c.namesBusiness)) return WEIGHT.sentence;
   if (c.own.has(stem)) return WEIGHT.heading;
+  // "Can you cater for 45 people?": a number inside a range the sentence gives ("events for 10 to 200 guests") is met, as a synonym.
+  if (/^\d{1,4}$/.test(stem) && c.ranges.some(([a, b]) => a <= Number(stem) && Number(stem) <= b)) return WEIGHT.sentenceAlt;
   if (near(c.s)) return WEIGHT.sentenceDerived;
   if (near(c.own)) return WEIGHT.headingDerived;
   if (c.sec.has(stem)) return WEIGHT.section;
