@@ -174,4 +174,18 @@ describe('ranking sentences', () => {
     expect(rankSentences('Which cake serves 28 people?', chunks)[0]).toMatchObject({ sentence: '10-inch round — Serves: 25 to 30; Price: $95' });
     expect(rankSentences('Can you cater a lunch for 450 people?', chunks)[0]!.score).toBeLessThan(lunch!.score);
   });
+
+  it('a lead asked for ("how far out", "how much notice") is answered by a limit said as a lead, not by how long a visit takes', () => {
+    const chunks = [
+      { text: 'Your first visit takes about 60 minutes: a consultation, a cut and a color plan. Please bring photos of styles you like.', url: '/new-clients', title: 'Salon', section: 'New clients' },
+      { text: 'We text you a reminder one day before your visit. You can book up to eight weeks ahead.', url: '/booking', title: 'Salon', section: 'Book an appointment' },
+      { text: 'Please give us at least 24 hours\' notice to cancel an appointment.', url: '/policies', title: 'Salon', section: 'Cancellations' },
+    ];
+    expect(analyzeQuestion('How far out can I schedule a visit?').lead).toBe(true);
+    expect(analyzeQuestion('How long does a first visit take?').lead).toBe(false);
+    expect(rankSentences('How far out can I schedule a visit?', chunks)[0]).toMatchObject({ sentence: 'You can book up to eight weeks ahead.' });
+    expect(rankSentences('How much notice do you need if I cancel?', chunks)[0]).toMatchObject({ url: '/policies' });
+    // How long a visit takes is still what a question about its length gets.
+    expect(rankSentences('How long does a first visit take?', chunks)[0]).toMatchObject({ url: '/new-clients' });
+  });
 });

@@ -56,6 +56,8 @@ export interface Question {
   yesNo: boolean;
   /** Whether it asks about a child ("for my son", "my 8-year-old"): what a site says for children answers it (`namesYoung`). */
   forChild: boolean;
+  /** "How far ahead…?", "How much notice…?": a duration before something, met by a sentence that says so ("two weeks in advance"). */
+  lead: boolean;
 }
 
 /**
@@ -128,6 +130,9 @@ export function answerType(question: string): AnswerType | null {
   return null;
 }
 
+const LEAD_ASKED = /\bhow far (ahead|out|in advance)\b|\bhow much (notice|warning|advance|lead time)\b|\bhow (long|many \w+) (ahead|in advance|before(hand)?)\b/;
+/** A duration said as a lead before something ("two weeks in advance", "72 hours before", "30 days' notice", "up to three months ahead"). */
+export const SAYS_LEAD = /\b(ahead|advance|notice|before|beforehand|prior)\b/i;
 const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b/;
 const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
 const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
@@ -373,5 +378,6 @@ export function analyzeQuestion(asked: string): Question {
   return {
     text: asked, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(text))),
     forChild: asksAboutChild(text),
+    lead: want === 'duration' && LEAD_ASKED.test(fold(text)),
   };
 }

@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, holdsType, namesYoung, stem, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, holdsType, namesYoung, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
@@ -74,6 +74,13 @@ const CONTACT = /\bcontact/i;
 const QUALIFIED = /^(for|if|outside|during|after|before|when|in case of)\b[^,]{0,60},/i;
 /** A negation, in a question ("if I don't come") or a sentence ("orders not collected"). */
 const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|without|fail(s|ed)? to|miss(es|ed)?)\b/i;
+/**
+ * "How far out can I book?", "How much notice do you need?": a lead asked for is a limit said as a lead ("Book at least two
+ * weeks in advance", "up to three months ahead"). A duration said otherwise answers it less surely: a lead that is no limit
+ * ("a reminder two days before your visit") at 0.85, a plain duration ("a first visit takes about 75 minutes") at half.
+ */
+const LEAD = { plain: 0.5, noLimit: 0.85 };
+const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier|more|less) than|as (far|early|late) as|minimum|maximum|or (more|less))\b/i;
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
@@ -275,7 +282,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     let total = 0;
     let bm25 = 0;
     // A place the site does not know ("in Seattle?") is answered by the town the business is in, as surely as by a street.
-    const strength = !want ? 0 : want === 'person' && holdsType(c.lastHeading, want) ? 1 : !q.want ? Math.min(1, 1.7 * typeStrength(c.sentence, want)) : typeStrength(c.sentence, want);
+    let strength = !want ? 0 : want === 'person' && holdsType(c.lastHeading, want) ? 1 : !q.want ? Math.min(1, 1.7 * typeStrength(c.sentence, want)) : typeStrength(c.sentence, want);
+    if (q.lead && want === 'duration' && strength > 0) strength *= !SAYS_LEAD.test(c.sentence) ? LEAD.plain : LIMIT.test(c.sentence) ? 1 : LEAD.noLimit;
     const typed = strength > 0;
     // That contact's own line: the question's other words only say how it serves what it is for ("handles … requests",
     // "use to reach"), which such a line never spells out. Those the sentence does not meet are left out of its score.
