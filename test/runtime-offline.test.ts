@@ -90,6 +90,22 @@ describe('answers grounded in knowledge', () => {
     expect(answer?.text.split(/(?<=\.) /)).toHaveLength(2);
   });
 
+  it('adds no second sentence for a word the first meets by a precise synonym or under its own heading', () => {
+    // "course" is the heading of the row that answers: the next row, another course's price, is no part left out.
+    const courses: Passage = {
+      text: 'Nitrox — Length: 1 day; Price: $180 per diver. Rescue Course — Length: 3 days; Price: $420 per diver.',
+      url: 'https://dive.test/courses', title: 'Dive school', score: 0.8, section: 'Dive school › Courses',
+    };
+    expect(composeAnswer('What does the nitrox course cost per diver?', [courses])?.text).toBe('Nitrox — Length: 1 day; Price: $180 per diver.');
+    // "visit" is met by "book" (a precise synonym): the reminder sentence adds nothing asked for.
+    const booking: Passage = {
+      text: 'You can book up to eight weeks ahead. We text you a reminder one day before your visit.',
+      url: 'https://salon.test/booking', title: 'Salon', score: 0.8, section: 'Salon › Book an appointment',
+    };
+    expect(composeAnswer('How far out can I schedule a visit?', [booking])?.text).toBe('You can book up to eight weeks ahead.');
+    // A part the first leaves out still brings the sentence that answers it (the test above).
+  });
+
   it('says it does not know and offers a person when one can take over; "yes" hands off', async () => {
     const c = chat(agentWith({ can_transfer: true }), { passages: [HOURS] });
     await c.start();

@@ -1,7 +1,8 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, holdsStreetAddress, holdsType, stems, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, holdsStreetAddress, holdsType, stem, stems, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
+import { senseCount } from '../knowledge/wordnet.ts';
 import { fold, STOPWORDS, truncate } from './text.ts';
 
 /**
@@ -125,9 +126,14 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   if (!best) return null;
   let text = sentenceOf(q, best);
   // A second sentence only when it answers a part of the question the first leaves out.
-  const covered = stems(best.sentence);
+  // A word the first already meets is no part left out: as itself, derived, under the first's own heading ("What is
+  // included in the savings plan?": "Two exams and two cleanings a year" under "Savings plan"), or by a synonym precise
+  // enough to say it ("schedule a visit": "You can book…"; not "bring" by "takes", a verb of 44 senses).
+  const covered = stems(`${best.sentence} ${best.section?.split(' › ').at(-1) ?? ''}`);
+  const meets = (t: QueryTerm) => covered.has(t.stem) || [...t.derived].some((d) => covered.has(d))
+    || t.synonymWords.some((w) => covered.has(stem(w)) && senseCount(w) < VAGUE_VERB);
   const second = all.slice(1).find((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
-    && q.terms.some((t) => !t.typeWord && !t.proper && !covered.has(t.stem) && stems(r.sentence).has(t.stem)));
+    && q.terms.some((t) => !t.typeWord && !t.proper && !meets(t) && stems(r.sentence).has(t.stem)));
   if (second) text = `${text} ${sentenceOf(q, second)}`;
   // "A shop in Boston?": every address the page gives for the business's premises, each under its name, not the first.
   const premises = best.missing.length > 0 && asksForPremises(q);
