@@ -175,6 +175,20 @@ describe('ranking sentences', () => {
     expect(rankSentences('Can you cater a lunch for 450 people?', chunks)[0]!.score).toBeLessThan(lunch!.score);
   });
 
+  it('a number is met by a number of its kind: people by a count, not by a price ("for 500 people?" / "orders over $500")', () => {
+    const chunks = [{
+      text: 'We cater office lunches and events for 10 to 200 guests. Delivery costs $25, and is free on orders over $500. Our catering manager plans every order with you.',
+      url: '/catering', title: 'Bakery', section: 'Catering',
+    }];
+    const [many] = rankSentences('Can you cater for 500 people?', chunks);
+    expect(many).toMatchObject({ sentence: 'We cater office lunches and events for 10 to 200 guests.' });
+    expect(rankSentences('Is delivery free on orders over $500?', chunks)[0]).toMatchObject({ sentence: 'Delivery costs $25, and is free on orders over $500.' });
+    // "1,000" and "$1,150" are one number each.
+    expect(words('$1,150 for 1,000 guests, 25-30')).toEqual(['1150', 'for', '1000', 'guests', '2530', '25', '30']);
+    expect(analyzeQuestion('Can you cater for 500 people?').terms.find((t) => t.word === '500')?.money).toBe(false);
+    expect(analyzeQuestion('Is delivery free over $500?').terms.find((t) => t.word === '500')?.money).toBe(true);
+  });
+
   it('a lead asked for ("how far out", "how much notice") is answered by a limit said as a lead, not by how long a visit takes', () => {
     const chunks = [
       { text: 'Your first visit takes about 60 minutes: a consultation, a cut and a color plan. Please bring photos of styles you like.', url: '/new-clients', title: 'Salon', section: 'New clients' },

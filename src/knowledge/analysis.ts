@@ -44,6 +44,8 @@ export interface QueryTerm {
    * visit" → "new patient"): set by the ranking, from the passages it reads.
    */
   aliases?: Set<string>[];
+  /** A number, written as money in the question ("a $20 fee") or not ("for 500 people"): met by a number of its kind. */
+  money?: boolean;
   /** The stem of the name this word follows ("gym" in "the Riverside gym"): the word says what kind of thing the name is, so the name found finds it too. */
   namedBy?: string;
 }
@@ -230,14 +232,16 @@ export const stem = (word: string): string => porter2(word);
 /** The words of a text, folded: letters and digits; hyphenated words also whole when a part is short ("wi-fi" → "wifi"). */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const raw of fold(text).split(/[^a-z0-9'-]+/)) {
+  // "1,000" and "$1,150" are one number each, not "1" and "000" or "150".
+  for (const raw of fold(text).replace(/(\d),(?=\d{3}(?!\d))/g, '$1').split(/[^a-z0-9'-]+/)) {
     // "you'll", "we're", "I've": the pronoun, not a word "youll".
     const w = raw.replace(/^['-]+|['-]+$/g, '').replace(/'(s|ll|re|ve|d|m)$/, '').replace(/'/g, '');
     if (!w) continue;
     const parts = w.split('-').filter(Boolean);
     // "wi-fi" is the one word "wifi", not "wi" and "fi"; "tooth-colored" and "free-range" are both words and the
     // compound, so that a text saying only "free" does not answer "free-range".
-    if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''), ...parts.filter((p) => p.length > 2));
+    // A number stays itself ("25-30", "10-inch").
+    if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''), ...parts.filter((p) => p.length > 2 || /^\d+$/.test(p)));
     else if (parts.length > 1) out.push(parts.join(''), ...parts);
     else out.push(...parts);
   }
@@ -347,6 +351,7 @@ export function analyzeQuestion(asked: string): Question {
     const syns = phraseSynonyms(w, next);
     if (syns.length) for (const x of [w, next]) phrase.set(x, [...(phrase.get(x) ?? []), ...syns]);
   });
+  const moneyNumbers = new Set([...text.matchAll(/[$€£]\s?(\d[\d,]*)|\b(\d[\d,]*)\s?(%|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b)/gi)].map((m) => (m[1] ?? m[2])!.replace(/,/g, '')));
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
   let previous = '';
@@ -372,6 +377,7 @@ export function analyzeQuestion(asked: string): Question {
       senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || isPremisesNoun(word)),
       premises: !proper.has(word) && (isPremisesNoun(word) || BRANCH.some((b) => stem(b) === s)),
       ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
+      ...(/^\d+$/.test(word) ? { money: moneyNumbers.has(word) } : {}),
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
     });
   }

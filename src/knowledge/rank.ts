@@ -60,6 +60,10 @@ interface Candidate {
   owner: Set<string>;
   /** The ranges of numbers the sentence gives ("for 10 to 200 guests", "Serves: 25 to 30", "up to 12 climbers"). */
   ranges: [number, number][];
+  /** The numbers the sentence writes only as money ("$500"), and only otherwise ("500 guests"): each meets a number of its kind. */
+  moneyOnly: Set<string>; plainOnly: Set<string>;
+  /** The same of its whole passage, for a number met near the sentence. */
+  passageKinds: { moneyOnly: Set<string>; plainOnly: Set<string> };
   /** Whether the sentence or its section is for young people ("Youth programs › Summer camps", "Bring your child…"). */
   young: boolean;
 }
@@ -116,6 +120,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
     const sec = stems(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
     const lastHeading = chunk.section?.split(' › ').at(-1) ?? '';
     const all = stems(withDayRanges(chunk.text));
+    const passageKinds = numberKinds(chunk.text);
     const youngSection = namesYoung(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
     sentences.forEach((sentence, i) => {
       const window = sentences.slice(Math.max(0, i - 1), i + 2);
@@ -124,11 +129,26 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
         near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
-        young: youngSection || namesYoung(sentence), ranges: rangesIn(sentence), owner: contactOwner(sentence),
+        young: youngSection || namesYoung(sentence), ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
       });
     });
   }
   return out;
+}
+
+/** The numbers `text` writes as money, and those it writes otherwise (digits only, without their thousands' commas). */
+function numbersIn(text: string): { money: Set<string>; plain: Set<string> } {
+  const money = new Set<string>();
+  const plain = new Set<string>();
+  for (const m of text.matchAll(/([$€£]\s?)?\b(\d[\d,]*)(?:\.\d+)?(\s?(?:%|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b))?/gi)) {
+    (m[1] || m[3] ? money : plain).add(m[2]!.replace(/,/g, ''));
+  }
+  return { money, plain };
+}
+
+function numberKinds(sentence: string): { moneyOnly: Set<string>; plainOnly: Set<string> } {
+  const { money, plain } = numbersIn(sentence);
+  return { moneyOnly: new Set([...money].filter((n) => !plain.has(n))), plainOnly: new Set([...plain].filter((n) => !money.has(n))) };
 }
 
 /** "10 to 200", "25-30", "between 4 and 8", "up to 12". */
@@ -138,29 +158,33 @@ function rangesIn(sentence: string): [number, number][] {
   return [...sentence.matchAll(RANGE)].map((m) => (m[3] ? [1, Number(m[3])] : [Number(m[1]), Number(m[2])]) as [number, number]).filter(([a, b]) => a < b);
 }
 
-function matchOf({ stem, alternatives, derived, incidental, premises, kinds, aliases }: QueryTerm, c: Candidate, byName: boolean): number {
+function matchOf({ stem, alternatives, derived, incidental, premises, kinds, aliases, money }: QueryTerm, c: Candidate, byName: boolean): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
   const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
-  if (c.s.has(stem) || (byName && incidental && premises && c.namesBusiness)) return WEIGHT.sentence;
+  // "Can you cater for 500 people?" is not met by "free on orders over $500", nor "a $20 fee?" by "20 guests".
+  const otherKind = money !== undefined && (money ? c.plainOnly : c.moneyOnly).has(stem);
+  const otherKindNear = money !== undefined && (money ? c.passageKinds.plainOnly : c.passageKinds.moneyOnly).has(stem);
+  if ((c.s.has(stem) && !otherKind) || (byName && incidental && premises && c.namesBusiness)) return WEIGHT.sentence;
   if (c.own.has(stem)) return WEIGHT.heading;
   // "Can you cater for 45 people?": a number inside a range the sentence gives ("events for 10 to 200 guests") is met, as a synonym.
-  if (/^\d{1,4}$/.test(stem) && c.ranges.some(([a, b]) => a <= Number(stem) && Number(stem) <= b)) return WEIGHT.sentenceAlt;
+  if (/^\d{1,4}$/.test(stem) && !money && c.ranges.some(([a, b]) => a <= Number(stem) && Number(stem) <= b)) return WEIGHT.sentenceAlt;
   if (near(c.s)) return WEIGHT.sentenceDerived;
   if (near(c.own)) return WEIGHT.headingDerived;
   if (c.sec.has(stem)) return WEIGHT.section;
   if (alt(c.s)) return WEIGHT.sentenceAlt;
   if (alt(c.own)) return WEIGHT.headingAlt;
   if (kinds && words(c.sentence).some((w) => w.length > 2 && !STOPWORDS.has(w) && isKindOf(w, kinds))) return WEIGHT.sentenceAlt;
-  if (c.near.has(stem)) return WEIGHT.neighbour;
+  if (c.near.has(stem) && !otherKindNear) return WEIGHT.neighbour;
   if (alt(c.sec)) return WEIGHT.sectionAlt;
   // A word whose definition names the question's ("Do you use amalgam fillings?" for "silver fillings": an amalgam is "an
   // alloy of mercury with another metal (usually silver)…"). The question word itself only: its synonyms' and the question
   // word's own definitions (a wedding is "the social event…") lifted look-alikes and let unknowns through.
   if (c.defined.has(stem)) return WEIGHT.defined;
   if (aliases?.some((a) => [...a].every((st) => c.s.has(st)) || [...a].every((st) => c.own.has(st)))) return WEIGHT.alias;
-  if (c.all.has(stem)) return WEIGHT.passage;
-  return alt(c.near) ? WEIGHT.neighbourAlt : 0;
+  if (c.all.has(stem) && !otherKindNear) return WEIGHT.passage;
+  // "Can you cater for 500 people?": a range the sentence gives ("for 10 to 200 guests") is still what it says to that number.
+  return alt(c.near) || (money === false && /^\d{1,4}$/.test(stem) && c.ranges.length > 0) ? WEIGHT.neighbourAlt : 0;
 }
 
 /** How many leading letters two stems must share to be read as one word's family ("allergi" and "allergen"). */
