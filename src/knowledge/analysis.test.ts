@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
+import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, personNameWords, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
@@ -201,5 +201,17 @@ describe('ranking sentences', () => {
     expect(rankSentences('How much notice do you need if I cancel?', chunks)[0]).toMatchObject({ url: '/policies' });
     // How long a visit takes is still what a question about its length gets.
     expect(rankSentences('How long does a first visit take?', chunks)[0]).toMatchObject({ url: '/new-clients' });
+  });
+
+  it('a person\'s name is no common word: "Dr. Helen Park" does not answer "Is there parking?", and still answers "Dr. Park"', () => {
+    expect(personNameWords('Implants are placed by Dr. Helen Park. Call Grace Hill or Marcus Bell, Pastry Chef.')).toEqual(['helen', 'park', 'grace', 'hill', 'marcus', 'bell']);
+    // Not a place, and not a lone first name.
+    expect(personNameWords('The Rose Garden is next to Hope Street. Marcus bakes.')).toEqual([]);
+    const chunks = [
+      { text: 'Yes, implants are placed by Dr. Helen Park at the Downtown office.', url: '/implants', title: 'Clinic', section: 'Implants' },
+      { text: 'Park in the ramp across the street; we validate tickets for two hours.', url: '/offices', title: 'Clinic', section: 'Downtown office' },
+    ];
+    expect(rankSentences('Is there parking at the downtown office?', chunks)[0]).toMatchObject({ url: '/offices' });
+    expect(rankSentences('Does Dr. Park place implants?', chunks)[0]).toMatchObject({ url: '/implants' });
   });
 });

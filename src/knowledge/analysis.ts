@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { nlp } from './nlp.ts';
+import { isFirstName, nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
 import { derivations, glossWords, hypernyms, isChildNoun, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
@@ -159,6 +159,34 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
 };
 
 const HONORIFIC = /\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+/;
+/** A run of capitalised words, after a title or not ("Dr. Helen Park", "Call Grace Hill", "Marcus Bell"). */
+const CAPITALISED_RUN = /(\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?\b([A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)*)/g;
+
+/**
+ * The words of the people a text names in full: a title and the capitalised words after it ("Dr. Helen Park", "Dr. Park"),
+ * or a first name compromise knows and the capitalised words after it ("Marcus Bell", "Call Grace Hill"). Lower case.
+ * "Is there parking?" is not answered by "…placed by Dr. Helen Park": a name is no common word.
+ */
+export function personNameWords(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(CAPITALISED_RUN)) {
+    const run = words(m[2]!);
+    if (m[1]) {
+      out.push(...run.slice(0, 3));
+      continue;
+    }
+    const first = run.findIndex((w, i) => i < run.length - 1 && isFirstName(w));
+    if (first >= 0) out.push(...run.slice(first, first + 3));
+  }
+  return out;
+}
+
+/** `text` without the people it names in full (`personNameWords`), for matching common words. */
+export function withoutPersonNames(text: string): string {
+  const names = new Set(personNameWords(text));
+  if (!names.size) return text;
+  return text.replace(/[A-Za-z'’-]+/g, (w) => (/^[A-Z]/.test(w) && names.has(w.toLowerCase()) ? ' ' : w));
+}
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const DAY_RANGE = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|through|thru|until|till|[-–—])\s*(mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi;

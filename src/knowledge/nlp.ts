@@ -11,3 +11,10 @@ export function nlp(text: string): ReturnType<typeof compromise> {
   loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;
   return loaded(text);
 }
+
+/** Whether compromise's lexicon knows `word` (lower case) as a first name ("helen", "marcus"; not "maya", a people). */
+export function isFirstName(word: string): boolean {
+  loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;
+  const tag = (loaded.model() as { one: { lexicon: Record<string, string | undefined> } }).one.lexicon[word];
+  return tag === 'FirstName' || tag === 'MaleName' || tag === 'FemaleName';
+}

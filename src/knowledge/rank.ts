@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, holdsType, namesYoung, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, holdsType, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
@@ -52,6 +52,8 @@ interface Candidate {
   own: Set<string>; sec: Set<string>; near: Set<string>; lastHeading: string;
   /** Stems of the whole passage the sentence is in. */
   all: Set<string>;
+  /** Stems of the people the sentence and its heading name in full ("Dr. Helen Park"): left out of the sets above, met by names only. */
+  names: Set<string>; headingNames: Set<string>;
   /** Stems of the WordNet definitions of the sentence's words and its heading's (`definedBy`). */
   defined: Set<string>;
   /** Whether the sentence names the business itself ("Nadia Brooks opened Hearth & Crumb in 2014"). */
@@ -117,16 +119,20 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
   const name = siteName(chunks);
   for (const chunk of chunks) {
     const sentences = splitSentences(chunk.text);
-    const sec = stems(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
+    // A person's name is no common word ("Dr. Helen Park" does not answer "Is there parking?"): names are met by names only.
+    const sec = stems(withoutPersonNames(`${chunk.section ?? ''} ${chunk.title ?? ''}`));
     const lastHeading = chunk.section?.split(' › ').at(-1) ?? '';
-    const all = stems(withDayRanges(chunk.text));
+    const plainHeading = withoutPersonNames(lastHeading);
+    const headingNames = new Set(personNameWords(lastHeading).map(stem));
+    const all = stems(withDayRanges(withoutPersonNames(chunk.text)));
     const passageKinds = numberKinds(chunk.text);
     const youngSection = namesYoung(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
     sentences.forEach((sentence, i) => {
       const window = sentences.slice(Math.max(0, i - 1), i + 2);
       out.push({
-        chunk, sentence, context: window.join(' '), s: stems(withDayRanges(sentence)), own: stems(lastHeading), sec,
-        near: stems([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' ')), lastHeading, all,
+        chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence))), own: stems(plainHeading), sec,
+        near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
+        names: new Set(personNameWords(sentence).map(stem)), headingNames,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
         young: youngSection || namesYoung(sentence), ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
@@ -158,15 +164,15 @@ function rangesIn(sentence: string): [number, number][] {
   return [...sentence.matchAll(RANGE)].map((m) => (m[3] ? [1, Number(m[3])] : [Number(m[1]), Number(m[2])]) as [number, number]).filter(([a, b]) => a < b);
 }
 
-function matchOf({ stem, alternatives, derived, incidental, premises, kinds, aliases, money }: QueryTerm, c: Candidate, byName: boolean): number {
+function matchOf({ stem, alternatives, derived, incidental, premises, kinds, aliases, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
   const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
   // "Can you cater for 500 people?" is not met by "free on orders over $500", nor "a $20 fee?" by "20 guests".
   const otherKind = money !== undefined && (money ? c.plainOnly : c.moneyOnly).has(stem);
   const otherKindNear = money !== undefined && (money ? c.passageKinds.plainOnly : c.passageKinds.moneyOnly).has(stem);
-  if ((c.s.has(stem) && !otherKind) || (byName && incidental && premises && c.namesBusiness)) return WEIGHT.sentence;
-  if (c.own.has(stem)) return WEIGHT.heading;
+  if ((c.s.has(stem) && !otherKind) || (proper && c.names.has(stem)) || (byName && incidental && premises && c.namesBusiness)) return WEIGHT.sentence;
+  if (c.own.has(stem) || (proper && c.headingNames.has(stem))) return WEIGHT.heading;
   // "Can you cater for 45 people?": a number inside a range the sentence gives ("events for 10 to 200 guests") is met, as a synonym.
   if (/^\d{1,4}$/.test(stem) && !money && c.ranges.some(([a, b]) => a <= Number(stem) && Number(stem) <= b)) return WEIGHT.sentenceAlt;
   if (near(c.s)) return WEIGHT.sentenceDerived;
