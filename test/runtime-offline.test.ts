@@ -106,6 +106,17 @@ describe('answers grounded in knowledge', () => {
     // A part the first leaves out still brings the sentence that answers it (the test above).
   });
 
+  it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
+    const whitening: Passage = {
+      text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',
+      url: 'https://clinic.test/whitening', title: 'Clinic', score: 0.8, section: 'Clinic › Teeth whitening',
+    };
+    expect(composeAnswer('Do you do teeth whitening?', [whitening])?.text).toBe('Yes, in-office whitening takes one visit of about 90 minutes.');
+    const young: Passage = { text: 'We do not whiten teeth for patients under 16.', url: 'https://clinic.test/whitening', title: 'Clinic', score: 0.8, section: 'Clinic › Teeth whitening' };
+    expect(composeAnswer('Do you do teeth whitening?', [young])?.text).toBe('We do not whiten teeth for patients under 16.');
+    expect(composeAnswer('Can my son get his teeth whitened?', [young])?.text).toMatch(/^No, we do not whiten teeth/);
+  });
+
   it('says it does not know and offers a person when one can take over; "yes" hands off', async () => {
     const c = chat(agentWith({ can_transfer: true }), { passages: [HOURS] });
     await c.start();

@@ -159,6 +159,11 @@ describe('ranking sentences', () => {
     // "children" is the plural WordNet lists under "child", which its data alone does not say.
     expect(namesYoung('Children\'s dentistry')).toBe(true);
     expect(namesYoung('Parties for up to 12 climbers')).toBe(false);
+    // An age limit or range for the young says so too; one for adults, or a number of people or minutes, does not.
+    expect(namesYoung('We do not whiten teeth for patients under 16.')).toBe(true);
+    expect(namesYoung('For ages 10 to 17.')).toBe(true);
+    expect(namesYoung('Members under 30 pay less.')).toBe(false);
+    expect(namesYoung('Groups under 12 people need no deposit.')).toBe(false);
   });
 
   it('a number inside a range the sentence gives is met ("for 45 people?" / "events for 10 to 200 guests"), not one outside it', () => {

@@ -242,8 +242,11 @@ export function holdsType(sentence: string, type: AnswerType): boolean {
  * no child asks for the general case: the children's price or rule is not its answer.
  */
 export function namesYoung(text: string): boolean {
-  return words(text).some((w) => w.length > 2 && !STOPWORDS.has(w) && isYoungNoun(w));
+  return words(text).some((w) => w.length > 2 && !STOPWORDS.has(w) && isYoungNoun(w)) || [...text.matchAll(YOUNG_AGES)].some((m) => Number(m[1] ?? m[2]) <= 18);
 }
+
+/** An age limit or range for the young: "patients under 16", "under the age of 18", "for ages 10 to 17". */
+const YOUNG_AGES = /\b(?:under|below|younger than)\s+(?:the\s+age\s+of\s+|age\s+)?(\d{1,2})\b(?!\s*(?:%|minutes?|hours?|days?|weeks?|months?|miles?|km|lbs?|kg|people|guests))|\bages?\s+\d{1,2}\s*(?:to|-|–|through|and)\s*(\d{1,2})\b/gi;
 
 /** An age or a boy or girl in a question ("my 8-year-old", "ages 5 and 7", "my girl"). */
 const CHILD_WORDS = /\b\d+[\s-]?(year|yr|month)s?[\s-]?olds?\b|\bages?\s+\d|\b(boys?|girls?)\b/;

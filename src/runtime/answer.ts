@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, holdsStreetAddress, holdsType, stem, stems, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, holdsStreetAddress, holdsType, namesYoung, stem, stems, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { senseCount } from '../knowledge/wordnet.ts';
@@ -58,6 +58,8 @@ function negates(q: Question, sentence: string): boolean {
 function yesOrNo(q: Question, sentence: string, score: number): string {
   // A table row ("Saturday — Downtown: Closed; West: 8 am – 12 pm") gives its values; neither yes nor no.
   if (/^(yes|no)\b/i.test(sentence) || TABLE_ROW.test(sentence)) return sentence;
+  // What is said for the young only ("We do not whiten teeth for patients under 16") is no answer for everyone: neither yes nor no.
+  if (namesYoung(sentence) && !q.forChild) return sentence;
   const asksOpen = /\bopen\b/i.test(q.text);
   if (negates(q, sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(sentence)}`;
   // Affirmed when the sentence answers surely, or itself holds every word the question is about (as it is, derived
