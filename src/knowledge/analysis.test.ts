@@ -219,4 +219,16 @@ describe('ranking sentences', () => {
     expect(rankSentences('Is there parking at the downtown office?', chunks)[0]).toMatchObject({ url: '/offices' });
     expect(rankSentences('Does Dr. Park place implants?', chunks)[0]).toMatchObject({ url: '/implants' });
   });
+
+  it('"how often" wants a frequency: "every six months", "twice a year", "on Tuesdays", not "monthly memberships"', () => {
+    expect(answerType('How often should I get a cleaning?')).toBe('frequency');
+    expect(answerType('How many times a week does the team train?')).toBe('frequency');
+    for (const yes of ['We recommend a checkup every six months.', 'Filters are changed twice a year.', 'We bake daily.', 'Practice is on Tuesdays and Thursdays.', 'Classes run on Monday, Wednesday and Friday at 7 am.']) expect(holdsType(yes, 'frequency')).toBe(true);
+    for (const no of ['Yoga is included with monthly memberships.', 'A cleaning takes about 45 minutes.', 'Closed on Monday.']) expect(holdsType(no, 'frequency')).toBe(false);
+    const chunks = [
+      { text: 'A routine cleaning takes about 45 minutes. We recommend a checkup and cleaning every six months.', url: '/cleanings', title: 'Clinic', section: 'Cleanings' },
+      { text: 'Cleanings are included with the yearly plan.', url: '/plan', title: 'Clinic', section: 'Savings plan' },
+    ];
+    expect(rankSentences('How often should I get a cleaning?', chunks)[0]).toMatchObject({ sentence: 'We recommend a checkup and cleaning every six months.' });
+  });
 });

@@ -11,7 +11,7 @@ import { derivations, glossWords, hypernyms, isChildNoun, isPersonNoun, isPremis
  * dictionary files.
  */
 
-export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'phone' | 'email' | 'number';
+export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'phone' | 'email' | 'number';
 
 export interface QueryTerm {
   /** The word as the visitor wrote it (lower case): what PostgreSQL stems on its side. */
@@ -103,6 +103,7 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   address: ['address', 'located', 'location', 'find'],
   person: [],
   duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice', 'warning', 'far', 'advance'],
+  frequency: ['often', 'frequently', 'times'],
   phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
   email: ['email', 'mail', 'address', 'write', 'send'],
   number: ['many', 'big', 'old', 'age'],
@@ -112,6 +113,8 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
 export function answerType(question: string): AnswerType | null {
   const q = fold(question);
   if (/\bhow (long|fast|quickly|soon|far (ahead|out|in advance))\b|\bhow much (notice|warning|time|advance|lead time)\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
+  // "How often should I get a cleaning?": "every six months", "twice a year", "weekly".
+  if (/\bhow (often|frequently)\b|\bhow many times (a|an|per|each|every)\b/.test(q)) return 'frequency';
   if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
   if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b/.test(q)) return 'phone';
   if (/\be-?mail(\s+address)?\b(?!s)|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
@@ -153,11 +156,17 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   when: (s) => CLOCK.test(s) || WEEKDAY.test(s) || MONTH.test(s) || /\b\d{4}\b/.test(s),
   address: (s) => STREET.test(s) || /\b(at|in)\s+(the\s+)?[A-Z][a-z]+/.test(s.slice(1)) || PLACE.test(s),
   duration: (s) => /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i.test(s),
+  frequency: (s) => FREQUENCY.test(s),
   phone: (s) => /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/.test(s),
   email: (s) => /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i.test(s),
   number: (s) => /\d/.test(s),
 };
 
+/**
+ * How often: "every six months", "every other week", "twice a year", "3 times per week", "each morning", "on Tuesdays", "Monday, Wednesday and Friday";
+ * "daily" or "monthly" as an adverb ("we bake daily", "open daily from 7 am"), not as an adjective ("monthly memberships").
+ */
+const FREQUENCY = /\b(every|each)\s+(\d+\s+|other\s+|few\s+|couple of\s+|one|two|three|four|five|six|seven|eight|nine|ten|twelve\s+)?\s*(minute|hour|day|night|morning|evening|week|weekend|month|quarter|season|year|(mon|tues|wednes|thurs|fri|satur|sun)day)s?\b|\b(once|twice|three times|four times|\d+\s+times)\s+(a|an|per|each|every)\b|\b(daily|nightly|weekly|fortnightly|biweekly|monthly|quarterly|yearly|annually|hourly)\b(?=\s*([.,;:!?)]|$|from|at|on|in|until))|\bon\s+(mon|tues|wednes|thurs|fri|satur|sun)days\b|\b(mon|tues|wednes|thurs|fri|satur|sun)days?(\s*(,|and|&)\s*(mon|tues|wednes|thurs|fri|satur|sun)days?)+\b/i;
 const HONORIFIC = /\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+/;
 /** A run of capitalised words, after a title or not ("Dr. Helen Park", "Call Grace Hill", "Marcus Bell"). */
 const CAPITALISED_RUN = /(\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?\b([A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)*)/g;
