@@ -231,4 +231,15 @@ describe('ranking sentences', () => {
     ];
     expect(rankSentences('How often should I get a cleaning?', chunks)[0]).toMatchObject({ sentence: 'We recommend a checkup and cleaning every six months.' });
   });
+
+  it('"When did … open?" asks for a date, not opening hours', () => {
+    expect(answerType('When did the Back Cove café open?')).toBe('date');
+    expect(answerType('What year was the practice founded?')).toBe('date');
+    expect(answerType('When do you open on Sundays?')).not.toBe('date');
+    const chunks = [
+      { text: 'Sunday — Old Port: 8 am – 2 pm; Back Cove: 8 am – 2 pm', url: '/hours', title: 'Bakery', section: 'Opening hours' },
+      { text: 'Our first café opened in Old Port in 2014. The Back Cove café followed in 2019.', url: '/story', title: 'Bakery', section: 'Our story' },
+    ];
+    expect(rankSentences('When did the Back Cove café open?', chunks)[0]).toMatchObject({ sentence: 'The Back Cove café followed in 2019.' });
+  });
 });

@@ -11,7 +11,7 @@ import { derivations, glossWords, hypernyms, isChildNoun, isPersonNoun, isPremis
  * dictionary files.
  */
 
-export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'phone' | 'email' | 'number';
+export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'phone' | 'email' | 'number';
 
 export interface QueryTerm {
   /** The word as the visitor wrote it (lower case): what PostgreSQL stems on its side. */
@@ -104,6 +104,7 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   person: [],
   duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice', 'warning', 'far', 'advance'],
   frequency: ['often', 'frequently', 'times'],
+  date: ['year', 'date'],
   phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
   email: ['email', 'mail', 'address', 'write', 'send'],
   number: ['many', 'big', 'old', 'age'],
@@ -130,6 +131,8 @@ export function answerType(question: string): AnswerType | null {
   // "when" asks for a time only as the question's word, not in "...when I take a class?".
   // A weekday named ("on a Saturday?", "open Sundays?"): the hours of that day.
   if (WEEKDAY_NAME.test(q) && !/\b(what|which|how)\b/.test(q)) return 'time';
+  // "When did the Back Cove café open?", "What year was it founded?": what happened once has a date, not opening hours.
+  if (/^\W*when (did|was|were|had)\b|\bwhat year\b|\bin which year\b|\bsince when\b/.test(q)) return 'date';
   if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';
   if (/\bhow (many|big|old)\b/.test(q)) return 'number';
   return null;
@@ -157,6 +160,7 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   address: (s) => STREET.test(s) || /\b(at|in)\s+(the\s+)?[A-Z][a-z]+/.test(s.slice(1)) || PLACE.test(s),
   duration: (s) => /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i.test(s),
   frequency: (s) => FREQUENCY.test(s),
+  date: (s) => /\b(1[89]|20)\d{2}\b/.test(s) || (MONTH.test(s) && /\b\d{1,2}(st|nd|rd|th)?\b/.test(s)),
   phone: (s) => /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/.test(s),
   email: (s) => /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i.test(s),
   number: (s) => /\d/.test(s),
