@@ -188,3 +188,19 @@ describe('answers on a third site (a bakery)', () => {
     expect(await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?')).toHaveLength(1);
   });
 });
+
+// Questions a visitor might ask that are none of the evaluation's: what was wrong before, on the same sites.
+describe('made-up questions on the evaluation\'s sites', () => {
+  it('"What are your hours?" gets the week\'s rows, or those of the days asked, not one row or a post about Lisbon', async () => {
+    expect(await ask('When are you open?', bakery)).toMatch(/^Monday — Old Port: Closed; Back Cove: 7 am – 3 pm\. Tuesday to Friday — .+ Saturday — .+ Sunday — Old Port: 8 am – 2 pm; Back Cove: 8 am – 2 pm\.\nSource: \S+\/hours$/);
+    expect(await ask('What are your weekend hours at Old Port?', bakery)).toMatch(/^Saturday — Old Port: 8 am – 6 pm; Back Cove: 8 am – 4 pm\. Sunday — Old Port: 8 am – 2 pm; Back Cove: 8 am – 2 pm\.\nSource: /);
+    // A holiday's hours come after the week's when no day is named.
+    expect(await ask('What time do you open?')).toMatch(/^Monday — Riverside: 6 am – 11 pm; Eastside: Closed\./);
+    expect(await ask('What time do you open on Saturday?', bakery)).toMatch(/^Saturday — Old Port: 8 am – 6 pm; Back Cove: 8 am – 4 pm\.\nSource: /);
+  });
+
+  it('a sentence close in meaning that names no price does not say what something costs', async () => {
+    // The site gives no price for a tasting; the encoder's closest sentence ("Wedding cakes start with a tasting…") was the reply.
+    expect(await ask('What does a wedding cake tasting cost?', bakery)).toMatch(/^I'm sorry, I don't know the answer to that\./);
+  });
+});

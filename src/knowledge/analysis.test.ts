@@ -236,6 +236,10 @@ describe('ranking sentences', () => {
     expect(answerType('When did the Back Cove café open?')).toBe('date');
     expect(answerType('What year was the practice founded?')).toBe('date');
     expect(answerType('When do you open on Sundays?')).not.toBe('date');
+    // The hours: "When are you open?", "What are your weekday hours?"; "on weekdays" is met by the days a site names.
+    expect(answerType('When are you open?')).toBe('time');
+    expect(answerType('What are your weekday hours?')).toBe('time');
+    expect(analyzeQuestion('Do you open before 7 on weekdays?').terms.find((t) => t.word === 'weekdays')?.synonymWords).toEqual(expect.arrayContaining(['monday', 'friday']));
     const chunks = [
       { text: 'Sunday — Old Port: 8 am – 2 pm; Back Cove: 8 am – 2 pm', url: '/hours', title: 'Bakery', section: 'Opening hours' },
       { text: 'Our first café opened in Old Port in 2014. The Back Cove café followed in 2019.', url: '/story', title: 'Bakery', section: 'Our story' },

@@ -128,6 +128,10 @@ export function answerType(question: string): AnswerType | null {
   if (/\b(which|what) days?\b/.test(q)) return 'day';
   // "What's the latest I can order?": a time to be in by.
   if (/\bwhat time\b|\bhow (late|early)\b|\bthe (latest|earliest)\b|\b(opening|closing) (hours|times?)\b|\bat what times?\b/.test(q)) return 'time';
+  // "When are you open?", "When does the café close?": the hours.
+  if (/^\W*when (are|is|do|does)\b.*\b(open|close|closed)\b/.test(q)) return 'time';
+  // "What are your weekday hours?", "your hours on Sunday?"
+  if (/\b(your|the|our|office|business|store|shop|week(day|end)|holiday|(mon|tues|wednes|thurs|fri|satur|sun)day)\s+hours\b/.test(q)) return 'time';
   // "when" asks for a time only as the question's word, not in "...when I take a class?".
   // A weekday named ("on a Saturday?", "open Sundays?"): the hours of that day.
   if (WEEKDAY_NAME.test(q) && !/\b(what|which|how)\b/.test(q)) return 'time';
@@ -141,8 +145,10 @@ export function answerType(question: string): AnswerType | null {
 const LEAD_ASKED = /\bhow far (ahead|out|in advance)\b|\bhow much (notice|warning|advance|lead time)\b|\bhow (long|many \w+) (ahead|in advance|before(hand)?)\b/;
 /** A duration said as a lead before something ("two weeks in advance", "72 hours before", "30 days' notice", "up to three months ahead"). */
 export const SAYS_LEAD = /\b(ahead|advance|notice|before|beforehand|prior)\b/i;
-const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b/;
-const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
+/** A day, or days, a text names ("on Sundays", "at the weekend", "on Christmas", "today"). */
+export const NAMES_DAY = /\b((mon|tues|wednes|thurs|fri|satur|sun)days?|week(end|day)s?|today|tonight|tomorrow|holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day)\b/i;
+const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/;
+const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
 const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
 const STREET = /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b|\b[A-Z]{2}\s\d{5}\b/i;
 /** Whether `sentence` gives a street address ("41 Wharf Street, …", "…, ME 04101"), not a town named in passing. */
@@ -201,6 +207,10 @@ export function withoutPersonNames(text: string): string {
   return text.replace(/[A-Za-z'’-]+/g, (w) => (/^[A-Z]/.test(w) && names.has(w.toLowerCase()) ? ' ' : w));
 }
 
+const DAYS_OF: Record<string, string[]> = {
+  weekday: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'], weekdays: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+  weekend: ['saturday', 'sunday'], weekends: ['saturday', 'sunday'],
+};
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const DAY_RANGE = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|through|thru|until|till|[-–—])\s*(mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi;
 
@@ -408,6 +418,8 @@ export function analyzeQuestion(asked: string): Question {
     seen.add(s);
     const synonymWords = new Set<string>();
     for (const group of DOMAIN_SYNONYMS) if (group.some((g) => stem(g) === s)) for (const g of group) synonymWords.add(g);
+    // "on weekdays", "at the weekend": the days a site names (its hours by day), one way only (Monday is no weekday's synonym).
+    for (const d of DAYS_OF[word] ?? []) synonymWords.add(d);
     // The kinds of act its domain synonyms are ("found" is to "open" a business): a site says "Nadia opened the bakery".
     if (!proper.has(word)) for (const w of [...synonymWords]) for (const h of hypernyms(w)) synonymWords.add(h);
     if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word), ...(phrase.get(word) ?? [])]) synonymWords.add(syn);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { analyzeQuestion } from './analysis.ts';
 import type { RankedSentence } from './rank.ts';
 
 /**
@@ -114,7 +115,10 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + 
 export async function answerByMeaning(question: string, ranked: RankedSentence[]): Promise<RankedSentence | null> {
   // A sentence that asks ("Broken tooth or bad toothache?") is close to a question for being one, and answers nothing.
   if (!enabled) return null;
-  const pool = ranked.filter((r) => r.score >= FLOOR && !r.sentence.trim().endsWith('?'));
+  // "What does a wedding cake tasting cost?": a sentence close in meaning that names no price does not say what it costs. A
+  // yes/no question takes what it asks about in any form ("Do I have to pay extra for gear?": "Every class includes gear rental").
+  const asked = analyzeQuestion(question);
+  const pool = ranked.filter((r) => r.score >= FLOOR && !r.sentence.trim().endsWith('?') && (!asked.want || asked.yesNo || r.typed));
   if (!pool.length) return null;
   // The encoder is a second chance, never a reason to fail a reply: if it cannot load or run, the words' answer stands.
   const encoded = await embed([question, ...pool.map((r) => r.sentence)]).catch(() => null);

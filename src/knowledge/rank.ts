@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, holdsType, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, holdsType, NAMES_DAY, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
@@ -87,6 +87,8 @@ const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn
  */
 const LEAD = { plain: 0.5, noLimit: 0.85 };
 const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier|more|less) than|as (far|early|late) as|minimum|maximum|or (more|less))\b/i;
+/** A holiday or a date: a day out of the week's run. */
+const SPECIAL_DAY = /\b(holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day|eve)\b/i;
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
@@ -306,6 +308,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const placeAsked = !q.want && want === 'address';
   // ...and is about them whatever it calls them, when the shops are all the question asks about.
   const premisesOnly = placeAsked && q.terms.every((t, j) => !topic[j] || t.premises);
+  const dayAsked = want === 'time' || want === 'when' || want === 'day' ? NAMES_DAY.test(q.text) : undefined;
   const avgLen = cands.reduce((sum, c) => sum + c.s.size, 0) / Math.max(cands.length, 1) || 1;
   const scored = cands.map((c, i) => {
     let covered = 0;
@@ -331,11 +334,17 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     if (!relevant(i) && !(typed && premisesOnly)) score *= 0.3;
     // A blog or news post talks about other places and other people's prices: the business's own pages come first
     // (not "articles": help centres keep their answers there).
-    if (POST.test(c.chunk.url)) score *= 0.9;
+    // Their values most of all: a price, a time or an address in a post is seldom the business's own ("The shops there open
+    // at 7 am", in a post about Lisbon, does not answer "When are you open?"), unless the question names what the post is
+    // about ("What does a pastel de nata cost in Lisbon?").
+    const namesIt = q.terms.some((t, j) => t.proper && matches[i]![j]! >= WEIGHT.heading);
+    if (POST.test(c.chunk.url)) score *= want && typed && !namesIt ? 0.8 : 0.9;
     if (want) score *= 0.5 + 0.5 * strength;
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
     const says = typed && (want === 'phone' || want === 'email') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
-    return { c, score, bm25, typed, says, young: c.young && !q.forChild };
+    // "What time do you open?" names no day: the week's hours come before a holiday's ("On New Year's Day we open at noon").
+    const special = dayAsked === false && SPECIAL_DAY.test(c.sentence);
+    return { c, score, bm25, typed, says, young: c.young && !q.forChild, special };
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
   // "What's your phone number?": with no subject to tell two numbers apart, the contact page's is the one meant.
@@ -347,7 +356,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "What do I need to bring to my first appointment?" is not answered by "Bring your child for a first visit by age one": what
   // is said for children comes after what is said for everyone, unless the question is about a child. Its order only, not its
   // score: on a site for children alone (a pediatric practice, a kids' camp) every sentence is, and each still answers.
-  const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * x.score + (0.1 * x.bm25) / maxBm25
+  const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * (x.special ? 0.8 : 1) * x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
     + (x.says ? 0.02 : 0) + (negative && DENIES.test(x.c.sentence) ? 0.1 : 0);
   scored.sort((a, b) => key(b) - key(a));

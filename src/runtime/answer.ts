@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, holdsStreetAddress, holdsType, namesYoung, stem, stems, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, holdsStreetAddress, holdsType, namesYoung, stem, stems, withDayRanges, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { senseCount } from '../knowledge/wordnet.ts';
@@ -99,6 +99,43 @@ function premisesIn(q: Question, names: string[]): string {
   return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} ${where.join(' or ')}`;
 }
 
+/** A row of an hours table that starts with its day or days ("Monday — …", "Tuesday to Friday — …"). */
+const DAY_ROW = /^(mon|tues|wednes|thurs|fri|satur|sun)day\b[^—:]{0,30}[—:]/i;
+const DAY_ORDER = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+
+const WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+/**
+ * The days of the week a question asks about: none named ([]), those it names ("on weekends": Saturday and Sunday), or
+ * null for a day out of the week's run ("on Christmas", "today").
+ */
+function daysAsked(question: string): string[] | null {
+  const q = fold(question);
+  if (/\b(today|tonight|tomorrow|holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day)\b/.test(q)) return null;
+  const days = new Set<string>();
+  if (/\bweekends?\b/.test(q)) ['saturday', 'sunday'].forEach((d) => days.add(d));
+  if (/\bweekdays?\b/.test(q)) WEEK.slice(0, 5).forEach((d) => days.add(d));
+  for (const d of WEEK) if (new RegExp(`\\b${d}s?\\b`).test(q)) days.add(d);
+  return [...days];
+}
+
+/**
+ * The rows of the hours table `best` is a row of, for the days asked (all, when none is named), in the week's order, when
+ * there are two or more; null otherwise.
+ */
+function weekOf(all: RankedSentence[], best: RankedSentence, days: string[]): string | null {
+  if (!DAY_ROW.test(best.sentence.trim())) return null;
+  const rows = new Map<string, string>();
+  for (const r of all) {
+    const row = r.sentence.trim();
+    if (r.url !== best.url || r.section !== best.section || r.score < ANSWER_THRESHOLD || !DAY_ROW.test(row)) continue;
+    if (days.length && !days.some((d) => fold(withDayRanges(row)).includes(d))) continue;
+    rows.set(row.slice(0, 3).toLowerCase(), /[.!?]$/.test(row) ? row : `${row}.`);
+  }
+  if (rows.size < 2) return null;
+  return [...rows].sort(([a], [b]) => DAY_ORDER.indexOf(a) - DAY_ORDER.indexOf(b)).map(([, row]) => row).join(' ');
+}
+
 /**
  * The street addresses of the page `best` is on, one per heading, each after its heading ("Old Port: 41 Wharf Street, ….
  * Back Cove: 780 Forest Avenue, …."), when `best` is one of two or more; null otherwise.
@@ -140,6 +177,12 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // "A shop in Boston?": every address the page gives for the business's premises, each under its name, not the first.
   const premises = best.missing.length > 0 && asksForPremises(q);
   if (premises) text = addressesOf(all, best) ?? text;
+  // "What are your hours?": naming no day, the week's rows of the hours table, not the first of them.
+  // "What are your weekend hours?": those of its days.
+  else if (q.want === 'time') {
+    const days = daysAsked(q.text);
+    if (days && days.length !== 1) text = weekOf(all, best, days) ?? text;
+  }
   // A name the site lacks ("a gym in Seattle?"): say so, then what it does say. One it names for other things
   // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give; but
   // premises it names for other things ("a shop in Boston?", where the founder once worked) are premises it does not have.
