@@ -127,6 +127,14 @@ describe('main content extraction', () => {
     expect(out.text.split('\n\n').length).toBeGreaterThanOrEqual(6);
   });
 
+  it('leaves out a copyright line that comes through with a short page (a blog index of a few links)', () => {
+    const out = extractHtml(page(`<h1>Blog</h1><p>Notes from the gym.</p><p>© Cedar &amp; Pine Climbing. Follow us on Instagram.</p><p>Copyright 2026 Cedar &amp; Pine, all rights reserved.</p>`), 'https://example.com/blog');
+    expect(out.text).toContain('Notes from the gym.');
+    expect(out.text).not.toMatch(/©|Copyright/);
+    // A sentence that only mentions copyright is content.
+    expect(extractHtml(page('<p>Our copyright policy: photos on this site may be shared with credit.</p>'), 'https://example.com/').text).toContain('copyright policy');
+  });
+
   it('handles fragments, robots meta, <base> and scripts', () => {
     const out = extractHtml('<title>Frag</title><p>Just a line of text.</p><script>var x = "script text";</script><a href="p2">next</a>', 'https://example.com/a/b');
     expect(out.text).toContain('Just a line of text.');

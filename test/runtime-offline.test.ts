@@ -106,6 +106,15 @@ describe('answers grounded in knowledge', () => {
     // A part the first leaves out still brings the sentence that answers it (the test above).
   });
 
+  it('"only" denies its own part of a sentence: "street parking only; the bus stops in front" is no "No" to a bus stop', () => {
+    const eastside: Passage = { text: 'Street parking only; the number 4 bus stops in front of the gym.', url: 'https://gym.test/locations', title: 'Gym', score: 0.8, section: 'Gym › Eastside' };
+    expect(composeAnswer('Is there a bus stop at the gym?', [eastside])?.text).not.toMatch(/^No\b/);
+    expect(composeAnswer('Is there a parking lot at the gym?', [eastside])?.text).toMatch(/^No, street parking only/);
+    // Nor is a negation's own word a word of the question ("alone": "only").
+    const parties: Passage = { text: 'Parties are held on Saturdays at Riverside only.', url: 'https://gym.test/parties', title: 'Cedar Climbing', score: 0.8, section: 'Climbing › Parties' };
+    expect(composeAnswer('Can I climb alone?', [parties])?.text).toBe('Parties are held on Saturdays at Riverside only.');
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

@@ -353,6 +353,17 @@ function mainText(html: string, c: Collected, root: AnyNode): { text: string; me
   return { text, method: text ? 'body' : 'none' };
 }
 
+/** A copyright line ("© Cedar & Pine. Follow us on Instagram.", "Copyright 2024 …, all rights reserved"): no content. */
+const NOTICE = /^(©|\(c\)\s|copyright\b|all rights reserved\b)/i;
+
+/**
+ * `text` without its copyright lines. A short page's footer can come through Readability (a blog index of a few links)
+ * and is then no answer to anything ("Do you have a café?": "Yes, © Cedar & Pine Climbing.").
+ */
+function withoutNotices(text: string): string {
+  return text.split(/\n{2,}/).filter((p) => !(p.length <= 200 && NOTICE.test(p.trim()))).join('\n\n');
+}
+
 /** Parses an HTML page and takes everything the crawler needs from it. */
 export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   const root = parseDocument(html);
@@ -366,7 +377,7 @@ export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   }
   const canonical = c.canonicalHref ? normalizeUrl(c.canonicalHref, base) : null;
   const { text, method } = noindex ? { text: '', method: 'none' as const } : mainText(html, c, root);
-  return { title: titleOf(c), canonical, links: [...links], text, method, noindex, nofollow };
+  return { title: titleOf(c), canonical, links: [...links], text: withoutNotices(text), method, noindex, nofollow };
 }
 
 /** A text/plain page: its text, tidied. */

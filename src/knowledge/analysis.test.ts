@@ -246,4 +246,18 @@ describe('ranking sentences', () => {
     ];
     expect(rankSentences('When did the Back Cove café open?', chunks)[0]).toMatchObject({ sentence: 'The Back Cove café followed in 2019.' });
   });
+
+  it('"non-members" are no members; "I\'m not a member" is a non-member; "a café" asked for is not the business itself', () => {
+    expect(words('Non-members pay $15.')).toEqual(['nonmembers', 'pay', '15']);
+    expect(analyzeQuestion("I'm not a member, what would a yoga class cost me?").terms.map((t) => t.word)).toContain('nonmember');
+    const chunks = [
+      { text: 'Members pay nothing for yoga. Non-members pay $15 per class.', url: '/yoga', title: 'Yoga | Cedar Climbing', section: 'Yoga' },
+      { text: 'Cedar Climbing is a bouldering gym in Portland.', url: '/', title: 'Home | Cedar Climbing', section: null },
+      { text: 'We sell snacks and coffee at the front desk.', url: '/faq', title: 'FAQ | Cedar Climbing', section: 'Food' },
+    ];
+    expect(rankSentences("I'm not a member, what would a yoga class cost me?", chunks)[0]).toMatchObject({ sentence: 'Non-members pay $15 per class.' });
+    expect(analyzeQuestion('Do you have a café?').terms[0]).toMatchObject({ premises: true, incidental: false });
+    expect(analyzeQuestion('Where is the café?').terms[0]).toMatchObject({ premises: true, incidental: true });
+    expect(rankSentences('Do you have a café?', chunks)[0]?.sentence ?? '').not.toMatch(/bouldering gym/);
+  });
 });

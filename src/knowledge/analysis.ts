@@ -88,6 +88,8 @@ const DOMAIN_SYNONYMS = [
 const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(get|have|want) (my|our|the) money back\b|\bmoney back\b/gi, 'refund'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "I'm not a member", "we are not residents": who says so is a non-member, as a site puts it ("Non-members pay $15").
+  [/\b(i'?m|i am|we'?re|we are|they'?re|they are|he'?s|she'?s|(?:he|she) is) not (?:an? )?([a-z]+)\b/gi, 'non-$2'],
   // "the smallest order you take", "the largest group": a site states its limits as a minimum or maximum.
   [/\b(smallest|lowest|fewest)\b/gi, 'minimum'],
   [/\b(largest|biggest|highest)\b/gi, 'maximum'],
@@ -294,8 +296,10 @@ export function words(text: string): string[] {
     const parts = w.split('-').filter(Boolean);
     // "wi-fi" is the one word "wifi", not "wi" and "fi"; "tooth-colored" and "free-range" are both words and the
     // compound, so that a text saying only "free" does not answer "free-range".
+    // "non-members" are no members, "non-slip" is not "slip": the compound only.
+    if (parts.length > 1 && NEGATING_PREFIX.has(parts[0]!)) out.push(parts.join(''));
     // A number stays itself ("25-30", "10-inch").
-    if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''), ...parts.filter((p) => p.length > 2 || /^\d+$/.test(p)));
+    else if (parts.length > 1 && parts.some((p) => p.length <= 2)) out.push(parts.join(''), ...parts.filter((p) => p.length > 2 || /^\d+$/.test(p)));
     else if (parts.length > 1) out.push(parts.join(''), ...parts);
     else out.push(...parts);
   }
@@ -382,6 +386,9 @@ export function withoutRelativeClauses(text: string): string {
 }
 // "business" and "company" name the site's owner, whatever words its pages use for it; "people" whom a question is for ("anything for people who cannot eat gluten?").
 /** Grammar, not content: indefinite pronouns ("anything", "someone", "anywhere") and "cannot". */
+const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
+/** "Do you have a café?": premises asked for with "a" are a thing asked about, not the business itself ("the café"). */
+const INDEFINITE = new Set(['a', 'an', 'any', 'another']);
 const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
 const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone', 'people']);
 
@@ -430,7 +437,7 @@ export function analyzeQuestion(asked: string): Question {
     derived.delete(s);
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
-      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || isPremisesNoun(word)),
+      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
       premises: !proper.has(word) && (isPremisesNoun(word) || BRANCH.some((b) => stem(b) === s)),
       ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
       ...(/^\d+$/.test(word) ? { money: moneyNumbers.has(word) } : {}),

@@ -41,14 +41,17 @@ function lowerFirst(sentence: string): string {
 /**
  * Whether the sentence denies what was asked: a negation whose clause (up to the next comma or
  * semicolon) holds a word of the question ("we do not take personal checks"), not one about
- * something else ("cancelling late, or not showing up, costs $50"). "Only" and "except" limit the
- * whole sentence.
+ * something else ("cancelling late, or not showing up, costs $50"); or "only" or "except" in a part
+ * of it (up to a semicolon) that does.
  */
 function negates(q: Question, sentence: string): boolean {
-  if (/\b(only|except)\b/i.test(sentence)) return true;
   const asked = (w: string) => q.terms.some((t) => t.stem === w || t.alternatives.has(w) || t.derived.has(w));
+  // "Only" and "except" limit their part of the sentence: "street parking only; the number 4 bus stops in front" does not
+  // deny a bus stop.
+  if (sentence.split(/;/).some((part) => /\b(only|except)\b/i.test(part) && [...stems(part.replace(/\b(only|except)\b/gi, ''))].some(asked))) return true;
   for (const m of sentence.matchAll(new RegExp(NEGATION.source, 'gi'))) {
-    const clause = sentence.slice(m.index).split(/[,;:]/)[0]!;
+    // The clause after the negation: its own word is no word of the question ("alone" has "only" among its synonyms).
+    const clause = sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!;
     if ([...stems(clause)].some(asked)) return true;
   }
   return false;
