@@ -218,6 +218,9 @@ describe('ranking sentences', () => {
     ];
     expect(rankSentences('Is there parking at the downtown office?', chunks)[0]).toMatchObject({ url: '/offices' });
     expect(rankSentences('Does Dr. Park place implants?', chunks)[0]).toMatchObject({ url: '/implants' });
+    // A title is no word of the question, and its full stop ends no sentence: "Park" is a name.
+    expect(analyzeQuestion('Who is Dr. Park?').terms).toMatchObject([{ word: 'park', proper: true }]);
+    expect(rankSentences('Who is Dr. Park?', chunks)[0]).toMatchObject({ url: '/implants' });
   });
 
   it('"how often" wants a frequency: "every six months", "twice a year", "on Tuesdays", not "monthly memberships"', () => {

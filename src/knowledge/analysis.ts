@@ -390,7 +390,7 @@ const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
 /** "Do you have a café?": premises asked for with "a" are a thing asked about, not the business itself ("the café"). */
 const INDEFINITE = new Set(['a', 'an', 'any', 'another']);
 const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
-const QUESTION_NOISE = new Set(['business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone', 'people']);
+const QUESTION_NOISE = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone', 'people']);
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {
@@ -400,7 +400,8 @@ export function analyzeQuestion(asked: string): Question {
   // Names: capitalised words that do not start the question or a sentence in it.
   const proper = new Set<string>();
   // Days and months are written with a capital but are not names of things the site might lack.
-  for (const m of text.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
+  // "Dr. Park": a title's full stop ends no sentence.
+  for (const m of text.replace(/\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.\s/g, '$1  ').matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
   // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.
   const adverbs = new Set((nlp(text).match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
