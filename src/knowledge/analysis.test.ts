@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, personNameWords, stems, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
+import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, personNameWords, stems, typeStrength, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
@@ -262,5 +262,18 @@ describe('ranking sentences', () => {
     expect(analyzeQuestion('Do you have a café?').terms[0]).toMatchObject({ premises: true, incidental: false });
     expect(analyzeQuestion('Where is the café?').terms[0]).toMatchObject({ premises: true, incidental: true });
     expect(rankSentences('Do you have a café?', chunks)[0]?.sentence ?? '').not.toMatch(/bouldering gym/);
+  });
+
+  it('"How do I…?" wants a way to do it ("online", "by phone", a command), and "How do I get to…?" an address', () => {
+    expect(answerType('How do I book an appointment?')).toBe('method');
+    expect(answerType('How do I get to Riverside?')).toBe('address');
+    expect(typeStrength('Book online at any hour, or call the front desk.', 'method')).toBe(1);
+    expect(typeStrength('Book at least two weeks in advance.', 'method')).toBe(0.8);
+    expect(typeStrength('After three missed appointments we may ask for a deposit to book.', 'method')).toBe(0);
+    const chunks = [
+      { text: 'After three missed appointments we may ask you to pay a deposit to book an appointment.', url: '/cancellation', title: 'Clinic', section: 'Cancellation policy' },
+      { text: 'Book online at any hour, or call the front desk during office hours.', url: '/booking', title: 'Clinic', section: 'Book an appointment' },
+    ];
+    expect(rankSentences('How do I book an appointment?', chunks)[0]).toMatchObject({ url: '/booking' });
   });
 });

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isFirstName, nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, glossWords, hypernyms, isChildNoun, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, glossWords, hypernyms, isBaseVerb, isChildNoun, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -11,7 +11,7 @@ import { derivations, glossWords, hypernyms, isChildNoun, isPersonNoun, isPremis
  * dictionary files.
  */
 
-export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'phone' | 'email' | 'number';
+export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'method' | 'phone' | 'email' | 'number';
 
 export interface QueryTerm {
   /** The word as the visitor wrote it (lower case): what PostgreSQL stems on its side. */
@@ -107,6 +107,7 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice', 'warning', 'far', 'advance'],
   frequency: ['often', 'frequently', 'times'],
   date: ['year', 'date'],
+  method: [],
   phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
   email: ['email', 'mail', 'address', 'write', 'send'],
   number: ['many', 'big', 'old', 'age'],
@@ -118,6 +119,8 @@ export function answerType(question: string): AnswerType | null {
   if (/\bhow (long|fast|quickly|soon|far (ahead|out|in advance))\b|\bhow much (notice|warning|time|advance|lead time)\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
   // "How often should I get a cleaning?": "every six months", "twice a year", "weekly".
   if (/\bhow (often|frequently)\b|\bhow many times (a|an|per|each|every)\b/.test(q)) return 'frequency';
+  // "How do I book an appointment?", "How can we order?": a way to do it ("Book online…", "by phone", "you can…").
+  if (/^\W*how (do|can|should|could|would|might) (i|we)\b/.test(q) && !/\b(get|go) (to|there|here)\b|\bfind (you|the)\b/.test(q)) return 'method';
   if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
   if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b/.test(q)) return 'phone';
   if (/\be-?mail(\s+address)?\b(?!s)|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
@@ -126,7 +129,7 @@ export function answerType(question: string): AnswerType | null {
   // "Which of your doctors…?", "What dentist…?": a noun WordNet files under people.
   const asked = /\b(?:which|what)\s+(?:of\s+(?:your|the|our)\s+)?([a-z]+)/.exec(q)?.[1];
   if (asked && isPersonNoun(asked)) return 'person';
-  if (/\bwhere\b|\baddress\b|\blocated\b/.test(q)) return 'address';
+  if (/\bwhere\b|\baddress\b|\blocated\b|\bhow (do|can|should) (i|we) (get|go) to\b/.test(q)) return 'address';
   if (/\b(which|what) days?\b/.test(q)) return 'day';
   // "What's the latest I can order?": a time to be in by.
   if (/\bwhat time\b|\bhow (late|early)\b|\bthe (latest|earliest)\b|\b(opening|closing) (hours|times?)\b|\bat what times?\b/.test(q)) return 'time';
@@ -168,6 +171,7 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   address: (s) => STREET.test(s) || /\b(at|in)\s+(the\s+)?[A-Z][a-z]+/.test(s.slice(1)) || PLACE.test(s),
   duration: (s) => /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i.test(s),
   frequency: (s) => FREQUENCY.test(s),
+  method: (s) => SAYS_HOW.test(s) || isCommand(s) || /\byou can\b/i.test(s),
   date: (s) => /\b(1[89]|20)\d{2}\b/.test(s) || (MONTH.test(s) && /\b\d{1,2}(st|nd|rd|th)?\b/.test(s)),
   phone: (s) => /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/.test(s),
   email: (s) => /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i.test(s),
@@ -178,6 +182,15 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
  * How often: "every six months", "every other week", "twice a year", "3 times per week", "each morning", "on Tuesdays", "Monday, Wednesday and Friday";
  * "daily" or "monthly" as an adverb ("we bake daily", "open daily from 7 am"), not as an adjective ("monthly memberships").
  */
+/** A way to do something: "online", "by phone", "by emailing…", "in person", "at the front desk". */
+const SAYS_HOW = /\b(online|by (phone|e-?mail|mail|text|calling|emailing|texting|filling)|in person|at the (front desk|counter|reception))\b/i;
+
+/** Whether a sentence opens with a command: its first word (after "Please") a verb in its base form ("Book online…", "Call us…"). */
+function isCommand(sentence: string): boolean {
+  const first = /^\s*(?:please\s+)?([A-Za-z]+)\b/i.exec(sentence)?.[1]?.toLowerCase() ?? '';
+  return first.length > 2 && !STOPWORDS.has(first) && isBaseVerb(first);
+}
+
 const FREQUENCY = /\b(every|each)\s+(\d+\s+|other\s+|few\s+|couple of\s+|one|two|three|four|five|six|seven|eight|nine|ten|twelve\s+)?\s*(minute|hour|day|night|morning|evening|week|weekend|month|quarter|season|year|(mon|tues|wednes|thurs|fri|satur|sun)day)s?\b|\b(once|twice|three times|four times|\d+\s+times)\s+(a|an|per|each|every)\b|\b(daily|nightly|weekly|fortnightly|biweekly|monthly|quarterly|yearly|annually|hourly)\b(?=\s*([.,;:!?)]|$|from|at|on|in|until))|\bon\s+(mon|tues|wednes|thurs|fri|satur|sun)days\b|\b(mon|tues|wednes|thurs|fri|satur|sun)days?(\s*(,|and|&)\s*(mon|tues|wednes|thurs|fri|satur|sun)days?)+\b/i;
 const HONORIFIC = /\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+/;
 /** A run of capitalised words, after a title or not ("Dr. Helen Park", "Call Grace Hill", "Marcus Bell"). */
@@ -251,6 +264,8 @@ export function withDayRanges(text: string): string {
  */
 export function typeStrength(sentence: string, type: AnswerType): number {
   if (!holdsType(sentence, type)) return 0;
+  // A way said ("online", "by phone") is surer than a command ("Book at least two weeks ahead") or a "you can".
+  if (type === 'method') return SAYS_HOW.test(sentence) ? 1 : isCommand(sentence) ? 0.8 : 0.6;
   if (type !== 'address' || STREET.test(sentence)) return 1;
   return CITY.test(sentence) ? 0.6 : 0.25;
 }

@@ -157,6 +157,11 @@ export function glossWords(word: string, senses = 2): string[] {
 }
 
 /** How many senses WordNet knows for a word as noun, verb and adjective together (0 when unknown): how vague the word is. */
+/** Whether WordNet knows `word` itself (not an inflected form) as a verb: "book", "call", "email", "order". */
+export function isBaseVerb(word: string): boolean {
+  return loadIndexes().get('verb')!.has(word.toLowerCase());
+}
+
 export function senseCount(word: string): number {
   const idx = loadIndexes();
   for (const form of baseForms(word.toLowerCase())) {
