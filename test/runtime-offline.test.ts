@@ -106,6 +106,11 @@ describe('answers grounded in knowledge', () => {
     // A part the first leaves out still brings the sentence that answers it (the test above).
   });
 
+  it('a table row with a price in cents gets neither yes nor no ("Almond croissant: $5.25")', () => {
+    const menu: Passage = { text: 'Almond croissant: $5.25', url: 'https://bakery.test/menu', title: 'Bakery', score: 0.9, section: 'Bakery › Menu' };
+    expect(composeAnswer('Is there an almond croissant?', [menu])?.text).toBe('Almond croissant: $5.25.');
+  });
+
   it('"only" denies its own part of a sentence: "street parking only; the bus stops in front" is no "No" to a bus stop', () => {
     const eastside: Passage = { text: 'Street parking only; the number 4 bus stops in front of the gym.', url: 'https://gym.test/locations', title: 'Gym', score: 0.8, section: 'Gym › Eastside' };
     expect(composeAnswer('Is there a bus stop at the gym?', [eastside])?.text).not.toMatch(/^No\b/);

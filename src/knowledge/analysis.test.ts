@@ -242,6 +242,10 @@ describe('ranking sentences', () => {
     // The hours: "When are you open?", "What are your weekday hours?"; "on weekdays" is met by the days a site names.
     expect(answerType('When are you open?')).toBe('time');
     expect(answerType('What are your weekday hours?')).toBe('time');
+    // A day named with something else done on it asks about that, not the hours.
+    expect(answerType('Is the café open on Mondays?')).toBe('time');
+    expect(answerType('Can I come in on a Saturday?')).toBe('time');
+    expect(answerType('Do you deliver on Sundays?')).toBeNull();
     expect(analyzeQuestion('Do you open before 7 on weekdays?').terms.find((t) => t.word === 'weekdays')?.synonymWords).toEqual(expect.arrayContaining(['monday', 'friday']));
     const chunks = [
       { text: 'Sunday — Old Port: 8 am – 2 pm; Back Cove: 8 am – 2 pm', url: '/hours', title: 'Bakery', section: 'Opening hours' },

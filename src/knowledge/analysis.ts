@@ -139,7 +139,8 @@ export function answerType(question: string): AnswerType | null {
   if (/\b(your|the|our|office|business|store|shop|week(day|end)|holiday|(mon|tues|wednes|thurs|fri|satur|sun)day)\s+hours\b/.test(q)) return 'time';
   // "when" asks for a time only as the question's word, not in "...when I take a class?".
   // A weekday named ("on a Saturday?", "open Sundays?"): the hours of that day.
-  if (WEEKDAY_NAME.test(q) && !/\b(what|which|how)\b/.test(q)) return 'time';
+  // Not "Do you deliver on Sundays?": delivery, not the hours, is asked about.
+  if (WEEKDAY_NAME.test(q) && !/\b(what|which|how)\b/.test(q) && /\b(open|close|closed|hours?|come( in| by)?|visit|stop by|there)\b/.test(q)) return 'time';
   // "When did the Back Cove café open?", "What year was it founded?": what happened once has a date, not opening hours.
   if (/^\W*when (did|was|were|had)\b|\bwhat year\b|\bin which year\b|\bsince when\b/.test(q)) return 'date';
   if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';

@@ -17,7 +17,8 @@ export interface Answer { text: string; urls: string[] }
 
 const NEGATION = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|only|except)\b|n't\b/i;
 /** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value". */
-const TABLE_ROW = /^[^.!?—:]{1,60} — [^.!?]*:|^[^.!?:]{1,40}: [^.!?]+\.?$/;
+// A full stop inside a number ("$5.25") ends nothing.
+const TABLE_ROW = /^[^.!?—:]{1,60} — (?:[^.!?]|\.(?=\d))*:|^[^.!?:]{1,40}: (?:[^.!?]|\.(?=\d))+\.?$/;
 /** Sentence openers that read lower case after "Yes, " (not names). */
 const COMMON_OPENERS = new Set(['both', 'every', 'each', 'all', 'members', 'staff', 'there', 'it', 'we', 'you', 'our', 'your', 'the', 'a', 'an']);
 
