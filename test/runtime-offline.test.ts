@@ -106,6 +106,13 @@ describe('answers grounded in knowledge', () => {
     // A part the first leaves out still brings the sentence that answers it (the test above).
   });
 
+  it('keeps the capital of a name after "Yes, " though compromise does not know it ("Priya"), and lowers a common word', () => {
+    const team: Passage = { text: 'Priya runs the youth team and the summer camps.', url: 'https://gym.test/team', title: 'Gym', score: 0.9, section: 'Gym › Youth' };
+    expect(composeAnswer('Do you have a youth team?', [team])?.text).toBe('Yes, Priya runs the youth team and the summer camps.');
+    const lang: Passage = { text: 'Besides English, our team speaks Spanish.', url: 'https://gym.test/about', title: 'Gym', score: 0.9, section: 'Gym › About' };
+    expect(composeAnswer('Does your team speak Spanish?', [lang])?.text).toBe('Yes, besides English, our team speaks Spanish.');
+  });
+
   it('a table row with a price in cents gets neither yes nor no ("Almond croissant: $5.25")', () => {
     const menu: Passage = { text: 'Almond croissant: $5.25', url: 'https://bakery.test/menu', title: 'Bakery', score: 0.9, section: 'Bakery › Menu' };
     expect(composeAnswer('Is there an almond croissant?', [menu])?.text).toBe('Almond croissant: $5.25.');

@@ -162,6 +162,12 @@ export function isBaseVerb(word: string): boolean {
   return loadIndexes().get('verb')!.has(word.toLowerCase());
 }
 
+/** Whether WordNet knows `word`, or a base form of it, in any part of speech ("besides", "gluten"; not "priya"). */
+export function isKnownWord(word: string): boolean {
+  const idx = loadIndexes();
+  return baseForms(word.toLowerCase()).some((form) => POS.some((pos) => idx.get(pos)!.has(form)));
+}
+
 export function senseCount(word: string): number {
   const idx = loadIndexes();
   for (const form of baseForms(word.toLowerCase())) {

@@ -2,7 +2,7 @@ import { nlp } from '../knowledge/nlp.ts';
 import { analyzeQuestion, holdsStreetAddress, holdsType, namesYoung, stem, stems, withDayRanges, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
-import { senseCount } from '../knowledge/wordnet.ts';
+import { isKnownWord, senseCount } from '../knowledge/wordnet.ts';
 import { fold, STOPWORDS, truncate } from './text.ts';
 
 /**
@@ -35,7 +35,10 @@ function ranked(q: Question, passages: Passage[]): RankedSentence[] {
 
 function lowerFirst(sentence: string): string {
   const first = sentence.split(/\s/)[0] ?? '';
-  const common = STOPWORDS.has(fold(first)) || COMMON_OPENERS.has(fold(first)) || !nlp(sentence).terms().first().has('#ProperNoun');
+  // A name compromise does not know ("Priya runs the youth team") is no word of WordNet's either.
+  const word = fold(first).replace(/[^a-z'-]/g, '');
+  const known = word.split('-').some((part) => part.length > 1 && isKnownWord(part));
+  const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || (!nlp(sentence).terms().first().has('#ProperNoun') && known);
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
 }
 
