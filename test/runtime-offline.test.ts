@@ -111,6 +111,8 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Do you have a youth team?', [team])?.text).toBe('Yes, Priya runs the youth team and the summer camps.');
     const lang: Passage = { text: 'Besides English, our team speaks Spanish.', url: 'https://gym.test/about', title: 'Gym', score: 0.9, section: 'Gym › About' };
     expect(composeAnswer('Does your team speak Spanish?', [lang])?.text).toBe('Yes, besides English, our team speaks Spanish.');
+    const fee: Passage = { text: 'Cancelling with less notice costs $50.', url: 'https://clinic.test/cancel', title: 'Clinic', score: 0.9, section: 'Clinic › Cancellation' };
+    expect(composeAnswer('Do you charge for cancelling with less notice?', [fee])?.text).toBe('Yes, cancelling with less notice costs $50.');
   });
 
   it('a table row with a price in cents gets neither yes nor no ("Almond croissant: $5.25")', () => {

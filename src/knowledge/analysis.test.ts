@@ -271,6 +271,8 @@ describe('ranking sentences', () => {
   it('"How do I…?" wants a way to do it ("online", "by phone", a command), and "How do I get to…?" an address', () => {
     expect(answerType('How do I book an appointment?')).toBe('method');
     expect(answerType('How do I get to Riverside?')).toBe('address');
+    expect(answerType('Who should I call after hours?')).toBe('phone');
+    expect(answerType("What's the number for emergencies?")).toBe('phone');
     expect(typeStrength('Book online at any hour, or call the front desk.', 'method')).toBe(1);
     expect(typeStrength('Book at least two weeks in advance.', 'method')).toBe(0.8);
     expect(typeStrength('After three missed appointments we may ask for a deposit to book.', 'method')).toBe(0);
@@ -279,5 +281,10 @@ describe('ranking sentences', () => {
       { text: 'Book online at any hour, or call the front desk during office hours.', url: '/booking', title: 'Clinic', section: 'Book an appointment' },
     ];
     expect(rankSentences('How do I book an appointment?', chunks)[0]).toMatchObject({ url: '/booking' });
+  });
+
+  it('a sentence that asks ("No insurance?") answers nothing itself', () => {
+    const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
+    expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });
   });
 });

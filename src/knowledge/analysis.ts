@@ -122,7 +122,8 @@ export function answerType(question: string): AnswerType | null {
   // "How do I book an appointment?", "How can we order?": a way to do it ("Book online…", "by phone", "you can…").
   if (/^\W*how (do|can|should|could|would|might) (i|we)\b/.test(q) && !/\b(get|go) (to|there|here)\b|\bfind (you|the)\b/.test(q)) return 'method';
   if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
-  if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b/.test(q)) return 'phone';
+  // "Who should I call after hours?", "What's the number for emergencies?": a number to call.
+  if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b|\bwho (should|do|can|could) (i|we) (call|ring|phone|text)\b|\bwhat'?s? (is )?(the|your) number\b/.test(q)) return 'phone';
   if (/\be-?mail(\s+address)?\b(?!s)|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
   // "who" asks for a person as the question's word, not in "…for people who cannot eat gluten?".
   if (/^\W*who\b|(^|[,;]|\band|\bbut|\bso)\s+who\b/.test(q)) return 'person';

@@ -37,7 +37,7 @@ function lowerFirst(sentence: string): string {
   const first = sentence.split(/\s/)[0] ?? '';
   // A name compromise does not know ("Priya runs the youth team") is no word of WordNet's either.
   const word = fold(first).replace(/[^a-z'-]/g, '');
-  const known = word.split('-').some((part) => part.length > 1 && isKnownWord(part));
+  const known = word.split('-').some((part) => part.length > 1 && (isKnownWord(part) || isKnownWord(stem(part))));
   const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || (!nlp(sentence).terms().first().has('#ProperNoun') && known);
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
 }
