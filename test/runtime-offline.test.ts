@@ -113,6 +113,15 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Does your team speak Spanish?', [lang])?.text).toBe('Yes, besides English, our team speaks Spanish.');
     const fee: Passage = { text: 'Cancelling with less notice costs $50.', url: 'https://clinic.test/cancel', title: 'Clinic', score: 0.9, section: 'Clinic › Cancellation' };
     expect(composeAnswer('Do you charge for cancelling with less notice?', [fee])?.text).toBe('Yes, cancelling with less notice costs $50.');
+    // A name the question writes with a capital stays one, though WordNet knows an "eastside".
+    const hours: Passage = { text: 'Eastside is closed on Mondays.', url: 'https://gym.test/hours', title: 'Gym', score: 0.9, section: 'Gym › Hours' };
+    expect(composeAnswer('Is Eastside open on Mondays?', [hours])?.text).toBe('No, Eastside is closed on Mondays.');
+  });
+
+  it('a question asked with a negation gets no "Yes" from a sentence that denies nothing', () => {
+    const memberships: Passage = { text: 'Memberships work at both climbing gyms.', url: 'https://gym.test/pricing', title: 'Gym', score: 0.9, section: 'Gym › Memberships' };
+    expect(composeAnswer('Do memberships work at both climbing gyms?', [memberships])?.text).toBe('Yes, memberships work at both climbing gyms.');
+    expect(composeAnswer('Can I climb at both gyms without a membership?', [memberships])?.text).toBe('Memberships work at both climbing gyms.');
   });
 
   it('a table row with a price in cents gets neither yes nor no ("Almond croissant: $5.25")', () => {

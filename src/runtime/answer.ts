@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, holdsStreetAddress, holdsType, namesYoung, stem, stems, withDayRanges, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, holdsStreetAddress, holdsType, namesYoung, stem, stems, withDayRanges, withoutRelativeClauses, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isKnownWord, senseCount } from '../knowledge/wordnet.ts';
@@ -33,12 +33,14 @@ function ranked(q: Question, passages: Passage[]): RankedSentence[] {
   return rankSentences(q, passages).filter((r) => r.score >= ANSWER_THRESHOLD);
 }
 
-function lowerFirst(sentence: string): string {
+function lowerFirst(q: Question, sentence: string): string {
   const first = sentence.split(/\s/)[0] ?? '';
   // A name compromise does not know ("Priya runs the youth team") is no word of WordNet's either.
   const word = fold(first).replace(/[^a-z'-]/g, '');
   const known = word.split('-').some((part) => part.length > 1 && (isKnownWord(part) || isKnownWord(stem(part))));
-  const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || (!nlp(sentence).terms().first().has('#ProperNoun') && known);
+  // Nor is a name the question writes with a capital ("Is Eastside open on Mondays?": WordNet knows an "eastside").
+  const named = q.terms.some((t) => t.proper && t.word === word);
+  const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || (!named && !nlp(sentence).terms().first().has('#ProperNoun') && known);
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
 }
 
@@ -61,6 +63,9 @@ function negates(q: Question, sentence: string): boolean {
   return false;
 }
 
+/** A question asked with a negation ("without a membership", "if I don't…"), not in a relative clause. */
+const ASKS_NEGATED = /\b(not|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|without)\b|n't\b/i;
+
 /** "Yes, …" or "No, …" when the sentence says so; the sentence as it is when it already does, or when it is not clear. */
 function yesOrNo(q: Question, sentence: string, score: number): string {
   // A table row ("Saturday — Downtown: Closed; West: 8 am – 12 pm") gives its values; neither yes nor no.
@@ -68,7 +73,9 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   // What is said for the young only ("We do not whiten teeth for patients under 16") is no answer for everyone: neither yes nor no.
   if (namesYoung(sentence) && !q.forChild) return sentence;
   const asksOpen = /\bopen\b/i.test(q.text);
-  if (negates(q, sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(sentence)}`;
+  if (negates(q, sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence)}`;
+  // "Can I climb without a membership?": a sentence that denies nothing ("Memberships work at both locations") is no "Yes".
+  if (ASKS_NEGATED.test(withoutRelativeClauses(q.text))) return sentence;
   // Affirmed when the sentence answers surely, or itself holds every word the question is about (as it is, derived
   // or a synonym: "a booking online" in "appointments can be made online"), vague verbs ("make", "take") aside.
   const own = stems(sentence);
@@ -78,7 +85,7 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   // Or holds every name asked about ("Spanish", "Delta Dental") and answers well enough.
   const names = q.terms.filter((t) => t.proper);
   const named = names.length > 0 && names.every(holds) && score >= 0.6;
-  return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(sentence)}` : sentence;
+  return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(q, sentence)}` : sentence;
 }
 
 /** One ranked sentence as a reply reads it: tidied, ended, with its heading when only the heading holds what was asked. */

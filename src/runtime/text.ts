@@ -8,7 +8,7 @@ export function fold(text: string): string {
   return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[’‘`´]/g, "'");
 }
 
-export const STOPWORDS = new Set(`a an the and or but if of to in on at by for with about from into over under is are was were be been
+export const STOPWORDS = new Set(`a an the and or but if of to in on at by for with without within about from into over under after before during until is are was were be been
 being am do does did done have has had i me my mine we our ours us you your yours he him his she her it its they them their
 this that these those what which who whom whose when where why how can could would should will shall may might must not no
 yes so than too very just also there here any some all please hi hello hey thanks thank tell know like want need get got let
