@@ -272,6 +272,9 @@ describe('ranking sentences', () => {
     expect(answerType('How do I book an appointment?')).toBe('method');
     expect(answerType('How do I get to Riverside?')).toBe('address');
     expect(answerType('Who should I call after hours?')).toBe('phone');
+    // A name compromise does not know, then a role WordNet files under people, is a person.
+    expect(holdsType('Priya Nair, Youth Programs Director', 'person')).toBe(true);
+    expect(holdsType('Old Port, Portland', 'person')).toBe(false);
     expect(answerType("What's the number for emergencies?")).toBe('phone');
     expect(typeStrength('Book online at any hour, or call the front desk.', 'method')).toBe(1);
     expect(typeStrength('Book at least two weeks in advance.', 'method')).toBe(0.8);

@@ -272,10 +272,17 @@ export function typeStrength(sentence: string, type: AnswerType): number {
   return CITY.test(sentence) ? 0.6 : 0.25;
 }
 
+/** "Priya Nair, Youth Programs Director": a name compromise may not know, then a role WordNet files under people. */
+function namedWithRole(text: string): boolean {
+  const m = /^\s*[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){1,2},\s+([A-Za-z -]{3,60})$/.exec(text);
+  const role = m?.[1]?.trim().split(/\s+/).at(-1);
+  return !!role && isPersonNoun(role.toLowerCase());
+}
+
 /** Whether a sentence holds an answer of that kind. */
 export function holdsType(sentence: string, type: AnswerType): boolean {
   // compromise misses some names ("Helen Park" reads as a park): a title or a known first name says a person too.
-  if (type === 'person') return HONORIFIC.test(sentence) || nlp(sentence).people().length > 0 || nlp(sentence).has('#FirstName');
+  if (type === 'person') return HONORIFIC.test(sentence) || namedWithRole(sentence) || nlp(sentence).people().length > 0 || nlp(sentence).has('#FirstName');
   return PATTERNS[type](sentence);
 }
 
