@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, personNameWords, stems, typeStrength, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
+import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, personNameWords, stems, typeStrength, withSpelling, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
@@ -289,5 +289,11 @@ describe('ranking sentences', () => {
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });
+  });
+
+  it('mends slips of typing ("adress", "wich", "membrship"), not names, irregular forms, contractions or compounds', () => {
+    expect(withSpelling('whats the adress of the gym, wich days, the monthly membrship')).toBe('what the address of the gym, which days, the monthly membership');
+    expect(withSpelling("who is priya? I was seen today, don't pre-order, Osei")).toBe("who is priya? I was seen today, don't pre-order, Osei");
+    expect(analyzeQuestion('whats the adress of the gym').want).toBe('address');
   });
 });

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
-import { isFirstName, nlp } from './nlp.ts';
+import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, glossWords, hypernyms, isBaseVerb, isChildNoun, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, editsOf, glossWords, hypernyms, isBaseVerb, isChildNoun, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -416,9 +416,25 @@ const INDEFINITE = new Set(['a', 'an', 'any', 'another']);
 const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
 const QUESTION_NOISE = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone', 'people']);
 
+/**
+ * `text` with its slips of typing mended ("whats the adress", "wich days", "the monthly membrship"): a lower-case word that
+ * neither WordNet, compromise's lexicon nor the stopwords know becomes the nearest one that is: a stopword for a short word
+ * (five letters or fewer: a short name, "priya", is left alone), a WordNet word for a longer one. Capitalised words are
+ * names, and left; so are words of three letters or fewer, and parts of contractions and compounds.
+ */
+export function withSpelling(text: string): string {
+  // Not a part of a contraction or a compound ("don't", "pre-order"): those are read whole.
+  return text.replace(/(?<![\w'’-])[a-z]{4,}(?![\w'’-])/g, (w) => {
+    if (STOPWORDS.has(w) || isKnownWord(w) || isLexiconWord(w)) return w;
+    const stop = [...editsOf(w)].find((e) => STOPWORDS.has(e));
+    if (stop) return stop;
+    return w.length >= 6 ? nearestKnownWord(w) ?? w : w;
+  });
+}
+
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {
-  const text = withHolidayEves(DOMAIN_PHRASES.reduce((t, [re, word]) => t.replace(re, word), asked));
+  const text = withHolidayEves(DOMAIN_PHRASES.reduce((t, [re, word]) => t.replace(re, word), withSpelling(asked)));
   const want = answerType(text);
   const typeWords = new Set((want ? TYPE_WORDS[want] : []).map(stem));
   // Names: capitalised words that do not start the question or a sentence in it.

