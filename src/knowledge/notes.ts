@@ -19,14 +19,17 @@ export async function matchTrainingNotes(db: Db, agentId: string, query: string,
   if (!question.terms.length) return [];
   const notes = await listTrainingNotes(db, agentId);
   if (!notes.length) return [];
-  const byQuestion = new Map(notes.map((n) => [n.question.replace(/\s+/g, ' ').trim(), n]));
-  const chunks = notes.map((n) => ({ text: n.question.replace(/\s+/g, ' ').trim(), section: n.answer, url: '', title: null }));
+  // A note's question is asked to be matched: read as the statement it stands for, not as a sentence that asks (which the
+  // ranking counts half, since on a site what follows it answers).
+  const asStated = (q: string) => q.replace(/\s+/g, ' ').trim().replace(/\?(?=\s|$)/g, '.');
+  const byQuestion = new Map(notes.map((n) => [asStated(n.question), n]));
+  const chunks = notes.map((n) => ({ text: asStated(n.question), section: n.answer, url: '', title: null }));
   const out: NoteMatch[] = [];
   // A few notes make no corpus to weigh words by: every word of the question weighs the same (bar vague ones).
   for (const r of rankSentences(question, chunks, UNIFORM, 20)) {
     if (r.score < ANSWER_THRESHOLD || out.length >= limit) continue;
     // A note's question may be split in sentences: the note is the chunk's.
-    const note = byQuestion.get(r.context) ?? notes.find((n) => n.question.includes(r.sentence));
+    const note = byQuestion.get(r.context) ?? notes.find((n) => asStated(n.question).includes(r.sentence));
     if (note && !out.some((o) => o.question === note.question)) out.push({ question: note.question, answer: note.answer, score: r.score });
   }
   return out;
