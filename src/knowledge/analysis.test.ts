@@ -294,6 +294,9 @@ describe('ranking sentences', () => {
   it('mends slips of typing ("adress", "wich", "membrship"), not names, irregular forms, contractions or compounds', () => {
     expect(withSpelling('whats the adress of the gym, wich days, the monthly membrship')).toBe('what the address of the gym, which days, the monthly membership');
     expect(withSpelling("who is priya? I was seen today, don't pre-order, Osei")).toBe("who is priya? I was seen today, don't pre-order, Osei");
+    // French is left as it is ("ouverture" is one edit from English "overture").
+    expect(withSpelling("quelle est l'heure d'ouverture du magasin")).toBe("quelle est l'heure d'ouverture du magasin");
+    expect(withSpelling('quelle est la date ouverture')).toBe('quelle est la date ouverture');
     expect(analyzeQuestion('whats the adress of the gym').want).toBe('address');
   });
 });

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
+import { languageOfText } from '../runtime/phrases.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
 import { derivations, editsOf, glossWords, hypernyms, isBaseVerb, isChildNoun, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
@@ -423,6 +424,8 @@ const QUESTION_NOISE = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'business
  * names, and left; so are words of three letters or fewer, and parts of contractions and compounds.
  */
 export function withSpelling(text: string): string {
+  // English only: a French word is no English slip ("ouverture" is not "overture").
+  if (languageOfText(text) !== 'en') return text;
   // Not a part of a contraction or a compound ("don't", "pre-order"): those are read whole.
   return text.replace(/(?<![\w'’-])[a-z]{4,}(?![\w'’-])/g, (w) => {
     if (STOPWORDS.has(w) || isKnownWord(w) || isLexiconWord(w)) return w;

@@ -1,7 +1,7 @@
 import { askedField, captureFrom, humanize } from './capture.ts';
 import { PROHIBITION, RULE_WORDS, TOPIC_MATCHERS, topicsOf } from './guardrails.ts';
 import { defaultCountry, EMAIL, type ParseContext } from './parsers.ts';
-import { pageLanguage, type Lang } from './phrases.ts';
+import { languageOfText, pageLanguage } from './phrases.ts';
 import {
   AFFIRMATIVE, agentSide, BOOKING, GOODBYE, GREETING_ONLY, HANDOFF_OFFER, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
 } from './signals.ts';
@@ -272,15 +272,6 @@ function referencedFields(c: string, schema: DataField[]): { list: DataField[]; 
   return null;
 }
 
-const FR_MARKERS = new Set('le la les des est vous nous une et pour pas je votre avec sur merci bonjour que qui dans'.split(' '));
-const EN_MARKERS = new Set('the is are you we a an and for not i your with on thanks hello that who in to'.split(' '));
-
-function languageOfText(text: string): Lang {
-  const words = fold(text).split(/[^a-z']+/);
-  const fr = words.filter((w) => FR_MARKERS.has(w)).length;
-  const en = words.filter((w) => EN_MARKERS.has(w)).length;
-  return fr > en ? 'fr' : 'en';
-}
 
 const INTENTS: [string, RegExp][] = [
   ['book_demo', BOOKING],

@@ -1,3 +1,4 @@
+import { fold } from './text.ts';
 import type { RuntimeAgent } from './types.ts';
 
 /** What the runtimes say in their own words, per page language (en, fr), and the templates they render. */
@@ -5,6 +6,17 @@ import type { RuntimeAgent } from './types.ts';
 export type Lang = 'en' | 'fr';
 
 /** `en` unless the page language is French (`fr`, `fr-CA`...): the two phrase tables we ship. */
+const FR_MARKERS = new Set('le la les des est vous nous une et pour pas je votre avec sur merci bonjour que qui dans'.split(' '));
+const EN_MARKERS = new Set('the is are you we a an and for not i your with on thanks hello that who in to'.split(' '));
+
+/** The language a text is written in, by its commonest words: French when it has more of French's than of English's. */
+export function languageOfText(text: string): Lang {
+  const words = fold(text).split(/[^a-z']+/);
+  const fr = words.filter((w) => FR_MARKERS.has(w)).length;
+  const en = words.filter((w) => EN_MARKERS.has(w)).length;
+  return fr > en ? 'fr' : 'en';
+}
+
 export function pageLanguage(language: string | null | undefined): Lang {
   return /^fr(\b|[-_])/i.test(language?.trim() ?? '') ? 'fr' : 'en';
 }
