@@ -339,10 +339,10 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // about ("What does a pastel de nata cost in Lisbon?").
     const namesIt = q.terms.some((t, j) => t.proper && matches[i]![j]! >= WEIGHT.heading);
     if (POST.test(c.chunk.url)) score *= want && typed && !namesIt ? 0.8 : 0.9;
-    // A way to do something is often said without a word that marks it ("We accept cash and all major cards"): it is
-    // preferred, but weighs less than a price or a time does.
     // A sentence that asks ("No insurance?", "Broken tooth or bad toothache?") answers nothing itself: what follows it does.
     if (/\?\s*$/.test(c.sentence)) score *= 0.5;
+    // A way to do something is often said without a word that marks it ("We accept cash and all major cards"): it is
+    // preferred, but weighs less than a price or a time does.
     if (want) score *= want === 'method' ? 0.8 + 0.2 * strength : 0.5 + 0.5 * strength;
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
     const says = typed && (want === 'phone' || want === 'email') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
