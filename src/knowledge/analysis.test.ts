@@ -299,4 +299,15 @@ describe('ranking sentences', () => {
     expect(withSpelling('quelle est la date ouverture')).toBe('quelle est la date ouverture');
     expect(analyzeQuestion('whats the adress of the gym').want).toBe('address');
   });
+
+  it('names written in lower case: a place WordNet knows only as a name ("seattle"), a name the site capitalises ("riverside")', () => {
+    expect(analyzeQuestion('do you have a gym in seattle').terms.find((t) => t.word === 'seattle')?.proper).toBe(true);
+    expect(analyzeQuestion('do you have a gym near the park').terms.find((t) => t.word === 'park')?.proper).toBe(false);
+    const chunks = [
+      { text: 'Cedar Climbing is a climbing gym with two locations in Portland, Oregon: Riverside and Eastside. Members climb at Riverside or Eastside.', url: '/', title: 'Home | Cedar Climbing', section: 'Home | Cedar Climbing › Climb with us' },
+      { text: '120 Mill Street, Portland, OR 97214. Free parking at Riverside.', url: '/locations', title: 'Locations | Cedar Climbing', section: 'Locations | Cedar Climbing › Riverside' },
+      { text: '4800 Division Street, Portland, OR 97206.', url: '/locations', title: 'Locations | Cedar Climbing', section: 'Locations | Cedar Climbing › Eastside' },
+    ];
+    expect(rankSentences('where is riverside gym', chunks)[0]).toMatchObject({ sentence: '120 Mill Street, Portland, OR 97214.' });
+  });
 });

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { languageOfText } from '../runtime/phrases.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, editsOf, glossWords, hypernyms, isBaseVerb, isChildNoun, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, editsOf, glossWords, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -445,6 +445,8 @@ export function analyzeQuestion(asked: string): Question {
   // Days and months are written with a capital but are not names of things the site might lack.
   // "Dr. Park": a title's full stop ends no sentence.
   for (const m of text.replace(/\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.\s/g, '$1  ').matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
+  // Written in lower case, a word WordNet knows only as a name ("a gym in seattle?") is one.
+  for (const w of text.match(/\b[a-z]{3,}\b/g) ?? []) if (!STOPWORDS.has(w) && isInstanceName(w)) proper.add(w);
   // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.
   const adverbs = new Set((nlp(text).match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));

@@ -195,6 +195,36 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, ali
   return alt(c.near) || (money === false && /^\d{1,4}$/.test(stem) && c.ranges.length > 0) ? WEIGHT.neighbourAlt : 0;
 }
 
+/**
+ * The terms with the site's own names among them read as names, written in lower case ("where is riverside gym?"): a word
+ * the site writes with a capital inside its sentences at least twice, and never without ("Riverside", "Eastside"). A
+ * name has no synonyms, and the word after it is what kind of thing it names ("gym").
+ */
+function withSiteNames(terms: QueryTerm[], question: string, cands: Candidate[]): QueryTerm[] {
+  const lower = terms.filter((t) => !t.proper && /^[a-z]{3,}$/.test(t.word) && !(t.typeWord));
+  if (!lower.length) return terms;
+  const asked = new Set(lower.map((t) => t.word));
+  const capital = new Map<string, number>();
+  const plain = new Set<string>();
+  for (const c of new Set(cands.map((x) => x.sentence))) {
+    for (const m of c.matchAll(/(?<=\S\s+)([A-Za-z]+)/g)) {
+      const w = m[1]!;
+      const low = w.toLowerCase();
+      if (!asked.has(low)) continue;
+      if (/^[A-Z][a-z]+$/.test(w)) capital.set(low, (capital.get(low) ?? 0) + 1);
+      else if (w === low) plain.add(low);
+    }
+  }
+  const names = new Set([...capital].filter(([w, k]) => k >= 2 && !plain.has(w)).map(([w]) => w));
+  if (!names.size) return terms;
+  const order = words(question);
+  return terms.map((t) => {
+    if (names.has(t.word)) return { ...t, proper: true, alternatives: new Set<string>(), derived: new Set<string>(), synonymWords: [], senses: 1, incidental: false, premises: false };
+    const before = order[order.indexOf(t.word) - 1];
+    return !t.proper && before && names.has(before) && !t.namedBy ? { ...t, namedBy: stem(before) } : t;
+  });
+}
+
 /** How many leading letters two stems must share to be read as one word's family ("allergi" and "allergen"). */
 const KINDRED = 6;
 
@@ -264,6 +294,8 @@ function withSiteAliases(terms: QueryTerm[], question: string, cands: Candidate[
 export function rankSentences(question: string | Question, chunks: SourceChunk[], stats: CorpusStats = statsOf(chunks), limit = 5): RankedSentence[] {
   let q = typeof question === 'string' ? analyzeQuestion(question) : question;
   if (!q.terms.length || !chunks.length) return [];
+  const cands = candidates(chunks);
+  q = { ...q, terms: withSiteNames(q.terms, q.text, cands) };
   const n = Math.max(stats.total, 1);
   const idf = (stem: string, alternatives: Set<string>) => {
     const df = Math.max(stats.df.get(stem) ?? 0, ...[...alternatives].map((a) => (stats.df.get(a) ?? 0) / 2));
@@ -278,7 +310,6 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const contact = q.want === 'phone' || q.want === 'email' || q.want === 'address';
   const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB && !(contact && t.incidental));
   const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
-  const cands = candidates(chunks);
   q = { ...q, terms: withSiteAliases(withKindredStems(q.terms, cands), q.text, cands) };
   // A question naming no place or branch means the business itself by its premises ("Who started the bakery?").
   const byName = !q.terms.some((t) => t.proper);

@@ -224,6 +224,17 @@ export function senseCount(word: string): number {
 }
 
 /** Whether the most frequent noun sense of `word` (or of its singular) is a person ("doctor", "dentist", "coach"). */
+/**
+ * Whether WordNet knows `word` (as written, lower case) only as a name: every sense a noun that is an instance of something
+ * ("seattle": a city; "boston"), no verb, adjective or adverb.
+ */
+export function isInstanceName(word: string): boolean {
+  const idx = loadIndexes();
+  const senses = idx.get('noun')!.get(word);
+  if (!senses?.length || (['verb', 'adj', 'adv'] as const).some((pos) => idx.get(pos)!.has(word))) return false;
+  return senses.every((offset) => readSynset('noun', offset).pointers.some((p) => p.symbol === '@i'));
+}
+
 export function isPersonNoun(word: string): boolean {
   const idx = loadIndexes().get('noun')!;
   for (const form of baseForms(word.toLowerCase())) {
