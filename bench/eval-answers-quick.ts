@@ -18,6 +18,7 @@
  */
 import { chunkSections } from '../src/crawler/chunk.ts';
 import { extractHtml } from '../src/crawler/extract.ts';
+import { analyzeQuestion } from '../src/knowledge/analysis.ts';
 import { answerByMeaning } from '../src/knowledge/meaning.ts';
 import { ANSWER_THRESHOLD, rankSentences, type RankedSentence, type SourceChunk } from '../src/knowledge/rank.ts';
 import { composeAnswer } from '../src/runtime/answer.ts';
@@ -78,8 +79,9 @@ for (const [name, start, questions] of FIXTURES) {
   const count = { tuning: { facts: 0, factsRight: 0, unknowns: 0, admitted: 0 }, held: { facts: 0, factsRight: 0, unknowns: 0, admitted: 0 } };
   for (const [index, question] of questions.entries()) {
     // As many sentences as searchKnowledge ranks (its CANDIDATES).
-    const ranked = rankSentences(question.q, chunks, undefined, 40);
-    const byMeaning = process.env.EVAL_MEANING !== '0' && !ranked.some((r) => r.score >= ANSWER_THRESHOLD) ? await answerByMeaning(question.q, ranked) : null;
+    const asked = analyzeQuestion(question.q);
+    const ranked = rankSentences(asked, chunks, undefined, 40);
+    const byMeaning = process.env.EVAL_MEANING !== '0' && !ranked.some((r) => r.score >= ANSWER_THRESHOLD) ? await answerByMeaning(asked, ranked) : null;
     const text = reply(question.q, ranked, ANSWER_THRESHOLD, byMeaning);
     const right = judge(question, text);
     const unknown = question.kind === 'unknown';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { analyzeQuestion } from './analysis.ts';
+import type { Question } from './analysis.ts';
 import type { RankedSentence } from './rank.ts';
 
 /**
@@ -108,20 +108,19 @@ async function embed(texts: string[]): Promise<Float32Array[]> {
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
 /**
- * The candidate (of `ranked`, all below ANSWER_THRESHOLD) that answers `question` by meaning, or
+ * The candidate (of `ranked`, all below ANSWER_THRESHOLD) that answers `question` (as `analyzeQuestion` read it) by meaning, or
  * null. Only candidates sharing something with the question (lexical score FLOOR or more) are
  * encoded: a handful per question.
  */
-export async function answerByMeaning(question: string, ranked: RankedSentence[]): Promise<RankedSentence | null> {
+export async function answerByMeaning(question: Question, ranked: RankedSentence[]): Promise<RankedSentence | null> {
   // A sentence that asks ("Broken tooth or bad toothache?") is close to a question for being one, and answers nothing.
   if (!enabled) return null;
   // "What does a wedding cake tasting cost?": a sentence close in meaning that names no price does not say what it costs. A
   // yes/no question takes what it asks about in any form ("Do I have to pay extra for gear?": "Every class includes gear rental").
-  const asked = analyzeQuestion(question);
-  const pool = ranked.filter((r) => r.score >= FLOOR && !r.sentence.trim().endsWith('?') && (!asked.want || asked.yesNo || r.typed));
+  const pool = ranked.filter((r) => r.score >= FLOOR && !r.sentence.trim().endsWith('?') && (!question.want || question.yesNo || r.typed));
   if (!pool.length) return null;
   // The encoder is a second chance, never a reason to fail a reply: if it cannot load or run, the words' answer stands.
-  const encoded = await embed([question, ...pool.map((r) => r.sentence)]).catch(() => null);
+  const encoded = await embed([question.text, ...pool.map((r) => r.sentence)]).catch(() => null);
   if (!encoded) return null;
   const [q, ...vectors] = encoded;
   const close = pool.map((r, i) => ({ r, cos: dot(q!, vectors[i]!) })).sort((a, b) => b.cos - a.cos);

@@ -55,7 +55,7 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   }
   const ranked = rankSentences(question, chunks, { total: counts.total, df }, Math.max(limit, CANDIDATES));
   const found = ranked.filter((r) => r.score >= ANSWER_THRESHOLD).slice(0, limit);
-  const byMeaning = found.length ? null : await answerByMeaning(query.slice(0, 1000), ranked);
+  const byMeaning = found.length ? null : await answerByMeaning(question, ranked);
   return (byMeaning ? [byMeaning] : found).map(passageOf);
 }
 
