@@ -12,15 +12,19 @@ export function nlp(text: string): ReturnType<typeof compromise> {
   return loaded(text);
 }
 
+/** compromise's lexicon: a word (lower case) to its tag. */
+function lexicon(): Record<string, unknown> {
+  loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;
+  return (loaded.model() as { one: { lexicon: Record<string, unknown> } }).one.lexicon;
+}
+
 /** Whether compromise's lexicon knows `word` (lower case) at all: its irregular forms too ("seen", "brought", "cannot"). */
 export function isLexiconWord(word: string): boolean {
-  loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;
-  return (loaded.model() as { one: { lexicon: Record<string, unknown> } }).one.lexicon[word] !== undefined;
+  return lexicon()[word] !== undefined;
 }
 
 /** Whether compromise's lexicon knows `word` (lower case) as a first name ("helen", "marcus"; not "maya", a people). */
 export function isFirstName(word: string): boolean {
-  loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;
-  const tag = (loaded.model() as { one: { lexicon: Record<string, string | undefined> } }).one.lexicon[word];
+  const tag = lexicon()[word];
   return tag === 'FirstName' || tag === 'MaleName' || tag === 'FemaleName';
 }
