@@ -153,8 +153,12 @@ export function answerType(question: string): AnswerType | null {
 const LEAD_ASKED = /\bhow far (ahead|out|in advance)\b|\bhow much (notice|warning|advance|lead time)\b|\bhow (long|many \w+) (ahead|in advance|before(hand)?)\b/;
 /** A duration said as a lead before something ("two weeks in advance", "72 hours before", "30 days' notice", "up to three months ahead"). */
 export const SAYS_LEAD = /\b(ahead|advance|notice|before|beforehand|prior)\b/i;
+/** A holiday, a day out of the week's run ("Christmas", "Labor Day", "on holidays"). */
+export const HOLIDAY = /\b(holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day)\b/i;
+/** A day out of the week's run, or one said from today ("today", "tomorrow"). */
+export const OTHER_DAY = new RegExp(`${HOLIDAY.source}|\\b(today|tonight|tomorrow)\\b`, 'i');
 /** A day, or days, a text names ("on Sundays", "at the weekend", "on Christmas", "today"). */
-export const NAMES_DAY = /\b((mon|tues|wednes|thurs|fri|satur|sun)days?|week(end|day)s?|today|tonight|tomorrow|holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day)\b/i;
+export const NAMES_DAY = new RegExp(`\\b((mon|tues|wednes|thurs|fri|satur|sun)days?|week(end|day)s?)\\b|${OTHER_DAY.source}`, 'i');
 const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/;
 const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
 const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
@@ -218,18 +222,15 @@ export function personNameWords(text: string): string[] {
   return out;
 }
 
-/** `text` without the people it names in full (`personNameWords`), for matching common words. */
-export function withoutPersonNames(text: string): string {
-  const names = new Set(personNameWords(text));
+/** `text` without the people it names in full (`personNameWords`, or `names` when already read), for matching common words. */
+export function withoutPersonNames(text: string, names: Set<string> = new Set(personNameWords(text))): string {
   if (!names.size) return text;
   return text.replace(/[A-Za-z'’-]+/g, (w) => (/^[A-Z]/.test(w) && names.has(w.toLowerCase()) ? ' ' : w));
 }
 
-const DAYS_OF: Record<string, string[]> = {
-  weekday: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'], weekdays: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
-  weekend: ['saturday', 'sunday'], weekends: ['saturday', 'sunday'],
-};
-const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+export const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+/** The days "weekday(s)" and "weekend(s)" hold. */
+const DAYS_OF: Record<string, string[]> = { weekday: DAYS.slice(0, 5), weekdays: DAYS.slice(0, 5), weekend: DAYS.slice(5), weekends: DAYS.slice(5) };
 const DAY_RANGE = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|through|thru|until|till|[-–—])\s*(mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi;
 
 /** A holiday's eve ("Christmas Eve", "New Year's Eve"): another day than the holiday. */

@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, holdsType, NAMES_DAY, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, HOLIDAY, holdsType, NAMES_DAY, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
@@ -87,8 +87,6 @@ const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn
  */
 const LEAD = { plain: 0.5, noLimit: 0.85 };
 const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier|more|less) than|as (far|early|late) as|minimum|maximum|or (more|less))\b/i;
-/** A holiday or a date: a day out of the week's run. */
-const SPECIAL_DAY = /\b(holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day|eve)\b/i;
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
@@ -124,17 +122,19 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
     // A person's name is no common word ("Dr. Helen Park" does not answer "Is there parking?"): names are met by names only.
     const sec = stems(withoutPersonNames(`${chunk.section ?? ''} ${chunk.title ?? ''}`));
     const lastHeading = chunk.section?.split(' › ').at(-1) ?? '';
-    const plainHeading = withoutPersonNames(lastHeading);
-    const headingNames = new Set(personNameWords(lastHeading).map(stem));
+    const headingWords = new Set(personNameWords(lastHeading));
+    const plainHeading = withoutPersonNames(lastHeading, headingWords);
+    const headingNames = new Set([...headingWords].map(stem));
     const all = stems(withDayRanges(withoutPersonNames(chunk.text)));
     const passageKinds = numberKinds(chunk.text);
     const youngSection = namesYoung(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
     sentences.forEach((sentence, i) => {
       const window = sentences.slice(Math.max(0, i - 1), i + 2);
+      const names = new Set(personNameWords(sentence));
       out.push({
-        chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence))), own: stems(plainHeading), sec,
+        chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence, names))), own: stems(plainHeading), sec,
         near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
-        names: new Set(personNameWords(sentence).map(stem)), headingNames,
+        names: new Set([...names].map(stem)), headingNames,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
         young: youngSection || namesYoung(sentence), ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
@@ -378,7 +378,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
     const says = typed && (want === 'phone' || want === 'email') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
     // "What time do you open?" names no day: the week's hours come before a holiday's ("On New Year's Day we open at noon").
-    const special = dayAsked === false && SPECIAL_DAY.test(c.sentence);
+    const special = dayAsked === false && (HOLIDAY.test(c.sentence) || /\beve\b/i.test(c.sentence));
     return { c, score, bm25, typed, says, young: c.young && !q.forChild, special };
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);

@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, holdsStreetAddress, holdsType, namesYoung, stem, stems, withDayRanges, withoutRelativeClauses, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, DAYS, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isKnownWord, senseCount } from '../knowledge/wordnet.ts';
@@ -115,9 +115,6 @@ function premisesIn(q: Question, names: string[]): string {
 
 /** A row of an hours table that starts with its day or days ("Monday — …", "Tuesday to Friday — …"). */
 const DAY_ROW = /^(mon|tues|wednes|thurs|fri|satur|sun)day\b[^—:]{0,30}[—:]/i;
-const DAY_ORDER = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-
-const WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 /**
  * The days of the week a question asks about: none named ([]), those it names ("on weekends": Saturday and Sunday), or
@@ -125,11 +122,11 @@ const WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'
  */
 function daysAsked(question: string): string[] | null {
   const q = fold(question);
-  if (/\b(today|tonight|tomorrow|holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day)\b/.test(q)) return null;
+  if (OTHER_DAY.test(q)) return null;
   const days = new Set<string>();
-  if (/\bweekends?\b/.test(q)) ['saturday', 'sunday'].forEach((d) => days.add(d));
-  if (/\bweekdays?\b/.test(q)) WEEK.slice(0, 5).forEach((d) => days.add(d));
-  for (const d of WEEK) if (new RegExp(`\\b${d}s?\\b`).test(q)) days.add(d);
+  if (/\bweekends?\b/.test(q)) DAYS.slice(5).forEach((d) => days.add(d));
+  if (/\bweekdays?\b/.test(q)) DAYS.slice(0, 5).forEach((d) => days.add(d));
+  for (const d of DAYS) if (new RegExp(`\\b${d}s?\\b`).test(q)) days.add(d);
   return [...days];
 }
 
@@ -139,15 +136,16 @@ function daysAsked(question: string): string[] | null {
  */
 function weekOf(all: RankedSentence[], best: RankedSentence, days: string[]): string | null {
   if (!DAY_ROW.test(best.sentence.trim())) return null;
-  const rows = new Map<string, string>();
+  // By the week's order of the day each row starts with.
+  const rows = new Map<number, string>();
   for (const r of all) {
     const row = r.sentence.trim();
     if (r.url !== best.url || r.section !== best.section || r.score < ANSWER_THRESHOLD || !DAY_ROW.test(row)) continue;
     if (days.length && !days.some((d) => fold(withDayRanges(row)).includes(d))) continue;
-    rows.set(row.slice(0, 3).toLowerCase(), /[.!?]$/.test(row) ? row : `${row}.`);
+    rows.set(DAYS.findIndex((d) => fold(row).startsWith(d.slice(0, 3))), /[.!?]$/.test(row) ? row : `${row}.`);
   }
   if (rows.size < 2) return null;
-  return [...rows].sort(([a], [b]) => DAY_ORDER.indexOf(a) - DAY_ORDER.indexOf(b)).map(([, row]) => row).join(' ');
+  return [...rows].sort(([a], [b]) => a - b).map(([, row]) => row).join(' ');
 }
 
 /**
