@@ -138,6 +138,17 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Can I climb alone?', [parties])?.text).toBe('Parties are held on Saturdays at Riverside only.');
   });
 
+  it('a negation about other names denies nothing asked about one ("Is Guardian accepted?" / "We do not accept BadgerCare")', () => {
+    const insurance: Passage = {
+      text: 'We are in network with Delta Dental, Cigna, MetLife and Guardian. We do not accept BadgerCare Plus or other Medicaid plans.',
+      url: 'https://clinic.test/insurance', title: 'Clinic', score: 0.8, section: 'Clinic › Dental insurance',
+    };
+    expect(composeAnswer('Is Guardian insurance accepted?', [insurance])?.text).toBe('Yes, we are in network with Delta Dental, Cigna, MetLife and Guardian.');
+    // A name with a capital inside is one ("MetLife").
+    expect(composeAnswer('Is MetLife accepted?', [insurance])?.text).toBe('Yes, we are in network with Delta Dental, Cigna, MetLife and Guardian.');
+    expect(composeAnswer('Do you accept BadgerCare?', [insurance])?.text).toBe('No, we do not accept BadgerCare Plus or other Medicaid plans.');
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

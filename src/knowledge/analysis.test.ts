@@ -286,6 +286,16 @@ describe('ranking sentences', () => {
     expect(rankSentences('How do I book an appointment?', chunks)[0]).toMatchObject({ url: '/booking' });
   });
 
+  it('premises asked for in a place are not tied to it by a post that names both ("a gym in Denver?")', () => {
+    const chunks = [
+      { text: 'Both of our gyms are in Portland, Oregon.', url: '/locations', title: 'Locations | Cedar Climbing', section: 'Our locations' },
+      { text: 'Maya spent a week climbing in Denver this spring. She visited four gyms there.', url: '/blog/denver', title: 'Climbing in Denver | Cedar Climbing', section: 'A week in Denver' },
+    ];
+    expect(rankSentences('Do you have a gym in Denver?', chunks)[0]).toMatchObject({ url: '/locations', missing: ['denver'] });
+    // A question about the post's own subject still finds it.
+    expect(rankSentences('Did Maya climb in Denver?', chunks)[0]).toMatchObject({ url: '/blog/denver', missing: [] });
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

@@ -436,16 +436,26 @@ export function withSpelling(text: string): string {
   });
 }
 
+/**
+ * The names a text writes (folded): its capitalised words that do not start it or a sentence in it. Days and months are
+ * written with a capital but are no names of things a site might lack; "Dr. Park": a title's full stop ends no sentence.
+ * A name may have capitals inside ("MetLife", "BadgerCare").
+ */
+export function namesIn(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.replace(/\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.\s/g, '$1  ').matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+(?:[A-Z][a-z]+)*)\b/g)) {
+    if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) out.add(fold(m[1]!));
+  }
+  return out;
+}
+
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {
   const text = withHolidayEves(DOMAIN_PHRASES.reduce((t, [re, word]) => t.replace(re, word), withSpelling(asked)));
   const want = answerType(text);
   const typeWords = new Set((want ? TYPE_WORDS[want] : []).map(stem));
   // Names: capitalised words that do not start the question or a sentence in it.
-  const proper = new Set<string>();
-  // Days and months are written with a capital but are not names of things the site might lack.
-  // "Dr. Park": a title's full stop ends no sentence.
-  for (const m of text.replace(/\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.\s/g, '$1  ').matchAll(/(?<![.!?]\s|^)\b([A-Z][a-z]+)\b/g)) if (m.index > 0 && !WEEKDAY.test(m[1]!) && !MONTH.test(m[1]!)) proper.add(fold(m[1]!));
+  const proper = namesIn(text);
   // Written in lower case, a word WordNet knows only as a name ("a gym in seattle?") is one.
   for (const w of text.match(/\b[a-z]{3,}\b/g) ?? []) if (!STOPWORDS.has(w) && isInstanceName(w)) proper.add(w);
   // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.

@@ -331,7 +331,10 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const hasTopic = topic.some(Boolean);
   const onTopic = (i: number) => !hasTopic || matches[i]!.some((m, j) => topic[j] && m >= WEIGHT.sectionAlt);
   // A name counts only where the site mentions it with the question's subject (or at all, when the question has no other subject).
-  const missing = q.terms.map((t, j) => t.proper && !cands.some((_, i) => onTopic(i) && matches[i]![j]! >= WEIGHT.section));
+  // Premises asked for in a place ("Do you have a gym in Denver?") are not tied to it by a post that names both ("…a week
+  // climbing in Denver. She visited four gyms there"): a post tells of other people's premises.
+  const premisesAsked = hasTopic && q.terms.every((t, j) => !topic[j] || t.premises);
+  const missing = q.terms.map((t, j) => t.proper && !cands.some((c, i) => onTopic(i) && matches[i]![j]! >= WEIGHT.section && !(premisesAsked && POST.test(c.chunk.url))));
   // A sentence is about the question when it matches its subject, or a name it asks about, in the sentence or its own heading.
   const relevant = (i: number) => onTopic(i) || q.terms.some((t, j) => t.proper && !missing[j] && matches[i]![j]! >= WEIGHT.heading);
   // "Do you have a gym in Seattle?": a place asked for wants sentences that name places.

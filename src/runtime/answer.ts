@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, DAYS, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, DAYS, namesIn, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isKnownWord, senseCount } from '../knowledge/wordnet.ts';
@@ -52,12 +52,17 @@ function lowerFirst(q: Question, sentence: string): string {
  */
 function negates(q: Question, sentence: string): boolean {
   const asked = (w: string) => q.terms.some((t) => t.stem === w || t.alternatives.has(w) || t.derived.has(w));
+  const named = new Set(q.terms.filter((t) => t.proper).map((t) => t.stem));
   // "Only" and "except" limit their part of the sentence: "street parking only; the number 4 bus stops in front" does not
   // deny a bus stop.
   if (sentence.split(/;/).some((part) => /\b(only|except)\b/i.test(part) && [...stems(part.replace(/\b(only|except)\b/gi, ''))].some(asked))) return true;
   for (const m of sentence.matchAll(new RegExp(NEGATION.source, 'gi'))) {
     // The clause after the negation: its own word is no word of the question ("alone" has "only" among its synonyms).
     const clause = sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!;
+    // "Is Guardian insurance accepted?" is not denied by "We do not accept BadgerCare Plus or other Medicaid plans": a
+    // clause that names others than the names asked about is about them.
+    const others = [...namesIn(clause)].filter((n) => !named.has(stem(n)));
+    if (named.size && others.length && ![...named].some((n) => stems(clause).has(n))) continue;
     if ([...stems(clause)].some(asked)) return true;
   }
   return false;
@@ -183,7 +188,11 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   const covered = stems(`${best.sentence} ${best.section?.split(' › ').at(-1) ?? ''}`);
   const meets = (t: QueryTerm) => covered.has(t.stem) || [...t.derived].some((d) => covered.has(d))
     || t.synonymWords.some((w) => covered.has(stem(w)) && senseCount(w) < VAGUE_VERB);
+  // Nor one that leaves out a name the first holds ("Is Guardian insurance accepted?": "We are in network with … Guardian.",
+  // not "We do not accept BadgerCare Plus…" besides).
+  const names = q.terms.filter((t) => t.proper && covered.has(t.stem));
   const second = all.slice(1).find((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
+    && names.every((t) => stems(r.sentence).has(t.stem))
     && q.terms.some((t) => !t.typeWord && !t.proper && !meets(t) && stems(r.sentence).has(t.stem)));
   if (second) text = `${text} ${sentenceOf(q, second)}`;
   // "A shop in Boston?": every address the page gives for the business's premises, each under its name, not the first.
