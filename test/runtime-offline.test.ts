@@ -149,6 +149,12 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Do you accept BadgerCare?', [insurance])?.text).toBe('No, we do not accept BadgerCare Plus or other Medicaid plans.');
   });
 
+  it('an FAQ answer\'s own "Yes, " or "No, " is left out of a reply to a question that is no yes/no one', () => {
+    const faq: Passage = { text: 'Yes, Dr. Ruiz sees children from age one at the West office.', url: 'https://clinic.test/faq', title: 'Clinic', score: 0.8, section: 'Clinic › FAQ' };
+    expect(composeAnswer('At which office does Dr. Ruiz see children?', [faq])?.text).toBe('Dr. Ruiz sees children from age one at the West office.');
+    expect(composeAnswer('Do you see children?', [faq])?.text).toBe('Yes, Dr. Ruiz sees children from age one at the West office.');
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

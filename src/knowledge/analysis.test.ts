@@ -296,6 +296,22 @@ describe('ranking sentences', () => {
     expect(rankSentences('Did Maya climb in Denver?', chunks)[0]).toMatchObject({ url: '/blog/denver', missing: [] });
   });
 
+  it('a count or an age is a number that is no price; "what kind of" asks which, "kind" is no word of it', () => {
+    expect(answerType('What age do you stop seeing children?')).toBe('number');
+    expect(answerType('How tall are the walls?')).toBe('number');
+    expect(holdsType('New patient exam with X-rays: $149', 'number')).toBe(false);
+    expect(holdsType('We care for about 5,000 patients and charge $50.', 'number')).toBe(true);
+    const chunks = [
+      { text: 'New patient exam with X-rays: $149', url: '/fees', title: 'Clinic', section: 'Fees' },
+      { text: 'Today three dentists care for about 5,000 patients.', url: '/about', title: 'Clinic', section: 'About' },
+      { text: 'Fill in the health history form online before your visit.', url: '/new-patients', title: 'Clinic', section: 'New patients' },
+      { text: 'All our fillings are tooth-colored composite.', url: '/faq', title: 'Clinic', section: 'FAQ' },
+    ];
+    expect(rankSentences('How many patients do you have?', chunks)[0]).toMatchObject({ url: '/about' });
+    expect(analyzeQuestion('What kind of fillings do you use?').terms.map((t) => t.word)).toEqual(['fillings', 'use']);
+    expect(rankSentences('What kind of fillings do you use?', chunks)[0]).toMatchObject({ url: '/faq' });
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

@@ -94,6 +94,8 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "the smallest order you take", "the largest group": a site states its limits as a minimum or maximum.
   [/\b(smallest|lowest|fewest)\b/gi, 'minimum'],
   [/\b(largest|biggest|highest)\b/gi, 'maximum'],
+  // "What kind of fillings do you use?" asks which fillings: "kind" is no word of it ("form" is its synonym).
+  [/\b(what|which)\s+(kinds?|types?|sorts?)\s+of\b/gi, '$1'],
   // "the west side clinic", "your east end store": a site names such a branch by its direction alone ("West").
   [/\b(north|south|east|west)[- ](side|end)\b/gi, '$1'],
 ];
@@ -111,7 +113,7 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   method: [],
   phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
   email: ['email', 'mail', 'address', 'write', 'send'],
-  number: ['many', 'big', 'old', 'age'],
+  number: ['many', 'big', 'old', 'age', 'tall', 'high', 'wide', 'deep', 'heavy'],
 };
 
 /** The kind of answer a question wants, from its wording (folded); null for none in particular. */
@@ -146,7 +148,8 @@ export function answerType(question: string): AnswerType | null {
   // "When did the Back Cove café open?", "What year was it founded?": what happened once has a date, not opening hours.
   if (/^\W*when (did|was|were|had)\b|\bwhat year\b|\bin which year\b|\bsince when\b/.test(q)) return 'date';
   if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';
-  if (/\bhow (many|big|old)\b/.test(q)) return 'number';
+  // "What age do you stop seeing children?", "How tall are the walls?": a number, of years or of a measure.
+  if (/\bhow (many|big|old|tall|high|wide|deep|heavy)\b|\b(what|which) ages?\b/.test(q)) return 'number';
   return null;
 }
 
@@ -169,6 +172,8 @@ export const holdsStreetAddress = (sentence: string): boolean => STREET.test(sen
 const CITY = /\b(in|at)\s+[A-Z][a-z]+(\s[A-Z][a-z]+)?,\s+[A-Z][a-z]*\b/;
 /** Where something is inside or around a building ("in the lot behind the building", "next to the café"). */
 const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs|inside|outside|near)\s+(the|our|a)\b|\b(on|in) the (lot|street|ground|first|second|top|basement|car park|parking)\b/i;
+/** An amount of money ("$149", "$1,150.50", "75 cents", "15%"). */
+const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
 const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
   price: (s) => /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢)(?=\W|$)|\bfree\b|\d+\s?%/i.test(s),
@@ -182,7 +187,8 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   date: (s) => /\b(1[89]|20)\d{2}\b/.test(s) || (MONTH.test(s) && /\b\d{1,2}(st|nd|rd|th)?\b/.test(s)),
   phone: (s) => /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/.test(s),
   email: (s) => /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i.test(s),
-  number: (s) => /\d/.test(s),
+  // "How many patients do you have?" is not answered by "New patient exam: $149": a count is no price.
+  number: (s) => /\d/.test(s.replace(MONEY, '')),
 };
 
 /**

@@ -96,9 +96,12 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
 /** One ranked sentence as a reply reads it: tidied, ended, with its heading when only the heading holds what was asked. */
 function sentenceOf(q: Question, r: RankedSentence): string {
   let text = truncate(r.sentence.replace(/\s+/g, ' ').trim(), 400);
+  // An FAQ's answer opens with its own question's yes or no ("Yes, Dr. Ruiz sees children from age one…"): no reply to
+  // "What age do you stop seeing children?".
+  if (!q.yesNo) text = text.replace(/^(yes|no)[,.!]\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase());
   const heading = r.section?.split(' › ').at(-1);
   // "Luis and his crew..." under "Luis Ortega, Head Route Setter": the heading names the person in full.
-  const headingNeeded = q.want === 'person' ? !text.includes(heading?.split(',')[0] ?? '') : !holdsType(text, q.want ?? 'number');
+  const headingNeeded = q.want === 'person' ? !text.includes(heading?.split(',')[0] ?? '') : q.want ? !holdsType(text, q.want) : !/\d/.test(text);
   if (q.want && heading && headingNeeded && holdsType(heading, q.want)) text = `${heading}: ${text}`;
   return /[.!?…]$/.test(text) ? text : `${text}.`;
 }
