@@ -155,6 +155,14 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Do you see children?', [faq])?.text).toBe('Yes, Dr. Ruiz sees children from age one at the West office.');
   });
 
+  it('"How can I reach you?" gets a number and an address, the general ones rather than a line labelled for something else', () => {
+    const contact: Passage = {
+      text: 'Email hello@bakery.example; we reply within two business days. Catering: catering@bakery.example or (207) 555-0148. Call either café at (207) 555-0112 during opening hours.',
+      url: 'https://bakery.test/contact', title: 'Bakery', score: 0.8, section: 'Bakery › Contact',
+    };
+    expect(composeAnswer('How can I reach you?', [contact])?.text).toBe('Email hello@bakery.example; we reply within two business days. Call either café at (207) 555-0112 during opening hours.');
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

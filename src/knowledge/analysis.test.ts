@@ -312,6 +312,37 @@ describe('ranking sentences', () => {
     expect(rankSentences('What kind of fillings do you use?', chunks)[0]).toMatchObject({ url: '/faq' });
   });
 
+  it('"when" is answered by a lead ("three months before the wedding"), "who" by a firm after a passive verb', () => {
+    expect(holdsType('A tasting is booked at least three months before the wedding date.', 'when')).toBe(true);
+    expect(holdsType('A tasting takes three hours.', 'when')).toBe(false);
+    expect(holdsType('Our coffee is roasted for us by Hillside Roasters in Biddeford.', 'person')).toBe(true);
+    expect(holdsType('Orders are ready by Christmas Eve.', 'person')).toBe(false);
+    const chunks = [
+      { text: 'Wedding cakes start with a tasting, booked at least three months before the wedding date.', url: '/cakes', title: 'Bakery', section: 'Wedding cakes' },
+      { text: 'Our coffee is roasted for us by Hillside Roasters in Biddeford.', url: '/about', title: 'Bakery', section: 'Ingredients' },
+      { text: 'Drip coffee: $3', url: '/menu', title: 'Bakery', section: 'Menu' },
+    ];
+    expect(rankSentences('When do I book a wedding cake tasting?', chunks)[0]!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+    expect(rankSentences('Who roasts your coffee?', chunks)[0]!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+  });
+
+  it('"your pastry chef" is the one the site calls "our pastry chef", not one who was a pastry chef elsewhere', () => {
+    const chunks = [
+      { text: 'Nadia was a pastry chef at a hotel.', url: '/about', title: 'Bakery', section: 'Our story' },
+      { text: 'Marcus Bell, our pastry chef, laminates every croissant by hand with French butter over three days.', url: '/pastries', title: 'Bakery', section: 'Pastries' },
+    ];
+    expect(rankSentences('Who is your pastry chef?', chunks)[0]).toMatchObject({ url: '/pastries' });
+  });
+
+  it('"How do I reach…?" wants a phone number or an email address, the one for what is named', () => {
+    expect(answerType('How do I reach catering?')).toBe('contact');
+    expect(answerType('How do I get in touch about memberships?')).toBe('contact');
+    expect(answerType('How do I book a class?')).toBe('method');
+    const chunks = [{ text: 'Call either café at (207) 555-0112. Email hello@bakery.example. Catering: catering@bakery.example or (207) 555-0148.', url: '/contact', title: 'Bakery', section: 'Contact' },
+      { text: 'Catering for offices and events.', url: '/', title: 'Bakery', section: 'What we make' }];
+    expect(rankSentences('How do I reach catering?', chunks)[0]).toMatchObject({ sentence: 'Catering: catering@bakery.example or (207) 555-0148.' });
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

@@ -12,7 +12,7 @@ import { derivations, editsOf, glossWords, hypernyms, isBaseVerb, isChildNoun, i
  * dictionary files.
  */
 
-export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'method' | 'phone' | 'email' | 'number';
+export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'method' | 'phone' | 'email' | 'contact' | 'number';
 
 export interface QueryTerm {
   /** The word as the visitor wrote it (lower case): what PostgreSQL stems on its side. */
@@ -113,6 +113,7 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   method: [],
   phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
   email: ['email', 'mail', 'address', 'write', 'send'],
+  contact: ['contact', 'reach', 'touch'],
   number: ['many', 'big', 'old', 'age', 'tall', 'high', 'wide', 'deep', 'heavy'],
 };
 
@@ -122,6 +123,8 @@ export function answerType(question: string): AnswerType | null {
   if (/\bhow (long|fast|quickly|soon|far (ahead|out|in advance))\b|\bhow much (notice|warning|time|advance|lead time)\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
   // "How often should I get a cleaning?": "every six months", "twice a year", "weekly".
   if (/\bhow (often|frequently)\b|\bhow many times (a|an|per|each|every)\b/.test(q)) return 'frequency';
+  // "How do I reach catering?", "Who do I contact about an order?": a phone number or an email address, whichever the site gives.
+  if (/\bhow (do|can|could|should) (i|we) (reach|contact|get in touch|get hold of)\b|\bwho (do|should|can|could) (i|we) contact\b/.test(q)) return 'contact';
   // "How do I book an appointment?", "How can we order?": a way to do it ("Book online…", "by phone", "you can…").
   if (/^\W*how (do|can|should|could|would|might) (i|we)\b/.test(q) && !/\b(get|go) (to|there|here)\b|\bfind (you|the)\b/.test(q)) return 'method';
   if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
@@ -172,6 +175,9 @@ export const holdsStreetAddress = (sentence: string): boolean => STREET.test(sen
 const CITY = /\b(in|at)\s+[A-Z][a-z]+(\s[A-Z][a-z]+)?,\s+[A-Z][a-z]*\b/;
 /** Where something is inside or around a building ("in the lot behind the building", "next to the café"). */
 const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs|inside|outside|near)\s+(the|our|a)\b|\b(on|in) the (lot|street|ground|first|second|top|basement|car park|parking)\b/i;
+const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i;
+const PHONE = /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/;
+const EMAIL = /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i;
 /** An amount of money ("$149", "$1,150.50", "75 cents", "15%"). */
 const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
 const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
@@ -179,14 +185,16 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   price: (s) => /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢)(?=\W|$)|\bfree\b|\d+\s?%/i.test(s),
   time: (s) => CLOCK.test(s),
   day: (s) => WEEKDAY.test(s),
-  when: (s) => CLOCK.test(s) || WEEKDAY.test(s) || MONTH.test(s) || /\b\d{4}\b/.test(s),
+  // "When do I book a wedding cake tasting?": "…booked at least three months before the wedding date", a lead, says when.
+  when: (s) => CLOCK.test(s) || WEEKDAY.test(s) || MONTH.test(s) || /\b\d{4}\b/.test(s) || (DURATION.test(s) && SAYS_LEAD.test(s)),
   address: (s) => STREET.test(s) || /\b(at|in)\s+(the\s+)?[A-Z][a-z]+/.test(s.slice(1)) || PLACE.test(s),
-  duration: (s) => /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i.test(s),
+  duration: (s) => DURATION.test(s),
   frequency: (s) => FREQUENCY.test(s),
   method: (s) => SAYS_HOW.test(s) || isCommand(s) || /\byou can\b/i.test(s),
   date: (s) => /\b(1[89]|20)\d{2}\b/.test(s) || (MONTH.test(s) && /\b\d{1,2}(st|nd|rd|th)?\b/.test(s)),
-  phone: (s) => /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/.test(s),
-  email: (s) => /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i.test(s),
+  phone: (s) => PHONE.test(s),
+  email: (s) => EMAIL.test(s),
+  contact: (s) => PHONE.test(s) || EMAIL.test(s),
   // "How many patients do you have?" is not answered by "New patient exam: $149": a count is no price.
   number: (s) => /\d/.test(s.replace(MONEY, '')),
 };
@@ -287,10 +295,16 @@ function namedWithRole(text: string): boolean {
   return !!role && isPersonNoun(role.toLowerCase());
 }
 
+/** Who did it, after a passive verb: "roasted for us by Hillside Roasters", "designed by Studio Nord" (a firm is a who too). */
+const DONE_BY = /\b[a-z]+(?:ed|en|wn|de|lt|ght|un)\b(?:\s+(?:for|to|with)\s+\w+)?\s+by\s+(?:the\s+)?([A-Z][a-z'’]+(?:\s+(?:&\s+)?[A-Z][a-z'’]+)+)/g;
+function byName(sentence: string): boolean {
+  return [...sentence.matchAll(DONE_BY)].some((m) => !NAMES_DAY.test(m[1]!) && !MONTH.test(m[1]!));
+}
+
 /** Whether a sentence holds an answer of that kind. */
 export function holdsType(sentence: string, type: AnswerType): boolean {
   // compromise misses some names ("Helen Park" reads as a park): a title or a known first name says a person too.
-  if (type === 'person') return HONORIFIC.test(sentence) || namedWithRole(sentence) || nlp(sentence).people().length > 0 || nlp(sentence).has('#FirstName');
+  if (type === 'person') return HONORIFIC.test(sentence) || namedWithRole(sentence) || byName(sentence) || nlp(sentence).people().length > 0 || nlp(sentence).has('#FirstName');
   return PATTERNS[type](sentence);
 }
 

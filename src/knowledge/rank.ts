@@ -225,6 +225,15 @@ function withSiteNames(terms: QueryTerm[], question: string, cands: Candidate[])
   });
 }
 
+/** The stems of the two words after each `owner` ("your", "our") in `text`: what it says belongs to the business. */
+function ownedWords(text: string, owner: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(new RegExp(`\\b${owner}\\s+([A-Za-z-]+)(?:\\s+([A-Za-z-]+))?`, 'gi'))) {
+    for (const w of [m[1], m[2]]) if (w && !STOPWORDS.has(w.toLowerCase())) out.add(stem(w.toLowerCase()));
+  }
+  return out;
+}
+
 /** How many leading letters two stems must share to be read as one word's family ("allergi" and "allergen"). */
 const KINDRED = 6;
 
@@ -307,7 +316,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come"),
   // nor where or how it is asked ("the bakery", "exactly"), unless nothing else is left.
   // "What's the bakery's phone number?": a contact asked for is the business's own, whatever its pages call it.
-  const contact = q.want === 'phone' || q.want === 'email' || q.want === 'address';
+  const contact = q.want === 'phone' || q.want === 'email' || q.want === 'contact' || q.want === 'address';
   const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB && !(contact && t.incidental));
   const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
   q = { ...q, terms: withSiteAliases(withKindredStems(q.terms, cands), q.text, cands) };
@@ -316,7 +325,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "Which email address handles catering requests?", "What email can I use to reach reception?": a contact asked for by
   // what it is for is the one whose label or address names it ("Catering: catering@…", "frontdesk@…"), by the word, a word
   // derived from it, or the thing a WordNet compound names by its first word ("reception desk": the site's "front desk").
-  const forWhat = q.want === 'phone' || q.want === 'email'
+  const forWhat = q.want === 'phone' || q.want === 'email' || q.want === 'contact'
     ? q.terms.map((t, j) => (topic[j] ? new Set([t.stem, ...t.derived, ...compoundHeads(t.word).map(stem)]) : null)) : [];
   const ownedBy = (c: Candidate, j: number) => [...(forWhat[j] ?? [])].some((st) => c.owner.has(st));
   const matches = cands.map((c) => {
@@ -379,7 +388,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // preferred, but weighs less than a price or a time does.
     if (want) score *= want === 'method' ? 0.8 + 0.2 * strength : 0.5 + 0.5 * strength;
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
-    const says = typed && (want === 'phone' || want === 'email') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
+    const says = typed && (want === 'phone' || want === 'email' || want === 'contact') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
     // "What time do you open?" names no day: the week's hours come before a holiday's ("On New Year's Day we open at noon").
     const special = dayAsked === false && (HOLIDAY.test(c.sentence) || /\beve\b/i.test(c.sentence));
     return { c, score, bm25, typed, says, young: c.young && !q.forChild, special };
@@ -389,14 +398,17 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "What happens if I don't pick it up?": of two sentences on it, the one about it not happening ("not collected").
   // Not a negation that only says whom the question is for ("for people who cannot eat gluten?").
   const negative = DENIES.test(withoutRelativeClauses(q.text));
-  const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'address');
+  const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'contact' || want === 'address');
   // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
   // "What do I need to bring to my first appointment?" is not answered by "Bring your child for a first visit by age one": what
   // is said for children comes after what is said for everyone, unless the question is about a child. Its order only, not its
   // score: on a site for children alone (a pediatric practice, a kids' camp) every sentence is, and each still answers.
+  // "Who is your pastry chef?": "Marcus Bell, our pastry chef, …" before "…eight years as a pastry chef at a hotel".
+  const yours = ownedWords(q.text, 'your');
+  const ours = (sentence: string) => yours.size > 0 && [...ownedWords(sentence, 'our')].some((st) => yours.has(st));
   const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * (x.special ? 0.8 : 1) * x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
-    + (x.says ? 0.02 : 0) + (negative && DENIES.test(x.c.sentence) ? 0.1 : 0);
+    + (x.says ? 0.02 : 0) + (negative && DENIES.test(x.c.sentence) ? 0.1 : 0) + (ours(x.c.sentence) ? 0.03 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];

@@ -19,6 +19,8 @@ const NEGATION = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|isn'?t|aren'?t|w
 /** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value". */
 // A full stop inside a number ("$5.25") ends nothing.
 const TABLE_ROW = /^[^.!?—:]{1,60} — (?:[^.!?]|\.(?=\d))*:|^[^.!?:]{1,40}: (?:[^.!?]|\.(?=\d))+\.?$/;
+/** A line with a leading label ("Catering: catering@… or (207) 555-0148"). */
+const LABELLED = /^\s*[A-Za-z][A-Za-z' -]{0,30}:\s/;
 /** Sentence openers that read lower case after "Yes, " (not names). */
 const COMMON_OPENERS = new Set(['both', 'every', 'each', 'all', 'members', 'staff', 'there', 'it', 'we', 'you', 'our', 'your', 'the', 'a', 'an']);
 
@@ -197,7 +199,12 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   const second = all.slice(1).find((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
     && names.every((t) => stems(r.sentence).has(t.stem))
     && q.terms.some((t) => !t.typeWord && !t.proper && !meets(t) && stems(r.sentence).has(t.stem)));
-  if (second) text = `${text} ${sentenceOf(q, second)}`;
+  // "How can I reach you?": a number and an address, when the first gives only one of them.
+  // The general one ("Call either café at …"), not a line labelled for a purpose not asked about ("Catering: …").
+  const others = !second && q.want === 'contact' ? all.slice(1).filter((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
+    && (['phone', 'email'] as const).some((kind) => holdsType(r.sentence, kind) && !holdsType(best.sentence, kind))) : [];
+  const other = others.find((r) => !LABELLED.test(r.sentence)) ?? others[0];
+  if (second ?? other) text = `${text} ${sentenceOf(q, (second ?? other)!)}`;
   // "A shop in Boston?": every address the page gives for the business's premises, each under its name, not the first.
   const premises = best.missing.length > 0 && asksForPremises(q);
   if (premises) text = addressesOf(all, best) ?? text;
