@@ -343,6 +343,16 @@ describe('ranking sentences', () => {
     expect(rankSentences('How do I reach catering?', chunks)[0]).toMatchObject({ sentence: 'Catering: catering@bakery.example or (207) 555-0148.' });
   });
 
+  it('a name the sentence before gives is what the sentence goes on about ("How much is Invisalign?")', () => {
+    const chunks = [
+      { text: 'Dr. Osei straightens teeth with Invisalign clear aligners. Treatment lasts 12 to 18 months for most adults and starts at $4,800.', url: '/aligners', title: 'Clinic', section: 'Clear aligners' },
+      { text: 'A porcelain crown costs $1,150.', url: '/fees', title: 'Clinic', section: 'Fees' },
+    ];
+    const [best] = rankSentences('How much is Invisalign?', chunks);
+    expect(best).toMatchObject({ sentence: 'Treatment lasts 12 to 18 months for most adults and starts at $4,800.' });
+    expect(best!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

@@ -44,7 +44,7 @@ const B = 0.75;
  * a synonym, in the definition of a word of the sentence or its heading (`defined`), or as what the site calls the phrase it
  * is in (`alias`, `siteAliases`); the last two weak, below what makes a sentence on topic.
  */
-const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, defined: 0.4, alias: 0.4, passage: 0.35, neighbourAlt: 0.3 };
+const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, neighbourName: 0.7, defined: 0.4, alias: 0.4, passage: 0.35, neighbourAlt: 0.3 };
 
 interface Candidate {
   chunk: SourceChunk; sentence: string; context: string; s: Set<string>;
@@ -183,7 +183,9 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, ali
   if (alt(c.s)) return WEIGHT.sentenceAlt;
   if (alt(c.own)) return WEIGHT.headingAlt;
   if (kinds && words(c.sentence).some((w) => w.length > 2 && !STOPWORDS.has(w) && isKindOf(w, kinds))) return WEIGHT.sentenceAlt;
-  if (c.near.has(stem) && !otherKindNear) return WEIGHT.neighbour;
+  // A name the sentence before or after gives is what it goes on about ("…with Invisalign clear aligners. Treatment …
+  // starts at $4,800."): more surely than a common word there.
+  if (c.near.has(stem) && !otherKindNear) return proper ? WEIGHT.neighbourName : WEIGHT.neighbour;
   if (alt(c.sec)) return WEIGHT.sectionAlt;
   // A word whose definition names the question's ("Do you use amalgam fillings?" for "silver fillings": an amalgam is "an
   // alloy of mercury with another metal (usually silver)…"). The question word itself only: its synonyms' and the question
