@@ -163,6 +163,11 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('How can I reach you?', [contact])?.text).toBe('Email hello@bakery.example; we reply within two business days. Call either café at (207) 555-0112 during opening hours.');
   });
 
+  it('says which name of two words the site does not mention, as the question writes it', () => {
+    const payment: Passage = { text: 'We accept cash, all major credit and debit cards.', url: 'https://clinic.test/payment', title: 'Clinic', score: 0.8, section: 'Clinic › Payment' };
+    expect(composeAnswer('Do you accept Apple Pay?', [payment])?.text).toBe("Our site doesn't mention Apple Pay. We accept cash, all major credit and debit cards.");
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

@@ -353,6 +353,16 @@ describe('ranking sentences', () => {
     expect(best!.score).toBeGreaterThan(ANSWER_THRESHOLD);
   });
 
+  it('a name of two words is one name ("Apple Pay"), and what the site says without other names comes first', () => {
+    const chunks = [
+      { text: 'We do not accept BadgerCare Plus or other Medicaid plans.', url: '/insurance', title: 'Clinic', section: 'Insurance' },
+      { text: 'We accept cash, all major credit and debit cards, and HSA cards.', url: '/payment', title: 'Clinic', section: 'Payment' },
+      { text: 'You pay only your share at the visit.', url: '/insurance', title: 'Clinic', section: 'Insurance' },
+    ];
+    const [best] = rankSentences('Do you accept Apple Pay?', chunks);
+    expect(best).toMatchObject({ url: '/payment', missing: ['apple', 'pay'], absent: ['apple', 'pay'] });
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

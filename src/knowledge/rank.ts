@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, HOLIDAY, holdsType, NAMES_DAY, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, HOLIDAY, holdsType, NAMES_DAY, namesIn, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
@@ -236,6 +236,27 @@ function ownedWords(text: string, owner: string): Set<string> {
   return out;
 }
 
+/**
+ * Per term, the indexes of the terms of the name it is part of ("Apple Pay": both; a lone name or a common word: itself
+ * only, or none for a common word): names written next to each other in the question.
+ */
+function nameRuns(q: Question): number[][] {
+  const order = words(q.text);
+  const at = q.terms.map((t) => order.indexOf(t.word));
+  return q.terms.map((t, j) => {
+    if (!t.proper) return [];
+    const run = [j];
+    for (let step = -1; step <= 1; step += 2) {
+      for (let k = j, next = at[j]! + step; ; next += step) {
+        k = q.terms.findIndex((u, i) => u.proper && at[i] === next);
+        if (k < 0) break;
+        run.push(k);
+      }
+    }
+    return run;
+  });
+}
+
 /** How many leading letters two stems must share to be read as one word's family ("allergi" and "allergen"). */
 const KINDRED = 6;
 
@@ -345,7 +366,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // Premises asked for in a place ("Do you have a gym in Denver?") are not tied to it by a post that names both ("…a week
   // climbing in Denver. She visited four gyms there"): a post tells of other people's premises.
   const premisesAsked = hasTopic && q.terms.every((t, j) => !topic[j] || t.premises);
-  const missing = q.terms.map((t, j) => t.proper && !cands.some((c, i) => onTopic(i) && matches[i]![j]! >= WEIGHT.section && !(premisesAsked && POST.test(c.chunk.url))));
+  const found = q.terms.map((t, j) => !t.proper || cands.some((c, i) => onTopic(i) && matches[i]![j]! >= WEIGHT.section && !(premisesAsked && POST.test(c.chunk.url))));
+  // A name of two words or more is one name ("Apple Pay"): where the site lacks a part, it lacks the name.
+  const runs = nameRuns(q);
+  const missing = q.terms.map((_, j) => runs[j]!.some((k) => !found[k]));
+  const unknown = q.terms.map((t) => !stats.df.get(t.stem));
   // A sentence is about the question when it matches its subject, or a name it asks about, in the sentence or its own heading.
   const relevant = (i: number) => onTopic(i) || q.terms.some((t, j) => t.proper && !missing[j] && matches[i]![j]! >= WEIGHT.heading);
   // "Do you have a gym in Seattle?": a place asked for wants sentences that name places.
@@ -408,9 +433,13 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "Who is your pastry chef?": "Marcus Bell, our pastry chef, …" before "…eight years as a pastry chef at a hotel".
   const yours = ownedWords(q.text, 'your');
   const ours = (sentence: string) => yours.size > 0 && [...ownedWords(sentence, 'our')].some((st) => yours.has(st));
+  // "Do you accept Apple Pay?", which the site does not name: "We accept cash and all major cards" says what it does, not
+  // "We do not accept BadgerCare Plus", about another name.
+  const asked = new Set(q.terms.filter((t) => t.proper).map((t) => t.word));
+  const namesOthers = (sentence: string) => missing.some(Boolean) && [...namesIn(sentence)].some((n) => !asked.has(n));
   const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * (x.special ? 0.8 : 1) * x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
-    + (x.says ? 0.02 : 0) + (negative && DENIES.test(x.c.sentence) ? 0.1 : 0) + (ours(x.c.sentence) ? 0.03 : 0);
+    + (x.says ? 0.02 : 0) + (negative && DENIES.test(x.c.sentence) ? 0.1 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
@@ -420,7 +449,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     out.push({
       sentence: c.sentence, context: c.context, url: c.chunk.url, title: c.chunk.title, section: c.chunk.section ?? null,
       score: Math.min(1, score), missing: q.terms.filter((_, j) => missing[j]).map((t) => t.word),
-      absent: q.terms.filter((t, j) => missing[j] && !stats.df.get(t.stem)).map((t) => t.word), typed,
+      absent: q.terms.filter((_, j) => missing[j] && runs[j]!.some((k) => unknown[k])).map((t) => t.word), typed,
     });
   }
   return out;

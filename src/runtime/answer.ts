@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, DAYS, namesIn, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, DAYS, namesIn, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isKnownWord, senseCount } from '../knowledge/wordnet.ts';
@@ -110,6 +110,18 @@ function sentenceOf(q: Question, r: RankedSentence): string {
 
 const capitalize = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
 
+/** The names `names` are words of, as the question writes them next to each other ("apple", "pay" → "Apple Pay"). */
+function namesOf(q: Question, names: string[]): string[] {
+  const order = words(q.text);
+  const out: string[][] = [];
+  for (const name of [...names].sort((a, b) => order.indexOf(a) - order.indexOf(b))) {
+    const last = out.at(-1);
+    if (last && order.indexOf(name) === order.indexOf(last.at(-1)!) + 1) last.push(name);
+    else out.push([name]);
+  }
+  return out.map((run) => run.map(capitalize).join(' '));
+}
+
 /** "Do you have a shop in Boston?", "Is there a branch in Falmouth?": the business's premises are all it asks about, in a named place. */
 function asksForPremises(q: Question): boolean {
   const about = q.terms.filter((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB);
@@ -217,7 +229,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // A name the site lacks ("a gym in Seattle?"): say so, then what it does say. One it names for other things
   // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give; but
   // premises it names for other things ("a shop in Boston?", where the founder once worked) are premises it does not have.
-  if (best.absent.length) text = `Our site doesn't mention ${best.absent.map(capitalize).join(' or ')}. ${text}`;
+  if (best.absent.length) text = `Our site doesn't mention ${namesOf(q, best.absent).join(' or ')}. ${text}`;
   else if (premises) text = `Our site doesn't mention ${premisesIn(q, best.missing)}. ${text}`;
   else if (best.missing.length) return { text, urls: [best.url] };
   else if (q.yesNo) text = yesOrNo(q, text, best.score);
