@@ -133,9 +133,15 @@ describe('answers grounded in knowledge', () => {
     const eastside: Passage = { text: 'Street parking only; the number 4 bus stops in front of the gym.', url: 'https://gym.test/locations', title: 'Gym', score: 0.8, section: 'Gym › Eastside' };
     expect(composeAnswer('Is there a bus stop at the gym?', [eastside])?.text).not.toMatch(/^No\b/);
     expect(composeAnswer('Is there a parking lot at the gym?', [eastside])?.text).toMatch(/^No, street parking only/);
-    // Nor is a negation's own word a word of the question ("alone": "only").
+    // Nor is a negation's own word a word of the question ("alone" has "only" among its synonyms): "only" is a stop word.
     const parties: Passage = { text: 'Parties are held on Saturdays at Riverside only.', url: 'https://gym.test/parties', title: 'Cedar Climbing', score: 0.8, section: 'Climbing › Parties' };
-    expect(composeAnswer('Can I climb alone?', [parties])?.text).toBe('Parties are held on Saturdays at Riverside only.');
+    expect(composeAnswer('Can I climb alone?', [parties])).toBeNull();
+    // What "only" limits: what follows it ("you pay only your share"), or what an "only" ending its part follows; not a
+    // compound's first word ("a bouldering-only gym with a fitness area").
+    const share: Passage = { text: 'You pay only your share at the visit.', url: 'https://clinic.test/insurance', title: 'Clinic', score: 0.8, section: 'Clinic › Insurance' };
+    expect(composeAnswer('Can I pay by card at the visit?', [share])?.text ?? '').not.toMatch(/^No\b/);
+    const fitness: Passage = { text: 'Eastside is a bouldering-only gym with a training board and a fitness area.', url: 'https://gym.test/locations', title: 'Gym', score: 0.9, section: 'Gym › Eastside' };
+    expect(composeAnswer('Does Eastside have a fitness area?', [fitness])?.text).toMatch(/^Yes, Eastside is a bouldering-only gym/);
   });
 
   it('a negation about other names denies nothing asked about one ("Is Guardian accepted?" / "We do not accept BadgerCare")', () => {

@@ -28,6 +28,9 @@ describe('reading a question', () => {
     expect(analyzeQuestion('Is there anything someone who cannot eat gluten can have?').terms.map((t) => t.word)).toEqual(['eat', 'gluten']);
     expect(analyzeQuestion('Do you have anything for people who cannot eat gluten?').terms.map((t) => t.word)).toEqual(['eat', 'gluten']);
     expect(words('free-range eggs')).toEqual(['freerange', 'free', 'range', 'eggs']);
+    // Reflexive pronouns, "only" and "never" say nothing of what is asked ("never expires" does not answer "I've never climbed").
+    expect(analyzeQuestion('Do you bake everything yourselves?').terms.map((t) => t.word)).toEqual(['bake']);
+    expect(analyzeQuestion("Can I climb if I've never climbed before?").terms.map((t) => t.word)).toEqual(['climb']);
   });
 
   it('the business\'s premises (WordNet: a workplace, facility, building...) and adverbs are incidental, what is asked about is not', () => {

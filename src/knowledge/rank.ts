@@ -66,6 +66,8 @@ interface Candidate {
   moneyOnly: Set<string>; plainOnly: Set<string>;
   /** The same of its whole passage, for a number met near the sentence. */
   passageKinds: { moneyOnly: Set<string>; plainOnly: Set<string> };
+  /** Whether the sentence names things by name ("BadgerCare Plus", "Riverside"; not a word that starts it). */
+  namesNames: boolean;
   /** Whether the sentence or its section is for young people ("Youth programs › Summer camps", "Bring your child…"). */
   young: boolean;
 }
@@ -137,7 +139,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
         names: new Set([...names].map(stem)), headingNames,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
-        young: youngSection || namesYoung(sentence), ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
+        young: youngSection || namesYoung(sentence), namesNames: namesIn(sentence).size > 0, ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
       });
     });
   }
@@ -185,7 +187,8 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, ali
   if (kinds && words(c.sentence).some((w) => w.length > 2 && !STOPWORDS.has(w) && isKindOf(w, kinds))) return WEIGHT.sentenceAlt;
   // A name the sentence before or after gives is what it goes on about ("…with Invisalign clear aligners. Treatment …
   // starts at $4,800."): more surely than a common word there.
-  if (c.near.has(stem) && !otherKindNear) return proper ? WEIGHT.neighbourName : WEIGHT.neighbour;
+  // Not in a sentence that names names of its own ("We do not accept BadgerCare Plus…" after "…MetLife and Guardian."): it is about them.
+  if (c.near.has(stem) && !otherKindNear) return proper && !c.namesNames ? WEIGHT.neighbourName : WEIGHT.neighbour;
   if (alt(c.sec)) return WEIGHT.sectionAlt;
   // A word whose definition names the question's ("Do you use amalgam fillings?" for "silver fillings": an amalgam is "an
   // alloy of mercury with another metal (usually silver)…"). The question word itself only: its synonyms' and the question

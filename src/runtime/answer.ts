@@ -15,7 +15,7 @@ import { fold, STOPWORDS, truncate } from './text.ts';
 
 export interface Answer { text: string; urls: string[] }
 
-const NEGATION = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|only|except)\b|n't\b/i;
+const NEGATION = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|isn'?t|aren'?t|won'?t)\b|n't\b/i;
 /** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value". */
 // A full stop inside a number ("$5.25") ends nothing.
 const TABLE_ROW = /^[^.!?—:]{1,60} — (?:[^.!?]|\.(?=\d))*:|^[^.!?:]{1,40}: (?:[^.!?]|\.(?=\d))+\.?$/;
@@ -57,7 +57,15 @@ function negates(q: Question, sentence: string): boolean {
   const named = new Set(q.terms.filter((t) => t.proper).map((t) => t.stem));
   // "Only" and "except" limit their part of the sentence: "street parking only; the number 4 bus stops in front" does not
   // deny a bus stop.
-  if (sentence.split(/;/).some((part) => /\b(only|except)\b/i.test(part) && [...stems(part.replace(/\b(only|except)\b/gi, ''))].some(asked))) return true;
+  // What they limit is what follows them ("you pay only your share"), or what comes before an "only" that ends its part
+  // ("street parking only"); not a compound's first word ("a bouldering-only gym with … a fitness area").
+  for (const part of sentence.split(/;/)) {
+    for (const m of part.matchAll(/(?<![\w-])(only|except)\b/gi)) {
+      const after = part.slice(m.index + m[0].length);
+      const limited = m[1]!.toLowerCase() === 'only' && !/\w/.test(after) ? part.slice(0, m.index) : after;
+      if ([...stems(limited)].some(asked)) return true;
+    }
+  }
   for (const m of sentence.matchAll(new RegExp(NEGATION.source, 'gi'))) {
     // The clause after the negation: its own word is no word of the question ("alone" has "only" among its synonyms).
     const clause = sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!;
