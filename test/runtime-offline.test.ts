@@ -174,6 +174,15 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Do you accept Apple Pay?', [payment])?.text).toBe("Our site doesn't mention Apple Pay. We accept cash, all major credit and debit cards.");
   });
 
+  it('a shop asked for where there is none: every street address of the page, though the best sentence gives only the town', () => {
+    const offices: Passage[] = [
+      { text: 'Both offices are in Madison, Wisconsin, and share one patient record.', url: 'https://clinic.test/offices', title: 'Clinic', score: 0.8, section: 'Our offices' },
+      { text: '215 State Street, Suite 300, Madison, WI 53703.', url: 'https://clinic.test/offices', title: 'Clinic', score: 0.8, section: 'Our offices › Downtown' },
+      { text: '7010 Mineral Point Road, Madison, WI 53717.', url: 'https://clinic.test/offices', title: 'Clinic', score: 0.8, section: 'Our offices › West' },
+    ];
+    expect(composeAnswer('Do you have an office in Milwaukee?', offices)?.text).toMatch(/^Our site doesn't mention Milwaukee\. (Downtown: 215 State Street.*West: 7010|West: 7010.*Downtown: 215 State Street)/);
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

@@ -366,6 +366,42 @@ describe('ranking sentences', () => {
     expect(best).toMatchObject({ url: '/payment', missing: ['apple', 'pay'], absent: ['apple', 'pay'] });
   });
 
+  it('a limit said in words is a minimum or maximum ("at least $100", "limited to 8 people"), "4 years old" an age', () => {
+    const chunks = [
+      { text: 'Wholesale accounts need a standing order of at least $100 a week.', url: '/wholesale', title: 'Bakery', section: 'Wholesale' },
+      { text: 'Children must be at least 4 years old to climb.', url: '/youth', title: 'Gym', section: 'Youth' },
+      { text: 'Book at least two weeks in advance.', url: '/parties', title: 'Gym', section: 'Parties' },
+      { text: 'A class is limited to 8 people.', url: '/classes', title: 'Bakery', section: 'Classes' },
+    ];
+    for (const [question, url] of [["What's the minimum for wholesale?", '/wholesale'], ['Is there a minimum age?', '/youth'], ['What is the maximum class size?', '/classes']]) {
+      const [best] = rankSentences(question!, chunks);
+      expect(best).toMatchObject({ url });
+      expect(best!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+    }
+  });
+
+  it('a day asked for is not answered by a holiday, and neither a day nor a table\'s column label is a name the site gives', () => {
+    const chunks = [
+      { text: 'Saturday — Old Port: 8 am – 6 pm; Back Cove: 8 am – 4 pm\nSunday — Old Port: 8 am – 2 pm; Back Cove: 8 am – 2 pm', url: '/hours', title: 'Bakery', section: 'Opening hours' },
+      { text: 'Both cafés are closed on Thanksgiving and Christmas Day.', url: '/hours', title: 'Bakery', section: 'Opening hours › Holidays' },
+      { text: 'Kids decorate cookies on the first Sunday of each month. Cakes are in the case from Thursday to Sunday.', url: '/classes', title: 'Bakery', section: 'Classes' },
+      { text: '6-inch round — Serves: 8 to 10; Price: $48\n8-inch round — Serves: 14 to 18; Price: $68\n10-inch round — Serves: 25 to 30; Price: $95\nTwo-tier — Serves: 40 to 50; Price: $210', url: '/cakes', title: 'Bakery', section: 'Custom cakes' },
+    ];
+    expect(rankSentences('Are both cafes open on Sunday?', chunks)[0]).toMatchObject({ sentence: 'Sunday — Old Port: 8 am – 2 pm; Back Cove: 8 am – 2 pm' });
+    expect(rankSentences('Which cake serves 28 people?', chunks)[0]).toMatchObject({ sentence: '10-inch round — Serves: 25 to 30; Price: $95' });
+  });
+
+  it('"how much" prefers an amount to "free"; a number is no subject beside other words ("a cake for 20 people?")', () => {
+    const chunks = [
+      { text: 'Rentals are free on your first visit.', url: '/rentals', title: 'Gym', section: 'Gear rental' },
+      { text: 'Day pass — Price: $22; What you get: One visit, all day', url: '/pricing', title: 'Gym', section: 'Pricing' },
+      { text: 'We supply about 20 restaurants and shops in southern Maine.', url: '/wholesale', title: 'Bakery', section: 'Wholesale' },
+      { text: '8-inch round — Serves: 14 to 18; Price: $68', url: '/cakes', title: 'Bakery', section: 'Custom cakes' },
+    ];
+    expect(rankSentences('How much for one visit?', chunks)[0]).toMatchObject({ url: '/pricing' });
+    expect(rankSentences('How big a cake do I need for 20 people?', chunks)[0]).toMatchObject({ url: '/cakes' });
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

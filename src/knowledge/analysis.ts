@@ -178,11 +178,13 @@ const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs
 const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i;
 const PHONE = /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/;
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i;
+/** A price said as an amount ("$22", "75 cents", "15%"). */
+const AMOUNT = /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢)(?=\W|$)|\d+\s?%/i;
 /** An amount of money ("$149", "$1,150.50", "75 cents", "15%"). */
 const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
 const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
-  price: (s) => /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢)(?=\W|$)|\bfree\b|\d+\s?%/i.test(s),
+  price: (s) => AMOUNT.test(s) || /\bfree\b/i.test(s),
   time: (s) => CLOCK.test(s),
   day: (s) => WEEKDAY.test(s),
   // "When do I book a wedding cake tasting?": "…booked at least three months before the wedding date", a lead, says when.
@@ -259,11 +261,22 @@ export function withHolidayEves(text: string): string {
 }
 
 /**
+ * What a sentence states in other words than a question asks for it: a limit ("at least 4 years old" is a minimum, "up to
+ * 12 climbers" or "limited to 8 people" a maximum) and an age ("4 years old").
+ */
+const LIMITS: [RegExp, string][] = [
+  [/\b(at least|no (?:less|fewer) than|or more)\b/gi, '$1 minimum'],
+  [/\b(at (?:the )?most|up to|no more than|or (?:less|fewer)|limited to)\b/gi, '$1 maximum'],
+  [/\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[\s-]+(years?|months?)[\s-]+old\b/gi, '$& age'],
+];
+
+/**
  * A text with its day ranges spelled out ("Tuesday to Friday" → "Tuesday Wednesday Thursday Friday"), so a day inside
- * a range is found; and its holiday eves told from their holidays (`withHolidayEves`).
+ * a range is found; its holiday eves told from their holidays (`withHolidayEves`); and the limits it states in words
+ * named ("at least $100" → "at least minimum $100"), as a question asks for them ("the minimum for wholesale?").
  */
 export function withDayRanges(text: string): string {
-  return withHolidayEves(text).replace(DAY_RANGE, (all, from: string, to: string) => {
+  return LIMITS.reduce((t, [re, to]) => t.replace(re, to), withHolidayEves(text)).replace(DAY_RANGE, (all, from: string, to: string) => {
     const a = DAYS.findIndex((d) => d.startsWith(from.toLowerCase()));
     const b = DAYS.findIndex((d) => d.startsWith(to.toLowerCase()));
     if (a < 0 || b < 0 || a === b) return all;
@@ -284,6 +297,8 @@ export function typeStrength(sentence: string, type: AnswerType): number {
   if (!holdsType(sentence, type)) return 0;
   // A way said ("online", "by phone") is surer than a command ("Book at least two weeks ahead") or a "you can".
   if (type === 'method') return SAYS_HOW.test(sentence) ? 1 : isCommand(sentence) ? 0.8 : 0.6;
+  // "How much for one visit?": an amount ("Day pass: $22") before "free" ("Rentals are free on your first visit").
+  if (type === 'price') return AMOUNT.test(sentence) ? 1 : 0.8;
   if (type !== 'address' || STREET.test(sentence)) return 1;
   return CITY.test(sentence) ? 0.6 : 0.25;
 }

@@ -89,6 +89,9 @@ const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn
  */
 const LEAD = { plain: 0.5, noLimit: 0.85 };
 const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier|more|less) than|as (far|early|late) as|minimum|maximum|or (more|less))\b/i;
+const MONTH_NAME = /^(january|february|march|april|may|june|july|august|september|october|november|december)$/;
+/** A day of the week's run ("Sunday", "on weekdays"). */
+const WEEK_DAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/i;
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
@@ -206,13 +209,15 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, ali
  * name has no synonyms, and the word after it is what kind of thing it names ("gym").
  */
 function withSiteNames(terms: QueryTerm[], question: string, cands: Candidate[]): QueryTerm[] {
-  const lower = terms.filter((t) => !t.proper && /^[a-z]{3,}$/.test(t.word) && !(t.typeWord));
+  // Days and months are written with a capital, and are no names ("Sunday").
+  const lower = terms.filter((t) => !t.proper && /^[a-z]{3,}$/.test(t.word) && !(t.typeWord) && !NAMES_DAY.test(t.word) && !MONTH_NAME.test(t.word));
   if (!lower.length) return terms;
   const asked = new Set(lower.map((t) => t.word));
   const capital = new Map<string, number>();
   const plain = new Set<string>();
   for (const c of new Set(cands.map((x) => x.sentence))) {
-    for (const m of c.matchAll(/(?<=\S\s+)([A-Za-z]+)/g)) {
+    // After a word, not after a table row's dash or semicolon, nor as a label ("— Serves: 8 to 10; Price: $48").
+    for (const m of c.matchAll(/(?<=[\w,]\s+)([A-Za-z]+)\b(?!:)/g)) {
       const w = m[1]!;
       const low = w.toLowerCase();
       if (!asked.has(low)) continue;
@@ -344,7 +349,10 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "What's the bakery's phone number?": a contact asked for is the business's own, whatever its pages call it.
   const contact = q.want === 'phone' || q.want === 'email' || q.want === 'contact' || q.want === 'address';
   const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB && !(contact && t.incidental));
-  const topic = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
+  const named = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
+  // Nor a number, unless nothing else is left: "How big a cake for 20 people?" is not about "about 20 restaurants".
+  const numeric = (j: number) => /^\d+$/.test(q.terms[j]!.word);
+  const topic = named.map((x, j) => x && (!numeric(j) || !named.some((y, k) => y && !numeric(k))));
   q = { ...q, terms: withSiteAliases(withKindredStems(q.terms, cands), q.text, cands) };
   // A question naming no place or branch means the business itself by its premises ("Who started the bakery?").
   const byName = !q.terms.some((t) => t.proper);
@@ -420,7 +428,9 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
     const says = typed && (want === 'phone' || want === 'email' || want === 'contact') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
     // "What time do you open?" names no day: the week's hours come before a holiday's ("On New Year's Day we open at noon").
-    const special = dayAsked === false && (HOLIDAY.test(c.sentence) || /\beve\b/i.test(c.sentence));
+    // "Are both cafés open on Sunday?" is not answered by "Both cafés are closed on Thanksgiving, …": a holiday is another day.
+    const special = dayAsked === false ? HOLIDAY.test(c.sentence) || /\beve\b/i.test(c.sentence)
+      : dayAsked === true && !HOLIDAY.test(q.text) && HOLIDAY.test(c.sentence) && !WEEK_DAY.test(c.sentence);
     return { c, score, bm25, typed, says, young: c.young && !q.forChild, special };
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);

@@ -182,9 +182,11 @@ function weekOf(all: RankedSentence[], best: RankedSentence, days: string[]): st
  * The street addresses of the page `best` is on, one per heading, each after its heading ("Old Port: 41 Wharf Street, ….
  * Back Cove: 780 Forest Avenue, …."), when `best` is one of two or more; null otherwise.
  */
-function addressesOf(all: RankedSentence[], best: RankedSentence): string | null {
+function addressesOf(all: RankedSentence[], first: RankedSentence): string | null {
   const headingOf = (r: RankedSentence) => (r.section?.includes(' › ') ? r.section.split(' › ').at(-1)! : '');
-  if (!holdsStreetAddress(best.sentence) || !headingOf(best)) return null;
+  // The page's first street address, when the best says only the town ("Both offices are in Madison, Wisconsin").
+  const best = holdsStreetAddress(first.sentence) ? first : all.find((r) => r.url === first.url && r.score >= ANSWER_THRESHOLD && holdsStreetAddress(r.sentence));
+  if (!best || !headingOf(best)) return null;
   const places = new Map<string, string>();
   for (const r of all) {
     const heading = headingOf(r);
