@@ -183,6 +183,11 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Do you have an office in Milwaukee?', offices)?.text).toMatch(/^Our site doesn't mention Milwaukee\. (Downtown: 215 State Street.*West: 7010|West: 7010.*Downtown: 215 State Street)/);
   });
 
+  it('someone to talk to, found without a number or an address, is named in full from the heading', () => {
+    const team: Passage = { text: 'Marcus makes our laminated pastries and designs the custom cakes.', url: 'https://bakery.test/team', title: 'Bakery', score: 0.8, section: 'Our people › Marcus Bell, Pastry Chef' };
+    expect(composeAnswer('Who do I talk to about a custom cake?', [team])?.text).toBe('Marcus Bell, Pastry Chef: Marcus makes our laminated pastries and designs the custom cakes.');
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

@@ -402,6 +402,21 @@ describe('ranking sentences', () => {
     expect(rankSentences('How big a cake do I need for 20 people?', chunks)[0]).toMatchObject({ url: '/cakes' });
   });
 
+  it('"how far" wants a distance, "who do I talk to" a way to reach someone (or a person), "after hours" is outside them', () => {
+    expect(answerType('How far do you deliver?')).toBe('number');
+    expect(answerType('Who do I talk to about wholesale?')).toBe('contact');
+    expect(typeStrength('Write to wholesale@bakery.example.', 'contact')).toBe(1);
+    expect(typeStrength('Marcus Bell, our pastry chef, designs the custom cakes.', 'contact')).toBe(0.6);
+    expect(analyzeQuestion("What's the after-hours number?").terms.map((t) => t.word)).toEqual(['outside', 'hours', 'number']);
+    const chunks = [
+      { text: 'Front desk: (608) 555-0173, Monday to Friday during office hours. You can also text that number.', url: '/contact', title: 'Clinic', section: 'Contact' },
+      { text: 'Outside office hours, our on-call dentist answers at (608) 555-0199.', url: '/emergencies', title: 'Clinic', section: 'Emergencies' },
+      { text: 'Delivery within 10 miles of the café costs $25.', url: '/catering', title: 'Bakery', section: 'Catering' },
+    ];
+    expect(rankSentences("What's the after hours number?", chunks)[0]).toMatchObject({ url: '/emergencies' });
+    expect(rankSentences('How far do you deliver?', chunks)[0]!.score).toBeGreaterThan(ANSWER_THRESHOLD);
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

@@ -94,6 +94,8 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "the smallest order you take", "the largest group": a site states its limits as a minimum or maximum.
   [/\b(smallest|lowest|fewest)\b/gi, 'minimum'],
   [/\b(largest|biggest|highest)\b/gi, 'maximum'],
+  // "What's the after-hours number?": outside the hours a site gives ("Outside office hours, our on-call dentist answers…").
+  [/\bafter[- ]hours\b/gi, 'outside hours'],
   // "What kind of fillings do you use?" asks which fillings: "kind" is no word of it ("form" is its synonym).
   [/\b(what|which)\s+(kinds?|types?|sorts?)\s+of\b/gi, '$1'],
   // "the west side clinic", "your east end store": a site names such a branch by its direction alone ("West").
@@ -113,8 +115,8 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   method: [],
   phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
   email: ['email', 'mail', 'address', 'write', 'send'],
-  contact: ['contact', 'reach', 'touch'],
-  number: ['many', 'big', 'old', 'age', 'tall', 'high', 'wide', 'deep', 'heavy'],
+  contact: ['contact', 'reach', 'touch', 'talk', 'speak', 'ask'],
+  number: ['many', 'big', 'old', 'age', 'tall', 'high', 'wide', 'deep', 'heavy', 'far'],
 };
 
 /** The kind of answer a question wants, from its wording (folded); null for none in particular. */
@@ -124,7 +126,8 @@ export function answerType(question: string): AnswerType | null {
   // "How often should I get a cleaning?": "every six months", "twice a year", "weekly".
   if (/\bhow (often|frequently)\b|\bhow many times (a|an|per|each|every)\b/.test(q)) return 'frequency';
   // "How do I reach catering?", "Who do I contact about an order?": a phone number or an email address, whichever the site gives.
-  if (/\bhow (do|can|could|should) (i|we) (reach|contact|get in touch|get hold of)\b|\bwho (do|should|can|could) (i|we) contact\b/.test(q)) return 'contact';
+  // "Who should I talk to about…?": a person, or better a way to reach one.
+  if (/\bhow (do|can|could|should) (i|we) (reach|contact|get in touch|get hold of)\b|\bwho (do|should|can|could) (i|we) (contact|talk to|speak to|speak with|talk with|ask)\b/.test(q)) return 'contact';
   // "How do I book an appointment?", "How can we order?": a way to do it ("Book online…", "by phone", "you can…").
   if (/^\W*how (do|can|should|could|would|might) (i|we)\b/.test(q) && !/\b(get|go) (to|there|here)\b|\bfind (you|the)\b/.test(q)) return 'method';
   if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
@@ -152,7 +155,8 @@ export function answerType(question: string): AnswerType | null {
   if (/^\W*when (did|was|were|had)\b|\bwhat year\b|\bin which year\b|\bsince when\b/.test(q)) return 'date';
   if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';
   // "What age do you stop seeing children?", "How tall are the walls?": a number, of years or of a measure.
-  if (/\bhow (many|big|old|tall|high|wide|deep|heavy)\b|\b(what|which) ages?\b/.test(q)) return 'number';
+  // "How far do you deliver?": "within 10 miles".
+  if (/\bhow (many|big|old|tall|high|wide|deep|heavy)\b|\b(what|which) ages?\b|\bhow far\b/.test(q)) return 'number';
   return null;
 }
 
@@ -294,6 +298,8 @@ export function withDayRanges(text: string): string {
  * with its state ("in Madison, Wisconsin") less so, a place named in passing ("at the West office") least.
  */
 export function typeStrength(sentence: string, type: AnswerType): number {
+  // A person to talk to answers "Who should I talk to about catering?" less surely than their number or address.
+  if (type === 'contact' && !holdsType(sentence, type)) return holdsType(sentence, 'person') ? 0.6 : 0;
   if (!holdsType(sentence, type)) return 0;
   // A way said ("online", "by phone") is surer than a command ("Book at least two weeks ahead") or a "you can".
   if (type === 'method') return SAYS_HOW.test(sentence) ? 1 : isCommand(sentence) ? 0.8 : 0.6;

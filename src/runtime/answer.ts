@@ -111,8 +111,10 @@ function sentenceOf(q: Question, r: RankedSentence): string {
   if (!q.yesNo) text = text.replace(/^(yes|no)[,.!]\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase());
   const heading = r.section?.split(' › ').at(-1);
   // "Luis and his crew..." under "Luis Ortega, Head Route Setter": the heading names the person in full.
-  const headingNeeded = q.want === 'person' ? !text.includes(heading?.split(',')[0] ?? '') : q.want ? !holdsType(text, q.want) : !/\d/.test(text);
-  if (q.want && heading && headingNeeded && holdsType(heading, q.want)) text = `${heading}: ${text}`;
+  // Someone to talk to, found without a number or an address to reach them, is named as a person is.
+  const want = q.want === 'contact' && !holdsType(text, 'contact') ? 'person' : q.want;
+  const headingNeeded = want === 'person' ? !text.includes(heading?.split(',')[0] ?? '') : want ? !holdsType(text, want) : !/\d/.test(text);
+  if (want && heading && headingNeeded && holdsType(heading, want)) text = `${heading}: ${text}`;
   return /[.!?…]$/.test(text) ? text : `${text}.`;
 }
 
