@@ -88,7 +88,8 @@ const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn
  * ("a reminder two days before your visit") at 0.85, a plain duration ("a first visit takes about 75 minutes") at half.
  */
 const LEAD = { plain: 0.5, noLimit: 0.85 };
-const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier|more|less) than|as (far|early|late) as|minimum|maximum|or (more|less))\b/i;
+// A deadline is one too: "Place catering orders by noon, two business days before your event."
+const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier|more|less) than|as (far|early|late) as|minimum|maximum|or (more|less))\b|\bby\s+\w+[^.;]{0,40}\b(before|ahead|in advance)\b/i;
 const MONTH_NAME = /^(january|february|march|april|may|june|july|august|september|october|november|december)$/;
 /** A day of the week's run ("Sunday", "on weekdays"). */
 const WEEK_DAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/i;
