@@ -208,11 +208,11 @@ describe('ranking sentences', () => {
     expect(rankSentences('How far out can I schedule a visit?', chunks)[0]).toMatchObject({ sentence: 'You can book up to eight weeks ahead.' });
     expect(rankSentences('How much notice do you need if I cancel?', chunks)[0]).toMatchObject({ url: '/policies' });
     // A deadline is a limit said as a lead: "by noon, two business days before your event".
-    const catering = [
-      { text: 'Place catering orders by noon, two business days before your event.', url: '/ordering', title: 'Bakery', section: 'How to order catering' },
-      { text: "Orders cancelled with less than 48 hours' notice are charged in full.", url: '/ordering', title: 'Bakery', section: 'How to order catering' },
-    ];
-    expect(rankSentences('How much notice for catering?', catering)[0]).toMatchObject({ sentence: 'Place catering orders by noon, two business days before your event.' });
+    const lead = (sentence: string) => rankSentences('How much notice for catering?', [
+      { text: `${sentence} Orders cancelled with less than 48 hours' notice are charged in full.`, url: '/ordering', title: 'Bakery', section: 'How to order catering' },
+      { text: 'We bake bread every morning.', url: '/', title: 'Bakery', section: 'Home' },
+    ]).find((r) => r.sentence === sentence)!.score;
+    expect(lead('Place catering orders by noon, two business days before your event.')).toBeCloseTo(lead('Place catering orders at least two business days before your event.'), 6);
     // How long a visit takes is still what a question about its length gets.
     expect(rankSentences('How long does a first visit take?', chunks)[0]).toMatchObject({ url: '/new-clients' });
   });
