@@ -423,6 +423,21 @@ describe('ranking sentences', () => {
     expect(rankSentences('How far do you deliver?', chunks)[0]!.score).toBeGreaterThan(ANSWER_THRESHOLD);
   });
 
+  it('whether something may be done frames the question ("Are kids allowed to climb?"); a people\'s name names no thing', () => {
+    expect(analyzeQuestion('Are kids allowed to climb?').terms.find((t) => t.word === 'allowed')).toMatchObject({ incidental: true });
+    const chunks = [
+      { text: 'No, pets are not allowed inside the gyms, except service animals.', url: '/faq', title: 'Gym', section: 'FAQ › Are pets allowed?' },
+      { text: 'Children must be at least 4 years old to climb.', url: '/youth', title: 'Gym', section: 'Youth programs' },
+      { text: 'Use 60 grams of coffee per litre and brew for four minutes in a French press.', url: '/blog/coffee', title: 'Gym', section: 'Brewing coffee' },
+      { text: 'Marcus laminates every croissant by hand with French butter.', url: '/pastries', title: 'Gym', section: 'Pastries' },
+    ];
+    expect(rankSentences('Are kids allowed to climb?', chunks)[0]).toMatchObject({ url: '/youth' });
+    // "the Riverside gym" is found where Riverside is; "French butter" is butter, not whatever "French" is found with.
+    expect(analyzeQuestion('Do you use French butter?').terms.find((t) => t.word === 'butter')?.namedBy).toBeUndefined();
+    expect(analyzeQuestion('Where is the Riverside gym?').terms.find((t) => t.word === 'gym')?.namedBy).toBe('riversid');
+    expect(rankSentences('Do you use French butter?', chunks)[0]).toMatchObject({ url: '/pastries' });
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { languageOfText } from '../runtime/phrases.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, editsOf, glossWords, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -454,6 +454,11 @@ export function withoutRelativeClauses(text: string): string {
 // "business" and "company" name the site's owner, whatever words its pages use for it; "people" whom a question is for ("anything for people who cannot eat gluten?").
 /** Grammar, not content: indefinite pronouns ("anything", "someone", "anywhere") and "cannot". */
 const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
+/**
+ * "Are kids allowed to climb?", "Is it possible to rent shoes?": whether something may be done frames the question; what
+ * is asked is the thing done ("Children must be at least 4 years old to climb", not "Pets are not allowed inside").
+ */
+const MAY = new Set(['allowed', 'allow', 'permitted', 'permit', 'possible', 'able']);
 /** "Do you have a café?": premises asked for with "a" are a thing asked about, not the business itself ("the café"). */
 const INDEFINITE = new Set(['a', 'an', 'any', 'another']);
 const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
@@ -489,6 +494,9 @@ export function namesIn(text: string): Set<string> {
   }
   return out;
 }
+
+/** A word for a business's premises or one of its branches ("gym", "office", "store", "location"). */
+const isPremises = (word: string): boolean => isPremisesNoun(word) || BRANCH.some((b) => stem(b) === stem(word));
 
 /** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
 export function analyzeQuestion(asked: string): Question {
@@ -535,11 +543,13 @@ export function analyzeQuestion(asked: string): Question {
     derived.delete(s);
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
-      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
-      premises: !proper.has(word) && (isPremisesNoun(word) || BRANCH.some((b) => stem(b) === s)),
+      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || MAY.has(word) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
+      premises: !proper.has(word) && isPremises(word),
       ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
       ...(/^\d+$/.test(word) ? { money: moneyNumbers.has(word) } : {}),
-      ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) ? { namedBy: stem(after) } : {}),
+      // "the Riverside gym": premises a name names; not "French butter", where the name says what kind.
+      // "the Riverside gym": the word after a name is what it names; not after a people's name ("French butter").
+      ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) && !isDemonym(after) ? { namedBy: stem(after) } : {}),
     });
   }
   return {

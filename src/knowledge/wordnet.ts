@@ -235,6 +235,12 @@ export function isInstanceName(word: string): boolean {
   return senses.every((offset) => readSynset('noun', offset).pointers.some((p) => p.symbol === '@i'));
 }
 
+/** Whether WordNet knows `word` first as an adjective of a place or a people ("french": of France, "italian"): a demonym. */
+export function isDemonym(word: string): boolean {
+  const first = loadIndexes().get('adj')!.get(word)?.[0];
+  return !!first && readSynset('adj', first).pointers.some((p) => p.symbol === '\\' && p.pos === 'n');
+}
+
 export function isPersonNoun(word: string): boolean {
   const idx = loadIndexes().get('noun')!;
   for (const form of baseForms(word.toLowerCase())) {
