@@ -188,6 +188,19 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Who do I talk to about a custom cake?', [team])?.text).toBe('Marcus Bell, Pastry Chef: Marcus makes our laminated pastries and designs the custom cakes.');
   });
 
+  it('an FAQ answer\'s yes or no is not given for another name than asked; a name met elsewhere gets the heading\'s', () => {
+    const faq: Passage = { text: 'Yes, Dr. Ruiz sees children from age one at the West office.', url: 'https://clinic.test/faq', title: 'Clinic', score: 0.8, section: 'Clinic › FAQ' };
+    const downtown: Passage = { text: 'Dr. Park works at the Downtown office.', url: 'https://clinic.test/team', title: 'Clinic', score: 0.8, section: 'Clinic › Team' };
+    expect(composeAnswer('Does Dr. Ruiz see children at the Downtown office?', [faq, downtown])?.text).toBe('Dr. Ruiz sees children from age one at the West office.');
+    expect(composeAnswer('Does Dr. Ruiz see children at the Downtown office?', [faq])?.text).toBe("Our site doesn't mention Downtown. Dr. Ruiz sees children from age one at the West office.");
+    expect(composeAnswer('Does Dr. Ruiz see children at the West office?', [faq])?.text).toBe('Yes, Dr. Ruiz sees children from age one at the West office.');
+    const offices: Passage[] = [
+      { text: 'Park in the Capitol Square ramp across the street.', url: 'https://clinic.test/offices', title: 'Clinic', score: 0.8, section: 'Our offices › Downtown' },
+      { text: 'The West office has a bus stop in front.', url: 'https://clinic.test/offices', title: 'Clinic', score: 0.8, section: 'Our offices › West' },
+    ];
+    expect(composeAnswer('Does the West office have parking?', offices)?.text).toBe('Downtown: Park in the Capitol Square ramp across the street.');
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

@@ -438,6 +438,21 @@ describe('ranking sentences', () => {
     expect(rankSentences('Do you use French butter?', chunks)[0]).toMatchObject({ url: '/pastries' });
   });
 
+  it('"at no charge" is a price; a range states a minimum and a maximum less plainly than "at least" does', () => {
+    expect(holdsType('We slice any loaf on request at no charge.', 'price')).toBe(true);
+    const chunks = [
+      { text: 'We cater office breakfasts, working lunches and events for 10 to 200 guests.', url: '/catering', title: 'Bakery', section: 'Catering' },
+      { text: 'A class is limited to 8 people.', url: '/classes', title: 'Bakery', section: 'Classes' },
+      { text: 'For ages 10 to 17.', url: '/youth', title: 'Gym', section: 'Youth team' },
+      { text: 'Children must be at least 4 years old to climb.', url: '/youth', title: 'Gym', section: 'Youth programs' },
+      { text: 'Call (608) 555-0199 after hours.', url: '/contact', title: 'Gym', section: 'Contact' },
+    ];
+    expect(rankSentences('What is the largest event you cater?', chunks)[0]).toMatchObject({ url: '/catering' });
+    expect(rankSentences('Is there a minimum age?', chunks)[0]).toMatchObject({ sentence: 'Children must be at least 4 years old to climb.' });
+    // A phone number is no range.
+    expect(stems(withDayRanges('Call (608) 555-0199 or 207-555-0148.')).size).toBe(stems('Call (608) 555-0199 or 207-555-0148.').size);
+  });
+
   it('a sentence that asks ("No insurance?") answers nothing itself', () => {
     const chunks = [{ text: 'No insurance? The plan starts the day you sign up.', url: '/plan', title: 'Clinic', section: 'Savings plan' }];
     expect(rankSentences('Is there a plan for people with no insurance?', chunks)[0]).toMatchObject({ sentence: 'The plan starts the day you sign up.' });

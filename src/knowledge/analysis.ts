@@ -182,13 +182,15 @@ const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs
 const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i;
 const PHONE = /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/;
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i;
+/** Nothing to pay ("free", "at no charge", "free of charge", "at no extra cost"). */
+const FREE = /\bfree\b|\b(no|without)( extra| additional)? (charge|cost|fee)\b/i;
 /** A price said as an amount ("$22", "75 cents", "15%"). */
 const AMOUNT = /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢)(?=\W|$)|\d+\s?%/i;
 /** An amount of money ("$149", "$1,150.50", "75 cents", "15%"). */
 const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
 const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
-  price: (s) => AMOUNT.test(s) || /\bfree\b/i.test(s),
+  price: (s) => AMOUNT.test(s) || FREE.test(s),
   time: (s) => CLOCK.test(s),
   day: (s) => WEEKDAY.test(s),
   // "When do I book a wedding cake tasting?": "…booked at least three months before the wedding date", a lead, says when.
@@ -264,6 +266,9 @@ export function withHolidayEves(text: string): string {
   return text.replace(HOLIDAY_EVE, (_, day: string) => `${day.toLowerCase()}eve eve`);
 }
 
+/** What a range of numbers is read as besides itself: a minimum and a maximum, as a synonym of each. */
+const RANGE_LIMIT = 'numberrange';
+
 /**
  * What a sentence states in other words than a question asks for it: a limit ("at least 4 years old" is a minimum, "up to
  * 12 climbers" or "limited to 8 people" a maximum) and an age ("4 years old").
@@ -271,6 +276,10 @@ export function withHolidayEves(text: string): string {
 const LIMITS: [RegExp, string][] = [
   [/\b(at least|no (?:less|fewer) than|or more)\b/gi, '$1 minimum'],
   [/\b(at (?:the )?most|up to|no more than|or (?:less|fewer)|limited to)\b/gi, '$1 maximum'],
+  // A range states both, less plainly ("events for 10 to 200 guests": "What is the largest event you cater?"): a synonym
+  // of either (`RANGE_LIMIT`), where "at least" is the word itself.
+  // Not a phone number ("(608) 555-0199", "207-555-0148") nor hours ("7 am – 3 pm").
+  [/(?<![)\d][\s-]?|[)]\s?)\b[1-9]\d{0,3}\s*(?:to|–|-)\s*[1-9]\d{0,3}\b(?![-–.]?\d|\s*(?:am|pm|a\.m|p\.m|:))/gi, `$& ${RANGE_LIMIT}`],
   [/\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[\s-]+(years?|months?)[\s-]+old\b/gi, '$& age'],
 ];
 
@@ -537,6 +546,7 @@ export function analyzeQuestion(asked: string): Question {
     if (!proper.has(word)) for (const w of [...synonymWords]) for (const h of hypernyms(w)) synonymWords.add(h);
     if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word), ...(phrase.get(word) ?? [])]) synonymWords.add(syn);
     synonymWords.delete(word);
+    if (word === 'minimum' || word === 'maximum') synonymWords.add(RANGE_LIMIT);
     const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));
     alternatives.delete(s);
     const derived = new Set(proper.has(word) ? [] : derivations(word).map(stem));

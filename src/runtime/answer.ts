@@ -81,10 +81,20 @@ function negates(q: Question, sentence: string): boolean {
 /** A question asked with a negation ("without a membership", "if I don't…"), not in a relative clause. */
 const ASKS_NEGATED = /\b(not|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|without)\b|n't\b/i;
 
+/** Whether the sentence leaves out a name the question asks about and names others (its own, not the question's). */
+function aboutOthers(q: Question, sentence: string): boolean {
+  const own = stems(sentence);
+  const asked = q.terms.filter((t) => t.proper);
+  return asked.some((t) => !own.has(t.stem)) && [...namesIn(sentence)].some((n) => !asked.some((t) => t.word === n));
+}
+
 /** "Yes, …" or "No, …" when the sentence says so; the sentence as it is when it already does, or when it is not clear. */
 function yesOrNo(q: Question, sentence: string, score: number): string {
   // A table row ("Saturday — Downtown: Closed; West: 8 am – 12 pm") gives its values; neither yes nor no.
-  if (/^(yes|no)\b/i.test(sentence) || TABLE_ROW.test(sentence)) return sentence;
+  // An FAQ answer's own yes or no is for its own question: not for one that names a name it leaves out for another ("Do
+  // you see kids at the downtown office?": "Yes, Dr. Ruiz sees children from age one at the West office.").
+  if (/^(yes|no)\b/i.test(sentence)) return aboutOthers(q, sentence) ? sentence.replace(/^(yes|no)[,.!]?\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase()) : sentence;
+  if (TABLE_ROW.test(sentence)) return sentence;
   // What is said for the young only ("We do not whiten teeth for patients under 16") is no answer for everyone: neither yes nor no.
   if (namesYoung(sentence) && !q.forChild) return sentence;
   const asksOpen = /\bopen\b/i.test(q.text);
@@ -116,6 +126,12 @@ function sentenceOf(q: Question, r: RankedSentence): string {
   const headingNeeded = want === 'person' ? !text.includes(heading?.split(',')[0] ?? '') : want ? !holdsType(text, want) : !/\d/.test(text);
   if (want && heading && headingNeeded && holdsType(heading, want)) text = `${heading}: ${text}`;
   return /[.!?…]$/.test(text) ? text : `${text}.`;
+}
+
+/** The heading of `r`'s section with a colon, when it is a name (capitalised words: "Downtown", "Back Cove") that `text` does not hold. */
+function namedHeading(r: RankedSentence, text: string): string {
+  const heading = r.section?.includes(' › ') ? r.section.split(' › ').at(-1)!.trim() : '';
+  return /^[A-Z][a-z][\w'’-]*(\s+[A-Z][a-z][\w'’-]*){0,2}$/.test(heading) && !text.includes(heading) ? `${heading}: ` : '';
 }
 
 const capitalize = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
@@ -241,9 +257,13 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // A name the site lacks ("a gym in Seattle?"): say so, then what it does say. One it names for other things
   // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give; but
   // premises it names for other things ("a shop in Boston?", where the founder once worked) are premises it does not have.
+  // A sentence's own yes or no answers its FAQ question, not one about a name the site lacks.
+  if (best.missing.length) text = text.replace(/^(yes|no)[,.!]?\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase());
   if (best.absent.length) text = `Our site doesn't mention ${namesOf(q, best.absent).join(' or ')}. ${text}`;
   else if (premises) text = `Our site doesn't mention ${premisesIn(q, best.missing)}. ${text}`;
-  else if (best.missing.length) return { text, urls: [best.url] };
+  // A name the site mentions, but not with what is asked ("Does the West office have parking?"): what it says, under the
+  // name of what it is about when its heading gives one the sentence does not ("Downtown: Park in the Capitol Square ramp…").
+  else if (best.missing.length) return { text: `${namedHeading(best, text)}${text}`, urls: [best.url] };
   else if (q.yesNo) text = yesOrNo(q, text, best.score);
   return { text, urls: [best.url] };
 }
