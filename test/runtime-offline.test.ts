@@ -201,6 +201,16 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Does the West office have parking?', offices)?.text).toBe('Downtown: Park in the Capitol Square ramp across the street.');
   });
 
+  it('a precise verb denied is another act than the precise one asked about ("share" / "We do not refund … punch cards")', () => {
+    // As retrieval gives it: the sentence found, with its score.
+    const refunds: Passage = { text: 'We do not refund day passes or punch cards.', answer: 'We do not refund day passes or punch cards.', url: 'https://gym.test/policies', title: 'Gym', score: 0.8, section: 'Gym › Refunds' };
+    expect(composeAnswer('Can I share my punch card?', [refunds])?.text).toBe('We do not refund day passes or punch cards.');
+    expect(composeAnswer('Can I get a refund on a punch card?', [refunds])?.text).toMatch(/^No, we do not refund/);
+    // A vague verb denied ("take", 44 senses) still denies what it is said of.
+    const payment: Passage = { text: 'We do not take personal checks.', url: 'https://clinic.test/payment', title: 'Clinic', score: 0.8, section: 'Clinic › Payment' };
+    expect(composeAnswer('Can I pay with a check?', [payment])?.text).toBe('No, we do not take personal checks.');
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

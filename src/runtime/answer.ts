@@ -2,7 +2,7 @@ import { nlp } from '../knowledge/nlp.ts';
 import { analyzeQuestion, DAYS, namesIn, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
-import { isKnownWord, senseCount } from '../knowledge/wordnet.ts';
+import { isBaseVerb, isKnownWord, senseCount } from '../knowledge/wordnet.ts';
 import { fold, STOPWORDS, truncate } from './text.ts';
 
 /**
@@ -55,6 +55,7 @@ function lowerFirst(q: Question, sentence: string): string {
 function negates(q: Question, sentence: string): boolean {
   const asked = (w: string) => q.terms.some((t) => t.stem === w || t.alternatives.has(w) || t.derived.has(w));
   const named = new Set(q.terms.filter((t) => t.proper).map((t) => t.stem));
+  const acts = actsOf(q);
   // "Only" and "except" limit their part of the sentence: "street parking only; the number 4 bus stops in front" does not
   // deny a bus stop.
   // What they limit is what follows them ("you pay only your share"), or what comes before an "only" that ends its part
@@ -73,9 +74,34 @@ function negates(q: Question, sentence: string): boolean {
     // clause that names others than the names asked about is about them.
     const others = [...namesIn(clause)].filter((n) => !named.has(stem(n)));
     if (named.size && others.length && ![...named].some((n) => stems(clause).has(n))) continue;
-    if ([...stems(clause)].some(asked)) return true;
+    // "Can I share my punch card?" is not denied by "We do not refund day passes or punch cards": a precise verb denied is
+    // another act than the precise one asked about, whatever things they share. A vague one ("take") says less.
+    const own = stems(clause);
+    if (deniedAct(q, clause, acts)) continue;
+    if ([...own].some(asked)) return true;
   }
   return false;
+}
+
+/** Whether the clause after a negation denies a precise act the question does not ask about, while it asks about another. */
+function deniedAct(q: Question, clause: string, acts: QueryTerm[]): boolean {
+  const predicate = words(clause).find((w) => !STOPWORDS.has(w));
+  const own = stems(clause);
+  const asked = (w: string) => q.terms.some((t) => t.stem === w || t.alternatives.has(w) || t.derived.has(w));
+  return !!predicate && !asked(stem(predicate)) && isBaseVerb(predicate) && senseCount(predicate) < VAGUE_VERB
+    && acts.length > 0 && !acts.some((t) => own.has(t.stem) || [...t.alternatives, ...t.derived].some((a) => own.has(a)));
+}
+
+/** Whether a negation of the sentence denies another act than the one asked about (`deniedAct`). */
+function deniesOtherAct(q: Question, sentence: string): boolean {
+  const acts = actsOf(q);
+  return [...sentence.matchAll(new RegExp(NEGATION.source, 'gi'))].some((m) => deniedAct(q, sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!, acts));
+}
+
+/** The precise verbs a question asks about ("share" in "Can I share my punch card?"; not "take", a verb of 44 senses). */
+function actsOf(q: Question): QueryTerm[] {
+  const verbs = new Set((nlp(q.text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v)));
+  return q.terms.filter((t) => verbs.has(t.word) && !t.typeWord && t.senses < VAGUE_VERB);
 }
 
 /** A question asked with a negation ("without a membership", "if I don't…"), not in a relative clause. */
@@ -99,6 +125,8 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   if (namesYoung(sentence) && !q.forChild) return sentence;
   const asksOpen = /\bopen\b/i.test(q.text);
   if (negates(q, sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence)}`;
+  // A negation of another act ("We do not refund punch cards", to "Can I share my punch card?") is no "Yes" either.
+  if (deniesOtherAct(q, sentence)) return sentence;
   // "Can I climb without a membership?": a sentence that denies nothing ("Memberships work at both locations") is no "Yes".
   if (ASKS_NEGATED.test(withoutRelativeClauses(q.text))) return sentence;
   // Affirmed when the sentence answers surely, or itself holds every word the question is about (as it is, derived
