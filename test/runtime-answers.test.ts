@@ -108,8 +108,10 @@ describe('answers on a second site (a dental practice)', () => {
 
   it('the town the business is in, for a place it does not have; "I don\'t know" with no look-alike for what it does not say', async () => {
     // Milwaukee is on the site, in a blog post about a dentist there: not "Our site doesn't mention Milwaukee", but no
-    // office of the practice is there.
-    expect(await ask('Do you have an office in Milwaukee?', clinic)).toMatch(/^Our site doesn't mention an office in Milwaukee\. Both offices are in Madison, Wisconsin/);
+    // office of the practice is there. Then every street address of the offices page, each under its office's name, though
+    // the best sentence there gives only the town ("Both offices are in Madison, Wisconsin…").
+    expect(await ask('Do you have an office in Milwaukee?', clinic)).toMatch(
+      /^Our site doesn't mention an office in Milwaukee\. (West: 7010 Mineral Point Road, Madison, WI 53717\. Downtown: 215 State Street|Downtown: 215 State Street, Suite 300, Madison, WI 53703\. West: 7010 Mineral Point Road)/);
     const reply = await ask("What's the Wi-Fi password?", clinic);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);
     expect(reply).not.toMatch(/source/i);
