@@ -46,14 +46,17 @@ function lowerFirst(q: Question, sentence: string): string {
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
 }
 
+/** Whether a stem is a word of the question: itself, a synonym or a word derived from it. */
+const asks = (q: Question, st: string) => q.terms.some((t) => t.stem === st || t.alternatives.has(st) || t.derived.has(st));
+
 /**
  * Whether the sentence denies what was asked: a negation whose clause (up to the next comma or
  * semicolon) holds a word of the question ("we do not take personal checks"), not one about
- * something else ("cancelling late, or not showing up, costs $50"); or "only" or "except" in a part
- * of it (up to a semicolon) that does.
+ * something else ("cancelling late, or not showing up, costs $50"), about other names, or of another act; or "only"
+ * or "except" limiting a part of it that does.
  */
 function negates(q: Question, sentence: string): boolean {
-  const asked = (w: string) => q.terms.some((t) => t.stem === w || t.alternatives.has(w) || t.derived.has(w));
+  const asked = (st: string) => asks(q, st);
   const named = new Set(q.terms.filter((t) => t.proper).map((t) => t.stem));
   const acts = actsOf(q);
   // "Only" and "except" limit their part of the sentence: "street parking only; the number 4 bus stops in front" does not
@@ -87,8 +90,7 @@ function negates(q: Question, sentence: string): boolean {
 function deniedAct(q: Question, clause: string, acts: QueryTerm[]): boolean {
   const predicate = words(clause).find((w) => !STOPWORDS.has(w));
   const own = stems(clause);
-  const asked = (w: string) => q.terms.some((t) => t.stem === w || t.alternatives.has(w) || t.derived.has(w));
-  return !!predicate && !asked(stem(predicate)) && isBaseVerb(predicate) && senseCount(predicate) < VAGUE_VERB
+  return !!predicate && !asks(q, stem(predicate)) && isBaseVerb(predicate) && senseCount(predicate) < VAGUE_VERB
     && acts.length > 0 && !acts.some((t) => own.has(t.stem) || [...t.alternatives, ...t.derived].some((a) => own.has(a)));
 }
 
@@ -107,6 +109,9 @@ function actsOf(q: Question): QueryTerm[] {
 /** A question asked with a negation ("without a membership", "if I don't…"), not in a relative clause. */
 const ASKS_NEGATED = /\b(not|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|without)\b|n't\b/i;
 
+/** A sentence without the "Yes, " or "No, " it opens with, capitalised again ("No one…" keeps its "No"). */
+const withoutYesNo = (text: string) => text.replace(/^(yes|no)[,.!]\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase());
+
 /** Whether the sentence leaves out a name the question asks about and names others (its own, not the question's). */
 function aboutOthers(q: Question, sentence: string): boolean {
   const own = stems(sentence);
@@ -119,7 +124,7 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   // A table row ("Saturday — Downtown: Closed; West: 8 am – 12 pm") gives its values; neither yes nor no.
   // An FAQ answer's own yes or no is for its own question: not for one that names a name it leaves out for another ("Do
   // you see kids at the downtown office?": "Yes, Dr. Ruiz sees children from age one at the West office.").
-  if (/^(yes|no)\b/i.test(sentence)) return aboutOthers(q, sentence) ? sentence.replace(/^(yes|no)[,.!]?\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase()) : sentence;
+  if (/^(yes|no)\b/i.test(sentence)) return aboutOthers(q, sentence) ? withoutYesNo(sentence) : sentence;
   if (TABLE_ROW.test(sentence)) return sentence;
   // What is said for the young only ("We do not whiten teeth for patients under 16") is no answer for everyone: neither yes nor no.
   if (namesYoung(sentence) && !q.forChild) return sentence;
@@ -146,7 +151,7 @@ function sentenceOf(q: Question, r: RankedSentence): string {
   let text = truncate(r.sentence.replace(/\s+/g, ' ').trim(), 400);
   // An FAQ's answer opens with its own question's yes or no ("Yes, Dr. Ruiz sees children from age one…"): no reply to
   // "What age do you stop seeing children?".
-  if (!q.yesNo) text = text.replace(/^(yes|no)[,.!]\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase());
+  if (!q.yesNo) text = withoutYesNo(text);
   const heading = r.section?.split(' › ').at(-1);
   // "Luis and his crew..." under "Luis Ortega, Head Route Setter": the heading names the person in full.
   // Someone to talk to, found without a number or an address to reach them, is named as a person is.
@@ -286,7 +291,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give; but
   // premises it names for other things ("a shop in Boston?", where the founder once worked) are premises it does not have.
   // A sentence's own yes or no answers its FAQ question, not one about a name the site lacks.
-  if (best.missing.length) text = text.replace(/^(yes|no)[,.!]?\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase());
+  if (best.missing.length) text = withoutYesNo(text);
   if (best.absent.length) text = `Our site doesn't mention ${namesOf(q, best.absent).join(' or ')}. ${text}`;
   else if (premises) text = `Our site doesn't mention ${premisesIn(q, best.missing)}. ${text}`;
   // A name the site mentions, but not with what is asked ("Does the West office have parking?"): what it says, under the
