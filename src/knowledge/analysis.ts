@@ -169,7 +169,8 @@ export const HOLIDAY = /\b(holidays?|christmas|thanksgiving|easter|new year'?s?|
 export const OTHER_DAY = new RegExp(`${HOLIDAY.source}|\\b(today|tonight|tomorrow)\\b`, 'i');
 /** A day, or days, a text names ("on Sundays", "at the weekend", "on Christmas", "today"). */
 export const NAMES_DAY = new RegExp(`\\b((mon|tues|wednes|thurs|fri|satur|sun)days?|week(end|day)s?)\\b|${OTHER_DAY.source}`, 'i');
-const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/;
+/** A day of the week's run ("Sunday", "on weekdays"). */
+export const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/i;
 const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
 const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
 const STREET = /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b|\b[A-Z]{2}\s\d{5}\b/i;
@@ -188,7 +189,7 @@ const FREE = /\bfree\b|\b(no|without)( extra| additional)? (charge|cost|fee)\b/i
 const AMOUNT = /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢)(?=\W|$)|\d+\s?%/i;
 /** An amount of money ("$149", "$1,150.50", "75 cents", "15%"). */
 const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
-const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
+export const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
   price: (s) => AMOUNT.test(s) || FREE.test(s),
   time: (s) => CLOCK.test(s),

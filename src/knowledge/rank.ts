@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, HOLIDAY, holdsType, NAMES_DAY, namesIn, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, words, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, HOLIDAY, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
@@ -90,9 +90,8 @@ const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn
 const LEAD = { plain: 0.5, noLimit: 0.85 };
 // A deadline is one too: "Place catering orders by noon, two business days before your event."
 const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier|more|less) than|as (far|early|late) as|minimum|maximum|or (more|less))\b|\bby\s+\w+[^.;]{0,40}\b(before|ahead|in advance)\b/i;
-const MONTH_NAME = /^(january|february|march|april|may|june|july|august|september|october|november|december)$/;
-/** A day of the week's run ("Sunday", "on weekdays"). */
-const WEEK_DAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/i;
+/** Whether a kind of answer is a way to reach someone: a phone number, an email address, or either (`contact`). */
+const reaches = (want: AnswerType | null) => want === 'phone' || want === 'email' || want === 'contact';
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
@@ -211,7 +210,7 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, ali
  */
 function withSiteNames(terms: QueryTerm[], question: string, cands: Candidate[]): QueryTerm[] {
   // Days and months are written with a capital, and are no names ("Sunday").
-  const lower = terms.filter((t) => !t.proper && /^[a-z]{3,}$/.test(t.word) && !(t.typeWord) && !NAMES_DAY.test(t.word) && !MONTH_NAME.test(t.word));
+  const lower = terms.filter((t) => !t.proper && /^[a-z]{3,}$/.test(t.word) && !(t.typeWord) && !NAMES_DAY.test(t.word) && !MONTH.test(t.word));
   if (!lower.length) return terms;
   const asked = new Set(lower.map((t) => t.word));
   const capital = new Map<string, number>();
@@ -255,9 +254,9 @@ function nameRuns(q: Question): number[][] {
   return q.terms.map((t, j) => {
     if (!t.proper) return [];
     const run = [j];
-    for (let step = -1; step <= 1; step += 2) {
-      for (let k = j, next = at[j]! + step; ; next += step) {
-        k = q.terms.findIndex((u, i) => u.proper && at[i] === next);
+    for (const step of [-1, 1]) {
+      for (let next = at[j]! + step; ; next += step) {
+        const k = q.terms.findIndex((u, i) => u.proper && at[i] === next);
         if (k < 0) break;
         run.push(k);
       }
@@ -348,7 +347,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come"),
   // nor where or how it is asked ("the bakery", "exactly"), unless nothing else is left.
   // "What's the bakery's phone number?": a contact asked for is the business's own, whatever its pages call it.
-  const contact = q.want === 'phone' || q.want === 'email' || q.want === 'contact' || q.want === 'address';
+  const contact = reaches(q.want) || q.want === 'address';
   const subject = q.terms.map((t) => !t.proper && !t.typeWord && t.senses < VAGUE_VERB && !(contact && t.incidental));
   const named = subject.map((x, j) => x && (!q.terms[j]!.incidental || !subject.some((y, k) => y && !q.terms[k]!.incidental)));
   // Nor a number, unless nothing else is left: "How big a cake for 20 people?" is not about "about 20 restaurants".
@@ -360,7 +359,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "Which email address handles catering requests?", "What email can I use to reach reception?": a contact asked for by
   // what it is for is the one whose label or address names it ("Catering: catering@…", "frontdesk@…"), by the word, a word
   // derived from it, or the thing a WordNet compound names by its first word ("reception desk": the site's "front desk").
-  const forWhat = q.want === 'phone' || q.want === 'email' || q.want === 'contact'
+  const forWhat = reaches(q.want)
     ? q.terms.map((t, j) => (topic[j] ? new Set([t.stem, ...t.derived, ...compoundHeads(t.word).map(stem)]) : null)) : [];
   const ownedBy = (c: Candidate, j: number) => [...(forWhat[j] ?? [])].some((st) => c.owner.has(st));
   const matches = cands.map((c) => {
@@ -427,11 +426,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // preferred, but weighs less than a price or a time does.
     if (want) score *= want === 'method' ? 0.8 + 0.2 * strength : 0.5 + 0.5 * strength;
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
-    const says = typed && (want === 'phone' || want === 'email' || want === 'contact') && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
+    const says = typed && reaches(want) && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
     // "What time do you open?" names no day: the week's hours come before a holiday's ("On New Year's Day we open at noon").
     // "Are both cafés open on Sunday?" is not answered by "Both cafés are closed on Thanksgiving, …": a holiday is another day.
     const special = dayAsked === false ? HOLIDAY.test(c.sentence) || /\beve\b/i.test(c.sentence)
-      : dayAsked === true && !HOLIDAY.test(q.text) && HOLIDAY.test(c.sentence) && !WEEK_DAY.test(c.sentence);
+      : dayAsked === true && !HOLIDAY.test(q.text) && HOLIDAY.test(c.sentence) && !WEEKDAY_NAME.test(c.sentence);
     return { c, score, bm25, typed, says, young: c.young && !q.forChild, special };
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
@@ -439,7 +438,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "What happens if I don't pick it up?": of two sentences on it, the one about it not happening ("not collected").
   // Not a negation that only says whom the question is for ("for people who cannot eat gluten?").
   const negative = DENIES.test(withoutRelativeClauses(q.text));
-  const contactFirst = !hasTopic && (want === 'phone' || want === 'email' || want === 'contact' || want === 'address');
+  const contactFirst = !hasTopic && (reaches(want) || want === 'address');
   // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
   // "What do I need to bring to my first appointment?" is not answered by "Bring your child for a first visit by age one": what
   // is said for children comes after what is said for everyone, unless the question is about a child. Its order only, not its

@@ -70,9 +70,8 @@ function negates(q: Question, sentence: string): boolean {
       if ([...stems(limited)].some(asked)) return true;
     }
   }
-  for (const m of sentence.matchAll(new RegExp(NEGATION.source, 'gi'))) {
-    // The clause after the negation: its own word is no word of the question ("alone" has "only" among its synonyms).
-    const clause = sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!;
+  // The clause after a negation: its own word is no word of the question ("alone" has "only" among its synonyms).
+  for (const clause of negatedClauses(sentence)) {
     // "Is Guardian insurance accepted?" is not denied by "We do not accept BadgerCare Plus or other Medicaid plans": a
     // clause that names others than the names asked about is about them.
     const others = [...namesIn(clause)].filter((n) => !named.has(stem(n)));
@@ -97,7 +96,12 @@ function deniedAct(q: Question, clause: string, acts: QueryTerm[]): boolean {
 /** Whether a negation of the sentence denies another act than the one asked about (`deniedAct`). */
 function deniesOtherAct(q: Question, sentence: string): boolean {
   const acts = actsOf(q);
-  return [...sentence.matchAll(new RegExp(NEGATION.source, 'gi'))].some((m) => deniedAct(q, sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!, acts));
+  return negatedClauses(sentence).some((clause) => deniedAct(q, clause, acts));
+}
+
+/** The clause after each negation of a sentence, up to the next comma, semicolon or colon. */
+function negatedClauses(sentence: string): string[] {
+  return [...sentence.matchAll(new RegExp(NEGATION.source, 'gi'))].map((m) => sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!);
 }
 
 /** The precise verbs a question asks about ("share" in "Can I share my punch card?"; not "take", a verb of 44 senses). */
