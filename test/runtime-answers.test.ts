@@ -175,9 +175,10 @@ describe('answers on a third site (a bakery)', () => {
     expect(await ask('Do I have to pay extra for gear when I take a class?')).toMatch(/^Every class includes gear rental\.\nSource: /);
   });
 
-  it('a sentence far closer in meaning than any other answers though only fairly close ("park my car?" / "Free parking…")', async () => {
-    expect(await ask('Where can I park my car at Riverside?')).toMatch(/^Free parking in the lot behind the building\.\nSource: \S+\/locations$/);
+  it('a sentence far closer in meaning than any other answers though only fairly close ("a toothache at night?" / "Outside office hours…")', async () => {
     expect(await ask('What number do I ring if I have a toothache at night?', clinic)).toMatch(/^Outside office hours, our on-call dentist answers at \(608\) 555-0199\./);
+    // Once read by meaning too; now by its words, "my car" being what parking implies.
+    expect(await ask('Where can I park my car at Riverside?')).toMatch(/^Free parking in the lot behind the building\.\nSource: \S+\/locations$/);
   });
 
   it('SENTENCE_ENCODER=off: the same paraphrase is not read by meaning (the site does not say, in its words)', async () => {

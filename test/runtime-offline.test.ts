@@ -211,6 +211,50 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Can I pay with a check?', [payment])?.text).toBe('No, we do not take personal checks.');
   });
 
+  it('a class denied denies its members ("Do you serve beer?" / "We do not serve alcohol"), and only what the negation is said of', () => {
+    const drinks: Passage[] = [
+      { text: 'We pour kombucha on tap and fresh orange juice. We do not serve alcohol.', url: 'https://bakery.test/drinks', title: 'Bakery', section: 'Bakery › Drinks', score: 0.8 },
+      { text: 'Orders that are not collected by closing time are donated to a local food pantry.', url: 'https://bakery.test/pickup', title: 'Bakery', section: 'Bakery › Pickup', score: 0.8 },
+      { text: 'We sell coffee and snacks at the counter.', url: 'https://bakery.test/faq', title: 'Bakery', section: 'Bakery › FAQ', score: 0.8 },
+    ];
+    expect(composeAnswer('Do you serve beer?', drinks)?.text).toBe('No, we do not serve alcohol.');
+    expect(composeAnswer('Can I order a cocktail?', drinks)?.text).toBe('No, we do not serve alcohol.');
+    // Cider is a beverage and a beverage a food, but what is not collected is no food denied.
+    expect(composeAnswer('Do you serve cider?', drinks)).toBeNull();
+    // A class given says nothing of a member: selling coffee is no "yes" to an espresso.
+    expect(composeAnswer('Do you sell espresso?', drinks)).toBeNull();
+  });
+
+  it('where to do something is answered by a place on the premises rather than the street address', () => {
+    const riverside: Passage[] = [
+      { text: '120 Mill Street, Portland, OR 97214. Free parking in the lot behind the building.', url: 'https://gym.test/locations', title: 'Gym', section: 'Locations › Riverside', score: 0.8 },
+      { text: 'Riverside has our tallest walls and the yoga studio.', url: 'https://gym.test/locations', title: 'Gym', section: 'Locations › Riverside', score: 0.8 },
+      { text: 'Every climber must sign our online waiver before the first visit.', url: 'https://gym.test/waiver', title: 'Gym', section: 'Gym › Waiver', score: 0.8 },
+      { text: 'Guests must sign the waiver too.', url: 'https://gym.test/guests', title: 'Gym', section: 'Gym › Guests', score: 0.8 },
+    ];
+    expect(composeAnswer('Where can I park at Riverside?', riverside)?.text).toBe('Free parking in the lot behind the building.');
+    // To park is to leave a vehicle: "my car" asks nothing more.
+    expect(composeAnswer('Where can I park my car at Riverside?', riverside)?.text).toBe('Free parking in the lot behind the building.');
+    expect(composeAnswer('Where do I sign the waiver?', riverside)?.text).toBe('Every climber must sign our online waiver before the first visit.');
+    // Where the business is, is still its street address.
+    expect(composeAnswer('Where is Riverside?', riverside)?.text).toMatch(/^120 Mill Street/);
+  });
+
+  it('a person\'s name is no name of the site\'s for a question\'s word ("Where do I park?" / "Dr. Helen Park")', () => {
+    const downtown: Passage[] = [
+      { text: '215 State Street, Madison, WI 53703. Park in the Capitol Square ramp across the street.', url: 'https://clinic.test/offices', title: 'Clinic', section: 'Our offices › Downtown', score: 0.8 },
+      { text: 'Implants are placed by Dr. Helen Park at the Downtown office.', url: 'https://clinic.test/implants', title: 'Clinic', section: 'Clinic › Implants', score: 0.8 },
+      { text: 'Dr. Helen Park opened the practice in 2009.', url: 'https://clinic.test/about', title: 'Clinic', section: 'Clinic › About', score: 0.8 },
+    ];
+    expect(composeAnswer('Where do I park downtown?', downtown)?.text).toBe('Park in the Capitol Square ramp across the street.');
+  });
+
+  it('what a visitor buys, the business sells', () => {
+    const faq: Passage = { text: 'Yes, a jar of sourdough starter is $6 at either counter.', url: 'https://bakery.test/faq', title: 'Bakery', section: 'FAQ › Do you sell your starter?', score: 0.8 };
+    const blog: Passage = { text: 'Buy whole beans and grind them just before brewing.', url: 'https://bakery.test/blog/coffee', title: 'Bakery', section: 'Journal › Coffee', score: 0.8 };
+    expect(composeAnswer('Can I buy your starter?', [faq, blog])?.text).toBe('Yes, a jar of sourdough starter is $6 at either counter.');
+  });
+
   it('answers for everyone before what is said for the young only, and gives that neither a yes nor a no', () => {
     const whitening: Passage = {
       text: 'We do not whiten teeth for patients under 16. In-office whitening takes one visit of about 90 minutes.',

@@ -203,6 +203,13 @@ describe('ranking sentences', () => {
       { text: 'We text you a reminder one day before your visit. You can book up to eight weeks ahead.', url: '/booking', title: 'Salon', section: 'Book an appointment' },
       { text: 'Please give us at least 24 hours\' notice to cancel an appointment.', url: '/policies', title: 'Salon', section: 'Cancellations' },
     ];
+    expect(analyzeQuestion('Where can I park?').whereTo).toBe(true);
+    expect(analyzeQuestion('Where are you located?').whereTo).toBe(false);
+    expect(analyzeQuestion('Where can I find you?').whereTo).toBe(false);
+    // An object a verb's definition implies says nothing more ("park": "maneuver a vehicle into a parking space"); not one after "for".
+    expect(analyzeQuestion('Where can I park my car?').terms.find((t) => t.word === 'car')?.incidental).toBe(true);
+    expect(analyzeQuestion('Can I pay for treatment in monthly instalments?').terms.find((t) => t.word === 'treatment')?.incidental).toBe(false);
+    expect([...(analyzeQuestion('Do you serve beer?').terms.find((t) => t.word === 'beer')?.classes ?? [])]).toContain('alcohol');
     expect(analyzeQuestion('How far out can I schedule a visit?').lead).toBe(true);
     expect(analyzeQuestion('How long does a first visit take?').lead).toBe(false);
     expect(rankSentences('How far out can I schedule a visit?', chunks)[0]).toMatchObject({ sentence: 'You can book up to eight weeks ahead.' });

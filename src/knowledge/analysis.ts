@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { languageOfText } from '../runtime/phrases.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, phraseSynonyms, senseCount, synonyms } from './wordnet.ts';
+import { derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, verbGlossWords, senseCount, synonyms } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -38,6 +38,13 @@ export interface QueryTerm {
   incidental: boolean;
   /** A word for the business's premises or one of its branches ("shop", "branch", "store", "bakery"). */
   premises: boolean;
+  /**
+   * Stems of the classes WordNet files this noun under, two steps up ("beer" → brew, alcohol): a sentence denying the
+   * class denies it ("We do not serve alcohol"), where one that gives the class says nothing of this member.
+   */
+  classes?: Set<string>;
+  /** Those classes as words, for the database's own stemming. */
+  classWords?: string[];
   /** WordNet kinds whose members meet this verb's object ("eat" → anything filed under food: "the baguette"). */
   kinds?: Set<string>;
   /**
@@ -61,6 +68,11 @@ export interface Question {
   forChild: boolean;
   /** "How far ahead…?", "How much notice…?": a duration before something, met by a sentence that says so ("two weeks in advance"). */
   lead: boolean;
+  /**
+   * "Where can I park?", "Where do I sign the waiver?": where to do something, which a place on the premises answers as
+   * surely as a street address ("in the lot behind the building"); not where the business is ("Where are you located?").
+   */
+  whereTo: boolean;
 }
 
 /**
@@ -83,6 +95,8 @@ const DOMAIN_SYNONYMS = [
   ['cv', 'resume'],
   ['refund', 'reimburse', 'repay'],
   ['discount', 'off', 'reduction'],
+  // What a visitor buys, the business sells ("Where can I buy a starter?": "Do you sell your starter?").
+  ['buy', 'purchase', 'sell'],
 ];
 
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
@@ -160,6 +174,8 @@ export function answerType(question: string): AnswerType | null {
   return null;
 }
 
+/** Where to do something ("where can I park", "where do I leave my bike"), not where to find or reach the business. */
+const WHERE_TO = /\bwhere (can|could|do|should|may|would|must) (i|we|you|my|our|\w+) (?!(find|get|go|come|reach|visit|locate|be|see|meet)\b)[a-z]+/;
 const LEAD_ASKED = /\bhow far (ahead|out|in advance)\b|\bhow much (notice|warning|advance|lead time)\b|\bhow (long|many \w+) (ahead|in advance|before(hand)?)\b/;
 /** A duration said as a lead before something ("two weeks in advance", "72 hours before", "30 days' notice", "up to three months ahead"). */
 export const SAYS_LEAD = /\b(ahead|advance|notice|before|beforehand|prior)\b/i;
@@ -180,6 +196,10 @@ export const holdsStreetAddress = (sentence: string): boolean => STREET.test(sen
 const CITY = /\b(in|at)\s+[A-Z][a-z]+(\s[A-Z][a-z]+)?,\s+[A-Z][a-z]*\b/;
 /** Where something is inside or around a building ("in the lot behind the building", "next to the café"). */
 const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs|inside|outside|near)\s+(the|our|a)\b|\b(on|in) the (lot|street|ground|first|second|top|basement|car park|parking)\b/i;
+/** Where something is done, besides a place: online, at a desk or counter, a short walk away ("the Fore Street garage is two blocks away"). */
+const WHERE_DONE = /\b(online|on (our|the) (website|site|app)|at (the|either|any) (front )?(desk|counter|reception)|(blocks?|minutes?|doors?) (away|down))\b/i;
+/** Whether `sentence` says where something is done: a place (an address, "in the lot behind the building") or WHERE_DONE. */
+export const holdsPlaceToDo = (sentence: string): boolean => PATTERNS.address(sentence) || WHERE_DONE.test(sentence);
 const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i;
 const PHONE = /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/;
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i;
@@ -408,6 +428,22 @@ export function contactOwner(sentence: string): Set<string> {
   return stems(named.join(' '));
 }
 
+const NEGATION = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|isn'?t|aren'?t|won'?t)\b|n't\b/gi;
+
+/** The clause after each negation of a sentence, up to the next comma, semicolon or colon ("We do not serve alcohol." → " serve alcohol."). */
+export function negatedClauses(sentence: string): string[] {
+  return [...sentence.matchAll(NEGATION)].map((m) => sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!);
+}
+
+/**
+ * The stems of what a sentence denies: the first three content words after each negation, its act and what it is done to
+ * ("We do not serve alcohol" → serv, alcohol); not the rest of the clause ("…not collected by closing time are donated to
+ * a local food pantry" denies no food).
+ */
+export function deniedStems(sentence: string): Set<string> {
+  return new Set(negatedClauses(sentence).flatMap((clause) => words(clause).filter((w) => !STOPWORDS.has(w)).slice(0, 3).map(stem)));
+}
+
 /** The stems of a text's content words (stop words left out). */
 export function stems(text: string): Set<string> {
   return new Set(words(text).filter((w) => !STOPWORDS.has(w)).map(stem));
@@ -439,6 +475,26 @@ export function definedBy(text: string): Set<string> {
     for (const st of defined) out.add(st);
   }
   return out;
+}
+
+/**
+ * The terms with the object a verb's definition implies made incidental: "Where can I park my car?" says no more than
+ * "Where can I park?", for to park is to "maneuver a vehicle into a parking space" and a car is a vehicle (WordNet, four
+ * steps up at most). A site says "Free parking behind the building", never the car. Only the noun right after the verb
+ * (a determiner or "my" between), and only the verb's own definitions.
+ */
+const DETERMINER = /^(a|an|the|my|our|your|his|her|their|this|that|these|those)$/;
+function withImpliedObjects(terms: QueryTerm[], text: string): QueryTerm[] {
+  const verbs = new Set((nlp(text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v)));
+  const order = words(text);
+  return terms.map((t) => {
+    if (t.incidental || t.proper || t.typeWord) return t;
+    const at = order.indexOf(t.word);
+    const verb = [order[at - 1], order[at - 2]].find((w, i) => w && verbs.has(w) && (i === 0 || DETERMINER.test(order[at - 1]!)));
+    if (!verb) return t;
+    const gloss = new Set(verbGlossWords(verb).filter((w) => w.length > 2 && !STOPWORDS.has(w) && !FUNCTION_WORD.test(w)));
+    return nounClasses(t.word, 4).some((w) => gloss.has(w)) ? { ...t, incidental: true } : t;
+  });
 }
 
 /** Verbs whose object is a kind of thing ("What can vegans eat?" is answered by the foods a sentence names). */
@@ -518,6 +574,7 @@ export function analyzeQuestion(asked: string): Question {
   // Written in lower case, a word WordNet knows only as a name ("a gym in seattle?") is one.
   for (const w of text.match(/\b[a-z]{3,}\b/g) ?? []) if (!STOPWORDS.has(w) && isInstanceName(w)) proper.add(w);
   // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.
+  const nouns = new Set((nlp(text).match('#Noun').not('#Pronoun').out('array') as string[]).flatMap((a) => words(a)));
   const adverbs = new Set((nlp(text).match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
@@ -552,20 +609,25 @@ export function analyzeQuestion(asked: string): Question {
     alternatives.delete(s);
     const derived = new Set(proper.has(word) ? [] : derivations(word).map(stem));
     derived.delete(s);
+    // Precise class words only: "drink" (ten senses) or "food" would relate too much.
+    const classWords = nouns.has(word) && !proper.has(word) && !typeWords.has(s)
+      ? nounClasses(word).filter((w) => !STOPWORDS.has(w) && senseCount(w) < VAGUE && stem(w) !== s) : [];
+    const classes = new Set(classWords.map(stem));
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
       senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || MAY.has(word) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
       premises: !proper.has(word) && isPremises(word),
       ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
+      ...(classes.size ? { classes, classWords } : {}),
       ...(/^\d+$/.test(word) ? { money: moneyNumbers.has(word) } : {}),
-      // "the Riverside gym": premises a name names; not "French butter", where the name says what kind.
       // "the Riverside gym": the word after a name is what it names; not after a people's name ("French butter").
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) && !isDemonym(after) ? { namedBy: stem(after) } : {}),
     });
   }
   return {
-    text: asked, terms, want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(text))),
+    text: asked, terms: withImpliedObjects(terms, text), want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(text))),
     forChild: asksAboutChild(text),
     lead: want === 'duration' && LEAD_ASKED.test(fold(text)),
+    whereTo: want === 'address' && WHERE_TO.test(fold(text)),
   };
 }

@@ -20,7 +20,8 @@ const CLOSE = 0.55;
 const MARGIN = 0.05;
 /**
  * Or, less close (CLEARLY_CLOSE) but far ahead of the next candidate (CLEAR_MARGIN): the one sentence on the question's
- * subject among look-alikes ("park my car?" / "Free parking in the lot behind the building.", 0.547 against 0.304).
+ * subject among look-alikes ("What number do I ring if I have a toothache at night?" / "Outside office hours, our on-call
+ * dentist answers at …", 0.473 against 0.242).
  * The tuning set's unknowns lead by 0.15 at most, and a look-alike of one of its facts by 0.21 ("a cake for about 30
  * guests?" / "We cater … events for 10 to 200 guests.").
  */

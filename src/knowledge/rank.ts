@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, HOLIDAY, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, holdsPlaceToDo, HOLIDAY, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, deniedStems, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
@@ -68,6 +68,8 @@ interface Candidate {
   passageKinds: { moneyOnly: Set<string>; plainOnly: Set<string> };
   /** Whether the sentence names things by name ("BadgerCare Plus", "Riverside"; not a word that starts it). */
   namesNames: boolean;
+  /** Stems of what the sentence denies (`deniedStems`: "We do not serve alcohol"). */
+  denied: Set<string>;
   /** Whether the sentence or its section is for young people ("Youth programs › Summer camps", "Bring your child…"). */
   young: boolean;
 }
@@ -142,7 +144,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
         names: new Set([...names].map(stem)), headingNames,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
-        young: youngSection || namesYoung(sentence), namesNames: namesIn(sentence).size > 0, ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
+        denied: deniedStems(sentence), young: youngSection || namesYoung(sentence), namesNames: namesIn(sentence).size > 0, ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
       });
     });
   }
@@ -171,7 +173,7 @@ function rangesIn(sentence: string): [number, number][] {
   return [...sentence.matchAll(RANGE)].map((m) => (m[3] ? [1, Number(m[3])] : [Number(m[1]), Number(m[2])]) as [number, number]).filter(([a, b]) => a < b);
 }
 
-function matchOf({ stem, alternatives, derived, incidental, premises, kinds, aliases, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
+function matchOf({ stem, alternatives, derived, incidental, premises, kinds, classes, aliases, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
   const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
@@ -184,6 +186,9 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, ali
   if (/^\d{1,4}$/.test(stem) && !money && c.ranges.some(([a, b]) => a <= Number(stem) && Number(stem) <= b)) return WEIGHT.sentenceAlt;
   if (near(c.s)) return WEIGHT.sentenceDerived;
   if (near(c.own)) return WEIGHT.headingDerived;
+  // "Do you serve beer?": a sentence that denies its class ("We do not serve alcohol") denies it. Not one that gives the
+  // class ("We sell coffee"): that says nothing of an espresso.
+  if (classes && [...classes].some((st) => c.denied.has(st))) return WEIGHT.sentenceDerived;
   if (c.sec.has(stem)) return WEIGHT.section;
   if (alt(c.s)) return WEIGHT.sentenceAlt;
   if (alt(c.own)) return WEIGHT.headingAlt;
@@ -216,11 +221,13 @@ function withSiteNames(terms: QueryTerm[], question: string, cands: Candidate[])
   const capital = new Map<string, number>();
   const plain = new Set<string>();
   for (const c of new Set(cands.map((x) => x.sentence))) {
+    // Not a person's name ("Where do I park?" is no question about "Dr. Helen Park").
+    const people = new Set(personNameWords(c));
     // After a word, not after a table row's dash or semicolon, nor as a label ("— Serves: 8 to 10; Price: $48").
     for (const m of c.matchAll(/(?<=[\w,]\s+)([A-Za-z]+)\b(?!:)/g)) {
       const w = m[1]!;
       const low = w.toLowerCase();
-      if (!asked.has(low)) continue;
+      if (!asked.has(low) || people.has(low)) continue;
       if (/^[A-Z][a-z]+$/.test(w)) capital.set(low, (capital.get(low) ?? 0) + 1);
       else if (w === low) plain.add(low);
     }
@@ -397,6 +404,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     let bm25 = 0;
     // A place the site does not know ("in Seattle?") is answered by the town the business is in, as surely as by a street.
     let strength = !want ? 0 : want === 'person' && holdsType(c.lastHeading, want) ? 1 : !q.want ? Math.min(1, 1.7 * typeStrength(c.sentence, want)) : typeStrength(c.sentence, want);
+    // "Where can I park?": a place on the premises ("in the lot behind the building", "online") as surely as a street.
+    if (q.whereTo) strength = holdsPlaceToDo(c.sentence) ? 1 : 0;
     if (q.lead && want === 'duration' && strength > 0) strength *= !SAYS_LEAD.test(c.sentence) ? LEAD.plain : LIMIT.test(c.sentence) ? 1 : LEAD.noLimit;
     const typed = strength > 0;
     // That contact's own line: the question's other words only say how it serves what it is for ("handles … requests",

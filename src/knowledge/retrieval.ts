@@ -41,8 +41,9 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
   const question = analyzeQuestion(query.slice(0, 1000));
   if (!question.terms.length) return [];
-  // A shop or café asked about is read on the pages about the business's locations too, whatever they call them.
-  const words = [...new Set(question.terms.flatMap((t) => [t.word, ...t.synonymWords, ...(t.premises ? BRANCH : [])]))];
+  // A shop or café asked about is read on the pages about the business's locations too, whatever they call them; a thing
+  // asked about, on those that deny its class ("We do not serve alcohol").
+  const words = [...new Set(question.terms.flatMap((t) => [t.word, ...t.synonymWords, ...(t.classWords ?? []), ...(t.premises ? BRANCH : [])]))];
   const [chunks, counts] = await Promise.all([
     findChunksWithAnyWord(db, agentId, words, CANDIDATES, kindredPrefixes(question.terms)),
     countChunksWithWords(db, agentId, words),

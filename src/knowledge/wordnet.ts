@@ -152,11 +152,53 @@ export function hypernyms(word: string): string[] {
 }
 
 /**
+ * The words of the broader synsets WordNet files the noun `word` under, up to `depth` steps up from its most frequent
+ * sense ("beer" → brew, alcohol; "cappuccino" → coffee, beverage): the classes it is a member of. Cached.
+ */
+export function nounClasses(word: string, depth = 2): string[] {
+  const key = `^${depth}:${word}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const idx = loadIndexes().get('noun')!;
+  const out = new Set<string>();
+  for (const form of baseForms(word.toLowerCase())) {
+    let offset = idx.get(form)?.[0];
+    if (!offset) continue;
+    for (let step = 0; step < depth; step += 1) {
+      offset = readSynset('noun', offset).pointers.find((p) => (p.symbol === '@' || p.symbol === '@i') && p.pos === 'n')?.offset;
+      if (!offset) break;
+      for (const w of readSynset('noun', offset).words) if (!w.includes('_')) out.add(w);
+    }
+    break;
+  }
+  const list = [...out];
+  cache.set(key, list);
+  return list;
+}
+
+/**
  * The words of the definitions of `word`'s `senses` most frequent senses as a noun, verb and adjective
  * ("parking" → "space in which vehicles can be parked", "the act of maneuvering a vehicle into a location where it can be left temporarily"), stop words and all. Cached.
  */
 export function glossWords(word: string, senses = 2): string[] {
   return senseWords('|', word, senses, (synset) => synset.gloss.toLowerCase().split(/[^a-z'-]+/));
+}
+
+/** The words of the definitions of the verb `word`'s `senses` most frequent senses ("park" → "maneuver a vehicle into a parking space", …). Cached. */
+export function verbGlossWords(word: string, senses = 2): string[] {
+  const key = `|v${senses}:${word}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const out = new Set<string>();
+  for (const form of baseForms(word.toLowerCase())) {
+    const offsets = loadIndexes().get('verb')!.get(form);
+    if (!offsets) continue;
+    for (const offset of offsets.slice(0, senses)) for (const w of readSynset('verb', offset).gloss.toLowerCase().split(/[^a-z'-]+/)) if (w) out.add(w);
+    break;
+  }
+  const list = [...out];
+  cache.set(key, list);
+  return list;
 }
 
 /** How many senses WordNet knows for a word as noun, verb and adjective together (0 when unknown): how vague the word is. */

@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, DAYS, namesIn, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, DAYS, deniedStems, namesIn, negatedClauses, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isBaseVerb, isKnownWord, senseCount } from '../knowledge/wordnet.ts';
@@ -15,7 +15,6 @@ import { fold, STOPWORDS, truncate } from './text.ts';
 
 export interface Answer { text: string; urls: string[] }
 
-const NEGATION = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|isn'?t|aren'?t|won'?t)\b|n't\b/i;
 /** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value". */
 // A full stop inside a number ("$5.25") ends nothing.
 const TABLE_ROW = /^[^.!?—:]{1,60} — (?:[^.!?]|\.(?=\d))*:|^[^.!?:]{1,40}: (?:[^.!?]|\.(?=\d))+\.?$/;
@@ -57,6 +56,9 @@ const asks = (q: Question, st: string) => q.terms.some((t) => t.stem === st || t
  */
 function negates(q: Question, sentence: string): boolean {
   const asked = (st: string) => asks(q, st);
+  // A class denied denies its members ("We do not serve alcohol" to "Do you serve beer?").
+  const denied = deniedStems(sentence);
+  if (q.terms.some((t) => [...(t.classes ?? [])].some((st) => denied.has(st)))) return true;
   const named = new Set(q.terms.filter((t) => t.proper).map((t) => t.stem));
   const acts = actsOf(q);
   // "Only" and "except" limit their part of the sentence: "street parking only; the number 4 bus stops in front" does not
@@ -97,11 +99,6 @@ function deniedAct(q: Question, clause: string, acts: QueryTerm[]): boolean {
 function deniesOtherAct(q: Question, sentence: string): boolean {
   const acts = actsOf(q);
   return negatedClauses(sentence).some((clause) => deniedAct(q, clause, acts));
-}
-
-/** The clause after each negation of a sentence, up to the next comma, semicolon or colon. */
-function negatedClauses(sentence: string): string[] {
-  return [...sentence.matchAll(new RegExp(NEGATION.source, 'gi'))].map((m) => sentence.slice(m.index + m[0].length).split(/[,;:]/)[0]!);
 }
 
 /** The precise verbs a question asks about ("share" in "Can I share my punch card?"; not "take", a verb of 44 senses). */
