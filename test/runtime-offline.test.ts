@@ -249,6 +249,15 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Where do I park downtown?', downtown)?.text).toBe('Park in the Capitol Square ramp across the street.');
   });
 
+  it('a question asked without something is answered by what the site says for those without it ("No insurance? Our plan…")', () => {
+    const passages: Passage[] = [
+      { text: 'Fees for patients with insurance depend on your plan.', url: 'https://clinic.test/fees', title: 'Clinic', section: 'Fees for patients without insurance', score: 0.8 },
+      { text: 'Rachel handles billing and insurance questions.', url: 'https://clinic.test/team', title: 'Clinic', section: 'Our team › Rachel Burke, Office Manager', score: 0.8 },
+      { text: 'No insurance? Our in-house plan costs $299 a year for adults and $199 a year for children.', url: 'https://clinic.test/savings-plan', title: 'Clinic', section: 'Savings plan', score: 0.8 },
+    ];
+    expect(composeAnswer("What if I don't have insurance?", passages)?.text).toBe('Our in-house plan costs $299 a year for adults and $199 a year for children.');
+  });
+
   it('what a visitor buys, the business sells', () => {
     const faq: Passage = { text: 'Yes, a jar of sourdough starter is $6 at either counter.', url: 'https://bakery.test/faq', title: 'Bakery', section: 'FAQ › Do you sell your starter?', score: 0.8 };
     const blog: Passage = { text: 'Buy whole beans and grind them just before brewing.', url: 'https://bakery.test/blog/coffee', title: 'Bakery', section: 'Journal › Coffee', score: 0.8 };

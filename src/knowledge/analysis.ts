@@ -361,9 +361,12 @@ export function holdsType(sentence: string, type: AnswerType): boolean {
 
 /**
  * Whether a text is for young people ("Youth programs", "Bring your child for a first visit…"). A question that names
- * no child asks for the general case: the children's price or rule is not its answer.
+ * no child asks for the general case: the children's price or rule is not its answer. A text that names adults too is for
+ * everyone.
  */
 export function namesYoung(text: string): boolean {
+  // "…$299 a year for adults and $199 a year for children" is for everyone.
+  if (/\badults?\b/i.test(text)) return false;
   return words(text).some((w) => w.length > 2 && !STOPWORDS.has(w) && isYoungNoun(w)) || [...text.matchAll(YOUNG_AGES)].some((m) => Number(m[1] ?? m[2]) <= 18);
 }
 

@@ -68,6 +68,8 @@ interface Candidate {
   passageKinds: { moneyOnly: Set<string>; plainOnly: Set<string> };
   /** Whether the sentence names things by name ("BadgerCare Plus", "Riverside"; not a word that starts it). */
   namesNames: boolean;
+  /** The question the passage asks just before the sentence, which the sentence answers ("No insurance?"), or "". */
+  asks: string;
   /** Stems of what the sentence denies (`deniedStems`: "We do not serve alcohol"). */
   denied: Set<string>;
   /** Whether the sentence or its section is for young people ("Youth programs › Summer camps", "Bring your child…"). */
@@ -138,8 +140,10 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
     sentences.forEach((sentence, i) => {
       const window = sentences.slice(Math.max(0, i - 1), i + 2);
       const names = new Set(personNameWords(sentence));
+      // A question the passage asks ("No insurance?", "Broken tooth or bad toothache?") heads the sentence that answers it.
+      const asks = i > 0 && /\?\s*$/.test(sentences[i - 1]!) ? sentences[i - 1]! : '';
       out.push({
-        chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence, names))), own: stems(plainHeading), sec,
+        chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence, names))), own: stems(`${plainHeading} ${withoutPersonNames(asks)}`), sec, asks,
         near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
         names: new Set([...names].map(stem)), headingNames,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
@@ -447,6 +451,16 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "What happens if I don't pick it up?": of two sentences on it, the one about it not happening ("not collected").
   // Not a negation that only says whom the question is for ("for people who cannot eat gluten?").
   const negative = DENIES.test(withoutRelativeClauses(q.text));
+  // "What if I don't have insurance?": most of all a sentence that denies what the question does ("No insurance? Our
+  // in-house plan…", "Fees for patients without insurance"), over one that denies something else.
+  // The heading's denial ("Fees for patients without insurance") holds for a sentence that does not say otherwise itself
+  // ("Fees for patients with insurance depend on your plan").
+  const deniedIn = (text: string) => deniedStems(text.replace(/\bwithout\b/gi, 'not'));
+  const deniesAsked = (c: Candidate) => {
+    const own = deniedIn(`${c.asks} ${c.sentence}`);
+    const heading = deniedIn(c.lastHeading);
+    return q.terms.some((t, j) => topic[j] && (own.has(t.stem) || (heading.has(t.stem) && !c.s.has(t.stem))));
+  };
   const contactFirst = !hasTopic && (reaches(want) || want === 'address');
   // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
   // "What do I need to bring to my first appointment?" is not answered by "Bring your child for a first visit by age one": what
@@ -461,7 +475,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const namesOthers = (sentence: string) => missing.some(Boolean) && [...namesIn(sentence)].some((n) => !asked.has(n));
   const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * (x.special ? 0.8 : 1) * x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
-    + (x.says ? 0.02 : 0) + (negative && DENIES.test(x.c.sentence) ? 0.1 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0);
+    + (x.says ? 0.02 : 0) + (negative && DENIES.test(`${x.c.asks} ${x.c.sentence}`) ? 0.1 : 0) + (negative && deniesAsked(x.c) ? 0.05 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
