@@ -133,6 +133,10 @@ describe('answers grounded in knowledge', () => {
     const eastside: Passage = { text: 'Street parking only; the number 4 bus stops in front of the gym.', url: 'https://gym.test/locations', title: 'Gym', score: 0.8, section: 'Gym › Eastside' };
     expect(composeAnswer('Is there a bus stop at the gym?', [eastside])?.text).not.toMatch(/^No\b/);
     expect(composeAnswer('Is there a parking lot at the gym?', [eastside])?.text).toMatch(/^No, street parking only/);
+    // What it limits is no "No" to itself, where the sentence meets all that is asked.
+    expect(composeAnswer('Is there parking at Eastside?', [eastside])?.text).toMatch(/^Yes, street parking only/);
+    const cash: Passage = { text: 'At the market stall we accept only cash.', url: 'https://bakery.test/market', title: 'Bakery', score: 0.8, section: 'Bakery › Market' };
+    expect(composeAnswer('Do you accept cash at the market stall?', [cash])?.text).toMatch(/^Yes, at the market stall we accept only cash/);
     // Nor is a negation's own word a word of the question ("alone" has "only" among its synonyms): "only" is a stop word.
     const parties: Passage = { text: 'Parties are held on Saturdays at Riverside only.', url: 'https://gym.test/parties', title: 'Cedar Climbing', score: 0.8, section: 'Climbing › Parties' };
     expect(composeAnswer('Can I climb alone?', [parties])).toBeNull();

@@ -48,13 +48,16 @@ function lowerFirst(q: Question, sentence: string): string {
 /** Whether a stem is a word of the question: itself, a synonym or a word derived from it. */
 const asks = (q: Question, st: string) => q.terms.some((t) => t.stem === st || t.alternatives.has(st) || t.derived.has(st));
 
+/** The score from which a sentence meets about all a question asks: its "only" limits nothing asked. */
+const SURE_ONLY = 0.9;
+
 /**
  * Whether the sentence denies what was asked: a negation whose clause (up to the next comma or
  * semicolon) holds a word of the question ("we do not take personal checks"), not one about
  * something else ("cancelling late, or not showing up, costs $50"), about other names, or of another act; or "only"
  * or "except" limiting a part of it that does.
  */
-function negates(q: Question, sentence: string): boolean {
+function negates(q: Question, sentence: string, score: number): boolean {
   const asked = (st: string) => asks(q, st);
   // A class denied denies its members ("We do not serve alcohol" to "Do you serve beer?").
   const denied = deniedStems(sentence);
@@ -65,7 +68,9 @@ function negates(q: Question, sentence: string): boolean {
   // deny a bus stop.
   // What they limit is what follows them ("you pay only your share"), or what comes before an "only" that ends its part
   // ("street parking only"); not a compound's first word ("a bouldering-only gym with … a fitness area").
-  for (const part of sentence.split(/;/)) {
+  // And only what is asked besides: where the sentence (with its heading) meets all the question asks, it says yes to it
+  // ("Is there parking at Old Port?": "Street parking only"; "Can I pay with cash?": "We accept only cash").
+  for (const part of score >= SURE_ONLY ? [] : sentence.split(/;/)) {
     for (const m of part.matchAll(/(?<![\w-])(only|except)\b/gi)) {
       const after = part.slice(m.index + m[0].length);
       const limited = m[1]!.toLowerCase() === 'only' && !/\w/.test(after) ? part.slice(0, m.index) : after;
@@ -130,7 +135,7 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   // What is said for the young only ("We do not whiten teeth for patients under 16") is no answer for everyone: neither yes nor no.
   if (namesYoung(sentence) && !q.forChild) return sentence;
   const asksOpen = /\bopen\b/i.test(q.text);
-  if (negates(q, sentence) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence)}`;
+  if (negates(q, sentence, score) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence)}`;
   // A negation of another act ("We do not refund punch cards", to "Can I share my punch card?") is no "Yes" either.
   if (deniesOtherAct(q, sentence)) return sentence;
   // "Can I climb without a membership?": a sentence that denies nothing ("Memberships work at both locations") is no "Yes".
