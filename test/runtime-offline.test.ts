@@ -262,6 +262,17 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer("What if I don't have insurance?", passages)?.text).toBe('Our in-house plan costs $299 a year for adults and $199 a year for children.');
   });
 
+  it('a role with an accent is a role ("Café Manager"); a count is no phone number, and a customer\'s quote comes after the business\'s word', () => {
+    const team: Passage = { text: 'Priya runs the Back Cove café.', url: 'https://bakery.test/team', title: 'Bakery', section: 'Our people › Priya Shah, Café Manager', score: 0.8 };
+    expect(composeAnswer('Who runs the Back Cove café?', [team])?.text).toBe('Priya Shah, Café Manager: Priya runs the Back Cove café.');
+    const catering: Passage[] = [
+      { text: 'Catering: catering@bakery.example or (207) 555-0148.', url: 'https://bakery.test/contact', title: 'Bakery', section: 'Contact', score: 0.8 },
+      { text: '"They catered our 60-person retreat and it came to about $900." — Greg, Saco', url: 'https://bakery.test/reviews', title: 'Bakery', section: 'Kind words', score: 0.8 },
+      { text: 'We cater office breakfasts, working lunches and events for 10 to 200 guests.', url: 'https://bakery.test/catering', title: 'Bakery', section: 'Catering', score: 0.8 },
+    ];
+    expect(composeAnswer('How many people can you cater for?', catering)?.text).toBe('We cater office breakfasts, working lunches and events for 10 to 200 guests.');
+  });
+
   it('what a visitor buys, the business sells', () => {
     const faq: Passage = { text: 'Yes, a jar of sourdough starter is $6 at either counter.', url: 'https://bakery.test/faq', title: 'Bakery', section: 'FAQ › Do you sell your starter?', score: 0.8 };
     const blog: Passage = { text: 'Buy whole beans and grind them just before brewing.', url: 'https://bakery.test/blog/coffee', title: 'Bakery', section: 'Journal › Coffee', score: 0.8 };

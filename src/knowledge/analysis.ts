@@ -225,7 +225,8 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   email: (s) => EMAIL.test(s),
   contact: (s) => PHONE.test(s) || EMAIL.test(s),
   // "How many patients do you have?" is not answered by "New patient exam: $149": a count is no price.
-  number: (s) => /\d/.test(s.replace(MONEY, '')),
+  // Nor is a phone number or a time of day ("Catering: … (207) 555-0148" to "How many people can you cater for?").
+  number: (s) => /\d/.test(s.replace(MONEY, '').replace(new RegExp(PHONE.source, 'g'), '').replace(new RegExp(CLOCK.source, 'gi'), '')),
 };
 
 /**
@@ -341,7 +342,8 @@ export function typeStrength(sentence: string, type: AnswerType): number {
 
 /** "Priya Nair, Youth Programs Director": a name compromise may not know, then a role WordNet files under people. */
 function namedWithRole(text: string): boolean {
-  const m = /^\s*[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){1,2},\s+([A-Za-z -]{3,60})$/.exec(text);
+  // A role may have accents ("Café Manager"), as a name may ("José Núñez").
+  const m = /^\s*\p{Lu}[\p{Ll}'’-]+(?:\s+\p{Lu}[\p{Ll}'’-]+){1,2},\s+([\p{L} -]{3,60})$/u.exec(text);
   const role = m?.[1]?.trim().split(/\s+/).at(-1);
   return !!role && isPersonNoun(role.toLowerCase());
 }

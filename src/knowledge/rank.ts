@@ -433,6 +433,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // about ("What does a pastel de nata cost in Lisbon?").
     const namesIt = q.terms.some((t, j) => t.proper && matches[i]![j]! >= WEIGHT.heading);
     if (POST.test(c.chunk.url)) score *= want && typed && !namesIt ? 0.8 : 0.9;
+    // So does a customer's quoted word ("They catered our 60-person retreat…" — Greg): a testimonial, not the business's own.
+    else if (/^\s*["“]/.test(c.sentence)) score *= 0.9;
     // A sentence that asks ("No insurance?", "Broken tooth or bad toothache?") answers nothing itself: what follows it does.
     if (/\?\s*$/.test(c.sentence)) score *= 0.5;
     // A way to do something is often said without a word that marks it ("We accept cash and all major cards"): it is
