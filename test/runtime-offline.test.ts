@@ -273,6 +273,18 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('How many people can you cater for?', catering)?.text).toBe('We cater office breakfasts, working lunches and events for 10 to 200 guests.');
   });
 
+  it('"How early should I arrive?" asks how long before; "What time do you open?", with no subject, the hours page\'s times', () => {
+    const clinic: Passage[] = [
+      { text: 'Please bring a photo ID and your insurance card.', url: 'https://clinic.test/new-patients', title: 'Clinic', section: 'New patients', score: 0.8 },
+      { text: 'Fill in the health history form online before your visit, and arrive 15 minutes early.', url: 'https://clinic.test/new-patients', title: 'Clinic', section: 'New patients', score: 0.8 },
+      { text: 'Broken tooth? Call before 10 am and we will see you the same day.', url: 'https://clinic.test/emergencies', title: 'Clinic', section: 'Emergencies', score: 0.8 },
+      { text: 'The West office is open on Saturday mornings. We are closed on Sundays.', url: 'https://clinic.test/faq', title: 'Clinic', section: 'FAQ', score: 0.8 },
+      { text: 'Monday to Thursday — Downtown: 7:30 am – 6 pm; West: 8 am – 5 pm\nSunday — Downtown: Closed; West: Closed', url: 'https://clinic.test/hours', title: 'Clinic', section: 'Office hours', score: 0.8 },
+    ];
+    expect(composeAnswer('How early should I arrive?', clinic)?.text).toBe('Fill in the health history form online before your visit, and arrive 15 minutes early.');
+    expect(composeAnswer('What time do you open?', clinic)?.text).toMatch(/^Monday to Thursday — Downtown: 7:30 am – 6 pm/);
+  });
+
   it('what a visitor buys, the business sells', () => {
     const faq: Passage = { text: 'Yes, a jar of sourdough starter is $6 at either counter.', url: 'https://bakery.test/faq', title: 'Bakery', section: 'FAQ › Do you sell your starter?', score: 0.8 };
     const blog: Passage = { text: 'Buy whole beans and grind them just before brewing.', url: 'https://bakery.test/blog/coffee', title: 'Bakery', section: 'Journal › Coffee', score: 0.8 };

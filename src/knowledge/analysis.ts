@@ -136,7 +136,8 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
 /** The kind of answer a question wants, from its wording (folded); null for none in particular. */
 export function answerType(question: string): AnswerType | null {
   const q = fold(question);
-  if (/\bhow (long|fast|quickly|soon|far (ahead|out|in advance))\b|\bhow much (notice|warning|time|advance|lead time)\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
+  // "How early should I arrive?": how long before ("arrive 15 minutes early"), not a time of day.
+  if (ARRIVE_EARLY.test(q) || /\bhow (long|fast|quickly|soon|far (ahead|out|in advance))\b|\bhow much (notice|warning|time|advance|lead time)\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
   // "How often should I get a cleaning?": "every six months", "twice a year", "weekly".
   if (/\bhow (often|frequently)\b|\bhow many times (a|an|per|each|every)\b/.test(q)) return 'frequency';
   // "How do I reach catering?", "Who do I contact about an order?": a phone number or an email address, whichever the site gives.
@@ -176,9 +177,10 @@ export function answerType(question: string): AnswerType | null {
 
 /** Where to do something ("where can I park", "where do I leave my bike"), not where to find or reach the business. */
 const WHERE_TO = /\bwhere (can|could|do|should|may|would|must) (i|we|you|my|our|\w+) (?!(find|get|go|come|reach|visit|locate|be|see|meet)\b)[a-z]+/;
+const ARRIVE_EARLY = /\bhow (early|soon|long before) (should|do|must|can|would|could) (i|we|you|they) (arrive|come|get (there|here|in)|be there|show up)\b/;
 const LEAD_ASKED = /\bhow far (ahead|out|in advance)\b|\bhow much (notice|warning|advance|lead time)\b|\bhow (long|many \w+) (ahead|in advance|before(hand)?)\b/;
 /** A duration said as a lead before something ("two weeks in advance", "72 hours before", "30 days' notice", "up to three months ahead"). */
-export const SAYS_LEAD = /\b(ahead|advance|notice|before|beforehand|prior)\b/i;
+export const SAYS_LEAD = /\b(ahead|advance|notice|before|beforehand|prior|early)\b/i;
 /** A holiday, a day out of the week's run ("Christmas", "Labor Day", "on holidays"). */
 export const HOLIDAY = /\b(holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day)\b/i;
 /** A day out of the week's run, or one said from today ("today", "tomorrow"). */
@@ -632,7 +634,7 @@ export function analyzeQuestion(asked: string): Question {
   return {
     text: asked, terms: withImpliedObjects(terms, text), want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(text))),
     forChild: asksAboutChild(text),
-    lead: want === 'duration' && LEAD_ASKED.test(fold(text)),
+    lead: want === 'duration' && (LEAD_ASKED.test(fold(text)) || ARRIVE_EARLY.test(fold(text))),
     whereTo: want === 'address' && WHERE_TO.test(fold(text)),
   };
 }

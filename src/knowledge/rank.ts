@@ -82,6 +82,7 @@ const vagueness = (senses: number) => (senses >= 12 ? 0.6 : senses >= 8 ? 0.8 : 
 /** WordNet senses from which a word is too vague to be what a question is about ("take": 44, "come": 22, "offer": 16; "deliver": 12 still is). */
 export const VAGUE_VERB = 16;
 const CONTACT = /\bcontact/i;
+const HOURS = /\bhours\b|\bopening\b/i;
 /** A sentence that opens with the case it is for ("For membership questions, …", "If you are a member, …"). */
 const QUALIFIED = /^(for|if|outside|during|after|before|when|in case of)\b[^,]{0,60},/i;
 /** A negation, in a question ("if I don't come") or a sentence ("orders not collected"). */
@@ -464,6 +465,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     return q.terms.some((t, j) => topic[j] && (own.has(t.stem) || (heading.has(t.stem) && !c.s.has(t.stem))));
   };
   const contactFirst = !hasTopic && (reaches(want) || want === 'address');
+  // "What time do you open?": likewise the hours page's times, not "Call before 10 am and we will see you the same day".
+  const hoursFirst = !hasTopic && want === 'time';
   // Nor a contact given for one purpose only ("For membership questions, write to …", "Outside office hours, …") over the general one.
   // "What do I need to bring to my first appointment?" is not answered by "Bring your child for a first visit by age one": what
   // is said for children comes after what is said for everyone, unless the question is about a child. Its order only, not its
@@ -476,7 +479,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const asked = new Set(q.terms.filter((t) => t.proper).map((t) => t.word));
   const namesOthers = (sentence: string) => missing.some(Boolean) && [...namesIn(sentence)].some((n) => !asked.has(n));
   const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * (x.special ? 0.8 : 1) * x.score + (0.1 * x.bm25) / maxBm25
-    + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
+    + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0)
+    + (hoursFirst && HOURS.test(`${x.c.chunk.url} ${x.c.chunk.section ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
     + (x.says ? 0.02 : 0) + (negative && DENIES.test(`${x.c.asks} ${x.c.sentence}`) ? 0.1 : 0) + (negative && deniesAsked(x.c) ? 0.05 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
