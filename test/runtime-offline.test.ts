@@ -285,6 +285,19 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('What time do you open?', clinic)?.text).toMatch(/^Monday to Thursday — Downtown: 7:30 am – 6 pm/);
   });
 
+  it('the young asked about by any name are met by what is said for the young ("babies" / "children", "teenagers" / "ages 10 to 17")', () => {
+    const clinic: Passage[] = [
+      { text: 'Call before 10 am and we will see you the same day.', url: 'https://clinic.test/emergencies', title: 'Clinic', section: 'Emergencies', score: 0.8 },
+      { text: 'Dr. Sam Ruiz, our pediatric dentist, sees children from their first birthday to age 16.', url: 'https://clinic.test/children', title: 'Clinic', section: "Children's dentistry", score: 0.8 },
+    ];
+    expect(composeAnswer('Do you see babies?', clinic)?.text).toMatch(/sees children from their first birthday/);
+    const gym: Passage[] = [
+      { text: 'We host team-building events for groups of 10 to 40 people.', url: 'https://gym.test/corporate', title: 'Gym', section: 'Team building', score: 0.8 },
+      { text: 'For ages 10 to 17. Practice is on Tuesdays and Thursdays.', url: 'https://gym.test/youth', title: 'Gym', section: 'Youth programs › Youth Climbing Team', score: 0.8 },
+    ];
+    expect(composeAnswer('Do you have a climbing team for teenagers?', gym)?.text).toMatch(/For ages 10 to 17/);
+  });
+
   it('what a visitor buys, the business sells', () => {
     const faq: Passage = { text: 'Yes, a jar of sourdough starter is $6 at either counter.', url: 'https://bakery.test/faq', title: 'Bakery', section: 'FAQ › Do you sell your starter?', score: 0.8 };
     const blog: Passage = { text: 'Buy whole beans and grind them just before brewing.', url: 'https://bakery.test/blog/coffee', title: 'Bakery', section: 'Journal › Coffee', score: 0.8 };

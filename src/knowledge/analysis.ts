@@ -43,6 +43,8 @@ export interface QueryTerm {
    * class denies it ("We do not serve alcohol"), where one that gives the class says nothing of this member.
    */
   classes?: Set<string>;
+  /** A word for young people or someone's child ("babies", "teenagers", "kids"): met by what is said for the young. */
+  young?: boolean;
   /** Those classes as words, for the database's own stemming. */
   classWords?: string[];
   /** WordNet kinds whose members meet this verb's object ("eat" → anything filed under food: "the baguette"). */
@@ -626,6 +628,7 @@ export function analyzeQuestion(asked: string): Question {
       premises: !proper.has(word) && isPremises(word),
       ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
       ...(classes.size ? { classes, classWords } : {}),
+      ...(!proper.has(word) && word.length > 2 && isChildNoun(word) ? { young: true } : {}),
       ...(/^\d+$/.test(word) ? { money: moneyNumbers.has(word) } : {}),
       // "the Riverside gym": the word after a name is what it names; not after a people's name ("French butter").
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) && !isDemonym(after) ? { namedBy: stem(after) } : {}),

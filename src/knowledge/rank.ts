@@ -74,6 +74,8 @@ interface Candidate {
   denied: Set<string>;
   /** Whether the sentence or its section is for young people ("Youth programs › Summer camps", "Bring your child…"). */
   young: boolean;
+  /** Whether the sentence itself is ("Dr. Ruiz sees children from age one", "For ages 10 to 17"). */
+  youngSentence: boolean;
 }
 
 /** A word with many senses ("take": 44, "use": 13) says less of what is asked than a precise one ("refund": 3). */
@@ -149,7 +151,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
         names: new Set([...names].map(stem)), headingNames,
         defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
-        denied: deniedStems(sentence), young: youngSection || namesYoung(sentence), namesNames: namesIn(sentence).size > 0, ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
+        denied: deniedStems(sentence), young: youngSection || namesYoung(sentence), youngSentence: namesYoung(sentence), namesNames: namesIn(sentence).size > 0, ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
       });
     });
   }
@@ -178,7 +180,7 @@ function rangesIn(sentence: string): [number, number][] {
   return [...sentence.matchAll(RANGE)].map((m) => (m[3] ? [1, Number(m[3])] : [Number(m[1]), Number(m[2])]) as [number, number]).filter(([a, b]) => a < b);
 }
 
-function matchOf({ stem, alternatives, derived, incidental, premises, kinds, classes, aliases, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
+function matchOf({ stem, alternatives, derived, incidental, premises, kinds, classes, young, aliases, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
   const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
@@ -197,6 +199,10 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, cla
   if (c.sec.has(stem)) return WEIGHT.section;
   if (alt(c.s)) return WEIGHT.sentenceAlt;
   if (alt(c.own)) return WEIGHT.headingAlt;
+  // "Do you see babies?", "a team for teenagers?": the young are what a sentence for them names, however it calls them
+  // ("children", "kids", "ages 10 to 17"), or its section ("Youth programs").
+  if (young && c.youngSentence) return WEIGHT.sentenceAlt;
+  if (young && c.young) return WEIGHT.sectionAlt;
   if (kinds && words(c.sentence).some((w) => w.length > 2 && !STOPWORDS.has(w) && isKindOf(w, kinds))) return WEIGHT.sentenceAlt;
   // A name the sentence before or after gives is what it goes on about ("…with Invisalign clear aligners. Treatment …
   // starts at $4,800."): more surely than a common word there.
