@@ -227,6 +227,15 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer('Do you serve cider?', drinks)).toBeNull();
     // A class given says nothing of a member: selling coffee is no "yes" to an espresso.
     expect(composeAnswer('Do you sell espresso?', drinks)).toBeNull();
+    // Classes of things only: a teenager is a person, and "personal" no denial of one; a night is a period, and "no waiting
+    // period" no denial of one.
+    const clinic: Passage[] = [
+      { text: 'We do not take personal checks.', url: 'https://clinic.test/payment', title: 'Clinic', section: 'Payment', score: 0.8 },
+      { text: 'The plan starts the day you sign up; there is no waiting period.', url: 'https://clinic.test/plan', title: 'Clinic', section: 'Savings plan', score: 0.8 },
+      { text: 'We do not whiten teeth for patients under 16.', url: 'https://clinic.test/whitening', title: 'Clinic', section: 'Whitening', score: 0.8 },
+    ];
+    expect(composeAnswer('Do you do whitening for teenagers?', clinic)?.text).toBe('No, we do not whiten teeth for patients under 16.');
+    expect(composeAnswer('Can I book at night?', clinic)).toBeNull();
   });
 
   it('where to do something is answered by a place on the premises rather than the street address', () => {
@@ -296,6 +305,16 @@ describe('answers grounded in knowledge', () => {
       { text: 'For ages 10 to 17. Practice is on Tuesdays and Thursdays.', url: 'https://gym.test/youth', title: 'Gym', section: 'Youth programs › Youth Climbing Team', score: 0.8 },
     ];
     expect(composeAnswer('Do you have a climbing team for teenagers?', gym)?.text).toMatch(/For ages 10 to 17/);
+  });
+
+  it('"pick up" is a site\'s pickup, and what is not picked up is what is not collected', () => {
+    const bakery: Passage[] = [
+      { text: 'Pre-orders are ready from 8 am at the café you chose when ordering. Orders that are not collected by closing time are donated to a local food pantry.', url: 'https://bakery.test/policies/pickup', title: 'Pickup', section: 'Pre-order pickup', score: 0.8 },
+      { text: 'Order custom cakes at least 72 hours before you need them.', url: 'https://bakery.test/cakes', title: 'Cakes', section: 'Custom cakes', score: 0.8 },
+      { text: 'Vegan choices: the country sourdough, the baguette and the morning glory muffin.', url: 'https://bakery.test/allergens', title: 'Allergens', section: 'Allergens', score: 0.8 },
+    ];
+    expect(composeAnswer('When can I pick up my order?', bakery)?.text).toBe('Pre-orders are ready from 8 am at the café you chose when ordering.');
+    expect(composeAnswer("What if I don't pick it up?", bakery)?.text).toBe('Orders that are not collected by closing time are donated to a local food pantry.');
   });
 
   it('what a visitor buys, the business sells', () => {

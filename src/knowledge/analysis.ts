@@ -99,12 +99,16 @@ const DOMAIN_SYNONYMS = [
   ['discount', 'off', 'reduction'],
   // What a visitor buys, the business sells ("Where can I buy a starter?": "Do you sell your starter?").
   ['buy', 'purchase', 'sell'],
+  // What a visitor picks up, the business has collected ("Orders that are not collected by closing time…").
+  ['pickup', 'collect'],
 ];
 
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
 const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(get|have|want) (my|our|the) money back\b|\bmoney back\b/gi, 'refund'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "When can I pick up my order?", "…pick it up": a site's "Pickup" page ("Pre-orders are ready from 8 am").
+  [/\bpick(s|ing|ed)?\s+(?:(?:it|them)\s+)?up\b/gi, 'pickup'],
   // "I'm not a member", "we are not residents": who says so is a non-member, as a site puts it ("Non-members pay $15").
   [/\b(i'?m|i am|we'?re|we are|they'?re|they are|he'?s|she'?s|(?:he|she) is) not (?:an? )?([a-z]+)\b/gi, 'non-$2'],
   // "the smallest order you take", "the largest group": a site states its limits as a minimum or maximum.
@@ -620,7 +624,7 @@ export function analyzeQuestion(asked: string): Question {
     derived.delete(s);
     // Precise class words only: "drink" (ten senses) or "food" would relate too much.
     const classWords = nouns.has(word) && !proper.has(word) && !typeWords.has(s)
-      ? nounClasses(word).filter((w) => !STOPWORDS.has(w) && senseCount(w) < VAGUE && stem(w) !== s) : [];
+      ? nounClasses(word, 2, true).filter((w) => !STOPWORDS.has(w) && senseCount(w) < VAGUE && stem(w) !== s) : [];
     const classes = new Set(classWords.map(stem));
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),

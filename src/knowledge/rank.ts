@@ -468,7 +468,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const deniesAsked = (c: Candidate) => {
     const own = deniedIn(`${c.asks} ${c.sentence}`);
     const heading = deniedIn(c.lastHeading);
-    return q.terms.some((t, j) => topic[j] && (own.has(t.stem) || (heading.has(t.stem) && !c.s.has(t.stem))));
+    const said = (t: QueryTerm, set: Set<string>) => set.has(t.stem) || [...t.derived, ...t.alternatives].some((a) => set.has(a));
+    return q.terms.some((t, j) => topic[j] && (said(t, own) || (said(t, heading) && !c.s.has(t.stem))));
   };
   const contactFirst = !hasTopic && (reaches(want) || want === 'address');
   // "What time do you open?": likewise the hours page's times, not "Call before 10 am and we will see you the same day".

@@ -151,12 +151,16 @@ export function hypernyms(word: string): string[] {
   return senseWords('@', word, 1, (synset) => synset.pointers.filter((p) => p.symbol === '@' && p.pos === 'v').flatMap((p) => readSynset('verb', p.offset).words));
 }
 
+/** WordNet's lexicographer files of tangible things: artifacts (6), animals (5), foods (13), plants (20), substances (27). */
+const THINGS = new Set([5, 6, 13, 20, 27]);
+
 /**
  * The words of the broader synsets WordNet files the noun `word` under, up to `depth` steps up from its most frequent
- * sense ("beer" → brew, alcohol; "cappuccino" → coffee, beverage): the classes it is a member of. Cached.
+ * sense ("beer" → brew, alcohol; "cappuccino" → coffee, beverage): the classes it is a member of; with `thingsOnly`, only
+ * classes of tangible things (THINGS: not "person" for a teenager, nor "period" for a night). Cached.
  */
-export function nounClasses(word: string, depth = 2): string[] {
-  const key = `^${depth}:${word}`;
+export function nounClasses(word: string, depth = 2, thingsOnly = false): string[] {
+  const key = `^${depth}${thingsOnly ? 't' : ''}:${word}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const idx = loadIndexes().get('noun')!;
@@ -167,7 +171,9 @@ export function nounClasses(word: string, depth = 2): string[] {
     for (let step = 0; step < depth; step += 1) {
       offset = readSynset('noun', offset).pointers.find((p) => (p.symbol === '@' || p.symbol === '@i') && p.pos === 'n')?.offset;
       if (!offset) break;
-      for (const w of readSynset('noun', offset).words) if (!w.includes('_')) out.add(w);
+      const synset = readSynset('noun', offset);
+      if (thingsOnly && !THINGS.has(synset.lexFile)) break;
+      for (const w of synset.words) if (!w.includes('_')) out.add(w);
     }
     break;
   }
