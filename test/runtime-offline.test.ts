@@ -317,6 +317,14 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer("What if I don't pick it up?", bakery)?.text).toBe('Orders that are not collected by closing time are donated to a local food pantry.');
   });
 
+  it('"…, is that a problem?" asks whether what was said is allowed, and is about nothing of its own ("boulder problems")', () => {
+    const gym: Passage[] = [
+      { text: 'Over 200 boulder problems and 90 rope routes.', url: 'https://gym.test/', title: 'Gym', section: 'Why climb here', score: 0.8 },
+      { text: 'No, you do not need any experience. Take the intro class or climb on your own.', url: 'https://gym.test/faq', title: 'Gym', section: 'FAQ › Do I need climbing experience?', score: 0.8 },
+    ];
+    expect(composeAnswer("I've never climbed before, is that a problem?", gym)?.text).toBe('You do not need any experience.');
+  });
+
   it('what a visitor buys, the business sells', () => {
     const faq: Passage = { text: 'Yes, a jar of sourdough starter is $6 at either counter.', url: 'https://bakery.test/faq', title: 'Bakery', section: 'FAQ › Do you sell your starter?', score: 0.8 };
     const blog: Passage = { text: 'Buy whole beans and grind them just before brewing.', url: 'https://bakery.test/blog/coffee', title: 'Bakery', section: 'Journal › Coffee', score: 0.8 };

@@ -107,6 +107,8 @@ const DOMAIN_SYNONYMS = [
 const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(get|have|want) (my|our|the) money back\b|\bmoney back\b/gi, 'refund'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "…, is that a problem?", "is that OK?": asks whether what was said is allowed, and names nothing of its own.
+  [/\b(is|would|will) (that|this|it) (be )?(a problem|an issue|ok|okay|alright|all right|fine)\b/gi, ''],
   // "When can I pick up my order?", "…pick it up": a site's "Pickup" page ("Pre-orders are ready from 8 am").
   [/\bpick(s|ing|ed)?\s+(?:(?:it|them)\s+)?up\b/gi, 'pickup'],
   // "I'm not a member", "we are not residents": who says so is a non-member, as a site puts it ("Non-members pay $15").
