@@ -325,6 +325,18 @@ describe('answers grounded in knowledge', () => {
     expect(composeAnswer("I've never climbed before, is that a problem?", gym)?.text).toBe('You do not need any experience.');
   });
 
+  it('a heading\'s title-case role is defined as its words are ("Catering Manager": catering is "providing food and services")', () => {
+    const bakery: Passage[] = [
+      { text: 'Luis plans office orders and events from first call to delivery.', url: 'https://bakery.test/team', title: 'Bakery', section: 'Our people › Luis Ortega, Catering Manager', score: 0.8 },
+      { text: 'Marcus makes our laminated pastries and designs the custom cakes.', url: 'https://bakery.test/team', title: 'Bakery', section: 'Our people › Marcus Bell, Pastry Chef', score: 0.8 },
+      { text: 'Catering for offices and events', url: 'https://bakery.test/', title: 'Bakery', section: 'What we make', score: 0.8 },
+      ...['Both cafés are closed on Thanksgiving.', 'Our wheat is grown in Aroostook County.', 'Oat milk is 75 cents extra.', 'Free parking behind the building.', 'Dogs are welcome on the patio.', 'A class costs $85.',
+        'Orders not collected are donated to a local food pantry.', 'Email hello@bakery.example; we reply within two days.']
+        .map((text) => ({ text, url: 'https://bakery.test/more', title: 'Bakery', section: 'More', score: 0.8 })),
+    ];
+    expect(composeAnswer('Who should I talk to about food for a company event?', bakery)?.text).toBe('Luis Ortega, Catering Manager: Luis plans office orders and events from first call to delivery.');
+  });
+
   it('what a visitor buys, the business sells', () => {
     const faq: Passage = { text: 'Yes, a jar of sourdough starter is $6 at either counter.', url: 'https://bakery.test/faq', title: 'Bakery', section: 'FAQ › Do you sell your starter?', score: 0.8 };
     const blog: Passage = { text: 'Buy whole beans and grind them just before brewing.', url: 'https://bakery.test/blog/coffee', title: 'Bakery', section: 'Journal › Coffee', score: 0.8 };

@@ -149,7 +149,7 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
         chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence, names))), own: stems(`${plainHeading} ${withoutPersonNames(asks)}`), sec, asks,
         near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
         names: new Set([...names].map(stem)), headingNames,
-        defined: new Set([...definedBy(sentence), ...definedBy(lastHeading)]),
+        defined: new Set([...definedBy(sentence), ...definedBy(plainHeading.toLowerCase())]),
         namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
         denied: deniedStems(sentence), young: youngSection || namesYoung(sentence), youngSentence: namesYoung(sentence), namesNames: namesIn(sentence).size > 0, ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
       });
