@@ -203,6 +203,8 @@ describe('ranking sentences', () => {
       { text: 'We text you a reminder one day before your visit. You can book up to eight weeks ahead.', url: '/booking', title: 'Salon', section: 'Book an appointment' },
       { text: 'Please give us at least 24 hours\' notice to cancel an appointment.', url: '/policies', title: 'Salon', section: 'Cancellations' },
     ];
+    // An idiom of price: "set me back" is what it costs.
+    expect(analyzeQuestion('What would a latte set me back?').want).toBe('price');
     expect(analyzeQuestion('Where can I park?').whereTo).toBe(true);
     expect(analyzeQuestion('Where are you located?').whereTo).toBe(false);
     expect(analyzeQuestion('Where can I find you?').whereTo).toBe(false);

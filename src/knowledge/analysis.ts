@@ -106,6 +106,8 @@ const DOMAIN_SYNONYMS = [
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
 const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(get|have|want) (my|our|the) money back\b|\bmoney back\b/gi, 'refund'],
+  // "What would a latte set me back?": what it costs.
+  [/\bset(s|ting)? (me|us|you|him|her|them) back\b/gi, 'cost'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
   // "…, is that a problem?", "is that OK?": asks whether what was said is allowed, and names nothing of its own.
   [/\b(is|would|will) (that|this|it) (be )?(a problem|an issue|ok|okay|alright|all right|fine)\b/gi, ''],
