@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { languageOfText } from '../runtime/phrases.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, verbGlossWords, senseCount, synonyms } from './wordnet.ts';
+import { derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -43,10 +43,10 @@ export interface QueryTerm {
    * class denies it ("We do not serve alcohol"), where one that gives the class says nothing of this member.
    */
   classes?: Set<string>;
-  /** A word for young people or someone's child ("babies", "teenagers", "kids"): met by what is said for the young. */
-  young?: boolean;
   /** Those classes as words, for the database's own stemming. */
   classWords?: string[];
+  /** A word for young people or someone's child ("babies", "teenagers", "kids"): met by what is said for the young. */
+  young?: boolean;
   /** WordNet kinds whose members meet this verb's object ("eat" → anything filed under food: "the baguette"). */
   kinds?: Set<string>;
   /**
@@ -494,13 +494,14 @@ export function definedBy(text: string): Set<string> {
   return out;
 }
 
+const DETERMINER = /^(a|an|the|my|our|your|his|her|their|this|that|these|those)$/;
+
 /**
  * The terms with the object a verb's definition implies made incidental: "Where can I park my car?" says no more than
  * "Where can I park?", for to park is to "maneuver a vehicle into a parking space" and a car is a vehicle (WordNet, four
  * steps up at most). A site says "Free parking behind the building", never the car. Only the noun right after the verb
  * (a determiner or "my" between), and only the verb's own definitions.
  */
-const DETERMINER = /^(a|an|the|my|our|your|his|her|their|this|that|these|those)$/;
 function withImpliedObjects(terms: QueryTerm[], text: string): QueryTerm[] {
   const verbs = new Set((nlp(text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v)));
   const order = words(text);

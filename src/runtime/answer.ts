@@ -54,8 +54,9 @@ const SURE_ONLY = 0.9;
 /**
  * Whether the sentence denies what was asked: a negation whose clause (up to the next comma or
  * semicolon) holds a word of the question ("we do not take personal checks"), not one about
- * something else ("cancelling late, or not showing up, costs $50"), about other names, or of another act; or "only"
- * or "except" limiting a part of it that does.
+ * something else ("cancelling late, or not showing up, costs $50"), about other names, or of another act; a class of a
+ * thing asked about, denied ("We do not serve alcohol", to "Do you serve beer?"); or "only" or "except" limiting a part
+ * of it that does, unless the sentence meets all the question asks (`score`, SURE_ONLY).
  */
 function negates(q: Question, sentence: string, score: number): boolean {
   const asked = (st: string) => asks(q, st);
