@@ -494,6 +494,11 @@ export function definedBy(text: string): Set<string> {
   return out;
 }
 
+/** The words of a text's main verbs, as compromise tags them: not auxiliaries, copulas or modals ("park" in "Where can I park?"). */
+export function verbsOf(text: string): Set<string> {
+  return new Set((nlp(text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v)));
+}
+
 const DETERMINER = /^(a|an|the|my|our|your|his|her|their|this|that|these|those)$/;
 
 /**
@@ -503,7 +508,7 @@ const DETERMINER = /^(a|an|the|my|our|your|his|her|their|this|that|these|those)$
  * (a determiner or "my" between), and only the verb's own definitions.
  */
 function withImpliedObjects(terms: QueryTerm[], text: string): QueryTerm[] {
-  const verbs = new Set((nlp(text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v)));
+  const verbs = verbsOf(text);
   const order = words(text);
   return terms.map((t) => {
     if (t.incidental || t.proper || t.typeWord) return t;

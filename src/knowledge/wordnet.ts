@@ -105,14 +105,14 @@ function baseForms(word: string): string[] {
  * verb and adjective (WordNet orders senses by frequency in its tagged corpus), under the first
  * of its base forms that yields any; single words only, the word itself left out. Cached.
  */
-function senseWords(kind: string, word: string, senses: number, related: (synset: Synset, form: string) => (string | undefined)[]): string[] {
+function senseWords(kind: string, word: string, senses: number, related: (synset: Synset, form: string) => (string | undefined)[], parts: readonly Pos[] = POS): string[] {
   const key = `${kind}${word}:${senses}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const out = new Set<string>();
   const idx = loadIndexes();
   for (const form of baseForms(word.toLowerCase())) {
-    for (const pos of POS) {
+    for (const pos of parts) {
       for (const offset of idx.get(pos)!.get(form)?.slice(0, senses) ?? []) {
         for (const w of related(readSynset(pos, offset), form)) if (w && !w.includes('_') && w !== form && w !== word) out.add(w);
       }
@@ -192,19 +192,7 @@ export function glossWords(word: string, senses = 2): string[] {
 
 /** The words of the definitions of the verb `word`'s `senses` most frequent senses ("park" → "maneuver a vehicle into a parking space", …). Cached. */
 export function verbGlossWords(word: string, senses = 2): string[] {
-  const key = `|v${senses}:${word}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const out = new Set<string>();
-  for (const form of baseForms(word.toLowerCase())) {
-    const offsets = loadIndexes().get('verb')!.get(form);
-    if (!offsets) continue;
-    for (const offset of offsets.slice(0, senses)) for (const w of readSynset('verb', offset).gloss.toLowerCase().split(/[^a-z'-]+/)) if (w) out.add(w);
-    break;
-  }
-  const list = [...out];
-  cache.set(key, list);
-  return list;
+  return senseWords('|v', word, senses, (synset) => synset.gloss.toLowerCase().split(/[^a-z'-]+/), ['verb']);
 }
 
 /** How many senses WordNet knows for a word as noun, verb and adjective together (0 when unknown): how vague the word is. */
@@ -368,21 +356,5 @@ export const isChildNoun = (word: string): boolean => isKindOf(word, CHILD);
 
 /** Whether the most frequent noun sense of `word` is filed, within six steps up, under a synset holding one of `kinds`. Cached. */
 export function isKindOf(word: string, kinds: Set<string>): boolean {
-  const key = `@${[...kinds].join(',')}:${word}`;
-  const hit = cache.get(key);
-  if (hit) return hit.length > 0;
-  const idx = loadIndexes().get('noun')!;
-  let found = false;
-  for (const form of baseForms(word.toLowerCase())) {
-    let offset = idx.get(form)?.[0];
-    if (!offset) continue;
-    for (let depth = 0; offset && depth < 6 && !found; depth += 1) {
-      const synset = readSynset('noun', offset);
-      found = depth > 0 && synset.words.some((w) => kinds.has(w));
-      offset = synset.pointers.find((p) => (p.symbol === '@' || p.symbol === '@i') && p.pos === 'n')?.offset;
-    }
-    break;
-  }
-  cache.set(key, found ? [word] : []);
-  return found;
+  return nounClasses(word, 6).some((w) => kinds.has(w));
 }

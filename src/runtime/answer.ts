@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, DAYS, deniedStems, namesIn, negatedClauses, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, DAYS, deniedStems, namesIn, negatedClauses, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, verbsOf, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isBaseVerb, isKnownWord, senseCount } from '../knowledge/wordnet.ts';
@@ -109,7 +109,7 @@ function deniesOtherAct(q: Question, sentence: string): boolean {
 
 /** The precise verbs a question asks about ("share" in "Can I share my punch card?"; not "take", a verb of 44 senses). */
 function actsOf(q: Question): QueryTerm[] {
-  const verbs = new Set((nlp(q.text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v)));
+  const verbs = verbsOf(q.text);
   return q.terms.filter((t) => verbs.has(t.word) && !t.typeWord && t.senses < VAGUE_VERB);
 }
 
