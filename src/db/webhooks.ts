@@ -1,4 +1,4 @@
-import { listPage, patchFields, type Db } from './index.ts';
+import { listPage, patchFields, type Db, type Sql } from './index.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { newId } from '../ids.ts';
 import type { EventSubscription, EventType } from '../schemas/events.ts';
@@ -104,9 +104,29 @@ export async function sealPlaintextWebhookSecrets(db: Db, secrets: SecretBox): P
   return rows.length;
 }
 
-export async function deleteEndpoint(db: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await db`delete from webhook_endpoints where id = ${id} and org_id = ${orgId} returning id`;
-  return rows.length > 0;
+/** PostgreSQL's SQLSTATE for a transaction it aborted to break a deadlock. */
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Deletes an endpoint, and with it (by cascade) its deliveries and their attempts. The dispatcher's claim and the
+ * attempt recorder lock a delivery, then update its endpoint; the delete takes the two in that order too, the endpoint's
+ * deliveries first: deleting the endpoint first and reaching its deliveries through the cascade took them the other way
+ * round, and PostgreSQL broke the deadlock by aborting one side (the DELETE answered 500). A delivery fanned out after the
+ * delete's locks can still close a circle; a delete PostgreSQL aborted for it is tried again, twice at most.
+ */
+export async function deleteEndpoint(sql: Sql, orgId: string, id: string): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sql.begin(async (tx) => {
+        await tx`select id from webhook_deliveries where endpoint_id = ${id} and org_id = ${orgId} order by id for update`;
+        const rows = await tx`delete from webhook_endpoints where id = ${id} and org_id = ${orgId} returning id`;
+        return rows.length > 0;
+      });
+    } catch (err) {
+      if (attempt < 3 && (err as { code?: unknown } | null)?.code === DEADLOCK_DETECTED) continue;
+      throw err;
+    }
+  }
 }
 
 // ---- deliveries as the API shows them
