@@ -3,7 +3,9 @@ import { client, eventually, startTestService, type TestService } from './helper
 import { startFixtureSite, type FixtureSite } from '../src/infra/fixture-site.ts';
 import { workflowIds } from '../src/temporal/index.ts';
 
-const SETTINGS = { ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0, CONVERSATION_INACTIVITY_SECONDS: 3 } as const;
+// Long enough that a visitor's next request comes well within it on a loaded machine: at 3 s, the first test's
+// conversation was once ended by inactivity between its last message and the visitor's own end.
+const SETTINGS = { ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0, CONVERSATION_INACTIVITY_SECONDS: 12 } as const;
 
 let svc: TestService;
 let web: FixtureSite;
