@@ -486,4 +486,56 @@ describe('ranking sentences', () => {
     ];
     expect(rankSentences('where is riverside gym', chunks)[0]).toMatchObject({ sentence: '120 Mill Street, Portland, OR 97214.' });
   });
+  it('a name of two words is one, wherever its words are written ("pay with Apple Pay"), and a vague verb left alone answers nothing', () => {
+    const chunks = [
+      { text: 'Pay starts at $18 an hour plus tips.', url: '/careers', title: 'Careers', section: 'Careers' },
+      { text: "We don't take table reservations; seating is first come, first served.", url: '/faq', title: 'FAQ', section: 'FAQ' },
+      { text: 'Bring your own cup and we take 25 cents off any drink.', url: '/loyalty', title: 'Loyalty', section: 'Loyalty' },
+    ];
+    // The verb "pay" and the name's "Pay" are one term: where the site lacks "Apple", it lacks the name, and "Pay starts…" is no answer.
+    const ranked = rankSentences('Can I pay with Apple Pay?', chunks);
+    expect(ranked[0]?.missing).toEqual(expect.arrayContaining(['pay', 'apple']));
+    expect(ranked.every((r) => r.score < ANSWER_THRESHOLD)).toBe(true);
+    // Without the name, "take" (44 senses) is all that is left: "we take 25 cents off" answers nothing.
+    expect(rankSentences('Do you take Apple Pay?', chunks).every((r) => r.score < ANSWER_THRESHOLD)).toBe(true);
+    // A precise word left is still answered with what the site says ("Do you accept Apple Pay?": the means it accepts).
+    const accepts = [...chunks, { text: 'We accept cash, debit and all major credit cards.', url: '/pricing', title: 'Pricing', section: 'Pricing' }];
+    expect(rankSentences('Do you accept Apple Pay?', accepts)[0]).toMatchObject({ sentence: 'We accept cash, debit and all major credit cards.', missing: ['apple', 'pay'] });
+  });
+
+  it('"in charge of" asks for a person, not a charge', () => {
+    expect(analyzeQuestion('Who is in charge of the Back Cove location?').want).toBe('person');
+    expect(analyzeQuestion('Who is in charge of the Back Cove location?').terms.map((t) => t.word)).not.toContain('charge');
+    const chunks = [
+      { text: 'Free parking behind the building.', url: '/locations', title: 'Locations', section: 'Locations › Back Cove' },
+      { text: 'Priya runs the Back Cove café.', url: '/team', title: 'Our people', section: 'Our people › Priya Shah, Café Manager' },
+      { text: 'A late cancellation fee is charged in full.', url: '/policies', title: 'Policies', section: 'Policies' },
+    ];
+    expect(rankSentences('Who is in charge of the Back Cove location?', chunks)[0]).toMatchObject({ sentence: 'Priya runs the Back Cove café.' });
+  });
+
+  it('asks for the means of payment ("What forms of payment do you accept?", "How can I pay?"), not a price', () => {
+    for (const q of ['What forms of payment do you accept?', 'What payment do you take?', 'How can I pay?', 'Can I pay by card?', 'Which payment methods are accepted?']) {
+      expect(answerType(q), q).toBe('payment');
+    }
+    for (const q of ['How do I pay for a class?', 'How much do I pay for a day pass?', 'Do I pay in advance?']) expect(answerType(q), q).not.toBe('payment');
+    const chunks = [
+      { text: 'Non-members pay $15 per class.', url: '/yoga', title: 'Yoga', section: 'Yoga' },
+      { text: 'We accept cash, debit and all major credit cards.', url: '/pricing', title: 'Pricing', section: 'Pricing › Fees' },
+      { text: 'We do not refund day passes or punch cards.', url: '/policy', title: 'Policy', section: 'Policy' },
+    ];
+    for (const q of ['What payment do you take?', 'How can I pay?', 'Can I pay by card?']) {
+      expect(rankSentences(q, chunks)[0], q).toMatchObject({ sentence: 'We accept cash, debit and all major credit cards.' });
+    }
+    expect(rankSentences('How do I pay for a class?', chunks)[0]).toMatchObject({ sentence: 'Non-members pay $15 per class.' });
+  });
+  it('what a cake feeds, a menu says it serves', () => {
+    const chunks = [{
+      text: '6-inch round — Serves: 8 to 10; Price: $48\n8-inch round — Serves: 14 to 18; Price: $68\n\nWriting on the cake is free; an edible photo print is $12.',
+      url: '/cakes', title: 'Custom cakes', section: 'Custom cakes',
+    }];
+    const [best] = rankSentences('How much is a cake that feeds 15 people?', chunks);
+    expect(best).toMatchObject({ sentence: '8-inch round — Serves: 14 to 18; Price: $68' });
+    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  });
 });

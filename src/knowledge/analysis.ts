@@ -12,7 +12,7 @@ import { derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isC
  * dictionary files.
  */
 
-export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'method' | 'phone' | 'email' | 'contact' | 'number';
+export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'method' | 'payment' | 'phone' | 'email' | 'contact' | 'number';
 
 export interface QueryTerm {
   /** The word as the visitor wrote it (lower case): what PostgreSQL stems on its side. */
@@ -101,6 +101,8 @@ const DOMAIN_SYNONYMS = [
   ['buy', 'purchase', 'sell'],
   // What a visitor picks up, the business has collected ("Orders that are not collected by closing time…").
   ['pickup', 'collect'],
+  // What a cake or a tray feeds, a menu says it serves ("10-inch round — Serves: 25 to 30").
+  ['feed', 'serve'],
 ];
 
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
@@ -109,6 +111,8 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "What would a latte set me back?": what it costs.
   [/\bset(s|ting)? (me|us|you|him|her|them) back\b/gi, 'cost'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "Who is in charge of the café?" asks for a person, not a price ("charge"), and names nothing else: "Priya runs the café".
+  [/\b(in|takes?|took|taking) charge of\b/gi, ''],
   // "…, is that a problem?", "is that OK?": asks whether what was said is allowed, and names nothing of its own.
   [/\b(is|would|will) (that|this|it) (be )?(a problem|an issue|ok|okay|alright|all right|fine)\b/gi, ''],
   // "When can I pick up my order?", "…pick it up": a site's "Pickup" page ("Pre-orders are ready from 8 am").
@@ -137,6 +141,7 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   frequency: ['often', 'frequently', 'times'],
   date: ['year', 'date'],
   method: [],
+  payment: ['payment', 'pay', 'accept', 'take', 'method', 'form', 'option', 'means'],
   phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
   email: ['email', 'mail', 'address', 'write', 'send'],
   contact: ['contact', 'reach', 'touch', 'talk', 'speak', 'ask'],
@@ -153,6 +158,9 @@ export function answerType(question: string): AnswerType | null {
   // "How do I reach catering?", "Who do I contact about an order?": a phone number or an email address, whichever the site gives.
   // "Who should I talk to about…?": a person, or better a way to reach one.
   if (/\bhow (do|can|could|should) (i|we) (reach|contact|get in touch|get hold of)\b|\bwho (do|should|can|could) (i|we) (contact|talk to|speak to|speak with|talk with|ask)\b/.test(q)) return 'contact';
+  // "What forms of payment do you accept?", "How can I pay?": the means a site takes ("We accept cash, debit and all major
+  // credit cards"), not a price ("Non-members pay $15").
+  if (PAYMENT_ASKED.test(q)) return 'payment';
   // "How do I book an appointment?", "How can we order?": a way to do it ("Book online…", "by phone", "you can…").
   if (/^\W*how (do|can|should|could|would|might) (i|we)\b/.test(q) && !/\b(get|go) (to|there|here)\b|\bfind (you|the)\b/.test(q)) return 'method';
   if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
@@ -184,6 +192,11 @@ export function answerType(question: string): AnswerType | null {
   if (/\bhow (many|big|old|tall|high|wide|deep|heavy)\b|\b(what|which) ages?\b|\bhow far\b/.test(q)) return 'number';
   return null;
 }
+
+/** A question about the means of payment, not about a price or what to pay for ("How do I pay for parking?"). */
+const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of payments?\b|\bpayments? (methods?|options?|types?|forms?)\b|\b(what|which) payments?\b|\bhow (do|can|could|should|may) (i|we) pay\b(?! (for|you|the|a|an|my|our|in advance|ahead|online|by phone))|\bpay (by|with|using|in) (an? )?(card|credit|debit|cash|check|cheque|apple|google|paypal|venmo)\b/;
+/** Means of payment a sentence names ("We accept cash, debit and all major credit cards", "Apple Pay", "by cheque"). */
+const PAYMENT_MEANS = /\b(cash|cheques?|checks? (is|are)|(credit|debit|bank|major|contactless) cards?|debit|card payments?|contactless|apple pay|google pay|paypal|venmo|bank transfers?|wire transfers?)\b/i;
 
 /** Where to do something ("where can I park", "where do I leave my bike"), not where to find or reach the business. */
 const WHERE_TO = /\bwhere (can|could|do|should|may|would|must) (i|we|you|my|our|\w+) (?!(find|get|go|come|reach|visit|locate|be|see|meet)\b)[a-z]+/;
@@ -232,6 +245,7 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   duration: (s) => DURATION.test(s),
   frequency: (s) => FREQUENCY.test(s),
   method: (s) => SAYS_HOW.test(s) || isCommand(s) || /\byou can\b/i.test(s),
+  payment: (s) => PAYMENT_MEANS.test(s),
   date: (s) => /\b(1[89]|20)\d{2}\b/.test(s) || (MONTH.test(s) && /\b\d{1,2}(st|nd|rd|th)?\b/.test(s)),
   phone: (s) => PHONE.test(s),
   email: (s) => EMAIL.test(s),

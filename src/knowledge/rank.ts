@@ -268,15 +268,18 @@ function ownedWords(text: string, owner: string): Set<string> {
  */
 function nameRuns(q: Question): number[][] {
   const order = words(q.text);
-  const at = q.terms.map((t) => order.indexOf(t.word));
+  // Every place a word is written: "Can I pay with Apple Pay?" has the verb, then the name's "Pay".
+  const at = q.terms.map((t) => order.flatMap((w, i) => (w === t.word ? [i] : [])));
   return q.terms.map((t, j) => {
     if (!t.proper) return [];
     const run = [j];
-    for (const step of [-1, 1]) {
-      for (let next = at[j]! + step; ; next += step) {
-        const k = q.terms.findIndex((u, i) => u.proper && at[i] === next);
-        if (k < 0) break;
-        run.push(k);
+    for (const from of at[j]!) {
+      for (const step of [-1, 1]) {
+        for (let next = from + step; ; next += step) {
+          const k = q.terms.findIndex((u, i) => u.proper && at[i]!.includes(next));
+          if (k < 0) break;
+          if (!run.includes(k)) run.push(k);
+        }
       }
     }
     return run;
@@ -400,6 +403,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const runs = nameRuns(q);
   const missing = q.terms.map((_, j) => runs[j]!.some((k) => !found[k]));
   const unknown = q.terms.map((t) => !stats.df.get(t.stem));
+  // "Do you take Apple Pay?", where the site names no Apple Pay: what is left ("take") is too vague to answer on its own.
+  const nothingLeft = missing.some(Boolean) && q.terms.every((t, j) => missing[j] || (!t.proper && !t.typeWord && t.senses >= VAGUE_VERB));
   // A sentence is about the question when it matches its subject, or a name it asks about, in the sentence or its own heading.
   const relevant = (i: number) => onTopic(i) || q.terms.some((t, j) => t.proper && !missing[j] && matches[i]![j]! >= WEIGHT.heading);
   // "Do you have a gym in Seattle?": a place asked for wants sentences that name places.
@@ -431,7 +436,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
       total += weights[j]!;
       bm25 += weights[j]! * ((m * (K1 + 1)) / (m + K1 * (1 - B + (B * c.s.size) / avgLen)));
     });
-    let score = total ? covered / total : 0;
+    let score = total && !nothingLeft ? covered / total : 0;
     if (!relevant(i) && !(typed && premisesOnly)) score *= 0.3;
     // A blog or news post talks about other places and other people's prices: the business's own pages come first
     // (not "articles": help centres keep their answers there).
