@@ -515,7 +515,7 @@ describe('ranking sentences', () => {
   });
 
   it('asks for the means of payment ("What forms of payment do you accept?", "How can I pay?"), not a price', () => {
-    for (const q of ['What forms of payment do you accept?', 'What payment do you take?', 'How can I pay?', 'Can I pay by card?', 'Which payment methods are accepted?']) {
+    for (const q of ['What forms of payment do you accept?', 'What payment do you take?', 'How can I pay?', 'Can I pay by card?', 'Which payment methods are accepted?', 'Which cards do you take?']) {
       expect(answerType(q), q).toBe('payment');
     }
     for (const q of ['How do I pay for a class?', 'How much do I pay for a day pass?', 'Do I pay in advance?']) expect(answerType(q), q).not.toBe('payment');
@@ -536,6 +536,15 @@ describe('ranking sentences', () => {
     }];
     const [best] = rankSentences('How much is a cake that feeds 15 people?', chunks);
     expect(best).toMatchObject({ sentence: '8-inch round — Serves: 14 to 18; Price: $68' });
+    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  });
+  it('"What happens if I forget to…?" asks what follows when it is not done', () => {
+    const chunks = [
+      { text: 'All our baking happens in one kitchen that uses wheat, tree nuts and dairy.', url: '/allergens', title: 'Allergens', section: 'Allergens' },
+      { text: 'Pre-orders are ready from 8 am at the café you chose when ordering. Orders that are not collected by closing time are donated to a local food pantry.', url: '/policies/pickup', title: 'Pickup', section: 'Pre-order pickup' },
+    ];
+    const [best] = rankSentences('What happens if I forget to pick up my order?', chunks);
+    expect(best).toMatchObject({ sentence: 'Orders that are not collected by closing time are donated to a local food pantry.' });
     expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
   });
 });

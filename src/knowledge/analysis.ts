@@ -101,8 +101,6 @@ const DOMAIN_SYNONYMS = [
   ['buy', 'purchase', 'sell'],
   // What a visitor picks up, the business has collected ("Orders that are not collected by closing time…").
   ['pickup', 'collect'],
-  // What a cake or a tray feeds, a menu says it serves ("10-inch round — Serves: 25 to 30").
-  ['feed', 'serve'],
 ];
 
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
@@ -111,6 +109,15 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "What would a latte set me back?": what it costs.
   [/\bset(s|ting)? (me|us|you|him|her|them) back\b/gi, 'cost'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "What happens if I don't pick it up?" asks what follows, as "What if…?" does: "happens" is no word of the answer
+  // ("All our baking happens in one kitchen…").
+  [/\bwhat (happens|will happen|would happen|happened) (if|when)\b/gi, 'what $2'],
+  // "If I forget to pick up my order": it is not picked up ("Orders that are not collected…").
+  [/\b(forget|forgot|forgotten|forgets) to\b/gi, 'do not'],
+  // What a cake or a tray feeds, a menu says it serves ("10-inch round — Serves: 25 to 30"). Not as a synonym group:
+  // the kinds of act "serve" is (cater, provide) would find any catering sentence.
+  [/\bfeeds\b/gi, 'serves'],
+  [/\bfeed\b/gi, 'serve'],
   // "Who is in charge of the café?" asks for a person, not a price ("charge"), and names nothing else: "Priya runs the café".
   [/\b(in|takes?|took|taking) charge of\b/gi, ''],
   // "…, is that a problem?", "is that OK?": asks whether what was said is allowed, and names nothing of its own.
@@ -194,7 +201,7 @@ export function answerType(question: string): AnswerType | null {
 }
 
 /** A question about the means of payment, not about a price or what to pay for ("How do I pay for parking?"). */
-const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of payments?\b|\bpayments? (methods?|options?|types?|forms?)\b|\b(what|which) payments?\b|\bhow (do|can|could|should|may) (i|we) pay\b(?! (for|you|the|a|an|my|our|in advance|ahead|online|by phone))|\bpay (by|with|using|in) (an? )?(card|credit|debit|cash|check|cheque|apple|google|paypal|venmo)\b/;
+const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of payments?\b|\bpayments? (methods?|options?|types?|forms?)\b|\b(what|which) (payments?|(credit |debit )?cards)\b|\bhow (do|can|could|should|may) (i|we) pay\b(?! (for|you|the|a|an|my|our|in advance|ahead|online|by phone))|\bpay (by|with|using|in) (an? )?(card|credit|debit|cash|check|cheque|apple|google|paypal|venmo)\b/;
 /** Means of payment a sentence names ("We accept cash, debit and all major credit cards", "Apple Pay", "by cheque"). */
 const PAYMENT_MEANS = /\b(cash|cheques?|checks? (is|are)|(credit|debit|bank|major|contactless) cards?|debit|card payments?|contactless|apple pay|google pay|paypal|venmo|bank transfers?|wire transfers?)\b/i;
 

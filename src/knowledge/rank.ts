@@ -88,7 +88,7 @@ const HOURS = /\bhours\b|\bopening\b/i;
 /** A sentence that opens with the case it is for ("For membership questions, …", "If you are a member, …"). */
 const QUALIFIED = /^(for|if|outside|during|after|before|when|in case of)\b[^,]{0,60},/i;
 /** A negation, in a question ("if I don't come") or a sentence ("orders not collected"). */
-const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|without|fail(s|ed)? to|miss(es|ed)?)\b/i;
+const DENIES = /\b(not|no|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|without|fail(s|ed)? to|forg[eo]t(s|ten)? to|miss(es|ed)?)\b/i;
 /**
  * "How far out can I book?", "How much notice do you need?": a lead asked for is a limit said as a lead ("Book at least two
  * weeks in advance", "up to three months ahead"). A duration said otherwise answers it less surely: a lead that is no limit
