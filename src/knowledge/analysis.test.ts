@@ -547,4 +547,32 @@ describe('ranking sentences', () => {
     expect(best).toMatchObject({ sentence: 'Orders that are not collected by closing time are donated to a local food pantry.' });
     expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
   });
+  it('a capacity is a number ("big enough for 28"), a measure names no thing ("a cup of coffee"), "brought to the office" is a delivery, "leave my car" is parking', () => {
+    const cakes = [{
+      text: '8-inch round — Serves: 14 to 18; Price: $68\n10-inch round — Serves: 25 to 30; Price: $95\n\nWriting on the cake is free.',
+      url: '/cakes', title: 'Custom cakes', section: 'Custom cakes',
+    }];
+    const [cake] = rankSentences('How much is a cake big enough for 28 people?', cakes);
+    expect(cake).toMatchObject({ sentence: '10-inch round — Serves: 25 to 30; Price: $95' });
+    expect(cake!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    const drinks = [
+      { text: 'Bring your own cup and we take 25 cents off any drink.', url: '/loyalty', title: 'Loyalty card', section: 'Loyalty card' },
+      { text: 'Drip coffee: $3\nLatte: $5.25', url: '/menu', title: 'Menu', section: 'Everyday menu' },
+      { text: 'Our coffee is roasted for us by Hillside Roasters.', url: '/about', title: 'Our story', section: 'Ingredients' },
+      { text: 'Use 60 grams of coffee per litre of water.', url: '/blog/coffee', title: 'Brewing better coffee at home', section: 'Brewing' },
+    ];
+    expect(analyzeQuestion('How much is a cup of coffee?').terms.map((t) => t.word)).toEqual(['coffee']);
+    expect(rankSentences('How much is a cup of coffee?', drinks)[0]).toMatchObject({ sentence: 'Drip coffee: $3' });
+    const catering = [
+      { text: 'We cater office breakfasts and working lunches for 10 to 200 guests.', url: '/catering', title: 'Catering', section: 'Catering' },
+      { text: 'Delivery within 10 miles costs $25, and is free on orders over $500.', url: '/catering', title: 'Catering', section: 'Catering › Delivery' },
+    ];
+    expect(rankSentences('How much is it to have lunch brought to our office?', catering)[0]).toMatchObject({ sentence: 'Delivery within 10 miles costs $25, and is free on orders over $500.' });
+    const places = [
+      { text: '780 Forest Avenue, Portland, ME 04103. Free parking behind the building.', url: '/locations', title: 'Locations', section: 'Locations › Back Cove' },
+    ];
+    const [park] = rankSentences('Where can I leave my car?', places);
+    expect(park).toMatchObject({ sentence: 'Free parking behind the building.' });
+    expect(park!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  });
 });

@@ -118,6 +118,15 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // the kinds of act "serve" is (cater, provide) would find any catering sentence.
   [/\bfeeds\b/gi, 'serves'],
   [/\bfeed\b/gi, 'serve'],
+  // "A cake big enough for 30 guests", "a room large enough to seat 40": a site says the capacity, as a number ("Serves:
+  // 25 to 30", "Seats 40 inside"), never "big enough".
+  [/\b(big|large|roomy) enough (for|to)\b/gi, '$2'],
+  // "A glass of wine", "a slice of cake": the thing is asked about, not its measure.
+  [/\b(a|an|one|two|three|some) (glass|glasses|cups?|mugs?|bottles?|slices?|pieces?|bowls?|pints?|plates?|portions?|servings?) of\b/gi, ''],
+  // "Have catering brought to our office", "bring it to my house": delivered there ("Delivery within 10 miles…").
+  [/\b(brought|bring|bringing|sent|send|taken) ((?:it|them|lunch|food|catering|the order|my order|our order) )?(to|over to) (my|our|your|the|an?) (office|home|house|door|doorstep|event|venue|workplace|party|wedding)\b/gi, 'delivered to $4 $5'],
+  // "Where can I leave my car?": where to park ("Free parking behind the building").
+  [/\b(leave|put|keep|stash) (my|our|the|a) (car|vehicle|truck|van|motorbike|motorcycle)\b/gi, 'park'],
   // "Who is in charge of the café?" asks for a person, not a price ("charge"), and names nothing else: "Priya runs the café".
   [/\b(in|takes?|took|taking) charge of\b/gi, ''],
   // "…, is that a problem?", "is that OK?": asks whether what was said is allowed, and names nothing of its own.
