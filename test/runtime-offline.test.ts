@@ -116,6 +116,9 @@ describe('answers grounded in knowledge', () => {
     // A name the question writes with a capital stays one, though WordNet knows an "eastside".
     const hours: Passage = { text: 'Eastside is closed on Mondays.', url: 'https://gym.test/hours', title: 'Gym', score: 0.9, section: 'Gym › Hours' };
     expect(composeAnswer('Is Eastside open on Mondays?', [hours])?.text).toBe('No, Eastside is closed on Mondays.');
+    // "Everything", "Anyone": pronouns WordNet does not know, lowered all the same.
+    const baked: Passage = { text: 'Everything is baked on site every morning.', url: 'https://bakery.test/', title: 'Bakery', score: 0.9, section: 'Bakery' };
+    expect(composeAnswer('Is everything baked on site?', [baked])?.text).toBe('Yes, everything is baked on site every morning.');
   });
 
   it('a question asked with a negation gets no "Yes" from a sentence that denies nothing', () => {

@@ -575,4 +575,19 @@ describe('ranking sentences', () => {
     expect(park).toMatchObject({ sentence: 'Free parking behind the building.' });
     expect(park!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
   });
+  it('reads a visitor\'s ways of saying things: "you guys", "anytime", "in house", and a part of the day as hours', () => {
+    const chunks = [
+      { text: 'Saturday — Old Port: 8 am – 6 pm\nSunday — Old Port: 8 am – 2 pm', url: '/hours', title: 'Opening hours', section: 'Opening hours' },
+      { text: 'We are hiring early-morning bakers (shifts start at 4 am) and weekend baristas.', url: '/careers', title: 'Careers', section: 'Work with us' },
+      { text: 'Everything is baked on site every morning. We pour Maine-made kombucha on tap; our espresso is a house blend.', url: '/', title: 'Home', section: 'Home' },
+      { text: "You can cancel a monthly membership at any time with 30 days' notice.", url: '/policies', title: 'Policies', section: 'Cancelling' },
+    ];
+    const [sunday] = rankSentences('hi, are you guys open sunday morning?', chunks);
+    expect(sunday).toMatchObject({ sentence: 'Sunday — Old Port: 8 am – 2 pm' });
+    expect(sunday!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    const [cancel] = rankSentences('can i cancel anytime?', chunks);
+    expect(cancel).toMatchObject({ sentence: "You can cancel a monthly membership at any time with 30 days' notice." });
+    expect(cancel!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    expect(rankSentences('Are your pastries made in house?', chunks)[0]).toMatchObject({ sentence: 'Everything is baked on site every morning.' });
+  });
 });

@@ -127,6 +127,12 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(brought|bring|bringing|sent|send|taken) ((?:it|them|lunch|food|catering|the order|my order|our order) )?(to|over to) (my|our|your|the|an?) (office|home|house|door|doorstep|event|venue|workplace|party|wedding)\b/gi, 'delivered to $4 $5'],
   // "Where can I leave my car?": where to park ("Free parking behind the building").
   [/\b(leave|put|keep|stash) (my|our|the|a) (car|vehicle|truck|van|motorbike|motorcycle)\b/gi, 'park'],
+  // "Are you guys open?", "do y'all deliver?": the business, as "you".
+  [/\byou (guys|folks|all)\b|\by'?all\b/gi, 'you'],
+  // "Can I cancel anytime?": "at any time", as a site writes it ("cancel … at any time with 30 days' notice").
+  [/\banytime\b/gi, 'at any time'],
+  // "Are your pastries made in house?": "in-house" is on the premises ("Everything is baked on site").
+  [/\bin[- ]house\b/gi, 'on site'],
   // "Who is in charge of the café?" asks for a person, not a price ("charge"), and names nothing else: "Priya runs the café".
   [/\b(in|takes?|took|taking) charge of\b/gi, ''],
   // "…, is that a problem?", "is that OK?": asks whether what was said is allowed, and names nothing of its own.
@@ -148,7 +154,7 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
 
 const TYPE_WORDS: Record<AnswerType, string[]> = {
   price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'pricey', 'pricy', 'rate', 'much', 'discount', 'extra'],
-  time: ['time', 'open', 'close', 'hour', 'late', 'early', 'latest', 'earliest'],
+  time: ['time', 'open', 'close', 'hour', 'late', 'early', 'latest', 'earliest', 'morning', 'afternoon', 'evening', 'night', 'tonight'],
   day: ['day', 'week'],
   when: ['time', 'day', 'date'],
   address: ['address', 'located', 'location', 'find'],
@@ -212,7 +218,7 @@ export function answerType(question: string): AnswerType | null {
 /** A question about the means of payment, not about a price or what to pay for ("How do I pay for parking?"). */
 const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of payments?\b|\bpayments? (methods?|options?|types?|forms?)\b|\b(what|which) (payments?|(credit |debit )?cards)\b|\bhow (do|can|could|should|may) (i|we) pay\b(?! (for|you|the|a|an|my|our|in advance|ahead|online|by phone))|\bpay (by|with|using|in) (an? )?(card|credit|debit|cash|check|cheque|apple|google|paypal|venmo)\b/;
 /** Means of payment a sentence names ("We accept cash, debit and all major credit cards", "Apple Pay", "by cheque"). */
-const PAYMENT_MEANS = /\b(cash|cheques?|checks? (is|are)|(credit|debit|bank|major|contactless) cards?|debit|card payments?|contactless|apple pay|google pay|paypal|venmo|bank transfers?|wire transfers?)\b/i;
+const PAYMENT_MEANS = /\b(cash|cheques?|(personal|bank|certified|business|travell?er'?s?) checks?|(by|with|accept|take) (a )?checks?|checks? (is|are|or|and)|(credit|debit|bank|major|contactless) cards?|debit|card payments?|contactless|apple pay|google pay|paypal|venmo|bank transfers?|wire transfers?)\b/i;
 
 /** Where to do something ("where can I park", "where do I leave my bike"), not where to find or reach the business. */
 const WHERE_TO = /\bwhere (can|could|do|should|may|would|must) (i|we|you|my|our|\w+) (?!(find|get|go|come|reach|visit|locate|be|see|meet)\b)[a-z]+/;

@@ -41,7 +41,8 @@ function lowerFirst(q: Question, sentence: string): string {
   const known = word.split('-').some((part) => part.length > 1 && (isKnownWord(part) || isKnownWord(stem(part))));
   // Nor is a name the question writes with a capital ("Is Eastside open on Mondays?": WordNet knows an "eastside").
   const named = q.terms.some((t) => t.proper && t.word === word);
-  const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || (!named && !nlp(sentence).terms().first().has('#ProperNoun') && known);
+  // "Everything is baked on site…": a pronoun WordNet does not know.
+  const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || /^(any|some|every|no)(thing|one|body|where)$/.test(word) || (!named && !nlp(sentence).terms().first().has('#ProperNoun') && known);
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
 }
 
