@@ -528,6 +528,9 @@ describe('ranking sentences', () => {
       expect(rankSentences(q, chunks)[0], q).toMatchObject({ sentence: 'We accept cash, debit and all major credit cards.' });
     }
     expect(rankSentences('How do I pay for a class?', chunks)[0]).toMatchObject({ sentence: 'Non-members pay $15 per class.' });
+    // The means accepted before one refused, which meets "take" word for word.
+    const refused = [...chunks, { text: 'We do not take personal checks.', url: '/pricing', title: 'Pricing', section: 'Pricing › Fees' }];
+    expect(rankSentences('What forms of payment do you take?', refused)[0]).toMatchObject({ sentence: 'We accept cash, debit and all major credit cards.' });
   });
   it('what a cake feeds, a menu says it serves', () => {
     const chunks = [{
@@ -589,5 +592,17 @@ describe('ranking sentences', () => {
     expect(cancel).toMatchObject({ sentence: "You can cancel a monthly membership at any time with 30 days' notice." });
     expect(cancel!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
     expect(rankSentences('Are your pastries made in house?', chunks)[0]).toMatchObject({ sentence: 'Everything is baked on site every morning.' });
+  });
+  it('a part of the day asks for the hours ("Are you open late?", "Can I climb at night?"); "Do you drop off…?" asks for a delivery', () => {
+    for (const q of ['Are you open late?', 'Can I climb at night?', 'Can I come in before work?', 'Are you open early on Saturdays?']) expect(answerType(q), q).toBe('time');
+    expect(answerType('Do you deliver in the morning?')).not.toBe('time');
+    const chunks = [
+      { text: 'Monday — Riverside: 6 am – 11 pm\nSunday — Riverside: 8 am – 8 pm', url: '/hours', title: 'Opening hours', section: 'Opening hours' },
+      { text: 'Film nights and route-setting workshops are announced on our blog.', url: '/events', title: 'Events', section: 'Events' },
+      { text: 'Bring your own cup and we take 25 cents off any drink.', url: '/loyalty', title: 'Loyalty', section: 'Loyalty' },
+      { text: 'Delivery within 10 miles costs $25, and is free on orders over $500.', url: '/catering', title: 'Catering', section: 'Catering' },
+    ];
+    expect(rankSentences('Can I climb at night?', chunks)[0]?.sentence).toMatch(/^(Monday|Sunday) — Riverside/);
+    expect(rankSentences('Do you drop off catering orders?', chunks)[0]).toMatchObject({ sentence: 'Delivery within 10 miles costs $25, and is free on orders over $500.' });
   });
 });

@@ -125,6 +125,9 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(a|an|one|two|three|some) (glass|glasses|cups?|mugs?|bottles?|slices?|pieces?|bowls?|pints?|plates?|portions?|servings?) of\b/gi, ''],
   // "Have catering brought to our office", "bring it to my house": delivered there ("Delivery within 10 miles…").
   [/\b(brought|bring|bringing|sent|send|taken) ((?:it|them|lunch|food|catering|the order|my order|our order) )?(to|over to) (my|our|your|the|an?) (office|home|house|door|doorstep|event|venue|workplace|party|wedding)\b/gi, 'delivered to $4 $5'],
+  // "Do you drop off catering orders?", "Can you drop it off?": the business delivers ("Delivery within 10 miles…"), not a
+  // discount ("25 cents off").
+  [/\b(you|they|we) drop(s|ped|ping)? ((?:it|them|orders?|catering|lunch|food|the \w+) )?off\b/gi, '$1 deliver $3'],
   // "Where can I leave my car?": where to park ("Free parking behind the building").
   [/\b(leave|put|keep|stash) (my|our|the|a) (car|vehicle|truck|van|motorbike|motorcycle)\b/gi, 'park'],
   // "Are you guys open?", "do y'all deliver?": the business, as "you".
@@ -206,6 +209,8 @@ export function answerType(question: string): AnswerType | null {
   // A weekday named ("on a Saturday?", "open Sundays?"): the hours of that day.
   // Not "Do you deliver on Sundays?": delivery, not the hours, is asked about.
   if (WEEKDAY_NAME.test(q) && !/\b(what|which|how)\b/.test(q) && /\b(open|close|closed|hours?|come( in| by)?|visit|stop by|there)\b/.test(q)) return 'time';
+  // "Are you open late?", "Can I climb at night?", "Can I come in before work?": a part of the day asks for the hours.
+  if (/\b(open|come|come in|visit|climb|train|swim|work out|stop by|drop in|drop by|pop in)\b.{0,25}\b(late|early|at night|tonight|in the (morning|evening|afternoon)|after work|before work|at lunch(time)?)\b/.test(q)) return 'time';
   // "When did the Back Cove café open?", "What year was it founded?": what happened once has a date, not opening hours.
   if (/^\W*when (did|was|were|had)\b|\bwhat year\b|\bin which year\b|\bsince when\b/.test(q)) return 'date';
   if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';

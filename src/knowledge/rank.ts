@@ -490,10 +490,13 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "We do not accept BadgerCare Plus", about another name.
   const asked = new Set(q.terms.filter((t) => t.proper).map((t) => t.word));
   const namesOthers = (sentence: string) => missing.some(Boolean) && [...namesIn(sentence)].some((n) => !asked.has(n));
+  // "What forms of payment do you take?": the means a site accepts, before one it refuses ("We do not take personal checks").
+  const refusedLast = q.want === 'payment' && !q.yesNo && !negative;
   const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * (x.special ? 0.8 : 1) * x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0)
     + (hoursFirst && HOURS.test(`${x.c.chunk.url} ${x.c.chunk.section ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
-    + (x.says ? 0.02 : 0) + (negative && DENIES.test(`${x.c.asks} ${x.c.sentence}`) ? 0.1 : 0) + (negative && deniesAsked(x.c) ? 0.05 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0);
+    + (x.says ? 0.02 : 0) + (negative && DENIES.test(`${x.c.asks} ${x.c.sentence}`) ? 0.1 : 0) + (negative && deniesAsked(x.c) ? 0.05 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0)
+    - (refusedLast && DENIES.test(x.c.sentence) ? 0.1 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
