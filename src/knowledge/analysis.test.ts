@@ -603,6 +603,7 @@ describe('ranking sentences', () => {
       { text: 'Delivery within 10 miles costs $25, and is free on orders over $500.', url: '/catering', title: 'Catering', section: 'Catering' },
     ];
     expect(rankSentences('Can I climb at night?', chunks)[0]?.sentence).toMatch(/^(Monday|Sunday) — Riverside/);
+    expect(analyzeQuestion('Do you drop off catering orders?').terms.map((t) => t.word)).toEqual(['deliver', 'catering', 'orders']);
     expect(rankSentences('Do you drop off catering orders?', chunks)[0]).toMatchObject({ sentence: 'Delivery within 10 miles costs $25, and is free on orders over $500.' });
   });
 });
