@@ -606,4 +606,16 @@ describe('ranking sentences', () => {
     expect(analyzeQuestion('Do you drop off catering orders?').terms.map((t) => t.word)).toEqual(['deliver', 'catering', 'orders']);
     expect(rankSentences('Do you drop off catering orders?', chunks)[0]).toMatchObject({ sentence: 'Delivery within 10 miles costs $25, and is free on orders over $500.' });
   });
+  it('an adjective is said by the denial of its opposite ("wrong" / "isn\'t right")', () => {
+    expect([...(analyzeQuestion('What if my order is wrong?').terms.find((t) => t.word === 'wrong')?.antonyms ?? [])]).toEqual(['right']);
+    const chunks = [
+      { text: "If something isn't right, bring it back the same day with your receipt and we will replace it or refund you.", url: '/refunds', title: 'Refunds', section: 'Refunds' },
+      { text: 'Cake deposits are refunded in full if you cancel more than 72 hours before pickup.', url: '/refunds', title: 'Refunds', section: 'Refunds › Deposits' },
+      { text: 'Custom cakes take 72 hours.', url: '/cakes', title: 'Cakes', section: 'Cakes' },
+    ];
+    const [best] = rankSentences('Can I get a refund if my cake is wrong?', chunks);
+    expect(best).toMatchObject({ sentence: "If something isn't right, bring it back the same day with your receipt and we will replace it or refund you." });
+    // Not a sentence that says the opposite without denying it.
+    expect(rankSentences('What if my order is wrong?', [{ text: 'We get every order right.', url: '/', title: 'Home', section: 'Home' }])[0]!.score).toBeLessThan(ANSWER_THRESHOLD);
+  });
 });

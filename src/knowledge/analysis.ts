@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { languageOfText } from '../runtime/phrases.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
+import { antonyms, derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -45,6 +45,8 @@ export interface QueryTerm {
   classes?: Set<string>;
   /** Those classes as words, for the database's own stemming. */
   classWords?: string[];
+  /** An adjective's opposites ("wrong" → right): a sentence that denies one says the adjective ("if something isn't right"). */
+  antonyms?: Set<string>;
   /** A word for young people or someone's child ("babies", "teenagers", "kids"): met by what is said for the young. */
   young?: boolean;
   /** WordNet kinds whose members meet this verb's object ("eat" → anything filed under food: "the baguette"). */
@@ -639,6 +641,7 @@ export function analyzeQuestion(asked: string): Question {
   for (const w of text.match(/\b[a-z]{3,}\b/g) ?? []) if (!STOPWORDS.has(w) && isInstanceName(w)) proper.add(w);
   // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.
   const nouns = new Set((nlp(text).match('#Noun').not('#Pronoun').out('array') as string[]).flatMap((a) => words(a)));
+  const adjectives = new Set((nlp(text).match('#Adjective').out('array') as string[]).flatMap((a) => words(a)));
   const adverbs = new Set((nlp(text).match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
@@ -677,12 +680,14 @@ export function analyzeQuestion(asked: string): Question {
     const classWords = nouns.has(word) && !proper.has(word) && !typeWords.has(s)
       ? nounClasses(word, 2, true).filter((w) => !STOPWORDS.has(w) && senseCount(w) < VAGUE && stem(w) !== s) : [];
     const classes = new Set(classWords.map(stem));
+    const opposites = adjectives.has(word) && !proper.has(word) ? antonyms(word).map(stem) : [];
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
       senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || MAY.has(word) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
       premises: !proper.has(word) && isPremises(word),
       ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
       ...(classes.size ? { classes, classWords } : {}),
+      ...(opposites.length ? { antonyms: new Set(opposites) } : {}),
       ...(!proper.has(word) && word.length > 2 && isChildNoun(word) ? { young: true } : {}),
       ...(/^\d+$/.test(word) ? { money: moneyNumbers.has(word) } : {}),
       // "the Riverside gym": the word after a name is what it names; not after a people's name ("French butter").

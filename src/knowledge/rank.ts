@@ -180,7 +180,7 @@ function rangesIn(sentence: string): [number, number][] {
   return [...sentence.matchAll(RANGE)].map((m) => (m[3] ? [1, Number(m[3])] : [Number(m[1]), Number(m[2])]) as [number, number]).filter(([a, b]) => a < b);
 }
 
-function matchOf({ stem, alternatives, derived, incidental, premises, kinds, classes, young, aliases, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
+function matchOf({ stem, alternatives, derived, incidental, premises, kinds, classes, antonyms, young, aliases, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
   const alt = (set: Set<string>) => [...alternatives].some((a) => set.has(a));
   const near = (set: Set<string>) => [...derived].some((a) => set.has(a));
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
@@ -196,6 +196,8 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, cla
   // "Do you serve beer?": a sentence that denies its class ("We do not serve alcohol") denies it. Not one that gives the
   // class ("We sell coffee"): that says nothing of an espresso.
   if (classes && [...classes].some((st) => c.denied.has(st))) return WEIGHT.sentenceDerived;
+  // "…if my cake is wrong?": a sentence that denies its opposite says it ("If something isn't right, bring it back…").
+  if (antonyms && [...antonyms].some((st) => c.denied.has(st))) return WEIGHT.sentenceDerived;
   if (c.sec.has(stem)) return WEIGHT.section;
   if (alt(c.s)) return WEIGHT.sentenceAlt;
   if (alt(c.own)) return WEIGHT.headingAlt;

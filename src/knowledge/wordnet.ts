@@ -130,6 +130,17 @@ export function synonyms(word: string, senses = 2): string[] {
 }
 
 /**
+ * The adjectives WordNet gives as the opposites of the adjective `word` in its `senses` most frequent senses ("wrong" →
+ * "right", "cold" → "hot"): a sentence that denies one ("if something isn't right") says the other.
+ */
+export function antonyms(word: string, senses = 2): string[] {
+  return senseWords('!', word, senses, (synset, form) => {
+    const self = synset.words.indexOf(form) + 1;
+    return synset.pointers.filter((p) => p.symbol === '!' && p.source === self && p.pos === 'a').map((p) => readSynset('adj', p.offset).words[p.target - 1]);
+  }, ['adj']);
+}
+
+/**
  * Words WordNet derives from `word` or `word` from them, in its `senses` most frequent senses
  * ("rent" → "rental", "refundable" → "refund", "train" → "training"): its derivationally related
  * forms, the same idea in another part of speech.
