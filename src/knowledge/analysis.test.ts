@@ -618,4 +618,12 @@ describe('ranking sentences', () => {
     // Not a sentence that says the opposite without denying it.
     expect(rankSentences('What if my order is wrong?', [{ text: 'We get every order right.', url: '/', title: 'Home', section: 'Home' }])[0]!.score).toBeLessThan(ANSWER_THRESHOLD);
   });
+  it('a duration per day or "every two weeks" is a rate, which answers "how long" less surely than a length, unless a rate is asked', () => {
+    expect(typeStrength('You wear the aligners about 22 hours a day and switch to a new set every two weeks.', 'duration')).toBe(0.5);
+    expect(typeStrength('You wear the aligners about 22 hours a day.', 'duration', true)).toBe(1);
+    expect(typeStrength('Treatment lasts 12 to 18 months for most adults.', 'duration')).toBe(1);
+    const chunks = [{ text: 'Treatment lasts 12 to 18 months for most adults and starts at $4,800. You wear the aligners about 22 hours a day and switch to a new set every two weeks.', url: '/aligners', title: 'Clear aligners', section: 'Clear aligners' }];
+    expect(rankSentences('How long do aligners take?', chunks)[0]).toMatchObject({ sentence: 'Treatment lasts 12 to 18 months for most adults and starts at $4,800.' });
+    expect(rankSentences('How long do I wear aligners each day?', chunks)[0]).toMatchObject({ sentence: 'You wear the aligners about 22 hours a day and switch to a new set every two weeks.' });
+  });
 });

@@ -255,6 +255,10 @@ const WHERE_DONE = /\b(online|on (our|the) (website|site|app)|at (the|either|any
 /** Whether `sentence` says where something is done: a place (an address, "in the lot behind the building") or WHERE_DONE. */
 export const holdsPlaceToDo = (sentence: string): boolean => PATTERNS.address(sentence) || WHERE_DONE.test(sentence);
 const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i;
+/** A question asking for a rate ("…each day?", "…per week?"): a duration per day answers it. */
+export const RATE_ASKED = /\b(a|an|per|each|every)\s+(day|night|week|month|year|session|visit)\b/i;
+/** A duration said per day, week or month ("22 hours a day", "two hours per week") or as a period ("every two weeks"): a rate, not a length. */
+const RATE = new RegExp(`${DURATION.source}\\s+(a|an|per|each|every)\\s+(day|night|week|month|year|session|visit)\\b|\\b(every|each)\\s+(other\\s+)?${DURATION.source}`, 'gi');
 const PHONE = /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/;
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i;
 /** Nothing to pay ("free", "at no charge", "free of charge", "at no extra cost"). */
@@ -383,12 +387,15 @@ export function withDayRanges(text: string): string {
  * How surely a sentence holds an answer of that kind, 0 to 1: a street address is sure, a town
  * with its state ("in Madison, Wisconsin") less so, a place named in passing ("at the West office") least.
  */
-export function typeStrength(sentence: string, type: AnswerType): number {
+export function typeStrength(sentence: string, type: AnswerType, rateAsked = false): number {
   // A person to talk to answers "Who should I talk to about catering?" less surely than their number or address.
   if (type === 'contact' && !holdsType(sentence, type)) return holdsType(sentence, 'person') ? 0.6 : 0;
   if (!holdsType(sentence, type)) return 0;
   // A way said ("online", "by phone") is surer than a command ("Book at least two weeks ahead") or a "you can".
   if (type === 'method') return SAYS_HOW.test(sentence) ? 1 : isCommand(sentence) ? 0.8 : 0.6;
+  // "How long do aligners take?": "Treatment lasts 12 to 18 months" before a rate ("wear them 22 hours a day").
+  // Unless a rate is asked ("How long do I wear them each day?": `rateAsked`).
+  if (type === 'duration' && !rateAsked) return DURATION.test(sentence.replace(RATE, '')) ? 1 : 0.5;
   // "How much for one visit?": an amount ("Day pass: $22") before "free" ("Rentals are free on your first visit").
   if (type === 'price') return AMOUNT.test(sentence) ? 1 : 0.8;
   if (type !== 'address' || STREET.test(sentence)) return 1;

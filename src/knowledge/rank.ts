@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, deniedStems, HOLIDAY, holdsPlaceToDo, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, deniedStems, HOLIDAY, holdsPlaceToDo, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, RATE_ASKED, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
@@ -415,13 +415,14 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // ...and is about them whatever it calls them, when the shops are all the question asks about.
   const premisesOnly = placeAsked && q.terms.every((t, j) => !topic[j] || t.premises);
   const dayAsked = want === 'time' || want === 'when' || want === 'day' ? NAMES_DAY.test(q.text) : undefined;
+  const rateAsked = RATE_ASKED.test(q.text);
   const avgLen = cands.reduce((sum, c) => sum + c.s.size, 0) / Math.max(cands.length, 1) || 1;
   const scored = cands.map((c, i) => {
     let covered = 0;
     let total = 0;
     let bm25 = 0;
     // A place the site does not know ("in Seattle?") is answered by the town the business is in, as surely as by a street.
-    let strength = !want ? 0 : want === 'person' && holdsType(c.lastHeading, want) ? 1 : !q.want ? Math.min(1, 1.7 * typeStrength(c.sentence, want)) : typeStrength(c.sentence, want);
+    let strength = !want ? 0 : want === 'person' && holdsType(c.lastHeading, want) ? 1 : !q.want ? Math.min(1, 1.7 * typeStrength(c.sentence, want)) : typeStrength(c.sentence, want, rateAsked);
     // "Where can I park?": a place on the premises ("in the lot behind the building", "online") as surely as a street.
     if (q.whereTo) strength = holdsPlaceToDo(c.sentence) ? 1 : 0;
     if (q.lead && want === 'duration' && strength > 0) strength *= !SAYS_LEAD.test(c.sentence) ? LEAD.plain : LIMIT.test(c.sentence) ? 1 : LEAD.noLimit;
