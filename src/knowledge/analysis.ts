@@ -103,6 +103,8 @@ const DOMAIN_SYNONYMS = [
   ['buy', 'purchase', 'sell'],
   // What a visitor picks up, the business has collected ("Orders that are not collected by closing time…").
   ['pickup', 'collect'],
+  // A "rewards program" or "rewards card" is what a site calls its loyalty card.
+  ['reward', 'rewards', 'loyalty'],
 ];
 
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
