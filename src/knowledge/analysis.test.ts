@@ -626,13 +626,17 @@ describe('ranking sentences', () => {
     expect(rankSentences('How long do aligners take?', chunks)[0]).toMatchObject({ sentence: 'Treatment lasts 12 to 18 months for most adults and starts at $4,800.' });
     expect(rankSentences('How long do I wear aligners each day?', chunks)[0]).toMatchObject({ sentence: 'You wear the aligners about 22 hours a day and switch to a new set every two weeks.' });
   });
-  it('a "rewards card" is what a site calls its loyalty card', () => {
+  it('a "rewards card", a "points scheme" or a "loyalty program" is what a site calls its loyalty card', () => {
     const chunks = [
       { text: 'Ask for a stamp card: every tenth drink is on us.', url: '/loyalty', title: 'Loyalty card', section: 'Loyalty card' },
       { text: 'Confirm by card.', url: '/ordering', title: 'How to order', section: 'How to order' },
     ];
-    const [best] = rankSentences('Do you have a rewards card?', chunks);
-    expect(best).toMatchObject({ sentence: 'Ask for a stamp card: every tenth drink is on us.' });
-    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    for (const q of ['Do you have a rewards card?', 'Is there a points scheme?', 'Do you have a loyalty program?']) {
+      const [best] = rankSentences(q, chunks);
+      expect(best, q).toMatchObject({ sentence: 'Ask for a stamp card: every tenth drink is on us.' });
+      expect(best!.score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    }
+    // A punch card is a pass, not a loyalty card.
+    expect(analyzeQuestion('Can I share my punch card?').terms.map((t) => t.word)).toContain('punch');
   });
 });

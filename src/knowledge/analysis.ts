@@ -132,6 +132,9 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "Do you drop off catering orders?", "Can you drop it off?": the business delivers ("Delivery within 10 miles…"), not a
   // discount ("25 cents off").
   [/\b(you|they|we) drop(s|ped|ping)? ((?:it|them|orders?|catering|lunch|food|the \w+) )?off\b/gi, '$1 deliver $3'],
+  // "A rewards program", "a points scheme", "a loyalty club": what a site calls its loyalty card ("Loyalty card: ask for a
+  // stamp card…"). Not a punch card, which is a pass.
+  [/\b(rewards?|loyalty|points|stamp) (programs?|programmes?|schemes?|clubs?|cards?)\b/gi, 'loyalty card'],
   // "Where can I leave my car?": where to park ("Free parking behind the building").
   [/\b(leave|put|keep|stash) (my|our|the|a) (car|vehicle|truck|van|motorbike|motorcycle)\b/gi, 'park'],
   // "Are you guys open?", "do y'all deliver?": the business, as "you".
