@@ -103,8 +103,6 @@ const DOMAIN_SYNONYMS = [
   ['buy', 'purchase', 'sell'],
   // What a visitor picks up, the business has collected ("Orders that are not collected by closing time…").
   ['pickup', 'collect'],
-  // A "rewards program" or "rewards card" is what a site calls its loyalty card.
-  ['reward', 'rewards', 'loyalty'],
 ];
 
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
@@ -120,8 +118,7 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(forget|forgot|forgotten|forgets) to\b/gi, 'do not'],
   // What a cake or a tray feeds, a menu says it serves ("10-inch round — Serves: 25 to 30"). Not as a synonym group:
   // the kinds of act "serve" is (cater, provide) would find any catering sentence.
-  [/\bfeeds\b/gi, 'serves'],
-  [/\bfeed\b/gi, 'serve'],
+  [/\bfeed(s?)\b/gi, 'serve$1'],
   // "A cake big enough for 30 guests", "a room large enough to seat 40": a site says the capacity, as a number ("Serves:
   // 25 to 30", "Seats 40 inside"), never "big enough".
   [/\b(big|large|roomy) enough (for|to)\b/gi, '$2'],
@@ -217,7 +214,7 @@ export function answerType(question: string): AnswerType | null {
   // Not "Do you deliver on Sundays?": delivery, not the hours, is asked about.
   if (WEEKDAY_NAME.test(q) && !/\b(what|which|how)\b/.test(q) && /\b(open|close|closed|hours?|come( in| by)?|visit|stop by|there)\b/.test(q)) return 'time';
   // "Are you open late?", "Can I climb at night?", "Can I come in before work?": a part of the day asks for the hours.
-  if (/\b(open|come|come in|visit|climb|train|swim|work out|stop by|drop in|drop by|pop in)\b.{0,25}\b(late|early|at night|tonight|in the (morning|evening|afternoon)|after work|before work|at lunch(time)?)\b/.test(q)) return 'time';
+  if (/\b(open|come|visit|climb|train|swim|work out|stop by|drop in|drop by|pop in)\b.{0,25}\b(late|early|at night|tonight|in the (morning|evening|afternoon)|after work|before work|at lunch(time)?)\b/.test(q)) return 'time';
   // "When did the Back Cove café open?", "What year was it founded?": what happened once has a date, not opening hours.
   if (/^\W*when (did|was|were|had)\b|\bwhat year\b|\bin which year\b|\bsince when\b/.test(q)) return 'date';
   if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';

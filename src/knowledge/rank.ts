@@ -1,5 +1,5 @@
 import { splitSentences, STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, contactOwner, definedBy, deniedStems, HOLIDAY, holdsPlaceToDo, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, RATE_ASKED, personNameWords, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
+import { analyzeQuestion, contactOwner, definedBy, deniedStems, HOLIDAY, holdsPlaceToDo, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, personNameWords, RATE_ASKED, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf } from './wordnet.ts';
 
 /**
