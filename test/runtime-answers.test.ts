@@ -92,6 +92,10 @@ describe('answers a visitor reads', () => {
 });
 
 describe('answers on a second site (a dental practice)', () => {
+  it('a question about the means of payment fetches the passages naming them, though they have none of its words (not an evaluation question)', async () => {
+    expect(await ask('What forms of payment do you take?')).toMatch(/^We accept cash, debit and all major credit cards\./);
+  });
+
   it('a title does not end a sentence, and "which of your doctors" wants a person', async () => {
     expect(await ask('Which of your doctors does Invisalign?', clinic)).toMatch(/^Dr\. Amara Osei, our orthodontist, straightens teeth with Invisalign clear aligners\.\nSource: /);
   });

@@ -226,6 +226,8 @@ export function answerType(question: string): AnswerType | null {
 
 /** A question about the means of payment, not about a price or what to pay for ("How do I pay for parking?"). */
 const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of payments?\b|\bpayments? (methods?|options?|types?|forms?)\b|\b(what|which) (payments?|(credit |debit )?cards)\b|\bhow (do|can|could|should|may) (i|we) pay\b(?! (for|you|the|a|an|my|our|in advance|ahead|online|by phone))|\bpay (by|with|using|in) (an? )?(card|credit|debit|cash|check|cheque|apple|google|paypal|venmo)\b/;
+/** Words for the means of payment, for the database to fetch the passages that name them ("We accept cash…"). */
+export const PAYMENT_WORDS = ['cash', 'card', 'cards', 'debit', 'credit', 'cheque', 'check', 'checks', 'paypal', 'venmo'];
 /** Means of payment a sentence names ("We accept cash, debit and all major credit cards", "Apple Pay", "by cheque"). */
 const PAYMENT_MEANS = /\b(cash|cheques?|(personal|bank|certified|business|travell?er'?s?) checks?|(by|with|accept|take) (a )?checks?|checks? (is|are|or|and)|(credit|debit|bank|major|contactless) cards?|debit|card payments?|contactless|apple pay|google pay|paypal|venmo|bank transfers?|wire transfers?)\b/i;
 

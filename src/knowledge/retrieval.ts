@@ -1,6 +1,6 @@
 import type { Db } from '../db/index.ts';
 import { countChunksWithWords, findChunksWithAnyWord } from '../db/page-chunks.ts';
-import { analyzeQuestion, BRANCH, stem } from './analysis.ts';
+import { analyzeQuestion, BRANCH, PAYMENT_WORDS, stem } from './analysis.ts';
 import { answerByMeaning } from './meaning.ts';
 import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type RankedSentence } from './rank.ts';
 
@@ -42,8 +42,12 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   const question = analyzeQuestion(query.slice(0, 1000));
   if (!question.terms.length) return [];
   // A shop or café asked about is read on the pages about the business's locations too, whatever they call them; a thing
-  // asked about, on those that deny its class ("We do not serve alcohol").
-  const words = [...new Set(question.terms.flatMap((t) => [t.word, ...t.synonymWords, ...(t.classWords ?? []), ...(t.premises ? BRANCH : [])]))];
+  // asked about, on those that deny its class ("We do not serve alcohol"); the means of payment asked for, on those that
+  // name them ("What forms of payment do you take?": "We accept cash, debit…", which has none of the question's words).
+  const words = [...new Set([
+    ...question.terms.flatMap((t) => [t.word, ...t.synonymWords, ...(t.classWords ?? []), ...(t.premises ? BRANCH : [])]),
+    ...(question.want === 'payment' ? PAYMENT_WORDS : []),
+  ])];
   const [chunks, counts] = await Promise.all([
     findChunksWithAnyWord(db, agentId, words, CANDIDATES, kindredPrefixes(question.terms)),
     countChunksWithWords(db, agentId, words),
