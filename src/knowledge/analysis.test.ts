@@ -501,6 +501,9 @@ describe('ranking sentences', () => {
     // A precise word left is still answered with what the site says ("Do you accept Apple Pay?": the means it accepts).
     const accepts = [...chunks, { text: 'We accept cash, debit and all major credit cards.', url: '/pricing', title: 'Pricing', section: 'Pricing' }];
     expect(rankSentences('Do you accept Apple Pay?', accepts)[0]).toMatchObject({ sentence: 'We accept cash, debit and all major credit cards.', missing: ['apple', 'pay'] });
+    // "take" a means of payment the site does not name: the means it accepts, before one it refuses, which meets "take".
+    const refuses = [...accepts, { text: 'We do not take personal checks.', url: '/pricing', title: 'Pricing', section: 'Pricing' }];
+    expect(rankSentences('Do you take Apple Pay?', refuses)[0]).toMatchObject({ sentence: 'We accept cash, debit and all major credit cards.', missing: ['apple', 'pay'] });
   });
 
   it('"in charge of" asks for a person, not a charge', () => {

@@ -225,7 +225,7 @@ export function answerType(question: string): AnswerType | null {
 }
 
 /** A question about the means of payment, not about a price or what to pay for ("How do I pay for parking?"). */
-const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of payments?\b|\bpayments? (methods?|options?|types?|forms?)\b|\b(what|which) (payments?|(credit |debit )?cards)\b|\bhow (do|can|could|should|may) (i|we) pay\b(?! (for|you|the|a|an|my|our|in advance|ahead|online|by phone))|\bpay (by|with|using|in) (an? )?(card|credit|debit|cash|check|cheque|apple|google|paypal|venmo)\b/;
+const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of payments?\b|\bpayments? (methods?|options?|types?|forms?)\b|\b(what|which) (payments?|(credit |debit )?cards)\b|\bhow (do|can|could|should|may) (i|we) pay\b(?! (for|you|the|a|an|my|our|in advance|ahead|online|by phone))|\bpay (by|with|using|in) (an? )?(card|credit|debit|cash|check|cheque|apple|google|paypal|venmo)\b|\b(take|accept)s? (apple pay|google pay|paypal|venmo|amex|american express|visa|mastercard|discover|(credit |debit )?cards?|cash|checks|cheques)\b/;
 /** Words for the means of payment, for the database to fetch the passages that name them ("We accept cash…"). */
 export const PAYMENT_WORDS = ['cash', 'card', 'cards', 'debit', 'credit', 'cheque', 'check', 'checks', 'paypal', 'venmo'];
 /** Means of payment a sentence names ("We accept cash, debit and all major credit cards", "Apple Pay", "by cheque"). */

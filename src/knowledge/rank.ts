@@ -405,8 +405,9 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const runs = nameRuns(q);
   const missing = q.terms.map((_, j) => runs[j]!.some((k) => !found[k]));
   const unknown = q.terms.map((t) => !stats.df.get(t.stem));
-  // "Do you take Apple Pay?", where the site names no Apple Pay: what is left ("take") is too vague to answer on its own.
-  const nothingLeft = missing.some(Boolean) && q.terms.every((t, j) => missing[j] || (!t.proper && !t.typeWord && t.senses >= VAGUE_VERB));
+  // "Do you take Apple Pay?", where the site names no Apple Pay: what is left ("take") is too vague to answer on its own,
+  // or only says the kind of answer (the means of payment): then only a sentence holding that kind answers.
+  const nothingLeft = missing.some(Boolean) && q.terms.every((t, j) => missing[j] || t.typeWord || (!t.proper && t.senses >= VAGUE_VERB));
   // A sentence is about the question when it matches its subject, or a name it asks about, in the sentence or its own heading.
   const relevant = (i: number) => onTopic(i) || q.terms.some((t, j) => t.proper && !missing[j] && matches[i]![j]! >= WEIGHT.heading);
   // "Do you have a gym in Seattle?": a place asked for wants sentences that name places.
@@ -439,7 +440,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
       total += weights[j]!;
       bm25 += weights[j]! * ((m * (K1 + 1)) / (m + K1 * (1 - B + (B * c.s.size) / avgLen)));
     });
-    let score = total && !nothingLeft ? covered / total : 0;
+    let score = total && !(nothingLeft && !typed) ? covered / total : 0;
     if (!relevant(i) && !(typed && premisesOnly)) score *= 0.3;
     // A blog or news post talks about other places and other people's prices: the business's own pages come first
     // (not "articles": help centres keep their answers there).
@@ -493,13 +494,14 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "We do not accept BadgerCare Plus", about another name.
   const asked = new Set(q.terms.filter((t) => t.proper).map((t) => t.word));
   const namesOthers = (sentence: string) => missing.some(Boolean) && [...namesIn(sentence)].some((n) => !asked.has(n));
-  // "What forms of payment do you take?": the means a site accepts, before one it refuses ("We do not take personal checks").
-  const refusedLast = q.want === 'payment' && !q.yesNo && !negative;
+  // "What forms of payment do you take?": the means a site accepts, before one it refuses ("We do not take personal checks");
+  // so too for "Do you take Apple Pay?", where the site names no Apple Pay. Not "Can I pay with a check?": "No, we do not…".
+  const refusedLast = q.want === 'payment' && !negative && (!q.yesNo || missing.some(Boolean));
   const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * (x.special ? 0.8 : 1) * x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0)
     + (hoursFirst && HOURS.test(`${x.c.chunk.url} ${x.c.chunk.section ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
     + (x.says ? 0.02 : 0) + (negative && DENIES.test(`${x.c.asks} ${x.c.sentence}`) ? 0.1 : 0) + (negative && deniesAsked(x.c) ? 0.05 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0)
-    - (refusedLast && DENIES.test(x.c.sentence) ? 0.1 : 0);
+    - (refusedLast && DENIES.test(x.c.sentence) ? 0.25 : 0);
   scored.sort((a, b) => key(b) - key(a));
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
