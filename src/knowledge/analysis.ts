@@ -604,7 +604,8 @@ const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
 const MAY = new Set(['allowed', 'allow', 'permitted', 'permit', 'possible', 'able']);
 /** "Do you have a café?": premises asked for with "a" are a thing asked about, not the business itself ("the café"). */
 const INDEFINITE = new Set(['a', 'an', 'any', 'another']);
-const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
+/** Words that name nothing: "anything", "someone", "everywhere", "cannot". */
+export const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
 const QUESTION_NOISE = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone', 'people']);
 
 /**

@@ -1,5 +1,5 @@
 import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, DAYS, deniedStems, namesIn, negatedClauses, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, verbsOf, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
+import { analyzeQuestion, DAYS, deniedStems, FUNCTION_WORD, namesIn, negatedClauses, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, verbsOf, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isBaseVerb, isKnownWord, senseCount } from '../knowledge/wordnet.ts';
@@ -42,7 +42,7 @@ function lowerFirst(q: Question, sentence: string): string {
   // Nor is a name the question writes with a capital ("Is Eastside open on Mondays?": WordNet knows an "eastside").
   const named = q.terms.some((t) => t.proper && t.word === word);
   // "Everything is baked on site…": a pronoun WordNet does not know.
-  const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || /^(any|some|every|no)(thing|one|body|where)$/.test(word) || (!named && !nlp(sentence).terms().first().has('#ProperNoun') && known);
+  const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || FUNCTION_WORD.test(word) || (!named && !nlp(sentence).terms().first().has('#ProperNoun') && known);
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
 }
 
