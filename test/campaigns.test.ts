@@ -7,7 +7,8 @@ import {
   CAMPAIGNS, callsOf, campaignReaches, carrierCalled, createCampaign, eventsOf, orgWithNumber, peakConcurrency, startedCampaign,
 } from './support/campaigns.ts';
 import { workflowIds } from '../src/temporal/ids.ts';
-import { callIsBlocked } from '../src/db/campaigns.ts';
+import { advanceCall, callIsBlocked, endCallRow, insertQueuedCalls } from '../src/db/campaigns.ts';
+import { newId } from '../src/ids.ts';
 
 // Short calls (answered at once, 1 s of talk) and long ones (10 minutes: hung up, capped or canceled by the tests).
 let svc: TestService;
@@ -181,6 +182,24 @@ describe('campaign calls', () => {
     expect(call).toMatchObject({ status: 'completed', ended_reason: 'max_duration' });
     expect(call!.duration_seconds).toBeGreaterThanOrEqual(2);
     expect(call!.duration_seconds).toBeLessThan(600);
+  });
+
+  it('answered_at is the instant the workflow heard the answer, never later than now: the talk time runs from it', async () => {
+    // The call's workflow passes its own instant, which its cap's timer runs from; the step that writes it may run later.
+    const { api, agent, orgId } = await orgWithNumber(svc);
+    // A campaign never started, with two calls queued by hand: no workflow moves them.
+    const campaign = await createCampaign(api, { widget_id: agent.id, to_numbers: answered(2) });
+    await insertQueuedCalls(svc.sql, orgId, campaign.id, answered(2).map((to_number, position) => ({ id: newId(), position, to_number, contact_id: null, timezone: 'UTC' })));
+    const [heard, future] = await callsOf(api, campaign.id);
+    const fiveSecondsAgo = new Date(Date.now() - 5000);
+    const answeredCall = await advanceCall(svc.sql, heard!.id, ['queued'], 'in_progress', { answered: fiveSecondsAgo });
+    expect(Date.parse(answeredCall!.answered_at!)).toBe(fiveSecondsAgo.getTime());
+    const ended = await endCallRow(svc.sql, heard!.id, 'completed', 'max_duration');
+    expect(ended!.duration_seconds).toBeGreaterThanOrEqual(5);
+    // An instant ahead of the database's clock is not kept: answered now.
+    const before = Date.now();
+    const ahead = await advanceCall(svc.sql, future!.id, ['queued'], 'in_progress', { answered: new Date(before + 3_600_000) });
+    expect(Date.parse(ahead!.answered_at!)).toBeLessThan(before + 60_000);
   });
 
   it('hangup: queued → canceled, in flight → hung up; an ended call is 409; active=1 is exactly the calls in flight; cancel hangs up the rest', async () => {

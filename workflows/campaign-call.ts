@@ -175,13 +175,14 @@ async function runCall(input: CampaignCallInput, evaluateInSettle: boolean): Pro
     if (!reached && !ends) continue;
     const answered = reached === 'in_progress';
     if (answered) answeredAt = Date.now();
+    const heardAnswer = answered ? { answeredAt: answeredAt! } : {};
     // A live call's conversation is opened by the carrier's request for the answered call's TwiML.
     const openConversation = answered && dial.sandbox !== null;
     if (ends) {
       if (conversing) await conversing;
-      return settled((await settle({ callId, reached, openConversation, end: ends }))!);
+      return settled((await settle({ callId, reached, openConversation, ...heardAnswer, end: ends }))!);
     }
-    await settle({ callId, reached, openConversation });
+    await settle({ callId, reached, openConversation, ...heardAnswer });
     // With no talk time the callee hangs up on the greeting: no turns to play.
     const talkSeconds = dial.sandbox?.talkSeconds ?? 0;
     if (answered && talkSeconds > 0) conversing = playSandboxCallee({ callId, talkSeconds }).catch(() => undefined);

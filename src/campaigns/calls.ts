@@ -195,6 +195,12 @@ export type EndedCall = Awaited<ReturnType<typeof endCall>>;
  */
 export async function settleCall(deps: CallDeps, input: {
   callId: string; reached?: 'ringing' | 'in_progress'; openConversation?: boolean; end?: { status: TerminalCallStatus; reason: EndedReason };
+  /**
+   * When the workflow heard the answer (ms since the epoch): `answered_at`, from which its cap's timer and the call's
+   * `duration_seconds` both run, so a call cut off at `max_duration_seconds` lasts at least that long however late this
+   * step runs. Now when absent (runs started before it was passed).
+   */
+  answeredAt?: number;
   /** Also evaluate the conversation of the call it ends (`runCampaignCallV3`), once. */
   evaluate?: boolean;
   /** The activity's attempt: opening the conversation is retried a few times, then given up; evaluating it too. */
@@ -203,7 +209,8 @@ export async function settleCall(deps: CallDeps, input: {
   const { callId } = input;
   // The row as answered (null when an earlier run of this step answered it): the conversation's opening reads it no more.
   const answered = input.reached === 'in_progress'
-    ? await advanceCallReading(deps.sql, callId, ['initiated', 'ringing'], 'in_progress', { answered: true }, { campaign: input.openConversation === true }) : null;
+    ? await advanceCallReading(deps.sql, callId, ['initiated', 'ringing'], 'in_progress',
+      { answered: input.answeredAt !== undefined ? new Date(input.answeredAt) : true }, { campaign: input.openConversation === true }) : null;
   if (input.reached === 'ringing') await markCall(deps, { callId, status: 'ringing' });
   let opened: OpenedConversation | null = null;
   if (input.reached === 'in_progress' && input.openConversation) {

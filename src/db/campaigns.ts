@@ -220,7 +220,9 @@ export async function advanceCall(db: Db, id: string, from: readonly CallStatus[
 }
 
 interface AdvanceFields {
-  call_sid?: string; conversation_id?: string; started?: boolean; answered?: boolean;
+  call_sid?: string; conversation_id?: string; started?: boolean;
+  /** Sets `answered_at` (once): now, or the given instant (the workflow's, when it heard the answer). */
+  answered?: boolean | Date;
   /** Only while its campaign is `running` (a pause or cancel committing meanwhile is waited for, and wins). */
   whileRunning?: boolean;
 }
@@ -240,7 +242,9 @@ export async function advanceCallReading(db: Db, id: string, from: readonly Call
   if (fields.call_sid !== undefined) set.call_sid = fields.call_sid;
   if (fields.conversation_id !== undefined) set.conversation_id = fields.conversation_id;
   const started = fields.started ? db`, started_at = coalesce(started_at, now())` : db``;
-  const answered = fields.answered ? db`, answered_at = coalesce(answered_at, now())` : db``;
+  // Answered at the instant its workflow heard it when given (the cap's timer runs from that instant), never later than now.
+  const answered = fields.answered instanceof Date ? db`, answered_at = coalesce(answered_at, least(now(), ${fields.answered}))`
+    : fields.answered ? db`, answered_at = coalesce(answered_at, now())` : db``;
   const running = fields.whileRunning
     ? db`and exists (select 1 from campaigns where campaigns.id = campaign_calls.campaign_id and campaigns.status = 'running' for share)` : db``;
   const campaign = read.campaign
