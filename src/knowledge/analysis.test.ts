@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, personNameWords, stems, typeStrength, withSpelling, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
+import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, personNameWords, preamble, stems, typeStrength, withSpelling, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 
 describe('reading a question', () => {
@@ -641,5 +641,54 @@ describe('ranking sentences', () => {
     }
     // A punch card is a pass, not a loyalty card.
     expect(analyzeQuestion('Can I share my punch card?').terms.map((t) => t.word)).toContain('punch');
+  });
+  it('whether something is safe or suitable frames the question too: the allergy asked about is what the answer says', () => {
+    const q = 'Is the bakery safe for someone with a nut allergy?';
+    expect(analyzeQuestion(q).terms.find((t) => t.word === 'safe')).toMatchObject({ incidental: true });
+    expect(analyzeQuestion('Is the cake suitable for vegans?').terms.find((t) => t.word === 'suitable')).toMatchObject({ incidental: true });
+    const chunks = [
+      { text: 'All our baking happens in one kitchen that uses wheat, tree nuts, peanuts, eggs and dairy, so we cannot promise any item is free of them. Ask at the counter for the ingredient list of anything we sell.', url: '/allergens', title: 'Allergens | Hearth & Crumb', section: 'Allergens and diets' },
+      { text: 'Nadia Brooks opened Hearth & Crumb in 2014. Today the bakery runs two cafés.', url: '/about', title: 'Our story | Hearth & Crumb', section: 'Our story' },
+      { text: 'Almond croissant: $5.25. Coffee: $3.', url: '/menu', title: 'Menu | Hearth & Crumb', section: 'Menu' },
+      { text: 'Both cafés open at 7 am and close at 3 pm.', url: '/hours', title: 'Hours | Hearth & Crumb', section: 'Hours' },
+      { text: 'Free parking behind the building.', url: '/locations', title: 'Locations | Hearth & Crumb', section: 'Locations › Back Cove' },
+    ];
+    const [best] = rankSentences(q, chunks);
+    expect(best).toMatchObject({ url: '/allergens', sentence: expect.stringContaining('tree nuts, peanuts') });
+    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  });
+
+  it('"seen", "brought", "teeth": a form English inflects irregularly is its word; "seen today" asks for the same day', () => {
+    const seen = analyzeQuestion('Can I be seen today?').terms;
+    expect(seen.map((t) => t.word)).toEqual(['seen', 'same', 'day']);
+    expect([...seen[0]!.derived]).toContain('see');
+    expect(seen[0]!.synonymWords).toContain('see');
+    expect([...analyzeQuestion('Do I need to bring my teeth X-rays?').terms.find((t) => t.word === 'teeth')!.derived]).toContain('tooth');
+    expect([...analyzeQuestion('Who brought the cake?').terms.find((t) => t.word === 'brought')!.derived]).toContain('bring');
+    // "today" alone is the day asked about: "Are you open today?" wants the day's hours.
+    expect(analyzeQuestion('Are you open today?').terms.map((t) => t.word)).toContain('today');
+    expect(analyzeQuestion('Can you fit me in today?').terms.map((t) => t.word)).toEqual(['fit', 'same', 'day']);
+    const chunks = [
+      { text: 'Broken tooth, swelling or bad toothache? Call before 10 am and we will see you the same day.', url: '/emergencies', title: 'Dental emergencies', section: 'Dental emergencies' },
+      { text: 'Today three dentists and six hygienists care for about 5,000 patients.', url: '/about', title: 'About us', section: 'About us' },
+      { text: 'Tooth-colored filling: from $160.', url: '/fees', title: 'Fees', section: 'Fees' },
+    ];
+    for (const q of ['If I chip a tooth, can I be seen today?', "I've got a really bad toothache, can I be seen today?", 'Can you see my son today?']) {
+      const [best] = rankSentences(q, chunks);
+      expect(best, q).toMatchObject({ sentence: 'Call before 10 am and we will see you the same day.' });
+      expect(best!.score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    }
+  });
+
+  it('what a question tells before it asks ("If I chip a tooth, can I…?") leaves it a yes/no question; two asks are no story', () => {
+    expect(preamble('If I chip a tooth, can I be seen today?')).toEqual({ told: 'If I chip a tooth', ask: 'can I be seen today?' });
+    expect(analyzeQuestion('If I chip a tooth, can I be seen today?').yesNo).toBe(true);
+    expect(analyzeQuestion('My plan is out of network, will you still file the claim?').yesNo).toBe(true);
+    // An ask that only points back, or a question asked twice, or asked first.
+    expect(preamble('My daughter is 14 and wants her teeth whitened, can you do that?')).toBeNull();
+    expect(preamble('Is there parking, and is it free?')).toBeNull();
+    expect(preamble('For my son, what time do you open?')).toEqual({ told: 'For my son', ask: 'what time do you open?' });
+    expect(analyzeQuestion('For my son, what time do you open?').yesNo).toBe(false);
+    expect(analyzeQuestion('If I cancel, how much do I get back?').yesNo).toBe(false);
   });
 });

