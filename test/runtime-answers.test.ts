@@ -136,6 +136,11 @@ describe('answers on a third site (a bakery)', () => {
     // Boston is on the site (where the founder once worked); no café is there.
     expect(await ask('Do you have a shop in Boston?', bakery)).toMatch(
       /^Our site doesn't mention a shop in Boston\. Old Port: 41 Wharf Street, Portland, ME 04101\. Back Cove: 780 Forest Avenue, Portland, ME 04103\.\nSource: /);
+    // Its own word for them ("café", written as the visitor wrote it) is not there either: the founder worked "at a hotel in Boston".
+    const cafe = await ask('Do you have a café in Boston?', bakery);
+    expect(cafe, cafe).toMatch(/^Our site doesn't mention a café in Boston\. (Old Port: 41 Wharf Street, Portland, ME 04101\. Back Cove: 780 Forest Avenue, Portland, ME 04103|Back Cove: 780 Forest Avenue, Portland, ME 04103\. Old Port: 41 Wharf Street, Portland, ME 04101)\.\nSource: /);
+    // In a town it is in, whatever the visitor calls its premises, their address.
+    expect(await ask('Do you have a shop in Portland?', bakery)).toMatch(/^Yes, (41 Wharf Street|780 Forest Avenue), Portland, ME 0410[13]\.\nSource: /);
   });
 
   it('a phone question is answered by the number even when it names the premises ("the bakery\'s phone"), the general one first', async () => {

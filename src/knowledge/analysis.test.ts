@@ -312,6 +312,18 @@ describe('ranking sentences', () => {
     expect(rankSentences('Do you have a gym in Denver?', chunks)[0]).toMatchObject({ url: '/locations', missing: ['denver'] });
     // A question about the post's own subject still finds it.
     expect(rankSentences('Did Maya climb in Denver?', chunks)[0]).toMatchObject({ url: '/blog/denver', missing: [] });
+    // Nor by other premises there ("at a hotel in Boston"), nor a customer's quoted word; any other sentence naming the town does.
+    const bakery = [
+      { text: 'Nadia Brooks opened Hearth & Crumb in 2014 after eight years as a pastry chef at a hotel in Boston.', url: '/about', title: 'Our story', section: 'Our story' },
+      { text: '"I drive up from Boston once a month just for the morning buns." — Tom, Boston', url: '/reviews', title: 'Reviews', section: 'Reviews' },
+      { text: 'We have two cafés: Old Port and Back Cove.', url: '/', title: 'Home', section: 'Home' },
+      { text: 'Old Port: 41 Wharf Street, Portland, ME 04101.', url: '/locations', title: 'Locations', section: 'Locations' },
+    ];
+    expect(rankSentences('Do you have a café in Boston?', bakery)[0]).toMatchObject({ missing: ['boston'] });
+    expect(rankSentences('Do you have a shop in Portland?', bakery)[0]).toMatchObject({ url: '/locations', missing: [] });
+    // The business's own premises there are.
+    expect(rankSentences('Do you have a café in Boston?', [...bakery, { text: 'Our newest café in Boston opened in May.', url: '/news', title: 'News', section: 'News' }])[0])
+      .toMatchObject({ missing: [] });
   });
 
   it('a count or an age is a number that is no price; "what kind of" asks which, "kind" is no word of it', () => {

@@ -1,6 +1,6 @@
-import { splitSentences, STOPWORDS } from '../runtime/text.ts';
+import { fold, splitSentences, STOPWORDS } from '../runtime/text.ts';
 import { analyzeQuestion, contactOwner, definedBy, deniedStems, HOLIDAY, holdsPlaceToDo, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, personNameWords, RATE_ASKED, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
-import { compoundHeads, isKindOf } from './wordnet.ts';
+import { compoundHeads, isKindOf, isPremisesNoun } from './wordnet.ts';
 
 /**
  * Sentence-level ranking of passages for a question: each sentence is scored with its
@@ -100,6 +100,8 @@ const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier
 /** Whether a kind of answer is a way to reach someone: a phone number, an email address, or either (`contact`). */
 const reaches = (want: AnswerType | null) => want === 'phone' || want === 'email' || want === 'contact';
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
+/** A customer's quoted word ("They catered our 60-person retreat…" — Greg). */
+const QUOTED = /^\s*["“]/;
 
 function statsOf(chunks: SourceChunk[]): CorpusStats {
   const df = new Map<string, number>();
@@ -312,6 +314,17 @@ function withKindredStems(terms: QueryTerm[], cands: Candidate[]): QueryTerm[] {
   });
 }
 
+/** Whether `sentence` names the place `name` only as where someone else's premises are ("at a hotel in Boston"). */
+function placeOfOthers(sentence: string, name: string): boolean {
+  const said = [...fold(sentence).matchAll(new RegExp(`(?:^|\\W)(\\w+)\\s+(?:in|at|near)\\s+(?:the\\s+)?${name}\\b`, 'g'))];
+  return said.length > 0 && said.every((m) => {
+    const before = words(fold(sentence).slice(0, m.index + 1)).slice(-2);
+    const noun = m[1]!;
+    // "a hotel in Boston", "another bakery in Boston": premises, not the business's own ("our café in Boston").
+    return isPremisesNoun(noun) && before.some((w) => w === 'a' || w === 'an' || w === 'another');
+  });
+}
+
 /** In how many sections at most a phrase may be written for their headings to say what it is about on this site. */
 const ALIAS_SECTIONS = 2;
 /** How many content words at most a heading may have to be a name for something, not a sentence about it. */
@@ -400,7 +413,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // Premises asked for in a place ("Do you have a gym in Denver?") are not tied to it by a post that names both ("…a week
   // climbing in Denver. She visited four gyms there"): a post tells of other people's premises.
   const premisesAsked = hasTopic && q.terms.every((t, j) => !topic[j] || t.premises);
-  const found = q.terms.map((t, j) => !t.proper || cands.some((c, i) => onTopic(i) && matches[i]![j]! >= WEIGHT.section && !(premisesAsked && POST.test(c.chunk.url))));
+  // Nor by a customer's quoted word ("I drive up from Boston…" — Tom), nor a sentence that puts the place to other premises
+  // ("…a pastry chef at a hotel in Boston", for "Do you have a café in Boston?"). Any other sentence that names it places
+  // the business there, whatever it calls its premises ("Do you have a shop in Portland?": "41 Wharf Street, Portland").
+  const found = q.terms.map((t, j) => !t.proper || cands.some((c, i) => (onTopic(i) || premisesAsked) && matches[i]![j]! >= WEIGHT.section
+    && !(premisesAsked && (POST.test(c.chunk.url) || QUOTED.test(c.sentence) || placeOfOthers(c.sentence, t.word)))));
   // A name of two words or more is one name ("Apple Pay"): where the site lacks a part, it lacks the name.
   const runs = nameRuns(q);
   const missing = q.terms.map((_, j) => runs[j]!.some((k) => !found[k]));
@@ -411,7 +428,8 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // A sentence is about the question when it matches its subject, or a name it asks about, in the sentence or its own heading.
   const relevant = (i: number) => onTopic(i) || q.terms.some((t, j) => t.proper && !missing[j] && matches[i]![j]! >= WEIGHT.heading);
   // "Do you have a gym in Seattle?": a place asked for wants sentences that name places.
-  const want = q.want ?? (q.terms.some((t, j) => missing[j] && new RegExp(`\\b(in|at|near)\\s+${t.word}\\b`, 'i').test(q.text)) ? 'address' : null);
+  // So do premises asked for in a place the site names ("Do you have a shop in Portland?"): where they are answers.
+  const want = q.want ?? (q.terms.some((t, j) => (missing[j] || (t.proper && premisesAsked)) && new RegExp(`\\b(in|at|near)\\s+${t.word}\\b`, 'i').test(q.text)) ? 'address' : null);
   const placeAsked = !q.want && want === 'address';
   // ...and is about them whatever it calls them, when the shops are all the question asks about.
   const premisesOnly = placeAsked && q.terms.every((t, j) => !topic[j] || t.premises);
@@ -450,7 +468,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     const namesIt = q.terms.some((t, j) => t.proper && matches[i]![j]! >= WEIGHT.heading);
     if (POST.test(c.chunk.url)) score *= want && typed && !namesIt ? 0.8 : 0.9;
     // So does a customer's quoted word ("They catered our 60-person retreat…" — Greg): a testimonial, not the business's own.
-    else if (/^\s*["“]/.test(c.sentence)) score *= 0.9;
+    else if (QUOTED.test(c.sentence)) score *= 0.9;
     // A sentence that asks ("No insurance?", "Broken tooth or bad toothache?") answers nothing itself: what follows it does.
     if (/\?\s*$/.test(c.sentence)) score *= 0.5;
     // A way to do something is often said without a word that marks it ("We accept cash and all major cards"): it is

@@ -197,7 +197,9 @@ function asksForPremises(q: Question): boolean {
 
 /** "a shop in Boston", "an office near Milwaukee": the premises as the question names them, where it places them. */
 function premisesIn(q: Question, names: string[]): string {
-  const noun = q.terms.find((t) => t.premises)!.word;
+  // As the visitor wrote it ("a café"), not folded ("a cafe").
+  const folded = q.terms.find((t) => t.premises)!.word;
+  const noun = (q.text.split(/[^\p{L}\p{N}'-]+/u).find((w) => fold(w) === folded) ?? folded).toLowerCase();
   const where = names.map((name) => `${new RegExp(`\\b(in|at|near)\\s+${name}\\b`, 'i').exec(q.text)?.[1]?.toLowerCase() ?? 'in'} ${capitalize(name)}`);
   return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} ${where.join(' or ')}`;
 }
