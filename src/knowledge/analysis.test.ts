@@ -703,4 +703,25 @@ describe('ranking sentences', () => {
     expect(analyzeQuestion('For my son, what time do you open?').yesNo).toBe(false);
     expect(analyzeQuestion('If I cancel, how much do I get back?').yesNo).toBe(false);
   });
+  it('"Who owns…?" asks for the founder, "How big a group…?" a number of people, "the best way to reach…" how to reach', () => {
+    expect(analyzeQuestion('Who owns Hearth & Crumb?').terms.map((t) => t.word)).toEqual(['founded', 'hearth', 'crumb']);
+    expect(analyzeQuestion('Can I bring my own cup?').terms.map((t) => t.word)).toContain('own');
+    expect(analyzeQuestion("What's the best way to reach someone about catering?").want).toBe('contact');
+    expect(analyzeQuestion('How big a group can you cater for?').terms.map((t) => t.word)).toEqual(analyzeQuestion('How many people can you cater for?').terms.map((t) => t.word));
+    const chunks = [
+      { text: 'Nadia Brooks opened Hearth & Crumb in 2014 after eight years as a pastry chef at a hotel in Boston.', url: '/about', title: 'Our story | Hearth & Crumb', section: 'Our story' },
+      { text: 'Bring your own cup and we take 25 cents off any drink.', url: '/menu', title: 'Menu | Hearth & Crumb', section: 'Menu › Drinks' },
+      { text: '"The best croissant I have had outside Paris." — Anna, Falmouth', url: '/reviews', title: 'Reviews | Hearth & Crumb', section: 'Reviews' },
+      { text: 'We cater office breakfasts, working lunches and events for 10 to 200 guests.', url: '/catering', title: 'Catering | Hearth & Crumb', section: 'Catering' },
+      { text: 'Catering: catering@hearthandcrumb.example or (207) 555-0148.', url: '/contact', title: 'Contact | Hearth & Crumb', section: 'Contact' },
+    ];
+    const best = (q: string) => rankSentences(q, chunks)[0]!;
+    expect(best('Who owns the bakery?')).toMatchObject({ url: '/about' });
+    expect(best('How big a group can you cater for?')).toMatchObject({ url: '/catering' });
+    expect(best('What is the largest event you can cater?')).toMatchObject({ url: '/catering' });
+    expect(best("What's the best way to reach someone about catering?")).toMatchObject({ url: '/contact' });
+    for (const q of ['Who owns the bakery?', 'How big a group can you cater for?', "What's the best way to reach someone about catering?"]) {
+      expect(best(q).score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    }
+  });
 });

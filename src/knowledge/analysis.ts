@@ -111,6 +111,13 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "What would a latte set me back?": what it costs.
   [/\bset(s|ting)? (me|us|you|him|her|them) back\b/gi, 'cost'],
   [/\bsign(ing)?[- ]?up\b/gi, 'join'],
+  // "What's the best way to reach someone about catering?" asks how ("The best croissant I have had…" says nothing of it).
+  [/\bwhat(?:'s|s| is| would be) the (?:best|easiest|quickest|fastest) way (?:for me )?to\b/gi, 'how do I'],
+  [/\b(?:get|be|stay) in touch(?: with)?\b/gi, 'contact'],
+  // "Who owns the bakery?": a small business's site names whoever founded it ("Nadia Brooks opened Hearth & Crumb in
+  // 2014"), seldom an owner; "own" is otherwise the visitor's ("your own cup").
+  [/\bwho (?:owns|owned|is the owner of|are the owners of)\b/gi, 'who founded'],
+  [/\bwho (is|are) the owners?\b/gi, 'who founded the business'],
   // "Can I be seen today?", "Can you fit me in today?": asked on the day, for a visit the same day, as a site says it ("we
   // will see you the same day"). Not "Are you open today?": that asks the day's hours.
   [/\b(seen|see (?:me|us|him|her|them|my \w+)|fit (?:me|us|him|her|them) in|get (?:me|us|him|her|them) in) today\b/gi, '$1 the same day'],
@@ -125,6 +132,9 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "A cake big enough for 30 guests", "a room large enough to seat 40": a site says the capacity, as a number ("Serves:
   // 25 to 30", "Seats 40 inside"), never "big enough".
   [/\b(big|large|roomy) enough (for|to)\b/gi, '$2'],
+  // "How big a group can you cater for?", "the largest party you take": a number of people ("for 10 to 200 guests").
+  [/\bhow (?:big|large) (?:a|an|of an?) (?:group|party|crowd|event)\b/gi, 'how many people'],
+  [/\b(?:the )?(?:biggest|largest) (?:group|party|crowd|event)\b/gi, 'the maximum number of people'],
   // "A glass of wine", "a slice of cake": the thing is asked about, not its measure.
   [/\b(a|an|one|two|three|some) (glass|glasses|cups?|mugs?|bottles?|slices?|pieces?|bowls?|pints?|plates?|portions?|servings?) of\b/gi, ''],
   // "Have catering brought to our office", "bring it to my house": delivered there ("Delivery within 10 miles…").
