@@ -724,4 +724,17 @@ describe('ranking sentences', () => {
       expect(best(q).score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
     }
   });
+  it('"What city are you in?" asks where, as a town or a street', () => {
+    for (const q of ['What city are your offices in?', 'Which town is the bakery in?', 'Which part of town is the café in?']) expect(answerType(q), q).toBe('address');
+    // "area" stays a thing asked about ("Where is the bouldering area?").
+    expect(analyzeQuestion('Where is the bouldering area?').terms.find((t) => t.word === 'area')).toMatchObject({ typeWord: false });
+    const chunks = [
+      { text: 'Brightwater Dental looks after patients of all ages.', url: '/', title: 'Brightwater Dental', section: 'Home' },
+      { text: 'Downtown: 215 State Street, Suite 300, Madison, WI 53703.', url: '/offices', title: 'Offices', section: 'Our offices' },
+      { text: 'Park in the Capitol Square ramp across the street.', url: '/offices', title: 'Offices', section: 'Our offices › Parking' },
+    ];
+    const [best] = rankSentences('What city are your offices in?', chunks);
+    expect(best).toMatchObject({ sentence: 'Downtown: 215 State Street, Suite 300, Madison, WI 53703.' });
+    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  });
 });

@@ -177,7 +177,7 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   time: ['time', 'open', 'close', 'hour', 'late', 'early', 'latest', 'earliest', 'morning', 'afternoon', 'evening', 'night', 'tonight'],
   day: ['day', 'week'],
   when: ['time', 'day', 'date'],
-  address: ['address', 'located', 'location', 'find'],
+  address: ['address', 'located', 'location', 'find', 'city', 'town', 'neighborhood', 'neighbourhood'],
   person: [],
   duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice', 'warning', 'far', 'advance'],
   frequency: ['often', 'frequently', 'times'],
@@ -214,7 +214,8 @@ export function answerType(question: string): AnswerType | null {
   // "Which of your doctors…?", "What dentist…?": a noun WordNet files under people.
   const asked = /\b(?:which|what)\s+(?:of\s+(?:your|the|our)\s+)?([a-z]+)/.exec(q)?.[1];
   if (asked && isPersonNoun(asked)) return 'person';
-  if (/\bwhere\b|\baddress\b|\blocated\b|\bhow (do|can|should) (i|we) (get|go) to\b/.test(q)) return 'address';
+  // "What city are you in?", "Which part of town is the café in?": where, as a town or a street.
+  if (/\bwhere\b|\baddress\b|\blocated\b|\bhow (do|can|should) (i|we) (get|go) to\b|\b(what|which) (city|town|state|neighbou?rhood|area|part of (the )?(city|town))\b/.test(q)) return 'address';
   if (/\b(which|what) days?\b/.test(q)) return 'day';
   // "What's the latest I can order?": a time to be in by.
   if (/\bwhat time\b|\bhow (late|early)\b|\bthe (latest|earliest)\b|\b(opening|closing) (hours|times?)\b|\bat what times?\b/.test(q)) return 'time';
