@@ -737,4 +737,16 @@ describe('ranking sentences', () => {
     expect(best).toMatchObject({ sentence: 'Downtown: 215 State Street, Suite 300, Madison, WI 53703.' });
     expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
   });
+  it('"Where do I send questions about my bill?" asks whom to write to, as "How do I reach…?" does', () => {
+    expect(answerType('Where do I send questions about my bill?')).toBe('contact');
+    expect(answerType('Where do I send my CV?')).toBe('email');
+    const chunks = [
+      { text: 'For bills and statements, write to billing@brightwater.example.', url: '/contact', title: 'Contact', section: 'Contact' },
+      { text: '215 State Street, Suite 300, Madison, WI 53703.', url: '/offices', title: 'Offices', section: 'Offices' },
+      { text: 'We send a text reminder two days before your visit.', url: '/booking', title: 'Booking', section: 'Booking' },
+    ];
+    const [best] = rankSentences('Where do I send questions about my bill?', chunks);
+    expect(best).toMatchObject({ url: '/contact' });
+    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  });
 });

@@ -199,7 +199,7 @@ export function answerType(question: string): AnswerType | null {
   if (/\bhow (often|frequently)\b|\bhow many times (a|an|per|each|every)\b/.test(q)) return 'frequency';
   // "How do I reach catering?", "Who do I contact about an order?": a phone number or an email address, whichever the site gives.
   // "Who should I talk to about…?": a person, or better a way to reach one.
-  if (/\bhow (do|can|could|should) (i|we) (reach|contact|get in touch|get hold of)\b|\bwho (do|should|can|could) (i|we) (contact|talk to|speak to|speak with|talk with|ask)\b/.test(q)) return 'contact';
+  if (/\bhow (do|can|could|should) (i|we) (reach|contact|get in touch|get hold of)\b|\bwhere (do|can|could|should) (i|we) (send|direct|take) (questions?|complaints?|feedback|queries)\b|\bwho (do|should|can|could) (i|we) (contact|talk to|speak to|speak with|talk with|ask)\b/.test(q)) return 'contact';
   // "What forms of payment do you accept?", "How can I pay?": the means a site takes ("We accept cash, debit and all major
   // credit cards"), not a price ("Non-members pay $15").
   if (PAYMENT_ASKED.test(q)) return 'payment';
