@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuestion, answerType, contactOwner, definedBy, holdsType, namesYoung, personNameWords, preamble, stems, typeStrength, withSpelling, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
+import { analyzeQuestion, answerType, contactOwner, definedBy, deniedStems, holdsType, namesYoung, personNameWords, preamble, stems, typeStrength, withSpelling, withDayRanges, withoutRelativeClauses, words } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
+import { synonyms } from './wordnet.ts';
 
 describe('reading a question', () => {
   it('"who" wants a person as the question\'s word only, not as a relative pronoun', () => {
@@ -748,5 +749,40 @@ describe('ranking sentences', () => {
     const [best] = rankSentences('Where do I send questions about my bill?', chunks);
     expect(best).toMatchObject({ url: '/contact' });
     expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  });
+  it('"Can I bring my dog?" asks whether a dog may come: a rule for pets answers it, and a noun has no verb\'s synonyms', () => {
+    const terms = analyzeQuestion('Can I bring my dog along while I climb?').terms;
+    expect(terms.map((t) => t.word)).toEqual(['bring', 'dog', 'climb']);
+    expect(terms[0]).toMatchObject({ incidental: true });
+    expect(terms[1]!.classWords).toContain('pet');
+    // Not the verb "to dog" ("follow", "pursue"), nor the acts its group's verbs are ("to pet": "caress").
+    for (const verb of ['follow', 'pursue', 'caress', 'chase', 'tail']) expect(terms[1]!.synonymWords).not.toContain(verb);
+    // Whichever is asked first: a word's synonyms of all its parts of speech are cached apart from its noun senses'.
+    expect(synonyms('dog')).toContain('chase');
+    expect(synonyms('dog', 2, ['noun'])).not.toContain('chase');
+    // "What should I bring?" asks what to bring.
+    expect(analyzeQuestion('What should I bring to my first visit?').terms.find((t) => t.word === 'bring')).toMatchObject({ incidental: false });
+    expect([...deniedStems('No, pets are not allowed inside the gyms, except service animals.')]).toContain('pet');
+    const gym = [
+      { text: 'No, pets are not allowed inside the gyms, except service animals.', url: '/faq', title: 'FAQ', section: 'FAQ › Are pets allowed?' },
+      { text: 'The Riverside gym opened first; Eastside followed in 2019.', url: '/about', title: 'About', section: 'About' },
+      { text: 'Bring your own lock for the lockers.', url: '/faq', title: 'FAQ', section: 'FAQ › Lockers' },
+      { text: 'Children must be at least 4 years old to climb.', url: '/youth', title: 'Youth', section: 'Youth' },
+      { text: 'Climb at Riverside or Eastside with one membership.', url: '/pricing', title: 'Pricing', section: 'Pricing' },
+      { text: 'Everyone who climbs signs our waiver.', url: '/waiver', title: 'Waiver', section: 'Waiver' },
+    ];
+    const cafe = [
+      { text: 'Dogs are welcome on the Back Cove patio, but not indoors.', url: '/faq', title: 'FAQ', section: 'FAQ' },
+      { text: 'Bring your own cup and we take 25 cents off any drink.', url: '/menu', title: 'Menu', section: 'Menu' },
+      { text: 'Both cafés open at 7 am.', url: '/hours', title: 'Hours', section: 'Hours' },
+    ];
+    for (const [q, chunks, sentence] of [
+      ['Can I bring my dog along while I climb?', gym, 'No, pets are not allowed inside the gyms, except service animals.'],
+      ['Can I bring my dog to the café?', cafe, 'Dogs are welcome on the Back Cove patio, but not indoors.'],
+    ] as const) {
+      const [best] = rankSentences(q, [...chunks]);
+      expect(best, q).toMatchObject({ sentence });
+      expect(best!.score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    }
   });
 });

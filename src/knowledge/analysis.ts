@@ -103,7 +103,15 @@ const DOMAIN_SYNONYMS = [
   ['buy', 'purchase', 'sell'],
   // What a visitor picks up, the business has collected ("Orders that are not collected by closing time…").
   ['pickup', 'collect'],
+  // "Can I bring my dog?": a site's rule is often for pets ("Pets are welcome on the patio"); one that denies them, below.
+  ['pet', 'dog', 'cat', 'puppy'],
 ];
+
+/**
+ * Classes a business's rules name that WordNet does not file these nouns under: "No pets inside" denies a dog (its
+ * classes are canine and carnivore).
+ */
+const DOMAIN_CLASSES: Record<string, string[]> = { dog: ['pet'], cat: ['pet'], puppi: ['pet', 'dog'], kitten: ['pet', 'cat'] };
 
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
 const DOMAIN_PHRASES: [RegExp, string][] = [
@@ -526,8 +534,14 @@ export function negatedClauses(sentence: string): string[] {
  * a local food pantry" denies no food).
  */
 export function deniedStems(sentence: string): Set<string> {
-  return new Set(negatedClauses(sentence).flatMap((clause) => words(clause).filter((w) => !STOPWORDS.has(w)).slice(0, 3).map(stem)));
+  const out = new Set(negatedClauses(sentence).flatMap((clause) => words(clause).filter((w) => !STOPWORDS.has(w)).slice(0, 3).map(stem)));
+  // "Pets are not allowed inside", "Outside food is not permitted": what may not come is the subject, before the negation.
+  for (const m of sentence.matchAll(NOT_ALLOWED)) for (const w of words(m[1]!).filter((x) => !STOPWORDS.has(x)).slice(-2)) out.add(stem(w));
+  return out;
 }
+
+/** "<what> is / are not allowed": the few words before it, up to the clause's start ("No, pets are not allowed"). */
+const NOT_ALLOWED = /(?:^|[,;:.]\s*)([^,;:.]{1,40}?)\s+(?:is|are)\s+not\s+(?:allowed|permitted|accepted|welcome)\b/gi;
 
 /** The stems of a text's content words (stop words left out). */
 export function stems(text: string): Set<string> {
@@ -633,6 +647,8 @@ const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
  * is asked is the thing done ("Children must be at least 4 years old to climb", not "Pets are not allowed inside").
  */
 const MAY = new Set(['allowed', 'allow', 'permitted', 'permit', 'possible', 'able', 'safe', 'suitable', 'appropriate']);
+/** "Can I bring my dog?" asks whether the dog may come ("Dogs are welcome on the patio"), as "Are dogs allowed?" does. */
+const MAY_BRING = /\b(can|may|could) (i|we) (also )?bring\b/;
 /** "Do you have a café?": premises asked for with "a" are a thing asked about, not the business itself ("the café"). */
 const INDEFINITE = new Set(['a', 'an', 'any', 'another']);
 /** Words that name nothing: "anything", "someone", "everywhere", "cannot". */
@@ -711,10 +727,12 @@ export function analyzeQuestion(asked: string): Question {
     // "on weekdays", "at the weekend": the days a site names (its hours by day), one way only (Monday is no weekday's synonym).
     for (const d of DAYS_OF[word] ?? []) synonymWords.add(d);
     // The kinds of act its domain synonyms are ("found" is to "open" a business): a site says "Nadia opened the bakery".
-    if (!proper.has(word)) for (const w of [...synonymWords]) for (const h of hypernyms(w)) synonymWords.add(h);
+    // Not a noun's ("my dog": its group's "pet" is no act of fondling).
+    if (!proper.has(word) && !nouns.has(word)) for (const w of [...synonymWords]) for (const h of hypernyms(w)) synonymWords.add(h);
     // "seen" is "see", "teeth" are "tooth": the word itself, as Porter2 cannot stem it.
     const base = proper.has(word) ? undefined : irregularBase(word);
-    if (!proper.has(word)) for (const syn of [...synonyms(word), ...derivations(word), ...(phrase.get(word) ?? []), ...(base ? [base] : [])]) synonymWords.add(syn);
+    // A noun's synonyms are its senses as a noun ("my dog": not "follow" or "tail", the verb's).
+    if (!proper.has(word)) for (const syn of [...synonyms(word, 2, nouns.has(word) ? ['noun'] : undefined), ...derivations(word), ...(phrase.get(word) ?? []), ...(base ? [base] : [])]) synonymWords.add(syn);
     synonymWords.delete(word);
     if (word === 'minimum' || word === 'maximum') synonymWords.add(RANGE_LIMIT);
     const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));
@@ -723,12 +741,12 @@ export function analyzeQuestion(asked: string): Question {
     derived.delete(s);
     // Precise class words only: "drink" (ten senses) or "food" would relate too much.
     const classWords = nouns.has(word) && !proper.has(word) && !typeWords.has(s)
-      ? nounClasses(word, 2, true).filter((w) => !STOPWORDS.has(w) && senseCount(w) < VAGUE && stem(w) !== s) : [];
+      ? [...nounClasses(word, 2, true).filter((w) => !STOPWORDS.has(w) && senseCount(w) < VAGUE && stem(w) !== s), ...(DOMAIN_CLASSES[s] ?? [])] : [];
     const classes = new Set(classWords.map(stem));
     const opposites = adjectives.has(word) && !proper.has(word) ? antonyms(word).map(stem) : [];
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
-      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || MAY.has(word) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
+      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || MAY.has(word) || (word === 'bring' && MAY_BRING.test(fold(text))) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
       premises: !proper.has(word) && isPremises(word),
       ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
       ...(classes.size ? { classes, classWords } : {}),

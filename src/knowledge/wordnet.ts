@@ -124,7 +124,7 @@ function baseForms(word: string): string[] {
  * of its base forms that yields any; single words only, the word itself left out. Cached.
  */
 function senseWords(kind: string, word: string, senses: number, related: (synset: Synset, form: string) => (string | undefined)[], parts: readonly Pos[] = POS): string[] {
-  const key = `${kind}${word}:${senses}`;
+  const key = `${kind}${word}:${senses}:${parts.join(',')}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const out = new Set<string>();
@@ -143,8 +143,8 @@ function senseWords(kind: string, word: string, senses: number, related: (synset
 }
 
 /** Single-word synonyms of `word` in its `senses` most frequent senses. */
-export function synonyms(word: string, senses = 2): string[] {
-  return senseWords('=', word, senses, (synset) => synset.words);
+export function synonyms(word: string, senses = 2, parts: readonly Pos[] = POS): string[] {
+  return senseWords('=', word, senses, (synset) => synset.words, parts);
 }
 
 /**

@@ -14,6 +14,7 @@ this that these those what which who whom whose when where why how can could wou
 yes so than too very just also there here any some all please hi hello hey thanks thank tell know like want need get got let
 im ive id dont doesnt didnt isnt arent cant much many more most out up down as then ok okay s t d ll re ve m one ones
 myself yourself yourselves ourselves themselves himself herself itself ever never only both either neither
+while whilst though although because unless whether along
 le la les l un une des de du d et ou mais au aux en dans sur pour par avec sans sous est sont etre ai as avez avons ont suis es
 je j tu il elle on nous vous ils elles me m te se ce cet cette ces c ca qui que qu quoi quel quelle quels quelles quand comment
 pourquoi combien mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs ne n pas plus y bonjour merci svp peux pouvez
