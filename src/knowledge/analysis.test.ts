@@ -785,4 +785,19 @@ describe('ranking sentences', () => {
       expect(best!.score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
     }
   });
+  it('when and how many are circumstances of what is asked ("a table for six on Saturday morning?"), unless asked for', () => {
+    const chunks = [
+      { text: "We don't take table reservations; seating is first come, first served.", url: '/faq', title: 'FAQ', section: 'FAQ' },
+      { text: 'Saturday — Old Port: 8 am – 6 pm; Back Cove: 8 am – 4 pm', url: '/hours', title: 'Hours', section: 'Hours' },
+      { text: 'A few 6-inch cakes are in the case every day from Thursday to Sunday.', url: '/cakes', title: 'Cakes', section: 'Cakes' },
+      { text: 'Both cafés open at 7 am on weekdays.', url: '/hours', title: 'Hours', section: 'Hours › Weekdays' },
+      { text: 'Everything is baked on site every morning.', url: '/about', title: 'About', section: 'About' },
+      { text: 'Morning buns sell out early on Saturday and Sunday morning.', url: '/menu', title: 'Menu', section: 'Menu' },
+      { text: 'Wholesale deliveries go out on Saturday too.', url: '/wholesale', title: 'Wholesale', section: 'Wholesale' },
+    ];
+    const [best] = rankSentences('Can I reserve a table for six on Saturday morning?', chunks);
+    expect(best).toMatchObject({ url: '/faq' });
+    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    expect(rankSentences('What time do you open on Saturday?', chunks)[0]).toMatchObject({ sentence: 'Saturday — Old Port: 8 am – 6 pm; Back Cove: 8 am – 4 pm' });
+  });
 });

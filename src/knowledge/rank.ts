@@ -100,6 +100,12 @@ const LIMIT = /\b(at (the )?(least|most|latest|earliest)|up to|no (later|earlier
 /** Whether a kind of answer is a way to reach someone: a phone number, an email address, or either (`contact`). */
 const reaches = (want: AnswerType | null) => want === 'phone' || want === 'email' || want === 'contact';
 const POST = /\/(blog|news|posts?)\/[^/?#]+/i;
+/** How much a day, a part of the day or a number weighs in a question that asks for none of them (`circumstance`). */
+const CIRCUMSTANCE = 0.5;
+/** A part of the day, and a number written in words or digits. */
+const PART_OF_DAY = /^(morning|afternoon|evening|night|tonight|today|tomorrow|noon|midday|lunchtime)s?$/;
+const NUMBER_WORD = /^(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|couple)$/;
+
 /** A customer's quoted word ("They catered our 60-person retreat…" — Greg). */
 const QUOTED = /^\s*["“]/;
 
@@ -379,7 +385,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   };
   // A word that says the kind of answer is met by that kind, not by its synonyms: they do not make it commoner.
   // So is a verb met by a kind of thing ("eat": a food): a site seldom writes "eat", which would make it weigh the most.
-  const weights = q.terms.map((t) => idf(t.stem, t.typeWord ? new Set<string>() : t.alternatives) * (t.typeWord || t.kinds ? 0.5 : 1) * vagueness(t.senses) * (t.incidental ? 0.3 : 1));
+  // "Can I reserve a table for six on Saturday morning?": when and how many are circumstances of what is asked, unless
+  // a time, a day or a number is what it asks for.
+  const circumstance = (t: QueryTerm) => !q.want && (WEEKDAY_NAME.test(t.word) || PART_OF_DAY.test(t.word) || NUMBER_WORD.test(t.word));
+  const weights = q.terms.map((t) => idf(t.stem, t.typeWord ? new Set<string>() : t.alternatives) * (t.typeWord || t.kinds ? 0.5 : 1) * vagueness(t.senses) * (t.incidental ? 0.3 : 1)
+    * (circumstance(t) ? CIRCUMSTANCE : 1));
   // The question's subject: its words that are neither names, nor the kind of answer, nor vague verbs ("take", "come"),
   // nor where or how it is asked ("the bakery", "exactly"), unless nothing else is left.
   // "What's the bakery's phone number?": a contact asked for is the business's own, whatever its pages call it.
