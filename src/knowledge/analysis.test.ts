@@ -3,6 +3,14 @@ import { analyzeQuestion, answerType, contactOwner, definedBy, deniedStems, hold
 import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
 import { synonyms } from './wordnet.ts';
 
+/** The best sentence `rankSentences` gives for `question`, checked to match `expected` and to score ANSWER_THRESHOLD or more. */
+function answers(question: string, chunks: Parameters<typeof rankSentences>[1], expected: Record<string, unknown>) {
+  const [best] = rankSentences(question, chunks);
+  expect(best, question).toMatchObject(expected);
+  expect(best!.score, question).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  return best!;
+}
+
 describe('reading a question', () => {
   it('"who" wants a person as the question\'s word only, not as a relative pronoun', () => {
     expect(answerType('Who started the bakery?')).toBe('person');
@@ -666,9 +674,7 @@ describe('ranking sentences', () => {
       { text: 'Both cafés open at 7 am and close at 3 pm.', url: '/hours', title: 'Hours | Hearth & Crumb', section: 'Hours' },
       { text: 'Free parking behind the building.', url: '/locations', title: 'Locations | Hearth & Crumb', section: 'Locations › Back Cove' },
     ];
-    const [best] = rankSentences(q, chunks);
-    expect(best).toMatchObject({ url: '/allergens', sentence: expect.stringContaining('tree nuts, peanuts') });
-    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    answers(q, chunks, { url: '/allergens', sentence: expect.stringContaining('tree nuts, peanuts') });
   });
 
   it('"seen", "brought", "teeth": a form English inflects irregularly is its word; "seen today" asks for the same day', () => {
@@ -687,9 +693,7 @@ describe('ranking sentences', () => {
       { text: 'Tooth-colored filling: from $160.', url: '/fees', title: 'Fees', section: 'Fees' },
     ];
     for (const q of ['If I chip a tooth, can I be seen today?', "I've got a really bad toothache, can I be seen today?", 'Can you see my son today?']) {
-      const [best] = rankSentences(q, chunks);
-      expect(best, q).toMatchObject({ sentence: 'Call before 10 am and we will see you the same day.' });
-      expect(best!.score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+      answers(q, chunks, { sentence: 'Call before 10 am and we will see you the same day.' });
     }
   });
 
@@ -716,14 +720,10 @@ describe('ranking sentences', () => {
       { text: 'We cater office breakfasts, working lunches and events for 10 to 200 guests.', url: '/catering', title: 'Catering | Hearth & Crumb', section: 'Catering' },
       { text: 'Catering: catering@hearthandcrumb.example or (207) 555-0148.', url: '/contact', title: 'Contact | Hearth & Crumb', section: 'Contact' },
     ];
-    const best = (q: string) => rankSentences(q, chunks)[0]!;
-    expect(best('Who owns the bakery?')).toMatchObject({ url: '/about' });
-    expect(best('How big a group can you cater for?')).toMatchObject({ url: '/catering' });
-    expect(best('What is the largest event you can cater?')).toMatchObject({ url: '/catering' });
-    expect(best("What's the best way to reach someone about catering?")).toMatchObject({ url: '/contact' });
-    for (const q of ['Who owns the bakery?', 'How big a group can you cater for?', "What's the best way to reach someone about catering?"]) {
-      expect(best(q).score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
-    }
+    answers('Who owns the bakery?', chunks, { url: '/about' });
+    answers('How big a group can you cater for?', chunks, { url: '/catering' });
+    answers('What is the largest event you can cater?', chunks, { url: '/catering' });
+    answers("What's the best way to reach someone about catering?", chunks, { url: '/contact' });
   });
   it('"What city are you in?" asks where, as a town or a street', () => {
     for (const q of ['What city are your offices in?', 'Which town is the bakery in?', 'Which part of town is the café in?']) expect(answerType(q), q).toBe('address');
@@ -734,9 +734,7 @@ describe('ranking sentences', () => {
       { text: 'Downtown: 215 State Street, Suite 300, Madison, WI 53703.', url: '/offices', title: 'Offices', section: 'Our offices' },
       { text: 'Park in the Capitol Square ramp across the street.', url: '/offices', title: 'Offices', section: 'Our offices › Parking' },
     ];
-    const [best] = rankSentences('What city are your offices in?', chunks);
-    expect(best).toMatchObject({ sentence: 'Downtown: 215 State Street, Suite 300, Madison, WI 53703.' });
-    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    answers('What city are your offices in?', chunks, { sentence: 'Downtown: 215 State Street, Suite 300, Madison, WI 53703.' });
   });
   it('"Where do I send questions about my bill?" asks whom to write to, as "How do I reach…?" does', () => {
     expect(answerType('Where do I send questions about my bill?')).toBe('contact');
@@ -746,9 +744,7 @@ describe('ranking sentences', () => {
       { text: '215 State Street, Suite 300, Madison, WI 53703.', url: '/offices', title: 'Offices', section: 'Offices' },
       { text: 'We send a text reminder two days before your visit.', url: '/booking', title: 'Booking', section: 'Booking' },
     ];
-    const [best] = rankSentences('Where do I send questions about my bill?', chunks);
-    expect(best).toMatchObject({ url: '/contact' });
-    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    answers('Where do I send questions about my bill?', chunks, { url: '/contact' });
   });
   it('"Can I bring my dog?" asks whether a dog may come: a rule for pets answers it, and a noun has no verb\'s synonyms', () => {
     const terms = analyzeQuestion('Can I bring my dog along while I climb?').terms;
@@ -780,9 +776,7 @@ describe('ranking sentences', () => {
       ['Can I bring my dog along while I climb?', gym, 'No, pets are not allowed inside the gyms, except service animals.'],
       ['Can I bring my dog to the café?', cafe, 'Dogs are welcome on the Back Cove patio, but not indoors.'],
     ] as const) {
-      const [best] = rankSentences(q, [...chunks]);
-      expect(best, q).toMatchObject({ sentence });
-      expect(best!.score, q).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+      answers(q, [...chunks], { sentence });
     }
   });
   it('when and how many are circumstances of what is asked ("a table for six on Saturday morning?"), unless asked for', () => {
@@ -795,9 +789,7 @@ describe('ranking sentences', () => {
       { text: 'Morning buns sell out early on Saturday and Sunday morning.', url: '/menu', title: 'Menu', section: 'Menu' },
       { text: 'Wholesale deliveries go out on Saturday too.', url: '/wholesale', title: 'Wholesale', section: 'Wholesale' },
     ];
-    const [best] = rankSentences('Can I reserve a table for six on Saturday morning?', chunks);
-    expect(best).toMatchObject({ url: '/faq' });
-    expect(best!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+    answers('Can I reserve a table for six on Saturday morning?', chunks, { url: '/faq' });
     expect(rankSentences('What time do you open on Saturday?', chunks)[0]).toMatchObject({ sentence: 'Saturday — Old Port: 8 am – 6 pm; Back Cove: 8 am – 4 pm' });
   });
 });
