@@ -330,6 +330,9 @@ describe('ranking sentences', () => {
     ];
     expect(rankSentences('Do you have a café in Boston?', bakery)[0]).toMatchObject({ missing: ['boston'] });
     expect(rankSentences('Do you have a shop in Portland?', bakery)[0]).toMatchObject({ url: '/locations', missing: [] });
+    // A town named otherwise, without a street, is not where the premises are.
+    expect(rankSentences('Is there a location in Boston?', [...bakery, { text: 'Tom guided in Boston for ten years.', url: '/team', title: 'Team', section: 'Team' }])[0])
+      .toMatchObject({ missing: ['boston'] });
     // The business's own premises there are.
     expect(rankSentences('Do you have a café in Boston?', [...bakery, { text: 'Our newest café in Boston opened in May.', url: '/news', title: 'News', section: 'News' }])[0])
       .toMatchObject({ missing: [] });

@@ -424,9 +424,10 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // climbing in Denver. She visited four gyms there"): a post tells of other people's premises.
   const premisesAsked = hasTopic && q.terms.every((t, j) => !topic[j] || t.premises);
   // Nor by a customer's quoted word ("I drive up from Boston…" — Tom), nor a sentence that puts the place to other premises
-  // ("…a pastry chef at a hotel in Boston", for "Do you have a café in Boston?"). Any other sentence that names it places
-  // the business there, whatever it calls its premises ("Do you have a shop in Portland?": "41 Wharf Street, Portland").
-  const found = q.terms.map((t, j) => !t.proper || cands.some((c, i) => (onTopic(i) || premisesAsked) && matches[i]![j]! >= WEIGHT.section
+  // ("…a pastry chef at a hotel in Boston", for "Do you have a café in Boston?"). A street address there places the business
+  // there, whatever it calls its premises ("Do you have a shop in Portland?": "41 Wharf Street, Portland"); another
+  // sentence naming the town does not ("Tom guided in Denver…", for "Is there a location in Denver?").
+  const found = q.terms.map((t, j) => !t.proper || cands.some((c, i) => (onTopic(i) || (premisesAsked && typeStrength(c.sentence, 'address') === 1)) && matches[i]![j]! >= WEIGHT.section
     && !(premisesAsked && (POST.test(c.chunk.url) || QUOTED.test(c.sentence) || placeOfOthers(c.sentence, t.word)))));
   // A name of two words or more is one name ("Apple Pay"): where the site lacks a part, it lacks the name.
   const runs = nameRuns(q);
