@@ -107,14 +107,17 @@ export function createCrawlActivities(deps: ActivityDeps) {
     /**
      * Swaps the new generation in (one transaction: queries see the old index or the new one),
      * drops the old, and, on an agent's first crawl, makes a draft agent active with its event.
+     * `more`: another pass follows (a re-crawl was asked for meanwhile), so the site stays
+     * `crawling`, with this pass's time as last_crawled_at.
      */
-    async finishCrawl(input: { siteId: string; generation: number; summary: CrawlSummary }): Promise<void> {
+    async finishCrawl(input: { siteId: string; generation: number; summary: CrawlSummary; more?: boolean }): Promise<void> {
       const result = await sql.begin(async (tx) => {
         const site = await lockSiteById(tx, input.siteId);
         if (!site) return null;
         const now = new Date();
         const crawled = await markSiteCrawled(tx, site.id, {
           generation: input.generation, pages: input.summary.pages, at: now, nextCrawlAt: nextCrawlAt(site.crawl_cadence, now),
+          more: input.more === true,
         });
         await deletePagesBeforeGeneration(tx, site.id, input.generation);
         const eventIds = site.widget_id ? await agentBecameActive(tx, site.orgId, site.widget_id) : [];
@@ -136,14 +139,17 @@ export function createCrawlActivities(deps: ActivityDeps) {
       if (site) await syncCrawlSchedule(deps, sql, site);
     },
 
-    /** A Schedule's tick: crawl the site (joining a crawl already running); a deleted site's Schedule removes itself. */
+    /**
+     * A Schedule's tick: crawl the site, or join a crawl already running (it is as fresh as a due
+     * re-crawl asks); a deleted site's Schedule removes itself.
+     */
     async requestScheduledCrawl(input: { siteId: string }): Promise<void> {
       const site = await markSiteQueued(sql, input.siteId);
       if (!site) {
         await deleteCrawlSchedule(deps, input.siteId);
         return;
       }
-      await startCrawl(deps, sql, site);
+      await startCrawl(deps, sql, site, { join: true });
     },
   };
 }

@@ -180,7 +180,7 @@ describe('agents and widgets learn their website', () => {
     expect((await searchKnowledge(svc.sql, agent.id, 'Quokka sanctuary')).filter((p) => p.text.includes('Quokka'))).toEqual([]);
     expect((await searchKnowledge(svc.sql, agent.id, '"Article 4 marker"'))[0]!.url).toBe(`${web.url}/articles/4`);
     expect((await allPages(api, site.id)).total).toBe(before);
-    // A second request while it runs joins it (one workflow, not two).
+    // A second request while it runs is remembered: the same workflow makes one more pass after this one.
     expect((await api.post(`${REST}/sites/${site.id}`)).body.status).toBe('crawling');
     const swapped = await crawled(api, site.id, 90_000);
     expect(swapped.status).toBe('ready');
@@ -196,6 +196,53 @@ describe('agents and widgets learn their website', () => {
     expect(failed.error).toEqual(expect.any(String));
     expect((await allPages(api, site.id)).total).toBe(swapped.pages_crawled);
     expect((await searchKnowledge(svc.sql, agent.id, 'Quokka sanctuary'))[0]!.url).toBe(`${web.url}/articles/4`);
+  }, 120_000);
+
+  // Issue 49: a crawl asked for while one runs made no pass of its own, so a page changed after the running
+  // pass had fetched it stayed old until the next cadence run.
+  it('a re-crawl asked for while a crawl runs is served by one more pass, which sees a page changed meanwhile', async () => {
+    const web = await fixture({ pages: 3 });
+    const { api } = await newOrg(svc);
+    const release = web.hold(['/articles/2']);
+    const agent = (await api.post(`${REST}/agents`, { name: 'Changer', site_url: web.url })).body;
+    const siteId = (await siteOf(api, agent.id)).id;
+    // The running pass has fetched the home page and waits for another: the home page is changed after it was read.
+    await eventually(async () => web.log.some((h) => h.path === '/' && h.status === 200) && (web.hits.get('/articles/2') ?? 0) >= 1, 30_000, 20);
+    web.setPage('/', '<html><head><title>Home</title></head><body><article><h1>Home</h1><p>Home now mentions a walrus choir.</p>'
+      + '<a href="/articles/1">one</a> <a href="/articles/2">two</a></article></body></html>');
+    const asked = await api.post(`${REST}/sites/${siteId}`);
+    expect(asked.status, asked.text).toBe(202);
+    expect(asked.body.status).toBe('crawling');
+    release();
+    const done = await crawled(api, siteId);
+    expect(done).toMatchObject({ status: 'ready', pages_crawled: 3 });
+    const pages = await allPages(api, siteId, true);
+    expect(pages.data.find((p) => new URL(p.url).pathname === '/')!.body).toContain('walrus choir');
+    expect((await searchKnowledge(svc.sql, agent.id, 'walrus choir'))[0]!.url).toBe(`${web.url}/`);
+    expect(web.hits.get('/')).toBe(2);
+  }, 120_000);
+
+  it('three re-crawls asked for during one pass give exactly one more pass; status says crawling until it ends', async () => {
+    const web = await fixture({ pages: 3 });
+    const { api } = await newOrg(svc);
+    const release = web.hold(['/']);
+    const agent = (await api.post(`${REST}/agents`, { name: 'Impatient', site_url: web.url })).body;
+    const siteId = (await siteOf(api, agent.id)).id;
+    await eventually(async () => (web.hits.get('/') ?? 0) >= 1, 30_000, 20);
+    for (let i = 0; i < 3; i++) expect((await api.post(`${REST}/sites/${siteId}`)).status).toBe(202);
+    // The second pass is held in its turn, once the first has swapped its pages in.
+    const releaseSecond = web.hold(['/']);
+    release();
+    await eventually(async () => (web.hits.get('/') ?? 0) >= 2, 30_000, 20);
+    const between = (await api.get(`${REST}/sites/${siteId}`)).body;
+    expect(between).toMatchObject({ status: 'crawling', pages_crawled: 3 });
+    expect(between.last_crawled_at).toEqual(expect.any(String));
+    releaseSecond();
+    const done = await crawled(api, siteId);
+    expect(done.status).toBe('ready');
+    expect(Date.parse(done.last_crawled_at)).toBeGreaterThan(Date.parse(between.last_crawled_at));
+    expect(web.hits.get('/')).toBe(2);
+    expect(web.hits.get('/articles/1')).toBe(2);
   }, 120_000);
 
   it('POST /agents/:id/site connects a site to an agent without one, and re-points it', async () => {

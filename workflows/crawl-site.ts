@@ -1,4 +1,4 @@
-import { ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, defineSignal, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { CrawlActivities, CrawlLimits, CrawlSummary } from '../activities/crawl.ts';
 import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
@@ -9,13 +9,25 @@ const { prepareCrawl, finishCrawl, failCrawl } = proxyActivities<CrawlActivities
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
+/** A user asked for a crawl (again): one more pass follows the one fetching now. */
+export const recrawlSignalName = 'recrawl';
+const recrawl = defineSignal(recrawlSignalName);
+
 /**
  * Crawls a site into a new generation of its index, then swaps it in (or, on failure, keeps the
  * index served now and records the error). The fetching runs in one long activity that
  * heartbeats its progress; a worker that dies mid-crawl is replaced and the retry resumes from
  * the pages already stored, fetching none of them again.
+ *
+ * A `recrawl` signal that arrives once this pass has begun fetching asks for a pass that starts
+ * after it: when this one ends (swapped in or failed) the workflow continues as new, once however
+ * many signals came. One that arrives before the fetching (with the start, or while preparing)
+ * is served by this pass.
  */
 export async function crawlSite(input: CrawlSiteInput): Promise<CrawlSummary | null> {
+  let fetching = false;
+  let again = false;
+  setHandler(recrawl, () => { if (fetching) again = true; });
   const prepared = await prepareCrawl({ siteId: input.siteId });
   if (!prepared) return null; // the site was deleted meanwhile
   const { runCrawl } = proxyActivities<CrawlActivities>({
@@ -28,19 +40,18 @@ export async function crawlSite(input: CrawlSiteInput): Promise<CrawlSummary | n
   const target = { siteId: input.siteId, generation: prepared.generation };
   let summary: CrawlSummary;
   try {
+    fetching = true;
     summary = await runCrawl({ ...target, url: prepared.url, limits: input.limits });
+    if (summary.pages === 0) throw ApplicationFailure.nonRetryable(summary.firstError ?? 'no page of the site could be fetched', 'CrawlFailed');
   } catch (err) {
     const message = failureMessage(err);
     await failCrawl({ ...target, error: message });
+    if (again) return continueAsNew<typeof crawlSite>(input);
     throw ApplicationFailure.nonRetryable(message, 'CrawlFailed');
   }
-  if (summary.pages === 0) {
-    const message = summary.firstError ?? 'no page of the site could be fetched';
-    await failCrawl({ ...target, error: message });
-    throw ApplicationFailure.nonRetryable(message, 'CrawlFailed');
-  }
-  await finishCrawl({ ...target, summary });
-  log.info('site crawled', { siteId: input.siteId, ...summary });
+  await finishCrawl({ ...target, summary, more: again });
+  log.info('site crawled', { siteId: input.siteId, ...summary, again });
+  if (again) return continueAsNew<typeof crawlSite>(input);
   return summary;
 }
 

@@ -35,7 +35,9 @@ export const sitesFamily: RouteFamily = {
     }),
     route({
       method: 'POST', path: '/sites/:id', operationId: 'recrawl_site', summary: 'Queue a fresh crawl of a site',
-      description: 'A crawl already running is joined, not doubled. The index served now stays until the new one is complete.',
+      description: 'Asked while a crawl of the site runs, it is remembered: that crawl makes one more pass when it ends (several requests meanwhile make one pass), '
+        + 'so a page changed after the running pass fetched it is read again; `status` stays `crawling` until the last pass ends. '
+        + 'The index served now stays until the new one is complete.',
       permissions: ['sites.write'], params: IdParams,
       responses: { 202: { description: 'The site, its crawl queued', schema: SiteSchema } },
       async handler({ params, principal, deps }) {

@@ -147,10 +147,14 @@ export async function lockSiteById(tx: Db, id: string): Promise<SiteRecord | nul
   return row ? toSite(row) : null;
 }
 
-/** Records a finished crawl: the new generation is served, with its page count and the next crawl time. */
-export async function markSiteCrawled(tx: Db, id: string, done: { generation: number; pages: number; at: Date; nextCrawlAt: Date | null }): Promise<SiteRecord> {
+/**
+ * Records a finished crawl: the new generation is served, with its page count and the next crawl
+ * time. `more`: another pass follows, so the site stays `crawling`.
+ */
+export async function markSiteCrawled(tx: Db, id: string, done: { generation: number; pages: number; at: Date; nextCrawlAt: Date | null; more?: boolean }):
+  Promise<SiteRecord> {
   const [row] = await tx<SiteRow[]>`update sites set generation = ${done.generation}, pages_crawled = ${done.pages},
-    last_crawled_at = ${done.at}, status = 'ready', error = null, next_crawl_at = ${done.nextCrawlAt}, updated_at = now()
+    last_crawled_at = ${done.at}, status = ${done.more ? 'crawling' : 'ready'}, error = null, next_crawl_at = ${done.nextCrawlAt}, updated_at = now()
     where id = ${id} returning ${tx(COLUMNS)}`;
   return toSite(row!);
 }

@@ -4,13 +4,15 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { siteOwnerLabel, type SiteRecord } from '../db/sites.ts';
 import { scheduleIds, taskQueues } from '../temporal/ids.ts';
-import { deleteSchedule, oneLine, searchAttributesOf, startWorkflow, upsertSchedule } from '../temporal/start.ts';
-import { crawlSiteKind, type CrawlSiteInput } from '../../workflows/crawl-site.ts';
+import { deleteSchedule, oneLine, searchAttributesOf, signalWithStart, startWorkflow, upsertSchedule } from '../temporal/start.ts';
+import { crawlSiteKind, recrawlSignalName, type CrawlSiteInput } from '../../workflows/crawl-site.ts';
 import type { scheduledCrawl } from '../../workflows/scheduled-crawl.ts';
 
 /**
  * Starting crawls and keeping each site's re-crawl Schedule in step with its cadence. A crawl is
- * the workflow `crawl:<site id>`: asking again while one runs joins it instead of doubling it.
+ * the workflow `crawl:<site id>`, one at a time per site. A user asking again while one runs is
+ * remembered (the `recrawl` signal): the running crawl makes one more pass when it ends, however
+ * often it was asked meanwhile. A Schedule's tick joins a running crawl instead.
  */
 
 export interface CrawlDeps { temporal: Client; config: Config; log: Logger }
@@ -37,13 +39,18 @@ export function crawlInput(config: Config, siteId: string): CrawlSiteInput {
 }
 
 /**
- * Starts the site's crawl workflow, or joins the one already running (`restart` replaces it, when
- * the site now points elsewhere). Temporal unreachable is a 503 the caller's transaction (db)
- * rolls back with, so nothing is left queued without a crawl.
+ * Starts the site's crawl workflow. When one runs already: `join` (a Schedule's tick) leaves it to
+ * end as it is; by default (a user's request) it makes one more pass after the one under way, so
+ * a page changed since that pass began is fetched again; `restart` replaces it, when the site now
+ * points elsewhere. Temporal unreachable is a 503 the caller's transaction (db) rolls back with,
+ * so nothing is left queued without a crawl.
  */
-export async function startCrawl(deps: CrawlDeps, db: Db, site: CrawlSite, opts: { restart?: boolean } = {}): Promise<void> {
-  await startWorkflow(deps, crawlSiteKind, crawlSiteKind.id(site.id), [crawlInput(deps.config, site.id)],
-    { orgId: site.orgId, agentId: site.widget_id, summary: await crawlSummary(db, site) }, opts);
+export async function startCrawl(deps: CrawlDeps, db: Db, site: CrawlSite, opts: { restart?: boolean; join?: boolean } = {}): Promise<void> {
+  const id = crawlSiteKind.id(site.id);
+  const args: [CrawlSiteInput] = [crawlInput(deps.config, site.id)];
+  const attrs = { orgId: site.orgId, agentId: site.widget_id, summary: await crawlSummary(db, site) };
+  if (opts.restart || opts.join) await startWorkflow(deps, crawlSiteKind, id, args, attrs, { restart: opts.restart });
+  else await signalWithStart(deps, crawlSiteKind, id, args, attrs, recrawlSignalName);
 }
 
 /** The calendar that fires once, at `at` (UTC): the schedule is moved after every crawl. */

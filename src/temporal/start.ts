@@ -77,6 +77,26 @@ export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, def
 }
 
 /**
+ * Starts a workflow of kind `def` under `workflowId` with `signal` as its first event, or, when one
+ * runs under that id already, sends it `signal`: the running workflow learns it was asked again (a
+ * re-crawl asked for while a crawl runs). Any failure is logged and thrown as 503.
+ */
+export async function signalWithStart<K extends WorkflowKind>(deps: StartDeps, def: K, workflowId: string, args: ArgsOf<K>,
+  attrs: RunAttributes, signal: string): Promise<void> {
+  try {
+    await deps.temporal.workflow.signalWithStart(def.workflowType, {
+      workflowId, taskQueue: taskQueues(deps.config)[def.queue], args, signal, signalArgs: [],
+      workflowIdReusePolicy: REUSE[def.reuse],
+      typedSearchAttributes: searchAttributesOf(attrs),
+      staticSummary: oneLine(attrs.summary),
+    });
+  } catch (err) {
+    deps.log.error({ err, workflow_id: workflowId, workflow_kind: def.workflowType }, 'could not signal or start the workflow');
+    throw workflowServiceUnavailable();
+  }
+}
+
+/**
  * Stops a workflow if it still runs. `cancel` lets it run its cleanup; `terminate` is for work
  * after which nothing must run (its rows are gone). Best effort: a failure is logged, not thrown.
  */
