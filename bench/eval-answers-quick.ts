@@ -2,12 +2,12 @@
  * The answers evaluation without the service: `node scripts/run.mjs bench eval-answers-quick`.
  *
  * For tuning the ranking in seconds rather than minutes. Serves the three fixture sites of
- * `npm run eval:answers`, follows their links, and runs the crawler's extraction and chunking,
+ * `node scripts/run.mjs bench eval-answers-legacy`, follows their links, and runs the crawler's extraction and chunking,
  * `rankSentences` and `composeAnswer` in this process, then judges the replies as the real
  * evaluation does. It differs from it in two ways: every passage of a site is a candidate (the
  * service first picks 40 from PostgreSQL's full-text index), and the reply is the composed answer or
  * "I don't know" without the runtime's wording around it. Every figure worth reporting comes from
- * `npm run eval:answers`.
+ * the service (`npm run eval:answers`, and the legacy evaluation for these three sites).
  *
  * Held-out questions (every fourth) are only counted: their questions, replies and scores are never
  * printed. Prints each tuning question answered wrong (EVAL_SHOW_ALL=1: every tuning question) with
@@ -31,7 +31,7 @@ import type { AnswersSite } from './answers/serve.ts';
 import { startAnswersSite } from './answers/site.ts';
 import { say } from './harness.ts';
 
-// The same judge as bench/eval-answers.ts.
+// The same judge as bench/eval-answers-legacy.ts.
 const ADMITS = /(don'?t know|do not know|not sure|couldn'?t find|could not find|can'?t find|cannot find|does(n'?t| not) say|isn'?t on (our|the) (site|website)|not on (our|the) (site|website)|no information)/i;
 const CITES = /\bsources?\s?:/i;
 function judge(question: Question, reply: string): boolean {

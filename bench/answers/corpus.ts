@@ -1,0 +1,128 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The answers corpus (`bench/answers/sites/`): made-up businesses' websites, each with the questions
+ * its visitors type, written by people who never read the engine and never saw its replies.
+ *
+ * A site is a folder: `pages/` holds its HTML files (`index.html` is `/`, `pricing.html` is
+ * `/pricing`, `blog/a-post.html` is `/blog/a-post`), `questions.json` its questions. The folder's
+ * name gives its split: `dev-*` sites are for fitting and calibrating; `test-*` sites are read by
+ * no one who changes the engine, and the evaluation prints only their scores.
+ */
+
+export type Split = 'dev' | 'test';
+
+export interface CorpusQuestion {
+  q: string;
+  type: 'fact' | 'unknown';
+  /** Groups of strings: a right reply holds, for each group, at least one of them (case-insensitive). */
+  expect?: string[][];
+  /** The meaning of a right reply to a yes/no question. */
+  polarity?: 'yes' | 'no';
+  /** The location, product or service the question is about. */
+  entity?: string;
+  /** Strings that mean another entity's fact was given as this one's. */
+  not?: string[];
+  tags?: string[];
+}
+
+export interface CorpusSite { name: string; split: Split; dir: string; brand: string; language: string; questions: CorpusQuestion[]; pages: number }
+
+export const CORPUS_DIR = fileURLToPath(new URL('./sites/', import.meta.url));
+
+function countPages(dir: string): number {
+  let n = 0;
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) n += countPages(path);
+    else if (entry.endsWith('.html')) n++;
+  }
+  return n;
+}
+
+/** The corpus's sites, dev before test, each in name order; `only` keeps those whose name it lists. */
+export function loadCorpus(only?: string[]): CorpusSite[] {
+  if (!existsSync(CORPUS_DIR)) return [];
+  const sites: CorpusSite[] = [];
+  for (const name of readdirSync(CORPUS_DIR).sort()) {
+    const dir = join(CORPUS_DIR, name);
+    const split: Split | null = name.startsWith('dev-') ? 'dev' : name.startsWith('test-') ? 'test' : null;
+    if (!split || !existsSync(join(dir, 'questions.json')) || !existsSync(join(dir, 'pages', 'index.html'))) continue;
+    if (only?.length && !only.includes(name)) continue;
+    const file = JSON.parse(readFileSync(join(dir, 'questions.json'), 'utf8')) as { brand: string; language: string; questions: CorpusQuestion[] };
+    sites.push({ name, split, dir, brand: file.brand, language: file.language, questions: file.questions, pages: countPages(join(dir, 'pages')) });
+  }
+  return sites.sort((a, b) => (a.split === b.split ? a.name.localeCompare(b.name) : a.split === 'dev' ? -1 : 1));
+}
+
+export interface ServedSite { url: string; close(): Promise<void> }
+
+/** Serves a corpus site's pages on 127.0.0.1 (random port), with a robots.txt that allows everything. */
+export async function serveCorpusSite(site: Pick<CorpusSite, 'dir'>): Promise<ServedSite> {
+  const root = join(site.dir, 'pages');
+  const server: Server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    if (path === '/robots.txt') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      return;
+    }
+    const rel = normalize(path.replace(/\/+$/, '') || '/index').replace(/^(\.\.[/\\])+/, '');
+    const file = [join(root, `${rel}.html`), join(root, rel, 'index.html'), join(root, rel)]
+      .find((f) => f.startsWith(root) && existsSync(f) && statSync(f).isFile());
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Lower case, one space, no accents, typographic quotes and dashes as plain ones. */
+export function folded(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}/gu, '').replace(/[’‘]/g, "'").replace(/[–—]/g, '-')
+    .replace(/\u00a0|\u202f/g, ' ').replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** An honest "the site does not say", in English or French. */
+export const ADMITS = new RegExp([
+  "don'?t know", 'do not know', 'not sure', "couldn'?t find", 'could not find', "can'?t find", 'cannot find',
+  "does(n'?t| not) (say|mention)", "isn'?t on (our|the) (site|website)", 'not on (our|the) (site|website)', 'no information',
+  'je ne sais pas', 'ne (le )?sais pas', 'ne connais pas', "n'?est pas (indique|mentionne|precise)", 'ne (le )?mentionne pas', 'ne trouve pas',
+  "pas d'information", 'aucune information', 'ne dit pas', 'ne precise pas',
+].join('|'), 'i');
+
+const POLAR = { yes: /^(yes|oui)\b/i, no: /^(no|non)\b/i } as const;
+
+export interface Judged {
+  right: boolean;
+  /** A fact question answered with another entity's fact (a `not` string in the reply). */
+  otherEntity: boolean;
+  /** An unknown answered as if the site said it. */
+  invented: boolean;
+  /** For a fact question: the reply holds every expected group (whatever else it says). */
+  holds: boolean;
+}
+
+/** Whether every group of `expect` has a string in `text`. */
+export function holdsAll(expect: string[][] | undefined, text: string): boolean {
+  const t = folded(text);
+  return (expect ?? []).every((group) => group.some((s) => t.includes(folded(s))));
+}
+
+/** Judges one reply against its question. */
+export function judge(question: CorpusQuestion, reply: string): Judged {
+  const admits = ADMITS.test(folded(reply));
+  if (question.type === 'unknown') return { right: admits, otherEntity: false, invented: !admits, holds: false };
+  const holds = holdsAll(question.expect, reply);
+  const t = folded(reply);
+  const otherEntity = (question.not ?? []).some((s) => s.trim() && t.includes(folded(s)));
+  const opposite = question.polarity ? POLAR[question.polarity === 'yes' ? 'no' : 'yes'].test(reply.trim()) : false;
+  return { right: holds && !admits && !otherEntity && !opposite, otherEntity, invented: false, holds };
+}
