@@ -127,6 +127,22 @@ describe('main content extraction', () => {
     expect(out.text.split('\n\n').length).toBeGreaterThanOrEqual(6);
   });
 
+  // Issue 39: facts that lived only in a collapsed FAQ answer were never indexed (hidden elements were dropped).
+  it('keeps the collapsed panels a click opens (accordions, tabs), and drops other hidden elements', () => {
+    const faq = `<h1>FAQ</h1>${paragraphs(2, 'Intro')}
+      <button aria-expanded="false" aria-controls="faq-1">Is there a fee?</button><div id="faq-1" hidden><p>A storage fee of $5 per day applies after a week.</p></div>
+      <div class="accordion-item"><h3>Do you open on Sundays?</h3><div class="accordion-body" style="display:none"><p>Sundays we open from noon.</p></div></div>
+      <div class="cookie-notice" hidden><p>We use cookies boilerplate.</p></div>
+      <div id="unrelated" aria-hidden="true"><p>Screen-reader-hidden boilerplate.</p></div>`;
+    for (const html of [page(`<main>${faq}</main>`), page(`<div class="post-content">${faq}${paragraphs(4, 'More')}</div>`)]) {
+      const out = extractHtml(html, 'https://example.com/faq');
+      expect(out.text).toContain('A storage fee of $5 per day');
+      expect(out.text).toContain('Sundays we open from noon.');
+      expect(out.text).not.toContain('cookies boilerplate');
+      expect(out.text).not.toContain('Screen-reader-hidden');
+    }
+  });
+
   it('leaves out a copyright line that comes through with a short page (a blog index of a few links)', () => {
     const out = extractHtml(page(`<h1>Blog</h1><p>Notes from the gym.</p><p>© Cedar &amp; Pine Climbing. Follow us on Instagram.</p><p>Copyright 2026 Cedar &amp; Pine, all rights reserved.</p>`), 'https://example.com/blog');
     expect(out.text).toContain('Notes from the gym.');

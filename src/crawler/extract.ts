@@ -241,10 +241,15 @@ interface Collected {
   articles: HtmlElement[];
   mains: HtmlElement[];
   body: HtmlElement | null;
+  /** Hidden elements (`hidden`, `aria-hidden`, `display: none`), and the ids other elements say they open. */
+  hidden: HtmlElement[];
+  controlled: Set<string>;
 }
 
 function collect(root: AnyNode): Collected {
-  const c: Collected = { title: null, metas: [], canonicalHref: null, baseHref: null, hrefs: [], articles: [], mains: [], body: null };
+  const c: Collected = {
+    title: null, metas: [], canonicalHref: null, baseHref: null, hrefs: [], articles: [], mains: [], body: null, hidden: [], controlled: new Set(),
+  };
   const walk = (node: AnyNode, inArticle: boolean, inSvg: boolean, depth: number) => {
     if (depth > MAX_NESTING || !('children' in node)) return;
     for (const child of node.children) {
@@ -260,11 +265,68 @@ function collect(root: AnyNode): Collected {
       else if (name === 'body' && !c.body) c.body = child;
       if (name === 'article' && !inArticle) c.articles.push(child);
       if (name === 'main' || attribs.role === 'main') c.mains.push(child);
+      for (const id of controlledIds(attribs)) c.controlled.add(id);
+      if (attribs.hidden !== undefined || attribs['aria-hidden'] === 'true' || DISPLAY_NONE.test(attribs.style ?? '')) c.hidden.push(child);
       walk(child, inArticle || name === 'article', inSvg || name === 'svg', depth + 1);
     }
   };
   walk(root, false, false, 0);
   return c;
+}
+
+const DISPLAY_NONE = /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)\b/i;
+/** Class or id words of a collapsed panel that a click opens: an accordion's answer, a tab's content, a "read more". */
+const DISCLOSURE = /accordion|collaps|expand|toggle|disclos|reveal|faq|answer|panel|tab-?pane|tab-?content|read-?more|show-?more|more-?text/i;
+
+/** The ids an element says it opens: `aria-controls`, a Bootstrap-style `data-(bs-)target`, an in-page `href="#…"`. */
+function controlledIds(attribs: Record<string, string | undefined>): string[] {
+  const ids = (attribs['aria-controls'] ?? '').split(/\s+/);
+  for (const target of [attribs['data-target'], attribs['data-bs-target'], attribs.href]) if (target?.startsWith('#')) ids.push(target.slice(1));
+  return ids.filter(Boolean);
+}
+
+/**
+ * A hidden element that a click opens is content: the collapsed answer of an FAQ accordion, a tab's
+ * panel. It is hidden until the visitor asks, not boilerplate (a cookie banner or a modal is left
+ * hidden, and dropped as boilerplate anyway).
+ */
+function isDisclosure(attribs: Record<string, string | undefined>, controlled: Set<string>): boolean {
+  if (attribs.id && controlled.has(attribs.id)) return true;
+  return DISCLOSURE.test(`${attribs.class ?? ''} ${attribs.id ?? ''}`);
+}
+
+const visible = (attribs: Record<string, string | undefined>) => {
+  delete attribs.hidden;
+  if (attribs['aria-hidden'] === 'true') delete attribs['aria-hidden'];
+  if (attribs.style) attribs.style = attribs.style.replace(new RegExp(DISPLAY_NONE.source, 'gi'), '$1');
+};
+
+/** Shows the collapsed panels of the parsed page (htmlparser2), so that the text walk keeps them. */
+function openDisclosures(c: Collected): void {
+  for (const el of c.hidden) if (isDisclosure(el.attribs, c.controlled)) visible(el.attribs);
+}
+
+/** The same for a DOM (Readability's linkedom document). */
+function openDomDisclosures(doc: Document): void {
+  const controlled = new Set<string>();
+  for (const el of doc.querySelectorAll('[aria-controls], [data-target], [data-bs-target], a[href^="#"]')) {
+    for (const id of controlledIds(attributesOf(el))) controlled.add(id);
+  }
+  for (const el of doc.querySelectorAll('[hidden], [aria-hidden="true"], [style]')) {
+    const attribs = attributesOf(el);
+    if (attribs.hidden === undefined && attribs['aria-hidden'] !== 'true' && !DISPLAY_NONE.test(attribs.style ?? '')) continue;
+    if (!isDisclosure(attribs, controlled)) continue;
+    el.removeAttribute('hidden');
+    if (attribs['aria-hidden'] === 'true') el.removeAttribute('aria-hidden');
+    visible(attribs);
+    if (attribs.style !== undefined) el.setAttribute('style', attribs.style);
+  }
+}
+
+function attributesOf(el: Element): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const name of el.getAttributeNames()) out[name] = el.getAttribute(name) ?? undefined;
+  return out;
 }
 
 function plainText(node: AnyNode): string {
@@ -330,7 +392,9 @@ function parseWithLinkedom(html: string): Document {
 /** Main content by Readability; null when it finds none or fails. */
 function readabilityText(html: string): string | null {
   try {
-    const reader = new Readability<string>(parseWithLinkedom(html), {
+    const doc = parseWithLinkedom(html);
+    openDomDisclosures(doc);
+    const reader = new Readability<string>(doc, {
       disableJSONLD: true,
       // Past this, Readability throws and the body text is taken instead: it is slow on huge documents.
       maxElemsToParse: READABILITY_MAX_ELEMENTS,
@@ -368,6 +432,7 @@ function withoutNotices(text: string): string {
 export function extractHtml(html: string, pageUrl: string): ExtractedPage {
   const root = parseDocument(html);
   const c = collect(root);
+  openDisclosures(c);
   const base = baseOf(c.baseHref, pageUrl);
   const { noindex, nofollow } = robotsDirectives(c.metas);
   const links = new Set<string>();
