@@ -14,6 +14,7 @@ import { emitEvent } from '../src/events/emit.ts';
 import { nextCrawlAt } from '../src/knowledge/cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';
 import { chunkSections, crawl } from '../src/crawler/index.ts';
+import { embedPassages } from '../src/knowledge/meaning.ts';
 import { OutboundTargetError } from '../src/net/outbound.ts';
 import type { ActivityDeps, ActivityRegistration } from './index.ts';
 
@@ -81,7 +82,9 @@ export function createCrawlActivities(deps: ActivityDeps) {
             await carryUnchangedPage(sql, siteId, generation, page);
             progress.unchanged++;
           } else {
-            await insertFetchedPage(sql, siteId, generation, page, chunkSections(page.text, page.title));
+            const chunks = chunkSections(page.text, page.title);
+            const vectors = await embedPassages(chunks.map((c) => (c.section ? `${c.section}\n${c.text}` : c.text)));
+            await insertFetchedPage(sql, siteId, generation, page, chunks.map((c, i) => ({ ...c, embedding: vectors?.[i] ?? null })));
           }
           progress.stored++;
           beat();

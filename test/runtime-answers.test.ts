@@ -3,8 +3,12 @@ import { client, eventually, startTestService, type TestService } from './helper
 import { startAnswersSite, type AnswersSite } from '../bench/answers/site.ts';
 import { startClinicSite } from '../bench/answers/clinic-site.ts';
 import { startBakerySite } from '../bench/answers/bakery-site.ts';
-import { searchKnowledge } from '../src/knowledge/retrieval.ts';
+import { retrievePassages, searchKnowledge } from '../src/knowledge/retrieval.ts';
 import { useSentenceEncoder } from '../src/knowledge/meaning.ts';
+import { groundingOf } from '../src/conversations/lifecycle.ts';
+import { createLlmRuntime } from '../src/runtime/llm.ts';
+import type { RuntimeAgent } from '../src/runtime/types.ts';
+import { startChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 
 // A handful of the answers evaluation's cases (npm run eval:answers), from its three fixture
 // sites (the climbing gym, the dental practice and the bakery), through the real crawl and the public widget
@@ -198,6 +202,62 @@ describe('answers on a third site (a bakery)', () => {
       useSentenceEncoder(true);
     }
     expect(await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?')).toHaveLength(1);
+  });
+});
+
+// Issue 39: with an LLM, search_knowledge returned only what passed the offline runtime's answer threshold, so for most
+// questions of a site nobody tuned for the model was handed no passage at all.
+describe('the LLM path: the closest passages, with no answer threshold', () => {
+  const NOTICE = 'How much notice do you need for a birthday cake?';
+
+  it('the model is handed the passage the offline threshold drops, whole, through the real runtime and retrieval', async () => {
+    useSentenceEncoder(false);
+    try {
+      // With the encoder off, the words alone score the answer under the threshold: the offline runtime would not say it.
+      expect(await searchKnowledge(svc.sql, bakery.id, NOTICE)).toEqual([]);
+      const passages = await retrievePassages(svc.sql, bakery.id, NOTICE);
+      expect(passages.length).toBe(5);
+      expect(passages.some((p) => p.text.includes('at least 72 hours before'))).toBe(true);
+    } finally {
+      useSentenceEncoder(true);
+    }
+    const llm = await startChatCompletionsServer();
+    try {
+      llm.enqueue({ toolCalls: [{ id: 'call_1', name: 'search_knowledge', args: { query: NOTICE } }] }, { content: 'At least 72 hours.' });
+      const agent: RuntimeAgent = {
+        id: bakery.id, name: 'Hearth & Crumb', persona: null, greeting: null, guardrails: [], goals: [], acceptance_criteria: [], data_schema: [],
+        default_language: 'en', config_variables: null, can_transfer: false,
+      };
+      const runtime = createLlmRuntime({ baseUrl: llm.baseUrl, apiKey: 'test-key', model: 'test-model' });
+      const turn = await runtime.reply({
+        agent, messages: [{ id: '1', role: 'visitor', text: NOTICE, ts: new Date().toISOString() }], captured: {}, contactFacts: {}, language: 'en',
+      }, groundingOf(svc.sql, bakery.id));
+      expect(turn.replies).toEqual(['At least 72 hours.']);
+      const tool = llm.requests[1]!.body.messages.at(-1);
+      expect(tool.role).toBe('tool');
+      const given = JSON.parse(tool.content).passages as { text: string; url: string }[];
+      expect(given).toHaveLength(5);
+      expect(given.some((p) => p.text.includes('Order custom cakes at least 72 hours before you need them.'))).toBe(true);
+      // The prompt tells the model that the passages may not answer, and how to decline.
+      expect(llm.requests[0]!.body.messages[0].content).toContain('It returns the closest passages whether or not they answer');
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('a question with none of the page\'s words finds its passage by meaning (the encoder\'s vectors, stored at crawl time)', async () => {
+    const rows = await svc.sql<{ n: number }[]>`select count(*)::int as n from page_chunks c join sites s on s.id = c.site_id
+      where s.agent_id = ${gym.id} and c.generation = s.generation and c.embedding is not null`;
+    expect(rows[0]!.n).toBeGreaterThan(20);
+    const question = 'is it ok if ive never done this before';
+    expect((await retrievePassages(svc.sql, gym.id, question)).map((p) => p.text).join('\n')).toContain('No, you do not need any experience.');
+    useSentenceEncoder(false);
+    try {
+      // By its words alone nothing is found: every word of it is a stop word or a vague verb.
+      expect(await retrievePassages(svc.sql, gym.id, question)).toEqual([]);
+    } finally {
+      useSentenceEncoder(true);
+    }
   });
 });
 

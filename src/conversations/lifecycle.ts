@@ -9,7 +9,7 @@ import { findAgentToRun, type AgentToRun } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { emitEvent } from '../events/emit.ts';
-import { searchKnowledge } from '../knowledge/retrieval.ts';
+import { retrievePassages, searchKnowledge } from '../knowledge/retrieval.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
@@ -191,9 +191,10 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
  * while the runtime was thinking (then the answer is dropped).
  */
 /** What an agent answers from: its knowledge, training notes and data tables (every surface, simulations included). */
-export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'searchKnowledge' | 'searchNotes' | 'lookupRows'> {
+export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'searchKnowledge' | 'retrievePassages' | 'searchNotes' | 'lookupRows'> {
   return {
     searchKnowledge: (query, limit) => searchKnowledge(sql, agentId, query, { limit: limit ?? 5 }),
+    retrievePassages: (query, limit) => retrievePassages(sql, agentId, query, { limit: limit ?? 5 }),
     searchNotes: (query) => matchTrainingNotes(sql, agentId, query),
     lookupRows: (query) => answerFromRows(sql, agentId, query),
   };

@@ -7,7 +7,7 @@ import type { Db } from './index.ts';
  * stemmer retrieval uses on its side.
  */
 
-export interface ChunkRow { text: string; section: string | null; url: string; title: string | null; ord: number; rank: number }
+export interface ChunkRow { id: string; text: string; section: string | null; url: string; title: string | null; ord: number; rank: number }
 
 const sources = (db: Db, agentId: string) => db`
   select s.id, s.generation from sites s where s.agent_id = ${agentId}
@@ -31,7 +31,7 @@ export async function findChunksWithAnyWord(db: Db, agentId: string, words: stri
     : db`websearch_to_tsquery('english', ${list.join(' or ')})`;
   const rows = await db<ChunkRow[]>`
     with src as (${sources(db, agentId)}), q as (select ${query} as query)
-    select c.text, c.section, c.ord, p.url, p.title, ts_rank_cd(c.tsv, q.query) as rank
+    select c.id::text as id, c.text, c.section, c.ord, p.url, p.title, ts_rank_cd(c.tsv, q.query) as rank
     from q, src
     join page_chunks c on c.site_id = src.id and c.generation = src.generation
     join site_pages p on p.id = c.page_id
@@ -62,4 +62,27 @@ export async function countChunksWithWords(db: Db, agentId: string, words: strin
       : Promise.resolve([]),
   ]);
   return { total: totals[0]?.n ?? 0, df: new Map(counts.map((r) => [r.word, r.n])) };
+}
+
+/** The index generations an agent's knowledge is served from: its own site's and its knowledge bases'. */
+export async function knowledgeSources(db: Db, agentId: string): Promise<{ id: string; generation: number }[]> {
+  return db<{ id: string; generation: number }[]>`${sources(db, agentId)}`;
+}
+
+/** Every passage of one site's generation, with its page and its vector (null when stored without one). */
+export async function chunksOfGeneration(db: Db, siteId: string, generation: number):
+  Promise<{ id: string; text: string; section: string | null; url: string; title: string | null; embedding: Uint8Array | null }[]> {
+  return db<{ id: string; text: string; section: string | null; url: string; title: string | null; embedding: Uint8Array | null }[]>`
+    select c.id::text as id, c.text, c.section, p.url, p.title, c.embedding
+    from page_chunks c join site_pages p on p.id = c.page_id
+    where c.site_id = ${siteId} and c.generation = ${generation} order by c.id`;
+}
+
+/** Passages by id, with their page. */
+export async function chunksByIds(db: Db, ids: string[]): Promise<ChunkRow[]> {
+  if (!ids.length) return [];
+  const rows = await db<ChunkRow[]>`
+    select c.id::text as id, c.text, c.section, c.ord, p.url, p.title, 0 as rank
+    from page_chunks c join site_pages p on p.id = c.page_id where c.id = any(${ids}::bigint[])`;
+  return rows.map((r) => ({ ...r, rank: 0 }));
 }

@@ -96,9 +96,7 @@ async function embed(texts: string[]): Promise<Float32Array[]> {
   if (todo.length) {
     const vectors = await encode(todo);
     todo.forEach((t, i) => {
-      const v = Float32Array.from(vectors[i]!);
-      const norm = Math.hypot(...v) || 1;
-      for (let j = 0; j < v.length; j++) v[j]! /= norm;
+      const v = unit(vectors[i]!);
       if (cache.size >= CACHE) cache.delete(cache.keys().next().value!);
       cache.set(t, v);
     });
@@ -106,7 +104,59 @@ async function embed(texts: string[]): Promise<Float32Array[]> {
   return texts.map((t) => cache.get(t)!);
 }
 
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+const unit = (vector: number[]): Float32Array => {
+  const v = Float32Array.from(vector);
+  const norm = Math.hypot(...v) || 1;
+  for (let j = 0; j < v.length; j++) v[j]! /= norm;
+  return v;
+};
+
+/** Passages encoded per call to the encoder: bounded, so that one large page does not hold it for long. */
+const PASSAGE_BATCH = 32;
+/**
+ * Characters of a passage (its section first) that are encoded. The encoder's cost grows with the text (about 50 ms
+ * for 300 characters on this project's reference machine) and a long text's vector is an average that says less.
+ */
+const PASSAGE_CHARS = 600;
+
+/**
+ * The unit vectors of passages as stored with them (float32, little-endian), computed when a page
+ * is crawled; null when the encoder is off or fails: a passage without one is still found by its
+ * words, so a crawl never fails for it.
+ */
+export async function embedPassages(texts: string[]): Promise<Buffer[] | null> {
+  if (!enabled || !texts.length) return null;
+  try {
+    const out: Buffer[] = [];
+    for (let i = 0; i < texts.length; i += PASSAGE_BATCH) {
+      for (const vector of await encode(texts.slice(i, i + PASSAGE_BATCH).map((t) => t.slice(0, PASSAGE_CHARS)))) {
+        const v = unit(vector);
+        out.push(Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+      }
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** A stored passage vector, readable again. */
+export function vectorOf(stored: Uint8Array): Float32Array {
+  const copy = new Uint8Array(stored);
+  return new Float32Array(copy.buffer, 0, Math.floor(copy.byteLength / 4));
+}
+
+/** The unit vector of a question, or null when the encoder is off or fails. */
+export async function embedQuestion(text: string): Promise<Float32Array | null> {
+  if (!enabled) return null;
+  return (await embed([text]).catch(() => null))?.[0] ?? null;
+}
+
+export const dot = (a: Float32Array, b: Float32Array) => {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+};
 
 /**
  * The candidate (of `ranked`, all below ANSWER_THRESHOLD) that answers `question` (as `analyzeQuestion` read it) by meaning, or

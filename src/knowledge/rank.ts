@@ -31,6 +31,8 @@ export interface RankedSentence {
   absent: string[];
   /** Whether the sentence (or its heading) holds the kind of answer wanted. */
   typed: boolean;
+  /** The passage the sentence is from (the very object given to `rankSentences`). */
+  source?: SourceChunk;
 }
 
 /** Corpus statistics for inverse document frequency: passages in all, and per stem how many hold it. */
@@ -540,7 +542,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     out.push({
       sentence: c.sentence, context: c.context, url: c.chunk.url, title: c.chunk.title, section: c.chunk.section ?? null,
       score: Math.min(1, score), missing: q.terms.filter((_, j) => missing[j]).map((t) => t.word),
-      absent: q.terms.filter((_, j) => missing[j] && runs[j]!.some((k) => unknown[k])).map((t) => t.word), typed,
+      absent: q.terms.filter((_, j) => missing[j] && runs[j]!.some((k) => unknown[k])).map((t) => t.word), typed, source: c.chunk,
     });
   }
   return out;

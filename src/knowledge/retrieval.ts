@@ -1,7 +1,8 @@
 import type { Db } from '../db/index.ts';
-import { countChunksWithWords, findChunksWithAnyWord } from '../db/page-chunks.ts';
-import { analyzeQuestion, BRANCH, PAYMENT_WORDS, stem } from './analysis.ts';
-import { answerByMeaning } from './meaning.ts';
+import { chunksByIds, chunksOfGeneration, countChunksWithWords, findChunksWithAnyWord, knowledgeSources, type ChunkRow } from '../db/page-chunks.ts';
+import { analyzeQuestion, BRANCH, PAYMENT_WORDS, stem, type Question } from './analysis.ts';
+import { answerByMeaning, dot, embedQuestion, vectorOf } from './meaning.ts';
+import { preferAsked, siteEntities, type SiteEntities } from './entities.ts';
 import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type RankedSentence } from './rank.ts';
 
 export interface Passage {
@@ -41,6 +42,16 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
   const question = analyzeQuestion(query.slice(0, 1000));
   if (!question.terms.length) return [];
+  const [{ chunks, ranked }, knowledge] = await Promise.all([lexicalCandidates(db, agentId, question, limit), knowledgeIndex(db, agentId)]);
+  if (!chunks.length) return [];
+  // A question naming one location (product, person…) is answered from that one's passages before another's.
+  const found = preferAsked(query, ranked.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
+  const byMeaning = found.length ? null : await answerByMeaning(question, ranked);
+  return (byMeaning ? [byMeaning] : found).map(passageOf);
+}
+
+/** The passages holding the question's words (full text, best first) and their sentences, ranked. */
+async function lexicalCandidates(db: Db, agentId: string, question: Question, limit: number): Promise<{ chunks: ChunkRow[]; ranked: RankedSentence[] }> {
   // A shop or café asked about is read on the pages about the business's locations too, whatever they call them; a thing
   // asked about, on those that deny its class ("We do not serve alcohol"); the means of payment asked for, on those that
   // name them ("What forms of payment do you take?": "We accept cash, debit…", which has none of the question's words).
@@ -48,20 +59,121 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
     ...question.terms.flatMap((t) => [t.word, ...t.synonymWords, ...(t.classWords ?? []), ...(t.premises ? BRANCH : [])]),
     ...(question.want === 'payment' ? PAYMENT_WORDS : []),
   ])];
+  if (!words.length) return { chunks: [], ranked: [] };
   const [chunks, counts] = await Promise.all([
     findChunksWithAnyWord(db, agentId, words, CANDIDATES, kindredPrefixes(question.terms)),
     countChunksWithWords(db, agentId, words),
   ]);
-  if (!chunks.length) return [];
+  if (!chunks.length) return { chunks, ranked: [] };
   const df = new Map<string, number>();
   for (const [word, n] of counts.df) {
     const s = stem(word);
     df.set(s, Math.max(df.get(s) ?? 0, n));
   }
-  const ranked = rankSentences(question, chunks, { total: counts.total, df }, Math.max(limit, CANDIDATES));
-  const found = ranked.filter((r) => r.score >= ANSWER_THRESHOLD).slice(0, limit);
-  const byMeaning = found.length ? null : await answerByMeaning(question, ranked);
-  return (byMeaning ? [byMeaning] : found).map(passageOf);
+  return { chunks, ranked: rankSentences(question, chunks, { total: counts.total, df }, Math.max(limit, CANDIDATES)) };
+}
+
+/** Reciprocal rank fusion's constant: how little the first places of one ranking outweigh the next (Cormack et al., 2009). */
+const RRF_K = 60;
+/** How many places of each ranking take part in the fusion. */
+const FUSED_DEPTH = 40;
+
+/**
+ * The `limit` passages most likely to answer `query`, best first, with no answer threshold: for a
+ * model that reads them and judges itself whether they answer (the LLM runtime). Three rankings of
+ * the agent's passages are fused by reciprocal rank: their best sentence's score (`rankSentences`,
+ * the offline runtime's reading), PostgreSQL full text over the question's words and synonyms, and
+ * the closeness of the passage's meaning to the question's (the sentence encoder's vectors, stored
+ * at crawl time). A passage comes whole (section and text), with the sentence that answers best
+ * where the words found one.
+ */
+export async function retrievePassages(db: Db, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
+  const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
+  const text = query.slice(0, 1000);
+  const question = analyzeQuestion(text);
+  const [{ chunks, ranked }, knowledge] = await Promise.all([
+    question.terms.length ? lexicalCandidates(db, agentId, question, limit) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[] }),
+    knowledgeIndex(db, agentId),
+  ]);
+  const dense = await denseRanking(knowledge.indexes, text);
+  const idOf = new Map(chunks.map((c) => [c as object, c.id]));
+  const bySentences: string[] = [];
+  const best = new Map<string, RankedSentence>();
+  for (const r of ranked) {
+    const id = r.source && idOf.get(r.source);
+    if (id === undefined || best.has(id)) continue;
+    best.set(id, r);
+    bySentences.push(id);
+  }
+  // Read deeper than the limit: passages about another entity than the one asked go after the others.
+  const top = fuseRankings([bySentences, chunks.map((c) => c.id), dense]).slice(0, limit * 3);
+  const known = new Map(chunks.map((c) => [c.id, c]));
+  for (const c of await chunksByIds(db, top.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
+  const passages = top.flatMap(([id, score]) => {
+    const c = known.get(id);
+    if (!c) return [];
+    const r = best.get(id);
+    return [{ text: c.text, url: c.url, title: c.title, score, section: c.section, ...(r ? { answer: r.sentence } : {}) }];
+  });
+  return preferAsked(text, passages, knowledge.entities).slice(0, limit);
+}
+
+/**
+ * Reciprocal rank fusion: each ranking's first FUSED_DEPTH places give an item 1 / (RRF_K + place); items by their
+ * sum, best first (ties keep the order first met). An item high in two rankings beats one first in a single ranking.
+ */
+export function fuseRankings(rankings: string[][]): [id: string, score: number][] {
+  const fused = new Map<string, number>();
+  for (const ranking of rankings) ranking.slice(0, FUSED_DEPTH).forEach((id, i) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1)));
+  return [...fused].sort((a, b) => b[1] - a[1]);
+}
+
+/** What retrieval keeps of a generation of a site: its passages' vectors and its entities. */
+interface SiteIndex { ids: string[]; vectors: Float32Array[]; entities: SiteEntities }
+
+/** The generations read lately, by `site:generation` (least recently used first out). */
+const siteIndexes = new Map<string, SiteIndex>();
+/** Passages whose vectors are kept in memory (2 KiB each). */
+const CACHED_PASSAGES = 40_000;
+
+async function siteIndexOf(db: Db, siteId: string, generation: number): Promise<SiteIndex> {
+  const key = `${siteId}:${generation}`;
+  const cached = siteIndexes.get(key);
+  if (cached) {
+    siteIndexes.delete(key);
+    siteIndexes.set(key, cached);
+    return cached;
+  }
+  const rows = await chunksOfGeneration(db, siteId, generation);
+  const embedded = rows.filter((r) => r.embedding);
+  const entry = { ids: embedded.map((r) => r.id), vectors: embedded.map((r) => vectorOf(r.embedding!)), entities: siteEntities(rows) };
+  siteIndexes.set(key, entry);
+  let held = [...siteIndexes.values()].reduce((n, e) => n + e.ids.length, 0);
+  for (const [k, e] of siteIndexes) {
+    if (held <= CACHED_PASSAGES || k === key) break;
+    siteIndexes.delete(k);
+    held -= e.ids.length;
+  }
+  return entry;
+}
+
+/** The agent's knowledge as retrieval keeps it: every source's index, and the entities of all of them. */
+async function knowledgeIndex(db: Db, agentId: string): Promise<{ indexes: SiteIndex[]; entities: SiteEntities }> {
+  const indexes = await Promise.all((await knowledgeSources(db, agentId)).map((s) => siteIndexOf(db, s.id, s.generation)));
+  const union = (pick: (e: SiteEntities) => Set<string>) => new Set(indexes.flatMap((i) => [...pick(i.entities)]));
+  const entities = new Map<string, Set<string>>();
+  for (const i of indexes) for (const [n, groups] of i.entities.entities) entities.set(n, new Set([...entities.get(n) ?? [], ...groups]));
+  return { indexes, entities: { names: union((e) => e.names), entities, brand: union((e) => e.brand) } };
+}
+
+/** The passages of `indexes` by closeness of meaning to `text`, closest first (empty when the encoder is off). */
+async function denseRanking(indexes: SiteIndex[], text: string): Promise<string[]> {
+  if (!indexes.some((i) => i.ids.length)) return [];
+  const q = await embedQuestion(text);
+  if (!q) return [];
+  const scored: { id: string; cos: number }[] = [];
+  for (const { ids, vectors } of indexes) vectors.forEach((v, i) => scored.push({ id: ids[i]!, cos: dot(q, v) }));
+  return scored.sort((a, b) => b.cos - a.cos).slice(0, FUSED_DEPTH).map((s) => s.id);
 }
 
 function passageOf(r: RankedSentence): Passage {

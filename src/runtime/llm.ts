@@ -48,6 +48,8 @@ const MAX_TOOL_ROUNDS = 5;
 const TIMEOUT_MS = 30_000;
 const MAX_RETRIES = 2;
 const PASSAGE_CHARS = 1200;
+/** Passages given to the model per search (recall@5 is measured by `npm run eval:answers`). */
+const PASSAGES = 5;
 const LANGUAGE_NAMES: Record<string, string> = { en: 'English', fr: 'French', de: 'German', es: 'Spanish', it: 'Italian', pt: 'Portuguese', nl: 'Dutch' };
 
 /**
@@ -249,12 +251,12 @@ async function runTool(
     case 'search_knowledge': {
       const query = typeof args.query === 'string' ? args.query.trim().slice(0, 500) : '';
       if (!query) return { args, result: { error: 'query must be a non-empty string' } };
-      const passages = await tools.searchKnowledge(query, 5);
+      // The best passages whatever their score: the model judges whether they answer (the prompt says how to decline).
+      const passages = await (tools.retrievePassages ?? tools.searchKnowledge)(query, PASSAGES);
       return {
         args,
         result: passages.length
           ? { passages: passages.map((p) => ({ title: p.title, ...(p.section ? { section: p.section } : {}), url: p.url, text: p.text.slice(0, PASSAGE_CHARS) })) }
-          // Retrieval returns only what scores above the same threshold the offline runtime answers with.
           : { passages: [], note: 'Not on the site: nothing in the knowledge answers this. Say you do not know; do not guess.' },
       };
     }
@@ -330,7 +332,9 @@ export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'langua
     agent.persona?.trim() ? renderTemplate(agent.persona, agent, input.contactFacts) : '',
     `Reply in ${languageName(language)} (page language "${language}"), in 1 to 3 short sentences.`,
     'Before answering a question about the business, its products, services or policies, call search_knowledge. Answer only from what it returns and end with "Source: <url>" of the page you used. '
-      + `When nothing relevant comes back, say honestly that you don't know and ${agent.can_transfer
+      + 'It returns the closest passages whether or not they answer: use only a passage that says what was asked, about the very place, product or service asked about '
+      + '(not another location\'s, not something a blog post only mentions). '
+      + `When none of them says it, say honestly that you don't know and ${agent.can_transfer
         ? 'offer to connect the visitor with a person from the team'
         : 'offer to take their contact details so the team gets back to them'}. Never invent facts.`,
   ];

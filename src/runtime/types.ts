@@ -32,6 +32,11 @@ export interface RuntimeAgent {
 export interface RuntimeTools {
   /** Ranked passages of the agent's knowledge (its site and knowledge bases) with their page URLs. */
   searchKnowledge(query: string, limit?: number): Promise<Passage[]>;
+  /**
+   * The passages most likely to answer, best first, with no answer threshold (hybrid retrieval): what
+   * a model is given to judge for itself. Without it, the model gets `searchKnowledge`'s.
+   */
+  retrievePassages?(query: string, limit?: number): Promise<Passage[]>;
   /** The agent's training notes that ask what the query asks (same retrieval and threshold), best first: answered ahead of the site. */
   searchNotes?(query: string): Promise<NoteMatch[]>;
   /** The answer from the data-table row the query names, or null when it names none. */
