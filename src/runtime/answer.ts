@@ -49,6 +49,11 @@ function lowerFirst(q: Question, sentence: string): string {
 /** Whether a stem is a word of the question: itself, a synonym or a word derived from it. */
 const asks = (q: Question, st: string) => q.terms.some((t) => t.stem === st || t.alternatives.has(st) || t.derived.has(st));
 
+/** A question asking whether something must be done or had. */
+const NECESSITY_ASKED = /\b(need|needs|needed|have to|has to|must|required?|necessary|mandatory|compulsory|obligatory|obligatoire|faut-il|besoin)\b/i;
+/** A sentence saying it need not: "not required", "optional", "no need to", "you don't have to". */
+const NOT_NECESSARY = /\b(not|never|n't)\s+(strictly\s+|always\s+|usually\s+)?(required|needed|necessary|mandatory|compulsory|obligatory|need(ed)? to|have to|has to)\b|\bno\s+(need|requirement|obligation)\b|\boptional\b|\b(don'?t|doesn'?t|do not|does not|won'?t|will not)\s+(need|have)\s+to\b|\bpas (obligatoire|n[ée]cessaire|besoin)\b|\bfacultati(f|ve)\b|\bsans (rendez-vous|r[ée]servation)\b/i;
+
 /** The score from which a sentence meets about all a question asks: its "only" limits nothing asked. */
 const SURE_ONLY = 0.9;
 
@@ -61,6 +66,9 @@ const SURE_ONLY = 0.9;
  */
 function negates(q: Question, sentence: string, score: number): boolean {
   const asked = (st: string) => asks(q, st);
+  // Whether something must be done is denied by saying it need not ("Do I need an appointment?": "Appointments are
+  // recommended but not required").
+  if (NECESSITY_ASKED.test(q.text) && NOT_NECESSARY.test(sentence)) return true;
   // A class denied denies its members ("We do not serve alcohol" to "Do you serve beer?").
   const denied = deniedStems(sentence);
   if (q.terms.some((t) => [...(t.classes ?? [])].some((st) => denied.has(st)))) return true;

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { composeAnswer } from './answer.ts';
+import type { Passage } from '../knowledge/retrieval.ts';
+
+// Issue 39: "Is there a storage fee?" got "No, … are charged a storage fee of $5 per day", and "Do I need an appointment?"
+// got "Yes, … recommended but not required". A yes/no reply takes the polarity of the sentence it gives, or none.
+
+const passage = (answer: string): Passage => ({ text: answer, answer, url: 'https://shop.test/faq', title: 'FAQ', section: 'FAQ', score: 0.9 });
+
+const CASES: [question: string, sentence: string, polarity: 'yes' | 'no' | 'either'][] = [
+  ['Is there a storage fee?', 'Items left more than 7 days are charged a storage fee of $5 per day.', 'yes'],
+  ['Do I need an appointment?', 'Appointments are recommended but not required.', 'no'],
+  ['Do I need an appointment?', 'No appointment is needed for nail trims.', 'no'],
+  ['Can I bring my dog?', 'Dogs are welcome on a leash.', 'yes'],
+  ['Can I bring my dog?', 'Pets are not allowed inside, except service animals.', 'no'],
+  ['Do you take checks?', 'We do not accept personal checks.', 'no'],
+  ['Do you deliver on Sundays?', 'We deliver Monday to Saturday; there is no delivery on Sunday.', 'no'],
+  ['Is parking free?', 'Parking is free for the first two hours.', 'yes'],
+];
+
+describe('a yes/no reply never contradicts its sentence', () => {
+  it.each(CASES)('%s / %s', (question, sentence, polarity) => {
+    const reply = composeAnswer(question, [passage(sentence)])?.text ?? '';
+    // Whatever it leads with, it never leads with the opposite of what the sentence says.
+    if (polarity === 'yes') expect(reply).not.toMatch(/^No\b/);
+    if (polarity === 'no') expect(reply).not.toMatch(/^Yes\b/);
+    expect(reply).toContain(sentence.replace(/^./, (c) => c.toLowerCase()).slice(1, 30));
+  });
+});
