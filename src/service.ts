@@ -20,6 +20,7 @@ import { createLiveHub, type LiveHub } from './conversations/live-stream.ts';
 import { acceptsAddress, receiveEmail } from './conversations/email.ts';
 import { startSmtpListener, type SmtpListener } from './mail/inbound.ts';
 import { useSentenceEncoder } from './knowledge/meaning.ts';
+import { useAnswerReader } from './knowledge/retrieval.ts';
 
 export interface Service {
   /** Base URL of the API, when this process serves it. */
@@ -75,6 +76,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   // Loaded only here: an API-only process never holds the worker SDK, the activities and what they import.
   const runtime = createRuntime(config);
   useSentenceEncoder(config.SENTENCE_ENCODER === 'on');
+  useAnswerReader(config.ANSWER_READER);
   const workers = opts.worker
     ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, secrets, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;

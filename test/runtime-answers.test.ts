@@ -3,7 +3,7 @@ import { client, eventually, startTestService, type TestService } from './helper
 import { startAnswersSite, type AnswersSite } from '../bench/answers/site.ts';
 import { startClinicSite } from '../bench/answers/clinic-site.ts';
 import { startBakerySite } from '../bench/answers/bakery-site.ts';
-import { retrievePassages, searchKnowledge } from '../src/knowledge/retrieval.ts';
+import { retrievePassages, searchKnowledge, useAnswerReader } from '../src/knowledge/retrieval.ts';
 import { useSentenceEncoder } from '../src/knowledge/meaning.ts';
 import { groundingOf } from '../src/conversations/lifecycle.ts';
 import { createLlmRuntime } from '../src/runtime/llm.ts';
@@ -257,6 +257,23 @@ describe('the LLM path: the closest passages, with no answer threshold', () => {
       expect(await retrievePassages(svc.sql, gym.id, question)).toEqual([]);
     } finally {
       useSentenceEncoder(true);
+    }
+  });
+});
+
+describe('ANSWER_READER=learned: the reader fitted on the answers corpus', () => {
+  it('answers a fact of a site it was not fitted on, and says nothing for what the site does not say', async () => {
+    useAnswerReader('learned');
+    try {
+      expect((await searchKnowledge(svc.sql, gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
+      expect(await ask('How much is a day pass?')).toMatch(/\$22/);
+      expect(await searchKnowledge(svc.sql, gym.id, 'Do you sell gift cards?')).toEqual([]);
+      // Without the sentence encoder, whose features it reads, the ranked reader answers.
+      useSentenceEncoder(false);
+      expect((await searchKnowledge(svc.sql, gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
+    } finally {
+      useSentenceEncoder(true);
+      useAnswerReader('ranked');
     }
   });
 });

@@ -102,6 +102,8 @@ const POLAR = { yes: /^(yes|oui)\b/i, no: /^(no|non)\b/i } as const;
 
 export interface Judged {
   right: boolean;
+  /** The reply says it does not know. */
+  admits: boolean;
   /** A fact question answered with another entity's fact (a `not` string in the reply). */
   otherEntity: boolean;
   /** An unknown answered as if the site said it. */
@@ -119,10 +121,10 @@ export function holdsAll(expect: string[][] | undefined, text: string): boolean 
 /** Judges one reply against its question. */
 export function judge(question: CorpusQuestion, reply: string): Judged {
   const admits = ADMITS.test(folded(reply));
-  if (question.type === 'unknown') return { right: admits, otherEntity: false, invented: !admits, holds: false };
+  if (question.type === 'unknown') return { right: admits, admits, otherEntity: false, invented: !admits, holds: false };
   const holds = holdsAll(question.expect, reply);
   const t = folded(reply);
   const otherEntity = (question.not ?? []).some((s) => s.trim() && t.includes(folded(s)));
   const opposite = question.polarity ? POLAR[question.polarity === 'yes' ? 'no' : 'yes'].test(reply.trim()) : false;
-  return { right: holds && !admits && !otherEntity && !opposite, otherEntity, invented: false, holds };
+  return { right: holds && !admits && !otherEntity && !opposite, admits, otherEntity, invented: false, holds };
 }

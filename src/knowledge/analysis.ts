@@ -655,6 +655,9 @@ const INDEFINITE = new Set(['a', 'an', 'any', 'another']);
 export const FUNCTION_WORD = /^((any|some|every|no)(thing|one|body|where)|cannot)$/;
 const QUESTION_NOISE = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'business', 'company', 'information', 'info', 'question', 'detail', 'details', 'explain', 'please', 'help', 'wonder', 'wondering', 'tell', 'anyone', 'someone', 'people']);
 
+/** Whether English knows `word` (lower case): a stop word, a WordNet word or one of compromise's lexicon. */
+export const isEnglishWord = (word: string): boolean => STOPWORDS.has(word) || isKnownWord(word) || isLexiconWord(word);
+
 /**
  * `text` with its slips of typing mended ("whats the adress", "wich days", "the monthly membrship"): a lower-case word that
  * neither WordNet, compromise's lexicon nor the stopwords know becomes the nearest one that is: a stopword for a short word

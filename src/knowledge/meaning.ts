@@ -39,6 +39,7 @@ let enabled = true;
 export function useSentenceEncoder(on: boolean): void {
   enabled = on;
 }
+export const sentenceEncoderOn = (): boolean => enabled;
 
 /**
  * The encoder runs in a worker thread of its own, started on first use (the model loads in about 0.5 s and holds
@@ -144,6 +145,16 @@ export async function embedPassages(texts: string[]): Promise<Buffer[] | null> {
 export function vectorOf(stored: Uint8Array): Float32Array {
   const copy = new Uint8Array(stored);
   return new Float32Array(copy.buffer, 0, Math.floor(copy.byteLength / 4));
+}
+
+/**
+ * The cosine of each sentence's meaning with the question's (kept in the sentence cache, so a site's sentences are
+ * encoded once per process), or null when the encoder is off or fails.
+ */
+export async function sentenceCosines(question: Float32Array, sentences: string[]): Promise<number[] | null> {
+  if (!enabled || !sentences.length) return sentences.length ? null : [];
+  const vectors = await embed(sentences).catch(() => null);
+  return vectors ? vectors.map((v) => dot(question, v)) : null;
 }
 
 /** The unit vector of a question, or null when the encoder is off or fails. */

@@ -1,9 +1,12 @@
 import type { Db } from '../db/index.ts';
 import { chunksByIds, chunksOfGeneration, countChunksWithWords, findChunksWithAnyWord, knowledgeSources, type ChunkRow } from '../db/page-chunks.ts';
-import { analyzeQuestion, BRANCH, PAYMENT_WORDS, stem, type Question } from './analysis.ts';
-import { answerByMeaning, dot, embedQuestion, vectorOf } from './meaning.ts';
-import { preferAsked, siteEntities, type SiteEntities } from './entities.ts';
-import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type RankedSentence } from './rank.ts';
+import { analyzeQuestion, BRANCH, isEnglishWord, PAYMENT_WORDS, stem, type Question } from './analysis.ts';
+import { vocabularyOf, withSiteSpelling, type Vocabulary } from './spelling.ts';
+import { languageOfText } from '../runtime/phrases.ts';
+import { answerByMeaning, dot, embedQuestion, sentenceCosines, sentenceEncoderOn, vectorOf } from './meaning.ts';
+import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type CorpusStats, type RankedSentence } from './rank.ts';
+import { isPost, READER_MODEL_THRESHOLD, readerProbabilities, type ReaderInput } from './reader.ts';
+import { entitiesAsked, entityMatch, preferAsked, siteEntities, type SiteEntities } from './entities.ts';
 
 export interface Passage {
   /** The answering sentence with its neighbours (or, from other sources, any passage text). */
@@ -31,27 +34,122 @@ const CANDIDATES = 40;
 /**
  * The sentences of an agent's knowledge that answer `query`, best first, each with its
  * neighbours, page and section: from its own site and from the knowledge bases attached to it,
- * always in the index generation served now. Candidates are the passages holding any of the
+ * always in the index generation served now. The question's chat shorthand is written out and
+ * its slips mended against the site's words first (`spelling.ts`). Candidates are the passages holding any of the
  * question's words or their synonyms (PostgreSQL full text, stemmed), or a word of their family
  * ("allergy" / "allergens", `kindredPrefixes`); their sentences are
  * ranked by `rankSentences` with the whole knowledge's word frequencies. Only sentences scoring
  * ANSWER_THRESHOLD or more come back, or, when none does, the one sentence whose meaning answers it
- * (`answerByMeaning`): an empty answer means the site does not say.
+ * (`answerByMeaning`): an empty answer means the site does not say. Those about another entity
+ * than the one the question names come after the others (`entities.ts`). With ANSWER_READER=learned
+ * (and the sentence encoder on), the fitted reader chooses instead (`learnedAnswers`).
  */
 export async function searchKnowledge(db: Db, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
-  const question = analyzeQuestion(query.slice(0, 1000));
+  if (reader === 'learned' && sentenceEncoderOn()) return learnedAnswers(db, agentId, query, limit);
+  const knowledge = await knowledgeIndex(db, agentId);
+  const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
+  const question = analyzeQuestion(text);
   if (!question.terms.length) return [];
-  const [{ chunks, ranked }, knowledge] = await Promise.all([lexicalCandidates(db, agentId, question, limit), knowledgeIndex(db, agentId)]);
+  const { chunks, ranked } = await lexicalCandidates(db, agentId, question, limit);
   if (!chunks.length) return [];
   // A question naming one location (product, person…) is answered from that one's passages before another's.
-  const found = preferAsked(query, ranked.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
+  const found = preferAsked(text, ranked.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
   const byMeaning = found.length ? null : await answerByMeaning(question, ranked);
   return (byMeaning ? [byMeaning] : found).map(passageOf);
 }
 
+/** The offline runtime's reader (ANSWER_READER): the sentence ranking's threshold, or the fitted model. */
+let reader: 'ranked' | 'learned' = 'ranked';
+export function useAnswerReader(kind: 'ranked' | 'learned'): void {
+  reader = kind;
+}
+
+/**
+ * The learned reader's answers (`reader.ts`): every candidate sentence gets the probability that it is the one that
+ * answers; the best are given when the probability that some candidate answers reaches the model's threshold.
+ */
+async function learnedAnswers(db: Db, agentId: string, query: string, limit: number): Promise<Passage[]> {
+  const { text, candidates, entities } = await readerCandidates(db, agentId, query);
+  const p = readerProbabilities(candidates.map((c) => c.input));
+  // The site answers when some candidate does, however its probability is shared among look-alikes (a table's rows).
+  if (p.reduce((sum, x) => sum + x, 0) < READER_MODEL_THRESHOLD) return [];
+  const scored = candidates.map((c, i) => ({ ...c, p: p[i]! })).sort((a, b) => b.p - a.p);
+  // A question naming one location (product, person…) is answered from that one's passages before another's.
+  return preferAsked(text, scored.map((c) => c.ranked), entities).slice(0, limit).map(passageOf);
+}
+
+/** A sentence that may answer, as the sentence ranking found it, with what the reader knows of it. */
+export interface ReaderCandidate { ranked: RankedSentence; input: ReaderInput }
+
+/** Passages read for the reader's candidates: the fused retrieval's first, whole. */
+const READ_PASSAGES = 8;
+/** Candidates whose own meaning is read (the encoder's cost is per sentence): the first by words, and the best sentence of the first fused passages. */
+const ENCODED_SENTENCES = 8;
+const ENCODED_PASSAGES = 4;
+
+/**
+ * The candidate sentences for a question (after its spelling is mended against the site's words): every sentence of
+ * the passages full text finds and of the first passages of the fused retrieval (words, full text and meaning), each
+ * scored by the sentence ranking, with its passage's place and closeness of meaning, its entity and its kind.
+ */
+export async function readerCandidates(db: Db, agentId: string, query: string):
+  Promise<{ text: string; question: Question; candidates: ReaderCandidate[]; entities: SiteEntities }> {
+  const knowledge = await knowledgeIndex(db, agentId);
+  const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
+  const question = analyzeQuestion(text);
+  if (!question.terms.length) return { text, question, candidates: [], entities: knowledge.entities };
+  const [{ chunks, ranked, stats }, { scores: dense, question: vector }] = await Promise.all([
+    lexicalCandidates(db, agentId, question, CANDIDATES), denseScores(knowledge.indexes, text),
+  ]);
+  const idOf = new Map(chunks.map((c) => [c as object, c.id]));
+  const bySentences: string[] = [];
+  for (const r of ranked) {
+    const id = r.source && idOf.get(r.source);
+    if (id !== undefined && !bySentences.includes(id)) bySentences.push(id);
+  }
+  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, READ_PASSAGES).map(([id]) => id);
+  const known = new Map(chunks.map((c) => [c.id, c]));
+  for (const c of await chunksByIds(db, fused.filter((id) => !known.has(id)))) known.set(c.id, c);
+  const pool = [...known.values()];
+  if (!pool.length) return { text, question, candidates: [], entities: knowledge.entities };
+  // Every sentence of the pool, ranked with the whole knowledge's word frequencies.
+  const all = rankSentences(question, pool, stats, 400);
+  const poolId = new Map(pool.map((c) => [c as object, c.id]));
+  const cosine = new Map(dense.map((d, i) => [d.id, { cos: d.cos, rank: i }]));
+  const asked = entitiesAsked(text, knowledge.entities);
+  // The first candidates are read by meaning too: the first by their words, and the best of each first fused passage.
+  const firstOf = new Map<string, number>();
+  all.forEach((r, i) => { const id = r.source && poolId.get(r.source); if (id && fused.slice(0, ENCODED_PASSAGES).includes(id) && !firstOf.has(id)) firstOf.set(id, i); });
+  const encoded = [...new Set([...all.slice(0, ENCODED_SENTENCES).keys(), ...firstOf.values()])];
+  const cosines = vector ? await sentenceCosines(vector, encoded.map((i) => all[i]!.sentence)) : null;
+  const byCosine = new Map<number, { cos: number; rank: number }>();
+  if (cosines) {
+    const order = encoded.map((i, k) => ({ i, cos: cosines[k]! })).sort((a, b) => b.cos - a.cos);
+    order.forEach((o, rank) => byCosine.set(o.i, { cos: o.cos, rank }));
+  }
+  const candidates = all.map((r, i): ReaderCandidate => {
+    const id = (r.source && poolId.get(r.source)) ?? '';
+    const fusedRank = fused.indexOf(id);
+    const entity = entityMatch(asked, r, knowledge.entities);
+    return {
+      ranked: r,
+      input: {
+        lexical: r.score, lexicalRank: i, fusedRank: fusedRank < 0 ? Infinity : fusedRank,
+        passageCosine: cosine.get(id)?.cos ?? 0, denseRank: cosine.get(id)?.rank ?? Infinity,
+        sentenceCosine: byCosine.get(i)?.cos ?? 0, sentenceRank: byCosine.get(i)?.rank ?? Infinity,
+        wantsKind: question.want !== null, holdsKind: r.typed, yesNo: question.yesNo,
+        entityAsked: entity === 'asked', entityOther: entity === 'other', post: isPost(r.url),
+        missing: r.missing.length > 0, absent: r.absent.length > 0, asks: r.sentence.trim().endsWith('?'),
+      },
+    };
+  });
+  return { text, question, candidates, entities: knowledge.entities };
+}
+
 /** The passages holding the question's words (full text, best first) and their sentences, ranked. */
-async function lexicalCandidates(db: Db, agentId: string, question: Question, limit: number): Promise<{ chunks: ChunkRow[]; ranked: RankedSentence[] }> {
+async function lexicalCandidates(db: Db, agentId: string, question: Question, limit: number):
+  Promise<{ chunks: ChunkRow[]; ranked: RankedSentence[]; stats?: CorpusStats }> {
   // A shop or café asked about is read on the pages about the business's locations too, whatever they call them; a thing
   // asked about, on those that deny its class ("We do not serve alcohol"); the means of payment asked for, on those that
   // name them ("What forms of payment do you take?": "We accept cash, debit…", which has none of the question's words).
@@ -70,7 +168,8 @@ async function lexicalCandidates(db: Db, agentId: string, question: Question, li
     const s = stem(word);
     df.set(s, Math.max(df.get(s) ?? 0, n));
   }
-  return { chunks, ranked: rankSentences(question, chunks, { total: counts.total, df }, Math.max(limit, CANDIDATES)) };
+  const stats = { total: counts.total, df };
+  return { chunks, ranked: rankSentences(question, chunks, stats, Math.max(limit, CANDIDATES)), stats };
 }
 
 /** Reciprocal rank fusion's constant: how little the first places of one ranking outweigh the next (Cormack et al., 2009). */
@@ -89,13 +188,13 @@ const FUSED_DEPTH = 40;
  */
 export async function retrievePassages(db: Db, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
-  const text = query.slice(0, 1000);
+  const knowledge = await knowledgeIndex(db, agentId);
+  const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
   const question = analyzeQuestion(text);
-  const [{ chunks, ranked }, knowledge] = await Promise.all([
+  const [{ chunks, ranked }, dense] = await Promise.all([
     question.terms.length ? lexicalCandidates(db, agentId, question, limit) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[] }),
-    knowledgeIndex(db, agentId),
+    denseScores(knowledge.indexes, text).then((d) => d.scores.map((x) => x.id)),
   ]);
-  const dense = await denseRanking(knowledge.indexes, text);
   const idOf = new Map(chunks.map((c) => [c as object, c.id]));
   const bySentences: string[] = [];
   const best = new Map<string, RankedSentence>();
@@ -129,7 +228,7 @@ export function fuseRankings(rankings: string[][]): [id: string, score: number][
 }
 
 /** What retrieval keeps of a generation of a site: its passages' vectors and its entities. */
-interface SiteIndex { ids: string[]; vectors: Float32Array[]; entities: SiteEntities }
+interface SiteIndex { ids: string[]; vectors: Float32Array[]; entities: SiteEntities; vocabulary: Vocabulary }
 
 /** The generations read lately, by `site:generation` (least recently used first out). */
 const siteIndexes = new Map<string, SiteIndex>();
@@ -146,7 +245,10 @@ async function siteIndexOf(db: Db, siteId: string, generation: number): Promise<
   }
   const rows = await chunksOfGeneration(db, siteId, generation);
   const embedded = rows.filter((r) => r.embedding);
-  const entry = { ids: embedded.map((r) => r.id), vectors: embedded.map((r) => vectorOf(r.embedding!)), entities: siteEntities(rows) };
+  const entry = {
+    ids: embedded.map((r) => r.id), vectors: embedded.map((r) => vectorOf(r.embedding!)), entities: siteEntities(rows),
+    vocabulary: vocabularyOf(rows.flatMap((r) => [r.text, r.section ?? ''])),
+  };
   siteIndexes.set(key, entry);
   let held = [...siteIndexes.values()].reduce((n, e) => n + e.ids.length, 0);
   for (const [k, e] of siteIndexes) {
@@ -157,23 +259,34 @@ async function siteIndexOf(db: Db, siteId: string, generation: number): Promise<
   return entry;
 }
 
-/** The agent's knowledge as retrieval keeps it: every source's index, and the entities of all of them. */
-async function knowledgeIndex(db: Db, agentId: string): Promise<{ indexes: SiteIndex[]; entities: SiteEntities }> {
+/** The agent's knowledge as retrieval keeps it: every source's index, and the entities and vocabulary of all of them. */
+async function knowledgeIndex(db: Db, agentId: string): Promise<{ indexes: SiteIndex[]; entities: SiteEntities; vocabulary: Vocabulary }> {
   const indexes = await Promise.all((await knowledgeSources(db, agentId)).map((s) => siteIndexOf(db, s.id, s.generation)));
+  if (indexes.length === 1) return { indexes, entities: indexes[0]!.entities, vocabulary: indexes[0]!.vocabulary };
   const union = (pick: (e: SiteEntities) => Set<string>) => new Set(indexes.flatMap((i) => [...pick(i.entities)]));
   const entities = new Map<string, Set<string>>();
   for (const i of indexes) for (const [n, groups] of i.entities.entities) entities.set(n, new Set([...entities.get(n) ?? [], ...groups]));
-  return { indexes, entities: { names: union((e) => e.names), entities, brand: union((e) => e.brand) } };
+  // Several sources (knowledge bases): their words together, as one text per word and count.
+  const vocabulary = vocabularyOf(indexes.flatMap((i) => [...i.vocabulary.counts].map(([w, n]) => `${w} `.repeat(Math.min(n, 20)))));
+  return { indexes, entities: { names: union((e) => e.names), entities, brand: union((e) => e.brand) }, vocabulary };
 }
 
-/** The passages of `indexes` by closeness of meaning to `text`, closest first (empty when the encoder is off). */
-async function denseRanking(indexes: SiteIndex[], text: string): Promise<string[]> {
-  if (!indexes.some((i) => i.ids.length)) return [];
+/** The question with chat shorthand written out and its slips mended against the site's words (`spelling.ts`). */
+function spelled(query: string, vocabulary: Vocabulary): string {
+  const lang = languageOfText(query);
+  return withSiteSpelling(query, lang, vocabulary, lang === 'en' ? isEnglishWord : () => false);
+}
+
+/**
+ * The passages of `indexes` closest in meaning to `text`, closest first, with their cosine, and the question's vector
+ * (none when the encoder is off).
+ */
+async function denseScores(indexes: SiteIndex[], text: string): Promise<{ scores: { id: string; cos: number }[]; question: Float32Array | null }> {
   const q = await embedQuestion(text);
-  if (!q) return [];
+  if (!q) return { scores: [], question: null };
   const scored: { id: string; cos: number }[] = [];
   for (const { ids, vectors } of indexes) vectors.forEach((v, i) => scored.push({ id: ids[i]!, cos: dot(q, v) }));
-  return scored.sort((a, b) => b.cos - a.cos).slice(0, FUSED_DEPTH).map((s) => s.id);
+  return { scores: scored.sort((a, b) => b.cos - a.cos).slice(0, FUSED_DEPTH), question: q };
 }
 
 function passageOf(r: RankedSentence): Passage {

@@ -1,0 +1,115 @@
+/**
+ * A visitor's slips of typing, mended against the site's own vocabulary before the question is read
+ * ("reciept" → "receipt", "satuday" → "saturday", "grooming" where the visitor typed "groming"): a
+ * word the site never writes, one edit away from a word it does (two for long words; a swap of two
+ * letters is one edit), becomes the commonest such word of the site. And chat shorthand ("tmrw",
+ * "pls", "appt") is written out. SymSpell's idea: the site's words are indexed by their deletions,
+ * so a look-up costs a few dictionary reads, not a pass over the vocabulary.
+ */
+
+/** Shorthand visitors type in a chat, for the words a site writes. */
+const SHORTHAND: Record<'en' | 'fr', Record<string, string>> = {
+  en: {
+    tmrw: 'tomorrow', tmr: 'tomorrow', tmrow: 'tomorrow', tomoz: 'tomorrow', '2day': 'today', tonite: 'tonight',
+    pls: 'please', plz: 'please', thx: 'thanks', u: 'you', ur: 'your', r: 'are', b4: 'before',
+    appt: 'appointment', appts: 'appointments', apt: 'appointment', hrs: 'hours', mins: 'minutes', wk: 'week', wks: 'weeks',
+    wknd: 'weekend', wkend: 'weekend', wkends: 'weekends', tues: 'tuesday', weds: 'wednesday', thurs: 'thursday',
+    sat: 'saturday', sun: 'sunday', pics: 'photos', approx: 'approximately', bday: 'birthday',
+    hw: 'how', wat: 'what', wht: 'what', wen: 'when', whn: 'when', whr: 'where', cn: 'can', dont: "don't", doesnt: "doesn't",
+    cant: "can't", wont: "won't", isnt: "isn't", im: "i'm", ive: "i've", whats: "what's", thru: 'through', nxt: 'next', yrs: 'years',
+    ppl: 'people', bc: 'because', cuz: 'because', abt: 'about', avail: 'available', pkg: 'package',
+  },
+  fr: {
+    stp: "s'il te plaît", svp: "s'il vous plaît", rdv: 'rendez-vous', dispo: 'disponible', dispos: 'disponibles', qd: 'quand', pr: 'pour',
+    tjrs: 'toujours', bcp: 'beaucoup', auj: "aujourd'hui", ajd: "aujourd'hui", pk: 'pourquoi', pq: 'pourquoi', koi: 'quoi',
+    mnt: 'maintenant', tt: 'tout', ts: 'tous', tte: 'toute', tel: 'téléphone', dimanch: 'dimanche',
+  },
+};
+
+export interface Vocabulary {
+  /** How often the site writes each word (lower case, letters only). */
+  counts: Map<string, number>;
+  /** Each word's deletions (of up to two letters) to the words they come from. */
+  deletions: Map<string, string[]>;
+}
+
+const WORD = /\p{L}[\p{L}'’-]*\p{L}|\p{L}/gu;
+const MAX_DELETIONS = 2;
+
+function deletionsOf(word: string, depth: number, out = new Set<string>()): Set<string> {
+  if (depth === 0 || word.length <= 3) return out;
+  for (let i = 0; i < word.length; i++) {
+    const d = word.slice(0, i) + word.slice(i + 1);
+    if (!out.has(d)) {
+      out.add(d);
+      deletionsOf(d, depth - 1, out);
+    }
+  }
+  return out;
+}
+
+/** The vocabulary of a site's texts: words of four letters or more. */
+export function vocabularyOf(texts: string[]): Vocabulary {
+  const counts = new Map<string, number>();
+  for (const text of texts) {
+    for (const w of text.toLowerCase().match(WORD) ?? []) if (w.length >= 4 && !/['’-]/.test(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  const deletions = new Map<string, string[]>();
+  for (const word of counts.keys()) {
+    for (const d of deletionsOf(word, MAX_DELETIONS)) {
+      const list = deletions.get(d);
+      if (list) list.push(word);
+      else deletions.set(d, [word]);
+    }
+  }
+  return { counts, deletions };
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of two neighbours. */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The site's word a slip of `word` was meant as, or null: the closest, then the commonest; never a guess between equals. */
+export function nearestSiteWord(word: string, vocab: Vocabulary): string | null {
+  const allowed = word.length >= 7 ? 2 : 1;
+  const candidates = new Set<string>();
+  for (const key of [word, ...deletionsOf(word, allowed)]) for (const w of vocab.deletions.get(key) ?? []) candidates.add(w);
+  if (vocab.counts.has(word)) candidates.add(word);
+  let best: { word: string; distance: number; count: number } | null = null;
+  let tied = false;
+  for (const c of candidates) {
+    // A slip seldom hits the first letter: a word starting otherwise is another word ("main" is no slip of "pain").
+    if (c === word || c[0] !== word[0]) continue;
+    const distance = editDistance(word, c);
+    if (distance > allowed) continue;
+    const count = vocab.counts.get(c) ?? 0;
+    if (!best || distance < best.distance || (distance === best.distance && count > best.count)) {
+      tied = best !== null && distance === best.distance && count === best.count;
+      best = { word: c, distance, count };
+    } else if (distance === best.distance && count === best.count) tied = true;
+  }
+  return best && !tied ? best.word : null;
+}
+
+/**
+ * `text` with chat shorthand written out and, where `known` says a word is no word of the language, its slips mended
+ * against the site's vocabulary. Capitalised words (names) and words the site writes are left as they are.
+ */
+export function withSiteSpelling(text: string, lang: 'en' | 'fr', vocab: Vocabulary, known: (word: string) => boolean): string {
+  const shorthand = SHORTHAND[lang];
+  return text.replace(/(?<![\p{L}\d'’-])[\p{Ll}\d][\p{L}\d]*(?![\p{L}\d'’-])/gu, (w) => {
+    const short = Object.hasOwn(shorthand, w) ? shorthand[w] : undefined;
+    if (short) return short;
+    if (w.length < 4 || /\d/.test(w) || vocab.counts.has(w) || known(w)) return w;
+    return nearestSiteWord(w, vocab) ?? w;
+  });
+}
