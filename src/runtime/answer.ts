@@ -168,6 +168,7 @@ function sentenceOf(q: Question, r: RankedSentence): string {
   // An FAQ's answer opens with its own question's yes or no ("Yes, Dr. Ruiz sees children from age one…"): no reply to
   // "What age do you stop seeing children?".
   if (!q.yesNo) text = withoutYesNo(text);
+  text = cellsAsked(q, text);
   const heading = r.section?.split(' › ').at(-1);
   // "Luis and his crew..." under "Luis Ortega, Head Route Setter": the heading names the person in full.
   // Someone to talk to, found without a number or an address to reach them, is named as a person is.
@@ -175,6 +176,25 @@ function sentenceOf(q: Question, r: RankedSentence): string {
   const headingNeeded = want === 'person' ? !text.includes(heading?.split(',')[0] ?? '') : want ? !holdsType(text, want) : !/\d/.test(text);
   if (want && heading && headingNeeded && holdsType(heading, want)) text = `${heading}: ${text}`;
   return /[.!?…]$/.test(text) ? text : `${text}.`;
+}
+
+/**
+ * A table row of several labelled cells, some of which the question names ("Saturday — Riverside: 8 am – 6 pm; Maplewood:
+ * 9 am – 5 pm" to "open saturday at maplewood?"): the row's label and the cells named only, not another column's value
+ * given beside the one asked for. A row whose cells the question names none or all of stays whole.
+ */
+function cellsAsked(q: Question, row: string): string {
+  const m = /^([^—]{1,80}) — (.+?)\.?$/.exec(row);
+  if (!m) return row;
+  const cells = m[2]!.split(/;\s+/).map((cell) => ({ cell, label: /^([^:]{1,40}): \S/.exec(cell)?.[1] }));
+  if (cells.length < 2 || cells.some((c) => !c.label)) return row;
+  const asked = stems(q.text);
+  const named = cells.filter((c) => {
+    const label = [...stems(c.label!)];
+    return label.length > 0 && label.every((st) => asked.has(st));
+  });
+  if (!named.length || named.length === cells.length) return row;
+  return `${m[1]} — ${named.map((c) => c.cell).join('; ')}.`;
 }
 
 /** The heading of `r`'s section with a colon, when it is a name (capitalised words: "Downtown", "Back Cove") that `text` does not hold. */

@@ -27,3 +27,21 @@ describe('a yes/no reply never contradicts its sentence', () => {
     expect(reply).toContain(sentence.replace(/^./, (c) => c.toLowerCase()).slice(1, 30));
   });
 });
+
+// Issue 39: a question about one location got a table row with every location's value ("Sunday — Riverside: 10 am –
+// 4 pm; Maplewood: Closed; Harbor Point: 11 am – 5 pm" to "what time does riverside open on sundays").
+describe('a table row gives the cells the question names', () => {
+  const row = (answer: string, section = 'Locations › Opening hours'): Passage => ({ text: answer, answer, url: 'https://salon.test/locations', title: 'Locations', section, score: 0.8 });
+  const HOURS = 'Sunday — Riverside: 10:00 am – 4:00 pm; Maplewood: Closed; Harbor Point: 11:00 am – 5:00 pm.';
+
+  it('keeps the row\'s label and the named location\'s cell', () => {
+    expect(composeAnswer('what time does riverside open on sundays', [row(HOURS)])?.text).toMatch(/^Sunday — Riverside: 10:00 am – 4:00 pm\.\n?/);
+    expect(composeAnswer('r u open sunday at harbor point', [row(HOURS)])?.text).toMatch(/^(Yes, )?[Ss]unday — Harbor Point: 11:00 am – 5:00 pm\./);
+  });
+
+  it('keeps the whole row when the question names none of its columns, or all', () => {
+    expect(composeAnswer('are you open on sundays', [row(HOURS)])?.text).toContain('Maplewood: Closed; Harbor Point');
+    const price = 'Day pass — Price: $22; What you get: One visit, all day.';
+    expect(composeAnswer('How much is a day pass?', [row(price, 'Pricing')])?.text).toContain(price);
+  });
+});
