@@ -28,7 +28,7 @@ import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
 import { freshDatabase, onCleanup, percentile, runBenchmark, say, startTemporal } from './harness.ts';
-import { judge, loadCorpus, serveCorpusSite, type CorpusQuestion, type CorpusSite, type Judged } from './answers/corpus.ts';
+import { crawledAgent, judge, loadCorpus, serveCorpusSite, type CorpusQuestion, type CorpusSite, type Judged } from './answers/corpus.ts';
 import { startEchoLlm } from './answers/echo-llm.ts';
 
 /** `offline`: the offline runtime with its default reader; `learned`: the same with ANSWER_READER=learned; `llm`: the LLM path. */
@@ -94,19 +94,8 @@ async function askSite(site: CorpusSite, rest: string, auth: Record<string, stri
   const served = await serveCorpusSite(site);
   onCleanup(`${site.name} site`, () => served.close());
   try {
-    const agent = await json(await fetch(`${rest}/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ name: site.brand, site_url: `${served.url}/` }) }));
-    await json(await fetch(`${rest}/agents/${agent.id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ default_language: site.language }) }));
-    const started = Date.now();
-    for (;;) {
-      const s = (await json(await fetch(`${rest}/sites?widget_id=${agent.id}`, { headers: auth }))).data[0];
-      if (s?.status === 'ready') {
-        say(`${site.name}: crawled ${s.pages_crawled} of ${site.pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        break;
-      }
-      if (s?.status === 'failed') throw new Error(`${site.name}: crawl failed: ${s.error}`);
-      if (Date.now() - started > 180_000) throw new Error(`${site.name}: the crawl did not finish in 3 minutes`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    const { agent, pages, seconds } = await crawledAgent(rest, auth, site.brand, served.url, { default_language: site.language });
+    say(`${site.name}: crawled ${pages} of ${site.pages} pages in ${seconds.toFixed(1)} s`);
     const pub = `${widgets}/${agent.public_key}`;
     const verdicts: Verdict[] = [];
     for (const question of site.questions) {

@@ -22,7 +22,7 @@ import { createOrganization } from '../src/auth/keys.ts';
 import { readerCandidates } from '../src/knowledge/retrieval.ts';
 import { FEATURES, featuresOf, fitReader, readerProbabilities, type ReaderInput, type ReaderModel } from '../src/knowledge/reader.ts';
 import { freshDatabase, onCleanup, runBenchmark, say, startTemporal } from './harness.ts';
-import { folded, holdsAll, loadCorpus, serveCorpusSite, type CorpusQuestion, type CorpusSite } from './answers/corpus.ts';
+import { crawledAgent, folded, holdsAll, loadCorpus, serveCorpusSite, type CorpusQuestion, type CorpusSite } from './answers/corpus.ts';
 import { startAnswersSite } from './answers/site.ts';
 import { startClinicSite } from './answers/clinic-site.ts';
 import { startBakerySite } from './answers/bakery-site.ts';
@@ -81,13 +81,7 @@ async function readExamples(sites: CorpusSite[]): Promise<Example[]> {
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const examples: Example[] = [];
   const read = async (name: string, url: string, questions: (CorpusQuestion & { patterns?: RegExp[] })[]) => {
-    const agent = await (await fetch(`${rest}/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ name, site_url: `${url}/` }) })).json() as { id: string };
-    for (const started = Date.now(); ;) {
-      const s = ((await (await fetch(`${rest}/sites?widget_id=${agent.id}`, { headers: auth })).json()) as { data: { status: string }[] }).data[0];
-      if (s?.status === 'ready') break;
-      if (s?.status === 'failed' || Date.now() - started > 180_000) throw new Error(`${name}: the crawl did not finish`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    const { agent } = await crawledAgent(rest, auth, name, url);
     for (const question of questions) {
       const { candidates } = await readerCandidates(service.sql, agent.id, question.q);
       examples.push({

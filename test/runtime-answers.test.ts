@@ -245,6 +245,20 @@ describe('the LLM path: the closest passages, with no answer threshold', () => {
     }
   });
 
+  it('an agent with no knowledge yet gets no passage, by either reader', async () => {
+    const { token } = await svc.newOrg();
+    const created = await client(svc.url, token).post('/api/v1/rest/agents', { name: 'Blank' });
+    expect(created.status, created.text).toBe(201);
+    expect(await retrievePassages(svc.sql, created.body.id, 'what are your opening hours')).toEqual([]);
+    expect(await searchKnowledge(svc.sql, created.body.id, 'what are your opening hours')).toEqual([]);
+    useAnswerReader('learned');
+    try {
+      expect(await searchKnowledge(svc.sql, created.body.id, 'what are your opening hours')).toEqual([]);
+    } finally {
+      useAnswerReader('ranked');
+    }
+  });
+
   it('a question with none of the page\'s words finds its passage by meaning (the encoder\'s vectors, stored at crawl time)', async () => {
     const rows = await svc.sql<{ n: number }[]>`select count(*)::int as n from page_chunks c join sites s on s.id = c.site_id
       where s.agent_id = ${gym.id} and c.generation = s.generation and c.embedding is not null`;

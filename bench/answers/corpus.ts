@@ -128,3 +128,26 @@ export function judge(question: CorpusQuestion, reply: string): Judged {
   const opposite = question.polarity ? POLAR[question.polarity === 'yes' ? 'no' : 'yes'].test(reply.trim()) : false;
   return { right: holds && !admits && !otherEntity && !opposite, admits, otherEntity, invented: false, holds };
 }
+
+/**
+ * Creates an agent on a site through the REST API (`rest`, with `auth`'s headers) and waits until the crawl workflow
+ * has indexed it (three minutes at most): the agent, and the crawl's page count and seconds.
+ */
+export async function crawledAgent(rest: string, auth: Record<string, string>, name: string, url: string, patch: Record<string, unknown> = {}):
+  Promise<{ agent: { id: string; public_key: string }; pages: number; seconds: number }> {
+  const call = async (path: string, init: RequestInit = {}): Promise<any> => {
+    const res = await fetch(`${rest}${path}`, { headers: auth, ...init });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  const agent = await call('/agents', { method: 'POST', body: JSON.stringify({ name, site_url: `${url}/` }) });
+  if (Object.keys(patch).length) await call(`/agents/${agent.id}`, { method: 'PATCH', body: JSON.stringify(patch) });
+  for (const started = Date.now(); ;) {
+    const site = (await call(`/sites?widget_id=${agent.id}`)).data[0];
+    if (site?.status === 'ready') return { agent, pages: site.pages_crawled, seconds: (Date.now() - started) / 1000 };
+    if (site?.status === 'failed') throw new Error(`${name}: crawl failed: ${site.error}`);
+    if (Date.now() - started > 180_000) throw new Error(`${name}: the crawl did not finish in 3 minutes`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}

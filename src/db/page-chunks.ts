@@ -81,8 +81,7 @@ export async function chunksOfGeneration(db: Db, siteId: string, generation: num
 /** Passages by id, with their page. */
 export async function chunksByIds(db: Db, ids: string[]): Promise<ChunkRow[]> {
   if (!ids.length) return [];
-  const rows = await db<ChunkRow[]>`
-    select c.id::text as id, c.text, c.section, c.ord, p.url, p.title, 0 as rank
+  return db<ChunkRow[]>`
+    select c.id::text as id, c.text, c.section, c.ord, p.url, p.title, 0::float8 as rank
     from page_chunks c join site_pages p on p.id = c.page_id where c.id = any(${ids}::bigint[])`;
-  return rows.map((r) => ({ ...r, rank: 0 }));
 }

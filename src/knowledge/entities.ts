@@ -1,3 +1,5 @@
+import { fold } from '../runtime/text.ts';
+
 /**
  * The entity a passage belongs to: the location, product, service or person its section is about,
  * read from where it stands on the site, never from a list of words. A site's names are the words
@@ -24,7 +26,8 @@ export interface SiteEntities {
 }
 
 const WORD = /[\p{L}][\p{L}'’-]*[\p{L}]|[\p{L}]/gu;
-const fold = (w: string) => w.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/['’]s$/, '');
+/** A word as names are compared: lower case, no accents, no possessive ("Millbrook's"). */
+const asName = (w: string) => fold(w).replace(/'s$/, '');
 /** A capital first, not all capitals ("Millbrook", not "FAQ"). */
 const capitalised = (w: string) => /^\p{Lu}/u.test(w) && /\p{Ll}/u.test(w);
 
@@ -41,7 +44,7 @@ export function siteNames(texts: string[]): Set<string> {
     for (const sentence of text.replace(TITLE, '$1 ').split(/(?<=[.!?:;])\s+|\n+/)) {
       const words = sentence.match(WORD) ?? [];
       words.forEach((w, i) => {
-        const f = fold(w);
+        const f = asName(w);
         if (f.length < 3) return;
         if (/^\p{Ll}/u.test(w)) lower.add(f);
         else if (i > 0 && capitalised(w)) inside.set(f, (inside.get(f) ?? 0) + 1);
@@ -51,7 +54,7 @@ export function siteNames(texts: string[]): Set<string> {
   return new Set([...inside].filter(([w, n]) => n >= 2 && !lower.has(w) && !CALENDAR.test(w)).map(([w]) => w));
 }
 
-const namesOf = (text: string, names: Set<string>) => new Set((text.match(WORD) ?? []).map(fold).filter((w) => names.has(w)));
+const namesOf = (text: string, names: Set<string>) => new Set((text.match(WORD) ?? []).map(asName).filter((w) => names.has(w)));
 
 /** The section path of a place: its page title, then its headings. */
 const pathOf = (place: Placed): string[] => (place.section ?? place.title ?? '').split(' › ');
@@ -62,7 +65,7 @@ export function siteEntities(places: (Placed & { text: string })[]): SiteEntitie
   // The brand: the words of most page titles ("Kestrel Physio" in "Pricing | Kestrel Physio").
   const titles = [...new Set(places.map((p) => p.title ?? ''))].filter(Boolean);
   const inTitles = new Map<string, number>();
-  for (const title of titles) for (const w of new Set((title.match(WORD) ?? []).map(fold))) inTitles.set(w, (inTitles.get(w) ?? 0) + 1);
+  for (const title of titles) for (const w of new Set((title.match(WORD) ?? []).map(asName))) inTitles.set(w, (inTitles.get(w) ?? 0) + 1);
   const brand = new Set([...inTitles].filter(([, n]) => n >= Math.max(2, titles.length / 2)).map(([w]) => w));
   const entities = new Map<string, Set<string>>();
   const add = (text: string, group: string) => {
@@ -85,7 +88,7 @@ export function entityOf(place: Placed, site: SiteEntities): Set<string> {
 
 /** The site's entities a question names (in any case: "millbrook", "Millbrook"). */
 export function entitiesAsked(question: string, site: SiteEntities): Set<string> {
-  return new Set((question.match(WORD) ?? []).map(fold).filter((w) => site.entities.has(w)));
+  return new Set((question.match(WORD) ?? []).map(asName).filter((w) => site.entities.has(w)));
 }
 
 const siblings = (a: string, b: string, site: SiteEntities) => [...site.entities.get(a) ?? []].some((g) => site.entities.get(b)?.has(g));

@@ -95,22 +95,9 @@ const ENCODED_PASSAGES = 4;
  */
 export async function readerCandidates(db: Db, agentId: string, query: string):
   Promise<{ text: string; question: Question; candidates: ReaderCandidate[]; entities: SiteEntities }> {
-  const knowledge = await knowledgeIndex(db, agentId);
-  const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
-  const question = analyzeQuestion(text);
+  const { text, question, knowledge, stats, dense, vector, fused: top, known } = await fusedRetrieval(db, agentId, query, READ_PASSAGES);
   if (!question.terms.length) return { text, question, candidates: [], entities: knowledge.entities };
-  const [{ chunks, ranked, stats }, { scores: dense, question: vector }] = await Promise.all([
-    lexicalCandidates(db, agentId, question, CANDIDATES), denseScores(knowledge.indexes, text),
-  ]);
-  const idOf = new Map(chunks.map((c) => [c as object, c.id]));
-  const bySentences: string[] = [];
-  for (const r of ranked) {
-    const id = r.source && idOf.get(r.source);
-    if (id !== undefined && !bySentences.includes(id)) bySentences.push(id);
-  }
-  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, READ_PASSAGES).map(([id]) => id);
-  const known = new Map(chunks.map((c) => [c.id, c]));
-  for (const c of await chunksByIds(db, fused.filter((id) => !known.has(id)))) known.set(c.id, c);
+  const fused = top.map(([id]) => id);
   const pool = [...known.values()];
   if (!pool.length) return { text, question, candidates: [], entities: knowledge.entities };
   // Every sentence of the pool, ranked with the whole knowledge's word frequencies.
@@ -188,12 +175,29 @@ const FUSED_DEPTH = 40;
  */
 export async function retrievePassages(db: Db, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
+  // Read deeper than the limit: passages about another entity than the one asked go after the others.
+  const { text, knowledge, fused, known, best } = await fusedRetrieval(db, agentId, query, limit * 3);
+  const passages = fused.flatMap(([id, score]) => {
+    const c = known.get(id);
+    if (!c) return [];
+    const r = best.get(id);
+    return [{ text: c.text, url: c.url, title: c.title, score, section: c.section, ...(r ? { answer: r.sentence } : {}) }];
+  });
+  return preferAsked(text, passages, knowledge.entities).slice(0, limit);
+}
+
+/**
+ * The question (its spelling mended against the site's words) and the `depth` first passages of the three rankings
+ * fused: the best sentence per passage, full text, and closeness of meaning. `known` holds every passage read (those
+ * full text found, and the fused ones), `best` each passage's best sentence by its words.
+ */
+async function fusedRetrieval(db: Db, agentId: string, query: string, depth: number) {
   const knowledge = await knowledgeIndex(db, agentId);
   const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
   const question = analyzeQuestion(text);
-  const [{ chunks, ranked }, dense] = await Promise.all([
-    question.terms.length ? lexicalCandidates(db, agentId, question, limit) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[] }),
-    denseScores(knowledge.indexes, text).then((d) => d.scores.map((x) => x.id)),
+  const [{ chunks, ranked, stats }, { scores: dense, question: vector }] = await Promise.all([
+    question.terms.length ? lexicalCandidates(db, agentId, question, CANDIDATES) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[], stats: undefined }),
+    denseScores(knowledge.indexes, text),
   ]);
   const idOf = new Map(chunks.map((c) => [c as object, c.id]));
   const bySentences: string[] = [];
@@ -204,17 +208,10 @@ export async function retrievePassages(db: Db, agentId: string, query: string, o
     best.set(id, r);
     bySentences.push(id);
   }
-  // Read deeper than the limit: passages about another entity than the one asked go after the others.
-  const top = fuseRankings([bySentences, chunks.map((c) => c.id), dense]).slice(0, limit * 3);
+  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, depth);
   const known = new Map(chunks.map((c) => [c.id, c]));
-  for (const c of await chunksByIds(db, top.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
-  const passages = top.flatMap(([id, score]) => {
-    const c = known.get(id);
-    if (!c) return [];
-    const r = best.get(id);
-    return [{ text: c.text, url: c.url, title: c.title, score, section: c.section, ...(r ? { answer: r.sentence } : {}) }];
-  });
-  return preferAsked(text, passages, knowledge.entities).slice(0, limit);
+  for (const c of await chunksByIds(db, fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
+  return { text, question, knowledge, stats, dense, vector, fused, known, best };
 }
 
 /**
@@ -282,6 +279,8 @@ function spelled(query: string, vocabulary: Vocabulary): string {
  * (none when the encoder is off).
  */
 async function denseScores(indexes: SiteIndex[], text: string): Promise<{ scores: { id: string; cos: number }[]; question: Float32Array | null }> {
+  // An agent with no knowledge yet does not load the encoder for nothing.
+  if (!indexes.length) return { scores: [], question: null };
   const q = await embedQuestion(text);
   if (!q) return { scores: [], question: null };
   const scored: { id: string; cos: number }[] = [];
