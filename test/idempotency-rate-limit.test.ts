@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestService, type TestService } from './helpers.ts';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { fingerprint } from '../api/middleware/idempotency.ts';
 import { createSecretBox, decodeSecretsKey } from '../src/crypto/secret-box.ts';
+import { claimIdempotencyKey, renewIdempotencyLeases } from '../src/db/idempotency-keys.ts';
 
 let svc: TestService;
 let limited: TestService;
@@ -56,6 +57,35 @@ describe('Idempotency-Key', () => {
     const frozen = await api.post('/api/v1/rest/agents', { name: 'Race' }, { 'Idempotency-Key': 'frozen' });
     expect(frozen.status).toBe(409);
     expect(frozen.body.code).toBe('idempotency_in_progress');
+  });
+
+  it('runs a retry once the request holding its key died with its process, not 24 hours later (issue 40, D15)', async () => {
+    const { token, orgId } = await svc.newOrg();
+    const api = client(svc.url, token);
+    const [apiKey] = await svc.sql<{ id: string }[]>`select id from api_keys where org_id = ${orgId}`;
+    const body = { name: 'Crashed' };
+    const print = fingerprint(createSecretBox(decodeSecretsKey(svc.config.SECRETS_KEY!, 'test')), 'POST', '/api/v1/rest/agents', body);
+    const dead = () => ({ fingerprint: print, apiKeyId: apiKey!.id, holder: randomUUID() });
+    // What a process killed mid-request leaves behind: its claim, in progress, which nothing will renew again.
+    // Within its lease the claim cannot be told from a request still running: a twin waits.
+    expect(await claimIdempotencyKey(svc.sql, orgId, 'crashed-0', dead())).toBe(true);
+    const early = await api.post('/api/v1/rest/agents', body, { 'Idempotency-Key': 'crashed-0' });
+    expect(early.status, early.text).toBe(409);
+    expect(early.body.code).toBe('idempotency_in_progress');
+    // Once its lease ran out (here: a second ago, as it is IDEMPOTENCY_LEASE_SECONDS after the crash), the retry runs, once.
+    expect(await claimIdempotencyKey(svc.sql, orgId, 'crashed-1', { ...dead(), leaseSeconds: -1 })).toBe(true);
+    const retry = await api.post('/api/v1/rest/agents', body, { 'Idempotency-Key': 'crashed-1' });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    const replay = await api.post('/api/v1/rest/agents', body, { 'Idempotency-Key': 'crashed-1' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(retry.body.id);
+    expect((await api.get('/api/v1/rest/agents')).body.total).toBe(1);
+    // A claim whose live process renews its lease (as it does every third of a lease while the request runs) stays 409.
+    const holder = randomUUID();
+    expect(await claimIdempotencyKey(svc.sql, orgId, 'running-1', { fingerprint: print, apiKeyId: apiKey!.id, holder, leaseSeconds: -1 })).toBe(true);
+    await renewIdempotencyLeases(svc.sql, [holder]);
+    expect((await api.post('/api/v1/rest/agents', body, { 'Idempotency-Key': 'running-1' })).status).toBe(409);
   });
 
   it('keeps keys per organization and frees a key after a refused request', async () => {
