@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { AppDeps, AppMiddleware } from './context.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { clientAddressOf } from './middleware/client-address.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { mountFamily, ROUTER_OPTIONS, type RouteFamily } from './routing.ts';
@@ -119,6 +120,7 @@ export function createApp(deps: AppDeps): Koa {
   const publicFamilies = FAMILIES.filter((f) => f.public);
   const authenticatedFamilies = FAMILIES.filter((f) => !f.public);
 
+  app.use(clientAddressOf(deps.config.TRUSTED_PROXIES) as Koa.Middleware);
   app.use(requestContext() as Koa.Middleware);
   app.use(errorHandler() as Koa.Middleware);
   // Liveness, readiness, the OpenAPI document and reference, the embed script: no token.
@@ -131,7 +133,7 @@ export function createApp(deps: AppDeps): Koa {
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],
     [familyRouter(publicFamilies, PUBLIC_PREFIX), conversationCardsRouter(), reportArtifactsRouter()]));
-  // Everything else under /api/v1, and the MCP endpoint: a bearer token (failures limited per address), counted against its rate limit.
+  // Everything else under /api/v1, and the MCP endpoint: a bearer token (unknown ones limited per client address), counted against its rate limit.
   const auth = authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE));
   app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, auth, listener: () => app.callback() }) as Koa.Middleware);
   app.use(area(AUTHENTICATED_PREFIX, [auth], [familyRouter(authenticatedFamilies, AUTHENTICATED_PREFIX)]));

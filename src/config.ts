@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { compileValidator, formatErrors } from './validation.ts';
+import { parseTrustedProxies } from './domain/client-address.ts';
 
 /** Environment the service reads, checked once at start-up and then frozen. */
 export const ConfigSchema = Type.Object({
@@ -26,8 +27,17 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1200 }),
   /** Requests a minute one client address may make to the public (widget) endpoints, per API process. */
   PUBLIC_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
-  /** Failed authentications (401) a minute from one client address, per API process; past it, 429 before any token lookup. */
+  /** Failed authentications (401) a minute from one client address, per API process; past it, an unknown token is 429 (a valid one still passes). */
   AUTH_FAILURE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /**
+   * The proxies and load balancers in front of the API (addresses, CIDR ranges, `loopback`, `linklocal`,
+   * `uniquelocal`; comma separated). From a trusted peer the client address is read from X-Forwarded-For,
+   * right to left past trusted hops; empty: the socket's peer is the client and X-Forwarded-For is ignored.
+   */
+  TRUSTED_PROXIES: Type.String({ default: '' }),
+  /** Live inbox streams (SSE) open at once on one API process, per API key and per client address; past it, 429. */
+  LIVE_STREAMS_PER_KEY: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+  LIVE_STREAMS_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
   /** Seconds a client has to send a request's headers, and its whole request (headers and body); then 408 and the connection closes. */
   HTTP_HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 20 }),
   HTTP_REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
@@ -125,6 +135,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const config = { ...(raw as Static<typeof ConfigSchema>), ...overrides };
   if (config.HTTP_HEADERS_TIMEOUT_SECONDS > config.HTTP_REQUEST_TIMEOUT_SECONDS) {
     throw new Error('invalid configuration: HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
+  try {
+    parseTrustedProxies(config.TRUSTED_PROXIES);
+  } catch (err) {
+    throw new Error(`invalid configuration: ${(err as Error).message}`);
   }
   if (config.CARRIER === 'twilio' && (!config.TWILIO_ACCOUNT_SID || !config.TWILIO_AUTH_TOKEN)) {
     throw new Error('invalid configuration: CARRIER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');

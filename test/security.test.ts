@@ -305,22 +305,70 @@ describe('slow clients and token guessing (defect 11)', () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '30', HTTP_REQUEST_TIMEOUT_SECONDS: '10' })).toThrow(/HTTP_HEADERS_TIMEOUT_SECONDS/);
   });
 
-  it('after AUTH_FAILURE_LIMIT_PER_MINUTE failed authentications an address gets 429 with Retry-After, before any token is looked up', async () => {
+  it('after AUTH_FAILURE_LIMIT_PER_MINUTE failed authentications an address gets 429 for unknown tokens, a valid token still passes (issue 40, D16)', async () => {
     const { token } = await guarded.newOrg();
     const agent = (await client(guarded.url, token).post(`${REST}/agents`, { name: 'Guarded' })).body;
     expect((await client(guarded.url, token).get(`${REST}/agents`)).status).toBe(200);
-    for (const authorization of [`Bearer sk_${'0'.repeat(40)}`, 'Basic dXNlcjpwYXNz', '']) {
-      expectCode(await call(guarded.url, 'GET', `${REST}/agents`, { headers: authorization ? { authorization } : {} }), 401, 'unauthorized');
+    // Without TRUSTED_PROXIES, X-Forwarded-For is the client's own word: each failure counts against the socket's address.
+    const spoofs = ['198.51.100.1', '198.51.100.2', '198.51.100.3'];
+    for (const [i, authorization] of [`Bearer sk_${'0'.repeat(40)}`, 'Basic dXNlcjpwYXNz', ''].entries()) {
+      const headers: Record<string, string> = { 'x-forwarded-for': spoofs[i]! };
+      if (authorization) headers.authorization = authorization;
+      expectCode(await call(guarded.url, 'GET', `${REST}/agents`, { headers }), 401, 'unauthorized');
     }
-    for (const opts of [{ headers: { authorization: `Bearer sk_${'1'.repeat(40)}` } }, { token }, {}]) {
-      const refused = await call(guarded.url, 'GET', `${REST}/agents`, opts);
+    for (const headers of <Record<string, string>[]>[{ authorization: `Bearer sk_${'1'.repeat(40)}` }, {}, { authorization: `Bearer sk_${'2'.repeat(40)}`, 'x-forwarded-for': '203.0.113.77' }]) {
+      const refused = await call(guarded.url, 'GET', `${REST}/agents`, { headers });
       expect(expectCode(refused, 429, 'rate_limited').detail).toMatch(/failed authentications/);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     }
-    // Case-changed paths are no way around it either: they are either in the area (429) or nowhere (404).
-    expectCode(await call(guarded.url, 'GET', `/api/v1/REST/agents`, { token }), 429, 'rate_limited');
+    // A valid token is looked up first and passes: someone else's failures never lock it out.
+    expect((await call(guarded.url, 'GET', `${REST}/agents`, { token })).status).toBe(200);
+    expect((await call(guarded.url, 'POST', '/mcp', { token, body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }, headers: { accept: 'application/json, text/event-stream' } })).status).toBe(200);
+    // Case-changed paths are no way around it either: they are either in the area (429 for an unknown token) or nowhere (404).
+    expectCode(await call(guarded.url, 'GET', `/api/v1/REST/agents`, { headers: { authorization: `Bearer sk_${'3'.repeat(40)}` } }), 429, 'rate_limited');
     expectCode(await call(guarded.url, 'GET', `/API/V1/REST/AGENTS`, { token }), 404, 'not_found');
     // The public endpoints take no token: they count under their own limit.
     expect((await call(guarded.url, 'GET', `/api/v1/public/widgets/${agent.public_key}/config`)).status).toBe(200);
+  });
+});
+
+describe('the client address behind trusted proxies (issue 40, D16)', () => {
+  let proxied: TestService;
+  let direct: string;
+  beforeAll(async () => {
+    proxied = await startTestService({ TRUSTED_PROXIES: '127.0.0.1', AUTH_FAILURE_LIMIT_PER_MINUTE: 3, PUBLIC_RATE_LIMIT_PER_MINUTE: 3 }, { worker: false });
+    // Through 127.0.0.1, the trusted "balancer", whatever localhost resolves to.
+    direct = proxied.url.replace('localhost', '127.0.0.1');
+  });
+  afterAll(async () => { await proxied?.stop(); });
+
+  const from = (address: string, headers: Record<string, string> = {}) => ({ headers: { 'x-forwarded-for': address, ...headers } });
+
+  it('locks out the client whose tokens failed, not every client behind the balancer, and never a valid token', async () => {
+    const { token } = await proxied.newOrg();
+    const bad = { authorization: `Bearer sk_${'4'.repeat(40)}` };
+    for (let i = 0; i < 3; i += 1) expectCode(await call(direct, 'GET', `${REST}/agents`, from('203.0.113.10', bad)), 401, 'unauthorized');
+    expectCode(await call(direct, 'GET', `${REST}/agents`, from('203.0.113.10', bad)), 429, 'rate_limited');
+    // What the client wrote itself lies left of what the balancer appended: it changes nothing.
+    expectCode(await call(direct, 'GET', `${REST}/agents`, from('198.51.100.50, 203.0.113.10', bad)), 429, 'rate_limited');
+    // Another client behind the same balancer is not locked out.
+    expectCode(await call(direct, 'GET', `${REST}/agents`, from('203.0.113.11', bad)), 401, 'unauthorized');
+    // The locked-out address itself, with a valid token: served.
+    const served = await call(direct, 'GET', `${REST}/agents`, from('203.0.113.10', { authorization: `Bearer ${token}` }));
+    expect(served.status, served.text).toBe(200);
+  });
+
+  it('counts the public rate limit per client, not per balancer', async () => {
+    const { token } = await proxied.newOrg();
+    const agent = (await client(proxied.url, token).post(`${REST}/agents`, { name: 'Public' })).body;
+    const config = `/api/v1/public/widgets/${agent.public_key}/config`;
+    for (let i = 0; i < 3; i += 1) expect((await call(direct, 'GET', config, from('203.0.113.20'))).status).toBe(200);
+    expectCode(await call(direct, 'GET', config, from('203.0.113.20')), 429, 'rate_limited');
+    expect((await call(direct, 'GET', config, from('203.0.113.21'))).status).toBe(200);
+  });
+
+  it('refuses a TRUSTED_PROXIES entry it cannot read at start', () => {
+    expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, balancer.internal' })).toThrow(/TRUSTED_PROXIES.*balancer\.internal/);
+    expect(loadConfig({ TRUSTED_PROXIES: 'loopback, 10.0.0.0/8, fd00::/8' }).TRUSTED_PROXIES).toBe('loopback, 10.0.0.0/8, fd00::/8');
   });
 });

@@ -14,8 +14,11 @@ export const carriedPrincipals = new WeakMap<IncomingMessage, Principal>();
 /**
  * Resolves the bearer token (401 otherwise), then counts the request against the token's rate
  * limit. The RateLimit fields go on every authenticated response, errors included.
- * An address whose requests failed authentication `failures.limit` times in the window
- * (AUTH_FAILURE_LIMIT_PER_MINUTE) gets 429 before its token is even looked up.
+ * Failed authentications are counted per client address (`ctx.ip`, the client behind trusted
+ * proxies: TRUSTED_PROXIES): past `failures.limit` in the window (AUTH_FAILURE_LIMIT_PER_MINUTE)
+ * an unknown token is 429, not 401. A valid token is never refused for its address's failures
+ * (issue 40, D16): behind one balancer, anyone's bad tokens would otherwise lock every client out.
+ * Guessing gains nothing from this: a token is 256 random bits.
  */
 export function authenticate(failures: RateLimiter): AppMiddleware {
   return async (ctx, next) => {
@@ -24,17 +27,17 @@ export function authenticate(failures: RateLimiter): AppMiddleware {
       ctx.state.principal = carried;
       return next();
     }
-    const address = `ip:${ctx.ip}`;
-    const blocked = failures.peek(address);
-    if (!blocked.allowed) {
-      throw new AppError(429, 'rate_limited', `too many failed authentications from this address (${blocked.limit} a minute); try again later`, {
-        headers: { 'Retry-After': String(blocked.resetSeconds) },
-      });
-    }
     const header = ctx.get('Authorization');
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     const principal = match ? await ctx.deps.authenticator.authenticate(match[1]!) : null;
     if (!principal) {
+      const address = `ip:${ctx.ip}`;
+      const blocked = failures.peek(address);
+      if (!blocked.allowed) {
+        throw new AppError(429, 'rate_limited', `too many failed authentications from this address (${blocked.limit} a minute); try again later`, {
+          headers: { 'Retry-After': String(blocked.resetSeconds) },
+        });
+      }
       failures.take(address);
       throw new AppError(401, 'unauthorized', header ? 'the bearer token is unknown or revoked' : 'send Authorization: Bearer <token>');
     }
