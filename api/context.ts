@@ -7,7 +7,7 @@ import type { Authenticator, Principal } from '../src/auth/authenticator.ts';
 import type { SecretBox } from '../src/crypto/secret-box.ts';
 import type { AgentRuntime } from '../src/runtime/types.ts';
 import type { Carrier } from '../src/telephony/carrier.ts';
-import type { RateLimiter } from './middleware/rate-limit.ts';
+import type { ConcurrencyLimiter, RateLimiter } from './middleware/rate-limit.ts';
 import type { LiveHub } from '../src/conversations/live-stream.ts';
 
 /** What every handler can reach: built once at start-up and shared by all requests. */
@@ -26,6 +26,8 @@ export interface AppDeps {
   carrier: Carrier;
   /** The live inbox's events (LISTEN/NOTIFY), fanned out to this replica's open streams. */
   liveHub: LiveHub;
+  /** Live streams open on this replica, per API key (LIVE_STREAMS_PER_KEY) and per client address (LIVE_STREAMS_PER_ADDRESS). */
+  liveStreamSlots: { perKey: ConcurrencyLimiter; perAddress: ConcurrencyLimiter };
   /** Resolves when PostgreSQL and Temporal both answer; used by /readyz. */
   checkReadiness(): Promise<{ postgres: boolean; temporal: boolean }>;
 }

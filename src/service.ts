@@ -14,7 +14,7 @@ import type { WorkerSet } from './temporal/worker.ts';
 import { ensureSchedules } from './temporal/schedules.ts';
 import { sealPlaintextWebhookSecrets } from './db/webhooks.ts';
 import { createApp } from '../api/app.ts';
-import { createRateLimiter } from '../api/middleware/rate-limit.ts';
+import { createConcurrencyLimiter, createRateLimiter } from '../api/middleware/rate-limit.ts';
 import type { Client } from '@temporalio/client';
 import { createLiveHub, type LiveHub } from './conversations/live-stream.ts';
 import { acceptsAddress, receiveEmail } from './conversations/email.ts';
@@ -93,6 +93,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     const app = createApp({
       config, sql, temporal: client, authenticator, log, secrets, runtime, carrier: createCarrier(config, sql), liveHub,
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
+      liveStreamSlots: { perKey: createConcurrencyLimiter(config.LIVE_STREAMS_PER_KEY), perAddress: createConcurrencyLimiter(config.LIVE_STREAMS_PER_ADDRESS) },
       checkReadiness: async () => {
         const [postgres, temporal] = await Promise.all([
           withTimeout(pingDatabase(sql), 2000).then(() => true, () => false),

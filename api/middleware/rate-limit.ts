@@ -52,3 +52,34 @@ export function createRateLimiter(limit: number, windowSeconds = 60, now: () => 
     },
   };
 }
+
+/**
+ * Counts what is open at once per key (live streams): each `acquire` that succeeds holds a slot
+ * until its `release`. In this process only, which fits what it counts: an open connection lives in
+ * one process and ends with it. With N replicas a key may hold N times the limit.
+ */
+export interface ConcurrencyLimiter {
+  readonly limit: number;
+  /** Takes a slot for `key`; null when `limit` are already held. The release is safe to call twice. */
+  acquire(key: string): (() => void) | null;
+}
+
+export function createConcurrencyLimiter(limit: number): ConcurrencyLimiter {
+  const open = new Map<string, number>();
+  return {
+    limit,
+    acquire(key) {
+      const held = open.get(key) ?? 0;
+      if (held >= limit) return null;
+      open.set(key, held + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (open.get(key) ?? 1) - 1;
+        if (left > 0) open.set(key, left);
+        else open.delete(key);
+      };
+    },
+  };
+}

@@ -1,4 +1,5 @@
-import { notFound } from '../../src/errors.ts';
+import type { PassThrough } from 'node:stream';
+import { AppError, notFound } from '../../src/errors.ts';
 import { findConversation, listConversations } from '../../src/db/conversations.ts';
 import { deleteConversationAndWork } from '../../src/conversations/lifecycle.ts';
 import { IdParams } from '../../src/schemas/common.ts';
@@ -17,6 +18,32 @@ const BASE = '/api/v1/rest';
 
 /** Where the card URL points: PUBLIC_BASE_URL when set, else where this request came in (Koa's `origin` is the header). */
 const publicBase = (deps: AppDeps, ctx: AppContext) => deps.config.PUBLIC_BASE_URL ?? `${ctx.protocol}://${ctx.host}`;
+
+/**
+ * A slot for one more live stream, per API key and per client address, or 429 (issue 40, I17): each
+ * open stream holds a socket and a subscription for up to LIVE_STREAM_MAX_SECONDS. Counted in this
+ * process, where the connections live. Retry-After is a heartbeat: a client that vanished without
+ * closing is noticed when the next heartbeat cannot be written, and its slot freed.
+ */
+function takeStreamSlots(deps: AppDeps, ctx: AppContext, keyId: string): () => void {
+  const { perKey, perAddress } = deps.liveStreamSlots;
+  const refuse = (policy: string, limit: number, whose: string) => {
+    const wait = deps.config.LIVE_STREAM_HEARTBEAT_SECONDS;
+    ctx.set('RateLimit-Policy', [ctx.response.get('RateLimit-Policy'), `"${policy}";q=${limit}`].filter(Boolean).join(', '));
+    ctx.set('RateLimit', [ctx.response.get('RateLimit'), `"${policy}";r=0;t=${wait}`].filter(Boolean).join(', '));
+    return new AppError(429, 'rate_limited', `${limit} live streams are already open for ${whose} on this server; close one or try again later`, {
+      headers: { 'Retry-After': String(wait) },
+    });
+  };
+  const forKey = perKey.acquire(keyId);
+  if (!forKey) throw refuse('live_streams_per_key', perKey.limit, 'this API key');
+  const forAddress = perAddress.acquire(ctx.ip);
+  if (!forAddress) {
+    forKey();
+    throw refuse('live_streams_per_address', perAddress.limit, 'this client address');
+  }
+  return () => { forKey(); forAddress(); };
+}
 
 export const conversationsFamily: RouteFamily = {
   base: BASE,
@@ -44,12 +71,25 @@ export const conversationsFamily: RouteFamily = {
       permissions: ['conversations.read'],
       responses: { 200: { description: 'An event stream (text/event-stream)' } },
       async handler({ principal, deps, ctx }) {
-        if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
-        const stream = await openLiveStream({ sql: deps.sql, hub: deps.liveHub }, {
-          orgId: principal.orgId, lastEventId: ctx.get('Last-Event-ID') || null,
-          heartbeatSeconds: deps.config.LIVE_STREAM_HEARTBEAT_SECONDS, maxSeconds: deps.config.LIVE_STREAM_MAX_SECONDS,
-          onClose: (cb) => ctx.req.once('close', cb),
-        });
+        const release = takeStreamSlots(deps, ctx, principal.keyId);
+        let stream: PassThrough;
+        try {
+          if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
+          stream = await openLiveStream({ sql: deps.sql, hub: deps.liveHub }, {
+            orgId: principal.orgId, lastEventId: ctx.get('Last-Event-ID') || null,
+            heartbeatSeconds: deps.config.LIVE_STREAM_HEARTBEAT_SECONDS, maxSeconds: deps.config.LIVE_STREAM_MAX_SECONDS,
+            onClose: (cb) => {
+              ctx.req.once('close', cb);
+              // Revoking the key (or user token) ends the stream at once, on whichever replica holds it (issue 40, D18).
+              const unwatch = deps.authenticator.watchRevocation(principal.keyId, cb);
+              ctx.req.once('close', unwatch);
+            },
+          });
+        } catch (err) {
+          release();
+          throw err;
+        }
+        stream.once('close', release);
         ctx.req.socket.setTimeout(0);
         ctx.set('Cache-Control', 'no-cache, no-transform');
         ctx.set('X-Accel-Buffering', 'no');

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/index.ts';
-import { findKeyByTokenHash } from '../db/api-keys.ts';
+import { findKeyByTokenHash, keysNotLive } from '../db/api-keys.ts';
 import { listenDurably } from '../db/listen.ts';
 import { isPermission, type Permission } from '../schemas/permissions.ts';
 import { tokenDigest, tokenKindOf, type TokenKind } from './tokens.ts';
@@ -16,8 +16,14 @@ export interface Principal {
 export interface Authenticator {
   /** The principal of a bearer token, or null when it is unknown or revoked. */
   authenticate(token: string): Promise<Principal | null>;
-  /** Forgets a key at once in this process; other processes learn through NOTIFY. */
+  /** Forgets a key at once in this process (and ends what watches it); other processes learn through NOTIFY. */
   forget(keyId: string): void;
+  /**
+   * Calls `onRevoked` once when the key is revoked, on whichever replica: what outlives the request
+   * that authenticated it (a live stream) ends with it. A key revoked before the watch began is found
+   * too (it is checked once the watch is in place). Returns what stops watching.
+   */
+  watchRevocation(keyId: string, onRevoked: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -35,11 +41,40 @@ export async function createAuthenticator(sql: Sql, opts: { ttlMs?: number } = {
   const ttlMs = opts.ttlMs ?? 60_000;
   const cache = new Map<string, { principal: Principal; expires: number }>();
 
+  const watchers = new Map<string, Set<() => void>>();
+
   const forget = (keyId: string): void => {
     for (const [hash, entry] of cache) if (entry.principal.keyId === keyId) cache.delete(hash);
+    const watching = watchers.get(keyId);
+    watchers.delete(keyId);
+    for (const onRevoked of watching ?? []) onRevoked();
+  };
+  /** Ends the watches of keys that are no longer live (revocations announced while nobody listened, or before a watch began). */
+  const recheck = (ids: string[]): void => {
+    if (ids.length === 0) return;
+    keysNotLive(sql, ids).then((gone) => gone.forEach(forget), () => undefined);
   };
   // Durably: a replica that stopped hearing revocations would accept a revoked key until its cache expired.
-  const subscription = await listenDurably(sql, KEY_REVOKED_CHANNEL, (keyId) => forget(keyId), () => cache.clear());
+  // A re-made LISTEN missed what was announced meanwhile: the cache goes, and watched keys are checked.
+  const subscription = await listenDurably(sql, KEY_REVOKED_CHANNEL, (keyId) => forget(keyId), () => {
+    cache.clear();
+    recheck([...watchers.keys()]);
+  });
+
+  function watchRevocation(keyId: string, onRevoked: () => void): () => void {
+    let once = false;
+    const fire = () => { if (!once) { once = true; onRevoked(); } };
+    const set = watchers.get(keyId) ?? new Set();
+    set.add(fire);
+    watchers.set(keyId, set);
+    recheck([keyId]);
+    return () => {
+      once = true;
+      const current = watchers.get(keyId);
+      current?.delete(fire);
+      if (current?.size === 0) watchers.delete(keyId);
+    };
+  }
 
   async function authenticate(token: string): Promise<Principal | null> {
     const kind = tokenKindOf(token);
@@ -61,5 +96,5 @@ export async function createAuthenticator(sql: Sql, opts: { ttlMs?: number } = {
     return principal;
   }
 
-  return { authenticate, forget, close: () => subscription.unlisten() };
+  return { authenticate, forget, watchRevocation, close: () => subscription.unlisten() };
 }

@@ -96,3 +96,11 @@ export async function upsertBootstrapKey(tx: Db, key: { permissions: string[]; t
     on conflict (token_hash) do update set permissions = excluded.permissions, revoked_at = null`;
   return org.id;
 }
+
+/** Those of `ids` that name no live key (revoked, or gone with their organization). */
+export async function keysNotLive(db: Db, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db<{ id: string }[]>`select id from unnest(${ids}::uuid[]) as ids(id)
+    where not exists (select 1 from api_keys k where k.id = ids.id and k.revoked_at is null)`;
+  return rows.map((r) => r.id);
+}
