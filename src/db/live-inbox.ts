@@ -176,7 +176,7 @@ export interface LiveEvent { id: string; type: string; data: Record<string, unkn
 export async function liveEventsAfter(db: Db, orgId: string, afterId: string, windowSeconds: number): Promise<LiveEvent[]> {
   const rows = await db<{ id: string; type: string; data: Record<string, unknown> }[]>`
     select id::text, type, data from live_events where org_id = ${orgId} and id > ${afterId}::bigint
-      and created_at > now() - make_interval(secs => ${windowSeconds}) order by id limit 1000`;
+      and created_at > now() - make_interval(secs => ${windowSeconds}) order by live_events.id limit 1000`;
   return rows;
 }
 
