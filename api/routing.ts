@@ -5,6 +5,7 @@ import { AppError, missingPermission, validationError } from '../src/errors.ts';
 import type { Permission } from '../src/schemas/permissions.ts';
 import type { Principal } from '../src/auth/authenticator.ts';
 import { compileValidator, formatErrors, SHAPE_CHECKS, type FieldError } from '../src/validation.ts';
+import { NoQuery } from '../src/schemas/common.ts';
 import type { AppContext, AppDeps } from './context.ts';
 import { isCsvRequest, readCsvBody, readJsonBody } from './middleware/body.ts';
 import { nulCharacterErrors } from './json-scan.ts';
@@ -122,13 +123,14 @@ const QUERY_FORMS: Record<string, { form: RegExp; message: string }> = {
  * Query values arrive as strings. Numbers and booleans must be written plainly (no `0x10`, `1e2`,
  * `Infinity` or padding) before ajv coerces them; a repeated parameter is refused.
  */
-function queryObject(ctx: AppContext, schema: TObject | undefined): Record<string, unknown> {
+function queryObject(ctx: AppContext, schema: TObject): Record<string, unknown> {
   const query = { ...ctx.query } as Record<string, unknown>;
-  if (!schema) return query;
   const errors: FieldError[] = [];
   for (const [name, value] of Object.entries(query)) {
     const prop = schema.properties[name] as { type?: string } | undefined;
-    if (Array.isArray(value) && prop?.type !== 'array') {
+    // An unknown name is the schema's to refuse (additionalProperties: `unknown_field`, named), repeated or not.
+    if (!prop) continue;
+    if (Array.isArray(value) && prop.type !== 'array') {
       errors.push({ field: name, code: 'invalid_type', message: `${name} must be given once` });
       continue;
     }
@@ -149,7 +151,9 @@ export const ROUTER_OPTIONS = { sensitive: true } as const;
 
 function compose(def: RouteDef, isPublic: boolean) {
   const params = validator(def.params, true);
-  const query = validator(def.query, true);
+  // A route without a query schema takes no parameters: an unknown one is 400, as an unknown body field is (issue 40, I15).
+  const querySchema = (def.query ?? NoQuery) as TObject;
+  const query = validator(querySchema, true);
   const body = def.body ? validator(def.body, false) : null;
   const checkReply = SHAPE_CHECKS ? responseCheck(def) : null;
   return async (ctx: AppContext): Promise<void> => {
@@ -164,7 +168,7 @@ function compose(def: RouteDef, isPublic: boolean) {
     if (lineErrors.length) throw validationError(lineErrors);
     const input = {
       params: ctx.params,
-      query: query || ctx.querystring ? check(query, queryObject(ctx, def.query as TObject | undefined)) : {},
+      query: check(query, queryObject(ctx, querySchema)),
       body: undefined as unknown,
       principal, deps: ctx.deps, ctx,
     };

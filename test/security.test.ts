@@ -372,3 +372,30 @@ describe('the client address behind trusted proxies (issue 40, D16)', () => {
     expect(loadConfig({ TRUSTED_PROXIES: 'loopback, 10.0.0.0/8, fd00::/8' }).TRUSTED_PROXIES).toBe('loopback, 10.0.0.0/8, fd00::/8');
   });
 });
+
+describe('unknown query parameters (issue 40, I15)', () => {
+  it('refuses them with 400 naming each, as unknown body fields are, on routes with and without a query schema; nothing changes', async () => {
+    const agent = await newAgent();
+    const unknownBody = expectCode(await api.post(`${REST}/agents`, { name: 'x', zz_unknown: 1 }), 400, 'validation_error');
+    const cases: [string, string][] = [
+      ['GET', `${REST}/agents/${agent.id}?zz_unknown=1`],
+      ['GET', `${REST}/agents?zz_unknown=1`],
+      ['PATCH', `${REST}/agents/${agent.id}?zz_unknown=1`],
+      ['POST', `${REST}/agents?zz_unknown=1`],
+      ['GET', `${REST}/conversations/live?zz_unknown=1&zz_unknown=2`],
+      ['GET', `/api/v1/public/widgets/${agent.public_key}/config?zz_unknown=1`],
+    ];
+    for (const [method, path] of cases) {
+      const body = method === 'GET' ? undefined : { name: 'Renamed' };
+      const problem = expectCode(await call(svc.url, method, path, { token: admin.token, body }), 400, 'validation_error');
+      expect(problem.errors, `${method} ${path}`).toEqual([{ field: 'zz_unknown', code: 'unknown_field', message: 'zz_unknown is not a known field' }]);
+      expect(problem.errors[0].code).toBe(unknownBody.errors[0].code);
+    }
+    expect((await api.get(`${REST}/agents/${agent.id}`)).body).toEqual(agent);
+    // Declared parameters still work, and the pages and scripts outside the API are left as they are (a cache-busting `?v=`).
+    expect((await api.get(`${REST}/agents?limit=1&offset=0`)).status).toBe(200);
+    expect((await api.get(`/api/v1/widgets?limit=1`)).status).toBe(200);
+    expect((await call(svc.url, 'GET', '/embed.js?v=2')).status).toBe(200);
+    expect((await call(svc.url, 'GET', '/inbox?v=2')).status).toBe(200);
+  });
+});

@@ -36,6 +36,8 @@ export const PageQueryProps = {
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
 };
 export const PageQuery = Type.Object(PageQueryProps, { additionalProperties: false });
+/** The query of a route that declares none: every parameter is unknown (400 `unknown_field`, as in a body). */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /** The offset-list envelope: `{data, total, limit, offset}`, newest first. */
 export function ListEnvelope<T extends TSchema>(item: T, $id: string) {
