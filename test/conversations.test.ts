@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestService, type TestService } from './helpers.ts';
 import { keyWith, newAgent, orgWithAgent } from './support/orgs.ts';
@@ -379,3 +380,40 @@ describe('reference', () => {
     expect(TranscriptMessage.properties.role.enum).toEqual(['visitor', 'agent', 'human_agent', 'caller', 'system']);
   });
 });
+
+describe('links name PUBLIC_BASE_URL or this host, never a Host header unchecked (issue 40, I16)', () => {
+  /** GET with a Host header of our choosing (fetch does not let one be set). */
+  const getWithHost = (base: string, path: string, token: string, host: string) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const url = new URL(path, base);
+    const req = request({ hostname: '127.0.0.1', port: url.port, path: url.pathname, headers: { host, authorization: `Bearer ${token}` } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => { text += c.toString('utf8'); });
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+  it('card_url ignores a foreign Host, keeps a loopback one, and names PUBLIC_BASE_URL when set', async () => {
+    const { token, orgId, agent } = await orgWithAgent(svc);
+    const id = await seed(orgId, agent.id);
+    const port = new URL(svc.url).port;
+    for (const host of ['attacker.example', `attacker.example:${port}`, `localhost:${port}@attacker.example`, `127.0.0.1.attacker.example:${port}`]) {
+      const res = await getWithHost(svc.url, `${C}/${id}`, token, host);
+      expect(res.status, host).toBe(200);
+      expect(new URL(res.body.card_url).origin, host).toBe(`http://localhost:${port}`);
+    }
+    const local = await getWithHost(svc.url, `${C}/${id}`, token, `127.0.0.1:${port}`);
+    expect(new URL(local.body.card_url).origin).toBe(`http://127.0.0.1:${port}`);
+
+    const fronted = await startTestService({ PUBLIC_BASE_URL: 'https://agents.example.com/' }, { worker: false });
+    try {
+      const other = await orgWithAgent(fronted);
+      const card = await getWithHost(fronted.url, `${C}/${await seed(other.orgId, other.agent.id)}`, other.token, 'attacker.example');
+      expect(card.body.card_url).toMatch(/^https:\/\/agents\.example\.com\/api\/v1\/public\/conversation-cards\//);
+    } finally {
+      await fronted.stop();
+    }
+  });
+});
+

@@ -8,17 +8,15 @@ import { answerSms, answerVoice, answerWarmDestination, recordCallStatus, type C
 import { CARRIER_WEBHOOK_PATHS, webhookSigningToken } from '../../src/telephony/webhook-urls.ts';
 import type { AppContext } from '../context.ts';
 import { ROUTER_OPTIONS } from '../routing.ts';
+import { publicOrigin } from '../public-origin.ts';
 
 const UUID = /^[0-9a-f-]{36}$/i;
 
 /** Carrier webhook bodies are a few hundred bytes of form fields. */
 const MAX_FORM_BYTES = 64 * 1024;
 
-/** The URL the carrier requested, as it signed it: PUBLIC_BASE_URL (behind a proxy) or the request's own origin. */
-function baseUrlOf(ctx: AppContext): string {
-  const configured = ctx.deps.config.PUBLIC_BASE_URL;
-  return configured ? configured.replace(/\/+$/, '') : `${ctx.protocol}://${ctx.host}`;
-}
+/** The URL the carrier requested, as it signed it, and the origin of the callbacks our TwiML names: PUBLIC_BASE_URL (see publicOrigin). */
+const baseUrlOf = (ctx: AppContext): string => publicOrigin(ctx);
 
 async function readForm(ctx: AppContext): Promise<CarrierParams> {
   const type = ctx.get('Content-Type').split(';')[0]!.trim().toLowerCase();

@@ -13,11 +13,10 @@ import {
 } from '../../src/schemas/live-inbox.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 import { cardUrl } from './conversation-cards.ts';
+import { publicOrigin } from '../public-origin.ts';
 
 const BASE = '/api/v1/rest';
 
-/** Where the card URL points: PUBLIC_BASE_URL when set, else where this request came in (Koa's `origin` is the header). */
-const publicBase = (deps: AppDeps, ctx: AppContext) => deps.config.PUBLIC_BASE_URL ?? `${ctx.protocol}://${ctx.host}`;
 
 /**
  * A slot for one more live stream, per API key and per client address, or 429 (issue 40, I17): each
@@ -119,7 +118,7 @@ export const conversationsFamily: RouteFamily = {
       async handler({ params, principal, deps, ctx }) {
         const conversation = await findConversation(deps.sql, principal.orgId, params.id);
         if (!conversation) throw notFound('conversation');
-        return { status: 200, body: { ...conversation, card_url: cardUrl(publicBase(deps, ctx), deps.secrets, conversation.id) } };
+        return { status: 200, body: { ...conversation, card_url: cardUrl(publicOrigin(ctx), deps.secrets, conversation.id) } };
       },
     }),
     route({

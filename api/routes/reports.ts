@@ -9,10 +9,11 @@ import {
 } from '../../src/schemas/reports.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
+import { publicOrigin } from '../public-origin.ts';
 
 const BASE = '/api/v1/rest';
 const location = (id: string) => `${BASE}/reports/${id}`;
-const link = (deps: AppDeps, ctx: AppContext) => ({ base: deps.config.PUBLIC_BASE_URL ?? `${ctx.protocol}://${ctx.host}`, secrets: deps.secrets });
+const link = (deps: AppDeps, ctx: AppContext) => ({ base: publicOrigin(ctx), secrets: deps.secrets });
 
 export const reportsFamily: RouteFamily = {
   base: BASE,

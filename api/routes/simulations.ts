@@ -11,6 +11,7 @@ import {
   resolveRunInput, stepSimulation,
 } from '../../src/simulations/runs.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
+import { publicOrigin } from '../public-origin.ts';
 
 const BASE = '/api/v1/rest';
 const created = <T extends { id: string }>(body: T) => ({ status: 201 as const, body, headers: { Location: `${BASE}/simulations/${body.id}` } });
@@ -99,9 +100,8 @@ export const simulationsFamily: RouteFamily = {
       permissions: ['simulations.write'], body: WebSimulationCreateSchema,
       responses: { 201: { description: 'The finished run', schema: SimulationSchema } },
       async handler({ body, principal, deps, ctx }) {
-        // Where the page loads the embed script from when it lacks the snippet (Koa's `origin` is the header).
-        const base = (deps.config.PUBLIC_BASE_URL ?? `${ctx.protocol}://${ctx.host}`).replace(/\/+$/, '');
-        return created(await createWebSimulation(deps, principal.orgId, body, base));
+        // Where the page loads the embed script from when it lacks the snippet.
+        return created(await createWebSimulation(deps, principal.orgId, body, publicOrigin(ctx)));
       },
     }),
     route({
