@@ -320,26 +320,34 @@ async function liveStream(base: string, token: string) {
 }
 
 describe('live streams: revocation (issue 40, D18) and caps (I17)', () => {
+  // A second API replica whose streams would stay open for an hour: only the revocation can end them in a test's time.
   let replica: TestService;
-  beforeAll(async () => { replica = await startTestService({ LIVE_STREAMS_PER_KEY: 2, LIVE_STREAMS_PER_ADDRESS: 3, LIVE_STREAM_HEARTBEAT_SECONDS: 1 }, { worker: false }); });
-  afterAll(async () => { await replica?.stop(); });
+  let capped: TestService;
+  beforeAll(async () => {
+    [replica, capped] = await Promise.all([
+      startTestService({ LIVE_STREAM_MAX_SECONDS: 3600 }, { worker: false }),
+      startTestService({ LIVE_STREAMS_PER_KEY: 2, LIVE_STREAMS_PER_ADDRESS: 3, LIVE_STREAM_HEARTBEAT_SECONDS: 1 }, { worker: false }),
+    ]);
+  });
+  afterAll(async () => { await Promise.all([replica?.stop(), capped?.stop()]); });
 
   it('ends a stream at once when its key is revoked on another replica, or its user token on this one; later messages never reach it', async () => {
     const { api, token, agent, memberEmail } = await team();
     const watcher = await keyWith(svc, api, ['conversations.read']);
     const member = await keyWith(svc, api, ['conversations.read'], { user_email: memberEmail });
     const bystander = await keyWith(svc, api, ['conversations.read']);
-    const byKey = await liveStream(svc.url, watcher.token);
-    const byUserToken = await liveStream(svc.url, member.token);
-    const unrelated = await liveStream(svc.url, bystander.token);
+    // Streams on the replica; the visitor talks to this service, whose events reach the replica by NOTIFY.
+    const byKey = await liveStream(replica.url, watcher.token);
+    const byUserToken = await liveStream(replica.url, member.token);
+    const unrelated = await liveStream(replica.url, bystander.token);
     const v = await visit(agent);
     await v.say('before revocation');
     await Promise.all([byKey, byUserToken, unrelated].map((s) => s.until('before revocation')));
 
-    // Revoked through the other replica: this one hears it by NOTIFY, as any replica would.
-    expect((await client(replica.url, token).delete(`${REST}/api-keys/${watcher.id}`)).status).toBe(204);
+    // The key revoked through another replica: the stream's replica hears it by NOTIFY. The user token through the stream's own.
+    expect((await api.delete(`${REST}/api-keys/${watcher.id}`)).status).toBe(204);
     const keyText = await byKey.end();
-    expect((await api.delete(`${REST}/api-keys/${member.id}`)).status).toBe(204);
+    expect((await client(replica.url, token).delete(`${REST}/api-keys/${member.id}`)).status).toBe(204);
     const userText = await byUserToken.end();
 
     await v.say('after revocation: my card ends 4242');
@@ -350,11 +358,11 @@ describe('live streams: revocation (issue 40, D18) and caps (I17)', () => {
   });
 
   it('caps the streams open at once per key and per client address with 429, and frees a slot when a stream closes', async () => {
-    const { token } = await replica.newOrg();
-    const other = await keyWith(replica, token, ['conversations.read']);
-    const first = await liveStream(replica.url, token);
-    await liveStream(replica.url, token);
-    const overKey = await call(replica.url, 'GET', `${REST}/conversations/live/stream`, { token });
+    const { token } = await capped.newOrg();
+    const other = await keyWith(capped, token, ['conversations.read']);
+    const first = await liveStream(capped.url, token);
+    await liveStream(capped.url, token);
+    const overKey = await call(capped.url, 'GET', `${REST}/conversations/live/stream`, { token });
     expect(overKey.status).toBe(429);
     expect(expectWellFormedProblem(overKey).code).toBe('rate_limited');
     expect(overKey.body.detail).toMatch(/2 live streams .*API key/);
@@ -362,15 +370,15 @@ describe('live streams: revocation (issue 40, D18) and caps (I17)', () => {
     expect(overKey.headers.get('ratelimit-policy')).toContain('"live_streams_per_key";q=2');
     expect(overKey.headers.get('ratelimit')).toContain('"live_streams_per_key";r=0');
     // Another key from the same address: one more fits (3 per address), the next does not.
-    const third = await liveStream(replica.url, other.token);
-    const overAddress = await call(replica.url, 'GET', `${REST}/conversations/live/stream`, { token: other.token });
+    const third = await liveStream(capped.url, other.token);
+    const overAddress = await call(capped.url, 'GET', `${REST}/conversations/live/stream`, { token: other.token });
     expect(overAddress.status).toBe(429);
     expect(expectWellFormedProblem(overAddress).code).toBe('rate_limited');
     expect(overAddress.body.detail).toMatch(/3 live streams .*client address/);
     // A stream the client closes gives its slot back.
     await first.cancel();
     const reopened = await eventually(async () => {
-      const res = await fetch(`${replica.url}${REST}/conversations/live/stream`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${capped.url}${REST}/conversations/live/stream`, { headers: { authorization: `Bearer ${token}` } });
       if (res.status === 200) return res;
       await res.text();
       return null;
