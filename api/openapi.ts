@@ -48,7 +48,9 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
   for (const [status, r] of Object.entries(def.responses)) {
     responses[status] = r.schema
       ? { description: r.description, content: { 'application/json': { schema: plain(r.schema, components) } } }
-      : { description: r.description };
+      : def.eventStream && status === '200'
+        ? { description: r.description, content: { 'text/event-stream': { schema: { type: 'string' } } } }
+        : { description: r.description };
   }
   Object.assign(responses, {
     400: problemResponse('Malformed or invalid request (`invalid_json`, `validation_error`)'),

@@ -42,7 +42,7 @@ export const conversationsFamily: RouteFamily = {
         + '`conversation_id`), with a heartbeat comment on a quiet line. Send `Last-Event-ID` to replay what followed that event '
         + '(ten minutes back at most). The stream ends after a few minutes; reconnect with `Last-Event-ID`.',
       permissions: ['conversations.read'],
-      responses: { 200: { description: 'An event stream (text/event-stream)' } },
+      responses: { 200: { description: 'An event stream (text/event-stream)' } }, eventStream: true,
       async handler({ principal, deps, ctx }) {
         if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
         const stream = await openLiveStream({ sql: deps.sql, hub: deps.liveHub }, {
