@@ -46,8 +46,10 @@ function parameters(def: RouteDef, components: Json): Json[] {
 function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
   const responses: Json = {};
   for (const [status, r] of Object.entries(def.responses)) {
+    // A download declares its media type on its schema (`contentMediaType`: image/png, text/csv); else JSON.
+    const media = (r.schema as { contentMediaType?: string } | undefined)?.contentMediaType ?? 'application/json';
     responses[status] = r.schema
-      ? { description: r.description, content: { 'application/json': { schema: plain(r.schema, components) } } }
+      ? { description: r.description, content: { [media]: { schema: plain(r.schema, components) } } }
       : def.eventStream && status === '200'
         ? { description: r.description, content: { 'text/event-stream': { schema: { type: 'string' } } } }
         : { description: r.description };
