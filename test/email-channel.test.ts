@@ -82,6 +82,8 @@ beforeAll(async () => {
     SMTP_LISTEN_PORT: smtpPort, HOST: '127.0.0.1', SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
     // Every test here sends from 127.0.0.1: the per-address limits have a test of their own below.
     SMTP_CONNECTIONS_PER_MINUTE: 100_000, SMTP_MESSAGES_PER_MINUTE: 100_000,
+    // Small caps, so the loop tests reach them in a few messages.
+    EMAIL_AUTO_REPLIES_PER_THREAD_PER_HOUR: 3, EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR: 4,
   });
   expect(svc.smtpPort).toBe(smtpPort);
 });
@@ -347,6 +349,24 @@ describe('mail loops (issue 40, D14)', () => {
       `Automatic replies paused: the agent answered this thread ${cap} times in the last hour; a member of the team is asked to reply`);
     const counted = await svc.sql`select id from email_auto_replies where conversation_id = ${conversations[0]!.id}`;
     expect(counted).toHaveLength(cap);
+  }, 90_000);
+
+  it('a correspondent opening new threads gets at most EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR answers in all', async () => {
+    const address = `threads-${unique()}@mail.example.com`;
+    const { orgId } = await inboxAt(address);
+    const from = `gus.${unique()}@example.org`;
+    const cap = svc.config.EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR;
+    // An auto-responder that never threads starts a new conversation with every mail.
+    for (let i = 0; i <= cap; i++) await mta().sendMail({ from, to: address, subject: `Ticket ${i}`, text: `Question number ${i}` });
+    expect(await mailSettled([orgId])).toBe(cap);
+    expect(repliesTo(from)).toHaveLength(cap);
+    const flagged = await svc.sql<{ id: string }[]>`select id from conversations where org_id = ${orgId} and needs_human`;
+    expect(flagged).toHaveLength(1);
+    const messages = await messagesOf(orgId);
+    expect(messages.filter((m) => m.conversation_id === flagged[0]!.id).map((m) => [m.role, m.text])).toEqual([
+      ['visitor', `Question number ${cap}`],
+      ['system', `Automatic replies paused: the agent answered ${from} ${cap} times in the last hour; a member of the team is asked to reply`],
+    ]);
   }, 90_000);
 });
 
