@@ -64,6 +64,19 @@ export const ConfigSchema = Type.Object({
   SMTP_LISTEN_PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 2525 }),
   /** Outbound mail (smtp://user:pass@host:port, smtps://...); unset: messages are written as .eml files under DATA_DIR/mail/. */
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  /** Connections the SMTP listener holds at once (all clients); past it a new one is answered 421 and closed. */
+  SMTP_MAX_CLIENTS: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
+  /** Connections a minute one client address may open to the SMTP listener, per API process; past it, 421 at the greeting. */
+  SMTP_CONNECTIONS_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /** Messages (MAIL FROM) a minute one client address may send to the SMTP listener, per API process; past it, 450. */
+  SMTP_MESSAGES_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /**
+   * Mail loops: the agent answers one email thread at most this many times an hour, and one correspondent of an
+   * inbox (all threads) at most EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR times; past either, mail is recorded, not
+   * answered, and the conversation is flagged for a person. Counted in PostgreSQL (every replica shares them).
+   */
+  EMAIL_AUTO_REPLIES_PER_THREAD_PER_HOUR: Type.Integer({ minimum: 1, default: 5 }),
+  EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR: Type.Integer({ minimum: 1, default: 10 }),
   SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
   /** Test setting: seconds added to the clock campaigns read calling windows with (0 in production). */

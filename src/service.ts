@@ -113,8 +113,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     // Mail to the email inboxes' addresses (SMTP_LISTEN_PORT; 0 turns it off).
     if (config.SMTP_LISTEN_PORT > 0) {
       const mailDeps = { sql, temporal: client, config, log, runtime, secrets };
+      const connections = createRateLimiter(config.SMTP_CONNECTIONS_PER_MINUTE);
+      const messages = createRateLimiter(config.SMTP_MESSAGES_PER_MINUTE);
       smtp = await startSmtpListener({
-        port: config.SMTP_LISTEN_PORT, host: config.HOST, log,
+        port: config.SMTP_LISTEN_PORT, host: config.HOST, log, maxClients: config.SMTP_MAX_CLIENTS,
+        allowConnection: (remote) => connections.take(remote).allowed,
+        allowMessage: (remote) => messages.take(remote).allowed,
         accepts: (address) => acceptsAddress(mailDeps, address),
         deliver: (mail) => receiveEmail(mailDeps, mail),
       });
