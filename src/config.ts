@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { compileValidator, formatErrors } from './validation.ts';
+import { parseHostExceptions } from './domain/network.ts';
 
 /** Environment the service reads, checked once at start-up and then frozen. */
 export const ConfigSchema = Type.Object({
@@ -23,6 +24,11 @@ export const ConfigSchema = Type.Object({
   })),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ALLOW_PRIVATE_NETWORK_TARGETS: Type.Boolean({ default: false }),
+  /**
+   * Hosts and address ranges outbound requests (crawls, webhooks, tools, the simulation browser) may reach
+   * although they are not public, comma-separated: `intranet.example, *.corp.example, 10.1.0.0/16, 127.0.0.1`.
+   */
+  OUTBOUND_ALLOWED_HOSTS: Type.Optional(Type.String({ maxLength: 10_000 })),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1200 }),
   /** Requests a minute one client address may make to the public (widget) endpoints, per API process. */
   PUBLIC_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
@@ -148,6 +154,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // The value earlier versions published as the default: anyone could sign with it (issue 40, D22).
   if (config.SANDBOX_SIGNING_TOKEN === 'sandbox-signing-token') {
     throw new Error('invalid configuration: SANDBOX_SIGNING_TOKEN must not be the published "sandbox-signing-token": unset it to use this installation\'s own');
+  }
+  try {
+    parseHostExceptions(config.OUTBOUND_ALLOWED_HOSTS);
+  } catch (err) {
+    throw new Error(`invalid configuration: OUTBOUND_ALLOWED_HOSTS: ${(err as Error).message}`);
   }
   config.DATA_DIR = resolve(config.DATA_DIR);
   return Object.freeze(config);

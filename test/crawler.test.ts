@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chunkText, crawl, extractHtml, normalizeUrl, siteKey, type CrawledPage, type CrawlOptions } from '../src/crawler/index.ts';
+import { chunkText, crawl, extractHtml, isTransientFailure, normalizeUrl, siteKey, type CrawledPage, type CrawlOptions } from '../src/crawler/index.ts';
 import { parseRobots, rulesForStatus, xRobotsTag } from '../src/crawler/robots.ts';
 import { parseSitemap, sitemapText } from '../src/crawler/sitemap.ts';
 import { OutboundTargetError } from '../src/net/outbound.ts';
@@ -44,6 +44,18 @@ describe('URL normalization', () => {
     expect(key('https://www.example.com/a')).toBe(key('http://example.com/b'));
     expect(key('https://example.com:8443/')).not.toBe(key('https://example.com/'));
     expect(key('https://blog.example.com/')).not.toBe(key('https://example.com/'));
+  });
+});
+
+describe('failure reasons (issue 40, I13)', () => {
+  it('a timeout, a network error, a 5xx, 408 or 429 may pass; a 4xx, a refused target, a redirect loop or an error of ours will not', () => {
+    for (const reason of ['timeout', 'network_error: ECONNRESET', 'network_error: ECONNREFUSED', 'http_500', 'http_503', 'http_408', 'http_429']) {
+      expect(isTransientFailure(reason), reason).toBe(true);
+    }
+    for (const reason of ['http_404', 'http_410', 'http_403', 'http_400', 'private_network_target', 'unresolvable_host', 'too_many_redirects',
+      'bad_redirect', 'error: something']) {
+      expect(isTransientFailure(reason), reason).toBe(false);
+    }
   });
 });
 

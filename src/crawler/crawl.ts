@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { createOutboundAgent, OutboundTargetError, resolveOutboundHost } from '../net/outbound.ts';
+import type { HostExceptions } from '../domain/network.ts';
 import { decodeBody, fetchOnce, header, type FetchedResponse } from './fetch.ts';
 import { extractHtml, extractPlainText, type ExtractedPage } from './extract.ts';
 import { DISALLOW_ALL, parseRobots, ROBOTS_MAX_BYTES, rulesForStatus, ALLOW_ALL, xRobotsTag, type RobotsRules } from './robots.ts';
@@ -51,6 +52,8 @@ export interface CrawlOptions {
   concurrency?: number;
   /** ALLOW_PRIVATE_NETWORK_TARGETS. */
   allowPrivate: boolean;
+  /** OUTBOUND_ALLOWED_HOSTS: hosts and ranges reachable although not public. */
+  exceptions?: HostExceptions | undefined;
   userAgent?: string;
   /** Time allowed for response headers, and between two body chunks (default 20 s). */
   requestTimeoutMs?: number;
@@ -109,7 +112,7 @@ export interface CrawlResult {
 export type SkipReason = 'robots' | 'offsite_redirect' | 'duplicate' | 'not_html' | 'noindex';
 
 type OnPage = (page: CrawledPage) => Promise<void>;
-type Settings = Required<Omit<CrawlOptions, 'done' | 'previous' | 'signal' | 'userAgent'>> & Pick<CrawlOptions, 'done' | 'previous' | 'signal'> & { userAgent: string };
+type Settings = Required<Omit<CrawlOptions, 'done' | 'previous' | 'signal' | 'userAgent' | 'exceptions'>> & Pick<CrawlOptions, 'done' | 'previous' | 'signal' | 'exceptions'> & { userAgent: string };
 
 interface QueueItem { url: string; depth: number }
 type Outcome =
@@ -128,6 +131,18 @@ class CallbackError extends Error {
   constructor(readonly inner: unknown) {
     super('onPage failed');
   }
+}
+
+/**
+ * Whether a page's failure reason (CrawlResult.failures) may go away if asked again later: a timeout,
+ * a dropped or refused connection, a 5xx, 408 or 429. A 404 or 410, a refused target, a redirect
+ * loop or an error of ours will answer the same (issue 40, I13): a crawl that got no page for one of
+ * those is not retried.
+ */
+export function isTransientFailure(reason: string): boolean {
+  if (reason === 'timeout' || reason.startsWith('network_error')) return true;
+  const status = /^http_(\d{3})$/.exec(reason)?.[1];
+  return status !== undefined && (status.startsWith('5') || status === '408' || status === '429');
 }
 
 function reasonOf(err: unknown): string {
@@ -534,8 +549,9 @@ export async function crawl(opts: CrawlOptions, onPage: OnPage, onProgress?: (p:
   const o = settings(opts);
   const start = new URL(startUrl);
   // Refused before any request; every later connection is checked again as it is made.
-  await resolveOutboundHost(start.hostname, { allowPrivate: o.allowPrivate });
-  const dispatcher = createOutboundAgent({ allowPrivate: o.allowPrivate }, { connections: o.concurrency });
+  const policy = { allowPrivate: o.allowPrivate, exceptions: o.exceptions };
+  await resolveOutboundHost(start.hostname, policy);
+  const dispatcher = createOutboundAgent(policy, { connections: o.concurrency });
   try {
     return await new CrawlRun(o, start, dispatcher, onPage, onProgress).run();
   } finally {
