@@ -42,7 +42,7 @@ describe('report periods (pure)', () => {
     expect(iso(closedPeriod('manual', new Date('2026-11-26T12:00:00Z'), 'UTC'))).toEqual(['2026-10-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z']);
   });
 
-  it('to date (a run asked for without a period): the current day, week or month, up to the end of today', () => {
+  it('to date (a run asked for without a period, issue 42): the current day, week or month, up to the end of today', () => {
     // 2026-12-06 is a Sunday.
     const now = new Date('2026-12-06T09:40:00Z');
     expect(iso(periodToDate('manual', now, 'UTC'))).toEqual(['2026-12-01T00:00:00.000Z', '2026-12-07T00:00:00.000Z']);
