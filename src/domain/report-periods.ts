@@ -63,7 +63,7 @@ export function localMidnight(year: number, month: number, day: number, tz: stri
   return new Date(at);
 }
 
-/** The period just closed at `at` for `frequency` in `tz` (manual reports cover the last month). */
+/** The period just closed at `at` for `frequency` in `tz` (a Schedule's firing; `manual`: the last month). A run asked for without a period takes `periodToDate`. */
 export function closedPeriod(frequency: PeriodFrequency, at: Date, tz: string): Period {
   const { year, month, day } = localParts(at, tz);
   if (frequency === 'daily') {
