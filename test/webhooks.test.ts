@@ -524,6 +524,9 @@ describe('the recovery sweeper (issue 42)', () => {
     const { ensureSchedules } = await import('../src/temporal/schedules.ts');
     await ensureSchedules(svc.temporal, svc.config);
     expect((await handle.describe()).runId).toBe(first.runId);
+    // Its history so far (sweeps, timers, the signal) replays on the current workflow code.
+    const { replayAll } = await import('./support/replay.ts');
+    await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
   });
 });
 
