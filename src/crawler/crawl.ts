@@ -7,7 +7,7 @@ import { decodeBody, fetchOnce, header, type FetchedResponse } from './fetch.ts'
 import { extractHtml, extractPlainText, type ExtractedPage } from './extract.ts';
 import { DISALLOW_ALL, parseRobots, ROBOTS_MAX_BYTES, rulesForStatus, ALLOW_ALL, xRobotsTag, type RobotsRules } from './robots.ts';
 import { parseSitemap, SITEMAP_MAX_BYTES, SITEMAP_MAX_DOCUMENTS, sitemapText } from './sitemap.ts';
-import { hasBinaryExtension, normalizeUrl, siteKey } from './url.ts';
+import { hasBinaryExtension, normalizeUrl, pageKey, siteKey } from './url.ts';
 
 /**
  * The crawl of one website: breadth-first from a start URL (plus its sitemaps) over same-site
@@ -157,6 +157,7 @@ function reasonOf(err: unknown): string {
 class CrawlRun {
   private readonly queue: QueueItem[] = [];
   private head = 0;
+  /** `pageKey`s of the pages fetched or queued: one request per page, whatever its spelling. */
   private readonly seen = new Set<string>();
   private readonly robots = new Map<string, Promise<RobotsRules>>();
   private readonly hostDelay = new Map<string, number>();
@@ -234,7 +235,7 @@ class CrawlRun {
     const done = [...this.o.done ?? []];
     for (const page of done) {
       const url = normalizeUrl(page.url);
-      if (url) this.seen.add(url);
+      if (url) this.seen.add(pageKey(url));
     }
     this.budget = Math.max(0, this.o.maxPages - this.seen.size);
     for (const page of done) for (const link of page.links) this.enqueue(normalizeUrl(link), page.depth + 1);
@@ -243,9 +244,9 @@ class CrawlRun {
 
   /** Adds a normalized URL to the frontier unless seen, off-site, a file, too deep, or the frontier is full. */
   private enqueue(url: string | null, depth: number, checked = false): void {
-    if (!url || depth > this.o.maxDepth || this.seen.has(url) || this.queue.length - this.head >= MAX_QUEUED) return;
+    if (!url || depth > this.o.maxDepth || this.seen.has(pageKey(url)) || this.queue.length - this.head >= MAX_QUEUED) return;
     if (!checked && !this.inScope(new URL(url))) return;
-    this.seen.add(url);
+    this.seen.add(pageKey(url));
     this.queue.push({ url, depth });
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue.splice(0, this.head);
@@ -435,8 +436,9 @@ class CrawlRun {
       const target = new URL(next);
       if (siteKey(target) !== this.site) return { kind: 'skipped', reason: 'offsite_redirect' };
       if (hasBinaryExtension(target)) return { kind: 'skipped', reason: 'not_html' };
-      if (next !== current && this.seen.has(next)) return { kind: 'skipped', reason: 'duplicate' }; // fetched, or queued to be
-      this.seen.add(next);
+      // `/docs` redirected to `/docs/` is the same page: followed. Another page fetched or queued: a duplicate.
+      if (pageKey(next) !== pageKey(current) && this.seen.has(pageKey(next))) return { kind: 'skipped', reason: 'duplicate' };
+      this.seen.add(pageKey(next));
       current = next;
     }
   }
@@ -495,8 +497,10 @@ class CrawlRun {
     if (!canonical || canonical === fetchedUrl) return fetchedUrl;
     const parsed = new URL(canonical);
     if (siteKey(parsed) !== this.site) return fetchedUrl;
-    if (this.seen.has(canonical)) return null;
-    this.seen.add(canonical);
+    // The same page in the site's own spelling (`/index.html` naming `/`): filed under that spelling.
+    if (pageKey(canonical) === pageKey(fetchedUrl)) return canonical;
+    if (this.seen.has(pageKey(canonical))) return null;
+    this.seen.add(pageKey(canonical));
     return canonical;
   }
 
