@@ -67,6 +67,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   acceptsCsv?: boolean;
   /** Every status a handler answers with, and its body's schema: the handler's return type is held to them. */
   responses: R;
+  /**
+   * The 200 is a `text/event-stream` (Server-Sent Events) that stays open, not one JSON body. Such a
+   * route is no MCP tool: a tool call has one result, and an in-process call has no socket to stream on.
+   */
+  eventStream?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<Reply<DeclaredBody<R>>>;
   /**
    * For a response holding a shown-once secret: whether the resource it shows still exists.

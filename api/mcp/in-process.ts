@@ -12,7 +12,8 @@ export type Caller = (request: ToolRequest & { idempotencyKey?: string }) => Pro
 /**
  * A caller whose requests pass through every middleware and route of the app (permissions,
  * validation, idempotency, errors), as the principal of the MCP request that makes them and
- * under its request id. They are not counted against the rate limit again: the MCP request was.
+ * under its request id. They are not counted against the rate limit again: each MCP message was
+ * (authenticate counts the HTTP request, messages.ts each further message of a batch).
  */
 export function inProcessCaller(listener: RequestListener, principal: Principal, origin: { requestId: string; host: string }): Caller {
   const dispatch: RequestListener = (req, res) => {
