@@ -124,8 +124,8 @@ export function createApp(deps: AppDeps): Koa {
   // Liveness, readiness, the OpenAPI document and reference, the embed script: no token.
   app.use(ownPaths(system));
   app.use(ownPaths(embedRouter()));
-  // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token; TwiML answers.
-  app.use(ownPaths(carrierWebhooksRouter()));
+  // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token, limited per client address; TwiML answers.
+  app.use(ownPaths(carrierWebhooksRouter(deps.config.CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE)));
   app.use(ownPaths(inboxPageRouter()));
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.

@@ -89,9 +89,11 @@ function parameters(def: RouteDef, components: Json): Json[] {
 function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
   const responses: Json = {};
   for (const [status, r] of Object.entries(def.responses)) {
+    // A body that is not JSON names its media type: on the response (`mediaType`) or on its schema (`contentMediaType`).
+    const media = r.mediaType ?? (r.schema as { contentMediaType?: string } | undefined)?.contentMediaType ?? 'application/json';
     // An error the route names (e.g. 409 `sip_trunk_in_use`) has the Problem body every error has.
     if (Number(status) >= 400 && !r.schema) responses[status] = problemResponse(r.description);
-    else if (r.schema) responses[status] = { description: r.description, content: { [r.mediaType ?? 'application/json']: { schema: plain(r.schema, components) } } };
+    else if (r.schema) responses[status] = { description: r.description, content: { [media]: { schema: plain(r.schema, components) } } };
     else responses[status] = { description: r.description };
   }
   // The errors every route of its kind can answer, unless the route describes that status itself.

@@ -80,10 +80,13 @@ export const ConfigSchema = Type.Object({
   TWILIO_AUTH_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
   /**
    * With the sandbox carrier and no TWILIO_AUTH_TOKEN: the key inbound carrier webhooks must be signed
-   * with (X-Twilio-Signature), so a call or text can be simulated without an account. A published test
-   * value by default; never used with CARRIER=twilio, where only TWILIO_AUTH_TOKEN signs.
+   * with (X-Twilio-Signature), so a call or text can be simulated without an account. Unset: the
+   * installation's own, derived from the secrets key (`npm run cli -- sandbox signing-token` prints it);
+   * never used with CARRIER=twilio, where only TWILIO_AUTH_TOKEN signs.
    */
-  SANDBOX_SIGNING_TOKEN: Type.String({ minLength: 8, default: 'sandbox-signing-token' }),
+  SANDBOX_SIGNING_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** Requests a minute one client address may make to the carrier webhooks, per API process (signed or not). */
+  CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   /** Another origin for Twilio's REST API (a wire-compatible test server); unset: Twilio's own hosts. */
   TWILIO_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),
@@ -128,6 +131,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (config.CARRIER === 'twilio' && (!config.TWILIO_ACCOUNT_SID || !config.TWILIO_AUTH_TOKEN)) {
     throw new Error('invalid configuration: CARRIER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+  }
+  // The value earlier versions published as the default: anyone could sign with it (issue 40, D22).
+  if (config.SANDBOX_SIGNING_TOKEN === 'sandbox-signing-token') {
+    throw new Error('invalid configuration: SANDBOX_SIGNING_TOKEN must not be the published "sandbox-signing-token": unset it to use this installation\'s own');
   }
   config.DATA_DIR = resolve(config.DATA_DIR);
   return Object.freeze(config);

@@ -26,6 +26,9 @@ function banner(config: Config, temporalUi: string | null): void {
   say(config.AMS_BOOTSTRAP_TOKEN
     ? '  API key:      the value of AMS_BOOTSTRAP_TOKEN (organization "default")'
     : '  API key:      npm run cli -- org create "My company"   (prints an admin key)');
+  if (config.CARRIER === 'sandbox' && !config.TWILIO_AUTH_TOKEN) {
+    say('  Carrier:      sandbox; its webhooks are signed with this installation\'s token: npm run cli -- sandbox signing-token');
+  }
   say('');
 }
 

@@ -324,3 +324,31 @@ describe('slow clients and token guessing (defect 11)', () => {
     expect((await call(guarded.url, 'GET', `/api/v1/public/widgets/${agent.public_key}/config`)).status).toBe(200);
   });
 });
+
+describe('the carrier webhooks are limited per client address (issue 40, D22)', () => {
+  let carrierLimited: TestService;
+  beforeAll(async () => {
+    carrierLimited = await startTestService({ CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE: 4 }, { worker: false });
+  });
+  afterAll(async () => { await carrierLimited?.stop(); });
+
+  it('past CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE requests from one address, signed or not, answer 429 with Retry-After before any signature check', async () => {
+    const forged = (path: string) => call(carrierLimited.url, 'POST', path, {
+      body: 'From=%2B14155550100&To=%2B14155550101&Body=hi', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'forged' },
+    });
+    for (let i = 0; i < 4; i++) {
+      const res = await forged('/api/v1/carrier/twilio/sms');
+      expectCode(res, 403, 'carrier_signature_invalid');
+      expect(res.headers.get('ratelimit-policy')).toBe('"carrier";q=4;w=60');
+      expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"carrier";r=${3 - i};t=\\d+$`));
+    }
+    for (const path of ['/api/v1/carrier/twilio/sms', '/api/v1/carrier/twilio/voice', '/api/v1/carrier/twilio/voice/status', '/api/v1/carrier/twilio/voice/warm']) {
+      const refused = await forged(path);
+      expect(expectCode(refused, 429, 'rate_limited').detail).toMatch(/carrier webhook/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // The REST API counts apart.
+    const { token } = await carrierLimited.newOrg();
+    expect((await client(carrierLimited.url, token).get(`${REST}/agents`)).status).toBe(200);
+  });
+});

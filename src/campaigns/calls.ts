@@ -14,13 +14,14 @@ import type { Agent } from '../schemas/agents.ts';
 import type { ToolSender } from '../tools/send.ts';
 import { secondsUntilOpen } from '../domain/calling-window.ts';
 import { emitEvent } from '../events/emit.ts';
+import { notFound } from '../errors.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/campaigns.ts';
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 import { sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
-import { CARRIER_WEBHOOK_PATHS, publicBaseUrl } from '../telephony/webhook-urls.ts';
-import { answerVoice, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
-import { politeHangup, sayAndGather } from '../telephony/twiml.ts';
+import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
+import { continueCall, playOnce, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
+import { emptyVoiceResponse, politeHangup, sayAndGather } from '../telephony/twiml.ts';
 
 /**
  * The steps of one campaign call, each run by an activity of its workflow (`campaign-call:<id>`),
@@ -355,13 +356,34 @@ export async function evaluateCallConversation(deps: ConversationDeps, callId: s
  */
 export async function answerCampaignCall(deps: InboundDeps, callId: string, params: CarrierParams, baseUrl: string): Promise<string> {
   const callSid = params.CallSid ?? '';
-  const opened = callSid ? await openCallConversation(deps, callId, { callSid }) : null;
-  if (!opened) return politeHangup('Thank you. Goodbye.');
-  // A repeated request (the conversation was opened by an earlier one): answered as the call's next turn.
-  if (opened.greeting === null) return answerVoice(deps, params, baseUrl);
-  const call = await findCallById(deps.sql, callId);
-  const speech = await speechFor(deps.sql, call!.orgId, opened.agent, opened.language);
-  return sayAndGather([opened.greeting], speech, baseUrl + CARRIER_WEBHOOK_PATHS.voice);
+  const call = callSid ? await findCallById(deps.sql, callId) : null;
+  if (!call) return politeHangup('Thank you. Goodbye.');
+  await assertCampaignCallRequest(deps.sql, call, params);
+  // Played once per call (issue 40, D19): a retried answer webhook gets the same greeting and opens nothing.
+  return playOnce(deps, { channel: 'voice', key: `${callSid}#0`, orgId: call.orgId }, async () => {
+    const opened = await openCallConversation(deps, callId, { callSid });
+    if (!opened) return politeHangup('Thank you. Goodbye.');
+    const action = voiceTurnUrl(baseUrl, 1);
+    // Opened by an earlier request whose answer was lost: answered as the call's next turn.
+    if (opened.greeting === null) {
+      const session = await findLiveSession(deps.sql, 'voice', callSid);
+      return session ? continueCall(deps, session, params, baseUrl, action) : politeHangup('Thank you. Goodbye.');
+    }
+    const speech = await speechFor(deps.sql, call.orgId, opened.agent, opened.language);
+    return sayAndGather([opened.greeting], speech, action);
+  }, emptyVoiceResponse);
+}
+
+/**
+ * A carrier request about a campaign call (its URL names the call) must be about that call
+ * (issue 40, I11): from the campaign's number, and with the call's CallSid once it is known.
+ * Otherwise 404, and nothing changes. A call that is gone passes: there is nothing to change.
+ */
+export async function assertCampaignCallRequest(db: Db, call: CallRecord | string, params: CarrierParams): Promise<void> {
+  const row = typeof call === 'string' ? await findCallById(db, call) : call;
+  if (!row) return; // gone: nothing it could change
+  const ours = (await findCampaignById(db, row.campaign_id))?.from_number;
+  if (!ours || (params.From !== ours && params.To !== ours) || (row.call_sid && params.CallSid !== row.call_sid)) throw notFound('campaign call');
 }
 
 /** Asks the carrier to hang up a placed call (nothing to do before it was placed). */
