@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, MISSING_CHROMIUM } from './browser.ts';
 import { startTestService, type TestService } from './helpers.ts';
@@ -77,6 +79,16 @@ it('drives the real widget on a page without the embed (injected), keeps a scree
   expect(shot.headers.get('content-type')).toBe('image/png');
   const bytes = Buffer.from(await shot.arrayBuffer());
   expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+  // Over MCP, through the official SDK: an image content block holding the same bytes (real-clients D2).
+  const mcp = new Client({ name: 'screenshot-test', version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', svc.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  try {
+    const result = await mcp.callTool({ name: 'get_simulation_screenshot', arguments: { simulation_id: run.id } });
+    expect(result.isError, JSON.stringify(result).slice(0, 500)).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'image', mimeType: 'image/png', data: bytes.toString('base64') }]);
+  } finally {
+    await mcp.close();
+  }
   await mkdir(join(process.cwd(), '.data', 'screenshots'), { recursive: true });
   await writeFile(SCREENSHOT, bytes);
 }, 180_000);

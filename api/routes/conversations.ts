@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { notFound } from '../../src/errors.ts';
 import { findConversation, listConversations } from '../../src/db/conversations.ts';
 import { deleteConversationAndWork } from '../../src/conversations/lifecycle.ts';
@@ -42,7 +43,7 @@ export const conversationsFamily: RouteFamily = {
         + '`conversation_id`), with a heartbeat comment on a quiet line. Send `Last-Event-ID` to replay what followed that event '
         + '(ten minutes back at most). The stream ends after a few minutes; reconnect with `Last-Event-ID`.',
       permissions: ['conversations.read'],
-      responses: { 200: { description: 'An event stream (text/event-stream)' } }, eventStream: true,
+      responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream', schema: Type.String({ description: 'Server-Sent Events: `id`, `event` and `data` (JSON) lines, and `:` heartbeat comments' }) } }, eventStream: true,
       async handler({ principal, deps, ctx }) {
         if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
         const stream = await openLiveStream({ sql: deps.sql, hub: deps.liveHub }, {

@@ -2,7 +2,7 @@ import type { Db } from '../db/index.ts';
 import { findAgent, findAgentToRun } from '../db/agents.ts';
 import {
   advanceCall, advanceCallReading, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, linkOpenCallConversation, markCampaignCompleted,
-  queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
+  callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
 import {
@@ -398,6 +398,11 @@ export interface QueueTurn {
   status: string;
   /** Calls to start now (at most `limit`), in queue order. */
   ready: string[];
+  /**
+   * Each ready call's run summary for the Temporal Web UI ("Campaign 'Spring renewals': call 3 of 120 to +1…4567"),
+   * with no message text and the number masked. Absent in turns recorded before it.
+   */
+  summaries?: Record<string, string>;
   /** Seconds until a queued call not ready now may be (a calling window opens, a retry's backoff ends); null when none waits. */
   waitSeconds: number | null;
   /** Queued calls, ready or not. */
@@ -436,10 +441,26 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, 
     if (wait > 0) waitSeconds = waitSeconds === null ? wait : Math.min(waitSeconds, wait);
   }
   const ready = campaign.status === 'running' ? await readyCalls(deps.sql, input.campaignId, open, input.exclude, limit) : [];
+  const summaries = Object.fromEntries(ready.map((c) => [c.id, callSummary(campaign.name, c)]));
   return {
-    status: campaign.status, ready, waitSeconds, queued: zones.reduce((n, z) => n + z.queued, 0),
+    status: campaign.status, ready: ready.map((c) => c.id), summaries, waitSeconds, queued: zones.reduce((n, z) => n + z.queued, 0),
     concurrency: campaign.concurrency, maxDurationSeconds: campaign.max_duration_seconds,
   };
+}
+
+/** A call run's one-line summary: the campaign's name, the call's place in the queue, the callee's number masked to its last four digits. */
+export function callSummary(campaignName: string, call: { position: number; total: number; to_number: string; attempt: number }): string {
+  const number = call.to_number.length > 6 ? `${call.to_number.slice(0, 2)}…${call.to_number.slice(-4)}` : '…';
+  const name = campaignName.length > 60 ? `${campaignName.slice(0, 59)}…` : campaignName;
+  return `Campaign '${name}': call ${call.position} of ${call.total} to ${number}${call.attempt > 1 ? ` (attempt ${call.attempt})` : ''}`;
+}
+
+/** What a campaign run returns: how it ended, and how many of its calls ended each way. */
+export interface CampaignOutcome { status: 'completed' | 'canceled'; calls: Record<string, number> }
+
+/** The outcome of a canceled campaign's run, once its calls in flight have ended. */
+export async function campaignOutcome(deps: Pick<CallDeps, 'sql'>, campaignId: string): Promise<CampaignOutcome> {
+  return { status: 'canceled', calls: await callOutcomeCounts(deps.sql, campaignId) };
 }
 
 /** Queued calls due for longer than `seconds` end `expired`/`expired`, each with `campaign_call.ended` (no retry follows). */
@@ -453,9 +474,10 @@ async function expireCalls(deps: Pick<CallDeps, 'sql' | 'log'>, campaign: Campai
 }
 
 /** Every call has ended: a running or paused campaign becomes `completed` (`campaign.completed`); a canceled one stays so. */
-export async function finishCampaign(deps: Pick<CallDeps, 'sql'>, campaignId: string): Promise<void> {
+export async function finishCampaign(deps: Pick<CallDeps, 'sql'>, campaignId: string): Promise<CampaignOutcome> {
   await deps.sql.begin(async (tx) => {
     const done = await markCampaignCompleted(tx, campaignId);
     if (done) await emitEvent(tx, { orgId: done.orgId, agentId: done.widget_id, type: 'campaign.completed', data: { campaign: toCampaign(done) } });
   });
+  return { status: 'completed', calls: await callOutcomeCounts(deps.sql, campaignId) };
 }
