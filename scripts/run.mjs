@@ -249,9 +249,21 @@ async function compiled(file, args) {
   return run(process.execPath, [join(DIST, file.replace(/\.ts$/, '.js')), ...args]);
 }
 
-/** Makes sure the Temporal CLI exists (building it once, minutes) before tests need it. */
+/**
+ * Makes sure the Temporal CLI exists (building it once, minutes) before tests need it. The script
+ * prints the binary's path on stdout (for CI); here it is said in words, not as a bare path.
+ */
 async function ensureTemporalCli() {
-  return run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'ensure-temporal-cli.ts')], { stdoutToStderr: true });
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'ensure-temporal-cli.ts')], { cwd: ROOT, stdio: ['inherit', 'pipe', 'inherit'] });
+    let path = '';
+    child.stdout.on('data', (chunk) => { path += chunk.toString(); });
+    child.on('error', (err) => note(`cannot find or build the Temporal CLI: ${err.message}`));
+    child.on('close', (code) => {
+      if (code === 0 && path.trim()) note(`tests use the Temporal CLI at ${path.trim()}`);
+      resolve(code ?? 1);
+    });
+  });
 }
 
 /**

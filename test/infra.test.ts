@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { describe, expect, inject, it } from 'vitest';
 import { findRunningEmbeddedPostgres, linkDependencies, startEmbeddedPostgres, SYSTEM_DATA_ROOT } from '../src/infra/embedded-postgres.ts';
 import { getFreePort, isPortFree } from '../src/infra/ports.ts';
-import { buildEstimateLine, ensureTemporalCli } from '../src/infra/temporal-cli.ts';
+import { buildEstimateLine, ensureTemporalCli, progressLine } from '../src/infra/temporal-cli.ts';
 import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
 
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD (the proto package is not a direct dependency). */
@@ -159,6 +159,12 @@ describe('Temporal CLI build', () => {
   it('announces the wait before building: about 7 minutes on 2 cores', () => {
     expect(buildEstimateLine(2)).toMatch(/^Building the Temporal CLI once, about 7 minutes on 2 cores/);
     expect(buildEstimateLine(1)).toContain('about 14 minutes on 1 core ');
+  });
+
+  it('counts its progress out of the total go install -n announced (issue 42)', () => {
+    expect(progressLine('Temporal CLI', 277, 1298, 570, 'golang.org/x/net/http2'))
+      .toBe('Temporal CLI: compiled 277 of 1298 packages (21 %), 570 s, last golang.org/x/net/http2');
+    expect(progressLine('Temporal CLI', 12, null, 15, '')).toBe('Temporal CLI: 12 packages compiled, 15 s');
   });
 });
 
