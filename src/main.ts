@@ -84,6 +84,7 @@ async function main(mode: Mode): Promise<void> {
     log.info({ signal }, 'shutting down');
     await service?.stop().catch((err: unknown) => log.error({ err }, 'service stop failed'));
     for (const s of owned.reverse()) await s.stop().catch((err: unknown) => log.error({ err }, 'child stop failed'));
+    log.info('stopped');
     process.exit(0);
   };
   // postgres.js can reject a promise nobody holds when a session dies mid-transaction (the rehearsal

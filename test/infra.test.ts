@@ -330,7 +330,7 @@ describe('Ctrl-C (issue 42)', () => {
       process.kill(-child.pid!, 'SIGINT'); // what a terminal's Ctrl-C does: the whole foreground group
       expect(await exited).toBe(0);
       const entries = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
-      expect(entries.map((e) => e.msg)).toContain('shutting down');
+      expect(entries.map((e) => e.msg)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
       expect(entries.filter((e) => e.level >= 50)).toEqual([]);
       expect(`${stdout}${stderr}`).not.toMatch(/CONNECTION_CLOSED|shutdown_worker rpc errored|exited unexpectedly/);
       // Both child servers were stopped by the service, not left behind.
