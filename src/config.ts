@@ -12,8 +12,9 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   TEMPORAL_ADDRESS: Type.Optional(Type.String({ minLength: 1 })),
   TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
-  TEMPORAL_DEV_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 7233 }),
-  TEMPORAL_UI_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8233 }),
+  /** Ports of the local Temporal dev server and its Web UI (npm start without TEMPORAL_ADDRESS); 0 picks a free one. */
+  TEMPORAL_DEV_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 7233 }),
+  TEMPORAL_UI_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8233 }),
   TEMPORAL_UI_URL: Type.Optional(Type.String({ minLength: 1 })),
   TASK_QUEUE_PREFIX: Type.String({ pattern: '^[a-z0-9-]+$', default: 'ams' }),
   AMS_BOOTSTRAP_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 200 })),
@@ -41,6 +42,8 @@ export const ConfigSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
   ),
+  /** `pretty`: one readable line per entry (a terminal); `json`: pino's JSON lines. Unset: pretty when stdout is a terminal. */
+  LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('pretty'), Type.Literal('json')])),
   PURGE_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
   WEBHOOK_RETRY_DELAYS: Type.String({ pattern: '^\\d+(,\\d+)*$', default: '5,300,1800,7200,18000,36000,36000' }),
   /** First attempts a worker process's webhook dispatcher makes at once, in total and per endpoint. */
