@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, MISSING_CHROMIUM } from './browser.ts';
 import { startTestService, type TestService } from './helpers.ts';
 import { newAgent, newOrg, type Api } from './support/orgs.ts';
+import { createSecretBox, decodeSecretsKey } from '../src/crypto/secret-box.ts';
+import { simulationToken } from '../src/simulations/web-marker.ts';
 
 const R = '/api/v1/rest';
 const SCREENSHOT = join(process.cwd(), '.data', 'screenshots', 'web-simulation.png');
@@ -72,6 +74,11 @@ it('drives the real widget on a page without the embed (injected), keeps a scree
   expect(texts.some((t: string) => /3 business days/.test(t))).toBe(true);
   const conv = await api.get(`${R}/conversations/${run.conversation_id}`);
   expect(conv.body).toMatchObject({ is_simulated: true, surface: 'web', status: 'ended' });
+  // Simulated from its first event: a receiver filtering on is_simulated never sees it as real (real-clients D13).
+  const events = await svc.sql<{ type: string; data: any }[]>`select type, data from events
+    where data->'conversation'->>'id' = ${run.conversation_id} order by created_at, id`;
+  expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['conversation.started', 'conversation.ended']));
+  for (const event of events) expect(event.data.conversation.is_simulated, event.type).toBe(true);
 
   expect((await fetch(`${svc.url}${R}/simulations/${run.id}/screenshot`)).status).toBe(401);
   const shot = await fetch(`${svc.url}${R}/simulations/${run.id}/screenshot`, { headers: { authorization: `Bearer ${token}` } });
@@ -183,4 +190,22 @@ describe('the browser reaches no private address (issue 40, D12)', () => {
 
     expect(internalRequests).toEqual([]);
   }, 240_000);
+});
+
+it('a visitor cannot mark a conversation simulated: a forged or stale simulation header starts a real one', async () => {
+  const agent = await shopAgent();
+  const start = (marker: string) => fetch(`${svc.url}/api/v1/public/widgets/${agent.public_key}/conversations`, {
+    method: 'POST', headers: { 'content-type': 'application/json', origin: siteUrl, 'x-simulation-token': marker },
+    body: JSON.stringify({ page_url: `${siteUrl}/plain` }),
+  });
+  // A well-signed token of a run that is no web simulation of this agent (a turn-based run) does not count either.
+  const turns = await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: 'Ask about delivery' });
+  expect(turns.status, turns.text).toBe(201);
+  const secrets = createSecretBox(decodeSecretsKey(svc.config.SECRETS_KEY!, 'test'));
+  for (const marker of ['01234567-89ab-7def-8123-456789abcdef.forged', 'nonsense', '', simulationToken(secrets, turns.body.id, agent.public_key)]) {
+    const res = await start(marker);
+    expect(res.status, marker).toBe(201);
+    const { conversation_id: id } = await res.json() as { conversation_id: string };
+    expect((await api.get(`${R}/conversations/${id}`)).body.is_simulated, marker).toBe(false);
+  }
 });

@@ -51,6 +51,8 @@ export interface BrowserGuard {
  */
 export async function startBrowserGuard(opts: {
   policy: OutboundPolicy; serviceOrigin: string; onError?: (origin: string, err: Error) => void;
+  /** Headers added to the requests made to the service's own origin (the simulation's marker). */
+  serviceHeaders?: Record<string, string>;
 }): Promise<BrowserGuard> {
   const counts = new Map<string, BlockedRequest>();
   const block = (origin: string, reason: BlockedRequest['reason']) => {
@@ -79,7 +81,9 @@ export async function startBrowserGuard(opts: {
       return route.abort('blockedbyclient');
     }
     if (url.origin === opts.serviceOrigin) {
-      if (SERVICE_PATHS(url.pathname)) return route.continue();
+      if (SERVICE_PATHS(url.pathname)) {
+        return opts.serviceHeaders ? route.continue({ headers: { ...route.request().headers(), ...opts.serviceHeaders } }) : route.continue();
+      }
       block(url.origin, 'path_not_allowed');
       return route.abort('blockedbyclient');
     }

@@ -6,6 +6,7 @@ import { findConversationRecord } from '../db/conversations.ts';
 import { adoptWebConversation, findSimulation, setSimulationTurnCount, storeBlockedRequests, storeScreenshot } from '../db/simulations.ts';
 import { outboundPolicy } from '../net/outbound.ts';
 import { startBrowserGuard, type BrowserGuard } from './browser-guard.ts';
+import { SIMULATION_HEADER, simulationToken } from './web-marker.ts';
 import { endConversation } from '../conversations/lifecycle.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { SimulationDeps } from './runs.ts';
@@ -70,6 +71,8 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
   try {
     guard = await startBrowserGuard({
       policy: outboundPolicy(deps.config), serviceOrigin: new URL(input.embedBaseUrl).origin,
+      // The conversation the widget starts is simulated from its first event (conversation.started).
+      serviceHeaders: { [SIMULATION_HEADER]: simulationToken(deps.secrets, sim.id, agent.public_key) },
       onError: (origin, err) => deps.log.debug({ simulation_id: sim.id, origin, err: err.message }, 'web simulation: a request failed'),
     });
     browser = await launch(guard.launchOptions);
