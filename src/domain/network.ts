@@ -134,7 +134,9 @@ export function checkOutboundUrlShape(url: string, opts: { allowPrivate: boolean
 
 /** The message of a refused private target, naming the address class (never internals beyond it). */
 export function privateTargetMessage(address: string): string {
-  return `url resolves to a ${classifyAddress(address).replace(/_/g, '-')} address (${address.replace(/^\[|\]$/g, '')}), which is not allowed`;
+  return `url resolves to a ${classifyAddress(address).replace(/_/g, '-')} address (${address.replace(/^\[|\]$/g, '')}), which is not allowed: `
+    + 'to reach sites and receivers on this machine or a private network, start the service with ALLOW_PRIVATE_NETWORK_TARGETS=true '
+    + '(or name the host in OUTBOUND_ALLOWED_HOSTS)';
 }
 
 /**
