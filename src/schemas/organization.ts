@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from './common.ts';
 
 export const OrganizationSchema = Type.Object({
@@ -16,4 +16,3 @@ export const OrganizationSchema = Type.Object({
     visibility_query: Type.String({ description: 'Paste into the Temporal Web UI\'s search (or `temporal workflow list --query`) to list this organization\'s runs' }),
   }, { additionalProperties: false, description: 'How to find this organization\'s workflows in Temporal' }),
 }, { $id: 'Organization', additionalProperties: false });
-export type Organization = Static<typeof OrganizationSchema>;
