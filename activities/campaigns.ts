@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { heartbeating, type ActivityDeps, type ActivityRegistration } from './index.ts';
 import {
-  claimCall, converseSandboxCall, dialCall, endCall, evaluateCallConversation, finishCampaign, hangUpAtCarrier, markCall, nextCalls,
+  campaignOutcome, claimCall, converseSandboxCall, dialCall, endCall, evaluateCallConversation, finishCampaign, hangUpAtCarrier, markCall, nextCalls,
   openCallConversation, placeCall, playSandboxCallee, settleCall,
 } from '../src/campaigns/calls.ts';
 import type { EndedReason, TerminalCallStatus } from '../src/schemas/campaigns.ts';
@@ -22,6 +22,7 @@ export function createCampaignActivities(deps: Pick<ActivityDeps, 'sql' | 'confi
   return {
     nextCalls: (input: { campaignId: string; exclude: string[] }) => nextCalls(deps, input),
     finishCampaign: (input: { campaignId: string }) => finishCampaign(deps, input.campaignId),
+    campaignOutcome: (input: { campaignId: string }) => campaignOutcome(deps, input.campaignId),
     claimCall: (input: { callId: string }) => claimCall(deps, input.callId),
     dialCall: (input: { callId: string }) => dialCall(callDeps, input.callId),
     placeCall: (input: { callId: string }) => placeCall(callDeps, input.callId),

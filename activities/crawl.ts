@@ -13,9 +13,9 @@ import { agentEventData } from '../src/agents/changes.ts';
 import { emitEvent } from '../src/events/emit.ts';
 import { nextCrawlAt } from '../src/knowledge/cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';
-import { chunkSections, crawl } from '../src/crawler/index.ts';
+import { chunkSections, crawl, isTransientFailure, type CrawlResult } from '../src/crawler/index.ts';
 import { embedPassages } from '../src/knowledge/meaning.ts';
-import { OutboundTargetError } from '../src/net/outbound.ts';
+import { OutboundTargetError, outboundPolicy } from '../src/net/outbound.ts';
 import type { ActivityDeps, ActivityRegistration } from './index.ts';
 
 /** The caps of one crawl, fixed when it is requested (so a retry runs with the same ones). */
@@ -76,7 +76,7 @@ export function createCrawlActivities(deps: ActivityDeps) {
       let result;
       try {
         result = await crawl({
-          startUrl: input.url, ...input.limits, done, previous, signal: ctx.cancellationSignal,
+          startUrl: input.url, ...input.limits, exceptions: outboundPolicy(deps.config).exceptions, done, previous, signal: ctx.cancellationSignal,
         }, async (page) => {
           if (page.status === 'unchanged') {
             await carryUnchangedPage(sql, siteId, generation, page);
@@ -93,18 +93,21 @@ export function createCrawlActivities(deps: ActivityDeps) {
           beat();
         });
       } catch (err) {
-        if (err instanceof OutboundTargetError) throw ApplicationFailure.nonRetryable(err.message, 'CrawlRefused');
+        // A refused target or a URL the crawler cannot read (TypeError, RangeError) answers the same every time.
+        if (err instanceof OutboundTargetError || err instanceof TypeError || err instanceof RangeError) {
+          throw ApplicationFailure.nonRetryable(err.message, 'CrawlRefused');
+        }
         throw err;
       }
       // Interrupted (the worker is stopping, or the crawl was cancelled): this attempt fails, so
       // the retry resumes from what is stored, instead of a partial index being swapped in.
       if (result.stoppedBy === 'aborted') throw ctx.cancellationSignal.reason ?? new Error('the crawl was interrupted');
-      return {
+      const summary = {
         pages: await countPagesOfGeneration(sql, siteId, generation), unchanged: result.unchanged, failed: result.failed, stoppedBy: result.stoppedBy,
-        firstError: result.robots === 'unreachable'
-          ? 'robots.txt could not be read (the server answered 5xx or was unreachable), which forbids crawling (RFC 9309)'
-          : result.failures[0] ? `${result.failures[0].reason} (${result.failures[0].url})` : null,
+        firstError: firstErrorOf(result),
       };
+      if (summary.pages === 0) throw noPageFailure(result, summary.firstError);
+      return summary;
     },
 
     /**
@@ -155,6 +158,24 @@ export function createCrawlActivities(deps: ActivityDeps) {
       await startCrawl(deps, sql, site, { join: true });
     },
   };
+}
+
+function firstErrorOf(result: CrawlResult): string | null {
+  if (result.robots === 'unreachable') return 'robots.txt could not be read (the server answered 5xx or was unreachable), which forbids crawling (RFC 9309)';
+  if (result.failures[0]) return `${result.failures[0].reason} (${result.failures[0].url})`;
+  if (result.skips[0]) return `the page was skipped: ${result.skips[0].reason.replace(/_/g, ' ')} (${result.skips[0].url})`;
+  return null;
+}
+
+/**
+ * A crawl that indexed no page. When what stopped it may pass (a timeout, a reset connection, a 5xx,
+ * robots.txt unreachable), the activity is retried by its policy; a 404, 410, a page that is not HTML
+ * or a refused target would answer the same, so it is not (issue 40, I13).
+ */
+function noPageFailure(result: CrawlResult, firstError: string | null): ApplicationFailure {
+  const message = firstError ?? 'no page of the site could be fetched';
+  const transient = result.robots === 'unreachable' || (result.failures[0] !== undefined && isTransientFailure(result.failures[0].reason));
+  return transient ? ApplicationFailure.retryable(message, 'CrawlUnavailable') : ApplicationFailure.nonRetryable(message, 'CrawlFailed');
 }
 
 /** A draft agent whose site is now indexed becomes active, with the event of the flow that made it. */

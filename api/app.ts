@@ -11,6 +11,7 @@ import { buildOpenApi } from './openapi.ts';
 import { systemRouter } from './routes/system.ts';
 import { embedRouter } from './routes/embed.ts';
 import { inboxPageRouter } from './routes/inbox-page.ts';
+import { errorPagesRouter } from './routes/error-pages.ts';
 import { publicCors } from './middleware/cors.ts';
 import { publicRateLimit } from './middleware/public-rate-limit.ts';
 import { createRateLimiter } from './middleware/rate-limit.ts';
@@ -126,9 +127,11 @@ export function createApp(deps: AppDeps): Koa {
   // Liveness, readiness, the OpenAPI document and reference, the embed script: no token.
   app.use(ownPaths(system));
   app.use(ownPaths(embedRouter()));
-  // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token; TwiML answers.
-  app.use(ownPaths(carrierWebhooksRouter()));
+  // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token, limited per client address; TwiML answers.
+  app.use(ownPaths(carrierWebhooksRouter(deps.config.CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE)));
   app.use(ownPaths(inboxPageRouter()));
+  // The page behind each problem's `type` URL.
+  app.use(ownPaths(errorPagesRouter()));
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],

@@ -25,6 +25,49 @@ function hoist(node: Json, components: Json): Json {
   return node;
 }
 
+/**
+ * Moves each `default` of the schemas a request body reaches (components included) into its
+ * `description`: generators such as openapi-typescript read `default` as "always present" and
+ * would make optional fields required in the request types (real-clients D9). The service still
+ * applies the defaults; query parameters keep theirs (they are typed as optional either way).
+ */
+function stateRequestDefaults(paths: Record<string, Json>, components: Json): void {
+  const done = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const ref = (node as Json).$ref;
+    if (typeof ref === 'string') {
+      const name = ref.split('/').pop()!;
+      if (done.has(name) || !components[name]) return;
+      done.add(name);
+      visit(components[name]);
+      statedDefaults(components[name] as Json);
+      return;
+    }
+    for (const value of Object.values(node)) visit(value);
+  };
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item) as Json[]) {
+      const content = (op.requestBody as { content?: Record<string, { schema: Json }> } | undefined)?.content ?? {};
+      for (const media of Object.values(content)) { visit(media.schema); statedDefaults(media.schema); }
+    }
+  }
+}
+
+function statedDefaults(node: Json): Json {
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) value.forEach((v) => { if (v && typeof v === 'object') statedDefaults(v as Json); });
+    else if (value && typeof value === 'object') statedDefaults(value as Json);
+  }
+  if ('default' in node) {
+    const { default: value, ...rest } = node;
+    const description = typeof rest.description === 'string' ? rest.description : '';
+    for (const key of Object.keys(node)) delete node[key];
+    Object.assign(node, rest, /default/i.test(description) ? {} : { description: `${description}${description ? ' ' : ''}(default \`${JSON.stringify(value)}\`)`.trim() });
+  }
+  return node;
+}
+
 const problemResponse = (description: string) => ({
   description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
@@ -46,11 +89,15 @@ function parameters(def: RouteDef, components: Json): Json[] {
 function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
   const responses: Json = {};
   for (const [status, r] of Object.entries(def.responses)) {
-    responses[status] = r.schema
-      ? { description: r.description, content: { 'application/json': { schema: plain(r.schema, components) } } }
-      : { description: r.description };
+    // A body that is not JSON names its media type: on the response (`mediaType`) or on its schema (`contentMediaType`).
+    const media = r.mediaType ?? (r.schema as { contentMediaType?: string } | undefined)?.contentMediaType ?? 'application/json';
+    // An error the route names (e.g. 409 `sip_trunk_in_use`) has the Problem body every error has.
+    if (Number(status) >= 400 && !r.schema) responses[status] = problemResponse(r.description);
+    else if (r.schema) responses[status] = { description: r.description, content: { [media]: { schema: plain(r.schema, components) } } };
+    else responses[status] = { description: r.description };
   }
-  Object.assign(responses, {
+  // The errors every route of its kind can answer, unless the route describes that status itself.
+  const common: Json = {
     400: problemResponse('Malformed or invalid request (`invalid_json`, `validation_error`)'),
     ...(family.public ? {} : {
       401: problemResponse('No, unknown or revoked token'),
@@ -61,7 +108,8 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
     ...(def.method === 'POST' && !family.public ? { 409: problemResponse('State conflict, or Idempotency-Key in progress'), 422: problemResponse('Idempotency-Key reused with another body') } : {}),
     429: problemResponse('Rate limit exceeded (see Retry-After)'),
     500: problemResponse('Unexpected error; quote request_id'),
-  });
+  };
+  for (const [status, response] of Object.entries(common)) responses[status] ??= response;
   const params = parameters(def, components);
   if (def.method === 'POST' && !family.public) {
     params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 },
@@ -116,6 +164,7 @@ export function buildOpenApi(families: RouteFamily[], opts: { version: string })
       paths[path][def.method.toLowerCase()] = operation(def, family, components);
     }
   }
+  stateRequestDefaults(paths, components);
   // No `jsonSchemaDialect`: the default (OAS 3.1 base: JSON Schema 2020-12 plus the OAS keywords)
   // is what these schemas are, and Swagger UI shows a warning box for any other value (issue 11).
   return {

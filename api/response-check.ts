@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { compileShapeCheck } from '../src/validation.ts';
 import type { RouteDef } from './routing.ts';
 
@@ -8,12 +9,16 @@ import type { RouteDef } from './routing.ts';
  */
 export function responseCheck(def: RouteDef): (reply: { status: number; body?: unknown }) => void {
   const checks = new Map<number, ((value: unknown) => string[] | null) | null>();
+  const opaque = new Set<number>();
   for (const [status, response] of Object.entries(def.responses)) {
-    checks.set(Number(status), response.schema ? compileShapeCheck(response.schema) : null);
+    checks.set(Number(status), response.schema && !response.mediaType ? compileShapeCheck(response.schema) : null);
+    if (response.mediaType) opaque.add(Number(status));
   }
   return (reply) => {
-    // A binary body (an image) is its bytes: only its status is held to the declaration.
-    if (Buffer.isBuffer(reply.body)) {
+    // A body that is not JSON (an image, an event stream written to the socket): its status is held.
+    if (opaque.has(reply.status)) return;
+    // A binary body (an image) is its bytes, a streamed one (a CSV export) its stream: only its status is held to the declaration.
+    if (Buffer.isBuffer(reply.body) || reply.body instanceof Readable) {
       if (!checks.get(reply.status)) throw drift(`${def.method} ${def.path} (${def.operationId}) answered ${reply.status} with bytes it does not declare`);
       return;
     }

@@ -18,8 +18,12 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** What a handler answers; the route writes it to the response (and stores it for Idempotency-Key). */
 export interface Reply<B = unknown> { status: number; body?: B; headers?: Record<string, string> }
 
-/** A route's declared responses, by status. */
-type Responses = Record<number, { description: string; schema?: TSchema }>;
+/**
+ * A route's declared responses, by status. `mediaType` names a body that is not JSON (an image,
+ * an event stream): the OpenAPI document declares it under that type, so a generated client
+ * neither parses it as JSON nor waits for it to end. A 4xx declared without a schema is a problem.
+ */
+type Responses = Record<number, { description: string; schema?: TSchema; mediaType?: string }>;
 
 /** The body types a route's responses declare: a handler returns one of them (or none). */
 type DeclaredBody<R extends Responses> = { [K in keyof R]: R[K] extends { schema: infer S extends TSchema } ? Static<S> : undefined }[keyof R];
@@ -64,6 +68,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   acceptsCsv?: boolean;
   /** Every status a handler answers with, and its body's schema: the handler's return type is held to them. */
   responses: R;
+  /**
+   * The 200 is a `text/event-stream` (Server-Sent Events) that stays open, not one JSON body. Such a
+   * route is no MCP tool: a tool call has one result, and an in-process call has no socket to stream on.
+   */
+  eventStream?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<Reply<DeclaredBody<R>>>;
   /**
    * For a response holding a shown-once secret: whether the resource it shows still exists.

@@ -7,7 +7,8 @@
 // Everything it prints itself goes to stderr, so `npm run cli -- ...` keeps a
 // clean stdout (see .npmrc for npm's own banner).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureChromium } from './ensure-chromium.mjs';
@@ -94,13 +95,87 @@ function signalNumber(signal) {
 async function ensureDependencies() {
   const reason = staleDependenciesReason();
   if (!reason) return;
-  note(`${reason}: running npm install`);
+  const locked = lockedPackages();
+  note(`${reason}: installing the dependencies with npm install (${locked.length} packages; about 4 minutes the first time on 2 cores, a count every 15 s)`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 1000);
+  // npm at --loglevel=warn says nothing until it is done: count what has landed in node_modules meanwhile.
+  const ticker = setInterval(() => {
+    const present = locked.filter((path) => existsSync(join(ROOT, path, 'package.json'))).length;
+    note(`npm install: ${present} of ${locked.length} packages in place (${seconds()} s)`);
+  }, 15_000);
   const code = await run(npm, ['install', '--no-audit', '--no-fund', '--loglevel=warn'], { stdoutToStderr: true });
+  clearInterval(ticker);
   if (code !== 0) {
     note(`npm install failed (exit ${code})`);
     process.exit(code);
   }
+  note(`dependencies installed in ${seconds()} s`);
+}
+
+/** The node_modules paths package-lock.json installs on this platform (others' optional binaries left out). */
+function lockedPackages() {
+  try {
+    const { packages = {} } = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+    const fits = (list, value) => !Array.isArray(list) || list.some((entry) => entry === value || (entry.startsWith('!') && entry.slice(1) !== value));
+    return Object.entries(packages)
+      .filter(([path, entry]) => path.startsWith('node_modules/') && !entry.link && fits(entry.os, process.platform) && fits(entry.cpu, process.arch))
+      .map(([path]) => path);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The ports `command` will bind, read from the environment the way src/config.ts reads it (unset or
+ * empty: the default), each with the setting that moves it. A value config.ts would refuse is left
+ * to it (it names the variable). Mirrors portNeeds() in src/main.ts, which checks again in process.
+ */
+function portNeeds(command, env = process.env) {
+  const setting = (name, fallback) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    return /^\d+$/.test(raw) && Number(raw) <= 65535 ? Number(raw) : null;
+  };
+  const host = env.HOST || undefined;
+  const needs = [];
+  const add = (port, what, name, alternatives, bindHost) => {
+    if (port !== null && port !== 0) needs.push({ port, what, setting: name, alternatives, host: bindHost });
+  };
+  if (command !== 'worker') add(setting('PORT', 8080), 'API', 'PORT', 'or 0 for any free one', host);
+  if (command === 'start' && !env.TEMPORAL_ADDRESS) {
+    add(setting('TEMPORAL_DEV_PORT', 7233), 'Temporal dev server', 'TEMPORAL_DEV_PORT',
+      'or 0 for any free one, or set TEMPORAL_ADDRESS to use a Temporal server already running', '127.0.0.1');
+    add(setting('TEMPORAL_UI_PORT', 8233), 'Temporal Web UI', 'TEMPORAL_UI_PORT', 'or 0 for any free one', '127.0.0.1');
+  }
+  if (command !== 'worker') add(setting('SMTP_LISTEN_PORT', 2525), 'inbound SMTP', 'SMTP_LISTEN_PORT', 'or 0 to turn the listener off', host);
+  return needs;
+}
+
+/** Whether `port` can be bound on `host` (undefined: every interface, as the service binds it). */
+function isPortFree(port, host) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Stops before anything long (npm install, tsc, the Temporal CLI build, PostgreSQL) when a port the
+ * service needs is taken, naming every busy port at once with the setting that moves it (issue 42:
+ * a busy Temporal port used to be found after 24 minutes of install and build, one port per attempt).
+ */
+async function checkPorts(command) {
+  const needs = portNeeds(command);
+  const free = await Promise.all(needs.map((need) => isPortFree(need.port, need.host)));
+  const busy = needs.filter((_, i) => !free[i]);
+  if (busy.length === 0) return true;
+  note(`cannot start: ${busy.length === 1 ? 'a port it needs is' : `${busy.length} ports it needs are`} in use (another instance of this service?)`);
+  for (const need of busy) note(`  port ${need.port} (${need.what}) is in use: set ${need.setting} to another port, ${need.alternatives}`);
+  return false;
 }
 
 /** `node --import tsx <file> ...args`: TypeScript run directly, no build step. */
@@ -174,9 +249,21 @@ async function compiled(file, args) {
   return run(process.execPath, [join(DIST, file.replace(/\.ts$/, '.js')), ...args]);
 }
 
-/** Makes sure the Temporal CLI exists (building it once, minutes) before tests need it. */
+/**
+ * Makes sure the Temporal CLI exists (building it once, minutes) before tests need it. The script
+ * prints the binary's path on stdout (for CI); here it is said in words, not as a bare path.
+ */
 async function ensureTemporalCli() {
-  return run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'ensure-temporal-cli.ts')], { stdoutToStderr: true });
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'ensure-temporal-cli.ts')], { cwd: ROOT, stdio: ['inherit', 'pipe', 'inherit'] });
+    let path = '';
+    child.stdout.on('data', (chunk) => { path += chunk.toString(); });
+    child.on('error', (err) => note(`cannot find or build the Temporal CLI: ${err.message}`));
+    child.on('close', (code) => {
+      if (code === 0 && path.trim()) note(`tests use the Temporal CLI at ${path.trim()}`);
+      resolve(code ?? 1);
+    });
+  });
 }
 
 /**
@@ -273,6 +360,7 @@ if (!command) {
   note(USAGE);
   process.exit(2);
 }
+if (['start', 'api', 'worker'].includes(command) && !(await checkPorts(command))) process.exit(1);
 await ensureDependencies();
 // exitCode rather than exit(): lets buffered stdout (the summary line) drain.
 process.exitCode = await dispatch(command, args);

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { compileValidator, formatErrors } from './validation.ts';
 import { parseTrustedProxies } from './domain/client-address.ts';
+import { parseHostExceptions } from './domain/network.ts';
 
 /** Environment the service reads, checked once at start-up and then frozen. */
 export const ConfigSchema = Type.Object({
@@ -12,8 +13,9 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   TEMPORAL_ADDRESS: Type.Optional(Type.String({ minLength: 1 })),
   TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
-  TEMPORAL_DEV_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 7233 }),
-  TEMPORAL_UI_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8233 }),
+  /** Ports of the local Temporal dev server and its Web UI (npm start without TEMPORAL_ADDRESS); 0 picks a free one. */
+  TEMPORAL_DEV_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 7233 }),
+  TEMPORAL_UI_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8233 }),
   TEMPORAL_UI_URL: Type.Optional(Type.String({ minLength: 1 })),
   TASK_QUEUE_PREFIX: Type.String({ pattern: '^[a-z0-9-]+$', default: 'ams' }),
   AMS_BOOTSTRAP_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 200 })),
@@ -24,6 +26,11 @@ export const ConfigSchema = Type.Object({
   })),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ALLOW_PRIVATE_NETWORK_TARGETS: Type.Boolean({ default: false }),
+  /**
+   * Hosts and address ranges outbound requests (crawls, webhooks, tools, the simulation browser) may reach
+   * although they are not public, comma-separated: `intranet.example, *.corp.example, 10.1.0.0/16, 127.0.0.1`.
+   */
+  OUTBOUND_ALLOWED_HOSTS: Type.Optional(Type.String({ maxLength: 10_000 })),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1200 }),
   /** Requests a minute one client address may make to the public (widget) endpoints, per API process. */
   PUBLIC_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
@@ -45,6 +52,8 @@ export const ConfigSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
   ),
+  /** `pretty`: one readable line per entry (a terminal); `json`: pino's JSON lines. Unset: pretty when stdout is a terminal. */
+  LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('pretty'), Type.Literal('json')])),
   PURGE_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
   WEBHOOK_RETRY_DELAYS: Type.String({ pattern: '^\\d+(,\\d+)*$', default: '5,300,1800,7200,18000,36000,36000' }),
   /** First attempts a worker process's webhook dispatcher makes at once, in total and per endpoint. */
@@ -74,6 +83,19 @@ export const ConfigSchema = Type.Object({
   SMTP_LISTEN_PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 2525 }),
   /** Outbound mail (smtp://user:pass@host:port, smtps://...); unset: messages are written as .eml files under DATA_DIR/mail/. */
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  /** Connections the SMTP listener holds at once (all clients); past it a new one is answered 421 and closed. */
+  SMTP_MAX_CLIENTS: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
+  /** Connections a minute one client address may open to the SMTP listener, per API process; past it, 421 at the greeting. */
+  SMTP_CONNECTIONS_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /** Messages (MAIL FROM) a minute one client address may send to the SMTP listener, per API process; past it, 450. */
+  SMTP_MESSAGES_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /**
+   * Mail loops: the agent answers one email thread at most this many times an hour, and one correspondent of an
+   * inbox (all threads) at most EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR times; past either, mail is recorded, not
+   * answered, and the conversation is flagged for a person. Counted in PostgreSQL (every replica shares them).
+   */
+  EMAIL_AUTO_REPLIES_PER_THREAD_PER_HOUR: Type.Integer({ minimum: 1, default: 5 }),
+  EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR: Type.Integer({ minimum: 1, default: 10 }),
   SANDBOX_RING_SECONDS: Type.Integer({ minimum: 0, default: 2 }),
   SANDBOX_CALL_SECONDS: Type.Integer({ minimum: 0, default: 30 }),
   /** Test setting: seconds added to the clock campaigns read calling windows with (0 in production). */
@@ -90,10 +112,13 @@ export const ConfigSchema = Type.Object({
   TWILIO_AUTH_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
   /**
    * With the sandbox carrier and no TWILIO_AUTH_TOKEN: the key inbound carrier webhooks must be signed
-   * with (X-Twilio-Signature), so a call or text can be simulated without an account. A published test
-   * value by default; never used with CARRIER=twilio, where only TWILIO_AUTH_TOKEN signs.
+   * with (X-Twilio-Signature), so a call or text can be simulated without an account. Unset: the
+   * installation's own, derived from the secrets key (`npm run cli -- sandbox signing-token` prints it);
+   * never used with CARRIER=twilio, where only TWILIO_AUTH_TOKEN signs.
    */
-  SANDBOX_SIGNING_TOKEN: Type.String({ minLength: 8, default: 'sandbox-signing-token' }),
+  SANDBOX_SIGNING_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** Requests a minute one client address may make to the carrier webhooks, per API process (signed or not). */
+  CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   /** Another origin for Twilio's REST API (a wire-compatible test server); unset: Twilio's own hosts. */
   TWILIO_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),
@@ -143,6 +168,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (config.CARRIER === 'twilio' && (!config.TWILIO_ACCOUNT_SID || !config.TWILIO_AUTH_TOKEN)) {
     throw new Error('invalid configuration: CARRIER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+  }
+  // The value earlier versions published as the default: anyone could sign with it (issue 40, D22).
+  if (config.SANDBOX_SIGNING_TOKEN === 'sandbox-signing-token') {
+    throw new Error('invalid configuration: SANDBOX_SIGNING_TOKEN must not be the published "sandbox-signing-token": unset it to use this installation\'s own');
+  }
+  try {
+    parseHostExceptions(config.OUTBOUND_ALLOWED_HOSTS);
+  } catch (err) {
+    throw new Error(`invalid configuration: OUTBOUND_ALLOWED_HOSTS: ${(err as Error).message}`);
   }
   config.DATA_DIR = resolve(config.DATA_DIR);
   return Object.freeze(config);

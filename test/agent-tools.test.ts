@@ -165,7 +165,9 @@ describe('tools API', () => {
     expectFieldError(await api.post(tools(agent.id), { name: 't3', url: PUBLIC_URL, parameters: { type: 'array' } }), 'parameters', 'invalid_schema');
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, { type: 'string' }]));
     expectFieldError(await api.post(tools(agent.id), { name: 't4', url: PUBLIC_URL, parameters: { type: 'object', properties: many } }), 'parameters', 'too_many_properties');
-    expectProblem(await api.post(tools(agent.id), { name: 't5', url: 'https://127.0.0.1/hook' }), 400, 'private_network_target');
+    const local = expectProblem(await api.post(tools(agent.id), { name: 't5', url: 'https://127.0.0.1/hook' }), 400, 'private_network_target');
+    // The problem names its remedy (issue 42): a newcomer crawling a local site learns the setting from it.
+    expect(JSON.stringify(local)).toMatch(/ALLOW_PRIVATE_NETWORK_TARGETS=true/);
     expectProblem(await api.post(tools(agent.id), { name: 't6', url: 'https://10.1.2.3/hook' }), 400, 'private_network_target');
     expectFieldError(await api.post(tools(agent.id), { name: 't7', url: 'http://93.184.215.14/hook' }), 'url', 'https_required');
     expectFieldError(await api.post(tools(agent.id), { name: 'lookup_order', url: PUBLIC_URL }), 'name', 'duplicate_name');

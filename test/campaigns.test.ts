@@ -172,6 +172,14 @@ describe('campaign calls', () => {
     for (const run of [parent, child]) {
       expect(run.searchAttributes).toMatchObject({ OrganizationId: [orgId], AgentId: [agent.id], CampaignId: [campaign.id] });
     }
+    // What an operator reads in the Web UI (real-clients D11): each call says which campaign, which place, which number
+    // (masked), and the campaign's run returns how its calls ended.
+    expect(await child.staticSummary()).toBe(`Campaign '${campaign.name}': call 4 of 4 to ${ok!.slice(0, 2)}…${ok!.slice(-4)}`);
+    const busyRun = await svc.temporal.workflow.getHandle(workflowIds.campaignCall(busy!.id)).describe();
+    expect(await busyRun.staticSummary()).toBe(`Campaign '${campaign.name}': call 2 of 4 to +1…0002`);
+    expect(await svc.temporal.workflow.getHandle(workflowIds.campaignCall(busy!.id)).result()).toMatchObject({ status: 'busy', ended_reason: 'carrier' });
+    expect(await svc.temporal.workflow.getHandle(workflowIds.campaign(campaign.id)).result())
+      .toEqual({ status: 'completed', calls: { busy: 1, completed: 1, failed: 1, no_answer: 1 } });
   });
 
   it('max_duration: a long call is cut off at the cap, completed/max_duration', async () => {
@@ -250,6 +258,8 @@ describe('campaign calls', () => {
     ]);
     expect(peakConcurrency(calls)).toBeLessThanOrEqual(2);
     expect((await api.get(`${C}/${campaign.id}`)).body.status).toBe('canceled');
+    // The run says how it ended, and how its calls did (real-clients D11).
+    expect(await long.temporal.workflow.getHandle(workflowIds.campaign(campaign.id)).result()).toEqual({ status: 'canceled', calls: { canceled: 1, completed: 3 } });
     // Not active any more: the number may go.
     expect((await api.post(`/api/v1/rest/phone-numbers/${numbers.body.data[0].id}/unassign`)).status).toBe(200);
   });
@@ -353,6 +363,8 @@ describe('campaign calls', () => {
     expect(Date.parse(busy[1]!.started_at) - Date.parse(busy[0]!.ended_at)).toBeGreaterThanOrEqual(900);
     // no_answer is not in `on`: one attempt.
     expect(calls.filter((c) => c.to_number === NO_ANSWER).map((c) => c.attempt)).toEqual([1]);
+    const third = await svc.temporal.workflow.getHandle(workflowIds.campaignCall(busy[2]!.id)).describe();
+    expect(await third.staticSummary()).toBe(`Campaign '${campaign.name}': call 1 of 2 to +1…0002 (attempt 3)`);
   });
 
   it('a calling window that closes mid-campaign: no call starts after it closes, the rest wait queued', async () => {

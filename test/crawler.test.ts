@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chunkText, crawl, extractHtml, normalizeUrl, siteKey, type CrawledPage, type CrawlOptions } from '../src/crawler/index.ts';
+import { chunkText, crawl, extractHtml, isTransientFailure, normalizeUrl, pageKey, siteKey, type CrawledPage, type CrawlOptions } from '../src/crawler/index.ts';
 import { parseRobots, rulesForStatus, xRobotsTag } from '../src/crawler/robots.ts';
 import { parseSitemap, sitemapText } from '../src/crawler/sitemap.ts';
 import { OutboundTargetError } from '../src/net/outbound.ts';
@@ -39,11 +39,35 @@ describe('URL normalization', () => {
     }
   });
 
+  it('gives one key per page: index files, trailing slashes, www. and http/https spell the same page (issue 42)', () => {
+    const key = (u: string) => pageKey(normalizeUrl(u)!);
+    for (const same of ['http://example.com/index.html', 'https://www.example.com/', 'http://example.com/INDEX.HTM', 'http://example.com/default.aspx', 'http://example.com/index.php']) {
+      expect(key(same), same).toBe(key('http://example.com/'));
+    }
+    expect(key('http://example.com/docs/')).toBe(key('http://example.com/docs'));
+    expect(key('http://example.com/docs/index.html?b=2&a=1')).toBe(key('http://example.com/docs?a=1&b=2'));
+    for (const other of ['http://example.com/docs/intro.html', 'http://example.com/docs?a=2', 'http://example.com:8080/docs', 'http://example.com/index.html/x', 'http://example.com/myindex.html']) {
+      expect(key(other), other).not.toBe(key('http://example.com/docs'));
+    }
+  });
+
   it('treats www. and the apex, http and https, as one site, other ports and hosts as others', () => {
     const key = (u: string) => siteKey(new URL(u));
     expect(key('https://www.example.com/a')).toBe(key('http://example.com/b'));
     expect(key('https://example.com:8443/')).not.toBe(key('https://example.com/'));
     expect(key('https://blog.example.com/')).not.toBe(key('https://example.com/'));
+  });
+});
+
+describe('failure reasons (issue 40, I13)', () => {
+  it('a timeout, a network error, a 5xx, 408 or 429 may pass; a 4xx, a refused target, a redirect loop or an error of ours will not', () => {
+    for (const reason of ['timeout', 'network_error: ECONNRESET', 'network_error: ECONNREFUSED', 'http_500', 'http_503', 'http_408', 'http_429']) {
+      expect(isTransientFailure(reason), reason).toBe(true);
+    }
+    for (const reason of ['http_404', 'http_410', 'http_403', 'http_400', 'private_network_target', 'unresolvable_host', 'too_many_redirects',
+      'bad_redirect', 'error: something']) {
+      expect(isTransientFailure(reason), reason).toBe(false);
+    }
   });
 });
 
@@ -244,6 +268,29 @@ describe('crawl', () => {
     expect(byPath.has('/dup/canonical')).toBe(false);
     expect(pages.filter((p) => p.url.endsWith('/articles/1'))).toHaveLength(1);
     for (const p of pages) for (const link of p.links) expect(new URL(link).host).toBe(new URL(s.url).host);
+  });
+
+  it('stores / and /index.html as one page: index files, trailing slashes and in-site canonicals name one page, each fetched once (issue 42)', async () => {
+    const s = await site({ pages: 3, topology: 'tree' });
+    const page = (title: string, head = '', links: string[] = []) => `<!doctype html><html><head><title>${title}</title>${head}</head><body><article><h1>${title}</h1>
+      <p>${`${title} text for the reader. `.repeat(10)}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</article></body></html>`;
+    const homeLinks = ['/index.html', '/articles/1/', '/articles/1', '/docs/', '/docs/index.php', '/docs', '/Default.aspx', '/page-a', '/page-b'];
+    s.setPage('/', page('Welcome', '', homeLinks));
+    s.setPage('/index.html', page('Welcome', '', homeLinks));
+    s.setPage('/Default.aspx', page('Welcome'));
+    s.setPage('/articles/1/', page('Article one'));
+    s.setPage('/docs/', page('Docs'));
+    s.setPage('/docs/index.php', page('Docs'));
+    s.setPage('/docs', page('Docs'));
+    // A canonical on another site is not followed; one naming the home page makes a duplicate of it.
+    s.setPage('/page-a', page('Page A', `<link rel="canonical" href="${s.externalUrl('/elsewhere')}">`));
+    s.setPage('/page-b', page('Page B', '<link rel="canonical" href="/index.html">'));
+    const { pages, result } = await crawlAll(s);
+    // Each page once, under the first spelling met (the home page's links in order), never a made-up one.
+    expect(pathsOf(pages)).toEqual(['/', '/articles/1/', '/docs/', '/page-a']);
+    for (const alias of ['/index.html', '/articles/1', '/docs/index.php', '/docs', '/Default.aspx']) expect(s.hits.get(alias), alias).toBeUndefined();
+    expect(s.hits.get('/page-b')).toBe(1);
+    expect(result.skips).toEqual(expect.arrayContaining([{ url: `${s.url}/page-b`, reason: 'duplicate' }]));
   });
 
   it('stops at maxPages', async () => {

@@ -569,3 +569,33 @@ describe('500 internal_error', () => {
     expect(healed.body.total).toBe(1);
   });
 });
+
+describe('the page behind each problem\'s type URL (issue 42)', () => {
+  it('GET /errors/<code> is a short HTML page (title, what it means, what to do) for every code; an unknown code is the 404 problem', async () => {
+    const { ERRORS } = await import('../src/errors.ts');
+    for (const [code, e] of Object.entries(ERRORS)) {
+      const res = await fetch(new URL(`/errors/${code}`, svc.url));
+      expect(res.status, code).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const html = await res.text();
+      expect(html).toContain(`<h1>${e.title.replace(/&/g, '&amp;').replace(/'/g, '&#39;')}</h1>`);
+      expect(html).toContain('What it means');
+      expect(html).toContain('What to do');
+    }
+    const unknown = await call(svc.url, 'GET', '/errors/no_such_code');
+    expectProblem(unknown, 404, 'not_found');
+    const index = await fetch(new URL('/errors', svc.url));
+    expect(index.status).toBe(200);
+    expect(await index.text()).toContain('href="/errors/validation_error"');
+  });
+
+  it('a real problem\'s type keeps the contract\'s URL, and its path resolves on the service to that code\'s page', async () => {
+    const res = await api.post(`${REST}/agents`, { name: 'x', color: 'red' });
+    expect(res.body.type).toBe('https://docs.agents.dev/errors/validation_error');
+    const page = await fetch(new URL(new URL(res.body.type).pathname, svc.url));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<h1>Request is invalid</h1>');
+    expect(html).toContain('<code>errors[]</code>');
+  });
+});

@@ -101,4 +101,45 @@ describe('the /inbox operator page in Chromium', () => {
     expect((await api.get(`/api/v1/rest/conversations?tag=billing`)).body.total).toBe(1);
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it('says how to get a user token, acts on no conversation before one is selected, and clears an error that no longer applies (issue 42)', async () => {
+    const { api } = await newOrg(svc);
+    await newAgent(api, 'Acme help');
+    const member = await keyWith(svc, api, ['conversations.read', 'conversations.write'], { user_email: 'ada@example.com' });
+    const page = await (await browser.newContext({ viewport: { width: 1100, height: 720 } })).newPage();
+    const advisorCalls: string[] = [];
+    page.on('request', (request) => { if (request.url().includes('/advisor')) advisorCalls.push(`${request.method()} ${request.url()}`); });
+    await page.goto(`${svc.url}/inbox`);
+
+    // How to get a ut_ token, with this service's own address.
+    await page.locator('#token-help summary').click();
+    const help = await page.locator('#token-help').textContent();
+    expect(help).toContain(`${new URL(svc.url).origin}/api/v1/rest/api-keys`);
+    expect(help).toContain('"user_email"');
+    expect(help).toContain('conversations.write');
+
+    // Nothing selected: the actions are disabled, and even a click sent to them requests nothing.
+    for (const id of ['#take', '#back', '#text', '#tag']) expect(await page.locator(id).isDisabled()).toBe(true);
+    expect(await page.locator('#pick').isVisible()).toBe(true);
+    await page.locator('#take').dispatchEvent('click');
+    await page.locator('#back').dispatchEvent('click');
+
+    // A wrong token says so; the right one then clears that error.
+    await page.locator('#token').fill('ut_not_a_real_token');
+    await page.locator('#connect button').click();
+    await page.locator('#error').waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await page.locator('#error').textContent()).toMatch(/unknown or revoked/);
+    expect(await page.locator('#status').textContent()).toBe('Not connected');
+    await page.locator('#token').fill(member.token);
+    await page.locator('#connect button').click();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 15_000 }).toBe('Live');
+    expect(await page.locator('#error').isHidden()).toBe(true);
+
+    // Connected, still nothing selected: still nothing to act on.
+    expect(await page.locator('#take').isDisabled()).toBe(true);
+    await page.locator('#take').dispatchEvent('click');
+    await page.locator('#back').dispatchEvent('click');
+    expect(await page.locator('#error').isHidden()).toBe(true);
+    expect(advisorCalls).toEqual([]);
+  }, 60_000);
 });

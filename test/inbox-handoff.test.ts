@@ -66,21 +66,23 @@ describe('the sandbox carrier\'s signing token', () => {
   it('signs inbound webhooks when no TWILIO_AUTH_TOKEN is set; unsigned or wrongly signed requests stay 403 and record nothing', async () => {
     expect(svc.config.CARRIER).toBe('sandbox');
     expect(svc.config.TWILIO_AUTH_TOKEN).toBeUndefined();
-    // The published default the README gives newcomers.
-    expect(svc.config.SANDBOX_SIGNING_TOKEN).toBe('sandbox-signing-token');
+    // The installation's own (issue 40, D22), derived from its secrets key: the value earlier versions published opens nothing.
+    expect(svc.config.SANDBOX_SIGNING_TOKEN).toBeUndefined();
+    expect(svc.carrierSigningToken).toMatch(/^sbx_[A-Za-z0-9_-]{43}$/);
     const { api, agent } = await team({ name: 'Sandbox desk' });
     const ours = await buyNumber(api, agent.id);
     const params = { MessageSid: `SM${randomBytes(16).toString('hex')}`, From: '+14155550161', To: ours, Body: 'Are you open on Sundays?' };
 
     expect((await carrier(SMS, params, null)).status).toBe(403);
     expect((await carrier(SMS, params, 'not-the-sandbox-token')).status).toBe(403);
+    expect((await carrier(SMS, params, 'sandbox-signing-token')).status).toBe(403);
     expect((await carrier('/api/v1/carrier/twilio/voice', { CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550161', To: ours }, null)).status).toBe(403);
     expect((await api.get(`${REST}/conversations?widget_id=${agent.id}`)).body.data).toEqual([]);
 
-    const signed = await carrier(SMS, params, 'sandbox-signing-token');
+    const signed = await carrier(SMS, params, svc.carrierSigningToken);
     expect(signed.status, signed.text).toBe(200);
     expect(signed.text).toContain('<Message>');
-    const voice = await carrier('/api/v1/carrier/twilio/voice', { CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550162', To: ours }, 'sandbox-signing-token');
+    const voice = await carrier('/api/v1/carrier/twilio/voice', { CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550162', To: ours }, svc.carrierSigningToken);
     expect(voice.status, voice.text).toBe(200);
     expect(voice.text).toContain('<Gather input="speech"');
     const surfaces = (await api.get(`${REST}/conversations?widget_id=${agent.id}`)).body.data.map((c: any) => c.surface).sort();
@@ -93,7 +95,7 @@ describe('SMS in the live inbox', () => {
     const { api, agent, member, email } = await team({ name: 'Text desk' });
     const ours = await buyNumber(api, agent.id);
     const texter = `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`;
-    const first = await carrier(SMS, { MessageSid: 'SM1', From: texter, To: ours, Body: 'Do you repair road bikes?' }, 'sandbox-signing-token');
+    const first = await carrier(SMS, { MessageSid: 'SM1', From: texter, To: ours, Body: 'Do you repair road bikes?' }, svc.carrierSigningToken);
     expect(first.status, first.text).toBe(200);
     const conversationId = (await api.get(`${REST}/conversations?widget_id=${agent.id}`)).body.data[0].id as string;
 
@@ -112,7 +114,7 @@ describe('SMS in the live inbox', () => {
     expect(texted[0]).toMatchObject({ carrier: 'sandbox', phone_number: ours, target: texter, details: { body: 'Hi, Dana from the workshop here: yes we do.' } });
 
     // The texter's next message reaches the member, not the agent: no reply in <Message>.
-    const next = await carrier(SMS, { MessageSid: 'SM2', From: texter, To: ours, Body: 'Great, can I come today?' }, 'sandbox-signing-token');
+    const next = await carrier(SMS, { MessageSid: 'SM2', From: texter, To: ours, Body: 'Great, can I come today?' }, svc.carrierSigningToken);
     expect(next.text).not.toContain('<Message>');
     const transcript = (await api.get(`${REST}/conversations/${conversationId}`)).body.messages.map((m: any) => [m.role, m.text]);
     expect(transcript.slice(-3)).toEqual([
@@ -153,7 +155,7 @@ describe('a transfer rule on a text surface', () => {
       name: 'Invoices', condition: 'Caller asks about an invoice', destination_phone: '+14155550198', transfer_type: 'cold',
     })).status).toBe(201);
     const ours = await buyNumber(api, agent.id);
-    const sent = await carrier(SMS, { MessageSid: 'SM9', From: '+14155550177', To: ours, Body: 'My invoice is wrong' }, 'sandbox-signing-token');
+    const sent = await carrier(SMS, { MessageSid: 'SM9', From: '+14155550177', To: ours, Body: 'My invoice is wrong' }, svc.carrierSigningToken);
     expect(sent.text).toMatch(/<Message>[^<]*connecting you with a member of our team/);
     const id = (await api.get(`${REST}/conversations?widget_id=${agent.id}`)).body.data[0].id as string;
     expect(await liveRow(member, id)).toMatchObject({ surface: 'sms', needs_human: true });

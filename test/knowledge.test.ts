@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { newOrg, type Api } from './support/orgs.ts';
@@ -271,6 +272,73 @@ describe('agents and widgets learn their website', () => {
     const norecrawl = await api.post(`/api/v1/widgets/${(await api.post(`${REST}/agents`, { name: 'No site' })).body.public_key}/recrawl`);
     expect(norecrawl.status).toBe(409);
     expect(norecrawl.body.code).toBe('invalid_state');
+  }, 120_000);
+});
+
+describe('which crawl failures are retried (issue 40, I13)', () => {
+  /** A one-page site whose start page answers `answers` in turn, then 200; it counts the start page's requests. */
+  async function startPage(answers: { status: number; type?: string }[]) {
+    let hits = 0;
+    const server = createServer((req, res) => {
+      if (req.url !== '/') { res.writeHead(404).end(); return; }
+      hits++;
+      const answer = answers.shift() ?? { status: 200 };
+      res.writeHead(answer.status, { 'content-type': answer.type ?? 'text/html; charset=utf-8' })
+        .end(answer.status === 200 ? '<html><head><title>Harbour</title></head><body><main><p>The harbour office opens at seven.</p></main></body></html>' : 'no');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, hits: () => hits };
+  }
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => { await Promise.all(closers.map((close) => close())); });
+
+  /** The attempt of the crawl's last runCrawl activity, from its workflow's history (the latest run). */
+  async function runCrawlAttempt(siteId: string): Promise<number> {
+    const history = await svc.temporal.workflow.getHandle(workflowIds.crawl(siteId)).fetchHistory();
+    const events = history.events ?? [];
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runCrawl').map((e) => Number(e.eventId));
+    const started = events.filter((e) => scheduled.includes(Number(e.activityTaskStartedEventAttributes?.scheduledEventId ?? -1)));
+    return started.at(-1)?.activityTaskStartedEventAttributes?.attempt ?? 0;
+  }
+
+  it('a start page answering 503, then 200, is asked again and the site becomes ready', async () => {
+    const web = await startPage([{ status: 503 }]);
+    const { api } = await newOrg(svc);
+    const created = await api.post(`${REST}/agents`, { name: 'Harbour', site_url: web.url });
+    expect(created.status, created.text).toBe(201);
+    const site = await siteOf(api, created.body.id);
+    expect(await crawled(api, site.id, 90_000)).toMatchObject({ status: 'ready', error: null, pages_crawled: 1 });
+    expect(web.hits()).toBe(2);
+    expect(await runCrawlAttempt(site.id)).toBe(2);
+  }, 120_000);
+
+  it('a 404, a 410 or a start page that is not HTML is not asked again: the crawl fails at its first attempt', async () => {
+    const { api } = await newOrg(svc);
+    for (const [answer, error] of [[{ status: 404 }, /http_404/], [{ status: 410 }, /http_410/], [{ status: 200, type: 'application/pdf' }, /not html/]] as const) {
+      const web = await startPage([answer, answer, answer]);
+      const created = await api.post(`${REST}/agents`, { name: 'Gone', site_url: web.url });
+      const site = await siteOf(api, created.body.id);
+      const failed = await crawled(api, site.id);
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toMatch(error);
+      expect(web.hits()).toBe(1);
+      expect(await runCrawlAttempt(site.id)).toBe(1);
+    }
+  }, 120_000);
+
+  it('a stored URL the crawler cannot read (user info, refused by the API since) fails at its first attempt', async () => {
+    const web = await startPage([]);
+    const { api } = await newOrg(svc);
+    const created = await api.post(`${REST}/agents`, { name: 'Old row', site_url: web.url });
+    const site = await siteOf(api, created.body.id);
+    expect((await crawled(api, site.id)).status).toBe('ready');
+    await svc.sql`update sites set url = ${web.url.replace('//', '//127.0.0.1:80@')} where id = ${site.id}`;
+    expect((await api.post(`${REST}/sites/${site.id}`)).status).toBe(202);
+    const failed = await crawled(api, site.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/absolute http/);
+    expect(await runCrawlAttempt(site.id)).toBe(1);
   }, 120_000);
 });
 

@@ -67,9 +67,9 @@ async function rawPost(body: unknown, headers: Record<string, string> = {}) {
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
-/** The route table itself: every operation that takes a token. */
+/** The route table itself: every operation that takes a token and answers once (an event stream is no tool). */
 const isPublic = (f: RouteFamily) => f.public === true || f.base.startsWith('/api/v1/public');
-const OPERATIONS: { def: RouteDef; base: string }[] = FAMILIES.flatMap((f) => (isPublic(f) ? [] : f.routes).map((def) => ({ def, base: f.base })));
+const OPERATIONS: { def: RouteDef; base: string }[] = FAMILIES.flatMap((f) => (isPublic(f) ? [] : f.routes.filter((d) => !d.eventStream)).map((def) => ({ def, base: f.base })));
 
 /** A schema as JSON, without TypeBox's symbols and component names. */
 function json(schema: unknown): Json {
@@ -350,6 +350,139 @@ describe('MCP tool calls run the REST handlers', () => {
   it('refuses an unknown tool as a protocol error', async () => {
     const { tools } = await orgClient();
     await expect(tools.callTool({ name: 'launch_rocket', arguments: {} })).rejects.toThrow(/unknown tool launch_rocket/);
+  });
+});
+
+describe('MCP batches and the rate limit (issue 40, D17)', () => {
+  const contact = (id: number, email: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_contact', arguments: { email_lower: email } } });
+  const remainingOf = (res: Response) => Number(/r=(\d+)/.exec(res.headers.get('ratelimit') ?? '')![1]);
+
+  it('refuses a batch of more than 20 messages whole, with 400 and JSON-RPC -32600, and runs none of it', async () => {
+    const { token, api } = await orgClient();
+    const res = await rawPost(Array.from({ length: 21 }, (_, i) => contact(i + 1, `over${i}@batch.test`)), { authorization: `Bearer ${token}` });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = await res.json();
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'batch_too_large', max_batch: 20 } } });
+    expect(body.error.message).toMatch(/at most 20 messages/);
+    expect((await api.get(`${REST}/contacts`)).body.total).toBe(0);
+    const empty = await rawPost([], { authorization: `Bearer ${token}` });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    // Twenty is the cap, not a refusal: every call runs.
+    const twenty = await rawPost(Array.from({ length: 20 }, (_, i) => contact(i + 1, `cap${i}@batch.test`)), { authorization: `Bearer ${token}` });
+    expect(twenty.status).toBe(200);
+    const answers = await twenty.json();
+    expect(answers.map((a: Json) => a.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    for (const a of answers) expect(a.result.isError ?? false, JSON.stringify(a)).toBe(false);
+    expect((await api.get(`${REST}/contacts`)).body.total).toBe(20);
+  });
+
+  it('counts every message of a batch against the token\'s budget, shared with REST: past it, a call answers rate_limited and does not run', async () => {
+    const limited = await startTestService({ RATE_LIMIT_PER_MINUTE: 40 }, { worker: false });
+    try {
+      const { token } = await limited.newOrg();
+      const api = client(limited.url, token);
+      // Another key of the organization has a budget of its own: it counts what was made.
+      const counter = client(limited.url, (await api.post(`${REST}/api-keys`, { name: 'counter', permissions: ['campaigns.read'] })).body.token);
+      const post = (body: unknown) => fetch(`${limited.url}/mcp`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+        body: JSON.stringify(body),
+      });
+      const before = remainingOf(await post({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+      const five = await post(Array.from({ length: 5 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_contacts', arguments: {} } })));
+      expect(five.status).toBe(200);
+      expect((await five.json()).map((a: Json) => a.result.structuredContent.total)).toEqual([0, 0, 0, 0, 0]);
+      expect(remainingOf(five)).toBe(before - 5);
+      // REST takes from the same budget, down to 12 left.
+      let left = remainingOf(five);
+      while (left > 12) left = remainingOf(await fetch(`${limited.url}${REST}/contacts`, { headers: { authorization: `Bearer ${token}` } }));
+      expect(left).toBe(12);
+
+      const batch = await post(Array.from({ length: 20 }, (_, i) => contact(i + 1, `budget${i}@batch.test`)));
+      expect(batch.status).toBe(200);
+      expect(remainingOf(batch)).toBe(0);
+      const answers: Json[] = await batch.json();
+      expect(answers.map((a) => a.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      const ran = answers.filter((a) => a.result);
+      const refused = answers.filter((a) => a.error);
+      expect(ran).toHaveLength(12);
+      for (const a of ran) expect(a.result.isError ?? false).toBe(false);
+      expect(refused).toHaveLength(8);
+      for (const a of refused) {
+        expect(a.error).toMatchObject({ code: -32029, data: { status: 429, code: 'rate_limited', retry_after: expect.any(Number) } });
+        expect(a.error.message).toMatch(/rate limit of 40 requests a minute exceeded/);
+      }
+      expect((await counter.get(`${REST}/contacts`)).body.total).toBe(12);
+      // The budget is spent for REST too.
+      const rest = await fetch(`${limited.url}${REST}/contacts`, { headers: { authorization: `Bearer ${token}` } });
+      expect(rest.status).toBe(429);
+      expect(rest.headers.get('retry-after')).toMatch(/^\d+$/);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe('MCP: the live inbox stream is no tool (issue 40, D21)', () => {
+  it('leaves stream_live_conversations out of tools/list; calling it is an unknown tool that opens nothing', async () => {
+    const { api, orgId } = await orgClient();
+    const created = await api.post(`${REST}/api-keys`, { name: 'advisor', permissions: ['conversations.read'], user_email: 'advisor@mcp.test' });
+    expect(created.status, created.text).toBe(201);
+    const member = await mcp(created.body.token);
+    const names = (await member.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('list_live_conversations');
+    expect(names).not.toContain('stream_live_conversations');
+    await expect(member.callTool({ name: 'stream_live_conversations', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/unknown tool stream_live_conversations/) });
+    // The stream's handler never ran: it would have marked the member as watching the inbox (staffed).
+    const rows = await svc.sql<{ seen: Date | null }[]>`select live_inbox_seen_at as seen from members where org_id = ${orgId} and email = 'advisor@mcp.test'`;
+    expect(rows).toEqual([{ seen: null }]);
+    // The session goes on.
+    expect((await ok(member, 'list_live_conversations', {})).data).toEqual([]);
+    await member.close();
+  });
+});
+
+describe('MCP: malformed params (issue 40, I14)', () => {
+  it('answers -32602 with a short message naming the field, never a schema dump, and still runs the rest of a batch', async () => {
+    const { token, api } = await orgClient();
+    const agent = (await api.post(`${REST}/agents`, { name: 'Params' })).body;
+    const cases: [string, unknown, string, RegExp][] = [
+      ['tools/call', 'x', 'params', /params must be an object/],
+      ['tools/call', null, 'params', /params must be an object/],
+      ['tools/call', [1], 'params', /params must be an object/],
+      ['tools/call', { arguments: {} }, 'name', /name is required/],
+      ['tools/call', { name: 5, arguments: {} }, 'name', /name must be a string/],
+      ['tools/call', { name: 'get_agent', arguments: 'x' }, 'arguments', /arguments must be an object/],
+      ['resources/read', { uri: 5 }, 'uri', /uri must be a string/],
+      ['resources/read', {}, 'uri', /uri is required/],
+      ['prompts/get', { name: 'review_agent', arguments: { agent_id: 5 } }, 'arguments.agent_id', /arguments\.agent_id must be a string/],
+      ['tools/list', { cursor: 5 }, 'cursor', /cursor must be a string/],
+    ];
+    for (const [method, params, field, message] of cases) {
+      const res = await rawPost({ jsonrpc: '2.0', id: 7, method, params }, { authorization: `Bearer ${token}` });
+      const label = `${method} ${JSON.stringify(params)}`;
+      expect(res.status, label).toBe(200);
+      const body = await res.json();
+      expect(body, label).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602, data: { errors: [expect.objectContaining({ field })] } } });
+      expect(body.error.message, label).toMatch(message);
+      expect(body.error.message, label).not.toMatch(/[[\]{}"]|expected|received|invalid_type|zod|\bat\s/i);
+      expect(body.error.message.length, label).toBeLessThan(120);
+    }
+    // In a batch, the malformed request is answered and the others run.
+    const batch = await rawPost([
+      { jsonrpc: '2.0', id: 'bad', method: 'tools/call', params: { name: 'get_agent', arguments: 'x' } },
+      { jsonrpc: '2.0', id: 'good', method: 'tools/call', params: { name: 'get_agent', arguments: { agent_id: agent.id } } },
+    ], { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-03-26' });
+    expect(batch.status).toBe(200);
+    const [bad, good] = await batch.json();
+    expect(bad).toMatchObject({ id: 'bad', error: { code: -32602 } });
+    expect(good).toMatchObject({ id: 'good', result: { structuredContent: { id: agent.id } } });
+    // A tool's own arguments are judged by its route: a tool execution error naming the argument.
+    const sdk = await mcp(token);
+    const unknown = await refused(sdk, 'get_agent', { agent_id: agent.id, colour: 'blue' });
+    expect(unknown.errors).toContainEqual(expect.objectContaining({ field: 'colour', code: 'unknown_field' }));
+    await sdk.close();
   });
 });
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
-import { assertOutboundUrl, createOutboundAgent, OutboundTargetError, resolveOutboundHost } from '../src/net/outbound.ts';
+import { assertOutboundUrl, createOutboundAgent, OutboundTargetError, outboundPolicy, resolveOutboundHost } from '../src/net/outbound.ts';
+import { loadConfig } from '../src/config.ts';
 import type { AppError } from '../src/errors.ts';
 
 let receiver: Receiver;
@@ -42,6 +43,17 @@ describe('outbound requests to user-given URLs', () => {
     expect((await resolveOutboundHost('localhost', { allowPrivate: true })).length).toBeGreaterThan(0);
     await expect(resolveOutboundHost('no-such-host.invalid', { allowPrivate: false })).rejects.toMatchObject({ code: 'unresolvable_host' });
     expect(await resolveOutboundHost('93.184.215.14', { allowPrivate: false })).toEqual([{ address: '93.184.215.14', family: 4 }]);
+  });
+
+  it('OUTBOUND_ALLOWED_HOSTS lets a named host or an address range through, and only those', async () => {
+    const policy = outboundPolicy({ ALLOW_PRIVATE_NETWORK_TARGETS: false, OUTBOUND_ALLOWED_HOSTS: 'localhost, 10.9.0.0/16' });
+    expect((await resolveOutboundHost('localhost', policy)).length).toBeGreaterThan(0);
+    expect(await resolveOutboundHost('10.9.3.4', policy)).toEqual([{ address: '10.9.3.4', family: 4 }]);
+    await expect(resolveOutboundHost('127.0.0.1', policy)).rejects.toMatchObject({ code: 'private_network_target' });
+    await expect(resolveOutboundHost('10.8.0.1', policy)).rejects.toMatchObject({ code: 'private_network_target' });
+    await expect(assertOutboundUrl('https://10.9.0.1/hook', 'url', policy)).resolves.toBeUndefined();
+    await expect(assertOutboundUrl('https://10.8.0.1/hook', 'url', policy)).rejects.toMatchObject({ code: 'private_network_target' });
+    expect(() => loadConfig({ OUTBOUND_ALLOWED_HOSTS: '10.0.0.0/40' })).toThrow(/OUTBOUND_ALLOWED_HOSTS/);
   });
 
   it('maps refusals to the API\'s 400s', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closedPeriod, isTimeZone, localMidnight } from '../src/domain/report-periods.ts';
+import { closedPeriod, isTimeZone, localMidnight, periodToDate } from '../src/domain/report-periods.ts';
 
 const iso = (p: { start: Date; end: Date }) => [p.start.toISOString(), p.end.toISOString()];
 
@@ -40,6 +40,17 @@ describe('report periods (pure)', () => {
     // A month with a daylight-saving change: October in New York starts at UTC-4 and ends at UTC-5.
     expect(iso(closedPeriod('monthly', new Date('2026-11-01T12:00:00Z'), 'America/New_York'))).toEqual(['2026-10-01T04:00:00.000Z', '2026-11-01T04:00:00.000Z']);
     expect(iso(closedPeriod('manual', new Date('2026-11-26T12:00:00Z'), 'UTC'))).toEqual(['2026-10-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z']);
+  });
+
+  it('to date (a run asked for without a period, issue 42): the current day, week or month, up to the end of today', () => {
+    // 2026-12-06 is a Sunday.
+    const now = new Date('2026-12-06T09:40:00Z');
+    expect(iso(periodToDate('manual', now, 'UTC'))).toEqual(['2026-12-01T00:00:00.000Z', '2026-12-07T00:00:00.000Z']);
+    expect(iso(periodToDate('monthly', now, 'UTC'))).toEqual(['2026-12-01T00:00:00.000Z', '2026-12-07T00:00:00.000Z']);
+    expect(iso(periodToDate('weekly', now, 'UTC'))).toEqual(['2026-11-30T00:00:00.000Z', '2026-12-07T00:00:00.000Z']);
+    expect(iso(periodToDate('daily', now, 'UTC'))).toEqual(['2026-12-06T00:00:00.000Z', '2026-12-07T00:00:00.000Z']);
+    // 23:30 UTC on 31 December is already 1 January in Paris: January so far there.
+    expect(iso(periodToDate('manual', new Date('2026-12-31T23:30:00Z'), 'Europe/Paris'))).toEqual(['2026-12-31T23:00:00.000Z', '2027-01-01T23:00:00.000Z']);
   });
 
   it('a midnight skipped by a daylight-saving change starts the day at the first instant after it', () => {

@@ -149,7 +149,7 @@ describe('report definitions', () => {
     const agent = await newAgent(api);
     const report = await createReport(api, { widget_ids: [agent.id], recipients: ['ops@example.org'] });
     expect(report).toMatchObject({ name: 'Weekly review', widget_ids: [agent.id], data_categories: ['volume', 'goals'], format: 'raw',
-      frequency: 'manual', recipients: ['ops@example.org'], schedule_enabled: true, timezone: 'UTC', send_at: '06:00' });
+      frequency: 'manual', recipients: ['ops@example.org'], schedule_enabled: false, timezone: 'UTC', send_at: '06:00' });
     expect(Object.keys(report).sort()).toEqual(['created_at', 'data_categories', 'format', 'frequency', 'id', 'name', 'recipients',
       'schedule_enabled', 'send_at', 'timezone', 'updated_at', 'widget_ids']);
     expect((await api.get(`${R}/${report.id}`)).body).toEqual(report);
@@ -285,7 +285,7 @@ describe('report runs', () => {
     });
     // Spot checks against the raw figures, as a reader would look them up.
     expect(pages.join(' ')).toContain('Booked a visit 2 1 1 66.7%');
-    expect(pages.join(' ')).toContain('transferred 1 125');
+    expect(pages.join(' ')).toContain('Transferred 1 125');
   });
 
   it('presentation: a PPTX with one native chart per category carrying the raw figures', async () => {
@@ -336,6 +336,137 @@ describe('report runs', () => {
     expect(mail.attachments[0]!.filename).toBe('mailed-2026-10-01.pdf');
     expect(mail.attachments[0]!.contentType).toBe('application/pdf');
     expect(Buffer.compare(mail.attachments[0]!.content, file.bytes)).toBe(0);
+  });
+});
+
+/**
+ * Calls and codes as issue 42 found them: an inbound call, two answered campaign calls whose
+ * conversations opened 8 s after the answer, a busy one, one never dialed (blocked); codes as
+ * outcomes and intents; usage of 0.78 and 0.32 minutes.
+ */
+async function seedCalls(orgId: string, agentId: string) {
+  const sec = (d: Date, s: number) => new Date(d.getTime() + s * 1000);
+  const pass = (criterion: string) => ({ criterion, verdict: 'pass', reason: 'ok' });
+  const fail = (criterion: string) => ({ criterion, verdict: 'fail', reason: 'no' });
+  const conv = async (surface: string, start: Date, end: Date | null, outcome: string | null, intent: string | null, criteria: unknown[] = []) => {
+    const id = randomUUID();
+    await svc.sql`insert into conversations (id, org_id, agent_id, surface, started_at, ended_at, status, outcome, intent, criteria_results)
+      values (${id}, ${orgId}, ${agentId}, ${surface}, ${start}, ${end}, ${end ? 'ended' : 'active'}, ${outcome}, ${intent}, ${svc.sql.json(criteria as never)})`;
+    return id;
+  };
+  await conv('phone', at(4), sec(at(4), 40), 'handoff_requested', 'book_demo', [pass('Polite'), fail('Booked a visit')]);
+  await conv('web', at(4, 12), null, null, 'general_question', [pass('Polite')]);
+  const campaign = randomUUID();
+  await svc.sql`insert into campaigns (id, org_id, agent_id, name, status, max_duration_seconds, started_at, completed_at)
+    values (${campaign}, ${orgId}, ${agentId}, 'Calls', 'completed', 120, ${at(5, 9)}, ${at(5, 12)})`;
+  const call = async (position: number, status: string, dialed: Date | null, answered: Date | null, ended: Date, outcome: string | null) => {
+    const conversation = answered ? await conv('phone', sec(answered, 8), ended, outcome, 'general_question') : null;
+    const duration = answered ? Math.floor((ended.getTime() - answered.getTime()) / 1000) : null;
+    const reason = status === 'canceled' ? 'blocked' : 'carrier';
+    await svc.sql`insert into campaign_calls (id, org_id, campaign_id, position, to_number, timezone, status, ended_reason, conversation_id, started_at, answered_at, ended_at, duration_seconds)
+      values (${randomUUID()}, ${orgId}, ${campaign}, ${position}, ${`+1503555012${position}`}, 'UTC', ${status}, ${reason}, ${conversation}, ${dialed}, ${answered}, ${ended}, ${duration})`;
+  };
+  await call(1, 'completed', at(5, 9), sec(at(5, 9), 5), sec(at(5, 9), 36), 'resolved');
+  await call(2, 'completed', at(5, 10), sec(at(5, 10), 5), sec(at(5, 10), 36), 'unresolved');
+  await call(3, 'busy', at(5, 11), null, sec(at(5, 11), 3), null);
+  await call(4, 'canceled', null, null, at(5, 11), null);
+  await svc.sql`insert into usage_records (id, org_id, agent_id, surface, duration_seconds, created_at) values
+    (${randomUUID()}, ${orgId}, ${agentId}, 'phone', 47, ${at(4)}), (${randomUUID()}, ${orgId}, ${agentId}, 'web', 19, ${at(4, 12)})`;
+}
+
+describe('report presentation (issue 42)', () => {
+  it('a run with no period covers the current month up to today, so a first run shows today\'s conversations', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const agent = await newAgent(api);
+    await svc.sql`insert into conversations (id, org_id, agent_id, surface, started_at, status) values (${randomUUID()}, ${orgId}, ${agent.id}, 'web', now(), 'active')`;
+    const report = await createReport(api, { format: 'raw' });
+    const now = new Date();
+    const started = await api.post(`${R}/${report.id}/run`, {});
+    expect(started.status, started.text).toBe(201);
+    expect(started.body).toMatchObject({
+      period_start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
+      period_end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString(),
+    });
+    const run = await waitForRun(api, report.id, started.body.id);
+    const data = (await api.get(`${R}/${report.id}/runs/${run.id}/data`)).body as ReportData;
+    expect(data.headline.conversations).toBe(1);
+  });
+
+  it('a manual report answers schedule_enabled false (it has no Schedule); a frequency brings the stored choice back', async () => {
+    const { api } = await newOrg(svc);
+    const report = await createReport(api, { frequency: 'manual', schedule_enabled: true });
+    expect(report.schedule_enabled).toBe(false);
+    expect((await api.get(`${R}/${report.id}`)).body.schedule_enabled).toBe(false);
+    const weekly = await api.patch(`${R}/${report.id}`, { frequency: 'weekly' });
+    expect(weekly.body).toMatchObject({ frequency: 'weekly', schedule_enabled: true });
+    expect((await svc.temporal.schedule.getHandle(scheduleIds.report(report.id)).describe()).state.paused).toBe(false);
+    expect((await api.patch(`${R}/${report.id}`, { frequency: 'manual' })).body.schedule_enabled).toBe(false);
+  });
+
+  it('an empty period: each chart says "No data yet" (PDF and PPTX), with no lone 0.000000 tick', async () => {
+    const { api } = await newOrg(svc);
+    const pdfReport = await createReport(api, { name: 'Empty', data_categories: ALL, format: 'document' });
+    const pdfRun = await waitForRun(api, pdfReport.id, (await api.post(`${R}/${pdfReport.id}/run`, PERIOD)).body.id);
+    const pages = await pdfText((await download(pdfRun.download_url)).bytes);
+    expect(pages).toHaveLength(1 + ALL.length);
+    for (const page of pages.slice(1)) {
+      expect(page).toContain('No data yet');
+      expect(page).not.toMatch(/0\.0000/);
+    }
+    const deck = await createReport(api, { name: 'Empty deck', data_categories: ALL, format: 'presentation' });
+    const deckRun = await waitForRun(api, deck.id, (await api.post(`${R}/${deck.id}/run`, PERIOD)).body.id);
+    const zip = await JSZip.loadAsync((await download(deckRun.download_url)).bytes);
+    const slides = Object.keys(zip.files).filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n));
+    expect(slides).toHaveLength(1 + ALL.length);
+    expect(Object.keys(zip.files).filter((n) => /^ppt\/charts\/chart\d+\.xml$/.test(n))).toHaveLength(0);
+    for (const name of slides.filter((n) => n !== 'ppt/slides/slide1.xml')) expect(await zip.file(name)!.async('string'), name).toContain('No data yet');
+  });
+
+  it('calls come from the call records: busy calls count, talk time is answered_at to the end; codes read as words, dates as dates', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const agent = await newAgent(api, 'Front desk');
+    await seedCalls(orgId, agent.id);
+    const report = await createReport(api, { name: 'Calls', data_categories: ALL, format: 'document' });
+    const run = await waitForRun(api, report.id, (await api.post(`${R}/${report.id}/run`, PERIOD)).body.id);
+    const data = (await api.get(`${R}/${report.id}/runs/${run.id}/data`)).body as ReportData;
+    expect(data.calls).toEqual({ total: 4, talk_seconds: 102, average_talk_seconds: 25.5, by_outcome: [
+      { outcome: 'busy', count: 1, talk_seconds: 0 }, { outcome: 'handoff_requested', count: 1, talk_seconds: 40 },
+      { outcome: 'resolved', count: 1, talk_seconds: 31 }, { outcome: 'unresolved', count: 1, talk_seconds: 31 },
+    ] });
+    const pages = await pdfText((await download(run.download_url)).bytes);
+    const all = pages.join(' ');
+    expect(all).toContain('4 calls, 102 s of talk time');
+    for (const words of ['Handoff requested 1 40', 'Busy 1 0', 'Book demo 1', 'General question 3', 'Unknown 1']) expect(all).toContain(words);
+    for (const code of ['handoff_requested', 'book_demo', 'general_question', 'unknown']) expect(all).not.toContain(code);
+    // The cover: human dates, no ISO timestamp.
+    expect(pages[0]).toContain('1 October 2026 to 31 October 2026 (UTC)');
+    expect(pages[0]).toMatch(/Generated \d{1,2} [A-Z][a-z]+ \d{4} at \d\d:\d\d UTC/);
+    expect(pages[0]).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+    // Count axes step by whole numbers: the Contacts page (0 and 0) is empty; Outcomes (1 to 3) has no 0.5 tick.
+    const outcomes = pages.find((p) => p.startsWith('Outcomes'))!;
+    expect(outcomes).not.toMatch(/\b\d\.5\b/);
+    expect(pages.find((p) => p.startsWith('Goals'))).toContain('100%');
+  });
+
+  it('PPTX: data labels keep their decimals (0.78), rates carry % on a 0 to 100 axis, counts step by whole numbers', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const agent = await newAgent(api);
+    await seedCalls(orgId, agent.id);
+    const report = await createReport(api, { name: 'Deck', data_categories: ['goals', 'calls', 'usage'], format: 'presentation' });
+    const run = await waitForRun(api, report.id, (await api.post(`${R}/${report.id}/run`, PERIOD)).body.id);
+    const zip = await JSZip.loadAsync((await download(run.download_url)).bytes);
+    const names = Object.keys(zip.files).filter((n) => /^ppt\/charts\/chart\d+\.xml$/.test(n)).sort((x, y) => Number(x.match(/\d+/)![0]) - Number(y.match(/\d+/)![0]));
+    const chart = (i: number) => zip.file(names[i - 1]!)!.async('string');
+    const labelFormat = (xml: string) => /<c:dLbls>[\s\S]*?<c:numFmt formatCode="([^"]*)"/.exec(xml)?.[1];
+    const axisFormat = (xml: string) => /<c:valAx>[\s\S]*?<c:numFmt formatCode="([^"]*)"/.exec(xml)?.[1];
+    const [goals, calls, usage] = [await chart(1), await chart(2), await chart(3)];
+    expect(usage).toContain('<c:v>0.78</c:v>');
+    expect(labelFormat(usage)).toBe('General');
+    expect(labelFormat(goals)).toContain('%');
+    expect(axisFormat(goals)).toContain('%');
+    expect(goals).toMatch(/<c:max val="100"\/>/);
+    expect(axisFormat(calls)).toBe('#,##0');
+    expect(calls).toMatch(/<c:majorUnit val="1"\/>/);
   });
 });
 

@@ -170,7 +170,7 @@ describe('through the service with LLM_BASE_URL', () => {
       const url = `${svc.url}/api/v1/carrier/twilio/voice`;
       const res = await fetch(url, {
         method: 'POST', body: new URLSearchParams(params).toString(),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(svc.config.SANDBOX_SIGNING_TOKEN, url, params) },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(svc.carrierSigningToken!, url, params) },
       });
       expect(res.status).toBe(200);
       return res.text();

@@ -1,11 +1,15 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, MISSING_CHROMIUM } from './browser.ts';
 import { startTestService, type TestService } from './helpers.ts';
 import { newAgent, newOrg, type Api } from './support/orgs.ts';
+import { createSecretBox, decodeSecretsKey } from '../src/crypto/secret-box.ts';
+import { simulationToken } from '../src/simulations/web-marker.ts';
 
 const R = '/api/v1/rest';
 const SCREENSHOT = join(process.cwd(), '.data', 'screenshots', 'web-simulation.png');
@@ -70,6 +74,11 @@ it('drives the real widget on a page without the embed (injected), keeps a scree
   expect(texts.some((t: string) => /3 business days/.test(t))).toBe(true);
   const conv = await api.get(`${R}/conversations/${run.conversation_id}`);
   expect(conv.body).toMatchObject({ is_simulated: true, surface: 'web', status: 'ended' });
+  // Simulated from its first event: a receiver filtering on is_simulated never sees it as real (real-clients D13).
+  const events = await svc.sql<{ type: string; data: any }[]>`select type, data from events
+    where data->'conversation'->>'id' = ${run.conversation_id} order by created_at, id`;
+  expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['conversation.started', 'conversation.ended']));
+  for (const event of events) expect(event.data.conversation.is_simulated, event.type).toBe(true);
 
   expect((await fetch(`${svc.url}${R}/simulations/${run.id}/screenshot`)).status).toBe(401);
   const shot = await fetch(`${svc.url}${R}/simulations/${run.id}/screenshot`, { headers: { authorization: `Bearer ${token}` } });
@@ -77,6 +86,16 @@ it('drives the real widget on a page without the embed (injected), keeps a scree
   expect(shot.headers.get('content-type')).toBe('image/png');
   const bytes = Buffer.from(await shot.arrayBuffer());
   expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+  // Over MCP, through the official SDK: an image content block holding the same bytes (real-clients D2).
+  const mcp = new Client({ name: 'screenshot-test', version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', svc.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  try {
+    const result = await mcp.callTool({ name: 'get_simulation_screenshot', arguments: { simulation_id: run.id } });
+    expect(result.isError, JSON.stringify(result).slice(0, 500)).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'image', mimeType: 'image/png', data: bytes.toString('base64') }]);
+  } finally {
+    await mcp.close();
+  }
   await mkdir(join(process.cwd(), '.data', 'screenshots'), { recursive: true });
   await writeFile(SCREENSHOT, bytes);
 }, 180_000);
@@ -93,11 +112,100 @@ it('uses the snippet a page already has, and a page that cannot be opened gives 
 
   const missing = await api.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: `${siteUrl}/nowhere` });
   expect(missing.status, missing.text).toBe(201);
-  expect(missing.body).toMatchObject({ status: 'failed', ended_reason: 'error' });
-  expect(missing.body.error).toMatch(/HTTP 404/);
+  expect(missing.body).toMatchObject({ status: 'failed', ended_reason: 'error', blocked_requests: [] });
   const closed = await api.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: 'http://127.0.0.1:9/' });
   expect(closed.status, closed.text).toBe(201);
   expect(closed.body.status).toBe('failed');
-  expect(closed.body.error).toMatch(/could not be opened/);
+  // The same words for a 404 and a closed port (issue 40, D12): the error is no port scanner. The detail is logged.
+  expect(missing.body.error).toBe('the page could not be opened');
+  expect(closed.body.error).toBe('the page could not be opened');
   expect((await api.get(`${R}/simulations/${closed.body.id}/screenshot`)).status).toBe(404);
 }, 180_000);
+
+describe('the browser reaches no private address (issue 40, D12)', () => {
+  // Every test server listens on loopback, so one must pass for public: OUTBOUND_ALLOWED_HOSTS lets
+  // 127.0.0.1 (the "public" site, and the service itself) through, while 127.0.0.2 stays private.
+  let strict: TestService;
+  let strictApi: Api;
+  let publicSite: Server;
+  let internal: Server;
+  let publicUrl: string;
+  let internalUrl: string;
+  const internalRequests: string[] = [];
+
+  beforeAll(async () => {
+    strict = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: false, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' });
+    ({ api: strictApi } = await newOrg(strict));
+    internal = createServer((req: IncomingMessage, res) => {
+      internalRequests.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>INTERNAL-SECRET-PAGE token=internal_only_4242</h1>');
+    });
+    await new Promise<void>((resolve) => internal.listen(0, '127.0.0.2', resolve));
+    internalUrl = `http://127.0.0.2:${(internal.address() as { port: number }).port}`;
+    publicSite = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://site').pathname;
+      if (path === '/moved') { res.writeHead(302, { location: `${internalUrl}/latest/meta-data/` }).end(); return; }
+      if (path !== '/shop') { res.writeHead(404).end('not here'); return; }
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><title>Shop</title></head>
+        <body><h1>Acme garden shop</h1><p>Everything for your garden.</p>
+        <iframe src="${internalUrl}/admin" width="600" height="200"></iframe><img src="${internalUrl}/logo.png" alt="">
+        <script>fetch('${internalUrl}/api/secrets').catch(() => undefined);</script></body></html>`);
+    });
+    await new Promise<void>((resolve) => publicSite.listen(0, '127.0.0.1', resolve));
+    publicUrl = `http://127.0.0.1:${(publicSite.address() as { port: number }).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => (publicSite ? publicSite.close(resolve) : resolve(undefined)));
+    await new Promise((resolve) => (internal ? internal.close(resolve) : resolve(undefined)));
+    await strict?.stop();
+  });
+
+  it('refuses a redirect, a frame, an image and a fetch to a private address, records them on the run, and fetches nothing private', async () => {
+    const agent = await newAgent(strictApi, 'Acme help');
+    expect((await strictApi.post(`${R}/agents/${agent.id}/training-notes`, { question: 'What is your refund policy?', answer: 'Refunds are accepted within 30 days of purchase.' })).status).toBe(201);
+    // The private address itself is refused at the door, as before.
+    const direct = await strictApi.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: `${internalUrl}/admin` });
+    expect(direct.status, direct.text).toBe(400);
+    expect(direct.body.code).toBe('private_network_target');
+
+    // An allowed page that redirects to a private one: the hop is refused, the run fails with words that tell nothing of the target.
+    const moved = await strictApi.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: `${publicUrl}/moved`, max_turns: 1 });
+    expect(moved.status, moved.text).toBe(201);
+    expect(moved.body).toMatchObject({ status: 'failed', ended_reason: 'error', has_screenshot: false });
+    expect(moved.body.error).toBe('the page could not be opened; blocked_requests lists what the browser was not allowed to reach');
+    expect(moved.body.blocked_requests).toEqual([{ origin: internalUrl, reason: 'private_network_target', count: expect.any(Number) }]);
+
+    // An allowed page that embeds a private frame and image and fetches from a private address: the page works, they do not load.
+    const framed = await strictApi.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: 'Ask about the refund policy.', page_url: `${publicUrl}/shop`, max_turns: 1 });
+    expect(framed.status, framed.text).toBe(201);
+    expect(framed.body).toMatchObject({ status: 'completed', has_screenshot: true, error: null });
+    expect(framed.body.messages.some((m: any) => m.role === 'agent' && /30 days/.test(m.text))).toBe(true);
+    const [entry, ...others] = framed.body.blocked_requests;
+    expect(others).toEqual([]);
+    expect(entry).toEqual({ origin: internalUrl, reason: 'private_network_target', count: expect.any(Number) });
+    expect(entry.count).toBeGreaterThanOrEqual(3); // the frame, the image and the fetch
+    const stored = await strictApi.get(`${R}/simulations/${framed.body.id}`);
+    expect(stored.body.blocked_requests).toEqual(framed.body.blocked_requests);
+
+    expect(internalRequests).toEqual([]);
+  }, 240_000);
+});
+
+it('a visitor cannot mark a conversation simulated: a forged or stale simulation header starts a real one', async () => {
+  const agent = await shopAgent();
+  const start = (marker: string) => fetch(`${svc.url}/api/v1/public/widgets/${agent.public_key}/conversations`, {
+    method: 'POST', headers: { 'content-type': 'application/json', origin: siteUrl, 'x-simulation-token': marker },
+    body: JSON.stringify({ page_url: `${siteUrl}/plain` }),
+  });
+  // A well-signed token of a run that is no web simulation of this agent (a turn-based run) does not count either.
+  const turns = await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: 'Ask about delivery' });
+  expect(turns.status, turns.text).toBe(201);
+  const secrets = createSecretBox(decodeSecretsKey(svc.config.SECRETS_KEY!, 'test'));
+  for (const marker of ['01234567-89ab-7def-8123-456789abcdef.forged', 'nonsense', '', simulationToken(secrets, turns.body.id, agent.public_key)]) {
+    const res = await start(marker);
+    expect(res.status, marker).toBe(201);
+    const { conversation_id: id } = await res.json() as { conversation_id: string };
+    expect((await api.get(`${R}/conversations/${id}`)).body.is_simulated, marker).toBe(false);
+  }
+});

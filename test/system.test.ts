@@ -5,6 +5,7 @@ import { startTemporalDevServer } from '../src/infra/temporal-dev-server.ts';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
 import { PERMISSIONS } from '../src/schemas/permissions.ts';
 import { EVENT_TYPES } from '../src/schemas/events.ts';
+import openapiTS, { astToString } from 'openapi-typescript';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({}, { worker: false }); });
@@ -107,5 +108,86 @@ describe('OpenAPI and docs', () => {
   it('is reachable without a token, while the rest of /api/v1 is not', async () => {
     expect((await client(svc.url).get('/api/v1/openapi.json')).status).toBe(200);
     expect((await client(svc.url).get('/api/v1/rest/agents')).status).toBe(401);
+  });
+});
+
+describe('OpenAPI through independent clients (real-clients D7, D8, D9)', () => {
+  it('declares the non-JSON bodies by their media type: the screenshot as image/png, the live stream as text/event-stream', async () => {
+    const doc = (await call(svc.url, 'GET', '/api/v1/openapi.json')).body;
+    const screenshot = doc.paths['/api/v1/rest/simulations/{id}/screenshot'].get.responses['200'].content;
+    expect(Object.keys(screenshot)).toEqual(['image/png']);
+    const stream = doc.paths['/api/v1/rest/conversations/live/stream'].get.responses['200'].content;
+    expect(Object.keys(stream)).toEqual(['text/event-stream']);
+    // openapi-typescript then types them as what they are, not as JSON objects.
+    const types = astToString(await openapiTS(doc as never));
+    expect(types).toMatch(/"image\/png": string;/);
+    expect(types).toMatch(/"text\/event-stream": string;/);
+  });
+
+  it('gives every error response the Problem body, the route\'s own 409s included', async () => {
+    const doc = (await call(svc.url, 'GET', '/api/v1/openapi.json')).body;
+    const problem = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+    expect(doc.paths['/api/v1/rest/sip-trunks/{id}'].delete.responses['409'].content).toEqual(problem);
+    expect(doc.paths['/api/v1/rest/email-inboxes/{id}'].patch.responses['409'].content).toEqual(problem);
+    // A route's own description of a status is kept (not replaced by the generic one).
+    expect(doc.paths['/api/v1/rest/sip-trunks/{id}'].delete.responses['409'].description).toMatch(/sip_trunk_in_use/);
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          if (Number(status) >= 400) expect(response.content, `${method} ${path} ${status}`).toEqual(problem);
+        }
+      }
+    }
+  });
+
+  it('states request-body defaults in descriptions, so generated request types keep optional fields optional', async () => {
+    const doc = (await call(svc.url, 'GET', '/api/v1/openapi.json')).body;
+    // No `default` anywhere a request body reaches (following $refs).
+    const seen = new Set<string>();
+    const walk = (node: unknown, where: string): void => {
+      if (!node || typeof node !== 'object') return;
+      const ref = (node as { $ref?: string }).$ref;
+      if (ref) {
+        if (seen.has(ref)) return;
+        seen.add(ref);
+        walk(doc.components.schemas[ref.split('/').pop()!], ref);
+        return;
+      }
+      expect('default' in (node as object), where).toBe(false);
+      for (const [key, value] of Object.entries(node)) walk(value, `${where}.${key}`);
+    };
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        for (const media of Object.values<any>(op.requestBody?.content ?? {})) walk(media.schema, `${method} ${path}`);
+      }
+    }
+    const ref = doc.paths['/api/v1/rest/simulations'].post.requestBody.content['application/json'].schema.$ref as string;
+    const types = astToString(await openapiTS(doc as never));
+    const start = types.indexOf(`${ref.split('/').pop()}: {`);
+    expect(start).toBeGreaterThan(0);
+    const body = types.slice(start, types.indexOf('\n        };', start));
+    for (const field of ['max_turns', 'tool_mode', 'surface', 'mode']) expect(body, field).toMatch(new RegExp(`${field}\\?:`));
+  });
+});
+
+describe('the organization (real-clients D10)', () => {
+  it('GET /organization names the calling key\'s organization, its settings and the Temporal search for its runs', async () => {
+    const { token, orgId } = await svc.newOrg();
+    const res = await client(svc.url, token).get('/api/v1/rest/organization');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      id: orgId,
+      settings: { rate_limit_per_minute: expect.any(Number), public_rate_limit_per_minute: expect.any(Number) },
+      temporal: { search_attribute: 'OrganizationId', visibility_query: `OrganizationId = "${orgId}"` },
+    });
+    expect(Date.parse(res.body.created_at)).not.toBeNaN();
+    // Another organization's key reads its own.
+    const other = await svc.newOrg();
+    expect((await client(svc.url, other.token).get('/api/v1/rest/organization')).body.id).toBe(other.orgId);
+    // org.read is needed.
+    const scoped = await client(svc.url, token).post('/api/v1/rest/api-keys', { name: 'agents only', permissions: ['agents.read'] });
+    expect(scoped.status, scoped.text).toBe(201);
+    const refused = await client(svc.url, scoped.body.token).get('/api/v1/rest/organization');
+    expect(refused.status).toBe(403);
   });
 });

@@ -184,3 +184,136 @@ describe('inbound SMS', () => {
     expect(await eventTypes(orgId, conversations[0]!.id)).toEqual(['conversation.started']);
   });
 });
+
+const SMS = '/api/v1/carrier/twilio/sms';
+const STATUS = '/api/v1/carrier/twilio/voice/status';
+
+/** Where a TwiML answer's <Gather> posts next, as a path of this service. */
+function gatherPath(twiml: string): string {
+  const action = /<Gather [^>]*action="([^"]+)"/.exec(twiml)![1]!.replace(/&amp;/g, '&');
+  const url = new URL(action);
+  return url.pathname + url.search;
+}
+
+async function transcriptOf(api: Api, agentId: string) {
+  const conversations = await conversationsOf(api, agentId);
+  expect(conversations).toHaveLength(1);
+  return (await api.get(`/api/v1/rest/conversations/${conversations[0]!.id}`)).body as Record<string, any>;
+}
+
+describe('carrier webhooks are played once (issue 40, D19)', () => {
+  it('a retried or replayed text (same MessageSid) gets the first reply again and adds no message, agent turn or event', async () => {
+    const { api, agent, number, orgId } = await agentWithNumber({ name: 'Replayed texts', greeting: 'Hello from A' });
+    const messageSid = `SM${randomBytes(16).toString('hex')}`;
+    const text = { From: '+14155557001', To: number.phone_number, MessageSid: messageSid, Body: 'What are your opening hours?' };
+    const answers: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await carrier(SMS, text);
+      expect(res.status).toBe(200);
+      answers.push(res.text);
+    }
+    expect(answers[0]).toContain('Hello from A');
+    expect(answers[1]).toBe(answers[0]);
+    expect(answers[2]).toBe(answers[0]);
+    const once = await transcriptOf(api, agent.id);
+    expect(once.messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent']);
+    expect(await eventTypes(orgId, once.id)).toEqual(['conversation.started']);
+    // The answer kept for a retry is sealed at rest, like every other secret-bearing value.
+    const [receipt] = await svc.sql<{ answer: string }[]>`select answer from carrier_webhook_receipts where channel = 'sms' and receipt_key = ${messageSid}`;
+    expect(receipt!.answer).toMatch(/^v1:/);
+    expect(receipt!.answer).not.toContain('Hello from A');
+    // Another message of the thread is played.
+    const next = await carrier(SMS, { ...text, MessageSid: `SM${randomBytes(16).toString('hex')}`, Body: 'And on Sundays?' });
+    expect(next.text).toContain('<Message>');
+    expect((await transcriptOf(api, agent.id)).messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent', 'caller', 'agent']);
+  });
+
+  it('a call\'s requests are numbered in the <Gather> action: a replayed turn or first request gets the same TwiML and plays nothing again', async () => {
+    const { api, agent, number, orgId } = await agentWithNumber({ name: 'Replayed calls', greeting: 'Hello, you reached Replay.' });
+    const base = { CallSid: callSid(), From: '+14155557002', To: number.phone_number };
+    const start = await carrier(VOICE, { ...base, CallStatus: 'ringing' });
+    expect(start.status).toBe(200);
+    expect(gatherPath(start.text)).toBe(`${VOICE}?turn=1`);
+    const turn = { ...base, CallStatus: 'in-progress', SpeechResult: 'What are your hours?' };
+    const first = await carrier(gatherPath(start.text), turn);
+    const again = await carrier(gatherPath(start.text), turn);
+    expect(first.text).toContain('<Say');
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(gatherPath(first.text)).toBe(`${VOICE}?turn=2`);
+    // The call's first request again (a carrier retry): the same greeting, and no second conversation.
+    expect((await carrier(VOICE, { ...base, CallStatus: 'ringing' })).text).toBe(start.text);
+    // The same words at the next turn are a new turn.
+    const second = await carrier(gatherPath(first.text), turn);
+    expect(gatherPath(second.text)).toBe(`${VOICE}?turn=3`);
+    // A turn posted to the bare webhook URL (no turn number) is known by its words: replayed, it plays nothing either.
+    const bare = { ...base, CallStatus: 'in-progress', SpeechResult: 'Do you have parking?' };
+    const bare1 = await carrier(VOICE, bare);
+    expect((await carrier(VOICE, bare)).text).toBe(bare1.text);
+    const full = await transcriptOf(api, agent.id);
+    expect(full.messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent', 'caller', 'agent', 'caller', 'agent']);
+    expect(full.messages.filter((m: any) => m.text === 'Do you have parking?')).toHaveLength(1);
+    expect(await eventTypes(orgId, full.id)).toEqual(['conversation.started']);
+  });
+});
+
+/** Posts a raw form body as Twilio would, signed over the fields as the service reads them. */
+async function rawCarrier(path: string, body: string) {
+  const url = svc.url + path;
+  const signed = Object.fromEntries(new URLSearchParams(body));
+  const res = await fetch(url, {
+    method: 'POST', body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, signed) },
+  });
+  return { status: res.status, type: res.headers.get('content-type'), body: await res.json().catch(() => null) as Record<string, any> | null };
+}
+
+describe('carrier webhook fields are text PostgreSQL can hold (issue 40, D20)', () => {
+  it('a NUL or a byte sequence that is not UTF-8 in any field is 400 naming the field, and records nothing', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Odd bytes' });
+    const to = encodeURIComponent(number.phone_number);
+    const cases: [string, string, string, string][] = [
+      [SMS, `MessageSid=SM${randomBytes(16).toString('hex')}&From=%2B14155557002&To=${to}&Body=a%00b`, 'Body', 'invalid_characters'],
+      [SMS, `MessageSid=SM${randomBytes(16).toString('hex')}&From=%2B1415%005557002&To=${to}&Body=hi`, 'From', 'invalid_characters'],
+      [SMS, `MessageSid=SM${randomBytes(16).toString('hex')}&From=%2B14155557002&To=${to}%00&Body=hi`, 'To', 'invalid_characters'],
+      [SMS, `MessageSid=SM${randomBytes(16).toString('hex')}&From=%2B14155557002&To=${to}&Body=%FF`, 'Body', 'invalid_encoding'],
+      [SMS, `MessageSid=SM${randomBytes(16).toString('hex')}&From=%2B14155557002&To=${to}&Body=%ED%A0%80`, 'Body', 'invalid_encoding'],
+      [VOICE, `CallSid=${callSid()}&From=%2B14155557002&To=${to}&SpeechResult=a%00b`, 'SpeechResult', 'invalid_characters'],
+      [VOICE, `CallSid=CA%00${randomBytes(4).toString('hex')}&From=%2B14155557002&To=${to}`, 'CallSid', 'invalid_characters'],
+      [STATUS, `CallSid=${callSid()}&From=%2B14155557002&To=${to}&CallStatus=completed%00`, 'CallStatus', 'invalid_characters'],
+    ];
+    for (const [path, body, field, code] of cases) {
+      const res = await rawCarrier(path, body);
+      expect(res.status, body).toBe(400);
+      expect(res.type).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'validation_error', errors: [expect.objectContaining({ field, code })] });
+    }
+    // A NUL in a field name is refused too, under `body`.
+    expect((await rawCarrier(SMS, `To=${to}&Bo%00dy=hi`)).body).toMatchObject({ errors: [expect.objectContaining({ field: 'body', code: 'invalid_characters' })] });
+    expect(await conversationsOf(api, agent.id)).toEqual([]);
+  });
+});
+
+describe('a call\'s requests must come for the call\'s own number (issue 40, I11)', () => {
+  it('a signed turn or status with one organization\'s CallSid and another\'s number is 404 and changes nothing', async () => {
+    const a = await agentWithNumber({ name: 'Org A desk', greeting: 'Hello from A' });
+    const b = await agentWithNumber({ name: 'Org B desk', greeting: 'Hello from B' });
+    const base = { CallSid: callSid(), From: '+14155557003', To: a.number.phone_number };
+    const start = await carrier(VOICE, base);
+    expect(start.text).toContain('Hello from A');
+    const crossed = { ...base, To: b.number.phone_number, SpeechResult: 'What are your hours?' };
+    for (const path of [gatherPath(start.text), VOICE]) {
+      const res = await carrier(path, crossed);
+      expect(res.status).toBe(404);
+      expect(res.type).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(res.text)).toMatchObject({ code: 'not_found' });
+    }
+    expect((await carrier(STATUS, { ...base, To: b.number.phone_number, CallStatus: 'completed' })).status).toBe(404);
+    const transcript = await transcriptOf(a.api, a.agent.id);
+    expect(transcript).toMatchObject({ status: 'active' });
+    expect(transcript.messages.map((m: any) => m.role)).toEqual(['agent']);
+    expect(await conversationsOf(b.api, b.agent.id)).toEqual([]);
+    // The call's own number still drives it.
+    expect((await carrier(gatherPath(start.text), { ...crossed, To: a.number.phone_number })).text).toContain('<Say');
+  });
+});

@@ -10,6 +10,8 @@ import { startTwilioWireServer, type TwilioWireServer } from './fixtures/twilio-
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 import { createTwilioCarrier } from '../src/telephony/twilio.ts';
 import { CarrierError } from '../src/telephony/carrier.ts';
+import { sandboxSigningToken } from '../src/telephony/webhook-urls.ts';
+import { createSecretBox, loadSecretsKey } from '../src/crypto/secret-box.ts';
 
 const ACCOUNT = `AC${randomBytes(16).toString('hex')}`;
 const TOKEN = randomBytes(16).toString('hex');
@@ -123,7 +125,7 @@ describe('inbound webhooks with CARRIER=twilio', () => {
       method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(params).toString(),
     });
     const sign = (key: string) => ({ 'x-twilio-signature': twilio.getExpectedTwilioSignature(key, url, params) });
-    expect((await post(sign(svc.config.SANDBOX_SIGNING_TOKEN))).status).toBe(403);
+    expect((await post(sign(sandboxSigningToken(createSecretBox(await loadSecretsKey(svc.config)))))).status).toBe(403);
     expect((await post(sign('sandbox-signing-token'))).status).toBe(403);
     expect((await post({})).status).toBe(403);
     const signed = await post(sign(TOKEN));

@@ -503,6 +503,33 @@ describe('deliveries', () => {
   });
 });
 
+describe('the recovery sweeper (issue 42)', () => {
+  it('is one long-lived run that sweeps every WEBHOOK_SWEEP_SECONDS, not a Schedule starting a run per tick', async () => {
+    const { scheduleIds, workflowIds } = await import('../src/temporal/ids.ts');
+    // No Schedule: its runs filled the Web UI's list (9 of 15 rows after five minutes).
+    await expect(svc.temporal.schedule.getHandle(scheduleIds.webhookRecoverySweep(svc.config)).describe()).rejects.toThrow();
+    const handle = svc.temporal.workflow.getHandle(workflowIds.webhookRecoverySweeper(svc.config));
+    const first = await handle.describe();
+    expect(first.status.name).toBe('RUNNING');
+    expect(first.type).toBe('webhookRecoverySweeper');
+    expect(first.taskQueue).toBe(`${svc.config.TASK_QUEUE_PREFIX}-webhooks`);
+    // Three sweeps (2 s apart) in the same run.
+    const sweeps = async () => ((await handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
+    const before = await sweeps();
+    await eventually(async () => (await sweeps()) >= before + 3, 60_000, 250);
+    const later = await handle.describe();
+    expect(later.runId).toBe(first.runId);
+    expect(later.status.name).toBe('RUNNING');
+    // A second worker start signals the same run instead of starting another.
+    const { ensureSchedules } = await import('../src/temporal/schedules.ts');
+    await ensureSchedules(svc.temporal, svc.config);
+    expect((await handle.describe()).runId).toBe(first.runId);
+    // Its history so far (sweeps, timers, the signal) replays on the current workflow code.
+    const { replayAll } = await import('./support/replay.ts');
+    await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
+  });
+});
+
 describe('signing secrets at rest', () => {
   it('stores no plaintext webhook secret anywhere in the database', async () => {
     const { api, agent } = await orgWithAgent(svc);

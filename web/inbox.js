@@ -85,14 +85,20 @@
     return state.conversations.filter(function (c) { return c.id === state.open; })[0] || null;
   }
 
+  /** Every control acting on a conversation is disabled until one is selected (none acts on `null`). */
   function renderDetailHeader() {
     var c = current();
-    var mode = c ? c.mode : 'ended';
+    var mode = !state.open ? 'none' : c ? c.mode : 'ended';
+    $('mode').hidden = mode === 'none';
+    $('pick').hidden = mode !== 'none';
     $('mode').textContent = mode === 'human' ? 'You are answering' : mode === 'agent' ? 'Agent answering' : 'Ended';
     $('mode').className = 'badge ' + mode;
     $('take').disabled = mode !== 'agent';
     $('back').disabled = mode !== 'human';
     $('text').disabled = mode !== 'human';
+    $('reply').querySelector('button').disabled = mode !== 'human';
+    $('tag').disabled = mode === 'none';
+    $('tagger').querySelector('button').disabled = mode === 'none';
   }
 
   function addMessage(m) {
@@ -112,7 +118,6 @@
   function openConversation(id) {
     state.open = id;
     state.seen = {};
-    $('detail').hidden = false;
     $('log').textContent = '';
     $('title').textContent = 'Conversation ' + id.slice(-6);
     renderList();
@@ -129,6 +134,7 @@
   }
 
   function act(body) {
+    if (!state.open) return Promise.resolve();
     showError(null);
     return api('POST', '/conversations/' + state.open + '/advisor', body).then(function (row) {
       state.conversations = state.conversations.map(function (c) { return c.id === row.id ? row : c; });
@@ -158,6 +164,7 @@
     return fetch(REST + '/conversations/live/stream', { headers: headers }).then(function (res) {
       if (!res.ok) throw new Error('live stream: HTTP ' + res.status);
       setStatus('Live');
+      showError(null); // connected: what went wrong before no longer applies
       var reader = res.body.getReader();
       var decoder = new TextDecoder();
       var buffer = '';
@@ -198,7 +205,12 @@
     state.lastEventId = '';
     sessionStorage.setItem('ams_inbox_token', state.token);
     setStatus('Connecting…');
-    loadList().then(stream).catch(function (err) { setStatus('Not connected'); showError(err); });
+    state.open = null;
+    $('log').textContent = '';
+    $('tags').textContent = '';
+    $('title').textContent = 'No conversation selected';
+    renderDetailHeader();
+    loadList().then(function () { showError(null); return stream(); }).catch(function (err) { setStatus('Not connected'); showError(err); });
   });
   $('take').addEventListener('click', function () { act({ action: 'take_over' }); });
   $('back').addEventListener('click', function () { act({ action: 'hand_back' }); });
@@ -219,4 +231,6 @@
       .catch(showError);
   });
   if (state.token) $('token').value = state.token;
+  Array.prototype.forEach.call(document.querySelectorAll('#token-help .origin'), function (node) { node.textContent = location.origin; });
+  renderDetailHeader();
 })();

@@ -2,6 +2,7 @@ import {
   condition, continueAsNew, defineSignal, patched, proxyLocalActivities, setHandler, startChild, workflowInfo, type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns.ts';
+import type { CampaignOutcome } from '../src/campaigns/calls.ts';
 import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 import { hangupSignal, runCampaignCallV2, runCampaignCallV3 } from './campaign-call.ts';
 import { runCampaignCall } from './campaign-call-v1.ts';
@@ -12,7 +13,7 @@ export const campaignWakeSignal = defineSignal('wake');
 export const campaignCancelSignal = defineSignal('cancel');
 
 // Short reads of the queue: local activities, so a turn of the queue costs no task round trip.
-const { nextCalls, finishCampaign } = proxyLocalActivities<CampaignActivities>({
+const { nextCalls, finishCampaign, campaignOutcome } = proxyLocalActivities<CampaignActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -35,6 +36,9 @@ const CALL_V3 = 'campaign-call-v3';
  */
 const WAKE_BEFORE_READ = 'campaign-wake-before-read';
 
+/** Runs with this marker read their calls' outcome counts when canceled, and return them (a completed run returns them from `finishCampaign`). */
+const OUTCOME = 'campaign-outcome';
+
 /** History events after which a run drains its calls and continues as new (10,000-call campaigns stay bounded). */
 const HISTORY_LIMIT = 4_000;
 
@@ -47,7 +51,7 @@ export interface CampaignInput { campaignId: string; historyLimit?: number }
  * new ones while paused, and completes when every call has ended. The queue lives in
  * PostgreSQL; this run holds only the calls it is running.
  */
-export async function runCampaign(input: CampaignInput): Promise<void> {
+export async function runCampaign(input: CampaignInput): Promise<CampaignOutcome | null> {
   const { campaignId } = input;
   let wakes = 0;
   let finished = 0;
@@ -59,7 +63,7 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
   const starting = new Set<string>();
   const historyLimit = input.historyLimit ?? HISTORY_LIMIT;
 
-  const start = async (callId: string, maxDurationSeconds: number, v2: boolean, v3: boolean) => {
+  const start = async (callId: string, maxDurationSeconds: number, v2: boolean, v3: boolean, summary?: string) => {
     if (v2) starting.add(callId);
     try {
       const handle = await startChild(v3 ? runCampaignCallV3 : v2 ? runCampaignCallV2 : runCampaignCall, {
@@ -68,7 +72,7 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
         taskQueue: workflowInfo().taskQueue,
         // OrganizationId, AgentId and CampaignId, as this run carries them.
         typedSearchAttributes: workflowInfo().typedSearchAttributes,
-        staticSummary: `Call ${callId} of campaign ${campaignId}`,
+        staticSummary: summary ?? `Call ${callId} of campaign ${campaignId}`,
       });
       running.set(callId, handle);
       void handle.result().catch(() => undefined).finally(() => { running.delete(callId); finished += 1; });
@@ -93,14 +97,11 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
     const seen = [wakes, finished] as const;
     const turn = await nextCalls({ campaignId, exclude: [...running.keys(), ...starting] });
     // `draft`: the start that launched this run was rolled back; nothing to do.
-    if (turn.status === 'draft' || turn.status === 'gone') return;
+    if (turn.status === 'draft' || turn.status === 'gone') return null;
     if (turn.status === 'canceled') { canceled = true; break; }
-    const starts = turn.ready.map((id) => start(id, turn.maxDurationSeconds, v2, v3));
+    const starts = turn.ready.map((id) => start(id, turn.maxDurationSeconds, v2, v3, turn.summaries?.[id]));
     if (!v2) await Promise.all(starts);
-    if (idle() && turn.queued === 0) {
-      await finishCampaign({ campaignId });
-      return;
-    }
+    if (idle() && turn.queued === 0) return (await finishCampaign({ campaignId })) ?? null;
     const [w, f] = patched(WAKE_BEFORE_READ) ? seen : [wakes, finished];
     await condition(() => wakes !== w || finished !== f, turn.waitSeconds !== null ? turn.waitSeconds * 1000 : undefined);
   }
@@ -108,6 +109,7 @@ export async function runCampaign(input: CampaignInput): Promise<void> {
   await condition(() => starting.size === 0);
   await Promise.all([...running.values()].map((handle) => handle.signal(hangupSignal).catch(() => undefined)));
   await condition(idle);
+  return patched(OUTCOME) ? await campaignOutcome({ campaignId }) : null;
 }
 
 /** How the API starts a campaign: one run per campaign, on the campaigns queue. */

@@ -6,7 +6,8 @@ export interface SendEmailReplyInput { conversationId: string; messageIds: strin
 
 const { deliverEmailReply } = proxyActivities<EmailActivities>({
   startToCloseTimeout: '2 minutes',
-  // A mail server's bad hour is ridden out; a message that still cannot go after a day is given up.
+  // A mail server's bad hour (4xx, no connection) is ridden out; a message that still cannot go after a day is
+  // given up. A permanent refusal (5xx) fails at once: the activity throws the non-retryable `mail_rejected`.
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
 });
 

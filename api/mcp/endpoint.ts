@@ -8,7 +8,8 @@ export const MCP_PATH = '/mcp';
 /**
  * `POST /mcp`: the MCP Streamable HTTP transport of the official SDK, stateless (no session, a
  * fresh server per request, JSON responses), so any replica answers. The same bearer tokens,
- * rate limit and request ids as the REST API; every tool call runs through the REST app itself
+ * rate limit (one unit per JSON-RPC message; batches of 20 at most, messages.ts) and request ids
+ * as the REST API; every tool call runs through the REST app itself
  * (`listener`), so the tools need nothing of their own. The SDK is loaded on the first call
  * (serve.ts), not at start-up.
  *

@@ -4,7 +4,8 @@ import type { Principal } from '../../src/auth/authenticator.ts';
 import { carriedPrincipals } from '../middleware/authenticate.ts';
 import type { ToolRequest } from './tools.ts';
 
-export interface Reply { status: number; body: unknown }
+/** A REST answer as a tool sees it: the JSON body, or for an image the bytes and their type. */
+export interface Reply { status: number; body: unknown; image?: { mimeType: string; data: Buffer } }
 
 /** Runs one REST request through the whole Koa app as a principal, without a socket. */
 export type Caller = (request: ToolRequest & { idempotencyKey?: string }) => Promise<Reply>;
@@ -12,7 +13,8 @@ export type Caller = (request: ToolRequest & { idempotencyKey?: string }) => Pro
 /**
  * A caller whose requests pass through every middleware and route of the app (permissions,
  * validation, idempotency, errors), as the principal of the MCP request that makes them and
- * under its request id. They are not counted against the rate limit again: the MCP request was.
+ * under its request id. They are not counted against the rate limit again: each MCP message was
+ * (authenticate counts the HTTP request, messages.ts each further message of a batch).
  */
 export function inProcessCaller(listener: RequestListener, principal: Principal, origin: { requestId: string; host: string }): Caller {
   const dispatch: RequestListener = (req, res) => {
@@ -30,6 +32,9 @@ export function inProcessCaller(listener: RequestListener, principal: Principal,
       },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
+    const type = String(res.headers['content-type'] ?? '');
+    // An image (a simulation's screenshot) stays bytes: MCP carries it as an image content block.
+    if (res.statusCode < 300 && type.startsWith('image/')) return { status: res.statusCode, body: undefined, image: { mimeType: type.split(';')[0]!, data: res.rawPayload } };
     let parsed: unknown;
     try {
       parsed = res.payload ? JSON.parse(res.payload) : undefined;

@@ -37,8 +37,14 @@ function describe(tool: RouteTool, principal: Principal): string {
   return `${tool.description} (${tool.method} ${tool.path}) ${needs}${lacking}`;
 }
 
-/** Success: the REST body as structured content and as JSON text. Refusal: the problem body, `isError`. */
+/**
+ * Success: the REST body as structured content and as JSON text, or an image (a screenshot) as an
+ * `image` content block, base64. Refusal: the problem body, `isError`.
+ */
 function toolResult(reply: Reply): CallToolResult {
+  if (reply.image) {
+    return { content: [{ type: 'image', data: reply.image.data.toString('base64'), mimeType: reply.image.mimeType }] };
+  }
   const body = reply.body;
   const structured = body === undefined ? {} : body && typeof body === 'object' && !Array.isArray(body) ? body as Json : { data: body };
   return {

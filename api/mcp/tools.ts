@@ -117,12 +117,17 @@ export function toolFromRoute(def: RouteDef, base: string): RouteTool {
 /** The visitor endpoints: no token, so no principal to call them as. */
 const isPublicFamily = (family: RouteFamily): boolean => family.public === true || family.base.startsWith('/api/v1/public');
 
-/** Every operation that takes a token becomes a tool; public (visitor) endpoints do not. */
+/**
+ * Every operation that takes a token and answers once becomes a tool. Public (visitor) endpoints do
+ * not, nor event streams (`eventStream`): a call has one result, and nothing could ever read or end
+ * the stream it would open (issue 40, D21).
+ */
 export function buildRouteTools(families: RouteFamily[]): Map<string, RouteTool> {
   const tools = new Map<string, RouteTool>();
   for (const family of families) {
     if (isPublicFamily(family)) continue;
     for (const def of family.routes) {
+      if (def.eventStream) continue;
       if (tools.has(def.operationId)) throw new Error(`MCP tool ${def.operationId} is defined twice`);
       tools.set(def.operationId, toolFromRoute(def, family.base));
     }

@@ -2,6 +2,8 @@ import getRawBody from 'raw-body';
 import { AppError, validationError } from '../../src/errors.ts';
 import { mayHoldLoneSurrogate, nestingError, withWellFormedText } from '../json-scan.ts';
 import type { AppContext } from '../context.ts';
+import { bodyTextError, formTextErrors } from '../url-text.ts';
+import type { FieldError } from '../../src/validation.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -23,25 +25,51 @@ export function isCsvRequest(ctx: AppContext): boolean {
   return hasBody(ctx) && ctx.get('Content-Type').split(';')[0]!.trim().toLowerCase() === 'text/csv';
 }
 
-async function readBytes(ctx: AppContext, unreadable: 'invalid_json' | 'validation_error'): Promise<Buffer> {
+async function readBytes(ctx: AppContext, unreadable: 'invalid_json' | 'validation_error', limit = MAX_BODY_BYTES): Promise<Buffer> {
   try {
-    return await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, length: ctx.get('Content-Length') || undefined });
+    return await getRawBody(ctx.req, { limit, length: ctx.get('Content-Length') || undefined });
   } catch (err) {
     const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') throw new AppError(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`);
+    if (type === 'entity.too.large') throw new AppError(413, 'payload_too_large', `the body exceeds ${limit} bytes`);
     if (type === 'request.size.invalid' || type === 'request.aborted') throw new AppError(400, unreadable, 'the body could not be read');
     throw err;
   }
 }
 
-/** Reads a `text/csv` body as UTF-8 text (413 past 1 MiB; 400 `validation_error` when it is not UTF-8). */
+/**
+ * Reads a `text/csv` body as UTF-8 text (413 past 1 MiB; 400 `validation_error` when it is not
+ * UTF-8, code `invalid_encoding`, or holds U+0000, code `invalid_characters`, as a JSON string may not).
+ */
 export async function readCsvBody(ctx: AppContext): Promise<string> {
   const bytes = await readBytes(ctx, 'validation_error');
+  let text: string;
   try {
-    return UTF8.decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw validationError([{ field: '', code: 'invalid_encoding', message: 'the CSV body is not valid UTF-8' }]);
   }
+  const nul = bodyTextError(text, 'the CSV body');
+  if (nul) throw validationError([nul]);
+  return text;
+}
+
+/**
+ * Reads an `application/x-www-form-urlencoded` body's bytes, at most `limit` (413 past it): the
+ * caller may verify a signature over the fields first, then check the bytes with `formBodyErrors`.
+ */
+export function readFormBytes(ctx: AppContext, limit: number): Promise<Buffer> {
+  return readBytes(ctx, 'validation_error', limit);
+}
+
+/** The 400 field errors of a form-encoded body's bytes: not UTF-8, a field not percent-encoded UTF-8, or U+0000 in one. */
+export function formBodyErrors(bytes: Buffer): FieldError[] {
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    return [{ field: 'body', code: 'invalid_encoding', message: 'the form body is not valid UTF-8' }];
+  }
+  return formTextErrors(text, 'body');
 }
 
 /**

@@ -77,7 +77,7 @@ export const agentsFamily: RouteFamily = {
       permissions: ['agents.write'], params: IdParams, body: AgentPatchSchema,
       responses: { 200: { description: 'The pending draft', schema: AgentDraftSchema } },
       async handler({ params, body, principal, deps }) {
-        const draft = await stageAgentDraft(deps.sql, principal.orgId, params.id, body);
+        const draft = await stageAgentDraft(deps, principal.orgId, params.id, body);
         if (!draft) throw notFound('agent');
         return { status: 200, body: draft };
       },

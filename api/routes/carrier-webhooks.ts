@@ -1,12 +1,13 @@
 import Router from '@koa/router';
-import getRawBody from 'raw-body';
 import twilio from 'twilio';
-import { AppError } from '../../src/errors.ts';
+import { AppError, validationError } from '../../src/errors.ts';
 import { relayCarrierStatus } from '../../src/campaigns/index.ts';
-import { answerCampaignCall } from '../../src/campaigns/calls.ts';
+import { answerCampaignCall, assertCampaignCallRequest } from '../../src/campaigns/calls.ts';
 import { answerSms, answerVoice, answerWarmDestination, recordCallStatus, type CarrierParams, type InboundDeps } from '../../src/telephony/inbound.ts';
 import { CARRIER_WEBHOOK_PATHS, webhookSigningToken } from '../../src/telephony/webhook-urls.ts';
 import type { AppContext } from '../context.ts';
+import { formBodyErrors, readFormBytes } from '../middleware/body.ts';
+import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { ROUTER_OPTIONS } from '../routing.ts';
 import { publicOrigin } from '../public-origin.ts';
 
@@ -18,31 +19,47 @@ const MAX_FORM_BYTES = 64 * 1024;
 /** The URL the carrier requested, as it signed it, and the origin of the callbacks our TwiML names: PUBLIC_BASE_URL (see publicOrigin). */
 const baseUrlOf = (ctx: AppContext): string => publicOrigin(ctx);
 
-async function readForm(ctx: AppContext): Promise<CarrierParams> {
-  const type = ctx.get('Content-Type').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new AppError(415, 'unsupported_media_type', 'carrier webhooks are form-encoded (application/x-www-form-urlencoded)');
-  let text: string;
-  try {
-    text = (await getRawBody(ctx.req, { limit: MAX_FORM_BYTES, encoding: 'utf8' })).toString();
-  } catch {
-    throw new AppError(413, 'payload_too_large', `a carrier webhook body is at most ${MAX_FORM_BYTES} bytes`);
-  }
-  return Object.fromEntries(new URLSearchParams(text));
-}
-
 /**
  * Every carrier request must carry a valid `X-Twilio-Signature` (HMAC-SHA1 of the URL and the
  * sorted form fields with the signing token: TWILIO_AUTH_TOKEN, or the sandbox's own token when the
- * sandbox carrier runs without one): otherwise 403 and nothing is recorded.
+ * sandbox carrier runs without one): otherwise 403 and nothing is recorded. Then its fields must
+ * be text PostgreSQL can hold, as a JSON body's must (issue 40, D20): percent-encoded UTF-8 without
+ * U+0000, else 400 `validation_error` naming the field, and nothing is recorded.
  */
-async function verifiedParams(ctx: AppContext): Promise<CarrierParams> {
-  const params = await readForm(ctx);
-  const token = webhookSigningToken(ctx.deps.config);
+async function verifiedParams(ctx: AppContext, throttle: (ctx: AppContext) => void): Promise<CarrierParams> {
+  throttle(ctx);
+  const type = ctx.get('Content-Type').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw new AppError(415, 'unsupported_media_type', 'carrier webhooks are form-encoded (application/x-www-form-urlencoded)');
+  const bytes = await readFormBytes(ctx, MAX_FORM_BYTES);
+  // Decoded as the carrier signed it (leniently); the strict check comes after the signature (403 before 400).
+  const params: CarrierParams = Object.fromEntries(new URLSearchParams(bytes.toString('utf8')));
+  const token = webhookSigningToken(ctx.deps.config, ctx.deps.secrets);
   const signature = ctx.get('X-Twilio-Signature');
   if (!token || !signature || !twilio.validateRequest(token, signature, baseUrlOf(ctx) + ctx.originalUrl, params)) {
     throw new AppError(403, 'carrier_signature_invalid', 'X-Twilio-Signature is missing or does not match this request');
   }
+  const errors = formBodyErrors(bytes);
+  if (errors.length) throw validationError(errors);
   return params;
+}
+
+/**
+ * The carrier webhooks count per client address (CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE), before
+ * any body is read or signature checked: a flood of forged requests gets 429, with the RateLimit
+ * fields on every answer, as the public endpoints do.
+ */
+function carrierRateLimit(limit: number): (ctx: AppContext) => void {
+  const limiter = createRateLimiter(limit);
+  return (ctx) => {
+    const rate = limiter.take(`ip:${ctx.ip}`);
+    ctx.set('RateLimit-Policy', `"carrier";q=${rate.limit};w=60`);
+    ctx.set('RateLimit', `"carrier";r=${rate.remaining};t=${rate.resetSeconds}`);
+    if (!rate.allowed) {
+      throw new AppError(429, 'rate_limited', `rate limit of ${rate.limit} carrier webhook requests a minute from one address exceeded`, {
+        headers: { 'Retry-After': String(rate.resetSeconds) },
+      });
+    }
+  };
 }
 
 function twiml(ctx: AppContext, xml: string): void {
@@ -53,38 +70,47 @@ function twiml(ctx: AppContext, xml: string): void {
 
 const inboundDeps = (ctx: AppContext): InboundDeps => ctx.deps;
 
+/** The `?name=` of the request's URL, when given once. */
+const queryParam = (ctx: AppContext, name: string): string | undefined => {
+  const value = ctx.query[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
 /**
  * The carrier's webhooks (Twilio's wire format, which the sandbox shares): inbound calls, their
  * status callbacks, warm transfer destinations and inbound texts. Not part of the REST route
  * table: the carrier authenticates with its signature, not a bearer token, and speaks TwiML.
  */
-export function carrierWebhooksRouter(): Router {
+export function carrierWebhooksRouter(limitPerMinute: number): Router {
   const router = new Router(ROUTER_OPTIONS);
+  const throttle = carrierRateLimit(limitPerMinute);
   router.post(CARRIER_WEBHOOK_PATHS.voice, async (ctx) => {
     const c = ctx as unknown as AppContext;
-    const params = await verifiedParams(c);
+    const params = await verifiedParams(c, throttle);
     // An answered outbound campaign call (its URL names it): the agent's side of it.
-    const campaignCall = String(c.query.campaign_call ?? '');
+    const campaignCall = queryParam(c, 'campaign_call') ?? '';
     if (UUID.test(campaignCall)) twiml(c, await answerCampaignCall(inboundDeps(c), campaignCall, params, baseUrlOf(c)));
-    else twiml(c, await answerVoice(inboundDeps(c), params, baseUrlOf(c)));
+    else twiml(c, await answerVoice(inboundDeps(c), params, baseUrlOf(c), queryParam(c, 'turn')));
   });
   router.post(`${CARRIER_WEBHOOK_PATHS.voice}/warm`, async (ctx) => {
     const c = ctx as unknown as AppContext;
-    await verifiedParams(c);
-    twiml(c, await answerWarmDestination(inboundDeps(c), String(c.query.session ?? '')));
+    await verifiedParams(c, throttle);
+    twiml(c, await answerWarmDestination(inboundDeps(c), queryParam(c, 'session') ?? ''));
   });
   router.post(CARRIER_WEBHOOK_PATHS.voiceStatus, async (ctx) => {
     const c = ctx as unknown as AppContext;
-    const params = await verifiedParams(c);
+    const params = await verifiedParams(c, throttle);
     // An outbound campaign call: its status drives the call's workflow.
-    const campaignCall = String(c.query.campaign_call ?? '');
-    if (UUID.test(campaignCall)) await relayCarrierStatus(c.deps, campaignCall, params.CallStatus ?? '');
-    else await recordCallStatus(inboundDeps(c), params);
+    const campaignCall = queryParam(c, 'campaign_call') ?? '';
+    if (UUID.test(campaignCall)) {
+      await assertCampaignCallRequest(c.deps.sql, campaignCall, params);
+      await relayCarrierStatus(c.deps, campaignCall, params.CallStatus ?? '');
+    } else await recordCallStatus(inboundDeps(c), params);
     ctx.status = 204;
   });
   router.post(CARRIER_WEBHOOK_PATHS.sms, async (ctx) => {
     const c = ctx as unknown as AppContext;
-    twiml(c, await answerSms(inboundDeps(c), await verifiedParams(c)));
+    twiml(c, await answerSms(inboundDeps(c), await verifiedParams(c, throttle)));
   });
   return router;
 }

@@ -1,4 +1,5 @@
 import type { PassThrough } from 'node:stream';
+import { Type } from '@sinclair/typebox';
 import { AppError, notFound } from '../../src/errors.ts';
 import { findConversation, listConversations } from '../../src/db/conversations.ts';
 import { deleteConversationAndWork } from '../../src/conversations/lifecycle.ts';
@@ -68,7 +69,7 @@ export const conversationsFamily: RouteFamily = {
         + '`conversation_id`), with a heartbeat comment on a quiet line. Send `Last-Event-ID` to replay what followed that event '
         + '(ten minutes back at most). The stream ends after a few minutes; reconnect with `Last-Event-ID`.',
       permissions: ['conversations.read'],
-      responses: { 200: { description: 'An event stream (text/event-stream)' } },
+      responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream', schema: Type.String({ description: 'Server-Sent Events: `id`, `event` and `data` (JSON) lines, and `:` heartbeat comments' }) } }, eventStream: true,
       async handler({ principal, deps, ctx }) {
         const release = takeStreamSlots(deps, ctx, principal.keyId);
         let stream: PassThrough;

@@ -3,7 +3,9 @@ import { agentIsLive } from '../../src/db/transfer-rules.ts';
 import {
   deleteDataRow, deleteDataTable, findDataTable, insertDataTable, listDataRowsPage, listDataTablesPage, updateDataTable,
 } from '../../src/db/data-tables.ts';
-import { addDataRows } from '../../src/agents/data-tables.ts';
+import type { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import { addDataRows, dataRowsCsv } from '../../src/agents/data-tables.ts';
 import { duplicateColumns } from '../../src/domain/data-rows.ts';
 import { validationError } from '../../src/errors.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
@@ -92,6 +94,22 @@ export const dataTablesFamily: RouteFamily = {
       async handler({ params, query, principal, deps }) {
         const table = await tableOf(deps, principal.orgId, params.id, params.tableId);
         return pageReply(await listDataRowsPage(deps.sql, table.id, query), query);
+      },
+    }),
+    route({
+      method: 'GET', path: '/agents/:id/data-tables/:tableId/rows.csv', operationId: 'export_data_rows_csv', summary: 'Download a table\'s rows as CSV',
+      description: 'Every row, in the order they were added, as `text/csv` (UTF-8, RFC 4180, CRLF line ends): a header line naming the columns, then one line per row, '
+        + 'in the form `add_data_rows` reads back (numbers plain, booleans true/false, dates YYYY-MM-DD, null as an empty cell). '
+        + 'A text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `\'`, so a spreadsheet shows it instead of running it as a formula (OWASP CSV injection).',
+      permissions: ['agents.read'], params: DataTableParams,
+      responses: { 200: { description: 'The rows as CSV', schema: Type.Unsafe<Readable>({ type: 'string', contentMediaType: 'text/csv' }) } },
+      async handler({ params, principal, deps }) {
+        const table = await tableOf(deps, principal.orgId, params.id, params.tableId);
+        const file = `${table.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'rows'}.csv`;
+        return {
+          status: 200, body: dataRowsCsv(deps.sql, table),
+          headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file}"`, 'Cache-Control': 'private, no-store' },
+        };
       },
     }),
     route({

@@ -9,6 +9,7 @@ import {
   PublicConversationCreateSchema, PublicConversationEndedSchema, PublicConversationParams, PublicConversationStartedSchema,
   PublicMessageCreateSchema, PublicMessagesQuery, PublicMessagesSchema, PublicWidgetConfigSchema, PublicWidgetParams, toPublicWidgetConfig,
 } from '../../src/schemas/public-widgets.ts';
+import { isSimulationToken, SIMULATION_HEADER } from '../../src/simulations/web-marker.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { route, type RouteFamily } from '../routing.ts';
 
@@ -70,7 +71,9 @@ export const publicWidgetsFamily: RouteFamily = {
       responses: { 201: { description: 'The conversation and its greeting', schema: PublicConversationStartedSchema } },
       async handler({ params, body, deps, ctx }) {
         const { agent, orgId } = await publicAgent(ctx, deps, params.public_key);
-        const started = await startConversation(deps, orgId, agent, body);
+        const marker = ctx.get(SIMULATION_HEADER);
+        const simulated = marker !== '' && await isSimulationToken(deps.sql, deps.secrets, marker, { id: agent.id, orgId, publicKey: agent.public_key });
+        const started = await startConversation(deps, orgId, agent, { ...body, simulated });
         return { status: 201, body: started, headers: { Location: `${BASE}/widgets/${agent.public_key}/conversations/${started.conversation_id}/messages` } };
       },
     }),

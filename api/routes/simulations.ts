@@ -141,7 +141,7 @@ export const simulationsFamily: RouteFamily = {
     route({
       method: 'GET', path: '/simulations/:id/screenshot', operationId: 'get_simulation_screenshot', summary: 'The finished chat of a web simulation (PNG)',
       permissions: ['simulations.read'], params: IdParams,
-      responses: { 200: { description: 'A PNG image', schema: Type.Unsafe<Buffer>({ type: 'string', contentMediaType: 'image/png' }) } },
+      responses: { 200: { description: 'A PNG image', mediaType: 'image/png', schema: Type.Unsafe<Buffer>({ type: 'string', contentMediaType: 'image/png' }) } },
       async handler({ params, principal, deps }) {
         const png = await findScreenshot(deps.sql, principal.orgId, params.id);
         if (!png) throw notFound(png === undefined ? 'simulation' : 'screenshot');

@@ -8,6 +8,7 @@ import { insertSite } from '../db/sites.ts';
 import { voiceProfileHeld } from '../db/voice-profiles.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
 import { checkSiteUrl } from '../knowledge/sites.ts';
+import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import { agentDeleteHooks } from './delete-hooks.ts';
 import { emitEvent } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
@@ -65,6 +66,7 @@ async function statusEvents(tx: Db, orgId: string, before: Agent, after: Agent):
  * transaction; null when there is no such agent.
  */
 export async function changeAgent(deps: AgentDeps, orgId: string, id: string, body: AgentPatch): Promise<Agent | null> {
+  await checkAgentImageUrls(deps.config, body);
   const result = await deps.sql.begin(async (tx) => {
     const patch = await checkAgentPatch(tx, orgId, body);
     const change = await updateAgent(tx, orgId, id, patch);
@@ -76,8 +78,23 @@ export async function changeAgent(deps: AgentDeps, orgId: string, id: string, bo
 }
 
 /** Checks a patch and stages it on the pending draft, in one transaction; null when there is no such agent. */
-export async function stageAgentDraft(sql: Sql, orgId: string, id: string, body: AgentPatch): Promise<Draft | null> {
-  return sql.begin(async (tx) => stageDraft(tx, orgId, id, await checkAgentPatch(tx, orgId, body)));
+export async function stageAgentDraft(deps: Pick<AgentDeps, 'sql' | 'config'>, orgId: string, id: string, body: AgentPatch): Promise<Draft | null> {
+  await checkAgentImageUrls(deps.config, body);
+  return deps.sql.begin(async (tx) => stageDraft(tx, orgId, id, await checkAgentPatch(tx, orgId, body)));
+}
+
+/**
+ * The images the widget shows (`logo_url`, `launcher_icon_url`) are fetched by every visitor's
+ * browser and by the simulation browser from the worker's network: like a webhook URL, they may not
+ * name a private address (400 `private_network_target`, issue 40, D12) unless ALLOW_PRIVATE_NETWORK_TARGETS
+ * or OUTBOUND_ALLOWED_HOSTS allow it. A name that does not resolve now is accepted: whoever loads it
+ * later checks it again.
+ */
+export async function checkAgentImageUrls(config: Config, patch: AgentPatch, prefix = ''): Promise<void> {
+  for (const field of ['logo_url', 'launcher_icon_url'] as const) {
+    const url = patch[field];
+    if (typeof url === 'string') await assertOutboundUrl(url, `${prefix}${field}`, { ...outboundPolicy(config), acceptUnresolvable: true });
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import type { Sql } from '../db/index.ts';
-import { insertDataRows } from '../db/data-tables.ts';
-import { headerErrors, typedCsvRow, typedJsonRow, type Cell, type Column } from '../domain/data-rows.ts';
+import { insertDataRows, streamDataRows } from '../db/data-tables.ts';
+import { csvCellText, csvLine, headerErrors, typedCsvRow, typedJsonRow, type Cell, type Column } from '../domain/data-rows.ts';
 import { AppError, validationError } from '../errors.ts';
 import { DATA_TABLE_LIMITS, type DataTable } from '../schemas/data-tables.ts';
 import type { FieldError } from '../validation.ts';
@@ -76,4 +76,19 @@ export async function addDataRows(sql: Sql, table: DataTable, agentId: string, i
     throw new AppError(409, 'invalid_state', `these ${rows.length} rows would take the table past ${DATA_TABLE_LIMITS.rowsPerTable} rows, the most it holds; nothing was inserted`);
   }
   return inserted;
+}
+
+/**
+ * The table as CSV, streamed: a header line naming the columns, then one line per row in order,
+ * in the form the CSV import reads (numbers plain, booleans true/false, dates YYYY-MM-DD, null
+ * empty). Text a spreadsheet would run as a formula is prefixed with `'` (issue 40, I9).
+ */
+export function dataRowsCsv(sql: Sql, table: DataTable): Readable {
+  const names = table.columns.map((c) => c.name);
+  return Readable.from((async function* lines() {
+    yield csvLine(names);
+    for await (const rows of streamDataRows(sql, table.id)) {
+      yield rows.map((row) => csvLine(names.map((name) => csvCellText(row[name] ?? null)))).join('');
+    }
+  })());
 }

@@ -11,7 +11,7 @@ import { DATA_TABLE_LIMITS } from '../schemas/data-tables.ts';
 import { applyPatch, readConfig, type ConfigObject } from '../domain/agent-config.ts';
 import { mergeTransferRule, transferRuleInput } from '../domain/transfer-rules.ts';
 import { insertTransferRule } from './transfer-rules.ts';
-import { checkAgentPatch } from './changes.ts';
+import { checkAgentImageUrls, checkAgentPatch } from './changes.ts';
 import { insertSite } from '../db/sites.ts';
 import { deleteTrainingNotesOfAgent, insertTrainingNotes, listTrainingNotes } from '../db/training-notes.ts';
 import { copyDataTables, insertDataTableWithRows, listDataRows, listDataTables } from '../db/data-tables.ts';
@@ -21,7 +21,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { insertAgentTools, listAgentTools } from '../db/agent-tools.ts';
 import { newToolSecret, toolFieldErrors } from '../tools/definitions.ts';
 import { AGENT_TOOL_LIMITS } from '../schemas/agent-tools.ts';
-import { assertOutboundUrl } from '../net/outbound.ts';
+import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import { checkSiteUrl, type KnowledgeDeps } from '../knowledge/sites.ts';
 
 /**
@@ -149,9 +149,10 @@ export async function importAgent(deps: KnowledgeDeps & { secrets: SecretBox }, 
   // Every URL the manifest carries is checked at the door, as create checks site_url.
   if (manifest.agent.site_url) await checkSiteUrl(deps, manifest.agent.site_url, 'agent.site_url');
   for (const [i, site] of manifest.sites.entries()) await checkSiteUrl(deps, site.url, `sites[${i}].url`);
+  await checkAgentImageUrls(deps.config, manifest.agent.configuration, 'agent.configuration.');
   const tools = manifest.tools ?? [];
   for (const [i, tool] of tools.entries()) {
-    await assertOutboundUrl(tool.url, `tools[${i}].url`, { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS });
+    await assertOutboundUrl(tool.url, `tools[${i}].url`, outboundPolicy(deps.config));
   }
   return deps.sql.begin(async (tx) => {
     const errors: FieldError[] = [];

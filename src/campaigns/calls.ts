@@ -2,7 +2,7 @@ import type { Db } from '../db/index.ts';
 import { findAgent, findAgentToRun } from '../db/agents.ts';
 import {
   advanceCall, advanceCallReading, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, linkOpenCallConversation, markCampaignCompleted,
-  queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
+  callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
 import {
@@ -14,13 +14,14 @@ import type { Agent } from '../schemas/agents.ts';
 import type { ToolSender } from '../tools/send.ts';
 import { secondsUntilOpen } from '../domain/calling-window.ts';
 import { emitEvent } from '../events/emit.ts';
+import { notFound } from '../errors.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/campaigns.ts';
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 import { sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
-import { CARRIER_WEBHOOK_PATHS, publicBaseUrl } from '../telephony/webhook-urls.ts';
-import { answerVoice, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
-import { politeHangup, sayAndGather } from '../telephony/twiml.ts';
+import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
+import { continueCall, playOnce, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
+import { emptyVoiceResponse, politeHangup, sayAndGather } from '../telephony/twiml.ts';
 
 /**
  * The steps of one campaign call, each run by an activity of its workflow (`campaign-call:<id>`),
@@ -355,13 +356,34 @@ export async function evaluateCallConversation(deps: ConversationDeps, callId: s
  */
 export async function answerCampaignCall(deps: InboundDeps, callId: string, params: CarrierParams, baseUrl: string): Promise<string> {
   const callSid = params.CallSid ?? '';
-  const opened = callSid ? await openCallConversation(deps, callId, { callSid }) : null;
-  if (!opened) return politeHangup('Thank you. Goodbye.');
-  // A repeated request (the conversation was opened by an earlier one): answered as the call's next turn.
-  if (opened.greeting === null) return answerVoice(deps, params, baseUrl);
-  const call = await findCallById(deps.sql, callId);
-  const speech = await speechFor(deps.sql, call!.orgId, opened.agent, opened.language);
-  return sayAndGather([opened.greeting], speech, baseUrl + CARRIER_WEBHOOK_PATHS.voice);
+  const call = callSid ? await findCallById(deps.sql, callId) : null;
+  if (!call) return politeHangup('Thank you. Goodbye.');
+  await assertCampaignCallRequest(deps.sql, call, params);
+  // Played once per call (issue 40, D19): a retried answer webhook gets the same greeting and opens nothing.
+  return playOnce(deps, { channel: 'voice', key: `${callSid}#0`, orgId: call.orgId }, async () => {
+    const opened = await openCallConversation(deps, callId, { callSid });
+    if (!opened) return politeHangup('Thank you. Goodbye.');
+    const action = voiceTurnUrl(baseUrl, 1);
+    // Opened by an earlier request whose answer was lost: answered as the call's next turn.
+    if (opened.greeting === null) {
+      const session = await findLiveSession(deps.sql, 'voice', callSid);
+      return session ? continueCall(deps, session, params, baseUrl, action) : politeHangup('Thank you. Goodbye.');
+    }
+    const speech = await speechFor(deps.sql, call.orgId, opened.agent, opened.language);
+    return sayAndGather([opened.greeting], speech, action);
+  }, emptyVoiceResponse);
+}
+
+/**
+ * A carrier request about a campaign call (its URL names the call) must be about that call
+ * (issue 40, I11): from the campaign's number, and with the call's CallSid once it is known.
+ * Otherwise 404, and nothing changes. A call that is gone passes: there is nothing to change.
+ */
+export async function assertCampaignCallRequest(db: Db, call: CallRecord | string, params: CarrierParams): Promise<void> {
+  const row = typeof call === 'string' ? await findCallById(db, call) : call;
+  if (!row) return; // gone: nothing it could change
+  const ours = (await findCampaignById(db, row.campaign_id))?.from_number;
+  if (!ours || (params.From !== ours && params.To !== ours) || (row.call_sid && params.CallSid !== row.call_sid)) throw notFound('campaign call');
 }
 
 /** Asks the carrier to hang up a placed call (nothing to do before it was placed). */
@@ -376,6 +398,11 @@ export interface QueueTurn {
   status: string;
   /** Calls to start now (at most `limit`), in queue order. */
   ready: string[];
+  /**
+   * Each ready call's run summary for the Temporal Web UI ("Campaign 'Spring renewals': call 3 of 120 to +1…4567"),
+   * with no message text and the number masked. Absent in turns recorded before it.
+   */
+  summaries?: Record<string, string>;
   /** Seconds until a queued call not ready now may be (a calling window opens, a retry's backoff ends); null when none waits. */
   waitSeconds: number | null;
   /** Queued calls, ready or not. */
@@ -414,10 +441,26 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, 
     if (wait > 0) waitSeconds = waitSeconds === null ? wait : Math.min(waitSeconds, wait);
   }
   const ready = campaign.status === 'running' ? await readyCalls(deps.sql, input.campaignId, open, input.exclude, limit) : [];
+  const summaries = Object.fromEntries(ready.map((c) => [c.id, callSummary(campaign.name, c)]));
   return {
-    status: campaign.status, ready, waitSeconds, queued: zones.reduce((n, z) => n + z.queued, 0),
+    status: campaign.status, ready: ready.map((c) => c.id), summaries, waitSeconds, queued: zones.reduce((n, z) => n + z.queued, 0),
     concurrency: campaign.concurrency, maxDurationSeconds: campaign.max_duration_seconds,
   };
+}
+
+/** A call run's one-line summary: the campaign's name, the call's place in the queue, the callee's number masked to its last four digits. */
+export function callSummary(campaignName: string, call: { position: number; total: number; to_number: string; attempt: number }): string {
+  const number = call.to_number.length > 6 ? `${call.to_number.slice(0, 2)}…${call.to_number.slice(-4)}` : '…';
+  const name = campaignName.length > 60 ? `${campaignName.slice(0, 59)}…` : campaignName;
+  return `Campaign '${name}': call ${call.position} of ${call.total} to ${number}${call.attempt > 1 ? ` (attempt ${call.attempt})` : ''}`;
+}
+
+/** What a campaign run returns: how it ended, and how many of its calls ended each way. */
+export interface CampaignOutcome { status: 'completed' | 'canceled'; calls: Record<string, number> }
+
+/** The outcome of a canceled campaign's run, once its calls in flight have ended. */
+export async function campaignOutcome(deps: Pick<CallDeps, 'sql'>, campaignId: string): Promise<CampaignOutcome> {
+  return { status: 'canceled', calls: await callOutcomeCounts(deps.sql, campaignId) };
 }
 
 /** Queued calls due for longer than `seconds` end `expired`/`expired`, each with `campaign_call.ended` (no retry follows). */
@@ -431,9 +474,10 @@ async function expireCalls(deps: Pick<CallDeps, 'sql' | 'log'>, campaign: Campai
 }
 
 /** Every call has ended: a running or paused campaign becomes `completed` (`campaign.completed`); a canceled one stays so. */
-export async function finishCampaign(deps: Pick<CallDeps, 'sql'>, campaignId: string): Promise<void> {
+export async function finishCampaign(deps: Pick<CallDeps, 'sql'>, campaignId: string): Promise<CampaignOutcome> {
   await deps.sql.begin(async (tx) => {
     const done = await markCampaignCompleted(tx, campaignId);
     if (done) await emitEvent(tx, { orgId: done.orgId, agentId: done.widget_id, type: 'campaign.completed', data: { campaign: toCampaign(done) } });
   });
+  return { status: 'completed', calls: await callOutcomeCounts(deps.sql, campaignId) };
 }

@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
 import { findAgent } from '../db/agents.ts';
 import { recordContactConversation } from '../db/contacts.ts';
 import { findConversationRecord, insertConversation, insertMessages, listMessages } from '../db/conversations.ts';
 import {
-  findEmailThread, findInboxByAddress, findThreadConversation, recordEmailMessage, setConversationEmail,
+  emailMessageKnown, findEmailThread, findInboxByAddress, findThreadConversation, recordEmailMessage, setConversationEmail, setEmailDelivery, takeAutoReply,
 } from '../db/email-inboxes.ts';
 import { touchVisitor } from '../db/live-inbox.ts';
 import { emitEvent } from '../events/emit.ts';
@@ -13,7 +14,7 @@ import { HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { sendEmailReplyKind } from '../../workflows/send-email-reply.ts';
 import { startWorkflow, type StartDeps } from '../temporal/start.ts';
 import { flagNeedsHuman } from '../db/live-inbox.ts';
-import { agentTurn, conversationEventData, signalLifecycle, startLifecycle, type ConversationDeps } from './lifecycle.ts';
+import { addSystemMessage, agentTurn, conversationEventData, signalLifecycle, startLifecycle, type ConversationDeps } from './lifecycle.ts';
 
 /**
  * The email channel: mail to an inbox's address becomes a conversation with surface `email`,
@@ -39,43 +40,99 @@ export async function receiveEmail(deps: ConversationDeps & { mailer?: Mailer },
   }
 }
 
+/** Thrown inside the recording transaction when the message is already known (a concurrent redelivery): rolls it back. */
+class Redelivery extends Error {}
+
+/**
+ * A message without a Message-ID still gets a stable one, made of what identifies it, so a redelivery
+ * of it is recognised too.
+ */
+function messageIdOf(mail: InboundMail): string {
+  if (mail.messageId) return mail.messageId;
+  const digest = createHash('sha256').update(JSON.stringify([mail.from, mail.subject, mail.text, mail.inReplyTo, mail.references])).digest('hex');
+  return `${digest.slice(0, 32)}@inbound.invalid`;
+}
+
 async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbox: { id: string; org_id: string; widget_id: string }, mail: InboundMail): Promise<void> {
   const agent = await findAgent(deps.sql, inbox.org_id, inbox.widget_id);
   if (!agent || !mail.from) return;
-  const messageId = mail.messageId ?? `${randomBytes(12).toString('hex')}@inbound.invalid`;
+  const messageId = messageIdOf(mail);
+  // A redelivery (the sending server lost our 250) adds nothing: no conversation, no message, no event.
+  if (await emailMessageKnown(deps.sql, inbox.id, messageId)) return;
   const thread = await findThreadConversation(deps.sql, inbox.id, [mail.inReplyTo, ...mail.references].filter((v): v is string => !!v));
+  const automated = mail.automated ?? (await findInboxByAddress(deps.sql, mail.from) ? `from ${mail.from}, an inbox of this service` : null);
+  // Machine mail outside a live thread (a bounce, a newsletter, an auto-reply to nothing of ours) starts nothing.
+  if (automated && thread?.status !== 'active') {
+    deps.log.info({ inboxId: inbox.id, reason: automated }, 'automatic mail outside a conversation: not recorded');
+    return;
+  }
   const text = [mail.text || '(no text)', mail.attachmentNames.length ? `[attachments: ${mail.attachmentNames.join(', ')}]` : '']
     .filter(Boolean).join('\n');
-  const started = await deps.sql.begin(async (tx) => {
-    let conversationId = thread?.status === 'active' ? thread.id : null;
-    let eventId: string | null = null;
-    if (!conversationId) {
-      const conversation = await insertConversation(tx, {
-        orgId: inbox.org_id, agentId: agent.id, surface: 'email', pageUrl: null, visitorId: null, contactId: null,
-        language: agent.default_language ?? 'en', tokenHash: null,
-      });
-      conversationId = conversation.id;
-      await setConversationEmail(tx, conversationId, { inboxId: inbox.id, address: mail.from, subject: mail.subject });
-      await recordContactConversation(tx, inbox.org_id, { conversationId, email: mail.from, at: conversation.startedAt });
-      eventId = await emitEvent(tx, { orgId: inbox.org_id, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversationId) });
-    }
-    // A retried delivery of a message already recorded adds nothing.
-    if (!(await recordEmailMessage(tx, { messageId, conversationId, inboxId: inbox.id, direction: 'in' }))) return null;
-    await insertMessages(tx, conversationId, [{ role: 'visitor', text }]);
-    await touchVisitor(tx, conversationId);
-    if (HANDOFF_REQUEST.test(text.toLowerCase())) await flagNeedsHuman(tx, conversationId);
-    return { conversationId, eventId };
-  });
-  if (!started) return;
+  let started: { conversationId: string; eventId: string | null };
+  try {
+    started = await deps.sql.begin(async (tx) => {
+      let conversationId = thread?.status === 'active' ? thread.id : null;
+      let eventId: string | null = null;
+      if (!conversationId) {
+        const conversation = await insertConversation(tx, {
+          orgId: inbox.org_id, agentId: agent.id, surface: 'email', pageUrl: null, visitorId: null, contactId: null,
+          language: agent.default_language ?? 'en', tokenHash: null,
+        });
+        conversationId = conversation.id;
+        await setConversationEmail(tx, conversationId, { inboxId: inbox.id, address: mail.from, subject: mail.subject });
+        await recordContactConversation(tx, inbox.org_id, { conversationId, email: mail.from, at: conversation.startedAt });
+        eventId = await emitEvent(tx, { orgId: inbox.org_id, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversationId) });
+      }
+      // The same message delivered twice at once: the second waits on the first's key, then undoes everything it did.
+      if (!(await recordEmailMessage(tx, { messageId, conversationId, inboxId: inbox.id, direction: 'in' }))) throw new Redelivery();
+      await insertMessages(tx, conversationId, [{ role: 'visitor', text }]);
+      if (automated) {
+        await addSystemMessage(tx, conversationId, `Automatic mail (${automated}): recorded, not answered`);
+        return { conversationId, eventId };
+      }
+      await touchVisitor(tx, conversationId);
+      if (HANDOFF_REQUEST.test(text.toLowerCase())) await flagNeedsHuman(tx, conversationId);
+      return { conversationId, eventId };
+    });
+  } catch (err) {
+    if (err instanceof Redelivery) return;
+    throw err;
+  }
   const conversation = (await findConversationRecord(deps.sql, started.conversationId))!;
+  // Machine mail neither answers nor keeps the conversation alive: an auto-responder cannot hold it open.
+  if (automated) return;
   if (started.eventId) {
     await startLifecycle(deps, conversation, agent);
   } else {
     await signalLifecycle(deps, conversation.id, 'activity');
   }
   if (conversation.mode === 'human') return;
+  if (!(await mayAnswer(deps, { inboxId: inbox.id, correspondent: mail.from, conversationId: conversation.id }))) return;
   const replies = await agentTurn(deps, agent, conversation);
   await queueEmailReply(deps, conversation, replies.map((r) => r.id));
+}
+
+/**
+ * The hourly caps on automatic replies (per thread, per correspondent of the inbox), which end a loop
+ * with an auto-responder that ignores Auto-Submitted. Past one, the mail stays recorded, the agent is
+ * silent, and the conversation is flagged for a person in the live inbox (noted once an hour).
+ */
+async function mayAnswer(deps: Pick<ConversationDeps, 'sql' | 'config' | 'log'>, input: { inboxId: string; correspondent: string; conversationId: string }): Promise<boolean> {
+  const refusal = await takeAutoReply(deps.sql, {
+    ...input, perThread: deps.config.EMAIL_AUTO_REPLIES_PER_THREAD_PER_HOUR, perSender: deps.config.EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR,
+  });
+  if (!refusal) return true;
+  const note = refusal === 'thread_cap'
+    ? `Automatic replies paused: the agent answered this thread ${deps.config.EMAIL_AUTO_REPLIES_PER_THREAD_PER_HOUR} times in the last hour; a member of the team is asked to reply`
+    : `Automatic replies paused: the agent answered ${input.correspondent} ${deps.config.EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR} times in the last hour; a member of the team is asked to reply`;
+  deps.log.info({ conversationId: input.conversationId, refusal }, 'email auto-reply cap reached: not answered');
+  await deps.sql.begin(async (tx) => {
+    const recent = await listMessages(tx, input.conversationId);
+    const hourAgo = Date.now() - 3600_000;
+    if (!recent.some((m) => m.role === 'system' && m.text === note && Date.parse(m.ts) > hourAgo)) await addSystemMessage(tx, input.conversationId, note);
+    await flagNeedsHuman(tx, input.conversationId);
+  });
+  return false;
 }
 
 /**
@@ -103,10 +160,25 @@ export async function deliverEmailReply(deps: MailDeps, conversationId: string, 
   const subject = /^re:/i.test(thread.subject) ? thread.subject : `Re: ${thread.subject || 'your message'}`;
   const domain = thread.address.split('@')[1] ?? 'localhost';
   const messageId = `${messageIds[0]}@${domain}`;
-  await mailerOf(deps).send({
-    from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text: messages.map((m) => m.text).join('\n\n'),
-    inReplyTo: thread.lastInbound ?? undefined, references: thread.messageIds.filter((id) => id !== messageId), messageId,
-  });
   await recordEmailMessage(deps.sql, { messageId, conversationId, inboxId: thread.inboxId, direction: 'out' });
+  try {
+    await mailerOf(deps).send({
+      from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text: messages.map((m) => m.text).join('\n\n'),
+      inReplyTo: thread.lastInbound ?? undefined, references: thread.messageIds.filter((id) => id !== messageId), messageId,
+      // The agent's answer is an automatic reply (RFC 3834); a member's is a person's mail and says nothing.
+      autoReply: messages.every((m) => m.role === 'agent'),
+    });
+  } catch (err) {
+    const code = (err as { responseCode?: unknown }).responseCode;
+    // 4xx and connection failures are the retry policy's; a 5xx will be refused again however often it is sent.
+    if (typeof code !== 'number' || code < 500) throw err;
+    const error = `${thread.to}: ${(err as Error).message}`.slice(0, 1000);
+    await deps.sql.begin(async (tx) => {
+      await setEmailDelivery(tx, { inboxId: thread.inboxId, messageId, status: 'rejected', error });
+      await addSystemMessage(tx, conversationId, `The reply could not be delivered: the mail server refused it (${error}); it will not be retried`);
+    });
+    throw ApplicationFailure.nonRetryable(`the mail server refused the reply to ${error}`, 'mail_rejected');
+  }
+  await setEmailDelivery(deps.sql, { inboxId: thread.inboxId, messageId, status: 'sent' });
   return true;
 }

@@ -113,6 +113,8 @@ export async function signalLifecycle(deps: Pick<ConversationDeps, 'temporal' | 
 /** Starts a web conversation: the greeting, the `conversation.started` event and the lifecycle workflow. */
 export async function startConversation(deps: ConversationDeps, orgId: string, agent: Agent, input: {
   page_url: string; language?: string | undefined; visitor_id?: string | undefined; surface?: string;
+  /** Started by a web simulation's browser (its verified marker): simulated from its first event. */
+  simulated?: boolean;
 }): Promise<{ conversation_id: string; visitor_id: string; visitor_token: string; messages: TranscriptMessage[] }> {
   if (agent.status === 'paused') throw new AppError(409, 'agent_paused', 'this agent is paused and does not take conversations');
   const visitorId = input.visitor_id ?? `v_${randomBytes(12).toString('base64url')}`;
@@ -123,7 +125,7 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
   const result = await deps.sql.begin(async (tx) => {
     const conversation = await insertConversation(tx, {
       orgId, agentId: agent.id, surface: input.surface ?? 'web', pageUrl: input.page_url,
-      visitorId, contactId: null, language, tokenHash: hashToken(token),
+      visitorId, contactId: null, language, tokenHash: hashToken(token), isSimulated: input.simulated === true,
     });
     const messages = await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
     // A returning visitor's contact: linked (and counted) at once.

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { createOutboundAgent, OutboundTargetError, resolveOutboundHost } from '../net/outbound.ts';
+import type { HostExceptions } from '../domain/network.ts';
 import { decodeBody, fetchOnce, header, type FetchedResponse } from './fetch.ts';
 import { extractHtml, extractPlainText, type ExtractedPage } from './extract.ts';
 import { DISALLOW_ALL, parseRobots, ROBOTS_MAX_BYTES, rulesForStatus, ALLOW_ALL, xRobotsTag, type RobotsRules } from './robots.ts';
 import { parseSitemap, SITEMAP_MAX_BYTES, SITEMAP_MAX_DOCUMENTS, sitemapText } from './sitemap.ts';
-import { hasBinaryExtension, normalizeUrl, siteKey } from './url.ts';
+import { hasBinaryExtension, normalizeUrl, pageKey, siteKey } from './url.ts';
 
 /**
  * The crawl of one website: breadth-first from a start URL (plus its sitemaps) over same-site
@@ -51,6 +52,8 @@ export interface CrawlOptions {
   concurrency?: number;
   /** ALLOW_PRIVATE_NETWORK_TARGETS. */
   allowPrivate: boolean;
+  /** OUTBOUND_ALLOWED_HOSTS: hosts and ranges reachable although not public. */
+  exceptions?: HostExceptions | undefined;
   userAgent?: string;
   /** Time allowed for response headers, and between two body chunks (default 20 s). */
   requestTimeoutMs?: number;
@@ -109,7 +112,7 @@ export interface CrawlResult {
 export type SkipReason = 'robots' | 'offsite_redirect' | 'duplicate' | 'not_html' | 'noindex';
 
 type OnPage = (page: CrawledPage) => Promise<void>;
-type Settings = Required<Omit<CrawlOptions, 'done' | 'previous' | 'signal' | 'userAgent'>> & Pick<CrawlOptions, 'done' | 'previous' | 'signal'> & { userAgent: string };
+type Settings = Required<Omit<CrawlOptions, 'done' | 'previous' | 'signal' | 'userAgent' | 'exceptions'>> & Pick<CrawlOptions, 'done' | 'previous' | 'signal' | 'exceptions'> & { userAgent: string };
 
 interface QueueItem { url: string; depth: number }
 type Outcome =
@@ -130,6 +133,18 @@ class CallbackError extends Error {
   }
 }
 
+/**
+ * Whether a page's failure reason (CrawlResult.failures) may go away if asked again later: a timeout,
+ * a dropped or refused connection, a 5xx, 408 or 429. A 404 or 410, a refused target, a redirect
+ * loop or an error of ours will answer the same (issue 40, I13): a crawl that got no page for one of
+ * those is not retried.
+ */
+export function isTransientFailure(reason: string): boolean {
+  if (reason === 'timeout' || reason.startsWith('network_error')) return true;
+  const status = /^http_(\d{3})$/.exec(reason)?.[1];
+  return status !== undefined && (status.startsWith('5') || status === '408' || status === '429');
+}
+
 function reasonOf(err: unknown): string {
   if (err instanceof OutboundTargetError) return err.code;
   if ((err as Error | null)?.name === 'TimeoutError') return 'timeout';
@@ -142,6 +157,7 @@ function reasonOf(err: unknown): string {
 class CrawlRun {
   private readonly queue: QueueItem[] = [];
   private head = 0;
+  /** `pageKey`s of the pages fetched or queued: one request per page, whatever its spelling. */
   private readonly seen = new Set<string>();
   private readonly robots = new Map<string, Promise<RobotsRules>>();
   private readonly hostDelay = new Map<string, number>();
@@ -219,7 +235,7 @@ class CrawlRun {
     const done = [...this.o.done ?? []];
     for (const page of done) {
       const url = normalizeUrl(page.url);
-      if (url) this.seen.add(url);
+      if (url) this.seen.add(pageKey(url));
     }
     this.budget = Math.max(0, this.o.maxPages - this.seen.size);
     for (const page of done) for (const link of page.links) this.enqueue(normalizeUrl(link), page.depth + 1);
@@ -228,9 +244,9 @@ class CrawlRun {
 
   /** Adds a normalized URL to the frontier unless seen, off-site, a file, too deep, or the frontier is full. */
   private enqueue(url: string | null, depth: number, checked = false): void {
-    if (!url || depth > this.o.maxDepth || this.seen.has(url) || this.queue.length - this.head >= MAX_QUEUED) return;
+    if (!url || depth > this.o.maxDepth || this.seen.has(pageKey(url)) || this.queue.length - this.head >= MAX_QUEUED) return;
     if (!checked && !this.inScope(new URL(url))) return;
-    this.seen.add(url);
+    this.seen.add(pageKey(url));
     this.queue.push({ url, depth });
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue.splice(0, this.head);
@@ -420,8 +436,9 @@ class CrawlRun {
       const target = new URL(next);
       if (siteKey(target) !== this.site) return { kind: 'skipped', reason: 'offsite_redirect' };
       if (hasBinaryExtension(target)) return { kind: 'skipped', reason: 'not_html' };
-      if (next !== current && this.seen.has(next)) return { kind: 'skipped', reason: 'duplicate' }; // fetched, or queued to be
-      this.seen.add(next);
+      // `/docs` redirected to `/docs/` is the same page: followed. Another page fetched or queued: a duplicate.
+      if (pageKey(next) !== pageKey(current) && this.seen.has(pageKey(next))) return { kind: 'skipped', reason: 'duplicate' };
+      this.seen.add(pageKey(next));
       current = next;
     }
   }
@@ -480,8 +497,10 @@ class CrawlRun {
     if (!canonical || canonical === fetchedUrl) return fetchedUrl;
     const parsed = new URL(canonical);
     if (siteKey(parsed) !== this.site) return fetchedUrl;
-    if (this.seen.has(canonical)) return null;
-    this.seen.add(canonical);
+    // The same page in the site's own spelling (`/index.html` naming `/`): filed under that spelling.
+    if (pageKey(canonical) === pageKey(fetchedUrl)) return canonical;
+    if (this.seen.has(pageKey(canonical))) return null;
+    this.seen.add(pageKey(canonical));
     return canonical;
   }
 
@@ -534,8 +553,9 @@ export async function crawl(opts: CrawlOptions, onPage: OnPage, onProgress?: (p:
   const o = settings(opts);
   const start = new URL(startUrl);
   // Refused before any request; every later connection is checked again as it is made.
-  await resolveOutboundHost(start.hostname, { allowPrivate: o.allowPrivate });
-  const dispatcher = createOutboundAgent({ allowPrivate: o.allowPrivate }, { connections: o.concurrency });
+  const policy = { allowPrivate: o.allowPrivate, exceptions: o.exceptions };
+  await resolveOutboundHost(start.hostname, policy);
+  const dispatcher = createOutboundAgent(policy, { connections: o.concurrency });
   try {
     return await new CrawlRun(o, start, dispatcher, onPage, onProgress).run();
   } finally {

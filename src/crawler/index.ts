@@ -1,4 +1,4 @@
-export { crawl, type CrawlOptions, type CrawledPage } from './crawl.ts';
+export { crawl, isTransientFailure, type CrawlOptions, type CrawledPage, type CrawlResult } from './crawl.ts';
 export { chunkSections, chunkText } from './chunk.ts';
 export { extractHtml } from './extract.ts';
-export { normalizeUrl, siteKey } from './url.ts';
+export { normalizeUrl, pageKey, siteKey } from './url.ts';

@@ -64,6 +64,23 @@ export function siteKey(url: URL): string {
   return url.port ? `${host}:${url.port}` : host;
 }
 
+/** Directory index files a server answers for the directory itself (`/docs/index.html` is `/docs/`). */
+const INDEX_FILE = /\/(?:index|default|home)\.(?:html?|shtml|xhtml|php[345]?|aspx?|jsp|cfm|cgi)$/i;
+
+/**
+ * The identity of a page, for telling duplicates apart (issue 42: `/` and `/index.html` were two
+ * pages): a normalized URL's site (`siteKey`: `www.` and http/https alike), its path without a
+ * directory index file (`index.html`, `index.htm`, `index.php`, `default.aspx`...) and without a
+ * trailing slash (`/docs/` is `/docs`), and its query. Two links with one key are fetched once, under
+ * the first spelling met (never a spelling made up here, which the server might not answer).
+ */
+export function pageKey(normalized: string): string {
+  const url = new URL(normalized);
+  let path = url.pathname.replace(INDEX_FILE, '/');
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return `${siteKey(url)}${path}${url.search}`;
+}
+
 /** True when the path names a file type that is never a page (by its extension). */
 export function hasBinaryExtension(url: URL): boolean {
   const path = url.pathname;

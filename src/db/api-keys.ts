@@ -75,6 +75,12 @@ export async function findKeyByTokenHash(db: Db, tokenHash: Buffer): Promise<Key
   return row ?? null;
 }
 
+/** The organization's own row, or null (a key outlives nothing: its organization exists while it does). */
+export async function findOrganization(db: Db, orgId: string): Promise<{ id: string; name: string; created_at: Date } | null> {
+  const [row] = await db<{ id: string; name: string; created_at: Date }[]>`select id, name, created_at from organizations where id = ${orgId}`;
+  return row ?? null;
+}
+
 export async function insertOrganization(db: Db, id: string, name: string): Promise<void> {
   await db`insert into organizations (id, name) values (${id}, ${name})`;
 }

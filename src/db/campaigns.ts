@@ -355,11 +355,22 @@ export async function queuedByZone(db: Db, campaignId: string): Promise<{ timezo
 }
 
 /** Up to `limit` queued calls in `zones` that may be dialed now, in queue order, leaving out `exclude` (already handed out). */
-export async function readyCalls(db: Db, campaignId: string, zones: string[], exclude: string[], limit: number): Promise<string[]> {
+/** A queued call ready to start, with what its run's summary names: its place in the queue out of all, its number and attempt. */
+export interface ReadyCall { id: string; position: number; total: number; to_number: string; attempt: number }
+
+export async function readyCalls(db: Db, campaignId: string, zones: string[], exclude: string[], limit: number): Promise<ReadyCall[]> {
   if (zones.length === 0 || limit <= 0) return [];
-  const rows = await db<{ id: string }[]>`select id from campaign_calls
+  return db<ReadyCall[]>`select id, position, attempt, to_number,
+      (select max(position) from campaign_calls where campaign_id = ${campaignId})::int as total
+    from campaign_calls
     where campaign_id = ${campaignId} and status = 'queued' and not_before <= now() and timezone = any(${zones}::text[])
       and id <> all(${exclude}::uuid[])
     order by position, attempt limit ${limit}`;
-  return rows.map((r) => r.id);
+}
+
+/** How many of the campaign's calls ended each way (by status), for the campaign run's result. */
+export async function callOutcomeCounts(db: Db, campaignId: string): Promise<Record<string, number>> {
+  const rows = await db<{ status: string; n: number }[]>`select status, count(*)::int as n from campaign_calls
+    where campaign_id = ${campaignId} group by status order by status`;
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }

@@ -88,6 +88,13 @@ export async function listDataRows(db: Db, tableId: string, limit: number): Prom
   return rows.map((r) => r.data);
 }
 
+/** A table's rows in order, read in batches through a cursor (a CSV export streams them). */
+export async function* streamDataRows(db: Db, tableId: string, batch = 500): AsyncGenerator<Record<string, Cell>[]> {
+  for await (const rows of db<{ data: Record<string, Cell> }[]>`select data from data_table_rows where table_id = ${tableId} order by ord`.cursor(batch)) {
+    yield rows.map((r) => r.data);
+  }
+}
+
 /** Deletes one row and keeps the table's count; false when the table holds no such row. */
 export async function deleteDataRow(db: Db, tableId: string, rowId: string): Promise<boolean> {
   const rows = await db`delete from data_table_rows where id = ${rowId} and table_id = ${tableId} returning id`;

@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { listPage, type Db } from './index.ts';
+import { listPage, type Db, type Sql } from './index.ts';
 import { newId } from '../ids.ts';
 import type { EmailInbox, EmailInboxCreate, EmailInboxPatch } from '../schemas/email-inboxes.ts';
 
@@ -154,12 +154,58 @@ export async function findThreadConversation(db: Db, inboxId: string, messageIds
   return row ?? null;
 }
 
-/** Remembers a message of a thread; a message seen twice (a retried delivery) is false. */
+/** Whether this inbox has seen the message already (a redelivery). */
+export async function emailMessageKnown(db: Db, inboxId: string, messageId: string): Promise<boolean> {
+  const [row] = await db`select 1 from email_messages where email_inbox_id = ${inboxId} and message_id = ${messageId}`;
+  return row !== undefined;
+}
+
+/**
+ * Remembers a message of a thread; a message seen twice (a retried delivery) is false. An outbound
+ * message is remembered before it is sent (its delivery status null until the send ends), so an
+ * answer to it that arrives before the sending server's 250 still finds its thread.
+ */
 export async function recordEmailMessage(db: Db, input: { messageId: string; conversationId: string; inboxId: string; direction: 'in' | 'out' }): Promise<boolean> {
   const rows = await db`insert into email_messages (message_id, conversation_id, email_inbox_id, direction)
     values (${input.messageId}, ${input.conversationId}, ${input.inboxId}, ${input.direction})
     on conflict (email_inbox_id, message_id) do nothing returning message_id`;
   return rows.length > 0;
+}
+
+/** How an outbound message's delivery ended: `sent`, or `rejected` for good with the server's answer. */
+export async function setEmailDelivery(db: Db, input: { inboxId: string; messageId: string; status: 'sent' | 'rejected'; error?: string | undefined }): Promise<void> {
+  await db`update email_messages set delivery_status = ${input.status}, delivery_error = ${input.error ?? null}
+    where email_inbox_id = ${input.inboxId} and message_id = ${input.messageId}`;
+}
+
+/** Why the agent may not answer automatically now: the thread's or the correspondent's hourly cap is reached. */
+type AutoReplyRefusal = 'thread_cap' | 'sender_cap';
+
+/**
+ * Counts one automatic reply to `correspondent` in this conversation, unless the conversation had
+ * `perThread` of them in the last hour or the correspondent `perSender` (all threads of the inbox):
+ * then nothing is counted and the refusal says which. Serialized per inbox and correspondent with a
+ * transaction-scoped advisory lock, so concurrent mails (on any replica) cannot both take the last one.
+ */
+export async function takeAutoReply(sql: Sql, input: {
+  inboxId: string; correspondent: string; conversationId: string; perThread: number; perSender: number;
+}): Promise<AutoReplyRefusal | null> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtextextended(${`email-auto-reply:${input.inboxId}:${input.correspondent}`}, 0))`;
+    await tx`delete from email_auto_replies where email_inbox_id = ${input.inboxId} and correspondent = ${input.correspondent}
+      and created_at < now() - interval '1 hour'`;
+    const [counts] = await tx<{ thread: number; sender: number }[]>`
+      select
+        (select count(*) from email_auto_replies where conversation_id = ${input.conversationId}
+          and created_at >= now() - interval '1 hour')::int as thread,
+        (select count(*) from email_auto_replies where email_inbox_id = ${input.inboxId} and correspondent = ${input.correspondent}
+          and created_at >= now() - interval '1 hour')::int as sender`;
+    if (counts!.thread >= input.perThread) return 'thread_cap';
+    if (counts!.sender >= input.perSender) return 'sender_cap';
+    await tx`insert into email_auto_replies (email_inbox_id, correspondent, conversation_id)
+      values (${input.inboxId}, ${input.correspondent}, ${input.conversationId})`;
+    return null;
+  }) as Promise<AutoReplyRefusal | null>;
 }
 
 /** Ties a conversation to the inbox and correspondent it is held with. */

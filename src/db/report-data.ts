@@ -91,6 +91,34 @@ export async function contactCounts(db: Db, s: Scope): Promise<{ new: number; re
   return { new: row?.new ?? 0, returning: row?.returning ?? 0 };
 }
 
+/**
+ * The period's calls by outcome, from the calls' own records (issue 42, D5). A campaign call is
+ * counted when it was dialed in the period, answered or not: its talk time is the carrier's,
+ * `answered_at` to its end (still going: to now), and its outcome is its conversation's, or its
+ * status when nobody answered (`busy`, `no_answer`, `failed`, `canceled`). An inbound call is its
+ * phone conversation (the service answers when the call arrives), from its start to its end.
+ */
+export async function callRows(db: Db, s: Scope): Promise<{ outcome: string; count: number; talk_seconds: number }[]> {
+  const agents = s.agentIds.length
+    ? db`and k.agent_id = any(${s.agentIds}::uuid[])`
+    : db`and k.agent_id in (select id from agents where org_id = ${s.orgId} and deleted_at is null)`;
+  const rows = await db<{ outcome: string; count: number; talk: string }[]>`
+    select outcome, count(*)::int as count, coalesce(sum(talk), 0) as talk from (
+      select coalesce(c.outcome, 'unknown') as outcome, extract(epoch from (c.ended_at - c.started_at)) as talk
+      from conversations c
+      where ${inScope(db, s)} and c.surface = 'phone' and not exists (select 1 from campaign_calls cc where cc.conversation_id = c.id)
+      union all
+      select case when cc.answered_at is null then cc.status else coalesce(c.outcome, 'unknown') end,
+        case when cc.answered_at is null then 0
+          else coalesce(cc.duration_seconds, greatest(0, extract(epoch from (coalesce(cc.ended_at, now()) - cc.answered_at)))) end
+      from campaign_calls cc join campaigns k on k.id = cc.campaign_id left join conversations c on c.id = cc.conversation_id
+      where cc.org_id = ${s.orgId} and cc.started_at >= ${s.start} and cc.started_at < ${s.end} ${agents}
+        and (c.id is null or not c.is_simulated)
+    ) x group by 1`;
+  return rows.map((r) => ({ outcome: r.outcome, count: r.count, talk_seconds: Math.round(Number(r.talk)) }))
+    .sort((a, b) => b.count - a.count || (a.outcome < b.outcome ? -1 : 1));
+}
+
 /** Recorded usage (kept after deletes) in seconds by surface. */
 export async function usageRows(db: Db, s: Scope): Promise<{ surface: string; seconds: number }[]> {
   const agents = s.agentIds.length ? db`and agent_id = any(${s.agentIds}::uuid[])` : db``;

@@ -20,9 +20,12 @@ const toReport = (r: ReportRow): ReportRecord => ({
   created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
 });
 
-/** The API shape of a record (without the organization). */
+/**
+ * The API shape of a record (without the organization). A `manual` report has no Schedule, so it
+ * answers `schedule_enabled: false`; the stored choice is kept for when a frequency is set again.
+ */
 export function toReportBody({ orgId: _orgId, ...report }: ReportRecord): Report {
-  return report;
+  return { ...report, schedule_enabled: report.frequency !== 'manual' && report.schedule_enabled };
 }
 
 export async function insertReport(db: Db, orgId: string, input: ReportCreate): Promise<ReportRecord> {

@@ -1,7 +1,7 @@
 import { listPage, patchFields, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import {
-  ScenarioPatchSchema, type Scenario, type ScenarioCreate, type ScenarioPatch, type Simulation, type SimulationStatus,
+  ScenarioPatchSchema, type BlockedRequest, type Scenario, type ScenarioCreate, type ScenarioPatch, type Simulation, type SimulationStatus,
 } from '../schemas/simulations.ts';
 import type { CriterionResult, TranscriptMessage } from '../schemas/conversations.ts';
 
@@ -51,7 +51,7 @@ export interface SimulationRecord {
   scenarioId: string | null; scenarioText: string; criteria: string[]; toolMode: Simulation['tool_mode']; surface: Simulation['surface'];
   voicePath: Simulation['voice_path']; mode: Simulation['mode']; maxTurns: number; turnCount: number; pageUrl: string | null; conversationId: string | null;
   endedReason: Simulation['ended_reason']; error: string | null; hasScreenshot: boolean; createdAt: Date; completedAt: Date | null;
-  evaluated: boolean; criteriaResults: CriterionResult[];
+  evaluated: boolean; criteriaResults: CriterionResult[]; blockedRequests: BlockedRequest[];
 }
 
 interface SimRow {
@@ -60,11 +60,13 @@ interface SimRow {
   surface: Simulation['surface']; voice_path: Simulation['voice_path']; mode: Simulation['mode']; max_turns: number; turn_count: number; page_url: string | null;
   conversation_id: string | null; ended_reason: Simulation['ended_reason']; error: string | null; has_screenshot: boolean;
   created_at: Date; completed_at: Date | null; evaluation_status: string | null; criteria_results: CriterionResult[] | null;
+  blocked_requests: BlockedRequest[];
 }
 
 const SIM_SELECT = (db: Db) => db`select s.id, s.org_id, s.kind, s.status, s.agent_id, s.caller_agent_id, s.scenario_id, s.scenario_text,
   s.acceptance_criteria, s.tool_mode, s.surface, s.voice_path, s.mode, s.max_turns, s.turn_count, s.page_url, s.conversation_id, s.ended_reason,
-  s.error, s.screenshot is not null as has_screenshot, s.created_at, s.completed_at, c.evaluation_status, c.criteria_results`;
+  s.error, s.screenshot is not null as has_screenshot, s.created_at, s.completed_at, c.evaluation_status, c.criteria_results,
+  s.blocked_requests`;
 const SIM_FROM = (db: Db) => db`from simulations s left join conversations c on c.id = s.conversation_id`;
 
 const toRecord = (r: SimRow): SimulationRecord => ({
@@ -73,7 +75,7 @@ const toRecord = (r: SimRow): SimulationRecord => ({
   surface: r.surface, voicePath: r.voice_path, mode: r.mode, maxTurns: r.max_turns, turnCount: r.turn_count, pageUrl: r.page_url,
   conversationId: r.conversation_id, endedReason: r.ended_reason, error: r.error, hasScreenshot: r.has_screenshot,
   createdAt: r.created_at, completedAt: r.completed_at,
-  evaluated: r.evaluation_status === 'completed', criteriaResults: r.criteria_results ?? [],
+  evaluated: r.evaluation_status === 'completed', criteriaResults: r.criteria_results ?? [], blockedRequests: r.blocked_requests,
 });
 
 /** The API shape of a run, with its transcript. */
@@ -88,7 +90,7 @@ export function toSimulation(r: SimulationRecord, messages: TranscriptMessage[])
     criteria_results: r.criteriaResults.map((c) => ({ criterion: c.criterion, verdict: c.verdict, reason: c.reason })),
     // `not_applicable` does not count against the run.
     passed: r.evaluated ? counted.every((c) => c.verdict === 'pass') : null,
-    error: r.error, messages, has_screenshot: r.hasScreenshot,
+    error: r.error, messages, has_screenshot: r.hasScreenshot, blocked_requests: r.blockedRequests,
     created_at: r.createdAt.toISOString(), completed_at: r.completedAt?.toISOString() ?? null,
   };
 }
@@ -124,7 +126,8 @@ export async function listSimulations(db: Db, orgId: string, q: { limit: number;
   return listPage(db, {
     ...q, columns: db`s.id, s.org_id, s.kind, s.status, s.agent_id, s.caller_agent_id, s.scenario_id, s.scenario_text,
       s.acceptance_criteria, s.tool_mode, s.surface, s.voice_path, s.mode, s.max_turns, s.turn_count, s.page_url, s.conversation_id, s.ended_reason,
-      s.error, s.screenshot is not null as has_screenshot, s.created_at, s.completed_at, c.evaluation_status, c.criteria_results`,
+      s.error, s.screenshot is not null as has_screenshot, s.created_at, s.completed_at, c.evaluation_status, c.criteria_results,
+  s.blocked_requests`,
     from: db`${SIM_FROM(db)} where s.org_id = ${orgId} ${agent} ${status}`, order: db`s.created_at desc, s.id desc`,
   }, toRecord);
 }
@@ -163,6 +166,11 @@ export async function setSimulationTurnCount(db: Db, id: string, turns: number):
 
 export async function storeScreenshot(db: Db, id: string, png: Buffer): Promise<void> {
   await db`update simulations set screenshot = ${png} where id = ${id}`;
+}
+
+/** What the run's browser was refused, by origin and reason (replaces what was stored). */
+export async function storeBlockedRequests(db: Db, id: string, blocked: BlockedRequest[]): Promise<void> {
+  await db`update simulations set blocked_requests = ${db.json(blocked as never)} where id = ${id}`;
 }
 
 export async function findScreenshot(db: Db, orgId: string, id: string): Promise<Buffer | null | undefined> {

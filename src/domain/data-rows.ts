@@ -94,3 +94,25 @@ export function duplicateColumns(columns: Column[]): FieldError[] {
   });
   return errors;
 }
+
+/**
+ * Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection"): `=`, `+`,
+ * `-`, `@`, and tab or carriage return, which some spreadsheets skip before looking.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A cell as CSV text: empty for null, numbers and booleans as written, and text a spreadsheet
+ * would take for a formula prefixed with `'` (a stored `=HYPERLINK(...)` leaves as
+ * `'=HYPERLINK(...)`). Only text is neutralized: a number such as -5 stays a number.
+ */
+export function csvCellText(value: Cell): string {
+  if (value === null) return '';
+  if (typeof value !== 'string') return String(value);
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+/** One CSV line (RFC 4180), CRLF-terminated: a cell holding a comma, a quote, a line break or edge spaces is quoted. */
+export function csvLine(cells: string[]): string {
+  return `${cells.map((c) => (/[",\r\n]|^\s|\s$/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',')}\r\n`;
+}

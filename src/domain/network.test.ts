@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import ipaddr from 'ipaddr.js';
-import { checkOutboundUrlShape, classifyAddress, embeddedIpv4, isPublicAddress } from './network.ts';
+import {
+  addressExcepted, checkOutboundUrlShape, classifyAddress, embeddedIpv4, hostExcepted, isPublicAddress, parseHostExceptions,
+} from './network.ts';
 
 describe('classifyAddress', () => {
   it.each([
@@ -99,5 +101,35 @@ describe('checkOutboundUrlShape', () => {
       expect(checkOutboundUrlShape(url, lax), url).toBeNull();
     }
     expect(checkOutboundUrlShape('https://93.184.215.14/', strict)).toBeNull();
+  });
+});
+
+describe('user info and OUTBOUND_ALLOWED_HOSTS (issue 40)', () => {
+  it('refuses a URL carrying user info, whatever the policy, before its scheme', () => {
+    for (const url of ['http://127.0.0.1:80@1.1.1.1/x', 'https://a@b.example.com/', 'https://user:pass@93.184.215.14/', 'https://@93.184.215.14/']) {
+      for (const opts of [{ allowPrivate: false }, { allowPrivate: true }, { allowPrivate: false, allowHttp: true }]) {
+        expect(checkOutboundUrlShape(url, opts), url).toMatchObject({ code: 'invalid_url', message: expect.stringMatching(/user info/) });
+      }
+    }
+    expect(checkOutboundUrlShape('https://hooks.example.com/a@b', { allowPrivate: false })).toBeNull();
+  });
+
+  it('parses names, wildcards, addresses and ranges, and refuses anything else', () => {
+    const ex = parseHostExceptions(' intranet.example , *.corp.example., 10.1.0.0/16, 127.0.0.1, [fd00::1], fe80::/10 ');
+    expect(hostExcepted(ex, 'INTRANET.example.')).toBe(true);
+    expect(hostExcepted(ex, 'wiki.corp.example')).toBe(true);
+    expect(hostExcepted(ex, 'corp.example')).toBe(false);
+    expect(hostExcepted(ex, 'evilintranet.example')).toBe(false);
+    expect(hostExcepted(ex, '127.0.0.1')).toBe(false); // an address is judged as an address
+    for (const a of ['10.1.200.3', '127.0.0.1', 'fd00::1', '[fe80::1]', '::ffff:10.1.0.9']) expect(addressExcepted(ex, a), a).toBe(true);
+    for (const a of ['10.2.0.1', '127.0.0.2', 'fd00::2', '169.254.169.254']) expect(addressExcepted(ex, a), a).toBe(false);
+    expect(parseHostExceptions(undefined)).toEqual({ names: [], ranges: [] });
+    for (const bad of ['10.0.0.0/33', 'http://x.example', 'a b', '*.']) expect(() => parseHostExceptions(bad), bad).toThrow();
+  });
+
+  it('lets an excepted private IP literal through the shape check, and nothing else', () => {
+    const exceptions = parseHostExceptions('127.0.0.1');
+    expect(checkOutboundUrlShape('https://127.0.0.1:8443/', { allowPrivate: false, exceptions })).toBeNull();
+    expect(checkOutboundUrlShape('https://127.0.0.2/', { allowPrivate: false, exceptions })?.code).toBe('private_network_target');
   });
 });

@@ -105,23 +105,28 @@ export type UrlProblem =
 /**
  * Checks what can be decided from the text of an outbound URL alone: it parses, is https (or
  * http when private targets are allowed, for local receivers, or when `allowHttp`: websites to
- * crawl) and, when its host is an IP
- * literal, that the address is public. Names are resolved by
+ * crawl), carries no user info and, when its host is an IP literal, that the address is public (or
+ * one of OUTBOUND_ALLOWED_HOSTS). Names are resolved by
  * `src/net/outbound.ts`.
  */
-export function checkOutboundUrlShape(url: string, opts: { allowPrivate: boolean; allowHttp?: boolean }): UrlProblem | null {
+export function checkOutboundUrlShape(url: string, opts: { allowPrivate: boolean; allowHttp?: boolean; exceptions?: HostExceptions | undefined }): UrlProblem | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return { code: 'invalid_url', message: 'url must be an absolute URL' };
   }
+  // `http://127.0.0.1:80@1.1.1.1/` reads as one host to a person and another to a parser (issue 40, I13);
+  // credentials have no place in a URL the service stores and shows either.
+  if (parsed.username || parsed.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url.trim())) {
+    return { code: 'invalid_url', message: 'url must not carry user info (user:password@ before the host)' };
+  }
   if (parsed.protocol !== 'https:' && !((opts.allowPrivate || opts.allowHttp) && parsed.protocol === 'http:')) {
     return { code: 'https_required', message: 'url must use https' };
   }
   if (!parsed.hostname) return { code: 'invalid_url', message: 'url must name a host' };
   if (opts.allowPrivate) return null;
-  if (isIpLiteral(parsed.hostname) && !isPublicAddress(parsed.hostname)) {
+  if (isIpLiteral(parsed.hostname) && !isPublicAddress(parsed.hostname) && !addressExcepted(opts.exceptions, parsed.hostname)) {
     return { code: 'private_network_target', message: privateTargetMessage(parsed.hostname) };
   }
   return null;
@@ -129,5 +134,66 @@ export function checkOutboundUrlShape(url: string, opts: { allowPrivate: boolean
 
 /** The message of a refused private target, naming the address class (never internals beyond it). */
 export function privateTargetMessage(address: string): string {
-  return `url resolves to a ${classifyAddress(address).replace(/_/g, '-')} address (${address.replace(/^\[|\]$/g, '')}), which is not allowed`;
+  return `url resolves to a ${classifyAddress(address).replace(/_/g, '-')} address (${address.replace(/^\[|\]$/g, '')}), which is not allowed: `
+    + 'to reach sites and receivers on this machine or a private network, start the service with ALLOW_PRIVATE_NETWORK_TARGETS=true '
+    + '(or name the host in OUTBOUND_ALLOWED_HOSTS)';
+}
+
+/**
+ * OUTBOUND_ALLOWED_HOSTS, parsed: the hosts and address ranges outbound requests may reach although
+ * they are not public (an intranet site to crawl, a webhook receiver on the private network, a
+ * local test server). A name is trusted whatever it resolves to; an address or CIDR range admits
+ * the addresses in it, whatever name led there.
+ */
+export interface HostExceptions {
+  /** Lower-case names without a trailing dot; `*.corp.example` as the suffix `.corp.example`. */
+  readonly names: readonly string[];
+  readonly ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];
+}
+
+/**
+ * Reads a comma-separated list such as `intranet.example, *.corp.example, 10.1.0.0/16, 127.0.0.1, fd00::/8`.
+ * Throws an Error naming the first entry that is neither a host name nor an address or range.
+ */
+export function parseHostExceptions(text: string | undefined): HostExceptions {
+  const names: string[] = [];
+  const ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
+  for (const raw of (text ?? '').split(',')) {
+    const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
+    if (!entry) continue;
+    if (entry.includes('/')) {
+      try {
+        ranges.push(ipaddr.parseCIDR(entry));
+      } catch {
+        throw new Error(`"${raw.trim()}" is not an address range (CIDR)`);
+      }
+    } else if (ipaddr.isValid(entry)) {
+      const address = ipaddr.parse(entry);
+      ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
+    } else if (/^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.?$/.test(entry)) {
+      names.push(entry.replace(/\.$/, '').replace(/^\*/, ''));
+    } else {
+      throw new Error(`"${raw.trim()}" is neither a host name nor an address`);
+    }
+  }
+  return { names, ranges };
+}
+
+/** True when OUTBOUND_ALLOWED_HOSTS names `hostname` (a name; an IP literal is judged by `addressExcepted`). */
+export function hostExcepted(exceptions: HostExceptions | undefined, hostname: string): boolean {
+  if (!exceptions?.names.length || isIpLiteral(hostname)) return false;
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return exceptions.names.some((n) => (n.startsWith('.') ? name.endsWith(n) : name === n));
+}
+
+/** True when `address` falls in one of OUTBOUND_ALLOWED_HOSTS's addresses or ranges. */
+export function addressExcepted(exceptions: HostExceptions | undefined, address: string): boolean {
+  if (!exceptions?.ranges.length) return false;
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return false;
+  const parsed = ipaddr.process(bare); // an IPv4-mapped IPv6 address matches its IPv4 range
+  return exceptions.ranges.some(([range, bits]) => {
+    if (range.kind() === parsed.kind()) return parsed.match(range, bits);
+    return false;
+  });
 }

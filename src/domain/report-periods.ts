@@ -63,7 +63,7 @@ export function localMidnight(year: number, month: number, day: number, tz: stri
   return new Date(at);
 }
 
-/** The period just closed at `at` for `frequency` in `tz` (manual reports cover the last month). */
+/** The period just closed at `at` for `frequency` in `tz` (a Schedule's firing; `manual`: the last month). A run asked for without a period takes `periodToDate`. */
 export function closedPeriod(frequency: PeriodFrequency, at: Date, tz: string): Period {
   const { year, month, day } = localParts(at, tz);
   if (frequency === 'daily') {
@@ -75,6 +75,23 @@ export function closedPeriod(frequency: PeriodFrequency, at: Date, tz: string): 
     return { start: localMidnight(year, month, thisMonday - 7, tz), end: localMidnight(year, month, thisMonday, tz) };
   }
   return { start: localMidnight(year, month - 1, 1, tz), end: localMidnight(year, month, 1, tz) };
+}
+
+/**
+ * The period a run asked for now covers when it names none: the current one up to the end of
+ * today, in `tz`: today (`daily`), this week from Monday (`weekly`), this calendar month
+ * (`monthly` and `manual`). A newcomer's first run then shows the data they just made, not an
+ * empty last month (issue 42). Scheduled runs keep `closedPeriod`.
+ */
+export function periodToDate(frequency: PeriodFrequency, at: Date, tz: string): Period {
+  const { year, month, day } = localParts(at, tz);
+  const end = localMidnight(year, month, day + 1, tz);
+  if (frequency === 'daily') return { start: localMidnight(year, month, day, tz), end };
+  if (frequency === 'weekly') {
+    const weekday = (new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7; // Monday 0
+    return { start: localMidnight(year, month, day - weekday, tz), end };
+  }
+  return { start: localMidnight(year, month, 1, tz), end };
 }
 
 /** `YYYY-MM-DD` of `at` in `tz`. */

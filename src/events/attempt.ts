@@ -3,7 +3,7 @@ import { undici } from '../net/undici.ts';
 import type { Db } from '../db/index.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { loadAttemptTarget, type AttemptTarget } from '../db/webhooks.ts';
-import { createOutboundAgent, OutboundTargetError } from '../net/outbound.ts';
+import { createOutboundAgent, OutboundTargetError, outboundPolicy } from '../net/outbound.ts';
 import { signatureHeader } from './signing.ts';
 
 /**
@@ -97,8 +97,8 @@ export async function postAttempt(agent: Dispatcher, target: AttemptTarget): Pro
 }
 
 /** The pool of keep-alive connections deliveries go through, each pinned to the address the SSRF guard checked. */
-export function createDeliveryAgent(config: { ALLOW_PRIVATE_NETWORK_TARGETS: boolean }, connections = 64): Dispatcher {
-  return createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_NETWORK_TARGETS }, { connections });
+export function createDeliveryAgent(config: { ALLOW_PRIVATE_NETWORK_TARGETS: boolean; OUTBOUND_ALLOWED_HOSTS?: string | undefined }, connections = 64): Dispatcher {
+  return createOutboundAgent(outboundPolicy(config), { connections });
 }
 
 /** One attempt at a loaded target; `endpoint_disabled` when its endpoint is. */

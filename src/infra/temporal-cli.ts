@@ -308,6 +308,8 @@ async function findGo(what: string): Promise<string> {
  */
 async function runGoInstall(go: string, gobin: string, build: GoBuild, log: LineLogger): Promise<void> {
   const targets = build.packages.map((p) => `${p}@${build.version}`);
+  const total = await countPackagesToCompile(go, gobin, targets);
+  if (total !== null) log(`${build.what}: ${total} packages to compile (a count every ${PROGRESS_INTERVAL_MS / 1000} s)`);
   // Tied to us: an orphaned go build would race the next lock holder's build.
   const child = spawnTiedToParent(go, ['install', '-v', ...targets], {
     env: { ...process.env, GOBIN: gobin },
@@ -331,7 +333,7 @@ async function runGoInstall(go: string, gobin: string, build: GoBuild, log: Line
   forEachLine(child.stderr, onLine);
   const stopTicker = repeatEvery(PROGRESS_INTERVAL_MS, () => {
     const seconds = Math.round((Date.now() - started) / 1000);
-    log(`${build.what}: still building (${seconds}s, ${packages} packages compiled${lastPackage ? `, last ${lastPackage}` : ''})`);
+    log(progressLine(build.what, packages, total, seconds, lastPackage));
   });
   try {
     const code = await new Promise<number | null>((resolveExit, reject) => {
@@ -345,6 +347,30 @@ async function runGoInstall(go: string, gobin: string, build: GoBuild, log: Line
     stopTicker();
     removeExitHook();
   }
+}
+
+/**
+ * How many packages `go install` will compile, from its dry run (`-n` prints one work folder per
+ * action it would run, taking Go's build cache into account), or null when the dry run fails: then
+ * the progress lines have no total. Costs seconds against a build of minutes (issue 42: a count
+ * without its total said nothing about how far along an 18-minute build was).
+ */
+async function countPackagesToCompile(go: string, gobin: string, targets: string[]): Promise<number | null> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(go, ['install', '-n', ...targets], {
+      env: { ...process.env, GOBIN: gobin }, maxBuffer: 64 * 1024 * 1024, timeout: 10 * 60_000,
+    });
+    const actions = new Set(`${stdout}\n${stderr}`.match(/^mkdir -p \$WORK\/b\d+\/$/gm) ?? []).size;
+    return actions > 0 ? actions : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A build's progress line: "compiled 277 of 1298 packages" when the total is known. */
+export function progressLine(what: string, compiled: number, total: number | null, seconds: number, last: string): string {
+  const count = total === null ? `${compiled} packages compiled` : `compiled ${Math.min(compiled, total)} of ${total} packages (${Math.floor((100 * Math.min(compiled, total)) / total)} %)`;
+  return `${what}: ${count}, ${seconds} s${last ? `, last ${last}` : ''}`;
 }
 
 /** Runs `<binary> --version` so a broken binary is rejected before it is installed. */

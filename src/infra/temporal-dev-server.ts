@@ -60,8 +60,9 @@ const READY_POLL_MS = 250;
  * Spawns `temporal server start-dev` bound to 127.0.0.1 and resolves once its
  * frontend serves the namespace and lists the requested search attributes.
  *
- * The child stays in this process's group (so a terminal Ctrl-C reaches it)
- * and is also signalled from a process 'exit' hook, so it does not outlive us.
+ * The child runs in a process group of its own, so a terminal's Ctrl-C reaches only us: we drain
+ * our workers first, then stop it (issue 42: stopped with us, it cut the drain short). A process
+ * 'exit' hook and the kernel's parent-death signal make sure it does not outlive us.
  * Fails with the server's last output lines if it exits during startup.
  */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
@@ -121,10 +122,10 @@ async function chooseFrontendPort(requested: number | undefined): Promise<number
   if (await answersAsTemporal(`${HOST}:${requested}`)) {
     throw new Error(
       `A Temporal server is already running on ${HOST}:${requested} (another instance of this service?). ` +
-        'Stop it, or configure a different Temporal port (0 picks a free one).',
+        'Stop it, or set TEMPORAL_DEV_PORT to another port (0 picks a free one).',
     );
   }
-  throw new Error(`Cannot start the Temporal dev server: port ${requested} on ${HOST} is used by another program.`);
+  throw new Error(`Cannot start the Temporal dev server: port ${requested} on ${HOST} is used by another program (set TEMPORAL_DEV_PORT to another port).`);
 }
 
 async function chooseUiPort(requested: number | false | undefined, frontendPort: number): Promise<number | null> {
@@ -132,7 +133,7 @@ async function chooseUiPort(requested: number | false | undefined, frontendPort:
   if (requested === 0) return getFreePort();
   if (requested !== undefined) {
     if (await isPortFree(requested)) return requested;
-    throw new Error(`Cannot start the Temporal dev server: UI port ${requested} on ${HOST} is already in use.`);
+    throw new Error(`Cannot start the Temporal dev server: UI port ${requested} on ${HOST} is already in use (set TEMPORAL_UI_PORT to another port).`);
   }
   // Mirror the CLI's default (frontend + 1000), but never collide with a busy port.
   const conventional = frontendPort + 1000;
@@ -164,9 +165,9 @@ function buildArgs(opts: TemporalDevServerOptions, port: number, uiPort: number 
  */
 async function spawnServer(cliPath: string, args: string[], log: LineLogger): Promise<{ child: ChildProcess; recent: LastLines }> {
   await assertExecutable(cliPath);
-  // No `detached`: staying in our process group means a terminal Ctrl-C or a
-  // group kill reaches the server too.
-  const child = spawnTiedToParent(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // `detached`: a group of its own, out of reach of the terminal's SIGINT, which would stop it
+  // while our workers still drain; we stop it ourselves after them (see startTemporalDevServer).
+  const child = spawnTiedToParent(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const recent = new LastLines(20);
   const onLine = (line: string): void => {
     recent.push(line);

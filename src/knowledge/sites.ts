@@ -8,7 +8,7 @@ import { findKnowledgeBase } from '../db/knowledge-bases.ts';
 import {
   deleteSite, findAgentSite, findSite, insertSite, markSiteQueued, setSiteCadence, setSiteUrl, type SiteRecord,
 } from '../db/sites.ts';
-import { assertOutboundUrl } from '../net/outbound.ts';
+import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { stopWorkflow } from '../temporal/start.ts';
@@ -24,7 +24,7 @@ export interface KnowledgeDeps { sql: Sql; temporal: Client; config: Config; log
 
 /** A website to crawl: http or https; a name resolving to a private address is refused (unless allowed). */
 export async function checkSiteUrl(deps: KnowledgeDeps, url: string, field: string): Promise<void> {
-  await assertOutboundUrl(url, field, { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS, allowHttp: true, acceptUnresolvable: true });
+  await assertOutboundUrl(url, field, { ...outboundPolicy(deps.config), allowHttp: true, acceptUnresolvable: true });
 }
 
 /** Connects the agent's website, or points it elsewhere (a running crawl of the old URL is replaced). Null when no such agent. */

@@ -23,6 +23,12 @@ export interface OutgoingMail {
   references?: string[] | undefined;
   /** Our own id for the message (without angle brackets); generated when absent. */
   messageId?: string | undefined;
+  /**
+   * An automatic reply (an agent's answer): `Auto-Submitted: auto-replied` (RFC 3834) and
+   * `X-Auto-Response-Suppress: All`, so auto-responders, vacation replies and list servers do not
+   * answer it (no `Precedence`, which RFC 3834 discourages). A person's mail carries neither.
+   */
+  autoReply?: boolean | undefined;
 }
 
 export interface Mailer {
@@ -47,6 +53,7 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mai
         ...(mail.attachments?.length ? { attachments: mail.attachments } : {}),
         ...(mail.inReplyTo ? { inReplyTo: bracket(mail.inReplyTo) } : {}),
         ...(mail.references?.length ? { references: mail.references.map(bracket) } : {}),
+        ...(mail.autoReply ? { headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' } } : {}),
       });
       if (!config.SMTP_URL) {
         const dir = join(config.DATA_DIR, 'mail');

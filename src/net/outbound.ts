@@ -2,7 +2,10 @@ import { lookup } from 'node:dns/promises';
 import type { Agent, buildConnector } from 'undici';
 import { undici } from './undici.ts';
 import { AppError, fieldError } from '../errors.ts';
-import { checkOutboundUrlShape, classifyAddress, isIpLiteral, privateTargetMessage } from '../domain/network.ts';
+import {
+  addressExcepted, checkOutboundUrlShape, classifyAddress, hostExcepted, isIpLiteral, parseHostExceptions, privateTargetMessage,
+  type HostExceptions,
+} from '../domain/network.ts';
 
 /**
  * Requests the service makes to URLs its users give (webhooks, crawls) go through here, so that
@@ -14,6 +17,23 @@ import { checkOutboundUrlShape, classifyAddress, isIpLiteral, privateTargetMessa
 export interface OutboundPolicy {
   /** ALLOW_PRIVATE_NETWORK_TARGETS: reach loopback and private ranges too (local development, tests). */
   allowPrivate: boolean;
+  /** OUTBOUND_ALLOWED_HOSTS: names and ranges reachable although not public. */
+  exceptions?: HostExceptions | undefined;
+}
+
+const policies = new WeakMap<object, OutboundPolicy>();
+
+/**
+ * The deployment's outbound policy: ALLOW_PRIVATE_NETWORK_TARGETS and OUTBOUND_ALLOWED_HOSTS (read
+ * once per configuration object; loadConfig has already refused a malformed list).
+ */
+export function outboundPolicy(config: { ALLOW_PRIVATE_NETWORK_TARGETS: boolean; OUTBOUND_ALLOWED_HOSTS?: string | undefined }): OutboundPolicy {
+  let policy = policies.get(config);
+  if (!policy) {
+    policy = { allowPrivate: config.ALLOW_PRIVATE_NETWORK_TARGETS, exceptions: parseHostExceptions(config.OUTBOUND_ALLOWED_HOSTS) };
+    policies.set(config, policy);
+  }
+  return policy;
 }
 
 /** A target refused by the policy, or a name that does not resolve. */
@@ -49,14 +69,14 @@ async function lookupAll(hostname: string): Promise<ResolvedAddress[]> {
 /**
  * Resolves a host name (or takes an IP literal as it is) and checks every address against the
  * policy. A name with one private address among public ones is refused as a whole: the
- * resolver may hand out any of them.
+ * resolver may hand out any of them. A name or address in OUTBOUND_ALLOWED_HOSTS passes.
  */
 export async function resolveOutboundHost(hostname: string, policy: OutboundPolicy): Promise<ResolvedAddress[]> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const addresses = isIpLiteral(bare) ? [{ address: bare, family: bare.includes(':') ? 6 : 4 } as ResolvedAddress] : await lookupAll(bare);
   if (addresses.length === 0) throw new OutboundTargetError('unresolvable_host', `${bare} does not resolve`);
-  if (!policy.allowPrivate) {
-    const refused = addresses.find((a) => classifyAddress(a.address) !== 'public');
+  if (!policy.allowPrivate && !hostExcepted(policy.exceptions, bare)) {
+    const refused = addresses.find((a) => classifyAddress(a.address) !== 'public' && !addressExcepted(policy.exceptions, a.address));
     if (refused) throw new OutboundTargetError('private_network_target', privateTargetMessage(refused.address));
   }
   return addresses;

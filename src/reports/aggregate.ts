@@ -1,6 +1,6 @@
 import type { Sql } from '../db/index.ts';
 import {
-  agentNames, annotationRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, usageRows, type Scope,
+  agentNames, annotationRows, callRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, usageRows, type Scope,
 } from '../db/report-data.ts';
 import { rollupFigures, type RollupFigures } from '../db/report-rollups.ts';
 import { localDay } from '../domain/report-periods.ts';
@@ -45,13 +45,13 @@ export async function aggregateReport(
 ): Promise<ReportData> {
   const scope: Scope = { orgId: report.orgId, agentIds: report.widget_ids, start: period.start, end: period.end, timezone: report.timezone };
   const wants = (c: DataCategory) => report.data_categories.includes(c);
-  const [{ facts, criteria, contacts, annotations }, usage, spent] = await Promise.all([
+  const [{ facts, criteria, contacts, annotations }, usage, spent, calls] = await Promise.all([
     opts.direct ? directFigures(db, scope) : rollupFigures(db, scope),
     wants('usage') ? usageRows(db, scope) : null,
     wants('usage') ? creditsSpent(db, scope) : null,
+    wants('calls') ? callRows(db, scope) : null,
   ]);
   const volume = facts.volume;
-  const calls = facts.surfaceOutcomes.filter((r) => r.surface === 'phone' || r.surface === 'campaign');
   const agentIds = [...new Set([...report.widget_ids, ...volume.map((r) => r.agent_id)])];
   const goalCriteria = criteria.map((c) => ({ ...c, pass_rate: rate(c.pass, c.fail) }));
   const totalPass = criteria.reduce((n, c) => n + c.pass, 0);
@@ -88,15 +88,8 @@ export async function aggregateReport(
   if (wants('outcomes')) data.outcomes = { items: facts.outcomes };
   if (wants('intents')) data.intents = { top: facts.intents.slice(0, 10) };
   if (wants('contacts')) data.contacts = contacts;
-  if (wants('calls')) {
-    const byOutcome = new Map<string, { outcome: string; count: number; talk_seconds: number }>();
-    for (const r of calls) {
-      const o = byOutcome.get(r.outcome) ?? { outcome: r.outcome, count: 0, talk_seconds: 0 };
-      o.count += r.count;
-      o.talk_seconds += r.talk_seconds;
-      byOutcome.set(r.outcome, o);
-    }
-    const rows = [...byOutcome.values()].sort((a, b) => b.count - a.count || (a.outcome < b.outcome ? -1 : 1));
+  if (calls) {
+    const rows = calls;
     const total = rows.reduce((n, r) => n + r.count, 0);
     const talk = rows.reduce((n, r) => n + r.talk_seconds, 0);
     data.calls = { total, talk_seconds: talk, average_talk_seconds: total ? round(talk / total, 1) : null, by_outcome: rows };

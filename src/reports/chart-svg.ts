@@ -21,7 +21,9 @@ export function chartSpec(chart: Section['chart'], size: { width: number; height
   const unit = chart.unit ?? '';
   const vertical = chart.series.length > 1 || chart.labels.length > 12;
   const color = { field: 'series', type: 'nominal', sort: chart.series.map((s) => s.name), scale: { range: PALETTE }, legend: chart.series.length > 1 ? { orient: 'top', title: null } : null };
-  const valueAxis = { field: 'value', type: 'quantitative', title: null, axis: { labelExpr: unit ? `datum.label + '${unit}'` : undefined, tickCount: 5 } };
+  // Rates run from 0 to 100 %; counts step by whole numbers (never "0.5 calls").
+  const axis = { labelExpr: unit ? `datum.label + '${unit}'` : undefined, tickCount: 5, ...(chart.whole ? { tickMinStep: 1, format: ',d' } : {}) };
+  const valueAxis = { field: 'value', type: 'quantitative', title: null, axis, ...(unit === '%' ? { scale: { domain: [0, 100] } } : {}) };
   const labelAxis = { field: 'label', type: 'nominal', sort: null, title: null };
   const base = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
@@ -45,7 +47,7 @@ export function chartSpec(chart: Section['chart'], size: { width: number; height
     ...base,
     height,
     transform: [{ calculate: `format(datum.value, '${unit === '%' ? '.1f' : ',~r'}') + '${unit}'`, as: 'text' }],
-    encoding: { y: { ...labelAxis, axis: { labelLimit: 170 }, scale: { paddingInner: 0.3 } }, x: { ...valueAxis, scale: { nice: true } } },
+    encoding: { y: { ...labelAxis, axis: { labelLimit: 170 }, scale: { paddingInner: 0.3 } }, x: { ...valueAxis, scale: unit === '%' ? { domain: [0, 100] } : { nice: true } } },
     layer: [
       { mark: { type: 'bar', cornerRadiusEnd: 2 }, encoding: { color } },
       { mark: { type: 'text', align: 'left', dx: 3, fontSize: 9, color: '#1f2328' }, encoding: { text: { field: 'text', type: 'nominal' } } },

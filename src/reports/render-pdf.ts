@@ -1,8 +1,9 @@
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
-import type { ReportData } from '../schemas/reports.ts';
+import type { DataCategory, ReportData } from '../schemas/reports.ts';
 import { chartSvg } from './chart-svg.ts';
-import { headlineLines, sectionsOf, type Section } from './figures.ts';
+import { CATEGORY_TITLES, headlineLines, NO_DATA, sectionsOf, type Section } from './figures.ts';
+import { generatedText, periodText } from './dates.ts';
 
 /**
  * The `document` artifact: an A4 PDF made with pdfkit. A cover with the headline figures, then a
@@ -16,13 +17,19 @@ const A4_WIDTH = 595.28;
 const INK = '#1f2328';
 const MUTED = '#57606a';
 
-const periodText = (data: ReportData) => `${data.period.start.slice(0, 10)} to ${data.period.end.slice(0, 10)} (end exclusive, ${data.period.timezone})`;
-
 /** A section's chart: its Vega-Lite SVG drawn into the page as vector paths and text; returns the height it took. */
 function drawChart(doc: PDFKit.PDFDocument, svg: string, box: { x: number; y: number; w: number; h: number }): number {
   const height = Math.min(box.h, Number(/<svg[^>]*\sheight="([\d.]+)"/.exec(svg)?.[1] ?? box.h));
   SVGtoPDF(doc, svg, box.x, box.y, { width: box.w, height, assumePt: true, preserveAspectRatio: 'xMinYMin meet' });
   return height;
+}
+
+/** An empty chart: a quiet box saying so, instead of axes around nothing; returns the height it took. */
+function drawNoData(doc: PDFKit.PDFDocument, box: { x: number; y: number; w: number }): number {
+  const h = 80;
+  doc.roundedRect(box.x, box.y, box.w, h, 4).lineWidth(0.5).fillAndStroke('#f6f8fa', '#d0d7de');
+  doc.font('Helvetica').fontSize(12).fillColor(MUTED).text(NO_DATA, box.x, box.y + h / 2 - 7, { width: box.w, align: 'center' });
+  return h;
 }
 
 function drawTable(doc: PDFKit.PDFDocument, table: Section['table'], top: number): void {
@@ -58,7 +65,7 @@ function drawCover(doc: PDFKit.PDFDocument, data: ReportData): void {
     doc.font('Helvetica-Bold').fontSize(18).fillColor(INK).text(line, MARGIN, y);
     y += 32;
   }
-  doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(`Generated ${data.generated_at} · sections: ${data.report.data_categories.join(', ')}`, MARGIN, y + 10);
+  doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(`${generatedText(data)} · sections: ${data.report.data_categories.map((c) => CATEGORY_TITLES[c as DataCategory] ?? c).join(', ')}`, MARGIN, y + 10);
 }
 
 /** Renders the report's figures as a PDF. */
@@ -75,11 +82,11 @@ export async function renderPdf(data: ReportData): Promise<Buffer> {
   drawCover(doc, data);
   // One chart at a time: each SVG (and its Vega view) is let go once drawn, which keeps the peak low.
   for (const section of sections) {
-    const svg = await chartSvg(section.chart, { width: chart.w, height: chart.h });
+    const svg = section.chart.empty ? null : await chartSvg(section.chart, { width: chart.w, height: chart.h });
     doc.addPage();
     doc.font('Helvetica-Bold').fontSize(18).fillColor(INK).text(section.title, MARGIN, MARGIN);
     doc.font('Helvetica').fontSize(10).fillColor(MUTED).text(section.subtitle, MARGIN, MARGIN + 24);
-    const height = drawChart(doc, svg, chart);
+    const height = svg ? drawChart(doc, svg, chart) : drawNoData(doc, chart);
     drawTable(doc, section.table, chart.y + height + 20);
   }
   doc.end();

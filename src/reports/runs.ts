@@ -10,7 +10,7 @@ import {
   runData, runMailedTo, saveRunArtifact, saveRunData, type RunRecord,
 } from '../db/reports.ts';
 import { chargeCredits } from '../credits/index.ts';
-import { closedPeriod } from '../domain/report-periods.ts';
+import { closedPeriod, periodToDate, type PeriodFrequency } from '../domain/report-periods.ts';
 import { AppError, fieldError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
@@ -36,9 +36,9 @@ const MAX_PERIOD_MS = 366 * 24 * 3_600_000;
 export const chargeReference = (runId: string) => `report-run:${runId}`;
 export const refundReference = (runId: string) => `report-run:${runId}:refund`;
 
-/** The period of a manual run: the one asked for, or the one just closed. */
-function manualPeriod(body: ReportRunCreate | undefined, frequency: Parameters<typeof closedPeriod>[0], tz: string, now: Date): { start: Date; end: Date } {
-  if (!body?.period_start && !body?.period_end) return closedPeriod(frequency, now, tz);
+/** The period of a manual run: the one asked for, or the current one to date (a month for `manual`). */
+function manualPeriod(body: ReportRunCreate | undefined, frequency: PeriodFrequency, tz: string, now: Date): { start: Date; end: Date } {
+  if (!body?.period_start && !body?.period_end) return periodToDate(frequency, now, tz);
   if (!body.period_start || !body.period_end) throw fieldError(body.period_start ? 'period_end' : 'period_start', 'required', 'period_start and period_end go together');
   const start = new Date(body.period_start);
   const end = new Date(body.period_end);

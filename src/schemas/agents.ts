@@ -114,8 +114,8 @@ export const AgentPatchProps = {
   }, { additionalProperties: false, description: 'Copy per page language (`en`, `fr`): a sent language replaces that language\'s copy, null removes it, unsent languages are kept' })),
   button_label: Type.Optional(Nullable(Text(40, 'Launcher button label, up to 40 characters'))),
   show_label: Type.Optional(Type.Boolean({ description: 'Show button_label beside the launcher (default true)' })),
-  logo_url: Type.Optional(Nullable(HttpsUrl('https URL of the logo shown in the chat header'))),
-  launcher_icon_url: Type.Optional(Nullable(HttpsUrl('https URL of a custom launcher icon'))),
+  logo_url: Type.Optional(Nullable(HttpsUrl('https URL of the logo shown in the chat header; no user info, never a private address (400 private_network_target)'))),
+  launcher_icon_url: Type.Optional(Nullable(HttpsUrl('https URL of a custom launcher icon; no user info, never a private address (400 private_network_target)'))),
   launcher_icon_kind: Type.Optional(StringEnum(LAUNCHER_ICON_KINDS, { description: 'default (built-in icon), logo (logo_url) or custom (launcher_icon_url)' })),
   domains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 260 }), {
     maxItems: 100, description: 'Replace-set of hosts allowed to embed the widget (empty: any). Normalized to lower-case hosts; `*.example.com` covers subdomains',

@@ -31,7 +31,7 @@ export const ReportSchema = Type.Object({
   format: Format,
   frequency: Frequency,
   recipients: Type.Array(Type.String()),
-  schedule_enabled: Type.Boolean({ description: 'With a frequency other than `manual`: the Schedule `report-schedule:<id>` fires (false: paused)' }),
+  schedule_enabled: Type.Boolean({ description: 'Whether the Schedule `report-schedule:<id>` fires (false: paused); always false for `manual`, which has none' }),
   timezone: Type.String(),
   send_at: Type.String(),
   created_at: Timestamp,
@@ -48,7 +48,7 @@ export const ReportCreateSchema = Type.Object({
   format: Format,
   frequency: Frequency,
   recipients: Type.Optional(Recipients),
-  schedule_enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+  schedule_enabled: Type.Optional(Type.Boolean({ description: 'Default true; with `manual` it takes effect when a frequency is set' })),
   timezone: Type.Optional(Timezone),
   send_at: Type.Optional(SendAt),
 }, { $id: 'ReportCreate', additionalProperties: false });
@@ -85,9 +85,9 @@ export const ReportRunListSchema = ListEnvelope(ReportRunSchema, 'ReportRunList'
 export const ReportListQuery = Type.Object(PageQueryProps, { additionalProperties: false });
 
 export const ReportRunCreateSchema = Type.Object({
-  period_start: Type.Optional(Type.String({ format: 'date-time', description: 'With `period_end`: another period than the one just closed' })),
+  period_start: Type.Optional(Type.String({ format: 'date-time', description: 'With `period_end`: another period than the current one to date' })),
   period_end: Type.Optional(Type.String({ format: 'date-time' })),
-}, { $id: 'ReportRunCreate', additionalProperties: false, description: 'Optional; omitted, a run covers the period just closed (daily: yesterday, weekly: last Monday to Sunday, monthly or manual: last month)' });
+}, { $id: 'ReportRunCreate', additionalProperties: false, description: 'Optional; omitted, a run covers the current period up to the end of today in the report\'s time zone (daily: today, weekly: this week from Monday, monthly or manual: this month). Scheduled runs cover the period just closed' });
 export type ReportRunCreate = Static<typeof ReportRunCreateSchema>;
 
 export const RunParams = Type.Object({ id: Uuid, run_id: Uuid }, { additionalProperties: false });

@@ -64,6 +64,21 @@ const SimCriterionSchema = Type.Object({
   reason: Type.String(),
 });
 
+/** Why the simulation browser refused a request (issue 40, D12). */
+export const BLOCKED_REQUEST_REASONS = ['private_network_target', 'scheme_not_allowed', 'path_not_allowed'] as const;
+export const MAX_BLOCKED_REQUESTS = 50;
+
+export const BlockedRequestSchema = Type.Object({
+  origin: Type.String({ description: 'Scheme, host and port asked for (`http://10.0.0.5:8080`); the path is not kept' }),
+  reason: StringEnum(BLOCKED_REQUEST_REASONS, {
+    description: '`private_network_target`: the host is or resolves to a loopback, private, link-local or other non-public address '
+      + '(unless ALLOW_PRIVATE_NETWORK_TARGETS or OUTBOUND_ALLOWED_HOSTS); `scheme_not_allowed`: neither http(s), data: nor blob: '
+      + '(file:, ftp:, chrome:...); `path_not_allowed`: on this service\'s own origin, anything but the embed script and the public widget API',
+  }),
+  count: Type.Integer({ minimum: 1, description: 'Requests refused for this origin and reason' }),
+}, { $id: 'BlockedRequest', additionalProperties: false });
+export type BlockedRequest = Static<typeof BlockedRequestSchema>;
+
 export const SimulationSchema = Type.Object({
   id: Uuid,
   kind: StringEnum(SIMULATION_KINDS, { description: '`turns` (POST /simulations) or `web` (POST /simulations/web, a real browser)' }),
@@ -91,6 +106,11 @@ export const SimulationSchema = Type.Object({
   error: Nullable(Type.String({ description: 'Why a run failed' })),
   messages: Type.Array(TranscriptMessageSchema, { description: 'The transcript, oldest first' }),
   has_screenshot: Type.Boolean({ description: 'Web simulations: GET /simulations/:id/screenshot serves the finished chat' }),
+  blocked_requests: Type.Array(BlockedRequestSchema, {
+    maxItems: MAX_BLOCKED_REQUESTS,
+    description: 'Web simulations: what the browser was not allowed to reach (redirects, frames, images, scripts, requests of the page), '
+      + `by origin and reason, at most ${MAX_BLOCKED_REQUESTS} origins; empty for other runs`,
+  }),
   created_at: Timestamp,
   completed_at: Nullable(Timestamp),
 }, { $id: 'Simulation', additionalProperties: false });

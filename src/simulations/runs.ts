@@ -10,7 +10,7 @@ import {
 import { emitEvent } from '../events/emit.ts';
 import { conversationEventData, runtimeAgent, type ConversationDeps } from '../conversations/lifecycle.ts';
 import { DEFAULT_MAX_TURNS, type Simulation, type SimulationCreate, type SimulationListQueryT, type WebSimulationCreate } from '../schemas/simulations.ts';
-import { assertOutboundUrl } from '../net/outbound.ts';
+import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import type { TranscriptMessage } from '../schemas/conversations.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, stopWorkflow, workflowServiceUnavailable } from '../temporal/start.ts';
@@ -217,7 +217,7 @@ export async function createWebSimulation(deps: SimulationDeps, orgId: string, b
   const agent = await agentNamed(deps, orgId, body.widget_id, 'widget_id');
   const pageUrl = body.page_url ?? agent.site_url;
   if (!pageUrl) throw fieldError('page_url', 'required', 'this agent has no website: give page_url');
-  await assertOutboundUrl(pageUrl, 'page_url', { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS, allowHttp: true });
+  await assertOutboundUrl(pageUrl, 'page_url', { ...outboundPolicy(deps.config), allowHttp: true });
   const maxTurns = body.max_turns ?? DEFAULT_MAX_TURNS;
   const id = await insertSimulation(deps.sql, {
     orgId, kind: 'web', agentId: agent.id, callerAgentId: null, scenarioId: null, scenarioText: body.scenario_text, criteria: [],

@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
-import type { Browser, Page, Response } from 'playwright-core';
+import type { Browser, LaunchOptions, Page, Response } from 'playwright-core';
 import { findAgent } from '../db/agents.ts';
 import { findConversationRecord } from '../db/conversations.ts';
-import { adoptWebConversation, findSimulation, setSimulationTurnCount, storeScreenshot } from '../db/simulations.ts';
+import { adoptWebConversation, findSimulation, setSimulationTurnCount, storeBlockedRequests, storeScreenshot } from '../db/simulations.ts';
+import { outboundPolicy } from '../net/outbound.ts';
+import { startBrowserGuard, type BrowserGuard } from './browser-guard.ts';
+import { SIMULATION_HEADER, simulationToken } from './web-marker.ts';
 import { endConversation } from '../conversations/lifecycle.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { SimulationDeps } from './runs.ts';
@@ -14,7 +17,10 @@ import { closeSimulation } from './turns.ts';
  * loaded only here) opens the page, the embed snippet is injected when the page lacks it, and the
  * scripted caller types into the real widget, reading the agent's replies from its DOM. The
  * conversation the widget started is flagged simulated, ended (its lifecycle evaluates it), and a
- * screenshot of the finished chat is kept with the run.
+ * screenshot of the finished chat is kept with the run. Everything the browser fetches passes the
+ * outbound policy (`browser-guard.ts`); what it refused is kept with the run as `blocked_requests`.
+ * A failed run's `error` stays generic (no net::ERR_* text, no upstream status): it must not tell
+ * an open port from a closed one. The detail goes to the logs.
  */
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -23,11 +29,18 @@ const REPLY_TIMEOUT_MS = 30_000;
 
 export const chromiumPath = () => process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-async function launch(): Promise<Browser> {
+async function launch(guard: Pick<LaunchOptions, 'proxy' | 'args'>): Promise<Browser> {
   const path = chromiumPath();
   if (!existsSync(path)) throw new Error(`no Chromium at ${path} (install Debian's chromium, or set CHROMIUM_PATH)`);
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: path, args: [...CHROMIUM_ARGS, ...(guard.args ?? [])], ...(guard.proxy ? { proxy: guard.proxy } : {}) });
+}
+
+/** What a failed run says: nothing a port scan could read (the detail is logged). */
+function unopenedMessage(guard: BrowserGuard): string {
+  return guard.blocked().length
+    ? 'the page could not be opened; blocked_requests lists what the browser was not allowed to reach'
+    : 'the page could not be opened';
 }
 
 /** Waits until the widget shows more than `before` agent messages and is no longer typing; answers the new ones. */
@@ -46,7 +59,9 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
   const sim = await findSimulation(deps.sql, null, input.simulationId);
   if (!sim) return { status: 'failed' };
   const agent = await findAgent(deps.sql, sim.orgId, sim.agentId);
+  let guard: BrowserGuard | undefined;
   const fail = async (error: string) => {
+    if (guard) await storeBlockedRequests(deps.sql, sim.id, guard.blocked());
     await closeSimulation(deps, { simulationId: sim.id, status: 'failed', endedReason: 'error', error });
     return { status: 'failed' as const };
   };
@@ -54,8 +69,16 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
   let browser: Browser | undefined;
   let conversationId: string | null = null;
   try {
-    browser = await launch();
-    const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+    guard = await startBrowserGuard({
+      policy: outboundPolicy(deps.config), serviceOrigin: new URL(input.embedBaseUrl).origin,
+      // The conversation the widget starts is simulated from its first event (conversation.started).
+      serviceHeaders: { [SIMULATION_HEADER]: simulationToken(deps.secrets, sim.id, agent.public_key) },
+      onError: (origin, err) => deps.log.debug({ simulation_id: sim.id, origin, err: err.message }, 'web simulation: a request failed'),
+    });
+    browser = await launch(guard.launchOptions);
+    const context = await browser.newContext({ viewport: { width: 1024, height: 768 }, serviceWorkers: 'block', acceptDownloads: false });
+    await guard.attach(context);
+    const page = await context.newPage();
     page.on('response', (res: Response) => {
       if (res.request().method() === 'POST' && /\/public\/widgets\/[^/]+\/conversations$/.test(new URL(res.url()).pathname)) {
         res.json().then((body: { conversation_id?: string }) => { conversationId ??= body.conversation_id ?? null; }, () => undefined);
@@ -65,9 +88,13 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
     try {
       opened = await page.goto(sim.pageUrl!, { waitUntil: 'load', timeout: 30_000 });
     } catch (err) {
-      return await fail(`the page could not be opened: ${(err as Error).message.split('\n')[0]}`);
+      deps.log.info({ simulation_id: sim.id, err: (err as Error).message.split('\n')[0] }, 'web simulation: the page could not be opened');
+      return await fail(unopenedMessage(guard));
     }
-    if (opened && opened.status() >= 400) return await fail(`the page could not be opened: it answered HTTP ${opened.status()}`);
+    if (opened && opened.status() >= 400) {
+      deps.log.info({ simulation_id: sim.id, status: opened.status() }, 'web simulation: the page answered an error status');
+      return await fail(unopenedMessage(guard));
+    }
     const hasSnippet = await page.locator(`script[data-agent="${agent.public_key}"]`).count() > 0;
     if (!hasSnippet) {
       await page.evaluate(({ src, key }) => {
@@ -104,6 +131,7 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
     await setSimulationTurnCount(deps.sql, sim.id, turn);
     const png = await page.screenshot();
     await storeScreenshot(deps.sql, sim.id, png);
+    await storeBlockedRequests(deps.sql, sim.id, guard.blocked());
     if (!conversationId || !(await findConversationRecord(deps.sql, conversationId, { agentId: agent.id }))) {
       return await fail('the widget did not start a conversation');
     }
@@ -114,8 +142,9 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
     return { status: 'completed' };
   } catch (err) {
     deps.log.warn({ err, simulation_id: sim.id }, 'web simulation failed');
-    return fail(`the browser run failed: ${(err as Error).message.split('\n')[0]}`);
+    return fail((err as Error).name === 'TimeoutError' ? 'the browser run failed: the widget did not load or answer in time' : 'the browser run failed');
   } finally {
     await browser?.close().catch(() => undefined);
+    await guard?.close().catch(() => undefined);
   }
 }

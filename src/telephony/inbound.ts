@@ -1,12 +1,17 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../db/index.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
+import { notFound } from '../errors.ts';
+import {
+  claimCarrierReceipt, completeCarrierReceipt, findReceiptAnswer, releaseCarrierReceipt, type ReceiptChannel,
+} from '../db/carrier-receipts.ts';
 import { findAgent } from '../db/agents.ts';
 import { recordCarrierOperation } from '../db/carrier-operations.ts';
 import {
   endSession, findLiveSession, findSessionById, insertCarrierSession, markSessionTransferred, type CarrierSession,
 } from '../db/carrier-sessions.ts';
 import { findConversationRecord, insertMessages, listMessages } from '../db/conversations.ts';
-import { findActiveNumberByE164, type PhoneNumberRecord } from '../db/phone-numbers.ts';
+import { findActiveNumberByE164, findPhoneNumberById, type PhoneNumberRecord } from '../db/phone-numbers.ts';
 import { findSipTrunk, loadSipTrunkPassword } from '../db/sip-trunks.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceProfile } from '../db/voice-profiles.ts';
@@ -18,9 +23,9 @@ import type { Agent } from '../schemas/agents.ts';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Carrier } from './carrier.ts';
 import {
-  emptyVoiceResponse, politeHangup, sayAndGather, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
+  emptyVoiceResponse, hangupResponse, politeHangup, sayAndGather, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
 } from './twiml.ts';
-import { CARRIER_WEBHOOK_PATHS } from './webhook-urls.ts';
+import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
 
 /**
  * What a call or a text to one of our numbers does (the carrier's webhooks, already verified):
@@ -50,23 +55,93 @@ export async function speechFor(db: Db, orgId: string, agent: Agent, language: s
   return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en');
 }
 
-/** A call's webhook: the greeting on the first request, then one turn per recognized utterance, or the transfer. */
-export async function answerVoice(deps: InboundDeps, params: CarrierParams, baseUrl: string): Promise<string> {
-  const action = baseUrl + CARRIER_WEBHOOK_PATHS.voice;
+/**
+ * Plays a carrier webhook once (issue 40, D19): the first request with `key` runs `play` and its
+ * answer is kept (sealed) with the key; a retried or replayed one gets that answer again and plays
+ * nothing (no message, no agent turn, no event), or `empty` while the first is still being played
+ * or once its answer was pruned. A `play` that fails frees the key for the carrier's retry.
+ */
+export async function playOnce(deps: Pick<InboundDeps, 'sql' | 'secrets'>, receipt: { channel: ReceiptChannel; key: string; orgId: string },
+  play: () => Promise<string>, empty: () => string): Promise<string> {
+  if (!await claimCarrierReceipt(deps.sql, receipt)) return answerPlayed(deps, receipt.channel, receipt.key, empty);
+  let answer: string;
+  try {
+    answer = await play();
+  } catch (err) {
+    await releaseCarrierReceipt(deps.sql, receipt.channel, receipt.key).catch(() => {});
+    throw err;
+  }
+  await completeCarrierReceipt(deps.sql, receipt.channel, receipt.key, deps.secrets.seal(answer, receiptContext(receipt.channel, receipt.key)));
+  return answer;
+}
+
+const receiptContext = (channel: ReceiptChannel, key: string) => `carrier_webhook_receipts:${channel}:${key}`;
+
+/** The answer a played webhook got, or `empty`. */
+async function answerPlayed(deps: Pick<InboundDeps, 'sql' | 'secrets'>, channel: ReceiptChannel, key: string, empty: () => string): Promise<string> {
+  const { answer } = await findReceiptAnswer(deps.sql, channel, key);
+  if (!answer) return empty();
+  try {
+    return deps.secrets.open(answer, receiptContext(channel, key));
+  } catch {
+    return empty(); // sealed with a key this service no longer holds
+  }
+}
+
+/**
+ * Which request of a call this is. The service numbers the `<Gather>` action URLs it hands out
+ * (`?turn=N`, covered by the carrier's signature like the rest of the URL); the call's first request
+ * (the number's voice URL, or a campaign call's) has none and is turn 0. A turn posted without a
+ * number (an action URL handed out before turns were numbered, or a hand-made request) is known by
+ * what the caller said. `next` is the turn the answer's `<Gather>` posts.
+ */
+export function voiceRequest(params: CarrierParams, turnParam: string | undefined): { key: string; first: boolean; next: number } {
   const callSid = params.CallSid ?? '';
+  const turn = turnParam !== undefined && /^[1-9][0-9]{0,5}$/.test(turnParam) ? Number(turnParam) : null;
+  if (turn !== null) return { key: `${callSid}#${turn}`, first: false, next: turn + 1 };
+  if (params.SpeechResult === undefined) return { key: `${callSid}#0`, first: true, next: 1 };
+  const said = createHash('sha256').update(params.SpeechResult).digest('base64url').slice(0, 22);
+  return { key: `${callSid}#said:${said}`, first: false, next: 1 };
+}
+
+/**
+ * A request about a live call must come for the call's own number (issue 40, I11): ours is `To`
+ * on an inbound call and `From` on one we placed. A CallSid with another number is refused (404)
+ * and changes nothing, so one organization's number cannot drive another's call.
+ */
+async function assertCallOfNumber(db: Db, session: CarrierSession, params: CarrierParams): Promise<void> {
+  const number = await findPhoneNumberById(db, session.phoneNumberId);
+  if (!number || (params.To !== number.phone_number && params.From !== number.phone_number)) throw notFound('call of this number');
+}
+
+/** A call's webhook: the greeting on the first request, then one turn per recognized utterance, or the transfer; each played once. */
+export async function answerVoice(deps: InboundDeps, params: CarrierParams, baseUrl: string, turnParam?: string): Promise<string> {
+  const callSid = params.CallSid ?? '';
+  const request = voiceRequest(params, turnParam);
+  const action = voiceTurnUrl(baseUrl, request.next);
   const session = callSid ? await findLiveSession(deps.sql, 'voice', callSid) : null;
   if (!session) {
+    // A turn of a call that is not live (ended, or never ours): the answer it got, if any; else the line is closed.
+    if (callSid && !request.first) return answerPlayed(deps, 'voice', request.key, hangupResponse);
     const number = await findActiveNumberByE164(deps.sql, params.To ?? '');
     const agent = await answeringAgent(deps.sql, number, 'voice');
     if (!agent || !callSid) return politeHangup(NOT_IN_SERVICE_CALL);
-    const { conversation, greeting } = await startCallerConversation(deps, number!.orgId, agent, { surface: 'phone', caller: params.From ?? '' },
-      async (tx, conversationId) => {
-        await insertCarrierSession(tx, {
-          orgId: number!.orgId, agentId: agent.id, phoneNumberId: number!.id, conversationId, channel: 'voice', sessionKey: callSid, caller: params.From ?? '',
+    return playOnce(deps, { channel: 'voice', key: request.key, orgId: number!.orgId }, async () => {
+      const { conversation, greeting } = await startCallerConversation(deps, number!.orgId, agent, { surface: 'phone', caller: params.From ?? '' },
+        async (tx, conversationId) => {
+          await insertCarrierSession(tx, {
+            orgId: number!.orgId, agentId: agent.id, phoneNumberId: number!.id, conversationId, channel: 'voice', sessionKey: callSid, caller: params.From ?? '',
+          });
         });
-      });
-    return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action);
+      return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action);
+    }, emptyVoiceResponse);
   }
+  await assertCallOfNumber(deps.sql, session, params);
+  return playOnce(deps, { channel: 'voice', key: request.key, orgId: session.orgId }, () => continueCall(deps, session, params, baseUrl, action), emptyVoiceResponse);
+}
+
+/** The next turn of a live call: what the caller said (`SpeechResult`), the agent's answer or a transfer. */
+export async function continueCall(deps: InboundDeps, session: CarrierSession, params: CarrierParams, baseUrl: string, action: string): Promise<string> {
   const conversation = session.conversationId ? await findConversationRecord(deps.sql, session.conversationId) : null;
   const agent = await findAgent(deps.sql, session.orgId, session.agentId);
   if (!conversation || !agent || conversation.status === 'ended' || session.status !== 'active') return emptyVoiceResponse();
@@ -190,42 +265,52 @@ export async function answerWarmDestination(deps: InboundDeps, sessionId: string
 
 const FINAL_CALL_STATUSES = new Set(['completed', 'busy', 'failed', 'no-answer', 'canceled']);
 
-/** A call's status callback: a finished call ends its conversation (then evaluated by its workflow). */
+/** A call's status callback: a finished call ends its conversation (then evaluated by its workflow). Another number's: 404. */
 export async function recordCallStatus(deps: InboundDeps, params: CarrierParams): Promise<void> {
-  if (!FINAL_CALL_STATUSES.has(params.CallStatus ?? '')) return;
   const session = await findLiveSession(deps.sql, 'voice', params.CallSid ?? '');
   if (!session) return;
+  await assertCallOfNumber(deps.sql, session, params);
+  if (!FINAL_CALL_STATUSES.has(params.CallStatus ?? '')) return;
   await endSession(deps.sql, session.id);
   if (session.conversationId) await endConversation(deps, session.conversationId, 'visitor');
 }
 
-/** A text: the thread's conversation (started on the first text, or after the last one ended), the agent's reply in `<Message>`. */
+/**
+ * A text: the thread's conversation (started on the first text, or after the last one ended), the
+ * agent's reply in `<Message>`. Played once per `MessageSid`: a retried or replayed text gets the
+ * first reply again and adds nothing.
+ */
 export async function answerSms(deps: InboundDeps, params: CarrierParams): Promise<string> {
   const from = params.From ?? '';
   const to = params.To ?? '';
   const body = (params.Body ?? '').trim();
   const key = `${from}|${to}`;
+  const number = await findActiveNumberByE164(deps.sql, to);
   let session = await findLiveSession(deps.sql, 'sms', key);
   let conversation = session?.conversationId ? await findConversationRecord(deps.sql, session.conversationId) : null;
-  if (session && (!conversation || conversation.status === 'ended')) {
-    await endSession(deps.sql, session.id);
-    session = null;
-  }
-  const replies: string[] = [];
-  let agent: Agent | null;
-  if (!session) {
-    const number = await findActiveNumberByE164(deps.sql, to);
-    agent = await answeringAgent(deps.sql, number, 'sms');
-    if (!agent || !from) return smsReply([NOT_IN_SERVICE_SMS]);
-    const started = await startCallerConversation(deps, number!.orgId, agent, { surface: 'sms', caller: from }, async (tx, conversationId) => {
-      await insertCarrierSession(tx, { orgId: number!.orgId, agentId: agent!.id, phoneNumberId: number!.id, conversationId, channel: 'sms', sessionKey: key, caller: from });
-    });
-    conversation = started.conversation;
-    replies.push(started.greeting);
-  } else {
-    agent = await findAgent(deps.sql, session.orgId, session.agentId);
-    if (!agent || agent.status === 'paused') return smsReply([NOT_IN_SERVICE_SMS]);
-  }
-  if (body) replies.push(...(await sendVisitorMessage(deps, agent, conversation!, body, { role: 'caller' })).map((m) => m.text));
-  return smsReply(replies);
+  // A thread lives on while its conversation does, and while the number it texted is still that number (I11:
+  // a number released and taken by another organization starts that organization's own thread).
+  const stale = session && (!conversation || conversation.status === 'ended' || session.phoneNumberId !== number?.id);
+  const agent = !session || stale ? await answeringAgent(deps.sql, number, 'sms') : await findAgent(deps.sql, session.orgId, session.agentId);
+  if (!agent || agent.status === 'paused' || !from) return smsReply([NOT_IN_SERVICE_SMS]);
+  const orgId = number!.orgId;
+  const play = async () => {
+    const replies: string[] = [];
+    if (session && stale) {
+      await endSession(deps.sql, session.id);
+      session = null;
+    }
+    if (!session) {
+      const started = await startCallerConversation(deps, orgId, agent, { surface: 'sms', caller: from }, async (tx, conversationId) => {
+        await insertCarrierSession(tx, { orgId, agentId: agent.id, phoneNumberId: number!.id, conversationId, channel: 'sms', sessionKey: key, caller: from });
+      });
+      conversation = started.conversation;
+      replies.push(started.greeting);
+    }
+    if (body) replies.push(...(await sendVisitorMessage(deps, agent, conversation!, body, { role: 'caller' })).map((m) => m.text));
+    return smsReply(replies);
+  };
+  // Twilio names every message; a request without a MessageSid (hand-made, signed with the key) is played as it comes.
+  const messageSid = params.MessageSid ?? params.SmsSid ?? '';
+  return messageSid ? playOnce(deps, { channel: 'sms', key: messageSid, orgId }, play, () => smsReply([])) : play();
 }

@@ -50,6 +50,13 @@ export function emptyVoiceResponse(): string {
   return new twilio.twiml.VoiceResponse().toString();
 }
 
+/** The line closed without a word: a request about a call that is not live. */
+export function hangupResponse(): string {
+  const response = new twilio.twiml.VoiceResponse();
+  response.hangup();
+  return response.toString();
+}
+
 export function smsReply(lines: string[]): string {
   const response = new twilio.twiml.MessagingResponse();
   if (lines.length) response.message(lines.join('\n\n'));

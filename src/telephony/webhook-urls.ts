@@ -1,4 +1,5 @@
 import type { NumberWebhooks } from './carrier.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 
 /** The carrier webhook paths this service answers (Twilio's wire format whatever the carrier). */
 export const CARRIER_WEBHOOK_PATHS = {
@@ -6,6 +7,12 @@ export const CARRIER_WEBHOOK_PATHS = {
   voiceStatus: '/api/v1/carrier/twilio/voice/status',
   sms: '/api/v1/carrier/twilio/sms',
 } as const;
+
+/**
+ * Where the carrier posts the caller's words after turn `turn - 1` of a call: the voice webhook with
+ * the turn's number, so each request of a call is known and played once (the number is signed with the URL).
+ */
+export const voiceTurnUrl = (baseUrl: string, turn: number): string => `${baseUrl}${CARRIER_WEBHOOK_PATHS.voice}?turn=${turn}`;
 
 /** Where callers reach the service: PUBLIC_BASE_URL, or the local port when unset. */
 export function publicBaseUrl(config: { PUBLIC_BASE_URL?: string | undefined; PORT: number }): string {
@@ -23,11 +30,23 @@ export function numberWebhooks(config: { PUBLIC_BASE_URL?: string | undefined; P
 }
 
 /**
- * The key inbound carrier webhooks are verified with: with CARRIER=twilio only TWILIO_AUTH_TOKEN
- * (the sandbox's published token never opens a real deployment); with the sandbox, TWILIO_AUTH_TOKEN
- * when set, else SANDBOX_SIGNING_TOKEN. Unsigned requests are never accepted.
+ * The sandbox carrier's own signing token when SANDBOX_SIGNING_TOKEN is unset: derived from the
+ * secrets key (SECRETS_KEY, or the key generated once in DATA_DIR/secrets.key), so each
+ * installation has its own, every replica agrees on it, and none is published.
+ * `npm run cli -- sandbox signing-token` prints it.
  */
-export function webhookSigningToken(config: { CARRIER: 'sandbox' | 'twilio'; TWILIO_AUTH_TOKEN?: string | undefined; SANDBOX_SIGNING_TOKEN: string }): string | null {
+export function sandboxSigningToken(secrets: Pick<SecretBox, 'mac'>): string {
+  return `sbx_${secrets.mac('sandbox-carrier-signing-token').toString('base64url')}`;
+}
+
+/**
+ * The key inbound carrier webhooks are verified with: with CARRIER=twilio only TWILIO_AUTH_TOKEN
+ * (no sandbox token ever opens a real deployment); with the sandbox, TWILIO_AUTH_TOKEN when set,
+ * else SANDBOX_SIGNING_TOKEN when set, else the installation's own (sandboxSigningToken).
+ * Unsigned requests are never accepted.
+ */
+export function webhookSigningToken(config: { CARRIER: 'sandbox' | 'twilio'; TWILIO_AUTH_TOKEN?: string | undefined; SANDBOX_SIGNING_TOKEN?: string | undefined },
+  secrets: Pick<SecretBox, 'mac'>): string | null {
   if (config.CARRIER === 'twilio') return config.TWILIO_AUTH_TOKEN ?? null;
-  return config.TWILIO_AUTH_TOKEN ?? config.SANDBOX_SIGNING_TOKEN;
+  return config.TWILIO_AUTH_TOKEN ?? config.SANDBOX_SIGNING_TOKEN ?? sandboxSigningToken(secrets);
 }

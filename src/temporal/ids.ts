@@ -64,6 +64,8 @@ export const workflowIds = {
   /** A campaign's queue and concurrency, and one child per call attempt. */
   campaign: (campaignId: string) => `campaign:${campaignId}`,
   campaignCall: (callId: string) => `campaign-call:${callId}`,
+  /** The deployment's one long-lived webhook recovery sweeper (scoped by TASK_QUEUE_PREFIX, as its queue is). */
+  webhookRecoverySweeper: (config: { TASK_QUEUE_PREFIX: string }) => `webhook-recovery-sweeper:${config.TASK_QUEUE_PREFIX}`,
   webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
     `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,
 };
@@ -74,6 +76,7 @@ export const workflowIds = {
  * In production (prefix `ams`) the sweep is `webhook-recovery-sweep:ams`.
  */
 export const scheduleIds = {
+  /** Until issue 42 the sweep's Schedule; workers delete it at start (the sweeper replaced it). */
   webhookRecoverySweep: (config: { TASK_QUEUE_PREFIX: string }) => `webhook-recovery-sweep:${config.TASK_QUEUE_PREFIX}`,
   crawl: (siteId: string) => workflowIds.crawlSchedule(siteId),
   /** One monthly billing Schedule per phone number (number ids are unique across deployments). */

@@ -4,7 +4,7 @@ import type { Db, Sql } from '../db/index.ts';
 import { insertAgentTool, rotateAgentToolSecret, updateAgentTool, type ToolInput } from '../db/agent-tools.ts';
 import { AppError, validationError } from '../errors.ts';
 import { newWebhookSecret } from '../events/signing.ts';
-import { assertOutboundUrl } from '../net/outbound.ts';
+import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import {
   AGENT_TOOL_LIMITS, RESERVED_TOOL_NAMES, type AgentTool, type AgentToolCreate, type AgentToolPatch, type AgentToolWithSecret,
 } from '../schemas/agent-tools.ts';
@@ -35,8 +35,8 @@ export function toolFieldErrors(input: { name?: string | undefined; parameters?:
 }
 
 /** The URL as a webhook's is checked: https, and never a private address unless allowed. */
-export async function checkToolUrl(config: Pick<Config, 'ALLOW_PRIVATE_NETWORK_TARGETS'>, url: string, field = 'url'): Promise<void> {
-  await assertOutboundUrl(url, field, { allowPrivate: config.ALLOW_PRIVATE_NETWORK_TARGETS });
+export async function checkToolUrl(config: Pick<Config, 'ALLOW_PRIVATE_NETWORK_TARGETS' | 'OUTBOUND_ALLOWED_HOSTS'>, url: string, field = 'url'): Promise<void> {
+  await assertOutboundUrl(url, field, outboundPolicy(config));
 }
 
 /** Create's body with its defaults. */

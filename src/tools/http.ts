@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { undici } from '../net/undici.ts';
-import { createOutboundAgent, OutboundTargetError } from '../net/outbound.ts';
+import { createOutboundAgent, OutboundTargetError, outboundPolicy } from '../net/outbound.ts';
 import { describeFailure } from '../events/attempt.ts';
 import { signatureHeader } from '../events/signing.ts';
 import { AGENT_TOOL_LIMITS, type ToolCallStatus } from '../schemas/agent-tools.ts';
@@ -130,8 +130,8 @@ export async function sendToolRequest(dispatcher: Dispatcher, request: ToolReque
 }
 
 /** The pool tool calls to users' URLs go through, each connection pinned to the address the SSRF guard checked. */
-export function createToolAgent(config: { ALLOW_PRIVATE_NETWORK_TARGETS: boolean }): Dispatcher {
-  return createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_NETWORK_TARGETS }, { connections: 16 });
+export function createToolAgent(config: { ALLOW_PRIVATE_NETWORK_TARGETS: boolean; OUTBOUND_ALLOWED_HOSTS?: string | undefined }): Dispatcher {
+  return createOutboundAgent(outboundPolicy(config), { connections: 16 });
 }
 
 /** The pool for the sandbox echo endpoint: the service's own origin, which an operator configured. */

@@ -7,7 +7,7 @@ import {
   deleteEndpoint, endpointHealth, findEndpoint, insertEndpoint, rotateEndpointSecret, updateEndpoint,
 } from '../db/webhooks.ts';
 import { newWebhookSecret } from '../events/signing.ts';
-import { assertOutboundUrl } from '../net/outbound.ts';
+import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import type { WebhookCreate, WebhookEndpoint, WebhookEndpointDetail, WebhookEndpointWithSecret, WebhookPatch } from '../schemas/webhooks.ts';
 
 /** What the webhook use cases need. */
@@ -15,7 +15,7 @@ export interface WebhookDeps { sql: Sql; temporal: Client; config: Config; log: 
 
 /** A receiver URL: https, and never a private address (unless ALLOW_PRIVATE_NETWORK_TARGETS). */
 async function checkUrl(deps: Pick<WebhookDeps, 'config'>, url: string): Promise<void> {
-  await assertOutboundUrl(url, 'url', { allowPrivate: deps.config.ALLOW_PRIVATE_NETWORK_TARGETS });
+  await assertOutboundUrl(url, 'url', outboundPolicy(deps.config));
 }
 
 /** Creates an endpoint with a new signing secret, which the answer shows once. */
