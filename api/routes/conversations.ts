@@ -72,6 +72,7 @@ export const conversationsFamily: RouteFamily = {
       responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream', schema: Type.String({ description: 'Server-Sent Events: `id`, `event` and `data` (JSON) lines, and `:` heartbeat comments' }) } }, eventStream: true,
       async handler({ principal, deps, ctx }) {
         const release = takeStreamSlots(deps, ctx, principal.keyId);
+        let unwatch = () => {};
         let stream: PassThrough;
         try {
           if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
@@ -81,15 +82,15 @@ export const conversationsFamily: RouteFamily = {
             onClose: (cb) => {
               ctx.req.once('close', cb);
               // Revoking the key (or user token) ends the stream at once, on whichever replica holds it (issue 40, D18).
-              const unwatch = deps.authenticator.watchRevocation(principal.keyId, cb);
-              ctx.req.once('close', unwatch);
+              unwatch = deps.authenticator.watchRevocation(principal.keyId, cb);
             },
           });
         } catch (err) {
           release();
+          unwatch();
           throw err;
         }
-        stream.once('close', release);
+        stream.once('close', () => { release(); unwatch(); });
         ctx.req.socket.setTimeout(0);
         ctx.set('Cache-Control', 'no-cache, no-transform');
         ctx.set('X-Accel-Buffering', 'no');
