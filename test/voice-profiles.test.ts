@@ -261,9 +261,13 @@ describe('voice profiles', () => {
     }
     expect(VoiceProfileCreate.properties).toMatchObject({
       name: { type: 'string', minLength: 1, maxLength: 200 },
-      accent: { default: 'neutral' }, energy: { default: 'medium' }, pace: { default: 'normal' }, formality: { default: 'neutral' },
       custom_direction: { type: ['string', 'null'], maxLength: 2000 },
     });
+    // Request-body defaults are stated in the description, not as `default`, so generated clients keep them optional (issue 42, D9).
+    for (const [field, value] of [['accent', 'neutral'], ['energy', 'medium'], ['pace', 'normal'], ['formality', 'neutral']] as const) {
+      expect(VoiceProfileCreate.properties[field], field).not.toHaveProperty('default');
+      expect(VoiceProfileCreate.properties[field].description, field).toContain(`(default \`${value}\`)`);
+    }
     expect(VoiceProfile.properties.custom_direction.type).toEqual(['string', 'null']);
     expect(doc.components.schemas.VoiceProfileList.properties.data.items).toEqual({ $ref: '#/components/schemas/VoiceProfile' });
   });
