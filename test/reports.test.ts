@@ -133,7 +133,7 @@ async function seededOrg() {
 const ALL = ['volume', 'goals', 'outcomes', 'intents', 'contacts', 'calls', 'usage'];
 
 async function pdfText(bytes: Buffer): Promise<string[]> {
-  const doc = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false }).promise;
+  const doc = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
   const pages: string[] = [];
   for (let i = 1; i <= doc.numPages; i += 1) {
     const content = await (await doc.getPage(i)).getTextContent();

@@ -7,7 +7,10 @@ import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 const LEVELS: LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 const wanted = process.env.TEST_TEMPORAL_LOG_LEVEL?.toUpperCase() as LogLevel | undefined;
 try {
-  Runtime.install({ logger: new DefaultLogger(wanted && LEVELS.includes(wanted) ? wanted : 'ERROR') });
+  const level = wanted && LEVELS.includes(wanted) ? wanted : 'ERROR';
+  // The SDK's native core prints to the console on its own (e.g. "Activity not found on completion" when a
+  // test ends a workflow under a running activity): held to the same level.
+  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } } });
 } catch {
   // Already installed in this process by an earlier test file.
 }
