@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Config } from './config.ts';
+import { assertAgentTablesAccountedFor } from './agents/agent-tables.ts';
 import { createSql, migrate, pingDatabase, type Sql, type StatementHooks } from './db/index.ts';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.ts';
 import { ensureBootstrapKey } from './auth/keys.ts';
@@ -67,6 +68,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const sql = createSql(opts.databaseUrl, { max: config.DATABASE_POOL_SIZE, ...opts.statements });
   const applied = await migrate(sql);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+  // A table naming an agent that no family's agent-hooks.ts accounts for stops the start (src/agents/README.md).
+  await assertAgentTablesAccountedFor(sql).catch(async (err: unknown) => { await sql.end(); throw err; });
   if (config.AMS_BOOTSTRAP_TOKEN) await ensureBootstrapKey(sql, config.AMS_BOOTSTRAP_TOKEN);
 
   const secrets = createSecretBox(await loadSecretsKey(config));

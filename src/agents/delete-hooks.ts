@@ -1,3 +1,4 @@
+import { basename, dirname } from 'node:path';
 import type { Db } from '../db/index.ts';
 import type { KnowledgeDeps } from '../knowledge/sites.ts';
 import { importFromEachFolder } from '../modules.ts';
@@ -16,6 +17,16 @@ export type AgentDeleteHook = (tx: Db, agent: AgentDeleteContext) => Promise<((d
 export type AgentPurgeStep = (db: Db, agentId: string, batchSize: number) => Promise<number>;
 
 /**
+ * What becomes of a table's rows naming a deleted agent, as the family owning the table declares it
+ * (checked at service start against the schema, agent-tables.ts):
+ * - `deleteHook`: one of the family's `agentDeleteHooks` empties it, inside the delete's transaction;
+ * - `purgeStep`: one of the family's `agentPurgeSteps` empties it, in batches;
+ * - `withAgentRow`: its foreign key to `agents` cascades (or sets null) when the purge deletes the agent row;
+ * - `kept`: the rows stay on purpose, and this says why.
+ */
+export type AgentRowsFate = { deleteHook: string } | { purgeStep: string } | { withAgentRow: true } | { kept: string };
+
+/**
  * What a family declares in its own `src/<family>/agent-hooks.ts`, found there by folder (no list
  * to add it to): `agentDeleteHooks`, rows that must go at once when an agent is deleted (inside
  * the delete's transaction), and `agentPurgeSteps`, rows the purge workflow deletes afterwards in
@@ -25,14 +36,21 @@ export type AgentPurgeStep = (db: Db, agentId: string, batchSize: number) => Pro
 export interface AgentHooksModule {
   agentDeleteHooks?: Record<string, AgentDeleteHook>;
   agentPurgeSteps?: Record<string, AgentPurgeStep>;
+  /** Every table of this family with an `agent_id` (or `*_agent_id`) column, and what its rows become. */
+  agentTables?: Record<string, AgentRowsFate>;
 }
 
+/** A family's agent-hooks module with the family's folder name. */
+export interface FamilyAgentHooks { family: string; hooks: AgentHooksModule }
+
 const SRC = new URL('../', import.meta.url);
-let declared: Promise<AgentHooksModule[]> | undefined;
+let declared: Promise<FamilyAgentHooks[]> | undefined;
 
 /** Every family's agent-hooks module, by folder name; loaded once, on the first use. */
-export function familyAgentHooks(): Promise<AgentHooksModule[]> {
-  return declared ??= importFromEachFolder(SRC, `agent-hooks${CODE_EXT}`).then((modules) => modules.map(({ exports }) => exports as AgentHooksModule));
+export function familyAgentHooks(): Promise<FamilyAgentHooks[]> {
+  return declared ??= importFromEachFolder(SRC, `agent-hooks${CODE_EXT}`).then((modules) => modules.map(({ path, exports }) => ({
+    family: basename(dirname(path)), hooks: exports as AgentHooksModule,
+  })));
 }
 
 /** Merges the families' records of one kind, refusing a name declared twice. */
@@ -53,5 +71,5 @@ export function mergeDeclared<T>(records: (Record<string, T> | undefined)[], wha
  * src/<family>/agent-hooks.ts instead of a branch in deleteAgent.
  */
 export async function agentDeleteHooks(): Promise<Record<string, AgentDeleteHook>> {
-  return mergeDeclared((await familyAgentHooks()).map((m) => m.agentDeleteHooks), 'delete hook');
+  return mergeDeclared((await familyAgentHooks()).map((m) => m.hooks.agentDeleteHooks), 'delete hook');
 }

@@ -7,5 +7,5 @@ import { familyAgentHooks, mergeDeclared, type AgentPurgeStep } from './delete-h
  * activity, so a change here never breaks the replay of a running purge.
  */
 export async function agentPurgeSteps(): Promise<Record<string, AgentPurgeStep>> {
-  return mergeDeclared((await familyAgentHooks()).map((m) => m.agentPurgeSteps), 'purge step');
+  return mergeDeclared((await familyAgentHooks()).map((m) => m.hooks.agentPurgeSteps), 'purge step');
 }

@@ -7,7 +7,7 @@ import { agentExists } from '../db/agents.ts';
 import { activeNumbersOfAgent } from '../db/phone-numbers.ts';
 import {
   blockedNumbers, campaignContacts, deleteCampaign, endCallRow, findCall, findCampaign, insertCampaign, insertQueuedCalls,
-  markCampaignStarted, toCall, toCampaign, updateCampaign, cancelQueuedCalls, type CampaignFields, type CampaignRecord, type NewCall,
+  markCampaignStarted, activeCampaignsOfAgent, toCall, toCampaign, updateCampaign, cancelQueuedCalls, type CampaignFields, type CampaignRecord, type NewCall,
 } from '../db/campaigns.ts';
 import { isTimezone, windowError, zoneOfNumber } from '../domain/calling-window.ts';
 import { AppError, fieldError, notFound, validationError } from '../errors.ts';
@@ -180,6 +180,25 @@ export async function cancelCampaign(deps: CampaignDeps, orgId: string, id: stri
   });
   if (wasActive) await signalCampaign(deps, id, 'cancel');
   return toCampaign(campaign);
+}
+
+/**
+ * An agent's delete (its agent-hooks.ts): its running and paused campaigns end `canceled` as a
+ * cancel would end them, inside the delete's transaction, before its numbers are released; the
+ * ids, whose workflows are then told to cancel (hanging up calls in flight).
+ */
+export async function cancelCampaignsOfAgent(tx: Db, agentId: string): Promise<string[]> {
+  const active = await activeCampaignsOfAgent(tx, agentId);
+  for (const campaign of active) {
+    await updateCampaign(tx, campaign.id, { status: 'canceled' });
+    for (const call of await cancelQueuedCalls(tx, campaign.id)) await emitCallEnded(tx, campaign.widget_id, call);
+  }
+  return active.map((c) => c.id);
+}
+
+/** After an agent's delete committed: tells each campaign's workflow to cancel (best effort, as a cancel's signal). */
+export async function signalCampaignsCanceled(deps: CampaignDeps, ids: string[]): Promise<void> {
+  for (const id of ids) await signalCampaign(deps, id, 'cancel');
 }
 
 /** Wakes the campaign workflow (it reads the new status back) or tells it to cancel; a lost signal only delays it. */

@@ -119,6 +119,12 @@ export async function deleteCampaign(db: Db, id: string): Promise<void> {
   await db`delete from campaigns where id = ${id}`;
 }
 
+/** The agent's `running` and `paused` campaigns, locked for update (an agent's delete cancels them). */
+export async function activeCampaignsOfAgent(db: Db, agentId: string): Promise<{ id: string; widget_id: string }[]> {
+  return db<{ id: string; widget_id: string }[]>`select id, agent_id as widget_id from campaigns
+    where agent_id = ${agentId} and status in ('running', 'paused') order by id for update`;
+}
+
 /** True when the agent has a `running` or `paused` campaign (the active_campaign guard of its numbers). */
 export async function agentHasActiveCampaign(db: Db, agentId: string): Promise<boolean> {
   const [r] = await db`select 1 from campaigns where agent_id = ${agentId} and status in ('running', 'paused') limit 1`;

@@ -159,3 +159,13 @@ export async function rollupFigures(sql: Sql, s: Scope): Promise<RollupFigures> 
     },
   };
 }
+
+/**
+ * Deletes up to `batchSize` rollup rows of a deleted agent (a purge step, after its conversations
+ * went): what the next refresh of those days would compute anyway, without waiting for a report to read them.
+ */
+export async function deleteRollupsOfAgentBatch(db: Db, agentId: string, batchSize: number): Promise<number> {
+  return (await db`
+    delete from report_rollups where ctid in (
+      select ctid from report_rollups where agent_id = ${agentId} limit ${batchSize})`).count;
+}

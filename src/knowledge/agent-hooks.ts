@@ -1,7 +1,7 @@
 import { deleteKnowledgeBases, knowledgeBasesOnlyUsedBy } from '../db/knowledge-bases.ts';
 import { deletePagesOfAgentBatch } from '../db/site-pages.ts';
 import { siteIdsOfAgent } from '../db/sites.ts';
-import type { AgentDeleteHook, AgentPurgeStep } from '../agents/delete-hooks.ts';
+import type { AgentDeleteHook, AgentPurgeStep, AgentRowsFate } from '../agents/delete-hooks.ts';
 import { stopSiteWork } from './sites.ts';
 
 export const agentDeleteHooks: Record<string, AgentDeleteHook> = {
@@ -18,4 +18,10 @@ export const agentDeleteHooks: Record<string, AgentDeleteHook> = {
 /** Crawled pages (and their passages) of the agent's own sites; the site rows go with the agent. */
 export const agentPurgeSteps: Record<string, AgentPurgeStep> = {
   site_pages: deletePagesOfAgentBatch,
+};
+
+/** The sites' work stops in the delete hook; their pages go in the purge, the rows with the agent's. */
+export const agentTables: Record<string, AgentRowsFate> = {
+  sites: { withAgentRow: true },
+  agent_knowledge_bases: { withAgentRow: true },
 };

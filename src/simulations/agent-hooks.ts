@@ -1,4 +1,4 @@
-import type { AgentDeleteHook } from '../agents/delete-hooks.ts';
+import type { AgentDeleteHook, AgentRowsFate } from '../agents/delete-hooks.ts';
 import { deleteSimulationsOfAgent } from '../db/simulations.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { stopWorkflow } from '../temporal/start.ts';
@@ -14,4 +14,9 @@ export const agentDeleteHooks: Record<string, AgentDeleteHook> = {
       }
     };
   },
+};
+
+/** Both columns: a run goes whether the agent was under test (`agent_id`) or the caller (`caller_agent_id`). */
+export const agentTables: Record<string, AgentRowsFate> = {
+  simulations: { deleteHook: 'simulations' },
 };
