@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, startTestService, type TestService } from './helpers.ts';
-import { startFixtureSite, type FixtureSite } from '../src/infra/fixture-site.ts';
+import { startFixtureSite, type FixtureSite } from '../fixtures/fixture-site.ts';
 import { workflowIds } from '../src/temporal/index.ts';
 
 // Long enough that a visitor's next request comes well within it on a loaded machine: at 3 s, the first test's
