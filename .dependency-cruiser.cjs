@@ -49,10 +49,18 @@ module.exports = {
     },
     {
       name: 'not-to-test',
-      comment: 'Production code and benches never import test code (shared bits live in src/ or bench/).',
+      comment: 'Production code, fixtures and benches never import test code (shared bits live in fixtures/, src/ or bench/).',
       severity: 'error',
-      from: { path: '^(src|api|activities|workflows|scripts|bench)/', pathNot: '\\.test\\.ts$' },
+      from: { path: '^(src|api|activities|workflows|scripts|fixtures|bench)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^test/' },
+    },
+    {
+      name: 'not-to-fixtures',
+      comment: 'fixtures/ holds what only tests and benches run (the generated website, scratch stacks, the real Temporal '
+        + 'server of the rehearsal): the service and its scripts never import it, and the image does not contain it (issue 41).',
+      severity: 'error',
+      from: { path: '^(src|api|activities|workflows|scripts)/' },
+      to: { path: '^fixtures/' },
     },
     {
       name: 'no-circular',

@@ -34,7 +34,8 @@ export default tseslint.config(
     },
   },
   {
-    // SQL runs only in src/db/ (repositories) and src/infra/ (servers and scratch databases).
+    // SQL runs only in src/db/ (repositories) and src/infra/ (the embedded server's role and databases); fixtures/, test/
+    // and bench/ are outside this rule (scratch databases, seeded rows).
     files: ['api/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'src/**/*.ts'],
     ignores: ['src/db/**', 'src/infra/**', '**/*.test.ts'],
     rules: {

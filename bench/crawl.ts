@@ -1,7 +1,7 @@
 /**
  * Crawler benchmark: `npm run bench:crawl` (or `node --import tsx bench/crawl.ts`).
  *
- * A generated local website (src/infra/fixture-site.ts: BENCH_PAGES pages, default 1000, of
+ * A generated local website (fixtures/fixture-site.ts: BENCH_PAGES pages, default 1000, of
  * 12-16 KB each with a header and navigation, an article, an aside and a footer, 10-30 links a
  * page, tracking-parameter and fragment duplicates among them), served by this process, in two
  * builds: `semantic` markup (header/nav/main/article/aside/footer elements: our extractor takes
@@ -128,7 +128,7 @@ const median = (values: number[]) => {
 
 async function parent(): Promise<number> {
   const { positiveInt, say, onCleanup, cleanUp } = await import('./harness.ts');
-  const { startFixtureSite } = await import('../src/infra/fixture-site.ts');
+  const { startFixtureSite } = await import('../fixtures/fixture-site.ts');
   const pages = positiveInt('BENCH_PAGES', 1000);
   const concurrency = positiveInt('BENCH_CONCURRENCY', 8);
   const runs = positiveInt('BENCH_RUNS', 3);

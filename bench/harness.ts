@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { getFreePort } from '../src/infra/ports.ts';
-import { createScratchDatabase, LOCAL_PG_URL, startScratchTemporal } from '../src/infra/scratch.ts';
-import { startTemporalServer } from '../src/infra/temporal-server.ts';
+import { createScratchDatabase, LOCAL_PG_URL, startScratchTemporal } from '../fixtures/scratch.ts';
+import { startTemporalServer } from '../fixtures/temporal-server.ts';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 

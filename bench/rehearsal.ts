@@ -33,10 +33,10 @@ import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { createOrganization } from '../src/auth/keys.ts';
 import { forEachLine, killOnParentExit, sleep, spawnTiedToParent } from '../src/infra/child-process.ts';
-import { startFixtureSite } from '../src/infra/fixture-site.ts';
+import { startFixtureSite } from '../fixtures/fixture-site.ts';
 import { getFreePort } from '../src/infra/ports.ts';
-import { createScratchDatabase, LOCAL_PG_URL } from '../src/infra/scratch.ts';
-import { startTemporalServer, type TemporalServer } from '../src/infra/temporal-server.ts';
+import { createScratchDatabase, LOCAL_PG_URL } from '../fixtures/scratch.ts';
+import { startTemporalServer, type TemporalServer } from '../fixtures/temporal-server.ts';
 import { DATA_CATEGORIES } from '../src/schemas/reports.ts';
 import { buildService, composeTemporalSettings, onCleanup, percentile, positiveInt, runBenchmark, say } from './harness.ts';
 

@@ -319,7 +319,7 @@ async function check(args) {
   const codes = [
     await run(join(BIN, 'tsc'), ['--noEmit', '-p', '.']),
     await run(join(BIN, 'eslint'), ['.', ...args]),
-    await run(join(BIN, 'depcruise'), ['src', 'api', 'workflows', 'activities', 'scripts', 'bench', 'test', '--config', '.dependency-cruiser.cjs']),
+    await run(join(BIN, 'depcruise'), ['src', 'api', 'workflows', 'activities', 'scripts', 'fixtures', 'bench', 'test', '--config', '.dependency-cruiser.cjs']),
     await run(join(BIN, 'knip'), []),
   ];
   return codes.find((code) => code !== 0) ?? 0;

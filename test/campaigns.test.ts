@@ -28,6 +28,17 @@ const NO_ANSWER = '+15005550003';
 /** Numbers the sandbox answers (a non-geographic +1 500 code: their zone is the campaign's). */
 const answered = (n: number, from = 100) => Array.from({ length: n }, (_, i) => `+1500555${String(from + i).padStart(4, '0')}`);
 
+/**
+ * An ended call lasts the whole seconds from its answer to its end (`floor`, in the statement that ends it). The API's
+ * instants are milliseconds, so the expected count is taken within a millisecond of each side.
+ */
+function expectWholeSecondsSinceAnswer(call: { answered_at: string | null; ended_at: string | null; duration_seconds: number | null }): void {
+  const elapsed = (Date.parse(call.ended_at!) - Date.parse(call.answered_at!)) / 1000;
+  expect(Number.isInteger(call.duration_seconds)).toBe(true);
+  expect(call.duration_seconds).toBeGreaterThanOrEqual(Math.max(0, Math.floor(elapsed - 0.001)));
+  expect(call.duration_seconds).toBeLessThanOrEqual(Math.max(0, Math.floor(elapsed + 0.001)));
+}
+
 describe('campaigns API', () => {
   it('creates in draft with defaults; numbers deduplicated; get, list, PATCH in draft; Location', async () => {
     const { api, agent } = await orgWithNumber(svc);
@@ -141,7 +152,7 @@ describe('campaign calls', () => {
     const [failed, busy, noAnswer, completed] = calls;
     for (const never of [failed!, busy!, noAnswer!]) expect(never).toMatchObject({ answered_at: null, duration_seconds: null, conversation_id: null });
     expect(completed!.answered_at).not.toBeNull();
-    expect(completed!.duration_seconds).toBeGreaterThanOrEqual(0);
+    expectWholeSecondsSinceAnswer(completed!);
     expect((await api.get(`${C}/${campaign.id}/calls/${completed!.id}`)).body).toEqual(completed);
     // The answered call's conversation: surface phone, the agent against the scripted callee.
     const conversation = await eventually(async () => {
@@ -231,7 +242,7 @@ describe('campaign calls', () => {
     expect(hung.status, hung.text).toBe(200);
     expect(hung.body.action).toBe('hung_up');
     expect(hung.body.call).toMatchObject({ status: 'completed', ended_reason: 'hangup' });
-    expect(hung.body.call.duration_seconds).toBeGreaterThanOrEqual(0);
+    expectWholeSecondsSinceAnswer(hung.body.call);
     expectProblem(await api.post(`${C}/${campaign.id}/calls/${inFlight[0].id}/hangup`), 409, 'invalid_state');
     expectProblem(await api.post(`${C}/${campaign.id}/calls/${queued[1]!.id}/hangup`), 409, 'invalid_state');
     expectProblem(await api.post(`${C}/${campaign.id}/calls/${randomUUID()}/hangup`), 404, 'not_found');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, startTestService, type TestService } from './helpers.ts';
-import { startFixtureSite, type FixtureSite } from '../src/infra/fixture-site.ts';
+import { startFixtureSite, type FixtureSite } from '../fixtures/fixture-site.ts';
 import { workflowIds } from '../src/temporal/index.ts';
 
 // Long enough that a visitor's next request comes well within it on a loaded machine: at 3 s, the first test's
@@ -110,7 +110,6 @@ describe('a visitor conversation through the public endpoints', () => {
     expect(row.tool_calls.every((c: any) => typeof c.ts === 'string' && typeof c.args === 'object')).toBe(true);
     const [usage] = await svc.sql<any[]>`select * from usage_records where conversation_id = ${id}`;
     expect(usage).toMatchObject({ agent_id: agent.id, surface: 'web', messages: all.body.messages.length });
-    expect(usage.duration_seconds).toBeGreaterThanOrEqual(0);
     // Whole seconds between the conversation's start and end, as they read at millisecond precision.
     const [times] = await svc.sql<{ started_at: Date; ended_at: Date }[]>`select started_at, ended_at from conversations where id = ${id}`;
     expect(usage.duration_seconds).toBe(Math.max(0, Math.round((times!.ended_at.getTime() - times!.started_at.getTime()) / 1000)));

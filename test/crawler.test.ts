@@ -4,7 +4,7 @@ import { chunkText, crawl, extractHtml, isTransientFailure, normalizeUrl, pageKe
 import { parseRobots, rulesForStatus, xRobotsTag } from '../src/crawler/robots.ts';
 import { parseSitemap, sitemapText } from '../src/crawler/sitemap.ts';
 import { OutboundTargetError } from '../src/net/outbound.ts';
-import { startFixtureSite, type FixtureSite, type FixtureSiteOptions } from '../src/infra/fixture-site.ts';
+import { startFixtureSite, type FixtureSite, type FixtureSiteOptions } from '../fixtures/fixture-site.ts';
 
 const sites: FixtureSite[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { createScratchDatabase, startScratchTemporal } from '../src/infra/scratch.ts';
+import { createScratchDatabase, startScratchTemporal } from '../fixtures/scratch.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
 
 declare module 'vitest' {

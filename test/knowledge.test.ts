@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { newOrg, type Api } from './support/orgs.ts';
-import { startFixtureSite, type FixtureSite } from '../src/infra/fixture-site.ts';
+import { startFixtureSite, type FixtureSite } from '../fixtures/fixture-site.ts';
 import { searchKnowledge } from '../src/knowledge/retrieval.ts';
 import { startWorkers } from '../src/temporal/worker.ts';
 import { createLogger } from '../src/logger.ts';

@@ -34,11 +34,18 @@ it('finishes a purge after the worker is stopped mid-way and started again', asy
   expect(atStop).toBeGreaterThan(0);
   expect(atStop).toBeLessThan(ROWS);
 
-  // With no worker, nothing moves, and the workflow is still running.
-  await new Promise((r) => setTimeout(r, 1000));
-  expect(await remaining()).toBe(atStop);
+  // With no worker, nothing moves, and the workflow is still running: its next step (a batch, or the
+  // workflow task deciding it) waits in the task queue, scheduled and taken by no one. Only a started
+  // activity deletes rows, so once nothing of it is started the count is final.
   const handle = svc.temporal.workflow.getHandle(`agent-purge:${agent.id}`);
-  expect((await handle.describe()).status.name).toBe('RUNNING');
+  const waiting = await eventually(async () => {
+    const { raw, status } = await handle.describe();
+    const states = [...(raw.pendingActivities ?? []).map((a) => a.state), ...(raw.pendingWorkflowTask ? [raw.pendingWorkflowTask.state] : [])];
+    // 1: PENDING_ACTIVITY_STATE_SCHEDULED, PENDING_WORKFLOW_TASK_STATE_SCHEDULED (never STARTED: no worker polls).
+    return states.length > 0 && states.every((state) => state === 1) && status.name;
+  });
+  expect(waiting).toBe('RUNNING');
+  expect(await remaining()).toBe(atStop);
   expect(await svc.sql`select 1 from agents where id = ${agent.id}`).toHaveLength(1);
 
   // A new worker picks the purge up where the history says it was.

@@ -4,7 +4,7 @@ import { client, eventually, freshDatabase, startTestService, type TestService }
 import { FIXTURES, recordFixture, replayAll } from './support/replay.ts';
 import { newId } from '../src/ids.ts';
 import { startReceiver } from './webhook-receiver.ts';
-import { startFixtureSite } from '../src/infra/fixture-site.ts';
+import { startFixtureSite } from '../fixtures/fixture-site.ts';
 
 /**
  * Recorded histories of earlier versions' runs must replay on today's workflow code: a change

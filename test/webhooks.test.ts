@@ -14,6 +14,8 @@ import { sealPlaintextWebhookSecrets } from '../src/db/webhooks.ts';
 import { colocatedClient } from '../src/temporal/eager.ts';
 import { taskQueues } from '../src/temporal/index.ts';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
+import { workflowIds } from '../src/temporal/ids.ts';
+import { tsToMs } from '@temporalio/common';
 
 // A database of its own: every service started with a worker runs a recovery sweep over its
 // whole database, and another test file's sweep (with its own settings) must not take our events.
@@ -23,7 +25,6 @@ let strict: TestService;
 let receiver: Receiver;
 
 const FAST = { WEBHOOK_RETRY_DELAYS: '1,1', ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_SWEEP_SECONDS: 2, WEBHOOK_CLAIM_TIMEOUT_SECONDS: 2 } as const;
-const QUIET_MS = 1500;
 // One deployment, one secrets key: any worker on the database opens any endpoint's sealed secret.
 const KEY = { SECRETS_KEY: Buffer.alloc(32, 42).toString('base64') };
 
@@ -41,7 +42,37 @@ afterAll(async () => {
 });
 
 const W = '/api/v1/rest/webhooks';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The positive signal after which a test may assert that nothing more arrives, instead of sleeping: the
+ * organizations' events are all fanned out and their deliveries all settled (no path attempts a settled
+ * delivery: the dispatcher claims pending ones, a workflow ends by settling it), then a whole recovery sweep,
+ * the last path that could hand a delivery on, ran after that and found it settled.
+ */
+async function settled(s: TestService, orgIds: string[]): Promise<void> {
+  await eventually(async () => {
+    const [row] = await s.sql<{ waiting: number }[]>`select
+      (select count(*)::int from events where org_id = any(${orgIds}::uuid[]) and dispatched_at is null)
+      + (select count(*)::int from webhook_deliveries where org_id = any(${orgIds}::uuid[]) and status = 'pending') as waiting`;
+    return row!.waiting === 0;
+  });
+  await sweepFinishedSince(s, Date.now());
+}
+
+/** Waits until a sweep of `s`'s recovery sweeper that was scheduled after `since` (ms) has completed. */
+async function sweepFinishedSince(s: TestService, since: number): Promise<void> {
+  const handle = s.temporal.workflow.getHandle(workflowIds.webhookRecoverySweeper(s.config));
+  await eventually(async () => {
+    // The latest run: a sweep after `since` is in it, even when the sweeper has continued as new meanwhile.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduledAt = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => [Number(e.eventId), tsToMs(e.eventTime)]));
+    return events.some((e) => {
+      const done = e.activityTaskCompletedEventAttributes;
+      return done && (scheduledAt.get(Number(done.scheduledEventId)) ?? 0) > since;
+    });
+  }, 30_000, 250);
+}
 
 /** An organization with one agent and a client for it. */
 async function createEndpoint(api: Api, url: string, events: string[] = ['*']) {
@@ -230,12 +261,12 @@ describe('deliveries', () => {
     });
     expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([503, 503, 200]);
     expect(delivery.attempts.map((a: { error: string | null }) => a.error)).toEqual(['HTTP 503', 'HTTP 503', null]);
-    await sleep(QUIET_MS);
-    expect(receiver.received(url)).toHaveLength(3);
 
     // The first attempt failed, so the retries ran as the delivery's workflow, with today's id and attributes.
     const handle = svc.temporal.workflow.getHandle(`webhook-delivery:${delivery.event_id}:${endpoint.id}`);
     expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 3 });
+    await settled(svc, [orgId]);
+    expect(receiver.received(url)).toHaveLength(3);
     const description = await handle.describe();
     expect(description.taskQueue).toBe(`${svc.config.TASK_QUEUE_PREFIX}-webhooks`);
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.OrganizationId)).toBe(orgId);
@@ -312,7 +343,7 @@ describe('deliveries', () => {
   });
 
   it('sends only subscribed types to enabled endpoints of the event\'s organization', async () => {
-    const { api, agent } = await orgWithAgent(svc);
+    const { api, agent, orgId } = await orgWithAgent(svc);
     const other = await orgWithAgent(svc);
     const all = receiver.url();
     const activatedOnly = receiver.url();
@@ -329,7 +360,7 @@ describe('deliveries', () => {
     await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'active' });
     const got = await arrived(all, 2);
     await arrived(activatedOnly, 1);
-    await sleep(QUIET_MS);
+    await settled(svc, [orgId, other.orgId]);
     expect(receiver.received(all).map((r) => JSON.parse(r.body).type)).toEqual(expect.arrayContaining(['widget.paused', 'widget.activated']));
     expect(receiver.received(all)).toHaveLength(2);
     expect(receiver.received(activatedOnly).map((r) => JSON.parse(r.body).type)).toEqual(['widget.activated']);
@@ -368,13 +399,15 @@ describe('deliveries', () => {
     const own = await freshDatabase();
     const apiOnly = await startTestService(FAST, { worker: false, databaseUrl: own.url, env: KEY });
     try {
-      const { api, agent } = await orgWithAgent(apiOnly);
+      const { api, agent, orgId } = await orgWithAgent(apiOnly);
       const url = receiver.url({ failFirst: 1 });
       const endpoint = await createEndpoint(api, url);
       expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' })).status).toBe(200);
-      await sleep(QUIET_MS);
-      expect(receiver.received(url)).toHaveLength(0);
+      // Committed to the outbox, and left there: no dispatcher fanned it out.
+      expect(await apiOnly.sql`select 1 from events where org_id = ${orgId} and type = 'widget.paused' and dispatched_at is null`).toHaveLength(1);
+      expect(await apiOnly.sql`select 1 from webhook_deliveries where org_id = ${orgId}`).toHaveLength(0);
 
+      const workersStartedAt = Date.now();
       const workers = await startWorkers({
         sql: apiOnly.sql, config: apiOnly.config, address: inject('temporalAddress'), namespace: apiOnly.config.TEMPORAL_NAMESPACE,
         log: createLogger('silent'), workflowBundle: await workflowBundle(),
@@ -383,6 +416,15 @@ describe('deliveries', () => {
         const got = await arrived(url, 2);
         expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
         for (const r of got) new Webhook(endpoint.secret).verify(r.body, headersOf(r));
+        // Nothing arrived while no worker ran: every attempt came after the workers started, and the
+        // delivery's log (every attempt, whoever made it) holds these two only.
+        for (const r of got) expect(r.at).toBeGreaterThanOrEqual(workersStartedAt);
+        const delivery = await eventually(async () => {
+          const d = (await api.get(`${W}/${endpoint.id}/deliveries`)).body.data[0];
+          return d?.status === 'succeeded' && d;
+        });
+        expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 200]);
+        expect(receiver.received(url)).toHaveLength(2);
       } finally {
         await workers.shutdown();
       }
@@ -408,7 +450,7 @@ describe('deliveries', () => {
         return ids;
       });
       const got = await arrived(url, 20);
-      await sleep(QUIET_MS);
+      await settled(svc, [orgId]);
       expect(receiver.received(url)).toHaveLength(20);
       expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(eventIds));
       // A workflow start of a delivery already made is one more attempt, once, however often it is asked for.
@@ -416,9 +458,13 @@ describe('deliveries', () => {
       const pending = { deliveryId: delivery!.id, eventId: eventIds[0]!, endpointId: delivery!.endpoint_id, orgId, agentId: agent.id };
       await Promise.all([startDeliveryWorkflow(deps, pending), startDeliveryWorkflow(deps, pending)]);
       await arrived(url, 21);
-      await svc.temporal.workflow.getHandle(`webhook-delivery:${eventIds[0]!}:${delivery!.endpoint_id}`).result();
+      const handle = svc.temporal.workflow.getHandle(`webhook-delivery:${eventIds[0]!}:${delivery!.endpoint_id}`);
+      expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 1 });
+      const { runId } = await handle.describe();
       await startDeliveryWorkflow(deps, pending);
-      await sleep(QUIET_MS);
+      // No second run (the only thing that would attempt again), and nothing else pending.
+      expect(await handle.describe()).toMatchObject({ runId, status: { name: 'COMPLETED' } });
+      await settled(svc, [orgId]);
       expect(receiver.received(url)).toHaveLength(21);
     } finally {
       await Promise.all(others.map((d) => d.stop()));
@@ -449,7 +495,7 @@ describe('deliveries', () => {
     for (const d of deliveries) {
       await expect(svc.temporal.workflow.getHandle(`webhook-delivery:${d.event_id}:${d.endpoint_id}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
     }
-    await sleep(QUIET_MS);
+    await settled(svc, [orgId]);
     for (const [i, url] of urls.entries()) {
       const got = receiver.received(url);
       expect(got).toHaveLength(burst);
@@ -498,14 +544,14 @@ describe('deliveries', () => {
     new Webhook(endpoint.secret).verify(got!.body, headersOf(got!));
     const handle = svc.temporal.workflow.getHandle(`webhook-delivery:${eventId}:${endpoint.id}`);
     expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 1 });
-    await sleep(QUIET_MS);
+    await settled(svc, [orgId]);
     expect(receiver.received(url)).toHaveLength(1);
   });
 });
 
 describe('the recovery sweeper (issue 42)', () => {
   it('is one long-lived run that sweeps every WEBHOOK_SWEEP_SECONDS, not a Schedule starting a run per tick', async () => {
-    const { scheduleIds, workflowIds } = await import('../src/temporal/ids.ts');
+    const { scheduleIds } = await import('../src/temporal/ids.ts');
     // No Schedule: its runs filled the Web UI's list (9 of 15 rows after five minutes).
     await expect(svc.temporal.schedule.getHandle(scheduleIds.webhookRecoverySweep(svc.config)).describe()).rejects.toThrow();
     const handle = svc.temporal.workflow.getHandle(workflowIds.webhookRecoverySweeper(svc.config));
