@@ -313,7 +313,8 @@ function summarise(results, exitCode) {
 
 /**
  * Type-checks, lints, then holds the layers to their import rules (.dependency-cruiser.cjs) and
- * finds unused files, exports and dependencies (knip.jsonc). Every step runs, whatever failed before.
+ * finds unused files, exports and dependencies (knip.jsonc), and that each folder's README names each of
+ * its files (scripts/check-readmes.mjs). Every step runs, whatever failed before.
  */
 async function check(args) {
   const codes = [
@@ -321,6 +322,7 @@ async function check(args) {
     await run(join(BIN, 'eslint'), ['.', ...args]),
     await run(join(BIN, 'depcruise'), ['src', 'api', 'workflows', 'activities', 'scripts', 'fixtures', 'bench', 'test', '--config', '.dependency-cruiser.cjs']),
     await run(join(BIN, 'knip'), []),
+    await run(process.execPath, [join(ROOT, 'scripts', 'check-readmes.mjs')]),
   ];
   return codes.find((code) => code !== 0) ?? 0;
 }
