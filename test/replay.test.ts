@@ -10,7 +10,8 @@ import { startFixtureSite } from '../fixtures/fixture-site.ts';
  * Recorded histories of earlier versions' runs must replay on today's workflow code: a change
  * that would break running workflows (non-determinism) fails here, before it reaches production.
  * `RECORD_HISTORIES=1` refreshes the fixtures from a fresh run (do it only for intended changes
- * whose old runs have drained, and say so in the commit).
+ * whose old runs have drained, or that no release has run, and say so in the commit; workflows/README.md,
+ * "Versioning").
  */
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({ PURGE_BATCH_SIZE: 2 }); });
@@ -150,11 +151,8 @@ it('replays a campaign and a call of it that it has just run (a busy retry, a ma
       { workflowId: parent.workflowId, history: await parent.fetchHistory() },
       { workflowId: child.workflowId, history: await child.fetchHistory() },
     ]);
-    // campaign.json, campaign-call.json, campaign-call-owns-conversation.json, campaign-v2.json and
-    // campaign-call-v2.json stay: runs from before the `campaign-call-v2` and `campaign-call-v3` markers,
-    // of `runCampaignCall` and `runCampaignCallV2`, which must still replay.
-    await recordFixture(parent.workflowId, 'campaign-v3.json');
-    await recordFixture(child.workflowId, 'campaign-call-v3.json');
+    await recordFixture(parent.workflowId, 'campaign.json');
+    await recordFixture(child.workflowId, 'campaign-call.json');
   } finally {
     await calls3.stop();
   }

@@ -20,24 +20,12 @@ const acts = proxyLocalActivities<CampaignActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 // What the carrier said at one instant, written at once; an answered call's conversation is opened
-// by it (the agent's greeting: one runtime turn).
+// by it (the agent's greeting: one runtime turn), and the step that ends the call evaluates its conversation
+// (an LLM may take a while: the evaluation's own timeout). A failing evaluation is retried with the step,
+// then given up (settleCall logs it): the call's end, written first, is never undone by it.
 const { settleCall } = proxyLocalActivities<CampaignActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
-// The same step, since `runCampaignCallV3`, also evaluating the conversation of a call it ends (an LLM may
-// take a while: the evaluation's own timeout). A failing evaluation is retried with the step, then given up
-// (settleCall logs it): the call's end, written first, is never undone by it.
-const { settleCall: settleAndEvaluate } = proxyLocalActivities<CampaignActivities>({
   startToCloseTimeout: '3 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
-// The evaluation of the call's conversation (an LLM may take a while): the SDK keeps the workflow task
-// alive past its timeout while a local activity runs, and waits out long retry backoffs on a timer.
-// A worker that dies under it loses the workflow task, which another worker runs again 10 s later.
-const { evaluateCallConversation } = proxyLocalActivities<CampaignActivities>({
-  startToCloseTimeout: '3 minutes',
-  retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
 // The sandbox callee's turns last the call's talk time: a normal activity, heartbeating (a worker that
 // dies under it is noticed in seconds, not at its timeout, and the call, which waits for it, goes on).
@@ -47,7 +35,7 @@ const { playSandboxCallee } = proxyActivities<CampaignActivities>({
 });
 
 type Step = { to: 'ringing' | 'in_progress' } | { end: TerminalCallStatus; reason: EndedReason };
-export const CARRIER_STEPS: Record<string, Step> = {
+const CARRIER_STEPS: Record<string, Step> = {
   ringing: { to: 'ringing' },
   'in-progress': { to: 'in_progress' },
   answered: { to: 'in_progress' },
@@ -58,10 +46,8 @@ export const CARRIER_STEPS: Record<string, Step> = {
   canceled: { end: 'canceled', reason: 'carrier' },
 };
 
-export const isEnd = (status: string) => { const step = CARRIER_STEPS[status]; return step !== undefined && 'end' in step; };
-
 /** The sandbox plays the callbacks a carrier would send, each after a delay (contract, "Sandbox carrier"). */
-export function sandboxScript(outcome: SandboxCallOutcome): { afterMs: number; status: string }[] {
+function sandboxScript(outcome: SandboxCallOutcome): { afterMs: number; status: string }[] {
   const ring = outcome.ringSeconds * 1000;
   switch (outcome.status) {
     case 'failed': return [{ afterMs: 0, status: 'failed' }];
@@ -75,37 +61,16 @@ export interface CampaignCallInput { callId: string; maxDurationSeconds: number 
 export interface CampaignCallResult { status: CallStatus; ended_reason: EndedReason | null }
 
 /**
- * One campaign call (`campaign-call:<call id>`), as `runCampaignCallV2` runs it, with its conversation
- * evaluated by the step that ends the call: one local activity (an activation, a marker, a read of the
- * agent) fewer per answered call. Campaigns start it under the `campaign-call-v3` marker.
- */
-export async function runCampaignCallV3(input: CampaignCallInput): Promise<CampaignCallResult> {
-  return runCall(input, true);
-}
-
-/**
  * One campaign call (`campaign-call:<call id>`): queued → claimed → dialing → initiated → ringing →
  * in_progress, then its end. The carrier's callbacks arrive as signals (the sandbox's are played
  * here on timers); once answered, a timer of `max_duration_seconds` hangs up with `max_duration`.
  * A hangup before dialing ends it `canceled`, in flight `completed`/`hangup`. Each change is
  * written by an activity. The call owns its answered conversation: it opens it, ends it with the
- * call and evaluates it. Statuses due at the same instant (ring time 0: ringing, then answered)
- * are written once, as the last of them.
- *
- * A new workflow type rather than a `patched()` branch of `runCampaignCall` (workflows/campaign-call-v1.ts,
- * kept for the runs started before it): a patch marker costs every run a marker and a search
- * attribute upsert, and the parent picks the type under its own marker.
+ * call and evaluates it (in the step that ends the call). Statuses due at the same instant (ring
+ * time 0: ringing, then answered) are written once, as the last of them.
  */
-export async function runCampaignCallV2(input: CampaignCallInput): Promise<CampaignCallResult> {
-  return runCall(input, false);
-}
-
-/** The call's steps; `evaluateInSettle`: the step that ends the call evaluates its conversation (V3), else a step of its own does (V2). */
-async function runCall(input: CampaignCallInput, evaluateInSettle: boolean): Promise<CampaignCallResult> {
+export async function runCampaignCall(input: CampaignCallInput): Promise<CampaignCallResult> {
   const { callId } = input;
-  const settle = evaluateInSettle
-    ? (args: Omit<Parameters<typeof settleCall>[0], 'evaluate'>) => settleAndEvaluate({ ...args, evaluate: true })
-    : settleCall;
   let hangup = false;
   let result: CampaignCallResult | null = null;
   const heard: string[] = [];
@@ -120,15 +85,11 @@ async function runCall(input: CampaignCallInput, evaluateInSettle: boolean): Pro
   // An answered sandbox call's callee plays its turns beside the call's timers; the call ends after them.
   let conversing: Promise<unknown> | null = null;
   let answeredAt: number | null = null;
-  const settled = async (ended: EndedCall): Promise<CampaignCallResult> => {
-    result = { status: ended.status, ended_reason: ended.ended_reason };
-    // The call's conversation ended with it (`conversation.ended`); its evaluation follows here, unless settled with it.
-    if (ended.conversation && !evaluateInSettle) await evaluateCallConversation({ callId });
-    return result;
-  };
+  // The call's conversation ended with it (`conversation.ended`) and was evaluated by the same step.
+  const settled = (ended: EndedCall): CampaignCallResult => (result = { status: ended.status, ended_reason: ended.ended_reason });
   const end = async (status: TerminalCallStatus, reason: EndedReason): Promise<CampaignCallResult> => {
     if (conversing) await conversing;
-    return settled((await settle({ callId, end: { status, reason } }))!);
+    return settled((await settleCall({ callId, end: { status, reason } }))!);
   };
 
   if (hangup) return end('canceled', 'canceled');
@@ -180,9 +141,9 @@ async function runCall(input: CampaignCallInput, evaluateInSettle: boolean): Pro
     const openConversation = answered && dial.sandbox !== null;
     if (ends) {
       if (conversing) await conversing;
-      return settled((await settle({ callId, reached, openConversation, ...heardAnswer, end: ends }))!);
+      return settled((await settleCall({ callId, reached, openConversation, ...heardAnswer, end: ends }))!);
     }
-    await settle({ callId, reached, openConversation, ...heardAnswer });
+    await settleCall({ callId, reached, openConversation, ...heardAnswer });
     // With no talk time the callee hangs up on the greeting: no turns to play.
     const talkSeconds = dial.sandbox?.talkSeconds ?? 0;
     if (answered && talkSeconds > 0) conversing = playSandboxCallee({ callId, talkSeconds }).catch(() => undefined);

@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.ts';
 import { findAgent, findAgentToRun } from '../db/agents.ts';
 import {
-  advanceCall, advanceCallReading, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkCallConversation, linkOpenCallConversation, markCampaignCompleted,
+  advanceCall, advanceCallReading, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
   callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
@@ -36,13 +36,12 @@ export async function emitCallEnded(tx: Db, agentId: string, call: CallRecord): 
   await emitEvent(tx, { orgId: call.orgId, agentId, type: 'campaign_call.ended', data: { call: toCall(call) } });
 }
 
-export type StepResult = { state: 'go' } | { state: 'ended' };
-
-/** Ends a call (once): status, reason, `campaign_call.ended`, its conversation, and a retry when the campaign's `retry` says so. */
-export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
+/**
+ * Ends a call (once): status, reason, `campaign_call.ended`, its conversation, and a retry when the campaign's `retry` says so.
+ * The call's workflow owns its conversation: there is no lifecycle workflow to tell.
+ */
+async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   callId: string; status: TerminalCallStatus; reason: EndedReason;
-  /** The call's workflow owns its conversation (no lifecycle workflow to tell); absent from runs before it did. */
-  ownsConversation?: boolean;
   /** False when no carrier session can exist for it (the sandbox placed it): not looked up. */
   carrierSession?: boolean;
 }):
@@ -59,57 +58,31 @@ export async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
         await insertRetryCall(tx, row, retry.backoff_seconds);
       }
     }
-    // A conversation the call's workflow owns ends with the call, in its transaction (`conversation.ended` after `campaign_call.ended`).
-    if (input.ownsConversation && row.conversation_id) await markConversationEnded(tx, row.conversation_id, 'visitor');
+    // The call's conversation ends with the call, in its transaction (`conversation.ended` after `campaign_call.ended`).
+    if (row.conversation_id) await markConversationEnded(tx, row.conversation_id, 'visitor');
     return row;
   });
   const now = ended ?? await findCallById(deps.sql, input.callId);
   // After the row: a conversation opened meanwhile was linked under its lock, so it is seen here and ends too.
   if (now?.conversation_id) {
     // Ended above with the row, unless an earlier run of this step ended the row (then it is ended here, once).
-    if (!(ended && input.ownsConversation)) await endConversation(deps, now.conversation_id, 'visitor', { lifecycle: !input.ownsConversation });
+    if (!ended) await endConversation(deps, now.conversation_id, 'visitor', { lifecycle: false });
     const session = now.call_sid && input.carrierSession !== false ? await findLiveSession(deps.sql, 'voice', now.call_sid) : null;
     if (session) await endSession(deps.sql, session.id);
   }
   return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason, conversation: Boolean(now?.conversation_id) };
 }
 
-/** queued → claimed; a do-not-call callee ends `canceled`/`blocked` here (checked when queued, and again now). */
-export async function claimCall(deps: Omit<ConversationDeps, 'runtime'>, callId: string): Promise<StepResult> {
-  const call = await advanceCall(deps.sql, callId, ['queued'], 'claimed');
-  if (!call) {
-    const now = await findCallById(deps.sql, callId);
-    // Claimed (and maybe dialed) by an earlier run of this step whose workflow task was lost with its worker:
-    // go on, the next steps are idempotent too; anything else (ended, deleted) is done.
-    return now && !now.ended_at ? { state: 'go' } : { state: 'ended' };
-  }
-  if (await callIsBlocked(deps.sql, call.orgId, call)) {
-    await endCall(deps, { callId, status: 'canceled', reason: 'blocked' });
-    return { state: 'ended' };
-  }
-  return { state: 'go' };
-}
-
-export type DialResult = { state: 'ended' } | { state: 'initiated'; sandbox: SandboxCallOutcome | null };
-/** placeCall's: also `requeued`, when the campaign was paused before the call was dialed. */
-export type PlaceResult = DialResult | { state: 'requeued' };
+/** placeCall's: `requeued` when the campaign was paused before the call was dialed. */
+export type PlaceResult = { state: 'ended' } | { state: 'initiated'; sandbox: SandboxCallOutcome | null } | { state: 'requeued' };
 
 /**
- * claimed → dialing → initiated: do-not-call is checked once more (a blocked call never reaches the
- * carrier), then the carrier places the call. A carrier refusal ends it `failed`/`error`.
- */
-export async function dialCall(deps: CallDeps, callId: string): Promise<DialResult> {
-  const call = await findCallById(deps.sql, callId);
-  if (!call || call.ended_at) return { state: 'ended' };
-  return await dialClaimed(deps, call, false) as DialResult;
-}
-
-/**
- * queued → claimed → dialing → initiated in one step (the call workflow's first activity since
- * `runCampaignCallV2`): claimed, do-not-call checked, then dialed as dialCall does, only while the
- * campaign runs: a call whose campaign was paused meanwhile goes back to the queue (`requeued`), one
- * whose campaign was canceled ends `canceled`. Run again (its workflow task was lost with its
- * worker), it goes on from where the row is.
+ * queued → claimed → dialing → initiated in one step (the call workflow's first activity): claimed,
+ * do-not-call checked (when queued, and again now: a blocked callee ends `canceled`/`blocked` and never
+ * reaches the carrier), then the carrier places the call, only while the campaign runs: a call whose
+ * campaign was paused meanwhile goes back to the queue (`requeued`), one whose campaign was canceled
+ * ends `canceled`. A carrier refusal ends it `failed`/`error`. Run again (its workflow task was lost
+ * with its worker), it goes on from where the row is.
  */
 export async function placeCall(deps: CallDeps, callId: string): Promise<PlaceResult> {
   // The claim reads the campaign's number and the do-not-call list with it (one statement).
@@ -180,30 +153,22 @@ async function notDialed(deps: CallDeps, call: CallRecord): Promise<PlaceResult>
   return { state: 'ended' };
 }
 
-/** initiated → ringing, or → in_progress (answered). */
-export async function markCall(deps: Pick<CallDeps, 'sql'>, input: { callId: string; status: 'ringing' | 'in_progress' }): Promise<void> {
-  if (input.status === 'ringing') await advanceCall(deps.sql, input.callId, ['initiated'], 'ringing');
-  else await advanceCall(deps.sql, input.callId, ['initiated', 'ringing'], 'in_progress', { answered: true });
-}
-
 export type EndedCall = Awaited<ReturnType<typeof endCall>>;
 
 /**
- * What a call's workflow writes at one instant (`runCampaignCallV2`): the in-flight status the
- * carrier has reached (ringing, or answered: then the sandbox callee's conversation is opened with
- * the agent's greeting), then its end when that came at the same instant (a sandbox callee who
- * hangs up at once, a busy line). Null when it has not ended.
+ * What a call's workflow writes at one instant: the in-flight status the carrier has reached
+ * (ringing, or answered: then the sandbox callee's conversation is opened with the agent's greeting),
+ * then its end when that came at the same instant (a sandbox callee who hangs up at once, a busy
+ * line), and the evaluation of the ended call's conversation, once. Null when it has not ended.
  */
 export async function settleCall(deps: CallDeps, input: {
   callId: string; reached?: 'ringing' | 'in_progress'; openConversation?: boolean; end?: { status: TerminalCallStatus; reason: EndedReason };
   /**
    * When the workflow heard the answer (ms since the epoch): `answered_at`, from which its cap's timer and the call's
    * `duration_seconds` both run, so a call cut off at `max_duration_seconds` lasts at least that long however late this
-   * step runs. Now when absent (runs started before it was passed).
+   * step runs. Now when absent.
    */
   answeredAt?: number;
-  /** Also evaluate the conversation of the call it ends (`runCampaignCallV3`), once. */
-  evaluate?: boolean;
   /** The activity's attempt: opening the conversation is retried a few times, then given up; evaluating it too. */
   attempt: number;
 }): Promise<EndedCall | null> {
@@ -212,7 +177,7 @@ export async function settleCall(deps: CallDeps, input: {
   const answered = input.reached === 'in_progress'
     ? await advanceCallReading(deps.sql, callId, ['initiated', 'ringing'], 'in_progress',
       { answered: input.answeredAt !== undefined ? new Date(input.answeredAt) : true }, { campaign: input.openConversation === true }) : null;
-  if (input.reached === 'ringing') await markCall(deps, { callId, status: 'ringing' });
+  if (input.reached === 'ringing') await advanceCall(deps.sql, callId, ['initiated'], 'ringing');
   let opened: OpenedConversation | null = null;
   if (input.reached === 'in_progress' && input.openConversation) {
     try {
@@ -224,8 +189,8 @@ export async function settleCall(deps: CallDeps, input: {
     }
   }
   if (!input.end) return null;
-  const ended = await endCall(deps, { callId, ...input.end, ownsConversation: true, carrierSession: deps.carrier.name !== 'sandbox' });
-  if (input.evaluate && ended.conversation) {
+  const ended = await endCall(deps, { callId, ...input.end, carrierSession: deps.carrier.name !== 'sandbox' });
+  if (ended.conversation) {
     try {
       await evaluateCallConversation(deps, callId, opened ?? undefined);
     } catch (err) {
@@ -242,28 +207,6 @@ const EVALUATION_ATTEMPTS = 10;
 
 /** What the scripted callee of a sandbox call says first. */
 const CALLEE_GOAL = 'Hello? Who is calling, and what can you do for me?';
-
-/**
- * An answered sandbox call's conversation (surface `phone`, linked by `conversation_id`): the
- * runtime plays the agent against the built-in scripted caller. Once per call.
- */
-export async function converseSandboxCall(deps: CallDeps, callId: string): Promise<void> {
-  const call = await findCallById(deps.sql, callId);
-  if (!call || call.conversation_id || call.ended_at) return;
-  const campaign = await findCampaignById(deps.sql, call.campaign_id);
-  const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
-  if (!agent) return;
-  const { conversation } = await startCallerConversation(deps, call.orgId, agent, { surface: 'phone', caller: call.to_number },
-    (tx, conversationId) => linkCallConversation(tx, callId, conversationId));
-  const caller = createScriptedCaller({ goal: CALLEE_GOAL, maxTurns: 3 });
-  let line: string | null = caller.opening();
-  for (let turn = 1; line !== null; turn++) {
-    const current = await findConversationRecord(deps.sql, conversation.id);
-    if (!current || current.status === 'ended') return;
-    const replies = await sendVisitorMessage(deps, agent, current, line, { role: 'caller' });
-    line = caller.reply(replies.map((m) => m.text).join(' '), turn);
-  }
-}
 
 /** The conversation of this call was not opened: the call ended, or its agent is gone. */
 class NotOpened extends Error {}
@@ -339,7 +282,7 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
  * Evaluates an ended call's conversation (`conversation.evaluated`), once: nothing for a call that had
  * none, or whose conversation an earlier run of this step evaluated (its workflow task was lost).
  */
-export async function evaluateCallConversation(deps: ConversationDeps, callId: string,
+async function evaluateCallConversation(deps: ConversationDeps, callId: string,
   /** The conversation as this step opened it (its agent is not read again). */
   opened?: OpenedConversation): Promise<boolean> {
   const found = await findCallConversationToEvaluate(deps.sql, callId);
@@ -400,9 +343,9 @@ export interface QueueTurn {
   ready: string[];
   /**
    * Each ready call's run summary for the Temporal Web UI ("Campaign 'Spring renewals': call 3 of 120 to +1…4567"),
-   * with no message text and the number masked. Absent in turns recorded before it.
+   * with no message text and the number masked.
    */
-  summaries?: Record<string, string>;
+  summaries: Record<string, string>;
   /** Seconds until a queued call not ready now may be (a calling window opens, a retry's backoff ends); null when none waits. */
   waitSeconds: number | null;
   /** Queued calls, ready or not. */
@@ -418,7 +361,7 @@ export interface QueueTurn {
 export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
   // The start's transaction starts the workflow before it commits: wait for it (a rolled-back start reads `draft`).
   const campaign = await findCampaignById(deps.sql, input.campaignId, { share: true });
-  if (!campaign) return { status: 'gone', ready: [], waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  if (!campaign) return { status: 'gone', ready: [], summaries: {}, waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
   const expiry = deps.config.CAMPAIGN_QUEUED_EXPIRY_SECONDS;
   let zones = await queuedByZone(deps.sql, input.campaignId);
   // Only when a queued call has waited that long (most turns write nothing here).

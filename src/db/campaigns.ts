@@ -264,11 +264,6 @@ export async function advanceCallReading(db: Db, id: string, from: readonly Call
   return r ? { call: toCallRecord(r), campaign: r.read_campaign ?? null, blocked: r.read_blocked === true } : null;
 }
 
-/** Records the conversation of an answered call. */
-export async function linkCallConversation(db: Db, id: string, conversationId: string): Promise<void> {
-  await db`update campaign_calls set conversation_id = ${conversationId}, updated_at = now() where id = ${id}`;
-}
-
 /**
  * Links a conversation to a call that has not ended and has none yet (under the row's lock, so a call
  * ending meanwhile is seen by one of the two); false when the call has ended, has one, or is gone.
