@@ -5,7 +5,7 @@ import type { Db } from '../db/index.ts';
 import { siteOwnerLabel, type SiteRecord } from '../db/sites.ts';
 import { scheduleIds, taskQueues } from '../temporal/ids.ts';
 import { deleteSchedule, oneLine, searchAttributesOf, signalWithStart, startWorkflow, upsertSchedule } from '../temporal/start.ts';
-import { crawlSiteKind, recrawlSignalName, type CrawlSiteInput } from '../../workflows/crawl-site.ts';
+import { crawlSiteKind, recrawlSignal, type CrawlSiteInput } from '../../workflows/crawl-site.ts';
 import type { scheduledCrawl } from '../../workflows/scheduled-crawl.ts';
 
 /**
@@ -50,7 +50,7 @@ export async function startCrawl(deps: CrawlDeps, db: Db, site: CrawlSite, opts:
   const args: [CrawlSiteInput] = [crawlInput(deps.config, site.id)];
   const attrs = { orgId: site.orgId, agentId: site.widget_id, summary: await crawlSummary(db, site) };
   if (opts.restart || opts.join) await startWorkflow(deps, crawlSiteKind, id, args, attrs, { restart: opts.restart });
-  else await signalWithStart(deps, crawlSiteKind, id, args, attrs, recrawlSignalName);
+  else await signalWithStart(deps, crawlSiteKind, id, args, attrs, recrawlSignal);
 }
 
 /** The calendar that fires once, at `at` (UTC): the schedule is moved after every crawl. */

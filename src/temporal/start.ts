@@ -1,6 +1,6 @@
 import {
   ScheduleAlreadyRunning, ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type ScheduleOptions,
+  WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type ScheduleOptions, type SignalDefinition,
 } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
@@ -77,12 +77,13 @@ export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, def
 }
 
 /**
- * Starts a workflow of kind `def` under `workflowId` with `signal` as its first event, or, when one
+ * Starts a workflow of kind `def` under `workflowId` with `signal` (its definition, exported by the
+ * workflow's file) as its first event, or, when one
  * runs under that id already, sends it `signal`: the running workflow learns it was asked again (a
  * re-crawl asked for while a crawl runs). Any failure is logged and thrown as 503.
  */
 export async function signalWithStart<K extends WorkflowKind>(deps: StartDeps, def: K, workflowId: string, args: ArgsOf<K>,
-  attrs: RunAttributes, signal: string): Promise<void> {
+  attrs: RunAttributes, signal: SignalDefinition<[]>): Promise<void> {
   try {
     await deps.temporal.workflow.signalWithStart(def.workflowType, {
       workflowId, taskQueue: taskQueues(deps.config)[def.queue], args, signal, signalArgs: [],
