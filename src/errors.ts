@@ -38,7 +38,8 @@ export const ERRORS = {
   carrier_error: { status: 502, title: 'The carrier refused the change', means: 'The telephony carrier refused the change; nothing was changed here.', todo: 'Read `detail`, and try again later or with other settings.' },
   carrier_signature_invalid: { status: 403, title: 'Carrier signature is invalid', means: 'A carrier webhook arrived without a valid signature for its URL.', todo: 'Point the carrier at the exact public URL the service signs for, with the account\'s auth token.' },
   internal_error: { status: 500, title: 'Internal server error', means: 'Something unexpected failed on the service. No internals are shown.', todo: 'Retry; if it persists, report the `request_id` to the operator, who finds it in the logs.' },
-  service_unavailable: { status: 503, title: 'Service unavailable', means: 'A service this one depends on (PostgreSQL or Temporal) is unreachable; nothing was changed.', todo: 'Retry after a moment; `GET /readyz` says which dependency is down.' },
+  service_unavailable: { status: 503, title: 'Service unavailable', means: 'The database this service depends on (PostgreSQL) is unreachable; nothing was changed.', todo: 'Retry after a moment; `GET /readyz` says which dependency is down.' },
+  temporal_unavailable: { status: 503, title: 'Workflow service unavailable', means: 'Temporal, which runs the service\'s long-running work (crawls, calls, simulations, reports, their Schedules, webhook retries), could not take the work; nothing was changed.', todo: 'Retry after the seconds in `Retry-After`; `GET /readyz` says whether Temporal is reachable again.' },
 } as const satisfies Record<string, { status: number; title: string; means: string; todo: string }>;
 
 /** Stable error codes with the title every problem document of that code carries. */

@@ -10,8 +10,7 @@ const { prepareCrawl, finishCrawl, failCrawl } = proxyActivities<CrawlActivities
 });
 
 /** A user asked for a crawl (again): one more pass follows the one fetching now. */
-export const recrawlSignalName = 'recrawl';
-const recrawl = defineSignal(recrawlSignalName);
+export const recrawlSignal = defineSignal('recrawl');
 
 /**
  * Crawls a site into a new generation of its index, then swaps it in (or, on failure, keeps the
@@ -27,7 +26,7 @@ const recrawl = defineSignal(recrawlSignalName);
 export async function crawlSite(input: CrawlSiteInput): Promise<CrawlSummary | null> {
   let fetching = false;
   let again = false;
-  setHandler(recrawl, () => { if (fetching) again = true; });
+  setHandler(recrawlSignal, () => { if (fetching) again = true; });
   const prepared = await prepareCrawl({ siteId: input.siteId });
   if (!prepared) return null; // the site was deleted meanwhile
   const { runCrawl } = proxyActivities<CrawlActivities>({

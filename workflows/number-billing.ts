@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { PhoneNumberActivities } from '../activities/phone-numbers.ts';
+import { scheduleIds, workflowKind } from '../src/temporal/ids.ts';
 
 const { chargeNumberPeriod } = proxyActivities<PhoneNumberActivities>({
   startToCloseTimeout: '1 minute',
@@ -15,3 +16,6 @@ export async function billPhoneNumber(input: { phoneNumberId: string; asOf?: str
   const result = await chargeNumberPeriod(input);
   return { charged: result.charged, reference: result.reference };
 }
+
+/** What a number's billing Schedule starts (`scheduleWorkflow`): each firing is a run of its own, under the Schedule's id. */
+export const billPhoneNumberKind = workflowKind(billPhoneNumber, { queue: 'maintenance', reuse: 'allowDuplicate', id: scheduleIds.numberBilling });

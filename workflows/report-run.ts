@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { ApplicationFailure, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReportActivities } from '../activities/reports.ts';
-import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
+import { scheduleIds, workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
 const steps = proxyActivities<ReportActivities>({
   startToCloseTimeout: '5 minutes',
@@ -78,3 +78,6 @@ export async function scheduledReportRun(input: { reportId: string }): Promise<{
 
 /** How the API starts a run's generation: once per run, on the maintenance queue. */
 export const generateReportKind = workflowKind(generateReport, { queue: 'maintenance', reuse: 'rejectDuplicate', id: workflowIds.reportRun });
+
+/** What a report's Schedule starts (`scheduleWorkflow`): each firing is a run of its own, under the Schedule's id. */
+export const scheduledReportRunKind = workflowKind(scheduledReportRun, { queue: 'maintenance', reuse: 'allowDuplicate', id: scheduleIds.report });

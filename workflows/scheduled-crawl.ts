@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CrawlActivities } from '../activities/crawl.ts';
+import { scheduleIds, workflowKind } from '../src/temporal/ids.ts';
 
 const { requestScheduledCrawl } = proxyActivities<CrawlActivities>({
   startToCloseTimeout: '1 minute',
@@ -13,3 +14,6 @@ const { requestScheduledCrawl } = proxyActivities<CrawlActivities>({
 export async function scheduledCrawl(input: { siteId: string }): Promise<void> {
   await requestScheduledCrawl(input);
 }
+
+/** What a site's re-crawl Schedule starts (`scheduleWorkflow`): each firing is a run of its own, under the Schedule's id. */
+export const scheduledCrawlKind = workflowKind(scheduledCrawl, { queue: 'crawls', reuse: 'allowDuplicate', id: scheduleIds.crawl });

@@ -16,7 +16,8 @@ import { newId } from '../ids.ts';
 import type { Campaign, CampaignCall, CampaignCreate, CampaignPatch } from '../schemas/campaigns.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, workflowServiceUnavailable } from '../temporal/start.ts';
-import { runCampaignKind } from '../../workflows/campaign.ts';
+import { campaignCancelSignal, campaignWakeSignal, runCampaignKind } from '../../workflows/campaign.ts';
+import { carrierStatusSignal, hangupUpdate } from '../../workflows/campaign-call.ts';
 import { emitCallEnded } from './calls.ts';
 
 /**
@@ -204,8 +205,7 @@ export async function signalCampaignsCanceled(deps: CampaignDeps, ids: string[])
 /** Wakes the campaign workflow (it reads the new status back) or tells it to cancel; a lost signal only delays it. */
 async function signalCampaign(deps: CampaignDeps, id: string, what: 'wake' | 'cancel'): Promise<void> {
   try {
-    // The signal names workflows/campaign.ts defines.
-    await deps.temporal.workflow.getHandle(workflowIds.campaign(id)).signal(what);
+    await deps.temporal.workflow.getHandle(workflowIds.campaign(id)).signal(what === 'wake' ? campaignWakeSignal : campaignCancelSignal);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return;
     deps.log.warn({ err, campaign_id: id, signal: what }, 'could not signal the campaign workflow');
@@ -215,8 +215,7 @@ async function signalCampaign(deps: CampaignDeps, id: string, what: 'wake' | 'ca
 /** A carrier status callback of a campaign call (its `statusUrl` names the call), relayed to the call's workflow. */
 export async function relayCarrierStatus(deps: Pick<CampaignDeps, 'temporal' | 'log'>, callId: string, status: string): Promise<void> {
   try {
-    // The signal workflows/campaign-call.ts defines.
-    await deps.temporal.workflow.getHandle(workflowIds.campaignCall(callId)).signal('carrierStatus', status);
+    await deps.temporal.workflow.getHandle(workflowIds.campaignCall(callId)).signal(carrierStatusSignal, status);
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) deps.log.warn({ err, call_id: callId }, 'could not relay a carrier status to the campaign call');
   }
@@ -248,8 +247,7 @@ export async function hangupCall(deps: CampaignDeps, orgId: string, campaignId: 
   }
   let action: 'canceled' | 'hung_up';
   try {
-    // The update workflows/campaign-call.ts defines.
-    ({ action } = await deps.temporal.workflow.getHandle(workflowIds.campaignCall(callId)).executeUpdate<{ action: 'canceled' | 'hung_up' }, []>('hangup'));
+    ({ action } = await deps.temporal.workflow.getHandle(workflowIds.campaignCall(callId)).executeUpdate(hangupUpdate));
   } catch (err) {
     // The workflow finished meanwhile (the call ended by itself): the call's row says how.
     const now = await findCall(deps.sql, orgId, campaignId, callId);

@@ -15,7 +15,7 @@ import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { AgentRuntime, RuntimeAgent, RuntimeTools, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
-import { conversationLifecycleKind } from '../../workflows/conversation.ts';
+import { activitySignal, conversationLifecycleKind, endedSignal, handBackSignal, takeOverSignal } from '../../workflows/conversation.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
@@ -99,10 +99,13 @@ export async function startLifecycle(deps: ConversationDeps, conversation: Conve
     { orgId: conversation.orgId, agentId: conversation.agentId, summary: `Conversation ${conversation.id} (${conversation.surface}) with agent ${agent.name}` });
 }
 
+/** The conversation workflow's signals, by what happened (the names callers pass around). */
+const LIFECYCLE_SIGNALS = { activity: activitySignal, ended: endedSignal, takeOver: takeOverSignal, handBack: handBackSignal };
+
 /** Tells the conversation's workflow something happened; its own timer covers a lost signal. */
-export async function signalLifecycle(deps: Pick<ConversationDeps, 'temporal' | 'log'>, id: string, signal: 'activity' | 'ended' | 'takeOver' | 'handBack'): Promise<void> {
+export async function signalLifecycle(deps: Pick<ConversationDeps, 'temporal' | 'log'>, id: string, signal: keyof typeof LIFECYCLE_SIGNALS): Promise<void> {
   try {
-    await deps.temporal.workflow.getHandle(workflowIds.conversation(id)).signal(signal);
+    await deps.temporal.workflow.getHandle(workflowIds.conversation(id)).signal(LIFECYCLE_SIGNALS[signal]);
   } catch (err) {
     // A campaign call's conversation has no lifecycle workflow: its call's workflow bounds it.
     if (err instanceof WorkflowNotFoundError) return;

@@ -1,12 +1,12 @@
-import { MONTHS, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { MONTHS, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { siteOwnerLabel, type SiteRecord } from '../db/sites.ts';
-import { scheduleIds, taskQueues } from '../temporal/ids.ts';
-import { deleteSchedule, oneLine, searchAttributesOf, signalWithStart, startWorkflow, upsertSchedule } from '../temporal/start.ts';
-import { crawlSiteKind, recrawlSignalName, type CrawlSiteInput } from '../../workflows/crawl-site.ts';
-import type { scheduledCrawl } from '../../workflows/scheduled-crawl.ts';
+import { scheduleIds } from '../temporal/ids.ts';
+import { deleteSchedule, oneLine, scheduleWorkflow, signalWithStart, startWorkflow, unscheduleWorkflow } from '../temporal/start.ts';
+import { crawlSiteKind, recrawlSignal, type CrawlSiteInput } from '../../workflows/crawl-site.ts';
+import { scheduledCrawlKind } from '../../workflows/scheduled-crawl.ts';
 
 /**
  * Starting crawls and keeping each site's re-crawl Schedule in step with its cadence. A crawl is
@@ -50,7 +50,7 @@ export async function startCrawl(deps: CrawlDeps, db: Db, site: CrawlSite, opts:
   const args: [CrawlSiteInput] = [crawlInput(deps.config, site.id)];
   const attrs = { orgId: site.orgId, agentId: site.widget_id, summary: await crawlSummary(db, site) };
   if (opts.restart || opts.join) await startWorkflow(deps, crawlSiteKind, id, args, attrs, { restart: opts.restart });
-  else await signalWithStart(deps, crawlSiteKind, id, args, attrs, recrawlSignalName);
+  else await signalWithStart(deps, crawlSiteKind, id, args, attrs, recrawlSignal);
 }
 
 /** The calendar that fires once, at `at` (UTC): the schedule is moved after every crawl. */
@@ -62,37 +62,20 @@ function onceAt(at: Date) {
   };
 }
 
-function crawlSchedule(config: Config, site: SiteRecord, at: Date, summary: string): ScheduleOptions {
-  const id = scheduleIds.crawl(site.id);
-  return {
-    scheduleId: id,
-    spec: { calendars: [onceAt(at)] },
-    action: {
-      type: 'startWorkflow',
-      workflowType: 'scheduledCrawl',
-      workflowId: id,
-      taskQueue: taskQueues(config).crawls,
-      args: [{ siteId: site.id }] satisfies Parameters<typeof scheduledCrawl>,
-      typedSearchAttributes: searchAttributesOf({ orgId: site.orgId, agentId: site.widget_id }),
-      staticSummary: summary,
-    },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
-    typedSearchAttributes: searchAttributesOf({ orgId: site.orgId, agentId: site.widget_id }),
-    memo: { summary },
-  };
-}
-
 /**
  * Makes the site's Schedule (`crawl-schedule:<site id>`) fire at its next_crawl_at, or removes
- * it when the cadence is off. Idempotent.
+ * it when the cadence is off. Idempotent. Temporal unreachable is a 503 the caller's transaction
+ * (db) rolls back with.
  */
 export async function syncCrawlSchedule(deps: CrawlDeps, db: Db, site: SiteRecord): Promise<void> {
+  const id = scheduledCrawlKind.id(site.id);
   if (site.crawl_cadence === 'off' || !site.next_crawl_at) {
-    await deleteCrawlSchedule(deps, site.id);
+    await unscheduleWorkflow(deps, id);
     return;
   }
   const summary = await crawlSummary(db, site, `${site.crawl_cadence[0]!.toUpperCase()}${site.crawl_cadence.slice(1)} re-crawl`);
-  await upsertSchedule(deps.temporal, crawlSchedule(deps.config, site, new Date(site.next_crawl_at), summary));
+  await scheduleWorkflow(deps, scheduledCrawlKind, id, [{ siteId: site.id }], { orgId: site.orgId, agentId: site.widget_id, summary },
+    { spec: { calendars: [onceAt(new Date(site.next_crawl_at))] }, overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' });
 }
 
 /** Removes a site's Schedule; one already gone is fine. */

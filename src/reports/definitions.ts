@@ -5,7 +5,7 @@ import { isTimeZone } from '../domain/report-periods.ts';
 import { fieldError, notFound, validationError } from '../errors.ts';
 import type { Report, ReportCreate, ReportPatch } from '../schemas/reports.ts';
 import { scheduleIds } from '../temporal/ids.ts';
-import { deleteSchedule, workflowServiceUnavailable } from '../temporal/start.ts';
+import { unscheduleWorkflow } from '../temporal/start.ts';
 import { syncReportSchedule, type ScheduleDeps } from './schedules.ts';
 import type { Sql } from '../db/index.ts';
 
@@ -55,11 +55,6 @@ export async function patchReport(deps: ReportDeps, orgId: string, id: string, p
 export async function removeReport(deps: ReportDeps, orgId: string, id: string): Promise<void> {
   await deps.sql.begin(async (tx) => {
     if (!(await deleteReport(tx, orgId, id))) throw notFound('report');
-    try {
-      await deleteSchedule(deps.temporal, scheduleIds.report(id));
-    } catch (err) {
-      deps.log.error({ err, report_id: id }, 'could not delete the report Schedule');
-      throw workflowServiceUnavailable();
-    }
+    await unscheduleWorkflow(deps, scheduleIds.report(id));
   });
 }

@@ -15,9 +15,8 @@ import type { TranscriptMessage } from '../schemas/conversations.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, stopWorkflow, workflowServiceUnavailable } from '../temporal/start.ts';
 import { voiceNumberOf } from './turns.ts';
-import { runSimulationKind } from '../../workflows/simulation.ts';
+import { runSimulationKind, stepUpdate } from '../../workflows/simulation.ts';
 import { runWebSimulationKind } from '../../workflows/web-simulation.ts';
-import type { StepOutcome } from '../../workflows/simulation.ts';
 
 /**
  * Simulation runs: created `running` with their (simulated) conversation and the workflow that
@@ -140,7 +139,7 @@ export async function stepSimulation(deps: SimulationDeps, orgId: string, id: st
   if (record.status !== 'running') throw invalidState(`this simulation is ${record.status}; it takes no more steps`);
   let outcome: { messageIds: string[]; done: boolean };
   try {
-    outcome = await deps.temporal.workflow.getHandle(workflowIds.simulation(id)).executeUpdate<StepOutcome, []>('step');
+    outcome = await deps.temporal.workflow.getHandle(workflowIds.simulation(id)).executeUpdate(stepUpdate);
   } catch (err) {
     const now = await findSimulation(deps.sql, orgId, id);
     if (!now) throw notFound('simulation');

@@ -1,13 +1,13 @@
-import { ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { findPhoneNumberById, type PhoneNumberRecord } from '../db/phone-numbers.ts';
 import { chargeCredits } from '../credits/index.ts';
 import { billingPeriodAt, billingReference } from '../domain/billing-periods.ts';
-import { scheduleIds, taskQueues } from '../temporal/ids.ts';
-import { deleteSchedule, oneLine, searchAttributesOf, upsertSchedule, workflowServiceUnavailable } from '../temporal/start.ts';
+import { scheduleIds } from '../temporal/ids.ts';
+import { deleteSchedule, scheduleWorkflow } from '../temporal/start.ts';
 import type { Logger } from 'pino';
-import type { billPhoneNumber } from '../../workflows/number-billing.ts';
+import { billPhoneNumberKind } from '../../workflows/number-billing.ts';
 
 /**
  * Monthly billing of a purchased number: one Temporal Schedule per number,
@@ -29,33 +29,11 @@ function monthlyCalendar(anchor: Date) {
   };
 }
 
-export function numberBillingSchedule(config: Config, number: PhoneNumberRecord): ScheduleOptions {
-  const id = scheduleIds.numberBilling(number.id);
-  const attrs = searchAttributesOf({ orgId: number.orgId, agentId: number.widget_id });
-  const summary = oneLine(`Monthly billing of ${number.phone_number} (${number.monthly_cost_cents} credits)`);
-  return {
-    scheduleId: id,
-    spec: { calendars: [monthlyCalendar(number.createdAt)] },
-    action: {
-      type: 'startWorkflow', workflowType: 'billPhoneNumber', workflowId: id,
-      taskQueue: taskQueues(config).maintenance,
-      args: [{ phoneNumberId: number.id }] satisfies Parameters<typeof billPhoneNumber>,
-      typedSearchAttributes: attrs, staticSummary: summary,
-    },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '7 days' },
-    typedSearchAttributes: attrs,
-    memo: { summary },
-  };
-}
-
 /** Creates the number's Schedule; Temporal unreachable is a 503 the caller's transaction rolls back with. */
 export async function startNumberBilling(deps: { temporal: Client; config: Config; log: Logger }, number: PhoneNumberRecord): Promise<void> {
-  try {
-    await upsertSchedule(deps.temporal, numberBillingSchedule(deps.config, number));
-  } catch (err) {
-    deps.log.error({ err, phone_number_id: number.id }, 'could not create the billing Schedule');
-    throw workflowServiceUnavailable();
-  }
+  await scheduleWorkflow(deps, billPhoneNumberKind, billPhoneNumberKind.id(number.id), [{ phoneNumberId: number.id }],
+    { orgId: number.orgId, agentId: number.widget_id, summary: `Monthly billing of ${number.phone_number} (${number.monthly_cost_cents} credits)` },
+    { spec: { calendars: [monthlyCalendar(number.createdAt)] }, overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '7 days' });
 }
 
 export async function stopNumberBilling(temporal: Client, numberId: string): Promise<void> {

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import { scheduleIds, taskQueues, workflowIds } from './ids.ts';
 import { deleteSchedule } from './start.ts';
-import { sweepNowSignal, type webhookRecoverySweeper, type WebhookSweeperInput } from '../../workflows/sweep-webhook-events.ts';
+import { sweepNowSignal, webhookRecoverySweeper, type WebhookSweeperInput } from '../../workflows/sweep-webhook-events.ts';
 
 /**
  * Starts the deployment's webhook recovery sweeper, or, when it runs, signals it to sweep now with
@@ -13,7 +13,7 @@ import { sweepNowSignal, type webhookRecoverySweeper, type WebhookSweeperInput }
 export async function ensureSchedules(client: Client, config: Config): Promise<void> {
   await deleteSchedule(client, scheduleIds.webhookRecoverySweep(config));
   const input: WebhookSweeperInput = { olderThanSeconds: config.WEBHOOK_CLAIM_TIMEOUT_SECONDS, everySeconds: config.WEBHOOK_SWEEP_SECONDS };
-  await client.workflow.signalWithStart<typeof webhookRecoverySweeper, [WebhookSweeperInput]>('webhookRecoverySweeper', {
+  await client.workflow.signalWithStart(webhookRecoverySweeper, {
     workflowId: workflowIds.webhookRecoverySweeper(config),
     taskQueue: taskQueues(config).webhooks,
     args: [input],

@@ -1,7 +1,9 @@
 import {
   ScheduleAlreadyRunning, ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type ScheduleOptions,
+  WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type ScheduleOptions, type ScheduleOverlapPolicy,
+  type ScheduleSpec, type SignalDefinition,
 } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
 import { colocatedClient } from './eager.ts';
@@ -42,9 +44,12 @@ export function searchAttributesOf(attrs: Pick<RunAttributes, 'orgId' | 'agentId
 /** Summaries are one line of at most 200 characters (the Web UI shows them in lists). */
 export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 200);
 
-/** The service's answer when Temporal cannot take work: the caller's transaction rolls back with it. */
+/**
+ * The service's one answer when Temporal cannot take work (a start, a signal, an update, a
+ * Schedule), whatever the family: 503 `temporal_unavailable`. The caller's transaction rolls back with it.
+ */
 export function workflowServiceUnavailable(): AppError {
-  return new AppError(503, 'service_unavailable', 'the workflow service is unavailable; nothing was changed, try again', {
+  return new AppError(503, 'temporal_unavailable', 'the workflow service is unavailable; nothing was changed, try again', {
     headers: { 'Retry-After': '5' },
   });
 }
@@ -77,12 +82,13 @@ export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, def
 }
 
 /**
- * Starts a workflow of kind `def` under `workflowId` with `signal` as its first event, or, when one
+ * Starts a workflow of kind `def` under `workflowId` with `signal` (its definition, exported by the
+ * workflow's file) as its first event, or, when one
  * runs under that id already, sends it `signal`: the running workflow learns it was asked again (a
  * re-crawl asked for while a crawl runs). Any failure is logged and thrown as 503.
  */
 export async function signalWithStart<K extends WorkflowKind>(deps: StartDeps, def: K, workflowId: string, args: ArgsOf<K>,
-  attrs: RunAttributes, signal: string): Promise<void> {
+  attrs: RunAttributes, signal: SignalDefinition<[]>): Promise<void> {
   try {
     await deps.temporal.workflow.signalWithStart(def.workflowType, {
       workflowId, taskQueue: taskQueues(deps.config)[def.queue], args, signal, signalArgs: [],
@@ -112,14 +118,77 @@ export async function stopWorkflow(deps: Pick<StartDeps, 'temporal' | 'log'>, wo
   }
 }
 
-/** Creates a Schedule, or brings an existing one up to date (spec, action, policies), keeping its paused state. */
-export async function upsertSchedule(temporal: Client, options: ScheduleOptions): Promise<void> {
+/** When a Schedule fires and what a firing does when it is late or the previous run still runs. */
+export interface ScheduleTiming {
+  spec: ScheduleSpec;
+  overlap: ScheduleOverlapPolicy;
+  /** How late a firing missed while Temporal was down may still run. */
+  catchupWindow: Duration;
+  /**
+   * Given: every upsert pauses (with `note`) or unpauses the Schedule (a report's `schedule_enabled`).
+   * Absent: a new Schedule runs, an existing one keeps the state it has.
+   */
+  state?: { paused: boolean; note: string };
+}
+
+/**
+ * The options of the Schedule `scheduleId` starting a workflow of kind `def` (its type and task
+ * queue) with `args`: each run's id is the Schedule's, and the Schedule and its runs carry the
+ * search attributes and one-line summary of `attrs`.
+ */
+function scheduleOptions<K extends WorkflowKind>(config: { TASK_QUEUE_PREFIX: string }, def: K, scheduleId: string, args: ArgsOf<K>,
+  attrs: Omit<RunAttributes, 'callerId'>, timing: ScheduleTiming): ScheduleOptions {
+  const typedSearchAttributes = searchAttributesOf(attrs);
+  const summary = oneLine(attrs.summary);
+  return {
+    scheduleId,
+    spec: timing.spec,
+    action: {
+      type: 'startWorkflow', workflowType: def.workflowType, workflowId: scheduleId,
+      taskQueue: taskQueues(config)[def.queue], args, typedSearchAttributes, staticSummary: summary,
+    },
+    policies: { overlap: timing.overlap, catchupWindow: timing.catchupWindow },
+    ...(timing.state ? { state: { paused: timing.state.paused, note: timing.state.paused ? timing.state.note : undefined } } : {}),
+    typedSearchAttributes,
+    memo: { summary },
+  };
+}
+
+/**
+ * The Schedule twin of `startWorkflow`: creates the Schedule `scheduleId` that starts a workflow of
+ * kind `def`, or brings the existing one up to date (spec, action, policies; its paused state
+ * only when `timing.state` is given). Idempotent. Any failure is logged and thrown as 503
+ * `temporal_unavailable`, so the caller's transaction rolls back with it.
+ */
+export async function scheduleWorkflow<K extends WorkflowKind>(deps: StartDeps, def: K, scheduleId: string, args: ArgsOf<K>,
+  attrs: Omit<RunAttributes, 'callerId'>, timing: ScheduleTiming): Promise<void> {
+  const options = scheduleOptions(deps.config, def, scheduleId, args, attrs, timing);
+  try {
+    await upsertSchedule(deps.temporal, options, timing.state);
+  } catch (err) {
+    deps.log.error({ err, schedule_id: scheduleId, workflow_kind: def.workflowType }, 'could not create or update the Schedule');
+    throw workflowServiceUnavailable();
+  }
+}
+
+/** Removes the Schedule `scheduleId` (one already gone is fine); any other failure is logged and thrown as 503. */
+export async function unscheduleWorkflow(deps: Pick<StartDeps, 'temporal' | 'log'>, scheduleId: string): Promise<void> {
+  try {
+    await deleteSchedule(deps.temporal, scheduleId);
+  } catch (err) {
+    deps.log.error({ err, schedule_id: scheduleId }, 'could not delete the Schedule');
+    throw workflowServiceUnavailable();
+  }
+}
+
+async function upsertSchedule(temporal: Client, options: ScheduleOptions, state: ScheduleTiming['state']): Promise<void> {
   try {
     await temporal.schedule.create(options);
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     await temporal.schedule.getHandle(options.scheduleId).update((previous) => ({
-      spec: options.spec, action: options.action, policies: options.policies, state: previous.state,
+      spec: options.spec, action: options.action, policies: options.policies,
+      state: state ? { ...previous.state, paused: state.paused, note: state.note } : previous.state,
     }));
   }
 }

@@ -9,9 +9,9 @@ import type { DataField, ToolCall } from '../runtime/types.ts';
 import type { AgentTool, ToolCallStatus } from '../schemas/agent-tools.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { argumentErrors } from './parameters.ts';
-import type { ToolCallRequest } from '../../workflows/conversation.ts';
+import { callToolUpdate, type ToolCallRequest } from '../../workflows/conversation.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import { toolArgsContext, toolResultContext, type SealedToolOutcome, type ToolOutcome } from './http.ts';
+import { toolArgsContext, toolResultContext, type ToolOutcome } from './http.ts';
 import { createToolSender, sendInProcess, type ToolSender } from './send.ts';
 
 /**
@@ -68,7 +68,7 @@ async function viaWorkflow(deps: ToolCallDeps, call: Omit<ToolCallRequest, 'seal
   try {
     const handle = deps.temporal.workflow.getHandle(workflowIds.conversation(request.conversationId));
     const { sealedResult, ...outcome } = await deps.temporal.withDeadline(Date.now() + request.timeoutSeconds * 1000 * 3 + UPDATE_MARGIN_MS,
-      () => handle.executeUpdate<SealedToolOutcome, [ToolCallRequest]>('callTool', { args: [request], updateId: request.callId }));
+      () => handle.executeUpdate(callToolUpdate, { args: [request], updateId: request.callId }));
     return { ...outcome, result: sealedResult === null ? null : JSON.parse(deps.secrets.open(sealedResult, toolResultContext(call.callId))) as unknown };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return null;

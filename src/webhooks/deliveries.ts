@@ -34,7 +34,7 @@ async function startRetry(deps: WebhookDeps, ticket: RetryTicket): Promise<void>
     await startDeliveryWorkflow(deps, ticket, { retryNumber: ticket.retryNumber });
   } catch (err) {
     deps.log.error({ err, delivery_id: ticket.deliveryId }, 'could not start the delivery retry workflow');
-    throw new AppError(503, 'service_unavailable', 'the workflow service is unavailable; the delivery was not retried, try again', {
+    throw new AppError(503, 'temporal_unavailable', 'the workflow service is unavailable; the delivery was not retried, try again', {
       headers: { 'Retry-After': '5' },
     });
   }
