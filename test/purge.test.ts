@@ -84,6 +84,16 @@ it('starts only when every table naming an agent is accounted for by a family (a
 const KEPT = ['events', 'usage_records'];
 
 it('leaves no row naming a deleted agent in any table but the kept ones, and cancels its running campaign', async () => {
+  // A service of its own: the first test of this file stops the shared service's worker.
+  const svc = await startTestService();
+  try {
+    await deletesEverywhere(svc);
+  } finally {
+    await svc.stop();
+  }
+}, 60_000);
+
+async function deletesEverywhere(svc: TestService): Promise<void> {
   const { token, orgId } = await svc.newOrg();
   const api = client(svc.url, token);
   const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Everywhere' });
@@ -143,4 +153,4 @@ it('leaves no row naming a deleted agent in any table but the kept ones, and can
   expect(Object.keys(remaining).sort()).toEqual(KEPT.map((t) => `${t}.agent_id`));
   expect(await s`select 1 from agents where id = ${a}`).toHaveLength(0);
   expect(await s`select 1 from campaign_calls where id = ${call}`).toHaveLength(0);
-}, 60_000);
+}
