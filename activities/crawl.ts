@@ -13,6 +13,7 @@ import { agentEventData } from '../src/agents/changes.ts';
 import { emitEvent } from '../src/events/emit.ts';
 import { nextCrawlAt } from '../src/knowledge/cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';
+import { languageOfText } from '../src/runtime/phrases.ts';
 import { chunkSections, crawl, isTransientFailure, type CrawlResult } from '../src/crawler/index.ts';
 import { embedPassages } from '../src/knowledge/meaning.ts';
 import { OutboundTargetError, outboundPolicy } from '../src/net/outbound.ts';
@@ -84,7 +85,9 @@ export function createCrawlActivities(deps: ActivityDeps) {
           } else {
             const chunks = chunkSections(page.text, page.title);
             const vectors = await embedPassages(chunks.map((c) => (c.section ? `${c.section}\n${c.text}` : c.text)));
-            await insertFetchedPage(sql, siteId, generation, page, chunks.map((c, i) => ({ ...c, embedding: vectors?.[i] ?? null })));
+            // Its passages' full text is read in the page's language (French pages are stemmed as French).
+            const language = languageOfText(page.text) === 'fr' ? 'french' : 'english';
+            await insertFetchedPage(sql, siteId, generation, page, chunks.map((c, i) => ({ ...c, embedding: vectors?.[i] ?? null })), language);
           }
           progress.stored++;
           beat();

@@ -198,7 +198,7 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
 /** What an agent answers from: its knowledge, training notes and data tables (every surface, simulations included). */
 export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'searchKnowledge' | 'retrievePassages' | 'searchNotes' | 'lookupRows'> {
   return {
-    searchKnowledge: (query, limit) => searchKnowledge(sql, agentId, query, { limit: limit ?? 5 }),
+    searchKnowledge: (query, limit, asked) => searchKnowledge(sql, agentId, query, { limit: limit ?? 5, ...asked }),
     retrievePassages: (query, limit) => retrievePassages(sql, agentId, query, { limit: limit ?? 5 }),
     searchNotes: (query) => matchTrainingNotes(sql, agentId, query),
     lookupRows: (query) => answerFromRows(sql, agentId, query),

@@ -3,8 +3,9 @@ import type { Db } from './index.ts';
 /**
  * The passages of an agent's knowledge (`page_chunks`), as retrieval reads them: always in the
  * index generation served now, from the agent's own site and from the knowledge bases attached
- * to it. Words are stemmed by PostgreSQL's `english` configuration (Snowball's Porter2), the same
- * stemmer retrieval uses on its side.
+ * to it. Each passage's words are stemmed by its page's language's configuration (`english`, Snowball's
+ * Porter2, the stemmer retrieval uses on its side, or `french`), and a question's words are read in
+ * each passage's own.
  */
 
 export interface ChunkRow { id: string; text: string; section: string | null; url: string; title: string | null; ord: number; rank: number }
@@ -26,16 +27,18 @@ export async function findChunksWithAnyWord(db: Db, agentId: string, words: stri
   const list = clean(words);
   if (!list.length) return [];
   const starts = [...new Set(prefixes.filter((p) => /^[a-z]+$/.test(p)))].map((p) => `${p}:*`);
-  const query = starts.length
-    ? db`websearch_to_tsquery('english', ${list.join(' or ')}) || to_tsquery('simple', ${starts.join(' | ')})`
-    : db`websearch_to_tsquery('english', ${list.join(' or ')})`;
+  const prefixed = (config: 'english' | 'french') => (starts.length
+    ? db`websearch_to_tsquery(${config}::regconfig, ${list.join(' or ')}) || to_tsquery('simple', ${starts.join(' | ')})`
+    : db`websearch_to_tsquery(${config}::regconfig, ${list.join(' or ')})`);
+  // Each passage is matched in its own language: the question's words stemmed as English for English passages, as French for French ones.
   const rows = await db<ChunkRow[]>`
-    with src as (${sources(db, agentId)}), q as (select ${query} as query)
-    select c.id::text as id, c.text, c.section, c.ord, p.url, p.title, ts_rank_cd(c.tsv, q.query) as rank
+    with src as (${sources(db, agentId)}), q as (select ${prefixed('english')} as en, ${prefixed('french')} as fr)
+    select c.id::text as id, c.text, c.section, c.ord, p.url, p.title,
+      ts_rank_cd(c.tsv, case when c.language = 'french'::regconfig then q.fr else q.en end) as rank
     from q, src
     join page_chunks c on c.site_id = src.id and c.generation = src.generation
     join site_pages p on p.id = c.page_id
-    where c.tsv @@ q.query
+    where (c.language <> 'french'::regconfig and c.tsv @@ q.en) or (c.language = 'french'::regconfig and c.tsv @@ q.fr)
     order by rank desc, p.url, c.ord
     limit ${limit}`;
   return rows.map((r) => ({ ...r, rank: Number(r.rank) }));
@@ -55,9 +58,9 @@ export async function countChunksWithWords(db: Db, agentId: string, words: strin
     list.length
       ? db<{ word: string; n: number }[]>`
         with src as (${sources(db, agentId)}), chunks as (
-          select c.tsv from src join page_chunks c on c.site_id = src.id and c.generation = src.generation
+          select c.tsv, c.language from src join page_chunks c on c.site_id = src.id and c.generation = src.generation
         )
-        select w.word, (select count(*)::int from chunks where chunks.tsv @@ plainto_tsquery('english', w.word)) as n
+        select w.word, (select count(*)::int from chunks where chunks.tsv @@ plainto_tsquery(chunks.language, w.word)) as n
         from unnest(${list}::text[]) as w(word)`
       : Promise.resolve([]),
   ]);

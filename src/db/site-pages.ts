@@ -21,9 +21,12 @@ export interface StoredPage {
  */
 const asyncCommit = (tx: Db) => tx`set local synchronous_commit to off`;
 
-/** Stores a fetched page and its passages in a generation; a page already there (a resumed crawl) is left as it is. */
+/** The full-text configurations passages are read with: their page's language's, English for any other. */
+export type TextConfig = 'english' | 'french';
+
+/** Stores a fetched page and its passages (read in `language`) in a generation; a page already there (a resumed crawl) is left as it is. */
 export async function insertFetchedPage(sql: Sql, siteId: string, generation: number, page: StoredPage,
-  chunks: { text: string; section: string | null; embedding?: Buffer | null }[]): Promise<void> {
+  chunks: { text: string; section: string | null; embedding?: Buffer | null }[], language: TextConfig = 'english'): Promise<void> {
   await sql.begin(async (tx) => {
     await asyncCommit(tx);
     const [row] = await tx<{ id: string }[]>`
@@ -32,7 +35,7 @@ export async function insertFetchedPage(sql: Sql, siteId: string, generation: nu
         ${page.contentHash}, ${page.etag}, ${page.lastModified}, ${page.links}, ${page.fetchedAt})
       on conflict (site_id, generation, url) do nothing returning id`;
     if (!row) return;
-    const rows = chunks.map((c, ord) => ({ page_id: row.id, site_id: siteId, generation, ord, text: c.text, section: c.section, embedding: c.embedding ?? null }));
+    const rows = chunks.map((c, ord) => ({ page_id: row.id, site_id: siteId, generation, ord, text: c.text, section: c.section, embedding: c.embedding ?? null, language }));
     if (rows.length) await tx`insert into page_chunks ${tx(rows)}`;
   });
 }
@@ -52,8 +55,8 @@ export async function carryUnchangedPage(sql: Sql, siteId: string, generation: n
       from site_pages where id = ${old.id}
       on conflict (site_id, generation, url) do nothing returning id`;
     if (inserted.length === 0) return;
-    await tx`insert into page_chunks (page_id, site_id, generation, ord, text, section, embedding)
-      select ${id}, site_id, ${generation}, ord, text, section, embedding from page_chunks where page_id = ${old.id}`;
+    await tx`insert into page_chunks (page_id, site_id, generation, ord, text, section, embedding, language)
+      select ${id}, site_id, ${generation}, ord, text, section, embedding, language from page_chunks where page_id = ${old.id}`;
   });
 }
 

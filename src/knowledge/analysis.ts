@@ -480,8 +480,10 @@ export function words(text: string): string[] {
   const out: string[] = [];
   // "1,000" and "$1,150" are one number each, not "1" and "000" or "150".
   for (const raw of fold(text).replace(/(\d),(?=\d{3}(?!\d))/g, '$1').split(/[^a-z0-9'-]+/)) {
-    // "you'll", "we're", "I've": the pronoun, not a word "youll".
-    const w = raw.replace(/^['-]+|['-]+$/g, '').replace(/'(s|ll|re|ve|d|m)$/, '').replace(/'/g, '');
+    // "you'll", "we're", "I've": the pronoun, not a word "youll". French elides its articles and pronouns ("l'atelier",
+    // "d'avance", "qu'il"): the word, not "latelier".
+    const w = raw.replace(/^['-]+|['-]+$/g, '').replace(/^(l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu)'(?=[a-z]{2})/, '')
+      .replace(/'(s|ll|re|ve|d|m)$/, '').replace(/'/g, '');
     if (!w) continue;
     const parts = w.split('-').filter(Boolean);
     // "wi-fi" is the one word "wifi", not "wi" and "fi"; "tooth-colored" and "free-range" are both words and the

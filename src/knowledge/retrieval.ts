@@ -7,6 +7,7 @@ import { answerByMeaning, dot, embedQuestion, sentenceCosines, sentenceEncoderOn
 import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type CorpusStats, type RankedSentence } from './rank.ts';
 import { isPost, READER_MODEL_THRESHOLD, readerProbabilities, type ReaderInput } from './reader.ts';
 import { entitiesAsked, entityMatch, preferAsked, siteEntities, type SiteEntities } from './entities.ts';
+import { questionParts } from './parts.ts';
 
 export interface Passage {
   /** The answering sentence with its neighbours (or, from other sources, any passage text). */
@@ -44,20 +45,31 @@ const CANDIDATES = 40;
  * than the one the question names come after the others (`entities.ts`). With ANSWER_READER=learned
  * (and the sentence encoder on), the fitted reader chooses instead (`learnedAnswers`).
  */
-export async function searchKnowledge(db: Db, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
+export async function searchKnowledge(db: Db, agentId: string, query: string, opts: { limit?: number } & AskedIn = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
-  if (reader === 'learned' && sentenceEncoderOn()) return learnedAnswers(db, agentId, query, limit);
+  if (reader === 'learned' && sentenceEncoderOn()) return learnedAnswers(db, agentId, query, limit, opts);
   const knowledge = await knowledgeIndex(db, agentId);
   const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
-  const question = analyzeQuestion(text);
+  const story = opts.story ? spelled(opts.story.slice(0, 1000), knowledge.vocabulary) : '';
+  const question = questionIn(text, story);
   if (!question.terms.length) return [];
   const { chunks, ranked } = await lexicalCandidates(db, agentId, question, limit);
   if (!chunks.length) return [];
+  // A blog or news post tells of other businesses, past offers and events: what it says is no answer of the business's
+  // own, unless the question asks about its posts ("what did your blog say about…").
+  const eligible = POST_ASKED.test(text) ? ranked : ranked.filter((r) => !POST_PAGE.test(new URL(r.url, 'http://x').pathname));
   // A question naming one location (product, person…) is answered from that one's passages before another's.
-  const found = preferAsked(text, ranked.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
-  const byMeaning = found.length ? null : await answerByMeaning(question, ranked);
+  const found = preferAsked(entityText(text, opts, knowledge.entities), eligible.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
+  const byMeaning = found.length ? null : await answerByMeaning(question, eligible);
   return (byMeaning ? [byMeaning] : found).map(passageOf);
 }
+
+/**
+ * A blog's or a news section's page, its index included (not "articles": help centres keep their answers there).
+ */
+const POST_PAGE = /\/(blog|blogs|news|posts?|journal|stories|actualites|actus?)(\/|$)/i;
+/** A question about the site's posts themselves. */
+const POST_ASKED = /\b(blog|blogs|article|articles|post|posts|news|newsletter|actualit\w*|billet)\b/i;
 
 /** The offline runtime's reader (ANSWER_READER): the sentence ranking's threshold, or the fitted model. */
 let reader: 'ranked' | 'learned' = 'ranked';
@@ -69,14 +81,46 @@ export function useAnswerReader(kind: 'ranked' | 'learned'): void {
  * The learned reader's answers (`reader.ts`): every candidate sentence gets the probability that it is the one that
  * answers; the best are given when the probability that some candidate answers reaches the model's threshold.
  */
-async function learnedAnswers(db: Db, agentId: string, query: string, limit: number): Promise<Passage[]> {
-  const { text, candidates, entities } = await readerCandidates(db, agentId, query);
+async function learnedAnswers(db: Db, agentId: string, query: string, limit: number, asked: AskedIn): Promise<Passage[]> {
+  const { text, candidates, entities } = await readerCandidates(db, agentId, query, asked.story);
   const p = readerProbabilities(candidates.map((c) => c.input));
   // The site answers when some candidate does, however its probability is shared among look-alikes (a table's rows).
   if (p.reduce((sum, x) => sum + x, 0) < READER_MODEL_THRESHOLD) return [];
   const scored = candidates.map((c, i) => ({ ...c, p: p[i]! })).sort((a, b) => b.p - a.p);
   // A question naming one location (product, person…) is answered from that one's passages before another's.
-  return preferAsked(text, scored.map((c) => c.ranked), entities).slice(0, limit).map(passageOf);
+  return preferAsked(entityText(text, asked, entities), scored.map((c) => c.ranked), entities).slice(0, limit).map(passageOf);
+}
+
+/**
+ * Where a part of a message stands (`parts.ts`): what the visitor told besides the questions (`story`), and the whole
+ * message (`message`).
+ */
+export interface AskedIn { story?: string; message?: string }
+
+/**
+ * The text whose names say which entity a part of a message asks about: the part itself, or, when it names none, the
+ * part with the whole message ("when does riverside open on sunday and can i still get to my unit after the office
+ * closes": the second part asks about Riverside too; "i rent at riverside, can anyone there notarize…").
+ */
+function entityText(text: string, asked: AskedIn, entities: SiteEntities): string {
+  const context = asked.message ?? asked.story;
+  return context && !entitiesAsked(text, entities).size ? `${text} ${context}` : text;
+}
+
+/**
+ * A question read with the story told before it: the story's words are read too (what the question's "it" or "that"
+ * is, who it is for), but weigh as circumstances do (`incidental`), never as what is asked; names keep their weight
+ * (the place the story names is the one asked about). Its kind of answer and yes/no are the question's own.
+ */
+function questionIn(text: string, story: string): Question {
+  const own = analyzeQuestion(text);
+  if (!story.trim()) return own;
+  const stems = new Set(own.terms.map((t) => t.stem));
+  const whole = analyzeQuestion(`${text.replace(/[.!?…\s]+$/, '')}. ${story}`);
+  return {
+    ...own, text: whole.text, forChild: own.forChild || whole.forChild,
+    terms: whole.terms.map((t) => (stems.has(t.stem) || t.proper ? t : { ...t, incidental: true })),
+  };
 }
 
 /** A sentence that may answer, as the sentence ranking found it, with what the reader knows of it. */
@@ -93,9 +137,9 @@ const ENCODED_PASSAGES = 4;
  * the passages full text finds and of the first passages of the fused retrieval (words, full text and meaning), each
  * scored by the sentence ranking, with its passage's place and closeness of meaning, its entity and its kind.
  */
-export async function readerCandidates(db: Db, agentId: string, query: string):
+export async function readerCandidates(db: Db, agentId: string, query: string, story = ''):
   Promise<{ text: string; question: Question; candidates: ReaderCandidate[]; entities: SiteEntities }> {
-  const { text, question, knowledge, stats, dense, vector, fused: top, known } = await fusedRetrieval(db, agentId, query, READ_PASSAGES);
+  const { text, question, knowledge, stats, dense, vector, fused: top, known } = await fusedRetrieval(db, agentId, query, READ_PASSAGES, story);
   if (!question.terms.length) return { text, question, candidates: [], entities: knowledge.entities };
   const fused = top.map(([id]) => id);
   const pool = [...known.values()];
@@ -175,15 +219,39 @@ const FUSED_DEPTH = 40;
  */
 export async function retrievePassages(db: Db, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
+  // A message that tells a story before it asks, or asks two things: each part's passages, then the whole message's,
+  // taken in turn (the first of each, then the second of each…), so that every part has its passages among the first.
+  const { asks, story } = questionParts(query);
+  if (asks.length === 1 && !story) return passagesFor(db, agentId, query, {}, limit);
+  const lists = await Promise.all([
+    ...asks.map((ask) => passagesFor(db, agentId, ask, { story, message: query }, limit)),
+    passagesFor(db, agentId, query, {}, limit),
+  ]);
+  const out: Passage[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; out.length < limit && lists.some((l) => i < l.length); i++) {
+    for (const list of lists) {
+      const p = list[i];
+      const key = p && `${p.url}#${p.section ?? ''}#${p.text.slice(0, 80)}`;
+      if (!p || !key || seen.has(key) || out.length >= limit) continue;
+      seen.add(key);
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+/** The `limit` best fused passages for `text` (a message, or one part of it `asked` in a message). */
+async function passagesFor(db: Db, agentId: string, text: string, asked: AskedIn, limit: number): Promise<Passage[]> {
   // Read deeper than the limit: passages about another entity than the one asked go after the others.
-  const { text, knowledge, fused, known, best } = await fusedRetrieval(db, agentId, query, limit * 3);
+  const { text: spelt, knowledge, fused, known, best } = await fusedRetrieval(db, agentId, text, limit * 3, asked.story);
   const passages = fused.flatMap(([id, score]) => {
     const c = known.get(id);
     if (!c) return [];
     const r = best.get(id);
     return [{ text: c.text, url: c.url, title: c.title, score, section: c.section, ...(r ? { answer: r.sentence } : {}) }];
   });
-  return preferAsked(text, passages, knowledge.entities).slice(0, limit);
+  return preferAsked(entityText(spelt, asked, knowledge.entities), passages, knowledge.entities).slice(0, limit);
 }
 
 /**
@@ -191,10 +259,10 @@ export async function retrievePassages(db: Db, agentId: string, query: string, o
  * fused: the best sentence per passage, full text, and closeness of meaning. `known` holds every passage read (those
  * full text found, and the fused ones), `best` each passage's best sentence by its words.
  */
-async function fusedRetrieval(db: Db, agentId: string, query: string, depth: number) {
+async function fusedRetrieval(db: Db, agentId: string, query: string, depth: number, story = '') {
   const knowledge = await knowledgeIndex(db, agentId);
   const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
-  const question = analyzeQuestion(text);
+  const question = questionIn(text, story ? spelled(story.slice(0, 1000), knowledge.vocabulary) : '');
   const [{ chunks, ranked, stats }, { scores: dense, question: vector }] = await Promise.all([
     question.terms.length ? lexicalCandidates(db, agentId, question, CANDIDATES) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[], stats: undefined }),
     denseScores(knowledge.indexes, text),

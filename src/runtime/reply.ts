@@ -1,5 +1,6 @@
 import { captureFrom, askedField, askFor, fieldLabel, nextField, timesAsked } from './capture.ts';
-import { composeAnswer } from './answer.ts';
+import { composeAnswer, type Answer } from './answer.ts';
+import { questionParts } from '../knowledge/parts.ts';
 import { guardrailHit } from './guardrails.ts';
 import { defaultCountry, withoutEmails, type ParseContext } from './parsers.ts';
 import { greetingFor, pageLanguage, PHRASES, type SteerTopic } from './phrases.ts';
@@ -135,8 +136,25 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
     followUp(null);
     return done();
   }
-  record('search_knowledge', { query });
-  const answer = composeAnswer(query, await tools.searchKnowledge(query, 5));
+  // A story before the question, or two questions at once: each part that asks is answered, read with the story (and a
+  // part that needs the one before it, read with it); the whole message when no part is answered.
+  const { asks, story } = questionParts(query);
+  const split = asks.length > 1 || story !== '';
+  record('search_knowledge', split ? { query, parts: asks } : { query });
+  const answers: Answer[] = [];
+  if (split) {
+    for (const [i, ask] of asks.entries()) {
+      let found = composeAnswer(ask, await tools.searchKnowledge(ask, 5, { story, message: query }));
+      if (!found && i > 0) {
+        const joined = `${asks[i - 1]} ${ask}`;
+        found = composeAnswer(joined, await tools.searchKnowledge(joined, 5, { story, message: query }));
+      }
+      if (found && !answers.some((a) => a.text === found.text)) answers.push(found);
+    }
+  }
+  const answer: Answer | null = answers.length
+    ? { text: answers.map((a) => a.text).join(' '), urls: [...new Set(answers.flatMap((a) => a.urls))] }
+    : composeAnswer(query, await tools.searchKnowledge(query, 5));
   if (answer) {
     parts.push(`${answer.text}\n${p.source(answer.urls)}`);
     followUp(null);

@@ -1,4 +1,4 @@
-import type { Passage } from '../knowledge/retrieval.ts';
+import type { AskedIn, Passage } from '../knowledge/retrieval.ts';
 import type { NoteMatch } from '../knowledge/notes.ts';
 import type { RowAnswer } from '../knowledge/rows.ts';
 import type { DataField } from '../schemas/agents.ts';
@@ -30,8 +30,12 @@ export interface RuntimeAgent {
 
 /** What the runtime may call during a turn; each call is recorded as a ToolCall by the runtime. */
 export interface RuntimeTools {
-  /** Ranked passages of the agent's knowledge (its site and knowledge bases) with their page URLs. */
-  searchKnowledge(query: string, limit?: number): Promise<Passage[]>;
+  /**
+   * Ranked passages of the agent's knowledge (its site and knowledge bases) with their page URLs. `asked`: where `query`
+   * stands when it is one part of a message (`parts.ts`): the story told besides (read, weighing less), and the whole
+   * message (the entity it names is the one a part that names none asks about).
+   */
+  searchKnowledge(query: string, limit?: number, asked?: AskedIn): Promise<Passage[]>;
   /**
    * The passages most likely to answer, best first, with no answer threshold (hybrid retrieval): what
    * a model is given to judge for itself. Without it, the model gets `searchKnowledge`'s.
