@@ -5,6 +5,7 @@ import {
   callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
+import { findContact, matchContact } from '../db/contacts.ts';
 import {
   endConversation, evaluateConversation, markConversationEnded, sendVisitorMessage, startCallerConversation, type ConversationDeps,
 } from '../conversations/lifecycle.ts';
@@ -18,7 +19,8 @@ import { notFound } from '../errors.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/campaigns.ts';
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
-import { sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
+import { SANDBOX_CALLEES, sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
+import { callClosed } from './outcomes.ts';
 import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
 import { continueCall, playOnce, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
 import { emptyVoiceResponse, politeHangup, sayAndGather } from '../telephony/twiml.ts';
@@ -54,7 +56,11 @@ async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
       await emitCallEnded(tx, campaign.widget_id, row);
       const retry = campaign.retry;
       const retried = (row.status === 'busy' || row.status === 'no_answer') && retry?.on.includes(row.status);
-      if (retry && retried && row.attempt < retry.max_attempts && (campaign.status === 'running' || campaign.status === 'paused')) {
+      const active = campaign.status === 'running' || campaign.status === 'paused';
+      if (row.outcome === 'callback_requested' && row.callback_at && active && row.attempt < MAX_CALLBACK_ATTEMPT) {
+        // The callee asked to be called back: the next attempt waits until then, and the queue dials it inside the calling window.
+        await insertRetryCall(tx, row, Math.max(0, Math.ceil((Date.parse(row.callback_at) - Date.now()) / 1000)));
+      } else if (retry && retried && row.attempt < retry.max_attempts && active) {
         await insertRetryCall(tx, row, retry.backoff_seconds);
       }
     }
@@ -72,6 +78,9 @@ async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   }
   return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason, conversation: Boolean(now?.conversation_id) };
 }
+
+/** A callee asking to be called back is called again, up to this attempt. */
+const MAX_CALLBACK_ATTEMPT = 10;
 
 /** placeCall's: `requeued` when the campaign was paused before the call was dialed. */
 export type PlaceResult = { state: 'ended' } | { state: 'initiated'; sandbox: SandboxCallOutcome | null } | { state: 'requeued' };
@@ -230,8 +239,9 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
   if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null, transfers };
   const number = carrierCall && campaign.from_number ? await findActiveNumberByE164(deps.sql, campaign.from_number) : null;
   try {
+    const outbound = { call: { objective: campaign.objective, opening_line: campaign.opening_line, voicemail_message: campaign.voicemail_message }, callee: await calleeFacts(deps.sql, call) };
     const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent,
-      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers },
+      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers, outbound },
       async (tx, conversationId) => {
         if (!await linkOpenCallConversation(tx, callId, conversationId)) throw new NotOpened();
         if (carrierCall && number) {
@@ -246,6 +256,13 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
     const now = await findCallById(deps.sql, callId);
     return now?.conversation_id && !now.ended_at ? { conversationId: now.conversation_id, greeting: null, agent, language: null, transfers } : null;
   }
+}
+
+/** What is known of the callee for the opening line's `{{variables}}`: the contact's names and facts. */
+async function calleeFacts(db: Db, call: CallRecord): Promise<Record<string, unknown>> {
+  const contact = call.contact_id ? await findContact(db, call.orgId, call.contact_id) : await matchContact(db, call.orgId, { phone: call.to_number });
+  if (!contact) return {};
+  return { ...contact.facts, ...(contact.first_name ? { first_name: contact.first_name } : {}), ...(contact.last_name ? { last_name: contact.last_name } : {}) };
 }
 
 export interface OpenedConversation {
@@ -268,12 +285,17 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
   const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
   if (!agent) return;
   const hangsUpAt = Date.parse(call.answered_at ?? new Date().toISOString()) + input.talkSeconds * 1000;
-  const caller = createScriptedCaller({ goal: CALLEE_GOAL, maxTurns: 3 });
+  const lines = SANDBOX_CALLEES[call.to_number];
+  const caller = lines
+    ? { opening: () => lines[0]!, reply: (_agentText: string, turn: number) => lines[turn] ?? null }
+    : createScriptedCaller({ goal: CALLEE_GOAL, maxTurns: 3 });
   let line: string | null = caller.opening();
   for (let turn = 1; line !== null && (turn === 1 || Date.now() < hangsUpAt); turn++) {
     const current = await findConversationRecord(deps.sql, call.conversation_id);
     if (!current || current.status === 'ended') return;
     const replies = await sendVisitorMessage(deps, agent, current, line, { role: 'caller' });
+    // The agent said goodbye (not interested, do-not-call, a callback): the callee hangs up too.
+    if (await callClosed(deps.sql, call.conversation_id)) return;
     line = caller.reply(replies.map((m) => m.text).join(' '), turn);
   }
 }

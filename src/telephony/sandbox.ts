@@ -29,6 +29,18 @@ export interface SandboxCallOutcome {
   talkSeconds: number;
 }
 
+/**
+ * Test destinations whose callee plays a cold call's usual answers, line by line (issue 43): a
+ * campaign's tests and simulations cover what the agent does with each. Any other answered number's
+ * callee is the built-in scripted caller ("Hello? Who is calling...").
+ */
+export const SANDBOX_CALLEES: Readonly<Record<string, readonly string[]>> = {
+  '+15005550005': ['Who is this?', 'Sorry, I am not interested.'],
+  '+15005550006': ['Why are you calling?', 'Please take me off your list and do not call me again.'],
+  '+15005550007': ['Who is calling?', 'I am busy right now, can you call me back at 5?'],
+  '+15005550008': ["Allô ? Qui est à l'appareil ?", "Ça ne m'intéresse pas, merci."],
+};
+
 export function sandboxCallOutcome(to: string, timing: { SANDBOX_RING_SECONDS: number; SANDBOX_CALL_SECONDS: number }): SandboxCallOutcome {
   switch (to) {
     case '+15005550001': return { status: 'failed', ended_reason: 'error', ringSeconds: 0, talkSeconds: 0 };

@@ -38,6 +38,14 @@ export function sayAndGather(lines: string[], speech: Speech, action: string): s
   return response.toString();
 }
 
+/** Says `lines`, then hangs up: the agent's goodbye on a call it closes. */
+export function sayAndHangup(lines: string[], speech: Speech): string {
+  const response = new twilio.twiml.VoiceResponse();
+  for (const line of lines) response.say({ voice: speech.voice, language: speech.language }, line);
+  response.hangup();
+  return response.toString();
+}
+
 /** A polite refusal: the number is not taking calls. Nothing starts. */
 export function politeHangup(text: string): string {
   const response = new twilio.twiml.VoiceResponse();
