@@ -22,6 +22,7 @@ describe('a call the agent placed (issue 43)', () => {
       .toEqual(Array(6).fill('do_not_call'));
     expect(kinds(['Call me later', 'Can you call me back at 5?', 'Not a good time, call me tomorrow', 'Rappelez-moi plus tard', 'Je suis occupé, rappelez-moi à 17h']))
       .toEqual(Array(5).fill('callback'));
+    expect(kinds(['Hello?', 'Hello! Hello??', 'Allô ?', 'Yes?'])).toEqual(Array(4).fill('identify'));
     expect(kinds(['What are your opening hours?', 'Yes, that works for me', 'How much is a cleaning?'])).toEqual([null, null, null]);
   });
 
@@ -55,7 +56,10 @@ describe('spoken text (issue 43, "Voice")', () => {
     expect(spokenText('We open at 9 on weekdays.\nSource: https://example.com/hours', 'en')).toBe('We open at 9 on weekdays.');
     expect(spokenText('Our prices are listed at https://example.com/pricing.', 'en')).toBe('Our prices are listed on our website.');
     expect(spokenText('Nos tarifs sont sur https://example.fr/tarifs.\nSources : https://a.fr, https://b.fr', 'fr')).toBe('Nos tarifs sont sur notre site.');
-    expect(spokenText('**Yes.** We deliver. It takes two days. Shipping is free. What is your email?', 'en')).toBe('Yes. What is your email?');
-    expect(spokenText('We deliver. It takes two days. Shipping is free.', 'en')).toBe('We deliver. It takes two days.');
+    const long = 'We deliver to every address in the city and in the surrounding towns. It usually takes two working days from the moment you place the order. '
+      + 'Shipping is free above fifty dollars.';
+    expect(spokenText(`**Yes.** ${long} What is your email?`, 'en')).toBe('Yes. What is your email?');
+    expect(spokenText(long, 'en')).toBe('We deliver to every address in the city and in the surrounding towns. It usually takes two working days from the moment you place the order.');
+    expect(spokenText('We deliver. It takes two days. Shipping is free.', 'en')).toBe('We deliver. It takes two days. Shipping is free.');
   });
 });

@@ -53,6 +53,9 @@ const IDENTIFY = new RegExp([
   String.raw`\ba quel sujet\b`, String.raw`\bquel est l'objet\b`, String.raw`\bque (voulez|me voulez)-vous\b`, String.raw`\bqu'est-ce que vous (voulez|me voulez)\b`,
 ].join('|'));
 
+/** A callee who only picks up ("Hello?", "Hello? Hello?", "Allô ?", "Yes?"): they are told who calls and why. */
+const PICK_UP = /^(?:(?:hi|hello|hey|hallo|allo|bonjour|yes|yeah|oui|speaking|good (?:morning|afternoon|evening))[\s!?.,]*)+$/;
+
 /** The callee's words as a cold call's usual answers, or null (then the runtime answers as on any call). */
 export function outboundIntent(text: string): OutboundIntent | null {
   const f = fold(text);
@@ -60,7 +63,7 @@ export function outboundIntent(text: string): OutboundIntent | null {
   if (DO_NOT_CALL.test(f)) return { kind: 'do_not_call' };
   if (CALLBACK.test(f)) return { kind: 'callback', at: callbackTime(f) };
   if (NOT_INTERESTED.test(f)) return { kind: 'not_interested' };
-  if (IDENTIFY.test(f)) return { kind: 'identify' };
+  if (IDENTIFY.test(f) || PICK_UP.test(f.trim())) return { kind: 'identify' };
   return null;
 }
 

@@ -65,7 +65,7 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
   // A call the agent placed: "hello?", "who is this?" and "why are you calling?" get who calls and why; the
   // answers that end such a call get their closing (the campaign side ends the call and records why).
   if (agent.outbound) {
-    const intent = outboundIntent(text) ?? (GREETING_ONLY.test(f) ? { kind: 'identify' as const } : null);
+    const intent = outboundIntent(text);
     if (intent) {
       parts.push(outboundReply(intent, agent, agent.outbound, replyLanguage(text, input.language)));
       return done();

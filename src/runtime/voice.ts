@@ -12,6 +12,8 @@ const SOURCE_LINE = /(?:^|\n|\s)(?:Sources?)\s?:\s*(?:\S+(?:,\s*)?)+\s*$/i;
 
 /** Sentences a voice turn keeps at most. */
 const MAX_SENTENCES = 2;
+/** Characters under which a turn is short however many sentences it has. */
+const SHORT_TURN = 160;
 
 /**
  * @example
@@ -26,9 +28,10 @@ export function spokenText(text: string, language: string | null | undefined): s
     .replace(URL, fr ? 'notre site' : 'our website')
     .replace(/\bon on our website\b/g, 'on our website')
     .replace(/[*_`#>]+/g, '').replace(/^\s*[-•]\s+/gm, '')
-    .replace(/\s+([.,;:!?])/g, '$1').replace(/\s{2,}/g, ' ').trim();
+    .replace(/\s+([.,])/g, '$1').replace(/\s{2,}/g, ' ').trim();
   const sentences = splitSentences(t);
-  if (sentences.length <= MAX_SENTENCES) return sentences.join(' ') || t;
+  // A turn short enough to say in a breath or two stays whole (an introduction: who, for whom, why, a question).
+  if (sentences.length <= MAX_SENTENCES || t.length <= SHORT_TURN) return sentences.join(' ') || t;
   // The first sentence answers; a closing question (the next thing asked for) is kept over the middle.
   const last = sentences.at(-1)!;
   return [sentences[0]!, /\?$/.test(last) ? last : sentences[1]!].join(' ');
