@@ -145,3 +145,25 @@ describe('a campaign call: the agent knows it placed the call (sandbox callee)',
     for (const m of lines.filter((l) => l.role === 'agent')) expect(m.text).not.toMatch(/https?:|Source:/);
   });
 });
+
+describe('answering machines (sandbox number +15005550004)', () => {
+  it('leave_message (the agent\'s default): the message, rendered, after the beep; outcome voicemail_left; hang_up: outcome voicemail_hung_up', async () => {
+    const { api, agent } = await dentalOrg();
+    const left = await callOnce(api, agent.id, '+15005550004', { voicemail_message: 'Hi, {{agent_name}} from {{business_name}} here: please call us back.' });
+    expect(left).toMatchObject({ status: 'completed', outcome: 'voicemail_left' });
+    const messages = await transcript(api, left.conversation_id);
+    expect(messages.map((m) => m.role)).toEqual(['agent', 'agent']);
+    expect(messages[1]!.text).toBe(`Hi, ${agent.name} from Acme Dental here: please call us back.`);
+    const played = await svc.sql<{ twiml: string }[]>`select details->>'twiml' as twiml from carrier_operations
+      where operation = 'play' and details->>'sid' = ${left.call_sid}`;
+    expect(played).toHaveLength(1);
+    expect(played[0]!.twiml).toContain('please call us back.</Say><Hangup/>');
+
+    const hungUp = await callOnce(api, agent.id, '+15005550004', { voicemail_behavior: 'hang_up' });
+    expect(hungUp).toMatchObject({ status: 'completed', outcome: 'voicemail_hung_up' });
+    expect(await svc.sql`select 1 from carrier_operations where operation = 'hangup' and details->>'sid' = ${hungUp.call_sid}`).toHaveLength(1);
+    expect((await transcript(api, hungUp.conversation_id)).map((m) => m.role)).toEqual(['agent']);
+    // Every placed campaign call asked for answering-machine detection.
+    expect(await svc.sql`select 1 from carrier_operations where operation = 'call' and details->>'sid' = ${hungUp.call_sid} and details->>'amd' = 'true'`).toHaveLength(1);
+  });
+});
