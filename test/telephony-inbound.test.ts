@@ -109,6 +109,27 @@ describe('inbound voice', () => {
     console.log(`TwiML of one call from start to transfer:\n${twimls.join('\n')}`);
   });
 
+  it('interruptions and responsiveness set the <Gather> turn-taking: bargeIn, speechTimeout and timeout (issue 43)', async () => {
+    const gatherOf = async (config: Record<string, unknown>) => {
+      const { number } = await agentWithNumber({ name: 'Turns', ...config });
+      const res = await carrier(VOICE, { CallSid: callSid(), From: '+14155550142', To: number.phone_number, AccountSid: `AC${'0'.repeat(32)}`, CallStatus: 'ringing' });
+      expect(res.status).toBe(200);
+      return /<Gather [^>]*>/.exec(res.text)![0];
+    };
+    const patient = await gatherOf({ interruptions: 'wait', responsiveness: 'patient' });
+    expect(patient).toContain('bargeIn="false"');
+    expect(patient).toContain('speechTimeout="3"');
+    expect(patient).toContain('timeout="10"');
+    const quick = await gatherOf({ interruptions: 'allow', responsiveness: 'quick' });
+    expect(quick).toContain('bargeIn="true"');
+    expect(quick).toContain('speechTimeout="1"');
+    expect(quick).toContain('timeout="3"');
+    const defaults = await gatherOf({});
+    expect(defaults).toContain('bargeIn="true"');
+    expect(defaults).toContain('speechTimeout="auto"');
+    expect(defaults).toContain('timeout="5"');
+  });
+
   it('a bad or missing signature answers 403 and records nothing', async () => {
     const { api, agent, number } = await agentWithNumber({ name: 'Guarded' });
     const base = { CallSid: callSid(), From: '+14155550143', To: number.phone_number };

@@ -24,7 +24,7 @@ import type { Agent } from '../schemas/agents.ts';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Carrier } from './carrier.ts';
 import {
-  emptyVoiceResponse, hangupResponse, politeHangup, sayAndGather, sayAndHangup, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
+  emptyVoiceResponse, hangupResponse, politeHangup, sayAndGather, sayAndHangup, turnTakingOf, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
 } from './twiml.ts';
 import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
 
@@ -53,7 +53,7 @@ async function answeringAgent(db: Db, number: PhoneNumberRecord | null, channel:
 /** How the agent sounds: its voice profile's base voice, else its own voice, as a Twilio voice. */
 export async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
   const profile = agent.voice_profile_id ? await findVoiceProfile(db, orgId, agent.voice_profile_id) : null;
-  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en');
+  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en', turnTakingOf(agent));
 }
 
 /**
