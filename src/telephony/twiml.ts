@@ -43,6 +43,28 @@ export const speechOf = (baseVoice: string | null, language: string, turnTaking?
 
 const NO_SPEECH = { en: 'Sorry, I did not hear anything. Goodbye.', fr: "Désolé, je n'ai rien entendu. Au revoir." };
 
+/** A date (`2026-05-01`) or a phone number in a line: spoken as one (SSML `say-as`), not digit by digit or as arithmetic. */
+const SAY_AS = /\b(\d{4}-\d{2}-\d{2})\b|(\+?\d[\d ().-]{6,}\d)/g;
+
+/** Says `line` in `say`: dates and phone numbers inside `<say-as>`, the rest as text. */
+function speakLine(parent: { say(attributes: { voice: VoiceName; language: Speech['language'] }, message: string): ReturnType<twilio.twiml.VoiceResponse['say']> },
+  speech: Speech, line: string): void {
+  const matches = [...line.matchAll(SAY_AS)].filter((m) => m[1] || m[2]!.replace(/\D/g, '').length >= 7);
+  if (!matches.length) {
+    parent.say({ voice: speech.voice, language: speech.language }, line);
+    return;
+  }
+  const say = parent.say({ voice: speech.voice, language: speech.language }, '');
+  let last = 0;
+  for (const m of matches) {
+    if (m.index > last) say.addText(line.slice(last, m.index));
+    if (m[1]) say.sayAs({ 'interpret-as': 'date', format: 'ymd' }, m[1]);
+    else say.sayAs({ 'interpret-as': 'telephone' }, m[2]!.trim());
+    last = m.index + m[0].length;
+  }
+  if (last < line.length) say.addText(line.slice(last));
+}
+
 /** Says `lines`, then listens for the caller's next words, posted to `action`. */
 export function sayAndGather(lines: string[], speech: Speech, action: string): string {
   const response = new twilio.twiml.VoiceResponse();
@@ -50,7 +72,7 @@ export function sayAndGather(lines: string[], speech: Speech, action: string): s
   const gather = response.gather({
     input: ['speech'], action, method: 'POST', speechTimeout: turns.speechTimeout, timeout: turns.timeout, bargeIn: turns.bargeIn, language: speech.language,
   });
-  for (const line of lines) gather.say({ voice: speech.voice, language: speech.language }, line);
+  for (const line of lines) speakLine(gather, speech, line);
   response.say({ voice: speech.voice, language: speech.language }, speech.language === 'fr-FR' ? NO_SPEECH.fr : NO_SPEECH.en);
   response.hangup();
   return response.toString();
@@ -59,7 +81,7 @@ export function sayAndGather(lines: string[], speech: Speech, action: string): s
 /** Says `lines`, then hangs up: the agent's goodbye on a call it closes. */
 export function sayAndHangup(lines: string[], speech: Speech): string {
   const response = new twilio.twiml.VoiceResponse();
-  for (const line of lines) response.say({ voice: speech.voice, language: speech.language }, line);
+  for (const line of lines) speakLine(response, speech, line);
   response.hangup();
   return response.toString();
 }
