@@ -109,6 +109,31 @@ describe('inbound voice', () => {
     console.log(`TwiML of one call from start to transfer:\n${twimls.join('\n')}`);
   });
 
+  it('interruptions and responsiveness set the <Gather> turn-taking: bargeIn, speechTimeout and timeout; say-as for numbers and dates (issue 43)', async () => {
+    const gatherOf = async (config: Record<string, unknown>) => {
+      const { number } = await agentWithNumber({ name: 'Turns', ...config });
+      const res = await carrier(VOICE, { CallSid: callSid(), From: '+14155550142', To: number.phone_number, AccountSid: `AC${'0'.repeat(32)}`, CallStatus: 'ringing' });
+      expect(res.status).toBe(200);
+      spoken = res.text;
+      return /<Gather [^>]*>/.exec(res.text)![0];
+    };
+    let spoken = '';
+    const patient = await gatherOf({ interruptions: 'wait', responsiveness: 'patient', greeting: 'Hi! Our new line is +1 415 555 0100 from 2026-05-01.' });
+    // Phone numbers and dates are spoken as a person would say them (SSML say-as).
+    expect(spoken).toContain('Hi! Our new line is <say-as interpret-as="telephone">+1 415 555 0100</say-as> from <say-as interpret-as="date" format="ymd">2026-05-01</say-as>.');
+    expect(patient).toContain('bargeIn="false"');
+    expect(patient).toContain('speechTimeout="3"');
+    expect(patient).toContain('timeout="10"');
+    const quick = await gatherOf({ interruptions: 'allow', responsiveness: 'quick' });
+    expect(quick).toContain('bargeIn="true"');
+    expect(quick).toContain('speechTimeout="1"');
+    expect(quick).toContain('timeout="3"');
+    const defaults = await gatherOf({});
+    expect(defaults).toContain('bargeIn="true"');
+    expect(defaults).toContain('speechTimeout="auto"');
+    expect(defaults).toContain('timeout="5"');
+  });
+
   it('a bad or missing signature answers 403 and records nothing', async () => {
     const { api, agent, number } = await agentWithNumber({ name: 'Guarded' });
     const base = { CallSid: callSid(), From: '+14155550143', To: number.phone_number };

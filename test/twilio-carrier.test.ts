@@ -179,6 +179,46 @@ describe('campaign calls with CARRIER=twilio', () => {
     expect((await eventsOf(svc, orgId)).filter((e) => e.type === 'conversation.started')).toHaveLength(1);
   }, 240_000);
 
+  it('answering-machine detection on campaign calls; a machine gets the voicemail message; "not interested" is said goodbye to and hung up (issue 43)', async () => {
+    const { api, agent, number } = await orgWithNumber(svc);
+    const machine = '+14155550179';
+    const person = '+14155550180';
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [machine, person], objective: 'about your renewal', voicemail_message: 'Please call us back.' });
+    const placedTo = (to: string) => eventually(async () => [...wire.calls.values()].find((c) => c.to === to && c.from === number.phone_number) ?? null, 120_000, 100);
+    const [m, p] = [await placedTo(machine), await placedTo(person)];
+    const create = wire.requests.find((r) => r.method === 'POST' && r.path.endsWith('/Calls.json') && r.form.To === machine)!;
+    expect(create.form).toMatchObject({ MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST' });
+    expect(create.form.AsyncAmdStatusCallback).toMatch(/\/api\/v1\/carrier\/twilio\/voice\/amd\?campaign_call=/);
+    const formOf = (placed: any, to: string) => ({ CallSid: placed.sid as string, AccountSid: ACCOUNT, From: number.phone_number as string, To: to, Direction: 'outbound-api' });
+
+    // The machine: answered, greeted, then detection says machine_end_beep: the message is played and the line hung up.
+    const mf = formOf(m, machine);
+    expect((await wire.webhook(svc.url, m.status_callback, { ...mf, CallStatus: 'in-progress' })).status).toBe(204);
+    expect((await wire.webhook(svc.url, m.url, { ...mf, CallStatus: 'in-progress' })).text).toContain('about your renewal');
+    expect((await wire.webhook(svc.url, create.form.AsyncAmdStatusCallback!, { ...mf, AnsweredBy: 'machine_end_beep' })).status).toBe(204);
+    const update = wire.requests.find((r) => r.method === 'POST' && r.path.endsWith(`/Calls/${m.sid}.json`))!;
+    expect(update.form.Twiml).toContain('<Say');
+    expect(update.form.Twiml).toContain('Please call us back.</Say><Hangup/>');
+    // Replayed: nothing played twice.
+    expect((await wire.webhook(svc.url, create.form.AsyncAmdStatusCallback!, { ...mf, AnsweredBy: 'machine_end_beep' })).status).toBe(204);
+    expect(wire.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/Calls/${m.sid}.json`))).toHaveLength(1);
+    expect((await wire.webhook(svc.url, m.status_callback, { ...mf, CallStatus: 'completed' })).status).toBe(204);
+
+    // The person: "not interested" gets a goodbye and a hangup, no <Gather>.
+    const pf = formOf(p, person);
+    expect((await wire.webhook(svc.url, p.status_callback, { ...pf, CallStatus: 'in-progress' })).status).toBe(204);
+    const answered = await wire.webhook(svc.url, p.url, { ...pf, CallStatus: 'in-progress' });
+    const gatherAction = /action="([^"]+)"/.exec(answered.text)![1]!.replace(/&amp;/g, '&');
+    expect((await wire.webhook(svc.url, create.form.AsyncAmdStatusCallback!.replace(/campaign_call=[^&]+/, `campaign_call=${/campaign_call=([^&]+)/.exec(p.url)![1]}`), { ...pf, AnsweredBy: 'human' })).status).toBe(204);
+    const turn = await wire.webhook(svc.url, gatherAction, { ...pf, CallStatus: 'in-progress', SpeechResult: "No thanks, I'm not interested." });
+    expect(turn.text).toContain('Goodbye.</Say><Hangup/>');
+    expect(turn.text).not.toContain('<Gather');
+    expect((await wire.webhook(svc.url, p.status_callback, { ...pf, CallStatus: 'completed' })).status).toBe(204);
+    await campaignReaches(api, campaign.id, 'completed', 120_000);
+    const outcomes = Object.fromEntries((await callsOf(api, campaign.id)).map((c) => [c.to_number, c.outcome]));
+    expect(outcomes).toEqual({ [machine]: 'voicemail_left', [person]: 'not_interested' });
+  }, 240_000);
+
   it('the agent\'s tools are called during an answered call (no conversation workflow owns its conversation: the call is made in process)', async () => {
     const { api, agent, number } = await orgWithNumber(svc);
     expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { data_schema: [{ name: 'email', type: 'email', required: true }] })).status).toBe(200);

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import twilio from 'twilio';
-import { AppError, validationError } from '../../src/errors.ts';
+import { AppError, notFound, validationError } from '../../src/errors.ts';
 import { relayCarrierStatus } from '../../src/campaigns/index.ts';
-import { answerCampaignCall, assertCampaignCallRequest } from '../../src/campaigns/calls.ts';
+import { answerCampaignCall, answerMachine, assertCampaignCallRequest } from '../../src/campaigns/calls.ts';
 import { answerSms, answerVoice, answerWarmDestination, recordCallStatus, type CarrierParams, type InboundDeps } from '../../src/telephony/inbound.ts';
 import { CARRIER_WEBHOOK_PATHS, webhookSigningToken } from '../../src/telephony/webhook-urls.ts';
 import type { AppContext } from '../context.ts';
@@ -106,6 +106,16 @@ export function carrierWebhooksRouter(limitPerMinute: number): Router {
       await assertCampaignCallRequest(c.deps.sql, campaignCall, params);
       await relayCarrierStatus(c.deps, campaignCall, params.CallStatus ?? '');
     } else await recordCallStatus(inboundDeps(c), params);
+    ctx.status = 204;
+  });
+  // Answering-machine detection's result for a campaign call: a machine gets the voicemail behaviour.
+  router.post(CARRIER_WEBHOOK_PATHS.voiceAmd, async (ctx) => {
+    const c = ctx as unknown as AppContext;
+    const params = await verifiedParams(c, throttle);
+    const campaignCall = queryParam(c, 'campaign_call') ?? '';
+    if (!UUID.test(campaignCall)) throw notFound('campaign call');
+    await assertCampaignCallRequest(c.deps.sql, campaignCall, params);
+    await answerMachine({ ...inboundDeps(c) }, campaignCall, params.AnsweredBy ?? '');
     ctx.status = 204;
   });
   router.post(CARRIER_WEBHOOK_PATHS.sms, async (ctx) => {

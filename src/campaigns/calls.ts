@@ -5,8 +5,9 @@ import {
   callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
+import { findContact, matchContact } from '../db/contacts.ts';
 import {
-  endConversation, evaluateConversation, markConversationEnded, sendVisitorMessage, startCallerConversation, type ConversationDeps,
+  endConversation, evaluateConversation, markConversationEnded, runtimeAgent, sendVisitorMessage, startCallerConversation, type ConversationDeps,
 } from '../conversations/lifecycle.ts';
 import { endSession, findLiveSession, insertCarrierSession } from '../db/carrier-sessions.ts';
 import { findActiveNumberByE164 } from '../db/phone-numbers.ts';
@@ -18,10 +19,14 @@ import { notFound } from '../errors.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/campaigns.ts';
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
-import { sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
+import { SANDBOX_CALLEES, SANDBOX_MACHINE, sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
+import { callClosed } from './outcomes.ts';
 import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
 import { continueCall, playOnce, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
-import { emptyVoiceResponse, politeHangup, sayAndGather } from '../telephony/twiml.ts';
+import { emptyVoiceResponse, politeHangup, sayAndGather, sayAndHangup } from '../telephony/twiml.ts';
+import { voicemailMessage } from '../runtime/outbound.ts';
+import { recordCallOutcome } from '../db/campaigns.ts';
+import { insertMessages } from '../db/conversations.ts';
 
 /**
  * The steps of one campaign call, each run by an activity of its workflow (`campaign-call:<id>`),
@@ -54,7 +59,11 @@ async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
       await emitCallEnded(tx, campaign.widget_id, row);
       const retry = campaign.retry;
       const retried = (row.status === 'busy' || row.status === 'no_answer') && retry?.on.includes(row.status);
-      if (retry && retried && row.attempt < retry.max_attempts && (campaign.status === 'running' || campaign.status === 'paused')) {
+      const active = campaign.status === 'running' || campaign.status === 'paused';
+      if (row.outcome === 'callback_requested' && row.callback_at && active && row.attempt < MAX_CALLBACK_ATTEMPT) {
+        // The callee asked to be called back: the next attempt waits until then, and the queue dials it inside the calling window.
+        await insertRetryCall(tx, row, Math.max(0, Math.ceil((Date.parse(row.callback_at) - Date.now()) / 1000)));
+      } else if (retry && retried && row.attempt < retry.max_attempts && active) {
         await insertRetryCall(tx, row, retry.backoff_seconds);
       }
     }
@@ -72,6 +81,9 @@ async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   }
   return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason, conversation: Boolean(now?.conversation_id) };
 }
+
+/** A callee asking to be called back is called again, up to this attempt. */
+const MAX_CALLBACK_ATTEMPT = 10;
 
 /** placeCall's: `requeued` when the campaign was paused before the call was dialed. */
 export type PlaceResult = { state: 'ended' } | { state: 'initiated'; sandbox: SandboxCallOutcome | null } | { state: 'requeued' };
@@ -117,6 +129,7 @@ async function dialClaimed(deps: CallDeps, call: CallRecord, whileRunning: boole
     from: campaign.from_number, to: call.to_number,
     url: `${base}${CARRIER_WEBHOOK_PATHS.voice}?campaign_call=${callId}`,
     statusUrl: `${base}${CARRIER_WEBHOOK_PATHS.voiceStatus}?campaign_call=${callId}`,
+    amdStatusUrl: `${base}${CARRIER_WEBHOOK_PATHS.voiceAmd}?campaign_call=${callId}`,
   };
   // A lookup that fails is retried with the activity (never taken for "no call"), so no second call is placed blind.
   const earlier = call.status === 'dialing' ? await deps.carrier.findPlacedCall({ ...request, since: new Date(dialing.started_at!) })
@@ -230,8 +243,9 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
   if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null, transfers };
   const number = carrierCall && campaign.from_number ? await findActiveNumberByE164(deps.sql, campaign.from_number) : null;
   try {
+    const outbound = { call: { objective: campaign.objective, opening_line: campaign.opening_line, voicemail_message: campaign.voicemail_message }, callee: await calleeFacts(deps.sql, call) };
     const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent,
-      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers },
+      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers, outbound },
       async (tx, conversationId) => {
         if (!await linkOpenCallConversation(tx, callId, conversationId)) throw new NotOpened();
         if (carrierCall && number) {
@@ -246,6 +260,13 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
     const now = await findCallById(deps.sql, callId);
     return now?.conversation_id && !now.ended_at ? { conversationId: now.conversation_id, greeting: null, agent, language: null, transfers } : null;
   }
+}
+
+/** What is known of the callee for the opening line's `{{variables}}`: the contact's names and facts. */
+async function calleeFacts(db: Db, call: CallRecord): Promise<Record<string, unknown>> {
+  const contact = call.contact_id ? await findContact(db, call.orgId, call.contact_id) : await matchContact(db, call.orgId, { phone: call.to_number });
+  if (!contact) return {};
+  return { ...contact.facts, ...(contact.first_name ? { first_name: contact.first_name } : {}), ...(contact.last_name ? { last_name: contact.last_name } : {}) };
 }
 
 export interface OpenedConversation {
@@ -268,14 +289,52 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
   const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
   if (!agent) return;
   const hangsUpAt = Date.parse(call.answered_at ?? new Date().toISOString()) + input.talkSeconds * 1000;
-  const caller = createScriptedCaller({ goal: CALLEE_GOAL, maxTurns: 3 });
+  // A machine answers: its detection says so once its greeting ends (the beep).
+  if (call.to_number === SANDBOX_MACHINE) return void await answerMachine(deps, call.id, 'machine_end_beep');
+  const lines = SANDBOX_CALLEES[call.to_number];
+  const caller = lines
+    ? { opening: () => lines[0]!, reply: (_agentText: string, turn: number) => lines[turn] ?? null }
+    : createScriptedCaller({ goal: CALLEE_GOAL, maxTurns: 3 });
   let line: string | null = caller.opening();
   for (let turn = 1; line !== null && (turn === 1 || Date.now() < hangsUpAt); turn++) {
     const current = await findConversationRecord(deps.sql, call.conversation_id);
     if (!current || current.status === 'ended') return;
     const replies = await sendVisitorMessage(deps, agent, current, line, { role: 'caller' });
+    // The agent said goodbye (not interested, do-not-call, a callback): the callee hangs up too.
+    if (await callClosed(deps.sql, call.conversation_id)) return;
     line = caller.reply(replies.map((m) => m.text).join(' '), turn);
   }
+}
+
+/**
+ * Answering-machine detection's result for a call (Twilio's `AnsweredBy`; the sandbox's machine number): a
+ * person (`human`, `unknown`) changes nothing. A machine gets the campaign's `voicemail_behavior` (else the
+ * agent's): `leave_message` plays the voicemail message (a template) after the beep, then hangs up
+ * (`voicemail_left`, the message in the transcript); `hang_up` hangs up (`voicemail_hung_up`). Once per call:
+ * a retried callback finds the outcome recorded and does nothing.
+ */
+export async function answerMachine(deps: CallDeps, callId: string, answeredBy: string): Promise<void> {
+  if (!/^(machine|fax)/.test(answeredBy)) return;
+  const call = await findCallById(deps.sql, callId);
+  if (!call || call.ended_at || !call.call_sid) return;
+  const campaign = await findCampaignById(deps.sql, call.campaign_id);
+  const agent = campaign ? await findAgent(deps.sql, call.orgId, campaign.widget_id) : null;
+  if (!campaign || !agent) return;
+  const behavior = campaign.voicemail_behavior ?? agent.voicemail_behavior ?? 'leave_message';
+  if (behavior === 'hang_up') {
+    if (await recordCallOutcome(deps.sql, callId, 'voicemail_hung_up')) await deps.carrier.hangUp(call.call_sid);
+    return;
+  }
+  const language = agent.default_language ?? 'en';
+  const outbound = { objective: campaign.objective, opening_line: campaign.opening_line, voicemail_message: campaign.voicemail_message };
+  const message = voicemailMessage(await runtimeAgent(deps.sql, agent), outbound, language, await calleeFacts(deps.sql, call));
+  const recorded = await deps.sql.begin(async (tx) => {
+    const row = await recordCallOutcome(tx, callId, 'voicemail_left');
+    if (row?.conversation_id) await insertMessages(tx, row.conversation_id, [{ role: 'agent', text: message }]);
+    return row;
+  });
+  if (!recorded) return;
+  await deps.carrier.playOnCall(call.call_sid, sayAndHangup([message], await speechFor(deps.sql, call.orgId, agent, language.split('-')[0]!)));
 }
 
 /**

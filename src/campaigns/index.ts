@@ -57,6 +57,9 @@ async function campaignFields(db: Db, orgId: string, body: CampaignPatch, opts: 
   if (body.calling_window !== undefined) fields.calling_window = body.calling_window;
   if (body.retry !== undefined) fields.retry = body.retry;
   if (body.timezone !== undefined) fields.timezone = body.timezone;
+  for (const key of ['objective', 'opening_line', 'voicemail_behavior', 'voicemail_message'] as const) {
+    if (body[key] !== undefined) (fields as Record<string, unknown>)[key] = body[key];
+  }
   if (body.to_numbers) Object.assign(fields, { to_numbers: dedupe(body.to_numbers), contact_ids: [] });
   if (body.contact_ids) {
     const ids = dedupe(body.contact_ids);

@@ -21,6 +21,10 @@ import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
 import { handoffReply, pageLanguage } from '../runtime/phrases.ts';
+import { openingLine, outboundIntent, outboundReply, replyLanguage } from '../runtime/outbound.ts';
+import { spokenText } from '../runtime/voice.ts';
+import { campaignCallOf, closeCall, outboundOf } from '../campaigns/outcomes.ts';
+import type { OutboundCall } from '../runtime/types.ts';
 import { simulationCriteriaOf } from '../db/simulations.ts';
 import { callAgentTool, callDataCapturedTools, dataSchemaComplete, enabledTools } from '../tools/calls.ts';
 import {
@@ -151,10 +155,15 @@ export async function startCallerConversation(deps: ConversationDeps, orgId: str
   lifecycle?: boolean;
   /** Whether the agent has an enabled transfer rule, when the caller read it with the agent (findAgentToRun). */
   transfers?: boolean;
+  /** A call the agent placed (a campaign's): it opens with the campaign's opening line, rendered with what is known of the callee. */
+  outbound?: { call: OutboundCall; callee: Record<string, unknown> };
 }, withinStart: (tx: Db, conversationId: string) => Promise<void>): Promise<{ conversation: ConversationRecord; greeting: string }> {
   const language = languageOf(undefined, agent);
   const memory = agent.cross_channel_memory ? await contactFacts(deps.sql, orgId, { phone: input.caller }) : {};
-  const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent, { transfers: input.transfers }), { language, contactFacts: memory });
+  const told = await runtimeAgent(deps.sql, agent, { transfers: input.transfers });
+  const greeting = input.outbound
+    ? openingLine(told, input.outbound.call, language, { ...memory, ...input.outbound.callee })
+    : await deps.runtime.greet(told, { language, contactFacts: memory });
   const result = await deps.sql.begin(async (tx) => {
     const conversation = await insertConversation(tx, {
       orgId, agentId: agent.id, surface: input.surface, pageUrl: null, visitorId: null, contactId: null, language, tokenHash: null,
@@ -208,13 +217,24 @@ export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'sear
 export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord): Promise<TranscriptMessage[]> {
   const history = await listMessages(deps.sql, conversation.id);
   const told = await runtimeAgent(deps.sql, agent, { liveInboxOrgId: inLiveInbox(conversation) ? conversation.orgId : null });
+  // A call the agent placed (issue 43): the runtime knows why it calls; the callee's answers that end a cold call end it here.
+  const placed = await campaignCallOf(deps.sql, conversation);
+  if (placed) told.outbound = outboundOf(placed);
+  const said = history.at(-1)?.role === 'caller' ? history.at(-1)!.text : '';
+  const intent = placed && said ? outboundIntent(said) : null;
+  const closing = intent && intent.kind !== 'identify' ? intent : null;
   const tools = await enabledTools(deps.sql, agent.id);
   const toolContext = { orgId: conversation.orgId, agentId: agent.id, conversationId: conversation.id };
   // On a text surface a transfer rule cannot dial anyone: it asks the live inbox for a person instead.
   const rule = TEXT_SURFACES.includes(conversation.surface as typeof TEXT_SURFACES[number])
     ? await deps.runtime.chooseTransferRule({ agent: told, messages: history, rules: await listTransferRules(deps.sql, conversation.orgId, agent.id) })
     : null;
-  const turn: TurnResult = rule
+  const turn: TurnResult = closing
+    ? {
+      replies: [outboundReply(closing, told, told.outbound!, replyLanguage(said, conversation.language ?? agent.default_language))], captured: conversation.captured,
+      toolCalls: [{ name: 'campaign_call_closed', args: { intent: closing.kind }, ts: new Date().toISOString() }],
+    }
+    : rule
     ? {
       replies: [handoffReply(conversation.language ?? agent.default_language)], captured: conversation.captured,
       toolCalls: [{ name: 'transfer_rule_matched', args: { rule_id: rule.id, rule_name: rule.name }, ts: new Date().toISOString() }],
@@ -228,10 +248,13 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
       agentTools: tools.model,
       callAgentTool: async (name, args) => callAgentTool(deps, toolContext, tools.model.find((t) => t.name === name)!, args),
     });
+  // Spoken, not written: no URL or "Source:", one or two short sentences.
+  if (conversation.surface === 'phone') turn.replies = turn.replies.map((reply) => spokenText(reply, conversation.language ?? agent.default_language));
   const schema = told.data_schema ?? [];
   const { stored, completed } = await deps.sql.begin(async (tx) => {
     const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
     if (!current || current.mode === 'human') return { stored: [], completed: false };
+    if (closing && placed) await closeCall(tx, placed.call, closing, new Date());
     const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
     await recordTurn(tx, conversation.id, turn);
     if (rule) {

@@ -2,7 +2,7 @@ import { listPage, type Db, type Fragment } from './index.ts';
 import { newId } from '../ids.ts';
 import {
   IN_FLIGHT_STATUSES, type Campaign, type CampaignCall, type CampaignStatus, type CallStatus, type CallingWindow, type EndedReason, type Retry,
-  type TerminalCallStatus,
+  type CallOutcome, type TerminalCallStatus,
 } from '../schemas/campaigns.ts';
 
 /**
@@ -14,9 +14,11 @@ interface CampaignRow {
   id: string; org_id: string; agent_id: string; name: string; status: CampaignStatus; to_numbers: string[]; contact_ids: string[];
   max_duration_seconds: number; concurrency: number; calling_window: CallingWindow | null; retry: Retry | null; timezone: string | null;
   from_number: string | null; created_at: Date; updated_at: Date; started_at: Date | null; completed_at: Date | null;
+  objective: string | null; opening_line: string | null; voicemail_behavior: 'leave_message' | 'hang_up' | null; voicemail_message: string | null;
 }
 const COLUMNS = ['id', 'org_id', 'agent_id', 'name', 'status', 'to_numbers', 'contact_ids', 'max_duration_seconds', 'concurrency',
-  'calling_window', 'retry', 'timezone', 'from_number', 'created_at', 'updated_at', 'started_at', 'completed_at'];
+  'calling_window', 'retry', 'timezone', 'from_number', 'created_at', 'updated_at', 'started_at', 'completed_at',
+  'objective', 'opening_line', 'voicemail_behavior', 'voicemail_message'];
 
 /** A campaign as stored: its API shape and its organization. */
 export interface CampaignRecord extends Campaign { orgId: string }
@@ -36,7 +38,8 @@ function toState(r: StateRow): CampaignState {
     id: r.id, name: r.name, widget_id: r.agent_id, status: r.status,
     max_duration_seconds: r.max_duration_seconds, concurrency: r.concurrency, calling_window: r.calling_window, retry: r.retry,
     timezone: r.timezone, from_number: r.from_number, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
-    started_at: iso(r.started_at), completed_at: iso(r.completed_at), orgId: r.org_id,
+    started_at: iso(r.started_at), completed_at: iso(r.completed_at),
+    objective: r.objective, opening_line: r.opening_line, voicemail_behavior: r.voicemail_behavior, voicemail_message: r.voicemail_message, orgId: r.org_id,
   };
 }
 
@@ -55,6 +58,7 @@ export function toCampaign(r: CampaignRecord): Campaign {
 export interface CampaignFields {
   agent_id?: string; name?: string; to_numbers?: string[]; contact_ids?: string[]; max_duration_seconds?: number; concurrency?: number;
   calling_window?: CallingWindow | null; retry?: Retry | null; timezone?: string | null;
+  objective?: string | null; opening_line?: string | null; voicemail_behavior?: 'leave_message' | 'hang_up' | null; voicemail_message?: string | null;
 }
 
 function stored(db: Db, fields: CampaignFields): Record<string, unknown> {
@@ -154,9 +158,10 @@ interface CallRow {
   id: string; org_id: string; campaign_id: string; position: number; attempt: number; previous_call_id: string | null; contact_id: string | null;
   to_number: string; timezone: string; status: CallStatus; ended_reason: EndedReason | null; call_sid: string | null; conversation_id: string | null;
   created_at: Date; started_at: Date | null; answered_at: Date | null; ended_at: Date | null; duration_seconds: number | null;
+  outcome: CallOutcome | null; callback_at: Date | null;
 }
 const CALL_COLUMNS = ['id', 'org_id', 'campaign_id', 'position', 'attempt', 'previous_call_id', 'contact_id', 'to_number', 'timezone', 'status',
-  'ended_reason', 'call_sid', 'conversation_id', 'created_at', 'started_at', 'answered_at', 'ended_at', 'duration_seconds'];
+  'ended_reason', 'call_sid', 'conversation_id', 'created_at', 'started_at', 'answered_at', 'ended_at', 'duration_seconds', 'outcome', 'callback_at'];
 
 /** A call as stored: its API shape and what the workflows need. */
 export interface CallRecord extends CampaignCall { orgId: string; position: number; timezone: string }
@@ -166,7 +171,7 @@ function toCallRecord(r: CallRow): CallRecord {
     id: r.id, campaign_id: r.campaign_id, call_sid: r.call_sid, to_number: r.to_number, contact_id: r.contact_id, status: r.status,
     ended_reason: r.ended_reason, conversation_id: r.conversation_id, attempt: r.attempt, previous_call_id: r.previous_call_id,
     created_at: r.created_at.toISOString(), started_at: iso(r.started_at), answered_at: iso(r.answered_at), ended_at: iso(r.ended_at),
-    duration_seconds: r.duration_seconds, orgId: r.org_id, position: r.position, timezone: r.timezone,
+    duration_seconds: r.duration_seconds, outcome: r.outcome, callback_at: iso(r.callback_at), orgId: r.org_id, position: r.position, timezone: r.timezone,
   };
 }
 
@@ -234,7 +239,11 @@ interface AdvanceFields {
 }
 
 /** What a call's steps need of its campaign: the agent that talks and the number it dials from. */
-export interface CallCampaign { widget_id: string; from_number: string | null }
+export interface CallCampaign {
+  widget_id: string; from_number: string | null;
+  /** Why it calls and what it says to a machine (issue 43). */
+  objective: string | null; opening_line: string | null; voicemail_behavior: 'leave_message' | 'hang_up' | null; voicemail_message: string | null;
+}
 
 /**
  * advanceCall, reading in the same statement what the step needs next: its campaign's agent and
@@ -254,7 +263,8 @@ export async function advanceCallReading(db: Db, id: string, from: readonly Call
   const running = fields.whileRunning
     ? db`and exists (select 1 from campaigns where campaigns.id = campaign_calls.campaign_id and campaigns.status = 'running' for share)` : db``;
   const campaign = read.campaign
-    ? db`, (select json_build_object('widget_id', c.agent_id, 'from_number', c.from_number) from campaigns c where c.id = campaign_calls.campaign_id) as read_campaign`
+    ? db`, (select json_build_object('widget_id', c.agent_id, 'from_number', c.from_number, 'objective', c.objective,
+      'opening_line', c.opening_line, 'voicemail_behavior', c.voicemail_behavior, 'voicemail_message', c.voicemail_message) from campaigns c where c.id = campaign_calls.campaign_id) as read_campaign`
     : db``;
   const blocked = read.blocked
     ? db`, ${onDoNotCall(db, { orgId: db`campaign_calls.org_id`, contactId: db`campaign_calls.contact_id`, number: db`campaign_calls.to_number` })} as read_blocked`
@@ -288,11 +298,58 @@ export async function endCallRow(db: Db, id: string, status: TerminalCallStatus,
 /** `update ... where id = ...` of a call's end, for its callers to finish the condition. */
 const endCallUpdate = (db: Db, id: string, status: TerminalCallStatus, reason: EndedReason) => db`update campaign_calls
     set status = ${status}, ended_reason = ${reason}, ended_at = now(), updated_at = now(),
-      duration_seconds = case when answered_at is null then null else greatest(0, floor(extract(epoch from now() - answered_at)))::int end
+      duration_seconds = case when answered_at is null then null else greatest(0, floor(extract(epoch from now() - answered_at)))::int end,
+      outcome = case when outcome is null and answered_at is not null then 'reached' else outcome end
     where id = ${id}`;
 
 /** What ending a call needs of its campaign (read in the statement that ends it). */
 export type EndingCampaign = Pick<CampaignRecord, 'widget_id' | 'status' | 'retry'>;
+
+/**
+ * Records what came of a call that has not ended (its outcome, and when a callback was asked for), unless an
+ * outcome that ends the conversation was recorded first: the call as it reads now, or null when it has ended or is gone.
+ */
+export async function recordCallOutcome(db: Db, id: string, outcome: CallOutcome, callbackAt: Date | null = null): Promise<CallRecord | null> {
+  const [r] = await db<CallRow[]>`update campaign_calls set outcome = ${outcome}, callback_at = ${callbackAt}, updated_at = now()
+    where id = ${id} and ended_at is null and (outcome is null or outcome = 'reached') returning ${db(CALL_COLUMNS)}`;
+  return r ? toCallRecord(r) : null;
+}
+
+/** What a campaign call's conversation needs of its call and campaign, each turn: null when the conversation is not a campaign call's. */
+export interface CallOfConversation {
+  call: CallRecord;
+  campaign: Pick<CampaignRecord, 'id' | 'name' | 'status' | 'objective' | 'opening_line' | 'voicemail_behavior' | 'voicemail_message' | 'widget_id'>;
+}
+
+export async function findCallOfConversation(db: Db, conversationId: string): Promise<CallOfConversation | null> {
+  const [r] = await db<(CallRow & { c_name: string; c_status: CampaignStatus; c_objective: string | null; c_opening_line: string | null;
+    c_voicemail_behavior: 'leave_message' | 'hang_up' | null; c_voicemail_message: string | null; c_agent_id: string })[]>`
+    select ${db(CALL_COLUMNS.map((c) => `campaign_calls.${c}`))}, c.name as c_name, c.status as c_status, c.objective as c_objective,
+      c.opening_line as c_opening_line, c.voicemail_behavior as c_voicemail_behavior, c.voicemail_message as c_voicemail_message, c.agent_id as c_agent_id
+    from campaign_calls join campaigns c on c.id = campaign_calls.campaign_id where campaign_calls.conversation_id = ${conversationId}
+    order by campaign_calls.created_at desc limit 1`;
+  if (!r) return null;
+  return {
+    call: toCallRecord(r),
+    campaign: {
+      id: r.campaign_id, name: r.c_name, status: r.c_status, objective: r.c_objective, opening_line: r.c_opening_line,
+      voicemail_behavior: r.c_voicemail_behavior, voicemail_message: r.c_voicemail_message, widget_id: r.c_agent_id,
+    },
+  };
+}
+
+/**
+ * The callee asked not to be called again: its contact (by id, else every contact of the organization with its
+ * number) is do-not-call from now on; a number with no contact gets one, flagged. Run it in the turn's transaction.
+ */
+export async function markCalleeDoNotCall(db: Db, orgId: string, call: { contact_id: string | null; to_number: string }): Promise<void> {
+  const updated = await db`update contacts set do_not_call = true, updated_at = now()
+    where org_id = ${orgId} and (id = ${call.contact_id} or phone_e164 = ${call.to_number}) returning id`;
+  if (updated.length === 0) {
+    await db`insert into contacts (id, org_id, phone_e164, do_not_call) values (${newId()}, ${orgId}, ${call.to_number}, true)
+      on conflict do nothing`;
+  }
+}
 
 /**
  * endCallRow of a call that has not ended, with its campaign as it reads now (null when deleted),

@@ -10,8 +10,9 @@ import { defaultCountry, normalizeFieldValue, type ParseContext } from './parser
 import { dontKnowReply, greetingFor, pageLanguage, renderTemplate, type Lang } from './phrases.ts';
 import { OUTCOMES, VERDICTS } from '../schemas/conversations.ts';
 import { matchTransferInput } from './transfer.ts';
+import { businessOf, introduction } from './outbound.ts';
 import type {
-  AgentRuntime, DataField, Evaluation, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TransferCandidate, TransferInput, TurnInput,
+  AgentRuntime, DataField, Evaluation, OutboundCall, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TransferCandidate, TransferInput, TurnInput,
   TurnResult, Verdict,
 } from './types.ts';
 
@@ -327,11 +328,15 @@ function languageName(language: string): string {
 /** The system prompt: who the agent is, how to use the tools, its rules, goals, data to capture and what is known of the visitor. */
 export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'language' | 'contactFacts'>, captured: Record<string, unknown>): string {
   const language = input.language || agent.default_language || 'en';
+  const outbound = agent.outbound ?? null;
   const sections = [
-    `You are ${agent.name}, the chat assistant on this business's website.`,
+    outbound ? outboundPrompt(agent, outbound, language) : `You are ${agent.name}, the chat assistant on this business's website.`,
     agent.persona?.trim() ? renderTemplate(agent.persona, agent, input.contactFacts) : '',
-    `Reply in ${languageName(language)} (page language "${language}"), in 1 to 3 short sentences.`,
-    'Before answering a question about the business, its products, services or policies, call search_knowledge. Answer only from what it returns and end with "Source: <url>" of the page you used. '
+    outbound
+      ? `Reply in ${languageName(language)}, in one or two short spoken sentences. Never read out a URL or a "Source:" line: say it is on our website.`
+      : `Reply in ${languageName(language)} (page language "${language}"), in 1 to 3 short sentences.`,
+    'Before answering a question about the business, its products, services or policies, call search_knowledge. '
+      + (outbound ? 'Answer only from what it returns. ' : 'Answer only from what it returns and end with "Source: <url>" of the page you used. ')
       + 'It returns the closest passages whether or not they answer: use only a passage that says what was asked, about the very place, product or service asked about '
       + '(not another location\'s, not something a blog post only mentions). '
       + `When none of them says it, say honestly that you don't know and ${agent.can_transfer
@@ -353,6 +358,19 @@ export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'langua
   }
   if (Object.keys(input.contactFacts).length) sections.push(`Known facts about this visitor from earlier conversations: ${JSON.stringify(input.contactFacts)}`);
   return sections.filter(Boolean).join('\n\n');
+}
+
+/** A call the agent placed: it called them, who it is, for which business, and why (the campaign's objective). */
+function outboundPrompt(agent: RuntimeAgent, call: OutboundCall, language: string): string {
+  const business = businessOf(agent);
+  return [
+    `You are ${agent.name}${business ? `, calling on behalf of ${business}` : ''}. This is a phone call that YOU placed: the person did not call you, you called them.`,
+    call.objective ? `The objective of this call: ${call.objective}.` : 'The call has no stated objective beyond introducing the business.',
+    `You opened with: "${introduction(agent, call, pageLanguage(language))}".`,
+    'If they ask who is calling or why you are calling, say who you are, for which business, and the objective. '
+      + 'If they are not interested, or ask not to be called again, thank them politely and say goodbye. '
+      + 'If they ask to be called back later, agree and say goodbye.',
+  ].join(' ');
 }
 
 function history(messages: TranscriptMessage[]): ChatCompletionMessageParam[] {

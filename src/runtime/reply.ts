@@ -8,6 +8,7 @@ import {
   AFFIRMATIVE, agentSide, BOOKING, DECLINE_FIELD, GOODBYE, GREETING_ONLY, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
 } from './signals.ts';
 import { fold, lastIndexOf } from './text.ts';
+import { outboundIntent, outboundReply, replyLanguage } from './outbound.ts';
 import type { RuntimeTools, ToolCall, TurnInput, TurnResult } from './types.ts';
 
 /**
@@ -61,6 +62,20 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
     else if (fallback) parts.push(fallback);
   };
   const done = () => ({ replies: [parts.join(' ')], toolCalls, captured });
+
+  // A call the agent placed: "hello?", "who is this?" and "why are you calling?" get who calls and why; the
+  // answers that end such a call get their closing (the campaign side ends the call and records why).
+  if (agent.outbound) {
+    const intent = outboundIntent(text);
+    if (intent) {
+      parts.push(outboundReply(intent, agent, agent.outbound, replyLanguage(text, input.language)));
+      return done();
+    }
+    if (GOODBYE.test(f)) {
+      parts.push(lang === 'fr' ? 'Merci de votre temps. Au revoir.' : 'Thank you for your time. Goodbye.');
+      return done();
+    }
+  }
 
   // A yes/no to our offer of a person, or an explicit request for one.
   const offeredTransfer = lastAgent !== undefined && (lastAgent.includes(p.offerTransfer) || lastAgent.includes(p.declineTransfer));

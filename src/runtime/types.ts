@@ -26,6 +26,15 @@ export interface RuntimeAgent {
   config_variables: Record<string, string> | null;
   /** Whether a human can take over (the agent has an enabled transfer rule or live chat alerts). */
   can_transfer: boolean;
+  /** Set on a call the agent placed (a campaign call): why it calls. The agent introduces itself and says so. */
+  outbound?: OutboundCall | null;
+}
+
+/** A call the agent placed: its campaign's `objective`, `opening_line` and `voicemail_message` (templates). */
+export interface OutboundCall {
+  objective: string | null;
+  opening_line: string | null;
+  voicemail_message: string | null;
 }
 
 /** What the runtime may call during a turn; each call is recorded as a ToolCall by the runtime. */

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { E164, ListEnvelope, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid } from './common.ts';
+import { VOICEMAIL_BEHAVIORS } from './agents.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'running', 'paused', 'completed', 'canceled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -15,6 +16,14 @@ export type TerminalCallStatus = (typeof TERMINAL_CALL_STATUSES)[number];
 export const IN_FLIGHT_STATUSES = ['dialing', 'initiated', 'ringing', 'in_progress'] as const;
 export const ENDED_REASONS = ['carrier', 'hangup', 'max_duration', 'canceled', 'expired', 'blocked', 'error'] as const;
 export type EndedReason = (typeof ENDED_REASONS)[number];
+
+/**
+ * What came of an answered campaign call (issue 43): `reached` (someone answered, nothing below), `voicemail_left` and
+ * `voicemail_hung_up` (a machine answered; per `voicemail_behavior`), `not_interested`, `callback_requested` (a retry is
+ * queued for `callback_at`) and `do_not_call` (the callee asked to be taken off the list).
+ */
+export const CALL_OUTCOMES = ['reached', 'voicemail_left', 'voicemail_hung_up', 'not_interested', 'callback_requested', 'do_not_call'] as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -42,6 +51,13 @@ const Concurrency = Type.Integer({ minimum: 1, maximum: 50, description: 'Calls 
 const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA zone (`Europe/Paris`) of numbers whose own zone is unknown; default UTC' });
 const ToNumbers = Type.Array(E164, { minItems: 1, maxItems: 10_000, description: 'Numbers to call (E.164); duplicates are dropped' });
 const ContactIds = Type.Array(Uuid, { minItems: 1, maxItems: 10_000, description: 'Contacts to call, at their `phone_e164`; duplicates are dropped' });
+const Objective = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'What the call is for, said after the agent introduces itself ("to confirm your appointment tomorrow"); the LLM runtime is told it too' });
+const OpeningLine = Type.String({
+  minLength: 1, maxLength: 500, pattern: '\\S',
+  description: 'The agent\'s first words on an answered call, a template: `{{agent_name}}`, the agent\'s `config_variables` and the contact\'s facts (`{{first_name}}`...); default: the agent and the business introduced, then the objective',
+});
+const CampaignVoicemail = StringEnum(VOICEMAIL_BEHAVIORS, { description: 'When a machine answers: `leave_message` (after the beep) or `hang_up`; null: the agent\'s `voicemail_behavior`' });
+const VoicemailMessage = Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', description: 'The message left after the beep, a template as `opening_line`; default: the introduction and the objective, and a call back' });
 
 export const CampaignSchema = Type.Object({
   id: Uuid,
@@ -56,6 +72,10 @@ export const CampaignSchema = Type.Object({
   retry: Nullable(RetrySchema),
   timezone: Nullable(Type.String()),
   from_number: Nullable(Type.String({ description: 'The agent\'s active number the calls are placed from (set at start)' })),
+  objective: Nullable(Objective),
+  opening_line: Nullable(OpeningLine),
+  voicemail_behavior: Nullable(CampaignVoicemail),
+  voicemail_message: Nullable(VoicemailMessage),
   created_at: Timestamp,
   updated_at: Timestamp,
   started_at: Nullable(Timestamp),
@@ -80,6 +100,10 @@ export const CampaignCreateSchema = Type.Object({
   calling_window: Type.Optional(Nullable(CallingWindowSchema)),
   retry: Type.Optional(Nullable(RetrySchema)),
   timezone: Type.Optional(Nullable(Timezone)),
+  objective: Type.Optional(Nullable(Objective)),
+  opening_line: Type.Optional(Nullable(OpeningLine)),
+  voicemail_behavior: Type.Optional(Nullable(CampaignVoicemail)),
+  voicemail_message: Type.Optional(Nullable(VoicemailMessage)),
 }, { $id: 'CampaignCreate', additionalProperties: false, description: 'Exactly one of `to_numbers` and `contact_ids`' });
 export type CampaignCreate = Static<typeof CampaignCreateSchema>;
 
@@ -93,6 +117,10 @@ export const CampaignPatchSchema = Type.Object({
   calling_window: Type.Optional(Nullable(CallingWindowSchema)),
   retry: Type.Optional(Nullable(RetrySchema)),
   timezone: Type.Optional(Nullable(Timezone)),
+  objective: Type.Optional(Nullable(Objective)),
+  opening_line: Type.Optional(Nullable(OpeningLine)),
+  voicemail_behavior: Type.Optional(Nullable(CampaignVoicemail)),
+  voicemail_message: Type.Optional(Nullable(VoicemailMessage)),
 }, { $id: 'CampaignPatch', additionalProperties: false, description: 'Any subset, in `draft` only; `to_numbers` replaces `contact_ids` and the other way round' });
 export type CampaignPatch = Static<typeof CampaignPatchSchema>;
 
@@ -112,6 +140,10 @@ export const CampaignCallSchema = Type.Object({
   answered_at: Nullable(Timestamp),
   ended_at: Nullable(Timestamp),
   duration_seconds: Nullable(Type.Integer({ minimum: 0, description: 'Talk time from `answered_at` to `ended_at`; null when never answered' })),
+  outcome: Nullable(StringEnum(CALL_OUTCOMES, {
+    description: 'What came of an answered call: `reached`, `voicemail_left`, `voicemail_hung_up`, `not_interested`, `callback_requested` or `do_not_call`; null while nothing is known, and for a call never answered',
+  })),
+  callback_at: Nullable(Type.String({ ...Timestamp, description: 'When the callee asked to be called back (`callback_requested`): the retry is queued for then, inside the calling window' })),
 }, { $id: 'CampaignCall', additionalProperties: false });
 export type CampaignCall = Static<typeof CampaignCallSchema>;
 

@@ -51,7 +51,13 @@ export interface Carrier {
   /** Points the number's webhooks; throws CarrierError when the carrier refuses any of them. */
   configure(number: { sid: string; phoneNumber: string }, webhooks: NumberWebhooks): Promise<void>;
   release(number: { sid: string; phoneNumber: string }): Promise<void>;
-  placeCall(input: { from: string; to: string; url: string; statusUrl: string }): Promise<PlacedCall>;
+  placeCall(input: {
+    from: string; to: string; url: string; statusUrl: string;
+    /** Answering-machine detection (campaign calls): the carrier posts `AnsweredBy` here once it knows who answered. */
+    amdStatusUrl?: string;
+  }): Promise<PlacedCall>;
+  /** Replaces what a live call plays with `twiml` (the message left after a machine's beep). */
+  playOnCall(callSid: string, twiml: string): Promise<void>;
   /**
    * A call placed earlier with these `from`, `to` and `url`, created at or after `since`, or null:
    * a dial retried after a crash between placing the call and recording its id finds it here

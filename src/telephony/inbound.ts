@@ -19,11 +19,12 @@ import {
   addSystemMessage, endConversation, runtimeAgent, sendVisitorMessage, startCallerConversation, type ConversationDeps,
 } from '../conversations/lifecycle.ts';
 import type { TranscriptMessage } from '../runtime/types.ts';
+import { callClosed } from '../campaigns/outcomes.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Carrier } from './carrier.ts';
 import {
-  emptyVoiceResponse, hangupResponse, politeHangup, sayAndGather, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
+  emptyVoiceResponse, hangupResponse, politeHangup, sayAndGather, sayAndHangup, turnTakingOf, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
 } from './twiml.ts';
 import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
 
@@ -52,7 +53,7 @@ async function answeringAgent(db: Db, number: PhoneNumberRecord | null, channel:
 /** How the agent sounds: its voice profile's base voice, else its own voice, as a Twilio voice. */
 export async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
   const profile = agent.voice_profile_id ? await findVoiceProfile(db, orgId, agent.voice_profile_id) : null;
-  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en');
+  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en', turnTakingOf(agent));
 }
 
 /**
@@ -148,6 +149,7 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
   const turn = await voiceTurn(deps, {
     orgId: session.orgId, agent, conversationId: conversation.id, language: conversation.language, said: params.SpeechResult ?? '', action, ourNumber: params.To ?? '',
     answer: async (said) => (await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' })).map((m) => m.text),
+    closes: () => callClosed(deps.sql, conversation.id),
     handOver: (rule, said, announcement) => transferCall(deps, { session, rule, said, announcement, ourNumber: params.To ?? '', baseUrl }),
   });
   return turn.twiml;
@@ -169,6 +171,8 @@ export interface VoiceTurnInput {
    * answering its plan. Absent in a simulated call: nothing is stored and no carrier call is placed.
    */
   handOver?: (rule: TransferRule, said: string, announcement: string) => Promise<TransferPlan>;
+  /** Whether the turn just played closed the call (a campaign callee not interested, or asking not to be called): then the line is hung up. */
+  closes?: () => Promise<boolean>;
 }
 
 /**
@@ -193,7 +197,9 @@ export async function voiceTurn(deps: ConversationDeps, input: VoiceTurnInput): 
     const plan = input.handOver ? await input.handOver(rule, said, announcement) : simulatedPlan(rule, input.ourNumber);
     return { twiml: transferTwiml(plan, announcement, speech), transfer: rule };
   }
-  return { twiml: sayAndGather(await input.answer(said), speech, input.action), transfer: null };
+  const lines = await input.answer(said);
+  if (input.closes && await input.closes()) return { twiml: sayAndHangup(lines, speech), transfer: null };
+  return { twiml: sayAndGather(lines, speech, input.action), transfer: null };
 }
 
 /** What the agent says when `rule` hands the caller over. */

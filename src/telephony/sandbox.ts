@@ -29,6 +29,21 @@ export interface SandboxCallOutcome {
   talkSeconds: number;
 }
 
+/**
+ * Test destinations whose callee plays a cold call's usual answers, line by line (issue 43): a
+ * campaign's tests and simulations cover what the agent does with each. Any other answered number's
+ * callee is the built-in scripted caller ("Hello? Who is calling...").
+ */
+/** The test destination a machine answers (answering-machine detection says `machine_end_beep`). */
+export const SANDBOX_MACHINE = '+15005550004';
+
+export const SANDBOX_CALLEES: Readonly<Record<string, readonly string[]>> = {
+  '+15005550005': ['Who is this?', 'Sorry, I am not interested.'],
+  '+15005550006': ['Why are you calling?', 'Please take me off your list and do not call me again.'],
+  '+15005550007': ['Who is calling?', 'I am busy right now, can you call me back at 5?'],
+  '+15005550008': ["Allô ? Qui est à l'appareil ?", "Ça ne m'intéresse pas, merci."],
+};
+
 export function sandboxCallOutcome(to: string, timing: { SANDBOX_RING_SECONDS: number; SANDBOX_CALL_SECONDS: number }): SandboxCallOutcome {
   switch (to) {
     case '+15005550001': return { status: 'failed', ended_reason: 'error', ringSeconds: 0, talkSeconds: 0 };
@@ -116,9 +131,10 @@ export function createSandboxCarrier(db: Db): Carrier {
     async release(number) { await log('release', number.phoneNumber, null, { sid: number.sid }); },
     async placeCall(input) {
       const call = { sid: sid('CA') };
-      await log('call', input.from, input.to, { sid: call.sid, url: input.url });
+      await log('call', input.from, input.to, { sid: call.sid, url: input.url, ...(input.amdStatusUrl ? { amd: true } : {}) });
       return call;
     },
+    async playOnCall(callSid, twiml) { await log('play', null, null, { sid: callSid, twiml }); },
     async findPlacedCall(input) {
       const sid = await findRecordedCall(db, 'sandbox', input);
       return sid ? { sid } : null;

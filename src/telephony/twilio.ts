@@ -89,8 +89,16 @@ export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
       const call = await client.calls.create({
         from: input.from, to: input.to, url: input.url, statusCallback: input.statusUrl, statusCallbackMethod: 'POST',
         statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+        // Answering-machine detection, asynchronous: the agent greets at once, and `AnsweredBy` arrives once known
+        // (after the machine's greeting, so a message is left after the beep).
+        ...(input.amdStatusUrl ? {
+          machineDetection: 'DetectMessageEnd', asyncAmd: 'true', asyncAmdStatusCallback: input.amdStatusUrl, asyncAmdStatusCallbackMethod: 'POST',
+        } : {}),
       });
       return { sid: call.sid };
+    }),
+    playOnCall: (callSid, twiml) => carrierCall('update the call', async () => {
+      await client.calls(callSid).update({ twiml });
     }),
     // Twilio's call list filters by To and From, newest first; the call's own webhook URL is not
     // listed, so the match is the pair of numbers and a creation at or after `since`.

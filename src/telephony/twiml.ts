@@ -22,18 +22,66 @@ export function twilioVoice(baseVoice: string | null, language: string): VoiceNa
   return (baseVoice && EN_VOICES[baseVoice]) || 'Polly.Joanna-Neural';
 }
 
-export interface Speech { voice: VoiceName; language: 'en-US' | 'fr-FR' }
-export const speechOf = (baseVoice: string | null, language: string): Speech =>
-  ({ voice: twilioVoice(baseVoice, language), language: language === 'fr' ? 'fr-FR' : 'en-US' });
+/** How the agent takes turns on a call: whether the caller may talk over it, and how long it waits for their words. */
+export interface TurnTaking { bargeIn: boolean; speechTimeout: string; timeout: number }
+
+/**
+ * The agent's `interruptions` and `responsiveness` as `<Gather>` attributes: `allow` lets the caller barge in;
+ * `patient` waits 3 s of silence after speech (10 s for speech to start), `normal` Twilio's automatic end of speech
+ * (5 s), `quick` 1 s (3 s).
+ */
+export function turnTakingOf(agent: { interruptions?: string | null; responsiveness?: string | null }): TurnTaking {
+  const bargeIn = agent.interruptions !== 'wait';
+  if (agent.responsiveness === 'patient') return { bargeIn, speechTimeout: '3', timeout: 10 };
+  if (agent.responsiveness === 'quick') return { bargeIn, speechTimeout: '1', timeout: 3 };
+  return { bargeIn, speechTimeout: 'auto', timeout: 5 };
+}
+
+export interface Speech { voice: VoiceName; language: 'en-US' | 'fr-FR'; turnTaking?: TurnTaking }
+export const speechOf = (baseVoice: string | null, language: string, turnTaking?: TurnTaking): Speech =>
+  ({ voice: twilioVoice(baseVoice, language), language: language === 'fr' ? 'fr-FR' : 'en-US', ...(turnTaking ? { turnTaking } : {}) });
 
 const NO_SPEECH = { en: 'Sorry, I did not hear anything. Goodbye.', fr: "Désolé, je n'ai rien entendu. Au revoir." };
+
+/** A date (`2026-05-01`) or a phone number in a line: spoken as one (SSML `say-as`), not digit by digit or as arithmetic. */
+const SAY_AS = /\b(\d{4}-\d{2}-\d{2})\b|(\+?\d[\d ().-]{6,}\d)/g;
+
+/** Says `line` in `say`: dates and phone numbers inside `<say-as>`, the rest as text. */
+function speakLine(parent: { say(attributes: { voice: VoiceName; language: Speech['language'] }, message: string): ReturnType<twilio.twiml.VoiceResponse['say']> },
+  speech: Speech, line: string): void {
+  const matches = [...line.matchAll(SAY_AS)].filter((m) => m[1] || m[2]!.replace(/\D/g, '').length >= 7);
+  if (!matches.length) {
+    parent.say({ voice: speech.voice, language: speech.language }, line);
+    return;
+  }
+  const say = parent.say({ voice: speech.voice, language: speech.language }, '');
+  let last = 0;
+  for (const m of matches) {
+    if (m.index > last) say.addText(line.slice(last, m.index));
+    if (m[1]) say.sayAs({ 'interpret-as': 'date', format: 'ymd' }, m[1]);
+    else say.sayAs({ 'interpret-as': 'telephone' }, m[2]!.trim());
+    last = m.index + m[0].length;
+  }
+  if (last < line.length) say.addText(line.slice(last));
+}
 
 /** Says `lines`, then listens for the caller's next words, posted to `action`. */
 export function sayAndGather(lines: string[], speech: Speech, action: string): string {
   const response = new twilio.twiml.VoiceResponse();
-  const gather = response.gather({ input: ['speech'], action, method: 'POST', speechTimeout: 'auto', language: speech.language });
-  for (const line of lines) gather.say({ voice: speech.voice, language: speech.language }, line);
+  const turns = speech.turnTaking ?? turnTakingOf({});
+  const gather = response.gather({
+    input: ['speech'], action, method: 'POST', speechTimeout: turns.speechTimeout, timeout: turns.timeout, bargeIn: turns.bargeIn, language: speech.language,
+  });
+  for (const line of lines) speakLine(gather, speech, line);
   response.say({ voice: speech.voice, language: speech.language }, speech.language === 'fr-FR' ? NO_SPEECH.fr : NO_SPEECH.en);
+  response.hangup();
+  return response.toString();
+}
+
+/** Says `lines`, then hangs up: the agent's goodbye on a call it closes. */
+export function sayAndHangup(lines: string[], speech: Speech): string {
+  const response = new twilio.twiml.VoiceResponse();
+  for (const line of lines) speakLine(response, speech, line);
   response.hangup();
   return response.toString();
 }

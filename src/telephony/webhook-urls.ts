@@ -5,6 +5,8 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 export const CARRIER_WEBHOOK_PATHS = {
   voice: '/api/v1/carrier/twilio/voice',
   voiceStatus: '/api/v1/carrier/twilio/voice/status',
+  /** Answering-machine detection's result for a campaign call (`AnsweredBy`). */
+  voiceAmd: '/api/v1/carrier/twilio/voice/amd',
   sms: '/api/v1/carrier/twilio/sms',
 } as const;
 
