@@ -315,6 +315,24 @@ describe('mail loops (issue 40, D14)', () => {
     expect(repliesTo(from)).toHaveLength(1);
   }, 60_000);
 
+  it('a paused agent answers no mail: the mail is recorded and noted; once resumed, it answers again', async () => {
+    const address = `paused-${unique()}@mail.example.com`;
+    const { api, orgId, agent } = await inboxAt(address);
+    expect((await api.patch(`${REST}/agents/${agent.id}`, { status: 'paused' })).body.status).toBe('paused');
+    const from = `pia.${unique()}@example.org`;
+    // Our listener answers 250 only once the mail is recorded (and a reply, had there been one, started).
+    await mta().sendMail({ from, to: address, subject: 'Opening hours', text: 'When do you open?' });
+    await mailSettled([orgId]);
+    expect((await messagesOf(orgId)).map((m) => [m.role, m.text])).toEqual([
+      ['visitor', 'When do you open?'], ['system', 'The agent is paused: recorded, not answered'],
+    ]);
+    expect(repliesTo(from)).toHaveLength(0);
+    expect((await api.patch(`${REST}/agents/${agent.id}`, { status: 'active' })).body.status).toBe('active');
+    await mta().sendMail({ from, to: address, subject: 'Opening hours', text: 'Are you open on Sundays?' });
+    await mailSettled([orgId]);
+    expect(repliesTo(from)).toHaveLength(1);
+  }, 60_000);
+
   it('two inboxes of the service mailing each other (through its own listener) come to rest at once', async () => {
     const a = `support-a-${unique()}@${LOOP_DOMAIN}`;
     const b = `support-b-${unique()}@${LOOP_DOMAIN}`;

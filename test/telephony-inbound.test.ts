@@ -131,6 +131,22 @@ describe('inbound voice', () => {
     expect(await conversationsOf(api, agent.id)).toEqual([]);
   });
 
+  it('an agent paused during a call answers its next turn with a goodbye in TwiML (<Say> then <Hangup/>), not a problem', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Pausing desk' });
+    const base = { CallSid: callSid(), From: '+14155550145', To: number.phone_number };
+    const start = await carrier(VOICE, { ...base, CallStatus: 'ringing' });
+    expect(start.text).toContain('<Gather input="speech"');
+    const [conversation] = await conversationsOf(api, agent.id);
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' })).body.status).toBe('paused');
+    const turn = await carrier(`${VOICE}?turn=1`, { ...base, CallStatus: 'in-progress', SpeechResult: 'What are your opening hours?' });
+    expect(turn.status).toBe(200);
+    expect(turn.type).toMatch(/^text\/xml/);
+    expect(turn.text).toMatch(/^<\?xml[^>]*><Response><Say [^>]*>Thank you for calling\. We cannot continue this call right now\.[^<]*<\/Say><Hangup\/><\/Response>$/);
+    // The agent said nothing more: the transcript holds only its greeting.
+    const messages = (await api.get(`/api/v1/rest/conversations/${conversation!.id}`)).body.messages as { role: string }[];
+    expect(messages.map((m) => m.role)).toEqual(['agent']);
+  });
+
   it('warm and sip_refer transfers: conference with the brief, SIP dial over the trunk with its credentials', async () => {
     const { api, agent, number } = await agentWithNumber({ name: 'Transfers' });
     const trunk = await api.post('/api/v1/rest/sip-trunks', { label: 'PBX', sip_host: 'pbx.example.com:5061', sip_username: 'acme', password: 'trunk-secret-1' });

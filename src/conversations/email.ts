@@ -40,6 +40,9 @@ export async function receiveEmail(deps: ConversationDeps & { mailer?: Mailer },
   }
 }
 
+/** The transcript's note on mail that reached a paused agent. */
+const PAUSED_NOTE = 'The agent is paused: recorded, not answered';
+
 /** Thrown inside the recording transaction when the message is already known (a concurrent redelivery): rolls it back. */
 class Redelivery extends Error {}
 
@@ -90,6 +93,8 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
         await addSystemMessage(tx, conversationId, `Automatic mail (${automated}): recorded, not answered`);
         return { conversationId, eventId };
       }
+      // A paused agent answers nothing (issue 43): the mail is kept for the team, noted, and not answered.
+      if (agent.status === 'paused') await addSystemMessage(tx, conversationId, PAUSED_NOTE);
       await touchVisitor(tx, conversationId);
       if (HANDOFF_REQUEST.test(text.toLowerCase())) await flagNeedsHuman(tx, conversationId);
       return { conversationId, eventId };
@@ -106,7 +111,7 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
   } else {
     await signalLifecycle(deps, conversation.id, 'activity');
   }
-  if (conversation.mode === 'human') return;
+  if (conversation.mode === 'human' || agent.status === 'paused') return;
   if (!(await mayAnswer(deps, { inboxId: inbox.id, correspondent: mail.from, conversationId: conversation.id }))) return;
   const replies = await agentTurn(deps, agent, conversation);
   await queueEmailReply(deps, conversation, replies.map((r) => r.id));

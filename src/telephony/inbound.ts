@@ -39,6 +39,7 @@ export interface InboundDeps extends ConversationDeps { carrier: Carrier; secret
 export type CarrierParams = Record<string, string>;
 
 const NOT_IN_SERVICE_CALL = 'Thank you for calling. This number is not taking calls at the moment. Goodbye.';
+const PAUSED_GOODBYE = 'Thank you for calling. We cannot continue this call right now. Please call again later. Goodbye.';
 const NOT_IN_SERVICE_SMS = 'Thank you for your message. This number is not taking messages at the moment.';
 
 /** The agent that answers on `number` through `channel`, or null when the number, the channel or the agent is off. */
@@ -145,6 +146,8 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
   const conversation = session.conversationId ? await findConversationRecord(deps.sql, session.conversationId) : null;
   const agent = await findAgent(deps.sql, session.orgId, session.agentId);
   if (!conversation || !agent || conversation.status === 'ended' || session.status !== 'active') return emptyVoiceResponse();
+  // Paused during the call: the agent answers nothing more, and the caller hears a goodbye, not a refusal (issue 43).
+  if (agent.status === 'paused') return politeHangup(PAUSED_GOODBYE);
   const turn = await voiceTurn(deps, {
     orgId: session.orgId, agent, conversationId: conversation.id, language: conversation.language, said: params.SpeechResult ?? '', action, ourNumber: params.To ?? '',
     answer: async (said) => (await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' })).map((m) => m.text),
