@@ -10,6 +10,7 @@ import { touchVisitor } from '../db/live-inbox.ts';
 import { emitEvent } from '../events/emit.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
 import type { InboundMail } from '../mail/inbound.ts';
+import { framedReply } from '../mail/reply-text.ts';
 import { HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { sendEmailReplyKind } from '../../workflows/send-email-reply.ts';
 import { startWorkflow, type StartDeps } from '../temporal/start.ts';
@@ -166,12 +167,16 @@ export async function deliverEmailReply(deps: MailDeps, conversationId: string, 
   const domain = thread.address.split('@')[1] ?? 'localhost';
   const messageId = `${messageIds[0]}@${domain}`;
   await recordEmailMessage(deps.sql, { messageId, conversationId, inboxId: thread.inboxId, direction: 'out' });
+  const automatic = messages.every((m) => m.role === 'agent');
+  const body = messages.map((m) => m.text).join('\n\n');
+  // The agent writes as a person would (issue 43): a salutation and a closing; a member's mail is sent as written.
+  const text = automatic ? framedReply({ body, firstName: thread.firstName, senderName: thread.senderName, language: thread.language }) : body;
   try {
     await mailerOf(deps).send({
-      from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text: messages.map((m) => m.text).join('\n\n'),
+      from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text,
       inReplyTo: thread.lastInbound ?? undefined, references: thread.messageIds.filter((id) => id !== messageId), messageId,
       // The agent's answer is an automatic reply (RFC 3834); a member's is a person's mail and says nothing.
-      autoReply: messages.every((m) => m.role === 'agent'),
+      autoReply: automatic,
     });
   } catch (err) {
     const code = (err as { responseCode?: unknown }).responseCode;
