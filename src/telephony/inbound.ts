@@ -26,6 +26,7 @@ import {
   emptyVoiceResponse, hangupResponse, politeHangup, sayAndGather, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
 } from './twiml.ts';
 import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
+import { smsText } from './sms-text.ts';
 
 /**
  * What a call or a text to one of our numbers does (the carrier's webhooks, already verified):
@@ -311,7 +312,8 @@ export async function answerSms(deps: InboundDeps, params: CarrierParams): Promi
       replies.push(started.greeting);
     }
     if (body) replies.push(...(await sendVisitorMessage(deps, agent, conversation!, body, { role: 'caller' })).map((m) => m.text));
-    return smsReply(replies);
+    // Texted as a person would (issue 43): the greeting once, a few segments at most. The transcript keeps the agent's words.
+    return smsReply(replies.length ? [smsText(replies)] : []);
   };
   // Twilio names every message; a request without a MessageSid (hand-made, signed with the key) is played as it comes.
   const messageSid = params.MessageSid ?? params.SmsSid ?? '';
