@@ -59,10 +59,9 @@ it('deleting an endpoint cancels its sleeping retry workflow at once; disabling 
   expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' })).status).toBe(200);
   const [first, second] = await Promise.all([sleepingRetry(api, deleted.id), sleepingRetry(api, disabled.id)]);
 
+  // The run ends now (its next timer would fire in an hour, past this test's timeout), as canceled.
   expect((await api.delete(`${W}/${deleted.id}`)).status).toBe(204);
-  const before = Date.now();
   await expectCanceled(first.handle);
-  expect(Date.now() - before).toBeLessThan(30_000);
 
   const patched = await api.patch(`${W}/${disabled.id}`, { enabled: false });
   expect(patched.status, patched.text).toBe(200);
