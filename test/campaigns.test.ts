@@ -297,6 +297,52 @@ describe('campaign calls', () => {
     expect(peakConcurrency(calls)).toBeLessThanOrEqual(3);
   });
 
+  it('a paused agent holds its running campaign: no new call is dialed until the agent is active again', async () => {
+    const { api, agent } = await orgWithNumber(svc);
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: answered(8, 500), concurrency: 2 });
+    await eventually(async () => (await callsOf(api, campaign.id)).some((c) => c.ended_at), 60_000);
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' })).body.status).toBe('paused');
+    // Once the calls in flight have ended, nothing more starts while the agent is paused; the campaign stays running.
+    const whilePaused = await eventually(async () => {
+      const res = await api.get(`${C}/${campaign.id}/calls?active=1`);
+      return res.body.total === 0 ? callsOf(api, campaign.id) : null;
+    }, 60_000);
+    const held = whilePaused.filter((c) => c.status === 'queued');
+    expect(held.length).toBeGreaterThan(0);
+    for (const call of held) expect(await carrierCalled(svc, call.id)).toBe(false);
+    expect((await api.get(`${C}/${campaign.id}`)).body.status).toBe('running');
+    expect((await callsOf(api, campaign.id)).filter((c) => c.started_at).length).toBe(whilePaused.filter((c) => c.started_at).length);
+    // Resumed: the held calls are dialed, and the campaign completes.
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'active' })).body.status).toBe('active');
+    await campaignReaches(api, campaign.id, 'completed');
+    const calls = await callsOf(api, campaign.id);
+    expect(calls.every((c) => c.status === 'completed' && c.ended_reason === 'carrier')).toBe(true);
+  });
+
+  it('deleting an agent with a running or paused campaign is 409 active_campaign and changes nothing; once canceled, it deletes', async () => {
+    const { api, agent, orgId } = await orgWithNumber(long);
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: answered(2, 600), concurrency: 1 });
+    await eventually(async () => (await api.get(`${C}/${campaign.id}/calls?active=1`)).body.total === 1, 60_000);
+    const before = await eventsOf(long, orgId);
+    for (const status of ['running', 'paused']) {
+      if (status === 'paused') expect((await api.post(`${C}/${campaign.id}/pause`)).body.status).toBe('paused');
+      const refused = await api.delete(`/api/v1/rest/agents/${agent.id}`);
+      expectProblem(refused, 409, 'active_campaign');
+      expect(refused.body.detail).toMatch(/cancel it/);
+      expectProblem(await api.delete(`/api/v1/widgets/${agent.public_key}`), 409, 'active_campaign');
+      // Nothing changed: the agent, its number and its campaign are as they were, and no event was emitted.
+      expect((await api.get(`/api/v1/rest/agents/${agent.id}`)).status).toBe(200);
+      expect((await api.get(`/api/v1/rest/phone-numbers?widget_id=${agent.id}`)).body.data).toHaveLength(1);
+      expect((await api.get(`${C}/${campaign.id}`)).body.status).toBe(status);
+    }
+    // No campaign ended and no call was canceled by the refused deletes (the call in flight may have started its conversation).
+    const changed = (await eventsOf(long, orgId)).slice(before.length).map((e) => e.type);
+    expect(changed.filter((t) => t !== 'conversation.started')).toEqual([]);
+    expect((await api.post(`${C}/${campaign.id}/cancel`)).body.status).toBe('canceled');
+    expect((await api.delete(`/api/v1/rest/agents/${agent.id}`)).status).toBe(204);
+    expect((await api.get(`/api/v1/rest/agents/${agent.id}`)).status).toBe(404);
+  });
+
   it('do-not-call, set before queueing and between queueing and dialing: canceled/blocked, never at the carrier', async () => {
     const { api, agent } = await orgWithNumber(long);
     const [first, second, third] = answered(3, 300);

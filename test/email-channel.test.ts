@@ -315,6 +315,58 @@ describe('mail loops (issue 40, D14)', () => {
     expect(repliesTo(from)).toHaveLength(1);
   }, 60_000);
 
+  it('a paused agent answers no mail: the mail is recorded and noted; once resumed, it answers again', async () => {
+    const address = `paused-${unique()}@mail.example.com`;
+    const { api, orgId, agent } = await inboxAt(address);
+    expect((await api.patch(`${REST}/agents/${agent.id}`, { status: 'paused' })).body.status).toBe('paused');
+    const from = `pia.${unique()}@example.org`;
+    // Our listener answers 250 only once the mail is recorded (and a reply, had there been one, started).
+    await mta().sendMail({ from, to: address, subject: 'Opening hours', text: 'When do you open?' });
+    await mailSettled([orgId]);
+    expect((await messagesOf(orgId)).map((m) => [m.role, m.text])).toEqual([
+      ['visitor', 'When do you open?'], ['system', 'The agent is paused: recorded, not answered'],
+    ]);
+    expect(repliesTo(from)).toHaveLength(0);
+    expect((await api.patch(`${REST}/agents/${agent.id}`, { status: 'active' })).body.status).toBe('active');
+    await mta().sendMail({ from, to: address, subject: 'Opening hours', text: 'Are you open on Sundays?' });
+    await mailSettled([orgId]);
+    expect(repliesTo(from)).toHaveLength(1);
+  }, 60_000);
+
+  it('the agent reads a mail without its sign-off, signature, footers and quote, and answers with a salutation, a closing and the thread\'s subject', async () => {
+    const address = `manners-${unique()}@mail.example.com`;
+    const { api, orgId } = await inboxAt(address);
+    const from = `mia.${unique()}@example.org`;
+    const first = await mta().sendMail({
+      from: { name: 'Mia Jones', address: from }, to: address, subject: 'Sunday delivery', text: [
+        'Hi,', '', 'Do you deliver on Sundays?', '', 'Thanks,', 'Mia', '', '-- ', 'Mia Jones', 'Head of Operations, Jones & Co', '+1 555 0100', '',
+        'Sent from my iPhone', '', 'CONFIDENTIALITY NOTICE: This e-mail is intended solely for the addressee. If you have received this e-mail in error, please delete it.',
+      ].join('\n'),
+    });
+    await mailSettled([orgId]);
+    const [visitor] = (await messagesOf(orgId)).filter((m) => m.role === 'visitor');
+    expect(visitor!.text).toBe('Hi,\n\nDo you deliver on Sundays?');
+    const reply = repliesTo(from)[0]!;
+    expect(reply.subject).toBe('Re: Sunday delivery');
+    expect(reply.text!.trim()).toMatch(/^Hello,\n\n[\s\S]+\n\nBest regards,\nSupport$/);
+    // The transcript keeps the agent's words; the mail dresses them.
+    const agentText = (await messagesOf(orgId)).find((m) => m.role === 'agent')!.text;
+    expect(reply.text!.trim()).toBe(`Hello,\n\n${agentText.trim()}\n\nBest regards,\nSupport`);
+
+    // Her contact named: the salutation says her name. A reply quoting ours keeps the thread's subject.
+    const [contact] = await svc.sql<{ contact_id: string }[]>`select contact_id from conversations where org_id = ${orgId}`;
+    expect((await api.patch(`${REST}/contacts/${contact!.contact_id}`, { first_name: 'Mia' })).status).toBe(200);
+    await mta().sendMail({
+      from, to: address, subject: 'Re: Sunday delivery (urgent)', inReplyTo: reply.messageId, references: [first.messageId, reply.messageId!],
+      text: `And on Saturdays?\n\nOn Mon, Dec 1, 2026 at 10:00 AM Support <${address}> wrote:\n> ${agentText.split('\n')[0]}\n\nBest,\nMia`,
+    });
+    await mailSettled([orgId]);
+    expect((await messagesOf(orgId)).filter((m) => m.role === 'visitor').map((m) => m.text)).toEqual(['Hi,\n\nDo you deliver on Sundays?', 'And on Saturdays?']);
+    const second = repliesTo(from)[1]!;
+    expect(second.subject).toBe('Re: Sunday delivery');
+    expect(second.text!.trim()).toMatch(/^Hello Mia,\n\n[\s\S]+\n\nBest regards,\nSupport$/);
+  }, 60_000);
+
   it('two inboxes of the service mailing each other (through its own listener) come to rest at once', async () => {
     const a = `support-a-${unique()}@${LOOP_DOMAIN}`;
     const b = `support-b-${unique()}@${LOOP_DOMAIN}`;

@@ -6,7 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, MISSING_CHROMIUM } from './browser.ts';
-import { startTestService, type TestService } from './helpers.ts';
+import { eventually, startTestService, type TestService } from './helpers.ts';
+import { expectProblem } from './support/problems.ts';
 import { newAgent, newOrg, type Api } from './support/orgs.ts';
 import { createSecretBox, decodeSecretsKey } from '../src/crypto/secret-box.ts';
 import { simulationToken } from '../src/simulations/web-marker.ts';
@@ -20,6 +21,8 @@ let site: Server;
 let siteUrl: string;
 let api: Api;
 let token: string;
+/** How often the never-loading page was opened, and how often the browser let go of it. */
+const slow = { opened: 0, closed: 0 };
 
 /** A local shop site: `/plain` has no embed snippet (it is injected), `/embedded?agent=` has it. */
 function page(path: string, agent: string | null): string {
@@ -34,6 +37,14 @@ beforeAll(async () => {
   ({ api, token } = await newOrg(svc));
   site = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
+    // A page that never finishes loading: the browser waits on it until it is closed.
+    if (url.pathname === '/slow') {
+      slow.opened += 1;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.write('<!doctype html><html><body><p>Loading');
+      res.once('close', () => { slow.closed += 1; });
+      return;
+    }
     if (!['/plain', '/embedded'].includes(url.pathname)) { res.writeHead(404).end('not here'); return; }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(url.pathname, url.searchParams.get('agent')));
   });
@@ -120,6 +131,27 @@ it('uses the snippet a page already has, and a page that cannot be opened gives 
   expect(missing.body.error).toBe('the page could not be opened');
   expect(closed.body.error).toBe('the page could not be opened');
   expect((await api.get(`${R}/simulations/${closed.body.id}/screenshot`)).status).toBe(404);
+}, 180_000);
+
+it('POST /simulations/:id/cancel stops a web run: Chromium is closed and the run is canceled, durably', async () => {
+  const agent = await shopAgent();
+  const started = api.post(`${R}/simulations/web`, { widget_id: agent.id, scenario_text: SCENARIO, page_url: `${siteUrl}/slow`, max_turns: 3 });
+  // The browser is open and waiting on the page.
+  await eventually(async () => slow.opened > 0, 60_000);
+  const [run] = (await svc.sql<{ id: string }[]>`select id from simulations where agent_id = ${agent.id} and status = 'running'`);
+  expect(run).toBeDefined();
+  const canceled = await api.post(`${R}/simulations/${run!.id}/cancel`);
+  expect(canceled.status, canceled.text).toBe(200);
+  expect(canceled.body).toMatchObject({ id: run!.id, status: 'canceled', ended_reason: 'canceled' });
+  // Chromium let go of the page (closed before the run was recorded canceled; the socket's close reaches the site just after).
+  await eventually(async () => slow.closed === slow.opened, 10_000);
+  const res = await started;
+  expect(res.status, res.text).toBe(201);
+  expect(res.body).toMatchObject({ id: run!.id, status: 'canceled' });
+  const handle = svc.temporal.workflow.getHandle(`web-simulation:${run!.id}`);
+  expect(await handle.result()).toEqual({ status: 'canceled' });
+  expect((await api.get(`${R}/simulations/${run!.id}`)).body.status).toBe('canceled');
+  expectProblem(await api.post(`${R}/simulations/${run!.id}/cancel`), 409, 'invalid_state');
 }, 180_000);
 
 describe('the browser reaches no private address (issue 40, D12)', () => {

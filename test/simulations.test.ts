@@ -84,6 +84,24 @@ describe('scenarios', () => {
 });
 
 describe('runs', () => {
+  it('a scenario written as prose yields all its asks; a run with no acceptance criteria reports passed: null (issue 43)', async () => {
+    const { api } = await newOrg(svc);
+    const agent = await newAgent(api, 'No criteria');
+    const prose = "You are Mia, a customer who bought a lawn mower last week. You'd like to know how long delivery takes to Lyon, "
+      + "and you're also curious whether they offer refunds on opened items. Finally, ask for the store's opening hours.";
+    const made = await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: prose, mode: 'auto', max_turns: 10 });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.acceptance_criteria).toEqual([]);
+    const evaluated = await eventually(async () => {
+      const res = await api.get(`${R}/simulations/${made.body.id}`);
+      return res.body.evaluation_status === 'completed' ? res.body : null;
+    }, 60_000);
+    const asked = evaluated.messages.filter((m: any) => m.role === 'visitor').map((m: any) => m.text);
+    expect(asked.slice(0, 4)).toEqual(['Hello! Can you tell me how long delivery takes to Lyon?', 'Can you tell me whether you offer refunds on opened items?',
+      'Can you tell me about your opening hours?', 'Goodbye, and thank you: that is everything I needed.']);
+    expect(evaluated).toMatchObject({ status: 'completed', ended_reason: 'goal_met', criteria_results: [], passed: null });
+  });
+
   it('steps to completion within 20 steps, stored as a simulated conversation, evaluated with the scenario\'s criteria', async () => {
     const { api } = await newOrg(svc);
     const agent = await testedAgent(api);

@@ -156,6 +156,22 @@ describe('inbound voice', () => {
     expect(await conversationsOf(api, agent.id)).toEqual([]);
   });
 
+  it('an agent paused during a call answers its next turn with a goodbye in TwiML (<Say> then <Hangup/>), not a problem', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Pausing desk' });
+    const base = { CallSid: callSid(), From: '+14155550145', To: number.phone_number };
+    const start = await carrier(VOICE, { ...base, CallStatus: 'ringing' });
+    expect(start.text).toContain('<Gather input="speech"');
+    const [conversation] = await conversationsOf(api, agent.id);
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' })).body.status).toBe('paused');
+    const turn = await carrier(`${VOICE}?turn=1`, { ...base, CallStatus: 'in-progress', SpeechResult: 'What are your opening hours?' });
+    expect(turn.status).toBe(200);
+    expect(turn.type).toMatch(/^text\/xml/);
+    expect(turn.text).toMatch(/^<\?xml[^>]*><Response><Say [^>]*>Thank you for calling\. We cannot continue this call right now\.[^<]*<\/Say><Hangup\/><\/Response>$/);
+    // The agent said nothing more: the transcript holds only its greeting.
+    const messages = (await api.get(`/api/v1/rest/conversations/${conversation!.id}`)).body.messages as { role: string }[];
+    expect(messages.map((m) => m.role)).toEqual(['agent']);
+  });
+
   it('warm and sip_refer transfers: conference with the brief, SIP dial over the trunk with its credentials', async () => {
     const { api, agent, number } = await agentWithNumber({ name: 'Transfers' });
     const trunk = await api.post('/api/v1/rest/sip-trunks', { label: 'PBX', sip_host: 'pbx.example.com:5061', sip_username: 'acme', password: 'trunk-secret-1' });
@@ -207,6 +223,26 @@ describe('inbound SMS', () => {
     const full = (await api.get(`/api/v1/rest/conversations/${conversations[0]!.id}`)).body;
     expect(full.messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent', 'caller', 'agent']);
     expect(await eventTypes(orgId, conversations[0]!.id)).toEqual(['conversation.started']);
+  });
+
+  it('the first reply says the greeting once, and a long reply stays within three segments, cut at a sentence', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Acme texts' });
+    const hello = await carrier('/api/v1/carrier/twilio/sms', { From: '+14155550151', To: number.phone_number, MessageSid: 'SMhello', Body: 'Hello' });
+    const text = /<Message>([\s\S]*)<\/Message>/.exec(hello.text)![1]!;
+    expect(text.match(/How can I help you today\?/g)).toHaveLength(1);
+    expect(text.match(/\b(Hi|Hello)\b/g)).toHaveLength(1);
+    // A greeting many segments long (the first reply of a thread is the greeting and the answer): cut to three.
+    const greeting = Array.from({ length: 12 }, (_, i) => `Store number ${i + 1} on Main Street opens at nine in the morning and closes at six.`).join(' ');
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { greeting })).status).toBe(200);
+    const long = await carrier('/api/v1/carrier/twilio/sms', { From: '+14155550152', To: number.phone_number, MessageSid: 'SMlong', Body: 'Where are your stores?' });
+    const reply = /<Message>([\s\S]*)<\/Message>/.exec(long.text)![1]!;
+    expect(reply).toMatch(/^Store number 1 on Main Street/);
+    expect(reply.length).toBeLessThanOrEqual(459);
+    expect(reply).toMatch(/[.!?]$/);
+    expect(reply.length).toBeGreaterThan(300);
+    // The transcript keeps the agent's whole greeting.
+    expect(await svc.sql`select 1 from conversation_messages m join conversations c on c.id = m.conversation_id
+      where c.agent_id = ${agent.id} and m.role = 'agent' and m.text = ${greeting}`).toHaveLength(1);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ActivityFailure, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, isCancellation, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { AttemptOutcome, AttemptSkipped, WebhookActivities } from '../activities/webhooks.ts';
 import { workflowIds, workflowKind } from '../src/temporal/ids.ts';
 
@@ -52,8 +52,19 @@ async function attemptOnce(deliveryId: string): Promise<AttemptOutcome | Attempt
  * Delivers one event to one endpoint: attempts, records each attempt, waits the configured
  * delay (a durable timer: a restart does not shorten or lose it) and tries again, until a 2xx
  * or the delays run out. An endpoint disabled meanwhile ends the delivery `failed`.
+ * Deleting or disabling the endpoint cancels the run (issue 43): it ends `canceled` at once, in
+ * the middle of its sleep, its delivery settled `failed` (a deleted endpoint's is gone already).
  */
 export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
+  try {
+    return await deliver(input);
+  } catch (err) {
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => settleWebhookDelivery({ deliveryId: input.deliveryId, status: 'failed' }));
+    throw err;
+  }
+}
+
+async function deliver(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
   const { deliveryId, retryDelaysSeconds: delays } = input;
   const first = input.firstAttemptDone ? 1 : 0;
   if (first === 1) await sleep(delays[0]! * 1000);

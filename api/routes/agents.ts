@@ -62,7 +62,7 @@ export const agentsFamily: RouteFamily = {
     }),
     route({
       method: 'DELETE', path: '/agents/:id', operationId: 'delete_agent', summary: 'Delete an agent and everything that depends on it',
-      description: 'The agent answers 404 at once; a durable workflow (`agent-purge:<id>`) deletes its conversations, pages and analytics in batches. Usage records are kept. With `delete_kbs=true` (needs knowledge.write too) the knowledge bases no other agent uses are deleted; shared ones never. Irreversible.',
+      description: 'The agent answers 404 at once; a durable workflow (`agent-purge:<id>`) deletes its conversations, pages and analytics in batches. Usage records are kept. With `delete_kbs=true` (needs knowledge.write too) the knowledge bases no other agent uses are deleted; shared ones never. Irreversible. 409 `active_campaign` while the agent has a running or paused campaign (cancel it first); nothing changes.',
       permissions: ['agents.write'], params: IdParams, query: AgentDeleteQuery,
       extraPermissions: ({ query }) => (query.delete_kbs ? ['knowledge.write'] : []),
       responses: { 204: { description: 'Deleted' } },

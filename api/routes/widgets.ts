@@ -110,7 +110,7 @@ export const widgetsFamily: RouteFamily = {
     }),
     route({
       method: 'DELETE', path: '/widgets/:id', operationId: 'delete_widget', summary: 'Delete a widget and everything that depends on it',
-      description: 'Removes the widget (the agent), its crawled pages, conversation history, domain allowlist and tool definitions; usage records are kept. Irreversible.',
+      description: 'Removes the widget (the agent), its crawled pages, conversation history, domain allowlist and tool definitions; usage records are kept. Irreversible. 409 `active_campaign` while the agent has a running or paused campaign (cancel it first); nothing changes.',
       permissions: ['agents.write'], params: WidgetParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {

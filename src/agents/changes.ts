@@ -16,6 +16,7 @@ import type { Agent, AgentPatch } from '../schemas/agents.ts';
 import { purgeAgentKind } from '../../workflows/purge-agent.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { normalizePatch } from '../domain/agent-config.ts';
+import { wakeCampaignsOfAgent } from '../campaigns/index.ts';
 
 /**
  * Changes to an agent that more than one endpoint makes (agents and widgets are one entity):
@@ -71,11 +72,15 @@ export async function changeAgent(deps: AgentDeps, orgId: string, id: string, bo
     const patch = await checkAgentPatch(tx, orgId, body);
     const change = await updateAgent(tx, orgId, id, patch);
     if (!change) return null;
-    return { agent: change.after, eventIds: await statusEvents(tx, orgId, change.before, change.after) };
+    return { agent: change.after, resumed: resumedFrom(change.before, change.after), eventIds: await statusEvents(tx, orgId, change.before, change.after) };
   });
   if (!result) return null;
+  if (result.resumed) await wakeCampaignsOfAgent(deps, id);
   return result.agent;
 }
+
+/** Whether a change took the agent out of `paused`: its running campaigns, which held their calls, dial again. */
+const resumedFrom = (before: Agent, after: Agent) => before.status === 'paused' && after.status !== 'paused';
 
 /** Checks a patch and stages it on the pending draft, in one transaction; null when there is no such agent. */
 export async function stageAgentDraft(deps: Pick<AgentDeps, 'sql' | 'config'>, orgId: string, id: string, body: AgentPatch): Promise<Draft | null> {
@@ -107,9 +112,10 @@ export async function publishAgentDraft(deps: AgentDeps, orgId: string, id: stri
     if (!published) return null;
     if (!published.after || !published.changes) throw new AppError(404, 'not_found', 'this agent has no pending draft');
     await checkAgentPatch(tx, orgId, published.changes);
-    return { agent: published.after, eventIds: await statusEvents(tx, orgId, published.before, published.after) };
+    return { agent: published.after, resumed: resumedFrom(published.before, published.after), eventIds: await statusEvents(tx, orgId, published.before, published.after) };
   });
   if (!result) return null;
+  if (result.resumed) await wakeCampaignsOfAgent(deps, id);
   return result.agent;
 }
 

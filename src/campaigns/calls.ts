@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.ts';
 import { findAgent, findAgentToRun } from '../db/agents.ts';
 import {
-  advanceCall, advanceCallReading, callIsBlocked, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
+  advanceCall, advanceCallReading, callIsBlocked, campaignAgentPaused, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
   callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
@@ -154,14 +154,16 @@ async function dialClaimed(deps: CallDeps, call: CallRecord, whileRunning: boole
  */
 async function notDialed(deps: CallDeps, call: CallRecord): Promise<PlaceResult> {
   const campaign = await findCampaignById(deps.sql, call.campaign_id);
-  if (campaign?.status === 'paused' && await advanceCall(deps.sql, call.id, ['claimed'], 'queued')) return { state: 'requeued' };
+  // A paused agent holds its running campaign's calls as a paused campaign does (issue 43).
+  const held = campaign?.status === 'paused' || (campaign?.status === 'running' && await campaignAgentPaused(deps.sql, campaign.id));
+  if (held && await advanceCall(deps.sql, call.id, ['claimed'], 'queued')) return { state: 'requeued' };
   const now = await findCallById(deps.sql, call.id);
   if (!now || now.ended_at) return { state: 'ended' };
   if (now.status === 'queued') return { state: 'requeued' };
   // Dialed meanwhile by an earlier attempt of this step: go on with it.
   if (now.status !== 'claimed') return dialClaimed(deps, now, false);
   // Paused and resumed between the dial's check and this read: dial it now (a new pause is checked again).
-  if (campaign?.status === 'running') return dialClaimed(deps, now, true);
+  if (campaign?.status === 'running' && !held) return dialClaimed(deps, now, true);
   await endCall(deps, { callId: call.id, status: 'canceled', reason: 'canceled' });
   return { state: 'ended' };
 }
@@ -299,7 +301,10 @@ export async function playSandboxCallee(deps: CallDeps & { sendTool?: ToolSender
   for (let turn = 1; line !== null && (turn === 1 || Date.now() < hangsUpAt); turn++) {
     const current = await findConversationRecord(deps.sql, call.conversation_id);
     if (!current || current.status === 'ended') return;
-    const replies = await sendVisitorMessage(deps, agent, current, line, { role: 'caller' });
+    // An agent paused during the call answers nothing more: the callee hears no further turn (issue 43).
+    const now = turn === 1 ? agent : await findAgent(deps.sql, call.orgId, agent.id);
+    if (!now || now.status === 'paused') return;
+    const replies = await sendVisitorMessage(deps, now, current, line, { role: 'caller' });
     // The agent said goodbye (not interested, do-not-call, a callback): the callee hangs up too.
     if (await callClosed(deps.sql, call.conversation_id)) return;
     line = caller.reply(replies.map((m) => m.text).join(' '), turn);
@@ -421,6 +426,8 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, 
   // The start's transaction starts the workflow before it commits: wait for it (a rolled-back start reads `draft`).
   const campaign = await findCampaignById(deps.sql, input.campaignId, { share: true });
   if (!campaign) return { status: 'gone', ready: [], summaries: {}, waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  // A running campaign of a paused agent holds its calls as a paused campaign does; resuming the agent wakes it (issue 43).
+  const held = campaign.status === 'paused' || (campaign.status === 'running' && await campaignAgentPaused(deps.sql, campaign.id));
   const expiry = deps.config.CAMPAIGN_QUEUED_EXPIRY_SECONDS;
   let zones = await queuedByZone(deps.sql, input.campaignId);
   // Only when a queued call has waited that long (most turns write nothing here).
@@ -439,10 +446,10 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, 
     let wait = Math.max(untilOpen, zone.wait_seconds);
     // A zone that cannot be dialed now (window closed, backoff, paused) wakes the queue when its longest-due call expires too;
     // an open one is woken by its calls ending.
-    if (wait > 0 || campaign.status === 'paused') wait = Math.min(wait || Infinity, Math.max(1, expiry - zone.due_seconds));
+    if (wait > 0 || held) wait = Math.min(wait || Infinity, Math.max(1, expiry - zone.due_seconds));
     if (wait > 0) waitSeconds = waitSeconds === null ? wait : Math.min(waitSeconds, wait);
   }
-  const ready = campaign.status === 'running' ? await readyCalls(deps.sql, input.campaignId, open, input.exclude, limit) : [];
+  const ready = campaign.status === 'running' && !held ? await readyCalls(deps.sql, input.campaignId, open, input.exclude, limit) : [];
   const summaries = Object.fromEntries(ready.map((c) => [c.id, callSummary(campaign.name, c)]));
   return {
     status: campaign.status, ready: ready.map((c) => c.id), summaries, waitSeconds, queued: zones.reduce((n, z) => n + z.queued, 0),

@@ -7,7 +7,7 @@ import { agentExists } from '../db/agents.ts';
 import { activeNumbersOfAgent } from '../db/phone-numbers.ts';
 import {
   blockedNumbers, campaignContacts, deleteCampaign, endCallRow, findCall, findCampaign, insertCampaign, insertQueuedCalls,
-  markCampaignStarted, activeCampaignsOfAgent, toCall, toCampaign, updateCampaign, cancelQueuedCalls, type CampaignFields, type CampaignRecord, type NewCall,
+  markCampaignStarted, runningCampaignsOfAgent, toCall, toCampaign, updateCampaign, cancelQueuedCalls, type CampaignFields, type CampaignRecord, type NewCall,
 } from '../db/campaigns.ts';
 import { isTimezone, windowError, zoneOfNumber } from '../domain/calling-window.ts';
 import { AppError, fieldError, notFound, validationError } from '../errors.ts';
@@ -142,6 +142,8 @@ export async function startCampaign(deps: CampaignDeps, orgId: string, id: strin
     const current = await requireCampaign(tx, orgId, id);
     if (current.status === 'paused') return { campaign: await updateCampaign(tx, id, { status: 'running' }), resumed: true };
     if (current.status !== 'draft') throw invalidState(`a ${current.status} campaign cannot be started`);
+    // Held against the agent's delete (which refuses while a campaign is active): one of the two waits for the other.
+    if (!(await agentExists(tx, orgId, current.widget_id, { share: true }))) throw invalidState('the campaign\'s agent was deleted');
     const from = await dialingNumber(tx, current.widget_id);
     if (!from) throw new AppError(409, 'no_active_number', 'the campaign\'s agent has no active number to call from: buy or assign one first');
     const { calls, blocked } = await queueCalls(tx, current);
@@ -187,26 +189,15 @@ export async function cancelCampaign(deps: CampaignDeps, orgId: string, id: stri
 }
 
 /**
- * An agent's delete (its agent-hooks.ts): its running and paused campaigns end `canceled` as a
- * cancel would end them, inside the delete's transaction, before its numbers are released; the
- * ids, whose workflows are then told to cancel (hanging up calls in flight).
+ * An agent was resumed (paused → active or draft): its running campaigns, which held their calls while it was
+ * paused, are woken to dial again (a lost signal only delays them until their next timer).
  */
-export async function cancelCampaignsOfAgent(tx: Db, agentId: string): Promise<string[]> {
-  const active = await activeCampaignsOfAgent(tx, agentId);
-  for (const campaign of active) {
-    await updateCampaign(tx, campaign.id, { status: 'canceled' });
-    for (const call of await cancelQueuedCalls(tx, campaign.id)) await emitCallEnded(tx, campaign.widget_id, call);
-  }
-  return active.map((c) => c.id);
-}
-
-/** After an agent's delete committed: tells each campaign's workflow to cancel (best effort, as a cancel's signal). */
-export async function signalCampaignsCanceled(deps: CampaignDeps, ids: string[]): Promise<void> {
-  for (const id of ids) await signalCampaign(deps, id, 'cancel');
+export async function wakeCampaignsOfAgent(deps: Pick<CampaignDeps, 'sql' | 'temporal' | 'log'>, agentId: string): Promise<void> {
+  for (const id of await runningCampaignsOfAgent(deps.sql, agentId)) await signalCampaign(deps, id, 'wake');
 }
 
 /** Wakes the campaign workflow (it reads the new status back) or tells it to cancel; a lost signal only delays it. */
-async function signalCampaign(deps: CampaignDeps, id: string, what: 'wake' | 'cancel'): Promise<void> {
+async function signalCampaign(deps: Pick<CampaignDeps, 'temporal' | 'log'>, id: string, what: 'wake' | 'cancel'): Promise<void> {
   try {
     await deps.temporal.workflow.getHandle(workflowIds.campaign(id)).signal(what === 'wake' ? campaignWakeSignal : campaignCancelSignal);
   } catch (err) {

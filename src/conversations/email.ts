@@ -10,6 +10,7 @@ import { touchVisitor } from '../db/live-inbox.ts';
 import { emitEvent } from '../events/emit.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
 import type { InboundMail } from '../mail/inbound.ts';
+import { framedReply } from '../mail/reply-text.ts';
 import { HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { sendEmailReplyKind } from '../../workflows/send-email-reply.ts';
 import { startWorkflow, type StartDeps } from '../temporal/start.ts';
@@ -39,6 +40,9 @@ export async function receiveEmail(deps: ConversationDeps & { mailer?: Mailer },
     if (inbox) await receiveInInbox(deps, inbox, mail);
   }
 }
+
+/** The transcript's note on mail that reached a paused agent. */
+const PAUSED_NOTE = 'The agent is paused: recorded, not answered';
 
 /** Thrown inside the recording transaction when the message is already known (a concurrent redelivery): rolls it back. */
 class Redelivery extends Error {}
@@ -90,6 +94,8 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
         await addSystemMessage(tx, conversationId, `Automatic mail (${automated}): recorded, not answered`);
         return { conversationId, eventId };
       }
+      // A paused agent answers nothing (issue 43): the mail is kept for the team, noted, and not answered.
+      if (agent.status === 'paused') await addSystemMessage(tx, conversationId, PAUSED_NOTE);
       await touchVisitor(tx, conversationId);
       if (HANDOFF_REQUEST.test(text.toLowerCase())) await flagNeedsHuman(tx, conversationId);
       return { conversationId, eventId };
@@ -106,7 +112,7 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
   } else {
     await signalLifecycle(deps, conversation.id, 'activity');
   }
-  if (conversation.mode === 'human') return;
+  if (conversation.mode === 'human' || agent.status === 'paused') return;
   if (!(await mayAnswer(deps, { inboxId: inbox.id, correspondent: mail.from, conversationId: conversation.id }))) return;
   const replies = await agentTurn(deps, agent, conversation);
   await queueEmailReply(deps, conversation, replies.map((r) => r.id));
@@ -161,12 +167,16 @@ export async function deliverEmailReply(deps: MailDeps, conversationId: string, 
   const domain = thread.address.split('@')[1] ?? 'localhost';
   const messageId = `${messageIds[0]}@${domain}`;
   await recordEmailMessage(deps.sql, { messageId, conversationId, inboxId: thread.inboxId, direction: 'out' });
+  const automatic = messages.every((m) => m.role === 'agent');
+  const body = messages.map((m) => m.text).join('\n\n');
+  // The agent writes as a person would (issue 43): a salutation and a closing; a member's mail is sent as written.
+  const text = automatic ? framedReply({ body, firstName: thread.firstName, senderName: thread.senderName, language: thread.language }) : body;
   try {
     await mailerOf(deps).send({
-      from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text: messages.map((m) => m.text).join('\n\n'),
+      from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text,
       inReplyTo: thread.lastInbound ?? undefined, references: thread.messageIds.filter((id) => id !== messageId), messageId,
       // The agent's answer is an automatic reply (RFC 3834); a member's is a person's mail and says nothing.
-      autoReply: messages.every((m) => m.role === 'agent'),
+      autoReply: automatic,
     });
   } catch (err) {
     const code = (err as { responseCode?: unknown }).responseCode;

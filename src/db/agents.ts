@@ -215,8 +215,10 @@ export async function markAgentDeleted(db: Db, orgId: string, id: string): Promi
 }
 
 /** Whether `id` names a live agent of the organization (for ids named in request bodies). */
-export async function agentExists(db: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await db`select 1 from agents where id = ${id} and org_id = ${orgId} and deleted_at is null`;
+export async function agentExists(db: Db, orgId: string, id: string, opts: { share?: boolean } = {}): Promise<boolean> {
+  // `share`: an agent's delete committing meanwhile is waited for, and then reads as gone.
+  const lock = opts.share ? db`for share` : db``;
+  const rows = await db`select 1 from agents where id = ${id} and org_id = ${orgId} and deleted_at is null ${lock}`;
   return rows.length > 0;
 }
 

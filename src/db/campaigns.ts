@@ -123,10 +123,18 @@ export async function deleteCampaign(db: Db, id: string): Promise<void> {
   await db`delete from campaigns where id = ${id}`;
 }
 
-/** The agent's `running` and `paused` campaigns, locked for update (an agent's delete cancels them). */
-export async function activeCampaignsOfAgent(db: Db, agentId: string): Promise<{ id: string; widget_id: string }[]> {
-  return db<{ id: string; widget_id: string }[]>`select id, agent_id as widget_id from campaigns
-    where agent_id = ${agentId} and status in ('running', 'paused') order by id for update`;
+/**
+ * True when the campaign's agent is paused: a running campaign then holds its calls (none is dialed) until the
+ * agent is active again (a paused agent answers nothing, issue 43).
+ */
+export async function campaignAgentPaused(db: Db, campaignId: string): Promise<boolean> {
+  const [r] = await db`select 1 from campaigns c join agents a on a.id = c.agent_id where c.id = ${campaignId} and a.status = 'paused'`;
+  return r !== undefined;
+}
+
+/** The agent's `running` campaigns (woken when the agent is resumed). */
+export async function runningCampaignsOfAgent(db: Db, agentId: string): Promise<string[]> {
+  return (await db<{ id: string }[]>`select id from campaigns where agent_id = ${agentId} and status = 'running' order by id`).map((r) => r.id);
 }
 
 /** True when the agent has a `running` or `paused` campaign (the active_campaign guard of its numbers). */
@@ -234,7 +242,10 @@ interface AdvanceFields {
   call_sid?: string; conversation_id?: string; started?: boolean;
   /** Sets `answered_at` (once): now, or the given instant (the workflow's, when it heard the answer). */
   answered?: boolean | Date;
-  /** Only while its campaign is `running` (a pause or cancel committing meanwhile is waited for, and wins). */
+  /**
+   * Only while its campaign is `running` and its agent is not paused (a pause or cancel committing meanwhile is
+   * waited for, and wins).
+   */
   whileRunning?: boolean;
 }
 
@@ -261,7 +272,8 @@ export async function advanceCallReading(db: Db, id: string, from: readonly Call
   const answered = fields.answered instanceof Date ? db`, answered_at = coalesce(answered_at, least(now(), ${fields.answered}))`
     : fields.answered ? db`, answered_at = coalesce(answered_at, now())` : db``;
   const running = fields.whileRunning
-    ? db`and exists (select 1 from campaigns where campaigns.id = campaign_calls.campaign_id and campaigns.status = 'running' for share)` : db``;
+    ? db`and exists (select 1 from campaigns join agents on agents.id = campaigns.agent_id
+        where campaigns.id = campaign_calls.campaign_id and campaigns.status = 'running' and agents.status <> 'paused' for share)` : db``;
   const campaign = read.campaign
     ? db`, (select json_build_object('widget_id', c.agent_id, 'from_number', c.from_number, 'objective', c.objective,
       'opening_line', c.opening_line, 'voicemail_behavior', c.voicemail_behavior, 'voicemail_message', c.voicemail_message) from campaigns c where c.id = campaign_calls.campaign_id) as read_campaign`

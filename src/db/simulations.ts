@@ -88,8 +88,8 @@ export function toSimulation(r: SimulationRecord, messages: TranscriptMessage[])
     page_url: r.pageUrl, conversation_id: r.conversationId, ended_reason: r.endedReason,
     evaluation_status: r.evaluated ? 'completed' : 'pending',
     criteria_results: r.criteriaResults.map((c) => ({ criterion: c.criterion, verdict: c.verdict, reason: c.reason })),
-    // `not_applicable` does not count against the run.
-    passed: r.evaluated ? counted.every((c) => c.verdict === 'pass') : null,
+    // `not_applicable` does not count against the run; a run with nothing judged (no acceptance criteria) passed nothing (issue 43).
+    passed: r.evaluated && counted.length > 0 ? counted.every((c) => c.verdict === 'pass') : null,
     error: r.error, messages, has_screenshot: r.hasScreenshot, blocked_requests: r.blockedRequests,
     created_at: r.createdAt.toISOString(), completed_at: r.completedAt?.toISOString() ?? null,
   };

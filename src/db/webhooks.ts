@@ -129,6 +129,15 @@ export async function deleteEndpoint(sql: Sql, orgId: string, id: string): Promi
   }
 }
 
+/**
+ * The endpoint's deliveries still being attempted: the ones a retry workflow may hold (its first run, and the latest
+ * manual retry's), which deleting or disabling the endpoint cancels.
+ */
+export async function pendingDeliveries(db: Db, orgId: string, endpointId: string): Promise<{ eventId: string; manualRetries: number }[]> {
+  return db<{ eventId: string; manualRetries: number }[]>`select event_id as "eventId", manual_retries as "manualRetries"
+    from webhook_deliveries where endpoint_id = ${endpointId} and org_id = ${orgId} and status = 'pending'`;
+}
+
 // ---- deliveries as the API shows them
 
 interface DeliveryRow { id: string; event_id: string; event_type: EventType; status: DeliveryStatus }

@@ -1,6 +1,7 @@
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Logger } from 'pino';
+import { newWordsOf } from './reply-text.ts';
 
 /** The largest message the listener takes (SIZE extension and a hard stop while reading). */
 export const MAX_MAIL_BYTES = 10 * 1024 * 1024;
@@ -62,17 +63,11 @@ function automatedBy(mail: ParsedMail, envelopeFrom: string): string | null {
 
 /**
  * The text a conversation records: the plain part, or the HTML part reduced to its text (never
- * rendered or run), minus the quoted earlier messages of a reply.
+ * rendered or run), minus the quoted earlier messages, signatures, sign-offs and footers (reply-text.ts).
  */
 function textOf(mail: ParsedMail): string {
   const raw = mail.text ?? (typeof mail.html === 'string' ? mail.html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : '');
-  const lines: string[] = [];
-  for (const line of raw.replace(/\r\n/g, '\n').split('\n')) {
-    if (/^On .+ wrote:$/.test(line.trim()) || /^Le .+ a écrit ?:$/.test(line.trim())) break;
-    if (line.startsWith('>')) continue;
-    lines.push(line);
-  }
-  return lines.join('\n').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return raw.trim() ? newWordsOf(raw) : '';
 }
 
 export function toInboundMail(mail: ParsedMail, recipients: string[], envelopeFrom = ''): InboundMail {

@@ -65,6 +65,20 @@ describe('createScriptedCaller', () => {
     expect(lines[1]).toBe(CALLER_GOODBYE);
   });
 
+  it('yields every ask of a scenario written as prose (issue 43), in order', () => {
+    const ok = Array.from({ length: 5 }, () => 'Sure, happy to help with that.');
+    expect(play("You are Mia, a customer who bought a lawn mower last week. You'd like to know how long delivery takes to Lyon, "
+      + "and you're also curious whether they offer refunds on opened items. Finally, ask for the store's opening hours. Your email is mia@example.com.", ok).slice(0, 4))
+      .toEqual(['Hello! Can you tell me how long delivery takes to Lyon?', 'Can you tell me whether you offer refunds on opened items?',
+        'Can you tell me about your opening hours?', CALLER_GOODBYE]);
+    expect(play('The caller is a new patient. She wonders if the clinic accepts walk-ins, then asks them about parking and the bus stop. '
+      + 'She also wants to book a first appointment for next Tuesday.', ok).slice(0, 5))
+      .toEqual(['Hello! Can you tell me if you accept walk-ins?', 'Can you tell me about parking?', 'Can you tell me about your bus stop?',
+        'I would like to book a first appointment for next Tuesday.', CALLER_GOODBYE]);
+    expect(play('You run a small café and are interested in bulk coffee pricing. Find out whether they deliver on weekends and check if there is a minimum order.', ok).slice(0, 4))
+      .toEqual(['Hello! Can you tell me about bulk coffee pricing?', 'Can you tell me whether you deliver on weekends?', 'Can you tell me if there is a minimum order?', CALLER_GOODBYE]);
+  });
+
   it('is deterministic: the same script and agent turns give the same lines', () => {
     const turns = ['Hello, what is your email?', 'Refunds take 30 days.', 'Anything else?'];
     expect(play(GOAL, turns)).toEqual(play(GOAL, turns));

@@ -43,23 +43,76 @@ const clean = (s: string) => s.replace(/^["'“‘\s-]+|["'”’\s]+$/g, '').re
 const topicsOf = (list: string) =>
   list.split(/,\s*(?:and\s+|then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+/i).map(clean).filter((t) => t.length > 1);
 
-/** What the caller will say to pursue its goal, in the script's order. */
+/** Contractions and curly quotes of prose written naturally ("You'd like to know", "you’re curious"), spelled out. */
+const spelledOut = (text: string) => text.replace(/[’‘]/g, "'")
+  .replace(/\b(you|i|he|she|they|we)'d\b/gi, '$1 would').replace(/\b(you|they|we)'re\b/gi, '$1 are').replace(/\b(he|she|it)'s\b/gi, '$1 is')
+  .replace(/\bi'm\b/gi, 'I am');
+
+/** The verb after "you" for the business's third-person one ("accepts" → "accept", "has" → "have"); other words as they are. */
+function pluralVerb(word: string): string {
+  const irregular: Record<string, string> = { has: 'have', is: 'are', does: 'do', was: 'were' };
+  if (irregular[word.toLowerCase()]) return irregular[word.toLowerCase()]!;
+  if (!/^[a-z]+s$/.test(word) || /ss$/.test(word)) return word;
+  if (/ies$/.test(word)) return word.replace(/ies$/, 'y');
+  if (/(sh|ch|x|z|o)es$/.test(word)) return word.replace(/es$/, '');
+  return word.slice(0, -1);
+}
+
+/** What the scenario says of the business in the third person, as the caller says it to the agent ("they offer" → "you offer"). */
+const toAgent = (text: string) => text
+  .replace(/\b(?:the (?:store|shop|company|business|agent|restaurant|clinic|office)|their)'s\b/gi, 'your')
+  .replace(/\bthe (?:store|shop|company|business|restaurant|clinic|office)(?:\s+([a-z]+))?\b/gi, (whole: string, verb?: string) => {
+    if (verb && /^(hours|opening|address|phone|policy|policies|website|owner|staff|team)$/i.test(verb)) return whole;
+    return verb ? `you ${pluralVerb(verb)}` : 'you';
+  })
+  .replace(/\bthey are\b/gi, 'you are').replace(/\bthey\b/gi, 'you').replace(/\btheir\b/gi, 'your').replace(/\bthem\b/gi, 'you');
+
+/** Who may be asked, between "ask" and what is asked ("ask them about", "ask the agent whether"). */
+const ASKED = String.raw`(?:\s+(?:them|him|her|the agent|the assistant|the business|the store|the shop|the company|the staff))?`;
+const ABOUT = new RegExp(String.raw`\b(?:asks?|asking|wants? to know|would like to know|inquires?|enquires?|is curious|are curious|curious|is interested|are interested|interested)${ASKED}\s+(?:about|for|regarding|in)\s+(.+)$`, 'i');
+const WHETHER = new RegExp(String.raw`\b(?:asks?|asking|wants? to know|would like to know|needs? to know|curious|wonders?|wondering|find out|finds out|check|checks|checking|to see|confirm|confirms)${ASKED}\s+(whether|if|when|where|how|what|which|who|why)\s+(.+)$`, 'i');
+
+/** How a new clause of the script starts: a subject, or an instruction. */
+const CLAUSE_START = String.raw`(?:you|he|she|they|i|we|asks?|asking|finds? out|checks?|requests?|inquires?|enquires?|wonders?|see if|see whether|also)\b`;
+
+/**
+ * The clauses of a sentence that each say what the caller wants: "You would like to know X, and you are
+ * also curious whether Y" is two. A clause starts after ", and" / "and then" / "but" when a new subject
+ * or an instruction follows; a plain list ("about A, B and C") stays one clause.
+ */
+const clausesOf = (sentence: string) =>
+  sentence.split(new RegExp(String.raw`,?\s+(?:and|but)\s+(?:then\s+|also\s+)*(?=${CLAUSE_START})|,\s+(?:then|also)\s+(?=${CLAUSE_START})`, 'i'))
+    .map((c) => c.trim()).filter(Boolean);
+
+/** What the caller says for one clause of its script (nothing for a clause that asks nothing). */
+function asksOfClause(clause: string): string[] {
+  const sentence = clause.replace(/^(then|also|and|finally|first|next|lastly|after that)[, ]+/i, '').replace(/^(you|he|she|they|we)\s+(?:are\s+)?also\s+/i, '$1 ');
+  const quoted = [...sentence.matchAll(/["“]([^"”]+\?)["”]/g)].map((m) => m[1]!.trim());
+  if (quoted.length) return quoted;
+  if (/\?$/.test(sentence) && !/^(my|the)\b/i.test(sentence)) return [clean(sentence.replace(/^(ask|asks|asking)[: ]+/i, '')) + '?'];
+  const about = ABOUT.exec(sentence);
+  if (about) return topicsOf(about[1]!).map((topic) => `Can you tell me about ${toAgent(topic).replace(/^(your|the)\s+/i, 'your ')}?`);
+  const whether = WHETHER.exec(sentence);
+  if (whether) return [`Can you tell me ${whether[1]!.toLowerCase()} ${toAgent(clean(whether[2]!))}?`];
+  // "You want to know the opening hours" asks for them: "Can you tell me your opening hours?"
+  const know = /\b(?:wants? to know|would like to know|needs? to know|wants? to find out|find out)\s+(.+)$/i.exec(sentence);
+  if (know) return [`Can you tell me ${toAgent(clean(know[1]!)).replace(/^(the|your)\s+/i, 'your ')}?`];
+  const wants = /\b(?:wants?|would like|needs?|tries|trying|hopes?|plans?)\s+to\s+(.+)$/i.exec(sentence);
+  if (wants && !/\bknow\b/i.test(wants[1]!)) return [`I would like to ${toAgent(clean(wants[1]!))}.`];
+  const request = /\b(?:requests?|asks? for)\s+(?:a|an)\s+(.+)$/i.exec(sentence);
+  if (request) return [`I would like a ${toAgent(clean(request[1]!))}.`];
+  return [];
+}
+
+/**
+ * What the caller will say to pursue its goal, in the script's order: from a list of instructions
+ * ("Ask about X. Then ask whether Y.") and from prose ("You would like to know X, and you are also
+ * curious whether they do Y. Finally, ask for Z."), every ask it names (issue 43).
+ */
 function asksOf(text: string): string[] {
   const asks: string[] = [];
-  for (const raw of sentencesOf(text)) {
-    const sentence = raw.replace(/^(then|also|and|finally|first|next)[, ]+/i, '');
-    const quoted = [...sentence.matchAll(/["“]([^"”]+\?)["”]/g)].map((m) => m[1]!.trim());
-    if (quoted.length) { asks.push(...quoted); continue; }
-    if (/\?$/.test(sentence) && !/^(my|the)\b/i.test(sentence)) { asks.push(clean(sentence.replace(/^(ask|asks|asking)[: ]+/i, '')) + '?'); continue; }
-    const about = /\b(?:asks?|asking|wants? to know|would like to know|inquires?|enquires?)\s+(?:about|for|regarding)\s+(.+)$/i.exec(sentence);
-    if (about) { for (const topic of topicsOf(about[1]!)) asks.push(`Can you tell me about ${topic.replace(/^(your|the)\s+/i, 'your ')}?`); continue; }
-    const whether = /\b(?:asks?|asking|wants? to know|would like to know)\s+(whether|if|when|where|how|what|which|who|why)\s+(.+)$/i.exec(sentence);
-    if (whether) { asks.push(`Can you tell me ${whether[1]!.toLowerCase()} ${clean(whether[2]!)}?`); continue; }
-    // "You want to know the opening hours" asks for them: "Can you tell me your opening hours?"
-    const know = /\b(?:wants? to know|would like to know|needs? to know|wants? to find out)\s+(.+)$/i.exec(sentence);
-    if (know) { asks.push(`Can you tell me ${clean(know[1]!).replace(/^(the|your)\s+/i, 'your ')}?`); continue; }
-    const wants = /\b(?:wants?|would like|needs?|tries|trying|hopes?)\s+to\s+(.+)$/i.exec(sentence);
-    if (wants && !/\bknow\b/i.test(wants[1]!)) { asks.push(`I would like to ${clean(wants[1]!)}.`); continue; }
+  for (const sentence of sentencesOf(spelledOut(text))) {
+    for (const clause of clausesOf(sentence)) asks.push(...asksOfClause(clause));
   }
   return [...new Set(asks)];
 }

@@ -102,7 +102,7 @@ export const SimulationSchema = Type.Object({
   ended_reason: Nullable(StringEnum(['goal_met', 'max_turns', 'canceled', 'error'] as const)),
   evaluation_status: StringEnum(['pending', 'completed'] as const),
   criteria_results: Type.Array(SimCriterionSchema, { description: 'The conversation\'s verdicts, once evaluated' }),
-  passed: Nullable(Type.Boolean({ description: 'Every verdict is `pass` or `not_applicable`; null until evaluated' })),
+  passed: Nullable(Type.Boolean({ description: 'true when no verdict is `fail` and at least one is `pass`, false when one is `fail` (`not_applicable` counts for neither); null until evaluated, and null when no criterion was judged (a run with no acceptance criteria)' })),
   error: Nullable(Type.String({ description: 'Why a run failed' })),
   messages: Type.Array(TranscriptMessageSchema, { description: 'The transcript, oldest first' }),
   has_screenshot: Type.Boolean({ description: 'Web simulations: GET /simulations/:id/screenshot serves the finished chat' }),

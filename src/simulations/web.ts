@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import type { Browser, LaunchOptions, Page, Response } from 'playwright-core';
 import { findAgent } from '../db/agents.ts';
 import { findConversationRecord } from '../db/conversations.ts';
@@ -61,6 +61,7 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
   const agent = await findAgent(deps.sql, sim.orgId, sim.agentId);
   let guard: BrowserGuard | undefined;
   const fail = async (error: string) => {
+    if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('the web simulation was cancelled');
     if (guard) await storeBlockedRequests(deps.sql, sim.id, guard.blocked());
     await closeSimulation(deps, { simulationId: sim.id, status: 'failed', endedReason: 'error', error });
     return { status: 'failed' as const };
@@ -68,6 +69,13 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
   if (!agent) return fail('the agent no longer exists');
   let browser: Browser | undefined;
   let conversationId: string | null = null;
+  // Cancellation reaches an activity only in a heartbeat's answer: beat while the browser runs, and close it
+  // when the cancellation arrives, which makes the page's pending step throw (issue 43).
+  const context = Context.current();
+  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+  const onCancel = () => { void browser?.close().catch(() => undefined); };
+  context.cancellationSignal.addEventListener('abort', onCancel);
+  const canceled = () => context.cancellationSignal.aborted;
   try {
     guard = await startBrowserGuard({
       policy: outboundPolicy(deps.config), serviceOrigin: new URL(input.embedBaseUrl).origin,
@@ -141,10 +149,17 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
     await endConversation(deps, conversationId, 'visitor');
     return { status: 'completed' };
   } catch (err) {
+    // Cancelled: nothing is recorded here; the workflow records `canceled` once this activity has ended.
+    if (canceled()) throw new CancelledFailure('the web simulation was cancelled');
     deps.log.warn({ err, simulation_id: sim.id }, 'web simulation failed');
     return fail((err as Error).name === 'TimeoutError' ? 'the browser run failed: the widget did not load or answer in time' : 'the browser run failed');
   } finally {
+    clearInterval(beat);
+    context.cancellationSignal.removeEventListener('abort', onCancel);
     await browser?.close().catch(() => undefined);
     await guard?.close().catch(() => undefined);
   }
 }
+
+/** How often the browser run heartbeats (its activity's heartbeat timeout is 10 s). */
+const HEARTBEAT_MS = 2_000;

@@ -27,6 +27,7 @@ import {
   emptyVoiceResponse, hangupResponse, politeHangup, sayAndGather, sayAndHangup, turnTakingOf, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
 } from './twiml.ts';
 import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
+import { smsText } from './sms-text.ts';
 
 /**
  * What a call or a text to one of our numbers does (the carrier's webhooks, already verified):
@@ -40,6 +41,7 @@ export interface InboundDeps extends ConversationDeps { carrier: Carrier; secret
 export type CarrierParams = Record<string, string>;
 
 const NOT_IN_SERVICE_CALL = 'Thank you for calling. This number is not taking calls at the moment. Goodbye.';
+const PAUSED_GOODBYE = 'Thank you for calling. We cannot continue this call right now. Please call again later. Goodbye.';
 const NOT_IN_SERVICE_SMS = 'Thank you for your message. This number is not taking messages at the moment.';
 
 /** The agent that answers on `number` through `channel`, or null when the number, the channel or the agent is off. */
@@ -146,6 +148,8 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
   const conversation = session.conversationId ? await findConversationRecord(deps.sql, session.conversationId) : null;
   const agent = await findAgent(deps.sql, session.orgId, session.agentId);
   if (!conversation || !agent || conversation.status === 'ended' || session.status !== 'active') return emptyVoiceResponse();
+  // Paused during the call: the agent answers nothing more, and the caller hears a goodbye, not a refusal (issue 43).
+  if (agent.status === 'paused') return politeHangup(PAUSED_GOODBYE);
   const turn = await voiceTurn(deps, {
     orgId: session.orgId, agent, conversationId: conversation.id, language: conversation.language, said: params.SpeechResult ?? '', action, ourNumber: params.To ?? '',
     answer: async (said) => (await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' })).map((m) => m.text),
@@ -314,7 +318,8 @@ export async function answerSms(deps: InboundDeps, params: CarrierParams): Promi
       replies.push(started.greeting);
     }
     if (body) replies.push(...(await sendVisitorMessage(deps, agent, conversation!, body, { role: 'caller' })).map((m) => m.text));
-    return smsReply(replies);
+    // Texted as a person would (issue 43): the greeting once, a few segments at most. The transcript keeps the agent's words.
+    return smsReply(replies.length ? [smsText(replies)] : []);
   };
   // Twilio names every message; a request without a MessageSid (hand-made, signed with the key) is played as it comes.
   const messageSid = params.MessageSid ?? params.SmsSid ?? '';
