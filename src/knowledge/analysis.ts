@@ -181,8 +181,8 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
 ];
 
 const TYPE_WORDS: Record<AnswerType, string[]> = {
-  price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'pricey', 'pricy', 'rate', 'much', 'discount', 'extra'],
-  time: ['time', 'open', 'close', 'hour', 'late', 'early', 'latest', 'earliest', 'morning', 'afternoon', 'evening', 'night', 'tonight'],
+  price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'pricey', 'pricy', 'rate', 'much', 'discount', 'extra', 'prix', 'tarif', 'tarifs', 'coute', 'cout', 'payant', 'frais', 'cb'],
+  time: ['time', 'open', 'close', 'hour', 'late', 'early', 'latest', 'earliest', 'morning', 'afternoon', 'evening', 'night', 'tonight', 'heure', 'heures', 'horaire', 'horaires', 'ouvert', 'ouverte', 'ferme', 'fermee'],
   day: ['day', 'week'],
   when: ['time', 'day', 'date'],
   address: ['address', 'located', 'location', 'find', 'city', 'town', 'neighborhood', 'neighbourhood'],
@@ -201,6 +201,8 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
 /** The kind of answer a question wants, from its wording (folded); null for none in particular. */
 export function answerType(question: string): AnswerType | null {
   const q = fold(question);
+  const french = frenchAnswerType(q);
+  if (french) return french;
   // "How early should I arrive?": how long before ("arrive 15 minutes early"), not a time of day.
   if (ARRIVE_EARLY.test(q) || /\bhow (long|fast|quickly|soon|far (ahead|out|in advance))\b|\bhow much (notice|warning|time|advance|lead time)\b|\bhow many (minutes|hours|days|weeks|months|years)\b/.test(q)) return 'duration';
   // "How often should I get a cleaning?": "every six months", "twice a year", "weekly".
@@ -246,6 +248,25 @@ export function answerType(question: string): AnswerType | null {
   return null;
 }
 
+/**
+ * The kind of answer a French question asks for, by its interrogative forms (folded: "à quelle heure" is "a quelle
+ * heure"): how long, how much, which number, who, what time, where, which days, when. Null for none.
+ */
+function frenchAnswerType(q: string): AnswerType | null {
+  if (/\b(combien|cb) de (temps|jours|semaines|mois|heures|minutes)\b|\bdelai\b|\bduree\b|\bca (dure|prend) combien\b|\bcombien de temps\b|\bs'y prendre\b/.test(q)) return 'duration';
+  if (/\b(moyens?|modes?) de paiement\b|\b(vous )?accept\w* (les |la )?(cartes?|cheques?|especes|tickets?)\b|\bpayer (par|en|avec)\b/.test(q)) return 'payment';
+  if (/\b(combien|cb)\b(?! de (personnes|places|gens|fois))|\bprix\b|\btarifs?\b|\bcoute\w*\b|\bcout\b|\bpayant\b|\bfrais\b|\bca revient a\b/.test(q)) return 'price';
+  if (/\b(telephone|tel|numero|num)\b/.test(q)) return 'phone';
+  if (/\b(courriel|adresse (e-?)?mail|mail)\b/.test(q)) return 'email';
+  if (/^\W*qui\b|\bc'?est qui\b|\bqui (est|sont|s'occupe|gere|dirige)\b|\bpar qui\b/.test(q)) return 'person';
+  if (/\b(a )?(quelle|kel|kelle) heure\b|\bhoraires?\b|\bheures? d'?ouverture\b|\bouvert\w*\b.*\b(matin|soir|aprem|apres-midi|midi|dimanche|samedi|lundi|mardi|mercredi|jeudi|vendredi)\b/.test(q)) return 'time';
+  if (/\badresse\b|\bse trouve\b|\bsitue\w*\b|\bou (est|se trouve|etes)\b/.test(q)) return 'address';
+  if (/\bquels? jours?\b/.test(q)) return 'day';
+  if (/\ben quelle annee\b|\bdepuis quand\b|\bquelle annee\b/.test(q)) return 'date';
+  if (/^\W*(quand|qd)\b/.test(q)) return 'when';
+  return null;
+}
+
 /** A question about the means of payment, not about a price or what to pay for ("How do I pay for parking?"). */
 const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of payments?\b|\bpayments? (methods?|options?|types?|forms?)\b|\b(what|which) (payments?|(credit |debit )?cards)\b|\bhow (do|can|could|should|may) (i|we) pay\b(?! (for|you|the|a|an|my|our|in advance|ahead|online|by phone))|\bpay (by|with|using|in) (an? )?(card|credit|debit|cash|check|cheque|apple|google|paypal|venmo)\b|\b(take|accept)s? (apple pay|google pay|paypal|venmo|amex|american express|visa|mastercard|discover|(credit |debit )?cards?|cash|checks|cheques)\b/;
 /** Words for the means of payment, for the database to fetch the passages that name them ("We accept cash…"). */
@@ -268,7 +289,7 @@ export const NAMES_DAY = new RegExp(`\\b((mon|tues|wednes|thurs|fri|satur|sun)da
 /** A day of the week's run ("Sunday", "on weekdays"). */
 export const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/i;
 const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
-const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b/i;
+const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b|\b\d{1,2}\s?h\s?(\d{2})?\b|\bferm[ée]e?s?\b/i;
 const STREET = /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b|\b[A-Z]{2}\s\d{5}\b/i;
 /** Whether `sentence` gives a street address ("41 Wharf Street, …", "…, ME 04101"), not a town named in passing. */
 export const holdsStreetAddress = (sentence: string): boolean => STREET.test(sentence);
@@ -290,9 +311,9 @@ const EMAIL = /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i;
 /** Nothing to pay ("free", "at no charge", "free of charge", "at no extra cost"). */
 const FREE = /\bfree\b|\b(no|without)( extra| additional)? (charge|cost|fee)\b/i;
 /** A price said as an amount ("$22", "75 cents", "15%"). */
-const AMOUNT = /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢)(?=\W|$)|\d+\s?%/i;
+const AMOUNT = /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢|€|£)(?=\W|$)|\d+\s?%/i;
 /** An amount of money ("$149", "$1,150.50", "75 cents", "15%"). */
-const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
+const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|€|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
 export const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
   price: (s) => AMOUNT.test(s) || FREE.test(s),

@@ -48,13 +48,12 @@ const CANDIDATES = 40;
 export async function searchKnowledge(db: Db, agentId: string, query: string, opts: { limit?: number } & AskedIn = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
   if (reader === 'learned' && sentenceEncoderOn()) return learnedAnswers(db, agentId, query, limit, opts);
-  const knowledge = await knowledgeIndex(db, agentId);
-  const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
-  const story = opts.story ? spelled(opts.story.slice(0, 1000), knowledge.vocabulary) : '';
-  const question = questionIn(text, story);
-  if (!question.terms.length) return [];
-  const { chunks, ranked } = await lexicalCandidates(db, agentId, question, limit);
-  if (!chunks.length) return [];
+  // The passages of the hybrid retrieval: those holding the question's words, and the first by words, full text and
+  // meaning fused (a passage that writes "hydro-jetting" for the visitor's "hydrojetting", or "children's cut" for "kids
+  // haircut", is found by its meaning), every sentence of them ranked by its words.
+  const { text, question, knowledge, stats, known } = await fusedRetrieval(db, agentId, query, READ_PASSAGES, opts.story ?? '');
+  if (!question.terms.length || !known.size || !stats) return [];
+  const ranked = rankSentences(question, [...known.values()], stats, Math.max(limit, CANDIDATES));
   // A blog or news post tells of other businesses, past offers and events: what it says is no answer of the business's
   // own, unless the question asks about its posts ("what did your blog say about…").
   const eligible = POST_ASKED.test(text) ? ranked : ranked.filter((r) => !POST_PAGE.test(new URL(r.url, 'http://x').pathname));
@@ -193,13 +192,13 @@ async function lexicalCandidates(db: Db, agentId: string, question: Question, li
     findChunksWithAnyWord(db, agentId, words, CANDIDATES, kindredPrefixes(question.terms)),
     countChunksWithWords(db, agentId, words),
   ]);
-  if (!chunks.length) return { chunks, ranked: [] };
   const df = new Map<string, number>();
   for (const [word, n] of counts.df) {
     const s = stem(word);
     df.set(s, Math.max(df.get(s) ?? 0, n));
   }
   const stats = { total: counts.total, df };
+  if (!chunks.length) return { chunks, ranked: [], stats };
   return { chunks, ranked: rankSentences(question, chunks, stats, Math.max(limit, CANDIDATES)), stats };
 }
 

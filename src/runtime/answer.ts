@@ -3,7 +3,7 @@ import { analyzeQuestion, DAYS, deniedStems, FUNCTION_WORD, namesIn, negatedClau
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isBaseVerb, isKnownWord, senseCount } from '../knowledge/wordnet.ts';
-import { fold, STOPWORDS, truncate } from './text.ts';
+import { fold, splitSentences, STOPWORDS, truncate } from './text.ts';
 
 /**
  * Answering from knowledge as a person would: the one sentence that answers (with its heading
@@ -162,9 +162,21 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(q, sentence)}` : sentence;
 }
 
+/** Sentences too short to say anything alone ("Yes.", "Of course.", "Not at all."): what follows says it. */
+const BARE = 3;
+
+/** The sentence, and the one after it in its passage when it is bare: an FAQ's "Yes." with "Our fees are the same at both clinics." */
+function withNext(r: RankedSentence): string {
+  const sentence = r.sentence.trim();
+  if (sentence.split(/\s+/).length > BARE) return sentence;
+  const at = r.context.indexOf(sentence);
+  const next = at < 0 ? undefined : splitSentences(r.context.slice(at + sentence.length))[0];
+  return next && !/\?\s*$/.test(next) ? `${sentence} ${next.trim()}` : sentence;
+}
+
 /** One ranked sentence as a reply reads it: tidied, ended, with its heading when only the heading holds what was asked. */
 function sentenceOf(q: Question, r: RankedSentence): string {
-  let text = truncate(r.sentence.replace(/\s+/g, ' ').trim(), 400);
+  let text = truncate(withNext(r).replace(/\s+/g, ' ').trim(), 400);
   // An FAQ's answer opens with its own question's yes or no ("Yes, Dr. Ruiz sees children from age one…"): no reply to
   // "What age do you stop seeing children?".
   if (!q.yesNo) text = withoutYesNo(text);

@@ -6,15 +6,20 @@ import type { RuntimeAgent } from './types.ts';
 export type Lang = 'en' | 'fr';
 
 /** `en` unless the page language is French (`fr`, `fr-CA`...): the two phrase tables we ship. */
-const FR_MARKERS = new Set('le la les des est vous nous une et pour pas je votre avec sur merci bonjour que qui dans'.split(' '));
-const EN_MARKERS = new Set('the is are you we a an and for not i your with on thanks hello that who in to'.split(' '));
+const FR_MARKERS = new Set(`le la les des est vous nous une et pour pas je votre avec sur merci bonjour que qui dans du au aux ce ca il
+  elle on mon ma mes de en c j l d qu y ou quel quelle quels quand combien comment pourquoi peux peut faut sont ai suis chez vos nos
+  cette ces sans avez etes kel cb vs svp stp`.split(/\s+/));
+const EN_MARKERS = new Set(`the is are you we a an and for not i your with on thanks hello that who in to do does can what how my it of
+  at have much there this when where if be or any get u ur`.split(/\s+/));
 
 /** The language a text is written in, by its commonest words: French when it has more of French's than of English's. */
 export function languageOfText(text: string): Lang {
-  const words = fold(text).split(/[^a-z']+/);
+  // "l'atelier", "c'est", "qu'il": the elided word counts, as "l", "c", "qu".
+  const words = fold(text).split(/[^a-z]+/);
   const fr = words.filter((w) => FR_MARKERS.has(w)).length;
   const en = words.filter((w) => EN_MARKERS.has(w)).length;
-  return fr > en ? 'fr' : 'en';
+  // A tie is broken by French's accented letters ("à", "é", "ç"), which English seldom writes.
+  return fr > en || (fr === en && fr + en > 0 && /[àâçéèêëîïôûùœ]/i.test(text)) ? 'fr' : 'en';
 }
 
 export function pageLanguage(language: string | null | undefined): Lang {
