@@ -68,6 +68,7 @@ export async function runtimeAgent(db: Db, agent: Agent, opts: {
     goals: agent.goals, acceptance_criteria: agent.acceptance_criteria,
     data_schema: agent.data_schema as RuntimeAgent['data_schema'], default_language: agent.default_language,
     config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts || staffed,
+    prompt_modules: agent.prompt_modules, tracking_rules: agent.tracking_rules,
   };
 }
 
