@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, eventually, startTestService, type TestService } from './helpers.ts';
+import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
+import { call, client, eventually, startTestService, type TestService } from './helpers.ts';
 import { orgWithAgent, type Api } from './support/orgs.ts';
 
 // Agent fields that act (issue 43, "Fields stored for nothing"), through the API with the offline runtime:
@@ -143,5 +144,68 @@ describe('prompt_modules: the built-in modules act on the offline runtime', () =
     expect(await off.say('What is your refund policy?')).toEqual([
       'Refunds are accepted within 30 days of purchase. Details are at https://acme.test/refunds. Call us any time. We love questions.',
     ]);
+  });
+});
+
+describe('the same fields with the LLM runtime (LLM_BASE_URL)', () => {
+  let llm: ChatCompletionsServer;
+  let llmSvc: TestService;
+  beforeAll(async () => {
+    llm = await startChatCompletionsServer({
+      // Evaluation asks for JSON: the model names a tracking rule whose words the transcript does not hold.
+      fallback: (request) => (request.body.response_format?.type === 'json_object'
+        ? { content: JSON.stringify({ intent: 'billing', outcome: 'resolved', labels: ['Refund request', 'Made up'] }) }
+        : { content: 'From the model. See https://acme.test/x for more.' }),
+    });
+    llmSvc = await startTestService({ LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-test-fields' });
+  });
+  afterAll(async () => {
+    await llmSvc?.stop();
+    await llm?.close();
+  });
+
+  it('the system prompt carries the rendered persona, guardrails and modules; built-in modules shape the reply; the model labels', async () => {
+    const { token } = await llmSvc.newOrg();
+    const api = client(llmSvc.url, token);
+    const created = await api.post(A, { name: 'Ava' });
+    expect(created.status, created.text).toBe(201);
+    const agent = created.body;
+    await configure(api, agent.id, {
+      config_variables: { company: 'Acme', competitor: 'Globex' },
+      persona: 'You work for {{company}}.', guardrails: ['Never discuss {{competitor}}'],
+      prompt_modules: [
+        { name: 'Tone', content: 'Address the visitor formally on behalf of {{company}}.' },
+        { name: 'no_links', content: '' },
+        { name: 'disclaimer', content: 'Prices may change.' },
+        { name: 'Unused', content: 'Speak like a pirate.', enabled: false },
+      ],
+      tracking_rules: [{ name: 'Refund request', condition: 'Visitor wants a refund' }, { name: 'Pricing', condition: 'price or cost' }],
+    });
+    const base = `/api/v1/public/widgets/${agent.public_key}/conversations`;
+    const started = await call(llmSvc.url, 'POST', base, { body: { page_url: 'https://example.com/' } });
+    expect(started.status, started.text).toBe(201);
+    const headers = { 'x-visitor-token': started.body.visitor_token as string };
+    const from = llm.requests.length;
+    const sent = await call(llmSvc.url, 'POST', `${base}/${started.body.conversation_id}/messages`, { body: { text: 'I was charged twice' }, headers });
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.body.messages.map((m: any) => m.text)).toEqual(['From the model. See our website for more. Prices may change.']);
+    const system = llm.requests[from]!.body.messages[0].content as string;
+    expect(system).toContain('You work for Acme.');
+    expect(system).toContain('- Never discuss Globex');
+    expect(system).toContain('- Tone: Address the visitor formally on behalf of Acme.');
+    expect(system).toContain('Never write a URL');
+    expect(system).toContain('End every reply with this sentence, word for word: Prices may change.');
+    expect(system).not.toContain('pirate');
+
+    const ended = await call(llmSvc.url, 'POST', `${base}/${started.body.conversation_id}/end`, { headers });
+    expect(ended.status, ended.text).toBe(200);
+    const done = await eventually(async () => {
+      const res = await api.get(`/api/v1/rest/conversations/${started.body.conversation_id}`);
+      return res.body.outcome ? res.body : null;
+    });
+    // Only the rules' names count, case-folded; the evaluation prompt listed them.
+    expect(done.labels).toEqual(['refund request']);
+    const evaluation = llm.requests.find((r) => r.body.response_format?.type === 'json_object')!;
+    expect(JSON.stringify(evaluation.body.messages)).toContain('- Refund request: Visitor wants a refund');
   });
 });
