@@ -1,3 +1,5 @@
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 import { call, client, eventually, startTestService, type TestService } from './helpers.ts';
@@ -6,9 +8,30 @@ import { orgWithAgent, type Api } from './support/orgs.ts';
 // Agent fields that act (issue 43, "Fields stored for nothing"), through the API with the offline runtime:
 // config_variables on every surface, tracking_rules as labels, prompt_modules.
 
+/** A local SMTP server: the notifications the service mails land here. */
+async function startSink() {
+  const received: ParsedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'], logger: false,
+    onData(stream, _session, callback) {
+      simpleParser(stream).then((mail) => { received.push(mail); callback(); }, callback);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as { port: number };
+  return { received, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc?.stop(); });
+let sink: Awaited<ReturnType<typeof startSink>>;
+beforeAll(async () => {
+  sink = await startSink();
+  svc = await startTestService({ SMTP_URL: `smtp://127.0.0.1:${sink.port}` });
+});
+afterAll(async () => {
+  await svc?.stop();
+  await sink?.close();
+});
 
 const A = '/api/v1/rest/agents';
 
@@ -144,6 +167,53 @@ describe('prompt_modules: the built-in modules act on the offline runtime', () =
     expect(await off.say('What is your refund policy?')).toEqual([
       'Refunds are accepted within 30 days of purchase. Details are at https://acme.test/refunds. Call us any time. We love questions.',
     ]);
+  });
+});
+
+describe('notification_email and notification_phone: the business is told', () => {
+  const mailsTo = (address: string) => sink.received.filter((m) => !Array.isArray(m.to) && m.to?.value.some((v) => v.address === address));
+  const textsTo = (phone: string) => svc.sql<{ from: string; body: string }[]>`select phone_number as from, details->>'body' as body
+    from carrier_operations where operation = 'sms' and target = ${phone} order by created_at`;
+
+  it('a visitor asking for a person and a lead captured: one mail and one text each, from the agent\'s number; nothing without the fields', async () => {
+    const { api, agent } = await orgWithAgent(svc, 'Front desk');
+    const bought = await api.post('/api/v1/rest/phone-numbers', { widget_id: agent.id, force: true });
+    expect(bought.status, bought.text).toBe(201);
+    const email = `owner-${agent.id.slice(-8)}@example.org`;
+    const phone = `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`;
+    await configure(api, agent.id, {
+      notification_email: email, notification_phone: phone,
+      data_schema: [{ name: 'email', type: 'email', required: true }],
+    });
+    const chat = await visit(agent.public_key);
+    await chat.say('Can I talk to a human please?');
+    await chat.say('Again: I want to speak to a person.');
+    const handoff = await eventually(async () => (mailsTo(email).length >= 1 ? mailsTo(email) : null));
+    expect(handoff[0]!.subject).toBe('A visitor asked to talk to a person: Front desk');
+    expect(handoff[0]!.text).toContain(chat.id);
+    const texts = await eventually(async () => { const t = await textsTo(phone); return t.length >= 1 ? t : null; });
+    expect(texts[0]).toMatchObject({ from: bought.body.phone_number, body: expect.stringContaining('A visitor asked to talk to a person') });
+
+    await chat.say('My email is lead@example.com');
+    const both = await eventually(async () => (mailsTo(email).length >= 2 ? mailsTo(email) : null));
+    expect(both[1]!.subject).toBe('A lead\'s details were captured: Front desk');
+    expect(both[1]!.text).toContain('email: lead@example.com');
+    await eventually(async () => ((await textsTo(phone)).length >= 2 ? true : null));
+    // Once per conversation and reason: the second request for a person sent nothing more.
+    const workflows = await svc.temporal.workflow.list({ query: `WorkflowType = 'notifyBusiness' and WorkflowId STARTS_WITH 'notify:${chat.id}'` });
+    const ids: string[] = [];
+    for await (const w of workflows) ids.push(w.workflowId);
+    expect(ids.sort()).toEqual([`notify:${chat.id}:handoff_requested`, `notify:${chat.id}:lead_captured`]);
+    expect(mailsTo(email)).toHaveLength(2);
+    expect(await textsTo(phone)).toHaveLength(2);
+
+    // Without notification fields, a request for a person notifies no one.
+    const { api: quietApi, agent: quiet } = await orgWithAgent(svc, 'Quiet desk');
+    await configure(quietApi, quiet.id, { notification_email: null });
+    const other = await visit(quiet.public_key);
+    await other.say('Can I talk to a human please?');
+    const none = svc.temporal.workflow.list({ query: `WorkflowId STARTS_WITH 'notify:${other.id}'` });
+    for await (const w of none) expect.unreachable(`unexpected ${w.workflowId}`);
   });
 });
 
