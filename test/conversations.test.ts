@@ -15,7 +15,7 @@ afterAll(async () => { await svc?.stop(); });
 const C = '/api/v1/rest/conversations';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ROW_KEYS = ['contact_id', 'criteria_results', 'duration_seconds', 'ended_at', 'extracted_data', 'id', 'intent', 'is_simulated',
-  'outcome', 'page_url', 'started_at', 'status', 'surface', 'widget_id'];
+  'labels', 'outcome', 'page_url', 'started_at', 'status', 'surface', 'widget_id'];
 
 interface Seed {
   isSimulated?: boolean; startedAt?: Date; endedAt?: Date | null; lastActivityAt?: Date; surface?: string; pageUrl?: string;
@@ -78,7 +78,7 @@ describe('conversations list', () => {
     expect(a).toEqual({
       id: active, widget_id: agent.id, surface: 'web', is_simulated: false, status: 'active', started_at: '2026-02-02T10:00:00.000Z',
       ended_at: null, duration_seconds: 42, page_url: 'https://example.com/pricing', intent: null, outcome: null,
-      extracted_data: {}, criteria_results: [], contact_id: null,
+      extracted_data: {}, criteria_results: [], contact_id: null, labels: [],
     });
     expect(e).toMatchObject({
       id: ended, surface: 'phone', status: 'ended', ended_at: '2026-02-01T10:02:05.600Z', duration_seconds: 126, page_url: 'https://example.com/a',

@@ -9,6 +9,7 @@ import {
   PublicConversationCreateSchema, PublicConversationEndedSchema, PublicConversationParams, PublicConversationStartedSchema,
   PublicMessageCreateSchema, PublicMessagesQuery, PublicMessagesSchema, PublicWidgetConfigSchema, PublicWidgetParams, toPublicWidgetConfig,
 } from '../../src/schemas/public-widgets.ts';
+import { withRenderedCopy } from '../../src/runtime/phrases.ts';
 import { isSimulationToken, SIMULATION_HEADER } from '../../src/simulations/web-marker.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { route, type RouteFamily } from '../routing.ts';
@@ -61,7 +62,7 @@ export const publicWidgetsFamily: RouteFamily = {
       async handler({ params, deps, ctx }) {
         const { agent } = await publicAgent(ctx, deps, params.public_key);
         ctx.set('Cache-Control', 'no-cache');
-        return { status: 200, body: toPublicWidgetConfig(agent) };
+        return { status: 200, body: toPublicWidgetConfig(withRenderedCopy(agent)) };
       },
     }),
     route({

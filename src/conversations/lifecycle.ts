@@ -16,6 +16,7 @@ import type { Agent } from '../schemas/agents.ts';
 import type { AgentRuntime, RuntimeAgent, RuntimeTools, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { activitySignal, conversationLifecycleKind, endedSignal, handBackSignal, takeOverSignal } from '../../workflows/conversation.ts';
+import { queueBusinessNotification } from './notify.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
@@ -68,6 +69,7 @@ export async function runtimeAgent(db: Db, agent: Agent, opts: {
     goals: agent.goals, acceptance_criteria: agent.acceptance_criteria,
     data_schema: agent.data_schema as RuntimeAgent['data_schema'], default_language: agent.default_language,
     config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts || staffed,
+    prompt_modules: agent.prompt_modules, tracking_rules: agent.tracking_rules,
   };
 }
 
@@ -194,8 +196,10 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
   if (agent.status === 'paused') throw new AppError(409, 'agent_paused', 'this agent is paused and does not take conversations');
   await insertMessages(deps.sql, conversation.id, [{ role: opts.role ?? 'visitor', text }]);
   await touchVisitor(deps.sql, conversation.id);
-  if (HANDOFF_REQUEST.test(text.toLowerCase())) await flagNeedsHuman(deps.sql, conversation.id);
+  const handoff = HANDOFF_REQUEST.test(text.toLowerCase());
+  if (handoff) await flagNeedsHuman(deps.sql, conversation.id);
   const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation);
+  if (handoff) await queueBusinessNotification(deps, agent, conversation, 'handoff_requested');
   await signalLifecycle(deps, conversation.id, 'activity');
   return replies;
 }
@@ -266,6 +270,8 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
     // Decided under the row's lock: the turn that completes the data schema is exactly one.
     return { stored, completed: dataSchemaComplete(schema, turn.captured) && !dataSchemaComplete(schema, current.captured) };
   });
+  if (rule) await queueBusinessNotification(deps, agent, conversation, 'handoff_requested');
+  if (completed) await queueBusinessNotification(deps, agent, conversation, 'lead_captured');
   if (!completed || !tools.dataCaptured.length) return stored;
   const apology = await callDataCapturedTools(deps, { ...toolContext, canTransfer: told.can_transfer, lang: pageLanguage(conversation.language) },
     tools.dataCaptured, schema, turn.captured);

@@ -15,7 +15,7 @@ interface ConversationRow {
   id: string; widget_id: string; surface: Conversation['surface']; is_simulated: boolean; status: Conversation['status'];
   started_at: Date; ended_at: Date | null; duration_seconds: number; page_url: string | null; intent: string | null;
   outcome: Conversation['outcome']; extracted_data: Conversation['extracted_data']; criteria_results: Conversation['criteria_results'];
-  contact_id: string | null;
+  contact_id: string | null; labels: string[];
 }
 
 /** The API shape of a row selected with ROW_COLUMNS. */
@@ -25,6 +25,7 @@ export function toConversation(row: ConversationRow): Conversation {
     started_at: row.started_at.toISOString(), ended_at: row.ended_at ? row.ended_at.toISOString() : null,
     duration_seconds: row.duration_seconds, page_url: row.page_url, intent: row.intent, outcome: row.outcome,
     extracted_data: row.extracted_data, criteria_results: row.criteria_results, contact_id: row.contact_id,
+    labels: row.labels,
   };
 }
 
@@ -32,7 +33,7 @@ export function toConversation(row: ConversationRow): Conversation {
 const rowColumns = (db: Db) => db`
   c.id, c.agent_id as widget_id, c.surface, c.is_simulated, c.status, c.started_at, c.ended_at,
   greatest(0, round(extract(epoch from coalesce(c.ended_at, c.last_activity_at) - c.started_at)))::int as duration_seconds,
-  c.page_url, c.intent, c.outcome, c.extracted_data, c.criteria_results, c.contact_id`;
+  c.page_url, c.intent, c.outcome, c.extracted_data, c.criteria_results, c.contact_id, c.labels`;
 
 type ListFilter = Pick<ConversationListQuery, 'widget_id' | 'simulated' | 'tag' | 'label'>;
 
@@ -279,12 +280,17 @@ export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactiv
   return row ? { ...toRecord(row), listed: toConversation(row) } : null;
 }
 
-/** Stores an evaluation's results; answers the list row as it now reads, or null when the conversation is gone. */
+/**
+ * Stores an evaluation's results; answers the list row as it now reads, or null when the conversation is gone.
+ * Its tracking labels are added to the labels members set in the live inbox (each once, theirs first).
+ */
 export async function recordEvaluation(db: Db, id: string, evaluation: {
-  extracted_data: Record<string, unknown>; criteria_results: unknown[]; intent: string; outcome: string;
+  extracted_data: Record<string, unknown>; criteria_results: unknown[]; intent: string; outcome: string; labels?: string[];
 }): Promise<Conversation | null> {
+  const labels = evaluation.labels ?? [];
   const [row] = await db<ConversationRow[]>`update conversations c set extracted_data = ${db.json(evaluation.extracted_data as never)},
     criteria_results = ${db.json(evaluation.criteria_results as never)}, intent = ${evaluation.intent}, outcome = ${evaluation.outcome},
+    labels = array(select l from unnest(c.labels || ${labels}::text[]) with ordinality u(l, n) group by l order by min(n)),
     evaluation_status = 'completed', evaluated_at = now() where c.id = ${id} returning ${rowColumns(db)}`;
   return row ? toConversation(row) : null;
 }

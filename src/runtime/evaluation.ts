@@ -5,6 +5,7 @@ import { languageOfText, pageLanguage } from './phrases.ts';
 import {
   AFFIRMATIVE, agentSide, BOOKING, GOODBYE, GREETING_ONLY, HANDOFF_OFFER, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
 } from './signals.ts';
+import { trackingLabels } from './tracking.ts';
 import { escapeRegExp, fold, overlap, terms, truncate } from './text.ts';
 import type { DataField, Evaluation, Outcome, RuntimeAgent, TranscriptMessage, Verdict } from './types.ts';
 
@@ -328,10 +329,12 @@ export function evaluateOffline(input: { agent: RuntimeAgent; messages: Transcri
   const extracted = extractFromTranscript(input.agent, input.messages, input.captured, now);
   const analysis = analyze(input.agent, input.messages, { ...input.captured, ...extracted });
   const criteria = [...(input.agent.goals ?? []), ...(input.agent.acceptance_criteria ?? [])];
+  const labels = trackingLabels(input.agent, input.messages);
   return {
     extracted_data: extracted,
     criteria_results: criteria.map((criterion) => ({ criterion, ...judge(criterion, analysis) })),
     intent: intentOf(input.messages),
     outcome: outcomeOf(analysis),
+    ...(labels ? { labels } : {}),
   };
 }

@@ -7,6 +7,8 @@ const openAi = (): typeof OpenAI => sdk ??= (createRequire(import.meta.url)('ope
 import type { ChatCompletionFunctionTool, ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { evaluateOffline } from './evaluation.ts';
 import { defaultCountry, normalizeFieldValue, type ParseContext } from './parsers.ts';
+import { modulesPrompt, withModules } from './prompt-modules.ts';
+import { checkedLabels, enabledTrackingRules } from './tracking.ts';
 import { dontKnowReply, greetingFor, pageLanguage, renderTemplate, type Lang } from './phrases.ts';
 import { OUTCOMES, VERDICTS } from '../schemas/conversations.ts';
 import { matchTransferInput } from './transfer.ts';
@@ -87,7 +89,7 @@ export function createLlmRuntime(options: LlmRuntimeOptions): AgentRuntime {
       return greetingFor(agent, opts.language || agent.default_language || 'en', opts.contactFacts);
     },
     async reply(input, tools) {
-      return replyWithModel(input, tools, { client, model: options.model, now, call });
+      return withModules(await replyWithModel(input, tools, { client, model: options.model, now, call }), input.agent, input);
     },
     async chooseTransferRule(input) {
       return chooseTransferWithModel(input, { client, model: options.model, now, call }, options.logger);
@@ -344,8 +346,9 @@ export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'langua
         : 'offer to take their contact details so the team gets back to them'}. Never invent facts.`,
   ];
   if (agent.guardrails?.length) {
-    sections.push(`Rules you must never break (if the visitor asks for something a rule forbids, decline politely and cite the rule):\n${agent.guardrails.map((g) => `- ${g}`).join('\n')}`);
+    sections.push(`Rules you must never break (if the visitor asks for something a rule forbids, decline politely and cite the rule):\n${agent.guardrails.map((g) => `- ${renderTemplate(g, agent, input.contactFacts)}`).join('\n')}`);
   }
+  sections.push(modulesPrompt(agent, input.contactFacts));
   if (agent.goals?.length) sections.push(`Goals of this conversation:\n${agent.goals.map((g) => `- ${g}`).join('\n')}`);
   const schema = agent.data_schema ?? [];
   if (schema.length) {
@@ -390,6 +393,7 @@ function transcriptText(messages: TranscriptMessage[], captured: Record<string, 
 }
 
 function evaluationPrompt(agent: RuntimeAgent): string {
+  const tracking = enabledTrackingRules(agent);
   const criteria = [...(agent.goals ?? []), ...(agent.acceptance_criteria ?? [])];
   const schema = agent.data_schema ?? [];
   return [
@@ -402,6 +406,9 @@ function evaluationPrompt(agent: RuntimeAgent): string {
     criteria.length
       ? `Criteria, one result each:\n${criteria.map((c) => `- ${c}`).join('\n')}\nVerdicts: not_applicable when the conversation never touched the criterion's topic; pass when it was met; fail otherwise.`
       : 'There are no criteria: criteria_results is [].',
+    ...(tracking.length
+      ? [`Tracking rules: add "labels": ["<rule name, copied exactly>"] to the object, naming every rule whose condition the conversation meets ([] when none does):\n${tracking.map((r) => `- ${r.name}: ${r.condition}`).join('\n')}`]
+      : []),
     'Intent: what the visitor wanted, e.g. pricing_question, support_request, book_demo, contact_request, general_question, other.',
     'Outcome: abandoned when the visitor never wrote; handoff_requested when they asked for a person; resolved when their questions were answered; unresolved otherwise.',
   ].join('\n\n');
@@ -450,11 +457,13 @@ export function parseEvaluation(
 
   const intent = typeof raw.intent === 'string' ? raw.intent.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64) : '';
   const outcome = OUTCOMES.includes(raw.outcome as Outcome) ? (raw.outcome as Outcome) : fallback.outcome;
+  const labels = fallback.labels ? checkedLabels(input.agent, raw.labels) ?? fallback.labels : undefined;
   return {
     extracted_data: { ...fallback.extracted_data, ...modelData, ...capturedData },
     criteria_results,
     intent: intent || fallback.intent,
     outcome,
+    ...(labels ? { labels } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { evaluateOffline } from './evaluation.ts';
 import { greetingFor } from './phrases.ts';
+import { withModules } from './prompt-modules.ts';
 import { replyOffline } from './reply.ts';
 import { matchTransferInput } from './transfer.ts';
 import type { AgentRuntime } from './types.ts';
@@ -30,7 +31,7 @@ export function createOfflineRuntime(options: OfflineRuntimeOptions = {}): Agent
     async greet(agent, opts) {
       return greetingFor(agent, opts.language || agent.default_language || 'en', opts.contactFacts);
     },
-    reply: (input, tools) => replyOffline(input, tools, now),
+    reply: async (input, tools) => withModules(await replyOffline(input, tools, now), input.agent, input),
     async chooseTransferRule(input) {
       return matchTransferInput(input);
     },

@@ -28,7 +28,7 @@ export function pageLanguage(language: string | null | undefined): Lang {
 
 
 /** Replaces `{{name}}` from config_variables, `{{agent_name}}` with the agent's name, then contact facts; unknown names vanish. */
-export function renderTemplate(template: string, agent: RuntimeAgent, contactFacts: Record<string, unknown> = {}): string {
+export function renderTemplate(template: string, agent: Pick<RuntimeAgent, 'name' | 'config_variables'>, contactFacts: Record<string, unknown> = {}): string {
   const rendered = template.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_match, name: string) => {
     if (name === 'agent_name') return agent.name;
     const configured = agent.config_variables?.[name];
@@ -145,4 +145,26 @@ export function greetingFor(agent: RuntimeAgent, language: string, contactFacts:
   if (agent.greeting?.trim()) return renderTemplate(agent.greeting, agent, contactFacts);
   const first = typeof contactFacts.first_name === 'string' && contactFacts.first_name.trim() ? contactFacts.first_name.trim() : null;
   return PHRASES[pageLanguage(language)].greeting(agent.name, first);
+}
+
+interface CopyOf {
+  name: string; config_variables: Record<string, string> | null; intro_title: string | null; intro_subtitle: string | null;
+  suggested_prompts: string[]; button_label: string | null;
+  localized_copy: Partial<Record<string, { intro_title?: string | null; intro_subtitle?: string | null; suggested_prompts?: string[] }>>;
+}
+
+/** The widget's copy (intro, suggested prompts, button label, per language too) with the agent's `{{variables}}` rendered. */
+export function withRenderedCopy<T extends CopyOf>(agent: T): T {
+  const text = (value: string | null | undefined) => (typeof value === 'string' ? renderTemplate(value, agent) : value);
+  const prompts = (list: string[]) => list.map((x) => renderTemplate(x, agent)).filter(Boolean);
+  const localized = Object.fromEntries(Object.entries(agent.localized_copy).map(([lang, copy]) => [lang, copy && {
+    ...copy,
+    ...(copy.intro_title !== undefined ? { intro_title: text(copy.intro_title) } : {}),
+    ...(copy.intro_subtitle !== undefined ? { intro_subtitle: text(copy.intro_subtitle) } : {}),
+    ...(copy.suggested_prompts ? { suggested_prompts: prompts(copy.suggested_prompts) } : {}),
+  }]));
+  return {
+    ...agent, intro_title: text(agent.intro_title) ?? null, intro_subtitle: text(agent.intro_subtitle) ?? null,
+    suggested_prompts: prompts(agent.suggested_prompts), button_label: text(agent.button_label) ?? null, localized_copy: localized,
+  };
 }

@@ -3,7 +3,7 @@ import { composeAnswer, type Answer } from './answer.ts';
 import { questionParts } from '../knowledge/parts.ts';
 import { guardrailHit } from './guardrails.ts';
 import { defaultCountry, withoutEmails, type ParseContext } from './parsers.ts';
-import { greetingFor, pageLanguage, PHRASES, type SteerTopic } from './phrases.ts';
+import { greetingFor, pageLanguage, PHRASES, renderTemplate, type SteerTopic } from './phrases.ts';
 import {
   AFFIRMATIVE, agentSide, BOOKING, DECLINE_FIELD, GOODBYE, GREETING_ONLY, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
 } from './signals.ts';
@@ -129,7 +129,8 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
     return done();
   }
 
-  const hit = guardrailHit(agent.guardrails, text);
+  // A rule may name the business through its variables ("Never discuss {{competitor}}").
+  const hit = guardrailHit(agent.guardrails?.map((g) => renderTemplate(g, agent, input.contactFacts)) ?? null, text);
   if (hit) {
     parts.push(p.decline(hit.rule), agent.can_transfer ? p.declineTransfer : p.offerContact);
     return done();

@@ -17,13 +17,17 @@ const GENERIC = terms('caller customer visitor user person someone asks ask aske
 
 export type RuleCandidate = TransferCandidate;
 
+/** The content terms of a natural-language condition: what it is about, without who asks and how. */
+export function conditionTerms(condition: string): string[] {
+  return [...terms(condition)].filter((t) => !GENERIC.has(t));
+}
+
 export function matchTransferRule<R extends RuleCandidate>(rules: R[], callerText: string): R | null {
   const said = terms(callerText);
   if (said.size === 0) return null;
   const ordered = rules.filter((r) => r.enabled).sort((a, b) => b.priority - a.priority);
   for (const rule of ordered) {
-    const wanted = [...terms(rule.condition)].filter((t) => !GENERIC.has(t));
-    if (wanted.some((t) => said.has(t))) return rule;
+    if (conditionTerms(rule.condition).some((t) => said.has(t))) return rule;
   }
   return null;
 }

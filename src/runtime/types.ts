@@ -24,6 +24,10 @@ export interface RuntimeAgent {
   data_schema: DataField[] | null;
   default_language: string | null;
   config_variables: Record<string, string> | null;
+  /** Enabled or not, as configured; the runtimes use the enabled ones (`prompt-modules.ts`). */
+  prompt_modules?: { name: string; content: string; enabled: boolean }[] | null;
+  /** Labels applied to conversations that meet their condition, decided at evaluation. */
+  tracking_rules?: { name: string; condition: string; enabled: boolean }[] | null;
   /** Whether a human can take over (the agent has an enabled transfer rule or live chat alerts). */
   can_transfer: boolean;
   /** Set on a call the agent placed (a campaign call): why it calls. The agent introduces itself and says so. */
@@ -87,6 +91,8 @@ export interface Evaluation {
   /** A short snake_case label of what the visitor wanted, e.g. `pricing_question`, `book_demo`, `other`. */
   intent: string;
   outcome: Outcome;
+  /** The names of the enabled tracking rules the conversation meets (case-folded); absent when the agent has none. */
+  labels?: string[];
 }
 
 /** A transfer rule as the runtime weighs it: its natural-language condition and priority (highest first). */

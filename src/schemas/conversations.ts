@@ -36,6 +36,9 @@ export const ConversationSchema = Type.Object({
   extracted_data: Type.Record(Type.String(), Type.Unknown(), { description: 'Data extracted by the evaluation, per the agent\'s data_schema' }),
   criteria_results: Type.Array(CriterionResultSchema, { description: 'A verdict per goal and acceptance criterion, once evaluated' }),
   contact_id: Nullable(Type.String({ ...Uuid, description: 'The contact the conversation was matched to' })),
+  labels: Type.Array(Type.String(), {
+    description: 'Case-folded labels: the names of the agent\'s tracking rules the conversation meets (added at evaluation) and those members set in the live inbox',
+  }),
 }, { $id: 'Conversation', additionalProperties: false });
 export type Conversation = Static<typeof ConversationSchema>;
 
@@ -72,7 +75,7 @@ export const ConversationListQuery = Type.Object({
     description: 'Absent: real conversations only. `1`: simulations only. `all`: both',
   })),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only conversations carrying this tag (any case)' })),
-  label: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only conversations carrying this label (any case)' })),
+  label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only conversations carrying this label (any case): a tracking rule\'s name or a live inbox label' })),
   ...PageQueryProps,
 }, { additionalProperties: false });
 export type ConversationListQuery = Static<typeof ConversationListQuery>;

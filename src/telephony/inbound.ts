@@ -6,6 +6,7 @@ import {
   claimCarrierReceipt, completeCarrierReceipt, findReceiptAnswer, releaseCarrierReceipt, type ReceiptChannel,
 } from '../db/carrier-receipts.ts';
 import { findAgent } from '../db/agents.ts';
+import { queueBusinessNotification } from '../conversations/notify.ts';
 import { recordCarrierOperation } from '../db/carrier-operations.ts';
 import {
   endSession, findLiveSession, findSessionById, insertCarrierSession, markSessionTransferred, type CarrierSession,
@@ -258,7 +259,14 @@ async function transferCall(deps: InboundDeps, input: {
     await deps.carrier.placeCall({
       from: input.ourNumber, to: rule.destination_phone ?? '',
       url: `${input.baseUrl}${CARRIER_WEBHOOK_PATHS.voice}/warm?session=${session.id}`, statusUrl: input.baseUrl + CARRIER_WEBHOOK_PATHS.voiceStatus,
-    }).catch((err: unknown) => deps.log.error({ err, session_id: session.id }, 'could not call the warm transfer destination'));
+    }).catch(async (err: unknown) => {
+      deps.log.error({ err, session_id: session.id }, 'could not call the warm transfer destination');
+      // The business hears of it (notification_email, notification_phone).
+      const agent = await findAgent(deps.sql, session.orgId, session.agentId);
+      if (agent && session.conversationId) {
+        await queueBusinessNotification(deps, agent, { id: session.conversationId, orgId: session.orgId, agentId: session.agentId, isSimulated: false }, 'transfer_failed');
+      }
+    });
   }
   return plan;
 }

@@ -54,6 +54,8 @@ export const workflowIds = {
   conversationEvaluation: (conversationId: string) => `conversation-evaluation:${conversationId}`,
   /** One outgoing email per reply, keyed by its first message. */
   emailReply: (messageId: string) => `email-reply:${messageId}`,
+  /** The business told once per conversation and reason (notification_email, notification_phone). */
+  notifyBusiness: (conversationId: string, reason: string) => `notify:${conversationId}:${reason}`,
   /** A turn-based simulation run, driven by its `step` Updates (or playing itself in `auto` mode). */
   simulation: (simulationId: string) => `simulation:${simulationId}`,
   /** A web simulation run: a scripted visitor in headless Chromium. */
