@@ -32,4 +32,12 @@ describe('spelling against the site', () => {
     expect(withSiteSpelling('pain after Groming?', 'en', SITE, english)).toBe('pain after Groming?');
     expect(withSiteSpelling('rdv dispo samedi stp', 'fr', SITE, () => false)).toBe("rendez-vous disponible samedi s'il te plaît");
   });
+
+  it('mends a slip in a question word, unless two question words are as near', () => {
+    expect(withSiteSpelling('hiw much is boarding', 'en', SITE, english)).toBe('how much is boarding');
+    expect(withSiteSpelling('waht time', 'en', SITE, english)).toBe('what time');
+    // "hwo" is "how" or "who": left as typed.
+    expect(withSiteSpelling('hwo much', 'en', SITE, english)).toBe('hwo much');
+    expect(withSiteSpelling('a kel heure', 'fr', SITE, () => false)).toBe('a quel heure');
+  });
 });

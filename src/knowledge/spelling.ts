@@ -22,9 +22,24 @@ const SHORTHAND: Record<'en' | 'fr', Record<string, string>> = {
   fr: {
     stp: "s'il te plaît", svp: "s'il vous plaît", rdv: 'rendez-vous', dispo: 'disponible', dispos: 'disponibles', qd: 'quand', pr: 'pour',
     tjrs: 'toujours', bcp: 'beaucoup', auj: "aujourd'hui", ajd: "aujourd'hui", pk: 'pourquoi', pq: 'pourquoi', koi: 'quoi',
-    mnt: 'maintenant', tt: 'tout', ts: 'tous', tte: 'toute', tel: 'téléphone', dimanch: 'dimanche',
+    mnt: 'maintenant', tt: 'tout', ts: 'tous', tte: 'toute', tel: 'téléphone', dimanch: 'dimanche', kel: 'quel', kelle: 'quelle',
+    kels: 'quels', cb: 'combien', vs: 'vous', aprem: 'après-midi', exp: 'exemple', ptit: 'petit', ptite: 'petite',
   },
 };
+
+/** The words questions are built with, whose slips are mended whatever the site writes. */
+const QUESTION_WORDS: Record<'en' | 'fr', string[]> = {
+  en: ['how', 'who', 'why', 'what', 'when', 'where', 'are', 'you', 'can', 'does', 'have'],
+  fr: ['quel', 'quoi', 'quand', 'vous', 'est'],
+};
+
+/** The question word `w` is a slip of (one letter changed, or two neighbours swapped), or null; never a guess between two. */
+function questionWord(w: string, lang: 'en' | 'fr'): string | null {
+  const near = QUESTION_WORDS[lang].filter((q) => q.length === w.length && q !== w && (
+    [...q].filter((c, i) => c !== w[i]).length === 1
+    || [...q].some((_, i) => i + 1 < q.length && q.slice(0, i) + q[i + 1] + q[i] + q.slice(i + 2) === w)));
+  return near.length === 1 ? near[0]! : null;
+}
 
 export interface Vocabulary {
   /** How often the site writes each word (lower case, letters only). */
@@ -109,7 +124,9 @@ export function withSiteSpelling(text: string, lang: 'en' | 'fr', vocab: Vocabul
   return text.replace(/(?<![\p{L}\d'’-])[\p{Ll}\d][\p{L}\d]*(?![\p{L}\d'’-])/gu, (w) => {
     const short = Object.hasOwn(shorthand, w) ? shorthand[w] : undefined;
     if (short) return short;
-    if (w.length < 4 || /\d/.test(w) || vocab.counts.has(w) || known(w)) return w;
+    if (/\d/.test(w) || vocab.counts.has(w) || known(w)) return w;
+    // "hiw much", "waht time": a slip in one of the few words a question is built with, one letter off or two swapped.
+    if (w.length <= 4) return questionWord(w, lang) ?? w;
     return nearestSiteWord(w, vocab) ?? w;
   });
 }
