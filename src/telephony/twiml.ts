@@ -113,22 +113,23 @@ export function smsReply(lines: string[]): string {
 
 /** How a matched rule hands the caller over. */
 export type TransferPlan =
-  | { type: 'cold'; rule: TransferRule; callerId: string }
+  | { type: 'cold'; rule: TransferRule; callerId: string; noAnswerUrl?: string }
   | { type: 'warm'; rule: TransferRule; conference: string; waitUrl?: string }
-  | { type: 'sip_refer'; rule: TransferRule; sipUri: string; username: string; password: string };
+  | { type: 'sip_refer'; rule: TransferRule; sipUri: string; username: string; password: string; noAnswerUrl?: string };
 
 /** The caller's side of a transfer: an announcement, then the hand-over. */
 export function transferTwiml(plan: TransferPlan, announcement: string, speech: Speech): string {
   const response = new twilio.twiml.VoiceResponse();
   response.say({ voice: speech.voice, language: speech.language }, announcement);
   const timeout = plan.rule.ring_timeout_seconds;
+  // The `<Dial action>` hears how the destination leg ended: a no-answer, busy or failed one gets the rule's `on_no_answer`.
   if (plan.type === 'cold') {
-    response.dial({ timeout, callerId: plan.callerId }, plan.rule.destination_phone ?? '');
+    response.dial({ timeout, callerId: plan.callerId, ...(plan.noAnswerUrl ? { action: plan.noAnswerUrl } : {}) }, plan.rule.destination_phone ?? '');
   } else if (plan.type === 'warm') {
     // The caller waits in the conference; it starts when the destination joins after hearing the brief.
     response.dial().conference({ startConferenceOnEnter: false, endConferenceOnExit: true, beep: 'false' }, plan.conference);
   } else {
-    response.dial({ timeout }).sip({ username: plan.username, password: plan.password }, plan.sipUri);
+    response.dial({ timeout, ...(plan.noAnswerUrl ? { action: plan.noAnswerUrl } : {}) }).sip({ username: plan.username, password: plan.password }, plan.sipUri);
   }
   return response.toString();
 }
@@ -138,5 +139,20 @@ export function warmBriefTwiml(brief: string, conference: string, speech: Speech
   const response = new twilio.twiml.VoiceResponse();
   response.say({ voice: speech.voice, language: speech.language }, brief);
   response.dial().conference({ startConferenceOnEnter: true, endConferenceOnExit: true, beep: 'false' }, conference);
+  return response.toString();
+}
+
+/**
+ * The caller's side of a transfer whose destination did not answer (issue 43), by the rule's `on_no_answer`:
+ * `return_to_agent` says `message` and listens again (`action`, the call's next turn); `voicemail` says
+ * `message`, records after the tone (up to 2 minutes) and posts the recording to `recordAction`.
+ */
+export function noAnswerTwiml(input: { onNoAnswer: 'return_to_agent' | 'voicemail'; message: string; goodbye: string; action: string; recordAction: string }, speech: Speech): string {
+  if (input.onNoAnswer === 'return_to_agent') return sayAndGather([input.message], speech, input.action);
+  const response = new twilio.twiml.VoiceResponse();
+  speakLine(response, speech, input.message);
+  response.record({ action: input.recordAction, method: 'POST', maxLength: 120, playBeep: true, timeout: 5 });
+  speakLine(response, speech, input.goodbye);
+  response.hangup();
   return response.toString();
 }
