@@ -210,6 +210,58 @@ describe('inbound voice', () => {
   });
 });
 
+describe('the voice profile and the language act on the carrier voice (issue 43)', () => {
+  /** The first TwiML of a call to an agent configured with `config` (and a voice profile made of `profile`). */
+  async function firstTwiml(config: Record<string, unknown>, profile?: Record<string, unknown>) {
+    const org = await orgWithAgent(svc, 'Voices');
+    let profileId: string | undefined;
+    if (profile) {
+      const made = await org.api.post('/api/v1/rest/voice-profiles', { name: 'Desk voice', base_voice: 'ash', ...profile });
+      expect(made.status, made.text).toBe(201);
+      profileId = made.body.id;
+    }
+    const patched = await org.api.patch(`/api/v1/rest/agents/${org.agent.id}`, { ...config, ...(profileId ? { voice_profile_id: profileId } : {}) });
+    expect(patched.status, patched.text).toBe(200);
+    const number = (await org.api.post(N, { widget_id: org.agent.id, force: true })).body;
+    const res = await carrier(VOICE, { CallSid: callSid(), From: '+14155550170', To: number.phone_number });
+    expect(res.status).toBe(200);
+    return { text: res.text, api: org.api, agentId: org.agent.id as string };
+  }
+
+  it('accent, pace, energy and formality choose the voice and its <prosody>; a foreign accent speaks inside <lang>', async () => {
+    const british = await firstTwiml({ greeting: 'Good morning, Acme here.' }, { accent: 'british', pace: 'slow', energy: 'high', formality: 'formal' });
+    // slow 85% + high energy 5 + formal -5 = 85%; high energy is loud. Polly's neural voices take no pitch.
+    expect(british.text).toContain('<Say voice="Polly.Brian-Neural" language="en-GB"><prosody rate="85%" volume="loud">Good morning, Acme here.</prosody></Say>');
+    expect(british.text).toContain('language="en-GB"><Say');
+    const french = await firstTwiml({ greeting: 'Hello there.' }, { accent: 'french', pace: 'fast', energy: 'low', formality: 'casual' });
+    expect(french.text).toContain('<Gather input="speech"');
+    expect(french.text).toMatch(/bargeIn="true" language="en-US"><Say voice="Polly.Remi-Neural" language="fr-FR"><prosody rate="115%" volume="soft"><lang xml:lang="en-US">Hello there\.<\/lang><\/prosody><\/Say>/);
+    // A profile with the default delivery changes nothing but the base voice.
+    const plain = await firstTwiml({ greeting: 'Hi.' }, {});
+    expect(plain.text).toContain('<Say voice="Polly.Matthew-Neural" language="en-US">Hi.</Say>');
+  });
+
+  it('languages beyond en-US and fr-FR take their carrier voices; a language the carrier cannot speak falls back to en-US', async () => {
+    const cases: [string, string, string][] = [
+      ['de', 'Polly.Vicki-Neural', 'de-DE'], ['pt-BR', 'Polly.Camila-Neural', 'pt-BR'], ['pt-PT', 'Polly.Ines-Neural', 'pt-PT'],
+      ['es-MX', 'Polly.Mia-Neural', 'es-MX'], ['ja', 'Polly.Kazuha-Neural', 'ja-JP'], ['fr-CA', 'Polly.Gabrielle-Neural', 'fr-CA'], ['sw', 'Polly.Joanna-Neural', 'en-US'],
+    ];
+    for (const [language, voice, locale] of cases) {
+      const { text } = await firstTwiml({ default_language: language, greeting: 'Hello.', voice: 'alloy' });
+      expect(text, language).toContain(`bargeIn="true" language="${locale}"><Say voice="${voice}" language="${locale}">`);
+    }
+  });
+
+  it('prices and times are spoken as a person says them; the transcript keeps the written form', async () => {
+    const greeting = 'Plans start at $39.95 a month and we open at 9:00 am, closing at 17:30.';
+    const { text, api, agentId } = await firstTwiml({ greeting });
+    expect(text).toContain('>Plans start at 39 dollars 95 a month and we open at 9 a.m., closing at 5:30 p.m.</Say>');
+    const [conversation] = await conversationsOf(api, agentId);
+    const messages = (await api.get(`/api/v1/rest/conversations/${conversation!.id}`)).body.messages as { text: string }[];
+    expect(messages[0]!.text).toBe(greeting);
+  });
+});
+
 describe('transfers nobody answers (issue 43)', () => {
   /** The sandbox's test destination that rings and never answers (contract, "Sandbox carrier"). */
   const NO_ANSWER = '+15005550003';

@@ -52,10 +52,14 @@ async function answeringAgent(db: Db, number: PhoneNumberRecord | null, channel:
   return agent && agent.status !== 'paused' ? agent : null;
 }
 
-/** How the agent sounds: its voice profile's base voice, else its own voice, as a Twilio voice. */
+/**
+ * How the agent sounds: its voice profile's base voice, else its own voice, as a carrier voice of the conversation's
+ * language (the region from the agent's default_language or the profile's accent), with the profile's delivery.
+ */
 export async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
   const profile = agent.voice_profile_id ? await findVoiceProfile(db, orgId, agent.voice_profile_id) : null;
-  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en', turnTakingOf(agent));
+  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? agent.default_language ?? 'en', turnTakingOf(agent),
+    { delivery: profile, agentLanguage: agent.default_language });
 }
 
 /**
@@ -209,7 +213,7 @@ export async function voiceTurn(deps: ConversationDeps, input: VoiceTurnInput): 
 /** What the agent says when `rule` hands the caller over. */
 function transferAnnouncement(rule: TransferRule, speech: Speech): string {
   const who = rule.destination_label ?? rule.name;
-  return speech.language === 'fr-FR' ? `Je vous mets en relation avec ${who}. Merci de patienter.` : `Let me connect you with ${who}. Please hold.`;
+  return speech.listen.startsWith('fr') ? `Je vous mets en relation avec ${who}. Merci de patienter.` : `Let me connect you with ${who}. Please hold.`;
 }
 
 /** The transcript's note of a transfer by `rule`. */
