@@ -239,6 +239,9 @@ describe('the voice profile and the language act on the carrier voice (issue 43)
     // A profile with the default delivery changes nothing but the base voice.
     const plain = await firstTwiml({ greeting: 'Hi.' }, {});
     expect(plain.text).toContain('<Say voice="Polly.Matthew-Neural" language="en-US">Hi.</Say>');
+    // formality also words the agent's own phrases: a formal profile's default greeting.
+    const formal = await firstTwiml({}, { formality: 'formal' });
+    expect(formal.text).toContain('>Hello. My name is Voices. How may I assist you today?</prosody></Say>');
   });
 
   it('languages beyond en-US and fr-FR take their carrier voices; a language the carrier cannot speak falls back to en-US', async () => {

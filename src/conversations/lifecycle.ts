@@ -8,6 +8,7 @@ import { AppError } from '../errors.ts';
 import { findAgentToRun, type AgentToRun } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
+import { findVoiceStyle } from '../db/voice-profiles.ts';
 import { emitEvent } from '../events/emit.ts';
 import { retrievePassages, searchKnowledge } from '../knowledge/retrieval.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
@@ -68,6 +69,7 @@ export async function runtimeAgent(db: Db, agent: Agent, opts: {
     goals: agent.goals, acceptance_criteria: agent.acceptance_criteria,
     data_schema: agent.data_schema as RuntimeAgent['data_schema'], default_language: agent.default_language,
     config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts || staffed,
+    style: agent.voice_profile_id ? await findVoiceStyle(db, agent.id, agent.voice_profile_id) : null,
   };
 }
 
