@@ -142,6 +142,7 @@ describe('inbound voice', () => {
     expect((await carrier(VOICE, base, { token: null })).status).toBe(403);
     expect((await carrier(VOICE, base, { token: 'not-the-token' })).status).toBe(403);
     expect((await carrier('/api/v1/carrier/twilio/sms', { ...base, Body: 'hi' }, { token: 'wrong' })).status).toBe(403);
+    expect((await carrier(`${VOICE}/transfer?session=${agent.id}&turn=2`, { ...base, DialCallStatus: 'no-answer' }, { token: 'wrong' })).status).toBe(403);
     expect(await conversationsOf(api, agent.id)).toEqual([]);
   });
 
