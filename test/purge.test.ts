@@ -72,8 +72,12 @@ it('starts only when every table naming an agent is accounted for by a family (a
   try {
     await migrate(sql);
     await sql`create table widget_stickers (id uuid primary key, agent_id uuid not null references agents(id) on delete cascade)`;
-    await expect(startService({ config: svc.config, log: createLogger('silent'), databaseUrl: db.url, temporalAddress: inject('temporalAddress'), api: false, worker: false }))
-      .rejects.toThrow(/table widget_stickers \(agent_id\) names an agent, but no family's agent-hooks\.ts says/);
+    const start = () => startService({ config: svc.config, log: createLogger('silent'), databaseUrl: db.url, temporalAddress: inject('temporalAddress'), api: false, worker: false });
+    await expect(start()).rejects.toThrow(/table widget_stickers \(agent_id\) names an agent, but no family's agent-hooks\.ts says/);
+    // Whatever the column is called: a foreign key to agents, or the API's name for an agent (issue 43).
+    await sql`drop table widget_stickers`;
+    await sql`create table badges (id uuid primary key, owner uuid references agents(id) on delete cascade, widget_ids uuid[] not null default '{}')`;
+    await expect(start()).rejects.toThrow(/table badges \(owner, widget_ids\) names an agent, but no family's agent-hooks\.ts says/);
   } finally {
     await sql.end();
     await db.drop();
@@ -128,6 +132,9 @@ async function deletesEverywhere(svc: TestService): Promise<void> {
     values (${id()}, ${orgId}, 'turns', ${a}, null, 's', 'mock', 'web', 'manual', 3, 'completed'),
            (${id()}, ${orgId}, 'turns', ${caller.id}, ${a}, 's', 'mock', 'web', 'manual', 3, 'completed')`);
   await seed('sites', s`insert into sites (id, org_id, agent_id, url, status) values (${id()}, ${orgId}, ${a}, 'https://example.com/', 'ready')`);
+  // A report covering this agent and another: it stays, no longer naming the deleted agent.
+  await seed('reports', s`insert into reports (id, org_id, name, widget_ids, data_categories, format, frequency, schedule_enabled)
+    values (${id()}, ${orgId}, 'both', ${[a, caller.id]}::uuid[], '{conversations}', 'raw', 'manual', false)`);
   await seed('transfer_rules', s`insert into transfer_rules (id, org_id, agent_id, name, condition, destination_phone) values (${id()}, ${orgId}, ${a}, 'r', 'always', '+15550000003')`);
 
   // A table naming an agent that is not seeded here is not proven emptied: seed it above.
@@ -136,7 +143,9 @@ async function deletesEverywhere(svc: TestService): Promise<void> {
   const left = async () => {
     const out: Record<string, number> = {};
     for (const c of columns) {
-      const [{ n }] = await s<[{ n: number }]>`select count(*)::int as n from ${s(c.table)} where ${s(c.column)} = ${a}`;
+      // An array column (`widget_ids`) names the agent when it holds it.
+      const names = c.column.endsWith('_ids') ? s`${a}::uuid = any(${s(c.column)})` : s`${s(c.column)} = ${a}`;
+      const [{ n }] = await s<[{ n: number }]>`select count(*)::int as n from ${s(c.table)} where ${names}`;
       if (n) out[`${c.table}.${c.column}`] = n;
     }
     return out;

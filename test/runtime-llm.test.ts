@@ -53,6 +53,20 @@ afterEach(async () => {
   await llm.close();
 });
 
+describe('the voice profile in the system prompt (issue 43)', () => {
+  it('formality and custom_direction shape the wording the model is asked for', async () => {
+    llm.enqueue({ content: 'Good day. How may I assist you?' });
+    const styled = { ...agent, style: { formality: 'formal' as const, custom_direction: 'Speak like a concierge at a grand hotel.' } };
+    await runtime.reply({ agent: styled, messages: visitorSays('Hello'), captured: {}, contactFacts: {}, language: 'en' }, toolsWith([]));
+    const system = llm.requests[0]!.body.messages[0].content as string;
+    expect(system).toContain('Speak formally: courteous, complete sentences, no slang and no contractions');
+    expect(system).toContain('Direction for how you speak and word your replies: Speak like a concierge at a grand hotel.');
+    llm.enqueue({ content: 'Hey!' });
+    await runtime.reply({ agent, messages: visitorSays('Hello'), captured: {}, contactFacts: {}, language: 'en' }, toolsWith([]));
+    expect(llm.requests[1]!.body.messages[0].content).not.toContain('Direction for how you speak');
+  });
+});
+
 describe('reply', () => {
   it('runs the tool loop: search, then answer; records the call and sends the result back with its tool_call_id', async () => {
     llm.enqueue(

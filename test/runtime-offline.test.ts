@@ -55,6 +55,31 @@ function chat(agent: RuntimeAgent, opts: { language?: string; passages?: Passage
   };
 }
 
+describe('the voice profile\'s formality picks the greetings and closings (issue 43)', () => {
+  it('formal: "Hello" and "Thank you"; casual: "Hi there" and "Thanks!"; neutral as before; in English and French', async () => {
+    const formal = agentWith({ style: { formality: 'formal', custom_direction: null } });
+    const casual = agentWith({ style: { formality: 'casual', custom_direction: 'Sound like a barista.' } });
+    expect(await runtime.greet(formal, { language: 'en', contactFacts: {} })).toBe('Hello. My name is Ava. How may I assist you today?');
+    expect(await runtime.greet(casual, { language: 'en', contactFacts: { first_name: 'Jo' } })).toBe("Hi there, Jo! I'm Ava. What can I do for you?");
+    expect(await runtime.greet(agentWith({ style: { formality: 'neutral', custom_direction: null } }), { language: 'en', contactFacts: {} }))
+      .toBe("Hi! I'm Ava. How can I help you today?");
+    expect(await runtime.greet(formal, { language: 'fr', contactFacts: {} })).toBe('Bonjour. Je me nomme Ava. En quoi puis-je vous être utile ?');
+    const formalChat = chat(formal);
+    await formalChat.start();
+    expect((await formalChat.say('Hello')).text).toBe('Hello. How may I assist you today?');
+    expect((await formalChat.say('Thanks')).text).toBe('Thank you. Is there anything else I may assist you with?');
+    expect((await formalChat.say('Bye')).text).toBe('Thank you for contacting us. Good day.');
+    const casualChat = chat(casual);
+    await casualChat.start();
+    expect((await casualChat.say('Hi')).text).toBe('Hi there! What can I do for you?');
+    expect((await casualChat.say('thanks')).text).toBe('Thanks! Anything else?');
+    expect((await casualChat.say('bye')).text).toBe('Thanks! Have a great one!');
+    const french = chat(casual, { language: 'fr' });
+    await french.start();
+    expect((await french.say('Merci')).text).toBe('Merci ! Autre chose ?');
+  });
+});
+
 describe('greeting', () => {
   it('substitutes config variables and agent_name, dropping unknown names', async () => {
     const agent = agentWith({ greeting: 'Welcome to {{company}}! I am {{ agent_name }}, {{unknown}}, how can I help?', config_variables: { company: 'Acme' } });

@@ -83,7 +83,9 @@ describe('inbound voice', () => {
     // Both rules match ("pricing" and "refund"): the highest priority wins.
     const transfer = await carrier(VOICE, { ...base, CallStatus: 'in-progress', SpeechResult: 'I need a refund, and what is your pricing?', Confidence: '0.93' });
     twimls.push(transfer.text);
-    expect(transfer.text).toContain('<Dial timeout="25" callerId="' + number.phone_number + '">+14155550199</Dial>');
+    // The dial's action hears a destination that does not answer (the rule's on_no_answer).
+    expect(transfer.text).toContain('<Dial timeout="25" callerId="' + number.phone_number + '" action="' + svc.url + '/api/v1/carrier/twilio/voice/transfer?session=');
+    expect(transfer.text).toMatch(/&amp;turn=1">\+14155550199<\/Dial>/);
     expect(transfer.text).toContain('Let me connect you with our billing team.');
 
     const [conversation] = await conversationsOf(api, agent.id);
@@ -140,6 +142,7 @@ describe('inbound voice', () => {
     expect((await carrier(VOICE, base, { token: null })).status).toBe(403);
     expect((await carrier(VOICE, base, { token: 'not-the-token' })).status).toBe(403);
     expect((await carrier('/api/v1/carrier/twilio/sms', { ...base, Body: 'hi' }, { token: 'wrong' })).status).toBe(403);
+    expect((await carrier(`${VOICE}/transfer?session=${agent.id}&turn=2`, { ...base, DialCallStatus: 'no-answer' }, { token: 'wrong' })).status).toBe(403);
     expect(await conversationsOf(api, agent.id)).toEqual([]);
   });
 
@@ -205,6 +208,136 @@ describe('inbound voice', () => {
     const sip = await carrier(VOICE, { CallSid: sipSid, From: '+14155550146', To: number.phone_number, SpeechResult: 'Give me the technical support line' });
     expect(sip.text).toContain('<Sip username="acme" password="trunk-secret-1">sip:+14155550177@pbx.example.com:5061</Sip>');
     console.log(`Warm transfer TwiML:\n${warm.text}\n${destination.text}\nSIP transfer TwiML:\n${sip.text}`);
+  });
+});
+
+describe('the voice profile and the language act on the carrier voice (issue 43)', () => {
+  /** The first TwiML of a call to an agent configured with `config` (and a voice profile made of `profile`). */
+  async function firstTwiml(config: Record<string, unknown>, profile?: Record<string, unknown>) {
+    const org = await orgWithAgent(svc, 'Voices');
+    let profileId: string | undefined;
+    if (profile) {
+      const made = await org.api.post('/api/v1/rest/voice-profiles', { name: 'Desk voice', base_voice: 'ash', ...profile });
+      expect(made.status, made.text).toBe(201);
+      profileId = made.body.id;
+    }
+    const patched = await org.api.patch(`/api/v1/rest/agents/${org.agent.id}`, { ...config, ...(profileId ? { voice_profile_id: profileId } : {}) });
+    expect(patched.status, patched.text).toBe(200);
+    const number = (await org.api.post(N, { widget_id: org.agent.id, force: true })).body;
+    const res = await carrier(VOICE, { CallSid: callSid(), From: '+14155550170', To: number.phone_number });
+    expect(res.status).toBe(200);
+    return { text: res.text, api: org.api, agentId: org.agent.id as string };
+  }
+
+  it('accent, pace, energy and formality choose the voice and its <prosody>; a foreign accent speaks inside <lang>', async () => {
+    const british = await firstTwiml({ greeting: 'Good morning, Acme here.' }, { accent: 'british', pace: 'slow', energy: 'high', formality: 'formal' });
+    // slow 85% + high energy 5 + formal -5 = 85%; high energy is loud. Polly's neural voices take no pitch.
+    expect(british.text).toContain('<Say voice="Polly.Brian-Neural" language="en-GB"><prosody rate="85%" volume="loud">Good morning, Acme here.</prosody></Say>');
+    expect(british.text).toContain('language="en-GB"><Say');
+    const french = await firstTwiml({ greeting: 'Hello there.' }, { accent: 'french', pace: 'fast', energy: 'low', formality: 'casual' });
+    expect(french.text).toContain('<Gather input="speech"');
+    expect(french.text).toMatch(/bargeIn="true" language="en-US"><Say voice="Polly.Remi-Neural" language="fr-FR"><prosody rate="115%" volume="soft"><lang xml:lang="en-US">Hello there\.<\/lang><\/prosody><\/Say>/);
+    // A profile with the default delivery changes nothing but the base voice.
+    const plain = await firstTwiml({ greeting: 'Hi.' }, {});
+    expect(plain.text).toContain('<Say voice="Polly.Matthew-Neural" language="en-US">Hi.</Say>');
+    // formality also words the agent's own phrases: a formal profile's default greeting.
+    const formal = await firstTwiml({}, { formality: 'formal' });
+    expect(formal.text).toContain('>Hello. My name is Voices. How may I assist you today?</prosody></Say>');
+  });
+
+  it('languages beyond en-US and fr-FR take their carrier voices; a language the carrier cannot speak falls back to en-US', async () => {
+    const cases: [string, string, string][] = [
+      ['de', 'Polly.Vicki-Neural', 'de-DE'], ['pt-BR', 'Polly.Camila-Neural', 'pt-BR'], ['pt-PT', 'Polly.Ines-Neural', 'pt-PT'],
+      ['es-MX', 'Polly.Mia-Neural', 'es-MX'], ['ja', 'Polly.Kazuha-Neural', 'ja-JP'], ['fr-CA', 'Polly.Gabrielle-Neural', 'fr-CA'], ['sw', 'Polly.Joanna-Neural', 'en-US'],
+    ];
+    for (const [language, voice, locale] of cases) {
+      const { text } = await firstTwiml({ default_language: language, greeting: 'Hello.', voice: 'alloy' });
+      expect(text, language).toContain(`bargeIn="true" language="${locale}"><Say voice="${voice}" language="${locale}">`);
+    }
+  });
+
+  it('prices and times are spoken as a person says them; the transcript keeps the written form', async () => {
+    const greeting = 'Plans start at $39.95 a month and we open at 9:00 am, closing at 17:30.';
+    const { text, api, agentId } = await firstTwiml({ greeting });
+    expect(text).toContain('>Plans start at 39 dollars 95 a month and we open at 9 a.m., closing at 5:30 p.m.</Say>');
+    const [conversation] = await conversationsOf(api, agentId);
+    const messages = (await api.get(`/api/v1/rest/conversations/${conversation!.id}`)).body.messages as { text: string }[];
+    expect(messages[0]!.text).toBe(greeting);
+  });
+});
+
+describe('transfers nobody answers (issue 43)', () => {
+  /** The sandbox's test destination that rings and never answers (contract, "Sandbox carrier"). */
+  const NO_ANSWER = '+15005550003';
+  const unescape = (s: string) => s.replace(/&amp;/g, '&');
+  const pathOf = (url: string) => { const u = new URL(unescape(url)); return u.pathname + u.search; };
+
+  it('warm: the destination leg rings ring_timeout_seconds; not answered, the caller is back with the agent, who goes on', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Warm desk' });
+    const rule = await api.post(`/api/v1/rest/agents/${agent.id}/transfer-rules`, {
+      name: 'Escalation', condition: 'Caller mentions a complaint', destination_phone: NO_ANSWER, destination_label: 'our manager',
+      transfer_type: 'warm', warm_brief: 'A complaint is waiting.', ring_timeout_seconds: 12,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    expect(rule.body.on_no_answer).toBe('return_to_agent');
+    const sid = callSid();
+    const base = { CallSid: sid, From: '+14155550160', To: number.phone_number };
+    const since = new Date().toISOString();
+    await carrier(VOICE, base);
+    const transfer = await carrier(`${VOICE}?turn=1`, { ...base, SpeechResult: 'I want to make a complaint' });
+    expect(transfer.text).toContain('<Conference');
+    const placed = (await listCarrierOperations(svc.sql, { phoneNumber: number.phone_number }))
+      .find((o) => o.operation === 'call' && o.target === NO_ANSWER && o.created_at >= since);
+    expect(placed?.details).toMatchObject({ timeout: 12, status_url: expect.stringContaining('?transfer=') });
+
+    // The carrier reports the destination leg: rang out, never answered.
+    const status = { CallSid: callSid(), From: number.phone_number, To: NO_ANSWER, CallStatus: 'no-answer' };
+    expect((await carrier(pathOf(placed!.details.status_url as string), status)).status).toBe(204);
+    const plays = async () => (await listCarrierOperations(svc.sql, { sid })).filter((o) => o.operation === 'play');
+    const [play] = await plays();
+    const twiml = play!.details.twiml as string;
+    expect(twiml).toContain("Sorry, our manager is not available right now. I'm back with you: how else can I help?");
+    expect(twiml).toMatch(/<Gather input="speech" action="[^"]*\/voice\?turn=2"/);
+    // A retried callback plays nothing more.
+    expect((await carrier(pathOf(placed!.details.status_url as string), status)).status).toBe(204);
+    expect(await plays()).toHaveLength(1);
+
+    // The caller talks to the agent again.
+    const next = await carrier(`${VOICE}?turn=2`, { ...base, SpeechResult: 'What are your opening hours?' });
+    expect(next.text).toContain('<Gather input="speech"');
+    const [conversation] = await conversationsOf(api, agent.id);
+    const messages = (await api.get(`/api/v1/rest/conversations/${conversation!.id}`)).body.messages as { role: string; text: string }[];
+    expect(messages.map((m) => m.role)).toEqual(['agent', 'caller', 'agent', 'system', 'system', 'agent', 'caller', 'agent']);
+    expect(messages[4]!.text).toBe(`No answer from ${NO_ANSWER} (no-answer): back to the agent`);
+  });
+
+  it('cold with on_no_answer voicemail: <Dial timeout action>, then the caller leaves a message, noted in the transcript', async () => {
+    const { api, agent, number } = await agentWithNumber({ name: 'Cold desk' });
+    const rule = await api.post(`/api/v1/rest/agents/${agent.id}/transfer-rules`, {
+      name: 'Sales', condition: 'Caller wants a quote', destination_phone: NO_ANSWER, transfer_type: 'cold', ring_timeout_seconds: 10, on_no_answer: 'voicemail',
+    });
+    expect(rule.body).toMatchObject({ on_no_answer: 'voicemail' });
+    const sid = callSid();
+    const base = { CallSid: sid, From: '+14155550161', To: number.phone_number };
+    await carrier(VOICE, base);
+    const transfer = await carrier(`${VOICE}?turn=1`, { ...base, SpeechResult: 'I would like a quote please' });
+    const dial = /<Dial timeout="10" callerId="[^"]+" action="([^"]+)">\+15005550003<\/Dial>/.exec(transfer.text);
+    expect(dial, transfer.text).toBeTruthy();
+    const fallback = await carrier(pathOf(dial![1]!), { ...base, DialCallStatus: 'no-answer' });
+    expect(fallback.text).toContain('Sorry, Sales is not available right now. Please leave a message after the tone.');
+    const record = /<Record action="([^"]+)"[^>]*maxLength="120"[^>]*playBeep="true"/.exec(fallback.text);
+    expect(record, fallback.text).toBeTruthy();
+    const done = await carrier(pathOf(record![1]!), { ...base, RecordingUrl: 'https://api.twilio.com/recordings/RE123', RecordingDuration: '14' });
+    expect(done.text).toMatch(/your message has been recorded\. Goodbye\.<\/Say><Hangup\/>/);
+    const [conversation] = await conversationsOf(api, agent.id);
+    const messages = (await api.get(`/api/v1/rest/conversations/${conversation!.id}`)).body.messages as { role: string; text: string }[];
+    expect(messages.at(-1)!.text).toBe('Voicemail left for Sales by rule "Sales" (14 s): https://api.twilio.com/recordings/RE123');
+    // An answered destination ends the caller's call with the dial: nothing more plays.
+    const sid2 = callSid();
+    await carrier(VOICE, { ...base, CallSid: sid2 });
+    const answered = await carrier(`${VOICE}?turn=1`, { ...base, CallSid: sid2, SpeechResult: 'I would like a quote please' });
+    const action = /<Dial [^>]*action="([^"]+)"/.exec(answered.text)![1]!;
+    expect((await carrier(pathOf(action), { ...base, CallSid: sid2, DialCallStatus: 'completed' })).text).toMatch(/<Response><Hangup\/><\/Response>/);
   });
 });
 

@@ -43,12 +43,12 @@ describe('transfer rules: create and read', () => {
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), widget_id: agent.id, name: 'Billing', condition: COLD.condition,
       destination_phone: '+14155550123', destination_label: null, enabled: true, priority: 0, transfer_type: 'cold',
-      ring_timeout_seconds: 30, warm_brief: null, sip_trunk_id: null, destination_sip_uri: null,
+      ring_timeout_seconds: 30, on_no_answer: 'return_to_agent', warm_brief: null, sip_trunk_id: null, destination_sip_uri: null,
       created_at: expect.stringMatching(ISO_MS), updated_at: expect.stringMatching(ISO_MS),
     });
     expect(Object.keys(res.body)).toEqual([
       'id', 'widget_id', 'name', 'condition', 'destination_phone', 'destination_label', 'enabled', 'priority', 'transfer_type',
-      'ring_timeout_seconds', 'warm_brief', 'sip_trunk_id', 'destination_sip_uri', 'created_at', 'updated_at',
+      'ring_timeout_seconds', 'on_no_answer', 'warm_brief', 'sip_trunk_id', 'destination_sip_uri', 'created_at', 'updated_at',
     ]);
     const one = await api.get(`${R(agent.id)}/${res.body.id}`);
     expect(one.status).toBe(200);
@@ -110,6 +110,7 @@ describe('transfer rules: validation', () => {
       expectFieldError(await post({ destination_phone }), 'destination_phone', destination_phone.length > 16 ? 'too_long' : 'invalid_e164');
     }
     expectFieldError(await post({ transfer_type: 'blind' }), 'transfer_type', 'invalid_value');
+    expectFieldError(await post({ on_no_answer: 'hang_up' }), 'on_no_answer', 'invalid_value');
     expectFieldError(await post({ priority: -1 }), 'priority', 'out_of_range');
     expectFieldError(await post({ priority: 1001 }), 'priority', 'out_of_range');
     expectFieldError(await post({ priority: 1.5 }), 'priority', 'invalid_type');

@@ -3,7 +3,10 @@ import twilio from 'twilio';
 import { AppError, notFound, validationError } from '../../src/errors.ts';
 import { relayCarrierStatus } from '../../src/campaigns/index.ts';
 import { answerCampaignCall, answerMachine, assertCampaignCallRequest } from '../../src/campaigns/calls.ts';
-import { answerSms, answerVoice, answerWarmDestination, recordCallStatus, type CarrierParams, type InboundDeps } from '../../src/telephony/inbound.ts';
+import {
+  answerSms, answerVoice, answerWarmDestination, recordCallStatus, recordTransferVoicemail, transferNotAnswered, type CarrierParams, type InboundDeps,
+} from '../../src/telephony/inbound.ts';
+import { hangupResponse } from '../../src/telephony/twiml.ts';
 import { CARRIER_WEBHOOK_PATHS, webhookSigningToken } from '../../src/telephony/webhook-urls.ts';
 import type { AppContext } from '../context.ts';
 import { formBodyErrors, readFormBytes } from '../middleware/body.ts';
@@ -97,9 +100,31 @@ export function carrierWebhooksRouter(limitPerMinute: number): Router {
     await verifiedParams(c, throttle);
     twiml(c, await answerWarmDestination(inboundDeps(c), queryParam(c, 'session') ?? ''));
   });
+  // A transfer's outcome (issue 43): the `<Dial action>` of a cold or SIP transfer (DialCallStatus), and the
+  // `<Record action>` of the voicemail left when nobody answered.
+  router.post(CARRIER_WEBHOOK_PATHS.voiceTransfer, async (ctx) => {
+    const c = ctx as unknown as AppContext;
+    const params = await verifiedParams(c, throttle);
+    const sessionId = queryParam(c, 'session') ?? '';
+    if (queryParam(c, 'voicemail') === '1') return twiml(c, await recordTransferVoicemail(inboundDeps(c), sessionId, params));
+    const fallback = await transferNotAnswered(inboundDeps(c), {
+      sessionId, how: params.DialCallStatus ?? '', turn: queryParam(c, 'turn') ?? '', baseUrl: baseUrlOf(c), params,
+    });
+    twiml(c, fallback?.twiml ?? hangupResponse());
+  });
   router.post(CARRIER_WEBHOOK_PATHS.voiceStatus, async (ctx) => {
     const c = ctx as unknown as AppContext;
     const params = await verifiedParams(c, throttle);
+    // A warm transfer's destination leg: not answered, the waiting caller gets the rule's on_no_answer.
+    const transfer = queryParam(c, 'transfer');
+    if (transfer !== undefined) {
+      const fallback = await transferNotAnswered(inboundDeps(c), {
+        sessionId: transfer, how: params.CallStatus ?? '', turn: queryParam(c, 'turn') ?? '', baseUrl: baseUrlOf(c), params,
+      });
+      if (fallback?.played) await c.deps.carrier.playOnCall(fallback.callSid, fallback.twiml);
+      ctx.status = 204;
+      return;
+    }
     // An outbound campaign call: its status drives the call's workflow.
     const campaignCall = queryParam(c, 'campaign_call') ?? '';
     if (UUID.test(campaignCall)) {

@@ -8,6 +8,7 @@ import { AppError } from '../errors.ts';
 import { findAgentToRun, type AgentToRun } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
+import { findVoiceStyle } from '../db/voice-profiles.ts';
 import { emitEvent } from '../events/emit.ts';
 import { retrievePassages, searchKnowledge } from '../knowledge/retrieval.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
@@ -70,6 +71,7 @@ export async function runtimeAgent(db: Db, agent: Agent, opts: {
     data_schema: agent.data_schema as RuntimeAgent['data_schema'], default_language: agent.default_language,
     config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts || staffed,
     prompt_modules: agent.prompt_modules, tracking_rules: agent.tracking_rules,
+    style: agent.voice_profile_id ? await findVoiceStyle(db, agent.id, agent.voice_profile_id) : null,
   };
 }
 

@@ -40,6 +40,12 @@ export async function markSessionTransferred(db: Db, id: string, ruleId: string)
   await db`update carrier_sessions set status = 'transferred', transfer_rule_id = ${ruleId}, updated_at = now() where id = ${id}`;
 }
 
+/** A transferred call back with its agent (the destination did not answer): true when it was transferred. */
+export async function resumeTransferredSession(db: Db, id: string): Promise<boolean> {
+  const rows = await db`update carrier_sessions set status = 'active', updated_at = now() where id = ${id} and status = 'transferred' returning id`;
+  return rows.length > 0;
+}
+
 export async function endSession(db: Db, id: string): Promise<void> {
   await db`update carrier_sessions set status = 'ended', updated_at = now() where id = ${id}`;
 }

@@ -2,18 +2,18 @@ import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { FieldError } from '../validation.ts';
 import { mergeTransferRule, type TransferRuleFields } from '../domain/transfer-rules.ts';
-import type { TransferRule, TransferRuleCreate, TransferType } from '../schemas/transfer-rules.ts';
+import type { NoAnswerAction, TransferRule, TransferRuleCreate, TransferType } from '../schemas/transfer-rules.ts';
 
 interface TransferRuleRow {
   id: string; agent_id: string; name: string; condition: string; destination_phone: string | null;
   destination_label: string | null; enabled: boolean; priority: number; transfer_type: TransferType;
-  ring_timeout_seconds: number; warm_brief: string | null; sip_trunk_id: string | null;
+  ring_timeout_seconds: number; on_no_answer: NoAnswerAction; warm_brief: string | null; sip_trunk_id: string | null;
   destination_sip_uri: string | null; created_at: Date; updated_at: Date;
 }
 
 const COLUMNS = [
   'id', 'agent_id', 'name', 'condition', 'destination_phone', 'destination_label', 'enabled', 'priority', 'transfer_type',
-  'ring_timeout_seconds', 'warm_brief', 'sip_trunk_id', 'destination_sip_uri', 'created_at', 'updated_at',
+  'ring_timeout_seconds', 'on_no_answer', 'warm_brief', 'sip_trunk_id', 'destination_sip_uri', 'created_at', 'updated_at',
 ];
 
 /** The API shape of a rule row; `widget_id` is the agent's id. */
@@ -22,7 +22,7 @@ export function toTransferRule(row: TransferRuleRow): TransferRule {
     id: row.id, widget_id: row.agent_id, name: row.name, condition: row.condition,
     destination_phone: row.destination_phone, destination_label: row.destination_label,
     enabled: row.enabled, priority: row.priority, transfer_type: row.transfer_type,
-    ring_timeout_seconds: row.ring_timeout_seconds, warm_brief: row.warm_brief,
+    ring_timeout_seconds: row.ring_timeout_seconds, on_no_answer: row.on_no_answer, warm_brief: row.warm_brief,
     sip_trunk_id: row.sip_trunk_id, destination_sip_uri: row.destination_sip_uri,
     created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
   };

@@ -30,6 +30,13 @@ export async function insertVoiceProfile(db: Db, orgId: string, input: VoiceProf
   return toVoiceProfile(row!);
 }
 
+/** The wording direction of an agent's voice profile (formality, custom_direction), or null when it has none in its organization. */
+export async function findVoiceStyle(db: Db, agentId: string, profileId: string): Promise<{ formality: Formality; custom_direction: string | null } | null> {
+  const [row] = await db<{ formality: Formality; custom_direction: string | null }[]>`select p.formality, p.custom_direction
+    from voice_profiles p join agents a on a.org_id = p.org_id where p.id = ${profileId} and a.id = ${agentId}`;
+  return row ?? null;
+}
+
 /**
  * The profile in the organization, or null. `forShare` locks it until the caller's transaction
  * ends, so a concurrent DELETE (which detaches the profile from agents) waits: use it when

@@ -1,6 +1,6 @@
 import type { FieldError } from '../validation.ts';
 import {
-  NOT_FOR_TYPE, type TransferRule, type TransferRuleCreate, type TransferRulePatch, type TransferType,
+  NOT_FOR_TYPE, type NoAnswerAction, type TransferRule, type TransferRuleCreate, type TransferRulePatch, type TransferType,
 } from '../schemas/transfer-rules.ts';
 import { normalizeSipHost } from './sip-host.ts';
 
@@ -14,6 +14,7 @@ export interface TransferRuleFields {
   priority: number;
   transfer_type: TransferType;
   ring_timeout_seconds: number;
+  on_no_answer: NoAnswerAction;
   warm_brief: string | null;
   sip_trunk_id: string | null;
   destination_sip_uri: string | null;
@@ -21,7 +22,7 @@ export interface TransferRuleFields {
 
 export const TRANSFER_RULE_DEFAULTS = {
   destination_phone: null, destination_label: null, enabled: true, priority: 0, transfer_type: 'cold',
-  ring_timeout_seconds: 30, warm_brief: null, sip_trunk_id: null, destination_sip_uri: null,
+  ring_timeout_seconds: 30, on_no_answer: 'return_to_agent', warm_brief: null, sip_trunk_id: null, destination_sip_uri: null,
 } as const satisfies Omit<TransferRuleFields, 'name' | 'condition'>;
 
 type TypeField = 'warm_brief' | 'sip_trunk_id' | 'destination_sip_uri';
@@ -36,7 +37,7 @@ const OWNER: Record<TypeField, TransferType> = { warm_brief: 'warm', sip_trunk_i
 
 const FIELDS = [
   'name', 'condition', 'destination_phone', 'destination_label', 'enabled', 'priority', 'transfer_type',
-  'ring_timeout_seconds', 'warm_brief', 'sip_trunk_id', 'destination_sip_uri',
+  'ring_timeout_seconds', 'on_no_answer', 'warm_brief', 'sip_trunk_id', 'destination_sip_uri',
 ] as const satisfies readonly (keyof TransferRuleFields)[];
 
 /**

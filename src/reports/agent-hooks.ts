@@ -17,5 +17,7 @@ export const agentPurgeSteps: Record<string, AgentPurgeStep> = {
 };
 
 export const agentTables: Record<string, AgentRowsFate> = {
+  // `widget_ids` names the agents a report covers: the delete hook removes the agent from it (or the report, when it is the only one).
+  reports: { deleteHook: 'reports' },
   report_rollups: { purgeStep: 'report_rollups' },
 };

@@ -15,7 +15,7 @@ import { matchTransferInput } from './transfer.ts';
 import { businessOf, introduction } from './outbound.ts';
 import type {
   AgentRuntime, DataField, Evaluation, OutboundCall, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TransferCandidate, TransferInput, TurnInput,
-  TurnResult, Verdict,
+  TurnResult, Verdict, VoiceStyle,
 } from './types.ts';
 
 /**
@@ -334,6 +334,7 @@ export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'langua
   const sections = [
     outbound ? outboundPrompt(agent, outbound, language) : `You are ${agent.name}, the chat assistant on this business's website.`,
     agent.persona?.trim() ? renderTemplate(agent.persona, agent, input.contactFacts) : '',
+    styleDirection(agent.style ?? null),
     outbound
       ? `Reply in ${languageName(language)}, in one or two short spoken sentences. Never read out a URL or a "Source:" line: say it is on our website.`
       : `Reply in ${languageName(language)} (page language "${language}"), in 1 to 3 short sentences.`,
@@ -361,6 +362,19 @@ export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'langua
   }
   if (Object.keys(input.contactFacts).length) sections.push(`Known facts about this visitor from earlier conversations: ${JSON.stringify(input.contactFacts)}`);
   return sections.filter(Boolean).join('\n\n');
+}
+
+const REGISTER_DIRECTION = {
+  formal: 'Speak formally: courteous, complete sentences, no slang and no contractions; greet with "Hello" and close with "Thank you".',
+  casual: 'Speak casually, as a friendly person would: a relaxed tone and contractions are fine ("Hi there", "Thanks!").',
+  neutral: '',
+} as const;
+
+/** The voice profile's direction of the agent's words (issue 43): its formality, and its custom_direction as written. */
+export function styleDirection(style: VoiceStyle | null): string {
+  if (!style) return '';
+  const direction = style.custom_direction?.trim();
+  return [REGISTER_DIRECTION[style.formality], direction ? `Direction for how you speak and word your replies: ${direction}` : ''].filter(Boolean).join(' ');
 }
 
 /** A call the agent placed: it called them, who it is, for which business, and why (the campaign's objective). */

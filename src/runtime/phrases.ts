@@ -129,6 +129,49 @@ export const PHRASES: Record<Lang, Phrases> = {
   },
 };
 
+type Register = Pick<Phrases, 'greeting' | 'greetingBack' | 'thanks' | 'goodbye' | 'anythingElse'>;
+
+/** The greetings and closings of a voice profile's `formality` other than `neutral` (the tables above), per language. */
+const REGISTERS: Record<'casual' | 'formal', Record<Lang, Register>> = {
+  casual: {
+    en: {
+      greeting: (name, first) => `Hi there${first ? `, ${first}` : ''}! I'm ${name}. What can I do for you?`,
+      greetingBack: 'Hi there! What can I do for you?',
+      thanks: 'Thanks! Anything else?',
+      goodbye: 'Thanks! Have a great one!',
+      anythingElse: 'Anything else?',
+    },
+    fr: {
+      greeting: (name, first) => `Salut${first ? ` ${first}` : ''} ! Moi, c'est ${name}. Qu'est-ce que je peux faire pour vous ?`,
+      greetingBack: "Salut ! Qu'est-ce que je peux faire pour vous ?",
+      thanks: 'Merci ! Autre chose ?',
+      goodbye: 'Merci ! Bonne journée !',
+      anythingElse: 'Autre chose ?',
+    },
+  },
+  formal: {
+    en: {
+      greeting: (name, first) => `Hello${first ? ` ${first}` : ''}. My name is ${name}. How may I assist you today?`,
+      greetingBack: 'Hello. How may I assist you today?',
+      thanks: 'Thank you. Is there anything else I may assist you with?',
+      goodbye: 'Thank you for contacting us. Good day.',
+      anythingElse: 'Is there anything else I may assist you with?',
+    },
+    fr: {
+      greeting: (name, first) => `Bonjour${first ? ` ${first}` : ''}. Je me nomme ${name}. En quoi puis-je vous être utile ?`,
+      greetingBack: 'Bonjour. En quoi puis-je vous être utile ?',
+      thanks: 'Je vous remercie. Puis-je vous être utile pour autre chose ?',
+      goodbye: 'Nous vous remercions de nous avoir contactés. Excellente journée.',
+      anythingElse: 'Puis-je vous être utile pour autre chose ?',
+    },
+  },
+};
+
+/** What the runtimes say in `lang`, in the register of the agent's voice profile (`formality`; neutral without one). */
+export function phrasesFor(lang: Lang, formality: 'casual' | 'neutral' | 'formal' | null | undefined): Phrases {
+  return formality === 'casual' || formality === 'formal' ? { ...PHRASES[lang], ...REGISTERS[formality][lang] } : PHRASES[lang];
+}
+
 /** The apology the runtimes fall back to when they have nothing grounded to say. */
 export function dontKnowReply(lang: Lang, canTransfer: boolean): string {
   const p = PHRASES[lang];
@@ -144,7 +187,7 @@ export function handoffReply(language: string | null | undefined): string {
 export function greetingFor(agent: RuntimeAgent, language: string, contactFacts: Record<string, unknown> = {}): string {
   if (agent.greeting?.trim()) return renderTemplate(agent.greeting, agent, contactFacts);
   const first = typeof contactFacts.first_name === 'string' && contactFacts.first_name.trim() ? contactFacts.first_name.trim() : null;
-  return PHRASES[pageLanguage(language)].greeting(agent.name, first);
+  return phrasesFor(pageLanguage(language), agent.style?.formality).greeting(agent.name, first);
 }
 
 interface CopyOf {

@@ -3,7 +3,7 @@ import { composeAnswer, type Answer } from './answer.ts';
 import { questionParts } from '../knowledge/parts.ts';
 import { guardrailHit } from './guardrails.ts';
 import { defaultCountry, withoutEmails, type ParseContext } from './parsers.ts';
-import { greetingFor, pageLanguage, PHRASES, renderTemplate, type SteerTopic } from './phrases.ts';
+import { greetingFor, pageLanguage, phrasesFor, renderTemplate, type SteerTopic } from './phrases.ts';
 import {
   AFFIRMATIVE, agentSide, BOOKING, DECLINE_FIELD, GOODBYE, GREETING_ONLY, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
 } from './signals.ts';
@@ -30,7 +30,7 @@ function steerTopic(goals: string[] | null): SteerTopic | null {
 export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: () => Date): Promise<TurnResult> {
   const { agent, messages } = input;
   const lang = pageLanguage(input.language || agent.default_language);
-  const p = PHRASES[lang];
+  const p = phrasesFor(lang, agent.style?.formality);
   const captured = { ...input.captured };
   const toolCalls: ToolCall[] = [];
   const record = (name: string, args: Record<string, unknown>) => toolCalls.push({ name, args, ts: now().toISOString() });

@@ -30,9 +30,14 @@ export interface RuntimeAgent {
   tracking_rules?: { name: string; condition: string; enabled: boolean }[] | null;
   /** Whether a human can take over (the agent has an enabled transfer rule or live chat alerts). */
   can_transfer: boolean;
+  /** The wording its voice profile asks for (issue 43): `formality` picks the phrasings, `custom_direction` is told to a model. Null without a profile. */
+  style?: VoiceStyle | null;
   /** Set on a call the agent placed (a campaign call): why it calls. The agent introduces itself and says so. */
   outbound?: OutboundCall | null;
 }
+
+/** A voice profile's direction of the agent's words. */
+export interface VoiceStyle { formality: 'casual' | 'neutral' | 'formal'; custom_direction: string | null }
 
 /** A call the agent placed: its campaign's `objective`, `opening_line` and `voicemail_message` (templates). */
 export interface OutboundCall {

@@ -4,6 +4,10 @@ import { E164, ListEnvelope, Nullable, StringEnum, Timestamp, Uuid } from './com
 export const TRANSFER_TYPES = ['cold', 'warm', 'sip_refer'] as const;
 export type TransferType = (typeof TRANSFER_TYPES)[number];
 
+/** What a transfer does when its destination does not answer in time (issue 43). */
+export const NO_ANSWER_ACTIONS = ['return_to_agent', 'voicemail'] as const;
+export type NoAnswerAction = (typeof NO_ANSWER_ACTIONS)[number];
+
 export const PRIORITY_MIN = 0;
 export const PRIORITY_MAX = 1000;
 export const RING_TIMEOUT_MIN = 10;
@@ -34,6 +38,11 @@ const RingTimeout = Type.Integer({
   minimum: RING_TIMEOUT_MIN, maximum: RING_TIMEOUT_MAX,
   description: `Seconds the destination rings before the transfer is given up, ${RING_TIMEOUT_MIN} to ${RING_TIMEOUT_MAX} inclusive, default 30`,
 });
+const OnNoAnswer = StringEnum(NO_ANSWER_ACTIONS, {
+  description: 'When the destination does not answer within ring_timeout_seconds (or is busy, or the call fails): '
+    + '`return_to_agent` (default): the agent says the destination is not available and goes on with the caller; '
+    + '`voicemail`: the caller is asked to leave a message after the tone, recorded and noted in the transcript',
+});
 const WarmBrief = Type.String({
   maxLength: 2000,
   description: `Read to whoever answers, before the caller is bridged in; up to 2000 characters. Only for \`warm\` rules: a non-null value on another type is 400 \`${NOT_FOR_TYPE}\``,
@@ -60,6 +69,7 @@ export const TransferRuleSchema = Type.Object({
   priority: Type.Integer(),
   transfer_type: StringEnum(TRANSFER_TYPES),
   ring_timeout_seconds: Type.Integer({ minimum: RING_TIMEOUT_MIN, maximum: RING_TIMEOUT_MAX }),
+  on_no_answer: StringEnum(NO_ANSWER_ACTIONS),
   warm_brief: Nullable(Type.String()),
   sip_trunk_id: Nullable(Uuid),
   destination_sip_uri: Nullable(Type.String()),
@@ -77,6 +87,7 @@ export const TransferRuleCreateSchema = Type.Object({
   priority: Type.Optional(Priority),
   transfer_type: Type.Optional(Type_),
   ring_timeout_seconds: Type.Optional(RingTimeout),
+  on_no_answer: Type.Optional(OnNoAnswer),
   warm_brief: Type.Optional(Nullable(WarmBrief)),
   sip_trunk_id: Type.Optional(Nullable(SipTrunkId)),
   destination_sip_uri: Type.Optional(Nullable(DestinationSipUri)),

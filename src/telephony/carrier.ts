@@ -55,6 +55,8 @@ export interface Carrier {
     from: string; to: string; url: string; statusUrl: string;
     /** Answering-machine detection (campaign calls): the carrier posts `AnsweredBy` here once it knows who answered. */
     amdStatusUrl?: string;
+    /** Seconds the destination rings before the carrier gives up (`no-answer`); the carrier's default (60) when absent. */
+    timeout?: number;
   }): Promise<PlacedCall>;
   /** Replaces what a live call plays with `twiml` (the message left after a machine's beep). */
   playOnCall(callSid: string, twiml: string): Promise<void>;

@@ -9,7 +9,7 @@ import { findAgent } from '../db/agents.ts';
 import { queueBusinessNotification } from '../conversations/notify.ts';
 import { recordCarrierOperation } from '../db/carrier-operations.ts';
 import {
-  endSession, findLiveSession, findSessionById, insertCarrierSession, markSessionTransferred, type CarrierSession,
+  endSession, findLiveSession, findSessionById, insertCarrierSession, markSessionTransferred, resumeTransferredSession, type CarrierSession,
 } from '../db/carrier-sessions.ts';
 import { findConversationRecord, insertMessages, listMessages } from '../db/conversations.ts';
 import { findActiveNumberByE164, findPhoneNumberById, type PhoneNumberRecord } from '../db/phone-numbers.ts';
@@ -25,7 +25,7 @@ import type { Agent } from '../schemas/agents.ts';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Carrier } from './carrier.ts';
 import {
-  emptyVoiceResponse, hangupResponse, politeHangup, sayAndGather, sayAndHangup, turnTakingOf, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
+  emptyVoiceResponse, hangupResponse, noAnswerTwiml, politeHangup, sayAndGather, sayAndHangup, turnTakingOf, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
 } from './twiml.ts';
 import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
 import { smsText } from './sms-text.ts';
@@ -53,10 +53,14 @@ async function answeringAgent(db: Db, number: PhoneNumberRecord | null, channel:
   return agent && agent.status !== 'paused' ? agent : null;
 }
 
-/** How the agent sounds: its voice profile's base voice, else its own voice, as a Twilio voice. */
+/**
+ * How the agent sounds: its voice profile's base voice, else its own voice, as a carrier voice of the conversation's
+ * language (the region from the agent's default_language or the profile's accent), with the profile's delivery.
+ */
 export async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
   const profile = agent.voice_profile_id ? await findVoiceProfile(db, orgId, agent.voice_profile_id) : null;
-  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en', turnTakingOf(agent));
+  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? agent.default_language ?? 'en', turnTakingOf(agent),
+    { delivery: profile, agentLanguage: agent.default_language });
 }
 
 /**
@@ -155,7 +159,7 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
     orgId: session.orgId, agent, conversationId: conversation.id, language: conversation.language, said: params.SpeechResult ?? '', action, ourNumber: params.To ?? '',
     answer: async (said) => (await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' })).map((m) => m.text),
     closes: () => callClosed(deps.sql, conversation.id),
-    handOver: (rule, said, announcement) => transferCall(deps, { session, rule, said, announcement, ourNumber: params.To ?? '', baseUrl }),
+    handOver: (rule, said, announcement) => transferCall(deps, { session, rule, said, announcement, ourNumber: params.To ?? '', baseUrl, action }),
   });
   return turn.twiml;
 }
@@ -210,7 +214,7 @@ export async function voiceTurn(deps: ConversationDeps, input: VoiceTurnInput): 
 /** What the agent says when `rule` hands the caller over. */
 function transferAnnouncement(rule: TransferRule, speech: Speech): string {
   const who = rule.destination_label ?? rule.name;
-  return speech.language === 'fr-FR' ? `Je vous mets en relation avec ${who}. Merci de patienter.` : `Let me connect you with ${who}. Please hold.`;
+  return speech.listen.startsWith('fr') ? `Je vous mets en relation avec ${who}. Merci de patienter.` : `Let me connect you with ${who}. Please hold.`;
 }
 
 /** The transcript's note of a transfer by `rule`. */
@@ -223,16 +227,16 @@ function simulatedPlan(rule: TransferRule, ourNumber: string): TransferPlan {
   return { type: 'cold', rule, callerId: ourNumber };
 }
 
-async function transferPlan(deps: InboundDeps, session: CarrierSession, rule: TransferRule, ourNumber: string): Promise<TransferPlan> {
+async function transferPlan(deps: InboundDeps, session: CarrierSession, rule: TransferRule, ourNumber: string, noAnswerUrl: string): Promise<TransferPlan> {
   if (rule.transfer_type === 'warm') return { type: 'warm', rule, conference: `transfer-${session.id}` };
   if (rule.transfer_type === 'sip_refer') {
     const trunk = rule.sip_trunk_id ? await findSipTrunk(deps.sql, session.orgId, rule.sip_trunk_id) : null;
     // The trunk's credential is unsealed here, for this one TwiML answer, and never stored or logged.
     const password = trunk ? await loadSipTrunkPassword(deps.sql, deps.secrets, session.orgId, trunk.id) : null;
     const sipUri = rule.destination_sip_uri ?? `sip:${rule.destination_phone ?? ''}@${trunk?.sip_host ?? ''}`;
-    return { type: 'sip_refer', rule, sipUri, username: trunk?.sip_username ?? '', password: password ?? '' };
+    return { type: 'sip_refer', rule, sipUri, username: trunk?.sip_username ?? '', password: password ?? '', noAnswerUrl };
   }
-  return { type: 'cold', rule, callerId: ourNumber };
+  return { type: 'cold', rule, callerId: ourNumber, noAnswerUrl };
 }
 
 const destinationOf = (rule: TransferRule) => rule.destination_sip_uri ?? rule.destination_phone ?? '';
@@ -240,9 +244,14 @@ const destinationOf = (rule: TransferRule) => rule.destination_sip_uri ?? rule.d
 /** Hands the caller over by `rule`: recorded in the transcript (a `system` message naming the rule), the plan of its TwiML. */
 async function transferCall(deps: InboundDeps, input: {
   session: CarrierSession; rule: TransferRule; said: string; announcement: string; ourNumber: string; baseUrl: string;
+  /** Where the caller's next words go, should the destination not answer and the agent take the call back. */
+  action: string;
 }): Promise<TransferPlan> {
   const { session, rule } = input;
-  const plan = await transferPlan(deps, session, rule, input.ourNumber);
+  // The turn the agent resumes at, when the caller comes back to it: signed with the URL as every turn is.
+  const turn = new URL(input.action).searchParams.get('turn') ?? '1';
+  const noAnswerUrl = `${input.baseUrl}${CARRIER_WEBHOOK_PATHS.voiceTransfer}?session=${session.id}&turn=${turn}`;
+  const plan = await transferPlan(deps, session, rule, input.ourNumber, noAnswerUrl);
   await deps.sql.begin(async (tx) => {
     await insertMessages(tx, session.conversationId!, [{ role: 'caller', text: input.said }, { role: 'agent', text: input.announcement }]);
     await addSystemMessage(tx, session.conversationId!, transferNote(rule));
@@ -258,7 +267,9 @@ async function transferCall(deps: InboundDeps, input: {
     // The destination is called first: it hears the brief, then joins the conference the caller waits in.
     await deps.carrier.placeCall({
       from: input.ourNumber, to: rule.destination_phone ?? '',
-      url: `${input.baseUrl}${CARRIER_WEBHOOK_PATHS.voice}/warm?session=${session.id}`, statusUrl: input.baseUrl + CARRIER_WEBHOOK_PATHS.voiceStatus,
+      url: `${input.baseUrl}${CARRIER_WEBHOOK_PATHS.voice}/warm?session=${session.id}`,
+      // The destination leg rings ring_timeout_seconds; its status tells whether the caller gets the rule's on_no_answer.
+      statusUrl: `${input.baseUrl}${CARRIER_WEBHOOK_PATHS.voiceStatus}?transfer=${session.id}&turn=${turn}`, timeout: rule.ring_timeout_seconds,
     }).catch(async (err: unknown) => {
       deps.log.error({ err, session_id: session.id }, 'could not call the warm transfer destination');
       // The business hears of it (notification_email, notification_phone).
@@ -279,6 +290,83 @@ export async function answerWarmDestination(deps: InboundDeps, sessionId: string
   const agent = await findAgent(deps.sql, session.orgId, session.agentId);
   const speech = agent ? await speechFor(deps.sql, session.orgId, agent, null) : speechOf(null, 'en');
   return warmBriefTwiml(rule?.warm_brief ?? 'You have an incoming transfer.', `transfer-${session.id}`, speech);
+}
+
+/** How a destination leg ends when nobody took the call: the rule's `on_no_answer` plays. */
+const NOT_ANSWERED = new Set(['no-answer', 'busy', 'failed', 'canceled']);
+
+const NO_ANSWER_WORDS = {
+  en: {
+    back: (who: string) => `Sorry, ${who} is not available right now. I'm back with you: how else can I help?`,
+    voicemail: (who: string) => `Sorry, ${who} is not available right now. Please leave a message after the tone.`,
+    goodbye: 'Thank you. Goodbye.',
+    recorded: 'Thank you, your message has been recorded. Goodbye.',
+  },
+  fr: {
+    back: (who: string) => `Désolé, ${who} n'est pas disponible pour le moment. Je reste avec vous : que puis-je faire d'autre pour vous ?`,
+    voicemail: (who: string) => `Désolé, ${who} n'est pas disponible pour le moment. Merci de laisser un message après le bip.`,
+    goodbye: 'Merci. Au revoir.',
+    recorded: 'Merci, votre message a bien été enregistré. Au revoir.',
+  },
+};
+
+/** The transferred call of `sessionId`, its rule, agent and conversation language; null when it is no longer waiting on a transfer. */
+async function waitingTransfer(deps: InboundDeps, sessionId: string) {
+  const session = /^[0-9a-f-]{36}$/i.test(sessionId) ? await findSessionById(deps.sql, sessionId) : null;
+  if (!session || session.status === 'ended' || !session.transferRuleId || !session.conversationId) return null;
+  const rule = (await listTransferRules(deps.sql, session.orgId, session.agentId)).find((r) => r.id === session.transferRuleId);
+  const agent = await findAgent(deps.sql, session.orgId, session.agentId);
+  const conversation = await findConversationRecord(deps.sql, session.conversationId);
+  if (!rule || !agent || !conversation) return null;
+  const words = conversation.language === 'fr' ? NO_ANSWER_WORDS.fr : NO_ANSWER_WORDS.en;
+  return { session, rule, agent, words, speech: await speechFor(deps.sql, session.orgId, agent, conversation.language) };
+}
+
+/**
+ * A transfer's destination did not answer (issue 43): `how` is the carrier's status of the destination leg (the cold or
+ * SIP `<Dial action>`'s `DialCallStatus`, the warm destination call's `CallStatus`). Not answered, the rule's
+ * `on_no_answer` plays, once per transfer: `return_to_agent` takes the call back (the agent says so and listens at
+ * `turn`), `voicemail` records a message. Both are in the transcript. Null when the leg was answered or the transfer
+ * is no longer waiting; `played` says whether this request played it (a retry gets the same TwiML, played=false).
+ */
+export async function transferNotAnswered(deps: InboundDeps, input: { sessionId: string; how: string; turn: string; baseUrl: string; params: CarrierParams }):
+  Promise<{ twiml: string; played: boolean; callSid: string } | null> {
+  if (!NOT_ANSWERED.has(input.how)) return null;
+  const waiting = await waitingTransfer(deps, input.sessionId);
+  if (!waiting || waiting.session.status !== 'transferred') return null;
+  const { session, rule, words, speech } = waiting;
+  await assertCallOfNumber(deps.sql, session, input.params);
+  const turn = /^[1-9][0-9]{0,5}$/.test(input.turn) ? Number(input.turn) : 1;
+  const who = rule.destination_label ?? rule.name;
+  let played = false;
+  const twiml = await playOnce(deps, { channel: 'voice', key: `${session.sessionKey}#no-answer-${turn}`, orgId: session.orgId }, async () => {
+    played = true;
+    const message = rule.on_no_answer === 'voicemail' ? words.voicemail(who) : words.back(who);
+    await deps.sql.begin(async (tx) => {
+      if (rule.on_no_answer === 'return_to_agent') await resumeTransferredSession(tx, session.id);
+      await addSystemMessage(tx, session.conversationId!, `No answer from ${destinationOf(rule)} (${input.how}): ${rule.on_no_answer === 'voicemail' ? 'voicemail' : 'back to the agent'}`);
+      await insertMessages(tx, session.conversationId!, [{ role: 'agent', text: message }]);
+    });
+    return noAnswerTwiml({
+      onNoAnswer: rule.on_no_answer, message, goodbye: words.goodbye, action: voiceTurnUrl(input.baseUrl, turn),
+      recordAction: `${input.baseUrl}${CARRIER_WEBHOOK_PATHS.voiceTransfer}?session=${session.id}&turn=${turn}&voicemail=1`,
+    }, speech);
+  }, emptyVoiceResponse);
+  return { twiml, played, callSid: session.sessionKey };
+}
+
+/** The caller's voicemail after a transfer nobody answered: noted in the transcript (its recording and length), then goodbye. Once. */
+export async function recordTransferVoicemail(deps: InboundDeps, sessionId: string, params: CarrierParams): Promise<string> {
+  const waiting = await waitingTransfer(deps, sessionId);
+  if (!waiting || params.CallSid !== waiting.session.sessionKey) return hangupResponse();
+  const { session, rule, words, speech } = waiting;
+  await assertCallOfNumber(deps.sql, session, params);
+  return playOnce(deps, { channel: 'voice', key: `${session.sessionKey}#voicemail`, orgId: session.orgId }, async () => {
+    const seconds = Number(params.RecordingDuration ?? 0) || 0;
+    await addSystemMessage(deps.sql, session.conversationId!,
+      `Voicemail left for ${rule.destination_label ?? rule.name} by rule "${rule.name}" (${seconds} s)${params.RecordingUrl ? `: ${params.RecordingUrl}` : ''}`);
+    return sayAndHangup([words.recorded], speech);
+  }, emptyVoiceResponse);
 }
 
 const FINAL_CALL_STATUSES = new Set(['completed', 'busy', 'failed', 'no-answer', 'canceled']);

@@ -131,7 +131,9 @@ export function createSandboxCarrier(db: Db): Carrier {
     async release(number) { await log('release', number.phoneNumber, null, { sid: number.sid }); },
     async placeCall(input) {
       const call = { sid: sid('CA') };
-      await log('call', input.from, input.to, { sid: call.sid, url: input.url, ...(input.amdStatusUrl ? { amd: true } : {}) });
+      await log('call', input.from, input.to, {
+        sid: call.sid, url: input.url, status_url: input.statusUrl, ...(input.amdStatusUrl ? { amd: true } : {}), ...(input.timeout ? { timeout: input.timeout } : {}),
+      });
       return call;
     },
     async playOnCall(callSid, twiml) { await log('play', null, null, { sid: callSid, twiml }); },

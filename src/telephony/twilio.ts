@@ -89,6 +89,7 @@ export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
       const call = await client.calls.create({
         from: input.from, to: input.to, url: input.url, statusCallback: input.statusUrl, statusCallbackMethod: 'POST',
         statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+        ...(input.timeout ? { timeout: input.timeout } : {}),
         // Answering-machine detection, asynchronous: the agent greets at once, and `AnsweredBy` arrives once known
         // (after the machine's greeting, so a message is left after the beep).
         ...(input.amdStatusUrl ? {

@@ -1,26 +1,15 @@
 import twilio from 'twilio';
+import type VoiceResponse from 'twilio/lib/twiml/VoiceResponse.js';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
+import type { Accent, EnergyLevel, Formality, Pace } from '../schemas/voice-profiles.ts';
+import { spokenForm } from '../runtime/voice.ts';
+import { carrierVoice, prosodyOf, type CarrierVoice, type Prosody } from './voices.ts';
 
 /**
  * The TwiML the service answers the carrier with, built with the twilio SDK's VoiceResponse and
  * MessagingResponse. The carrier's own speech recognition listens (`<Gather input="speech">`):
  * no audio passes through the service.
  */
-
-type VoiceName = NonNullable<Parameters<twilio.twiml.VoiceResponse['say']>[0] extends infer A ? A extends { voice?: infer V } ? V : never : never>;
-
-/** The agent's base voice as a Twilio (Amazon Polly) voice of the conversation's language. */
-const EN_VOICES: Record<string, VoiceName> = {
-  alloy: 'Polly.Joanna-Neural', ash: 'Polly.Matthew-Neural', ballad: 'Polly.Brian-Neural', coral: 'Polly.Salli-Neural',
-  echo: 'Polly.Joey-Neural', fable: 'Polly.Amy-Neural', nova: 'Polly.Kendra-Neural', onyx: 'Polly.Justin-Neural',
-  sage: 'Polly.Ruth-Neural', shimmer: 'Polly.Kimberly-Neural', verse: 'Polly.Stephen-Neural',
-};
-const MALE = new Set(['ash', 'ballad', 'echo', 'onyx', 'verse']);
-
-export function twilioVoice(baseVoice: string | null, language: string): VoiceName {
-  if (language === 'fr') return baseVoice && MALE.has(baseVoice) ? 'Polly.Remi-Neural' : 'Polly.Lea-Neural';
-  return (baseVoice && EN_VOICES[baseVoice]) || 'Polly.Joanna-Neural';
-}
 
 /** How the agent takes turns on a call: whether the caller may talk over it, and how long it waits for their words. */
 export interface TurnTaking { bargeIn: boolean; speechTimeout: string; timeout: number }
@@ -37,32 +26,60 @@ export function turnTakingOf(agent: { interruptions?: string | null; responsiven
   return { bargeIn, speechTimeout: 'auto', timeout: 5 };
 }
 
-export interface Speech { voice: VoiceName; language: 'en-US' | 'fr-FR'; turnTaking?: TurnTaking }
-export const speechOf = (baseVoice: string | null, language: string, turnTaking?: TurnTaking): Speech =>
-  ({ voice: twilioVoice(baseVoice, language), language: language === 'fr' ? 'fr-FR' : 'en-US', ...(turnTaking ? { turnTaking } : {}) });
+/** How a call sounds: its carrier voice and locales, the profile's delivery (`<prosody>`), and its turn-taking. */
+export interface Speech extends CarrierVoice { prosody?: Prosody | null; turnTaking?: TurnTaking }
+
+/** What a voice profile says of the delivery (null: the agent has none). */
+export interface Delivery { accent?: Accent | null; pace?: Pace | null; energy?: EnergyLevel | null; formality?: Formality | null }
+
+/**
+ * The speech of a call in `language` (the conversation's), by the agent's base voice and, when it has one, its voice
+ * profile's delivery; `agentLanguage` (the agent's default_language) gives the region (`pt-BR`).
+ */
+export function speechOf(baseVoice: string | null, language: string, turnTaking?: TurnTaking,
+  opts: { delivery?: Delivery | null; agentLanguage?: string | null } = {}): Speech {
+  const voice = carrierVoice({ baseVoice, language, agentLanguage: opts.agentLanguage ?? null, accent: opts.delivery?.accent ?? null });
+  const prosody = prosodyOf(opts.delivery ?? null, voice.voice);
+  return { ...voice, ...(prosody ? { prosody } : {}), ...(turnTaking ? { turnTaking } : {}) };
+}
+
+/** Whether the call is spoken in French (the phrases the service itself says on a call, in English or French). */
+const isFrench = (speech: Speech) => speech.listen.startsWith('fr');
 
 const NO_SPEECH = { en: 'Sorry, I did not hear anything. Goodbye.', fr: "Désolé, je n'ai rien entendu. Au revoir." };
 
 /** A date (`2026-05-01`) or a phone number in a line: spoken as one (SSML `say-as`), not digit by digit or as arithmetic. */
 const SAY_AS = /\b(\d{4}-\d{2}-\d{2})\b|(\+?\d[\d ().-]{6,}\d)/g;
 
-/** Says `line` in `say`: dates and phone numbers inside `<say-as>`, the rest as text. */
-function speakLine(parent: { say(attributes: { voice: VoiceName; language: Speech['language'] }, message: string): ReturnType<twilio.twiml.VoiceResponse['say']> },
-  speech: Speech, line: string): void {
+/** What `<say-as>` and text can be added to: the `<Say>`, or its `<prosody>` or `<lang>`. */
+interface SsmlParent { addText(text: string): void; sayAs(attributes: VoiceResponse.SsmlSayAsAttributes, words: string): unknown }
+
+/**
+ * Says `line` in `parent`: prices and times as a person says them (spokenForm), dates and phone numbers inside
+ * `<say-as>`, the whole inside the profile's `<prosody>`, and inside `<lang>` when the voice speaks another locale
+ * than its own (an accent of another language).
+ */
+function speakLine(parent: { say(attributes: VoiceResponse.SayAttributes, message: string): ReturnType<twilio.twiml.VoiceResponse['say']> },
+  speech: Speech, written: string): void {
+  const line = spokenForm(written, speech.listen);
   const matches = [...line.matchAll(SAY_AS)].filter((m) => m[1] || m[2]!.replace(/\D/g, '').length >= 7);
-  if (!matches.length) {
-    parent.say({ voice: speech.voice, language: speech.language }, line);
+  const attributes = { voice: speech.voice, language: speech.language };
+  if (!matches.length && !speech.prosody && !speech.speaks) {
+    parent.say(attributes, line);
     return;
   }
-  const say = parent.say({ voice: speech.voice, language: speech.language }, '');
+  const say = parent.say(attributes, '');
+  let into: SsmlParent & { lang?: unknown } = say;
+  if (speech.prosody) into = say.prosody(speech.prosody, '');
+  if (speech.speaks) into = (into as ReturnType<typeof say.prosody>).lang({ 'xml:lang': speech.speaks }, '');
   let last = 0;
   for (const m of matches) {
-    if (m.index > last) say.addText(line.slice(last, m.index));
-    if (m[1]) say.sayAs({ 'interpret-as': 'date', format: 'ymd' }, m[1]);
-    else say.sayAs({ 'interpret-as': 'telephone' }, m[2]!.trim());
+    if (m.index > last) into.addText(line.slice(last, m.index));
+    if (m[1]) into.sayAs({ 'interpret-as': 'date', format: 'ymd' }, m[1]);
+    else into.sayAs({ 'interpret-as': 'telephone' }, m[2]!.trim());
     last = m.index + m[0].length;
   }
-  if (last < line.length) say.addText(line.slice(last));
+  if (last < line.length) into.addText(line.slice(last));
 }
 
 /** Says `lines`, then listens for the caller's next words, posted to `action`. */
@@ -70,10 +87,10 @@ export function sayAndGather(lines: string[], speech: Speech, action: string): s
   const response = new twilio.twiml.VoiceResponse();
   const turns = speech.turnTaking ?? turnTakingOf({});
   const gather = response.gather({
-    input: ['speech'], action, method: 'POST', speechTimeout: turns.speechTimeout, timeout: turns.timeout, bargeIn: turns.bargeIn, language: speech.language,
+    input: ['speech'], action, method: 'POST', speechTimeout: turns.speechTimeout, timeout: turns.timeout, bargeIn: turns.bargeIn, language: speech.listen,
   });
   for (const line of lines) speakLine(gather, speech, line);
-  response.say({ voice: speech.voice, language: speech.language }, speech.language === 'fr-FR' ? NO_SPEECH.fr : NO_SPEECH.en);
+  speakLine(response, speech, isFrench(speech) ? NO_SPEECH.fr : NO_SPEECH.en);
   response.hangup();
   return response.toString();
 }
@@ -113,22 +130,23 @@ export function smsReply(lines: string[]): string {
 
 /** How a matched rule hands the caller over. */
 export type TransferPlan =
-  | { type: 'cold'; rule: TransferRule; callerId: string }
+  | { type: 'cold'; rule: TransferRule; callerId: string; noAnswerUrl?: string }
   | { type: 'warm'; rule: TransferRule; conference: string; waitUrl?: string }
-  | { type: 'sip_refer'; rule: TransferRule; sipUri: string; username: string; password: string };
+  | { type: 'sip_refer'; rule: TransferRule; sipUri: string; username: string; password: string; noAnswerUrl?: string };
 
 /** The caller's side of a transfer: an announcement, then the hand-over. */
 export function transferTwiml(plan: TransferPlan, announcement: string, speech: Speech): string {
   const response = new twilio.twiml.VoiceResponse();
-  response.say({ voice: speech.voice, language: speech.language }, announcement);
+  speakLine(response, speech, announcement);
   const timeout = plan.rule.ring_timeout_seconds;
+  // The `<Dial action>` hears how the destination leg ended: a no-answer, busy or failed one gets the rule's `on_no_answer`.
   if (plan.type === 'cold') {
-    response.dial({ timeout, callerId: plan.callerId }, plan.rule.destination_phone ?? '');
+    response.dial({ timeout, callerId: plan.callerId, ...(plan.noAnswerUrl ? { action: plan.noAnswerUrl } : {}) }, plan.rule.destination_phone ?? '');
   } else if (plan.type === 'warm') {
     // The caller waits in the conference; it starts when the destination joins after hearing the brief.
     response.dial().conference({ startConferenceOnEnter: false, endConferenceOnExit: true, beep: 'false' }, plan.conference);
   } else {
-    response.dial({ timeout }).sip({ username: plan.username, password: plan.password }, plan.sipUri);
+    response.dial({ timeout, ...(plan.noAnswerUrl ? { action: plan.noAnswerUrl } : {}) }).sip({ username: plan.username, password: plan.password }, plan.sipUri);
   }
   return response.toString();
 }
@@ -136,7 +154,22 @@ export function transferTwiml(plan: TransferPlan, announcement: string, speech: 
 /** The destination's side of a warm transfer: it hears the brief, then joins the waiting caller. */
 export function warmBriefTwiml(brief: string, conference: string, speech: Speech): string {
   const response = new twilio.twiml.VoiceResponse();
-  response.say({ voice: speech.voice, language: speech.language }, brief);
+  speakLine(response, speech, brief);
   response.dial().conference({ startConferenceOnEnter: true, endConferenceOnExit: true, beep: 'false' }, conference);
+  return response.toString();
+}
+
+/**
+ * The caller's side of a transfer whose destination did not answer (issue 43), by the rule's `on_no_answer`:
+ * `return_to_agent` says `message` and listens again (`action`, the call's next turn); `voicemail` says
+ * `message`, records after the tone (up to 2 minutes) and posts the recording to `recordAction`.
+ */
+export function noAnswerTwiml(input: { onNoAnswer: 'return_to_agent' | 'voicemail'; message: string; goodbye: string; action: string; recordAction: string }, speech: Speech): string {
+  if (input.onNoAnswer === 'return_to_agent') return sayAndGather([input.message], speech, input.action);
+  const response = new twilio.twiml.VoiceResponse();
+  speakLine(response, speech, input.message);
+  response.record({ action: input.recordAction, method: 'POST', maxLength: 120, playBeep: true, timeout: 5 });
+  speakLine(response, speech, input.goodbye);
+  response.hangup();
   return response.toString();
 }

@@ -7,6 +7,8 @@ export const CARRIER_WEBHOOK_PATHS = {
   voiceStatus: '/api/v1/carrier/twilio/voice/status',
   /** Answering-machine detection's result for a campaign call (`AnsweredBy`). */
   voiceAmd: '/api/v1/carrier/twilio/voice/amd',
+  /** A transfer's `<Dial action>` (a cold or SIP destination's outcome) and its voicemail's `<Record action>`. */
+  voiceTransfer: '/api/v1/carrier/twilio/voice/transfer',
   sms: '/api/v1/carrier/twilio/sms',
 } as const;
 
