@@ -153,9 +153,8 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
     sentences.forEach((sentence, i) => {
       const window = sentences.slice(Math.max(0, i - 1), i + 2);
       const names = new Set(personNameWords(sentence));
-      // A question the passage asks ("No insurance?", "Broken tooth or bad toothache?", an FAQ entry's) heads the
-      // sentences that answer it: the few after it, up to the next question.
-      const asks = questionBefore(sentences, i);
+      // A question the passage asks ("No insurance?", "Broken tooth or bad toothache?") heads the sentence that answers it.
+      const asks = i > 0 && /\?\s*$/.test(sentences[i - 1]!) ? sentences[i - 1]! : '';
       out.push({
         chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence, names))), own: stems(`${plainHeading} ${withoutPersonNames(asks)}`), sec, asks,
         near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
@@ -167,15 +166,6 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
     });
   }
   return out;
-}
-
-/** How many sentences after a question it heads: an FAQ entry's answer is seldom longer. */
-const ANSWER_SENTENCES = 4;
-
-/** The question sentence heading the `i`th sentence: the last one of the ANSWER_SENTENCES before it, when none of those after it asks. */
-function questionBefore(sentences: string[], i: number): string {
-  for (let k = i - 1; k >= Math.max(0, i - ANSWER_SENTENCES); k--) if (/\?\s*$/.test(sentences[k]!)) return sentences[k]!;
-  return '';
 }
 
 /** The numbers `text` writes as money, and those it writes otherwise (digits only, without their thousands' commas). */

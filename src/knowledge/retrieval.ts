@@ -51,7 +51,7 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   // The passages of the hybrid retrieval: those holding the question's words, and the first by words, full text and
   // meaning fused (a passage that writes "hydro-jetting" for the visitor's "hydrojetting", or "children's cut" for "kids
   // haircut", is found by its meaning), every sentence of them ranked by its words.
-  const { text, question, knowledge, stats, known } = await fusedRetrieval(db, agentId, query, READ_PASSAGES, opts.story ?? '');
+  const { text, question, knowledge, stats, known, chunks } = await fusedRetrieval(db, agentId, query, READ_PASSAGES, opts.story ?? '');
   if (!question.terms.length || !known.size || !stats) return [];
   const ranked = rankSentences(question, [...known.values()], stats, Math.max(limit, CANDIDATES));
   // A blog or news post tells of other businesses, past offers and events: what it says is no answer of the business's
@@ -59,7 +59,10 @@ export async function searchKnowledge(db: Db, agentId: string, query: string, op
   const eligible = POST_ASKED.test(text) ? ranked : ranked.filter((r) => !POST_PAGE.test(new URL(r.url, 'http://x').pathname));
   // A question naming one location (product, person…) is answered from that one's passages before another's.
   const found = preferAsked(entityText(text, opts, knowledge.entities), eligible.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
-  const byMeaning = found.length ? null : await answerByMeaning(question, eligible);
+  // The second reading by meaning weighs the sentences of the passages holding the question's words against each other,
+  // as it was calibrated: those found by meaning alone would be look-alikes it reads as near.
+  const fromWords = new Set<object>(chunks);
+  const byMeaning = found.length ? null : await answerByMeaning(question, eligible.filter((r) => r.source && fromWords.has(r.source)));
   return (byMeaning ? [byMeaning] : found).map(passageOf);
 }
 
@@ -278,7 +281,7 @@ async function fusedRetrieval(db: Db, agentId: string, query: string, depth: num
   const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, depth);
   const known = new Map(chunks.map((c) => [c.id, c]));
   for (const c of await chunksByIds(db, fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
-  return { text, question, knowledge, stats, dense, vector, fused, known, best };
+  return { text, question, knowledge, stats, dense, vector, fused, known, best, chunks };
 }
 
 /**

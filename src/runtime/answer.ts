@@ -3,6 +3,7 @@ import { analyzeQuestion, DAYS, deniedStems, FUNCTION_WORD, namesIn, negatedClau
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
 import type { Passage } from '../knowledge/retrieval.ts';
 import { isBaseVerb, isKnownWord, senseCount } from '../knowledge/wordnet.ts';
+import { languageOfText } from './phrases.ts';
 import { fold, splitSentences, STOPWORDS, truncate } from './text.ts';
 
 /**
@@ -125,6 +126,9 @@ function actsOf(q: Question): QueryTerm[] {
 /** A question asked with a negation ("without a membership", "if I don't…"), not in a relative clause. */
 const ASKS_NEGATED = /\b(not|never|cannot|can'?t|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|without)\b|n't\b/i;
 
+/** A negation in a sentence (English and French). */
+const NEGATION = /\b(not|never|cannot|no longer|neither|nor|ne|n'|pas|jamais|aucun|aucune)\b|n't\b/i;
+
 /** A sentence without the "Yes, " or "No, " it opens with, capitalised again ("No one…" keeps its "No"). */
 const withoutYesNo = (text: string) => text.replace(/^(yes|no)[,.!]\s+(\S)/i, (_, _yn: string, c: string) => c.toUpperCase());
 
@@ -159,6 +163,16 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   // Or holds every name asked about ("Spanish", "Delta Dental") and answers well enough.
   const names = q.terms.filter((t) => t.proper);
   const named = names.length > 0 && names.every(holds) && score >= 0.6;
+  // A negation the clauses above did not tie to the question is never beside a "Yes": what follows it, up to a "but" or a
+  // semicolon, denying a word the question is about, is a "No" ("We do not accept PayPal, Venmo or Zelle", to "do you take
+  // venmo"); so is a sentence that holds all the question is about and denies it ("Lash extensions are not on our menu").
+  const negation = NEGATION.exec(sentence);
+  if (negation) {
+    const rest = stems(sentence.slice(negation.index).split(/;|\bbut\b|\bexcept\b|\bhowever\b/i)[0]!);
+    const denies = about.some((t) => rest.has(t.stem) || [...t.derived].some((d) => rest.has(d)))
+      || (held && !/;|\bbut\b|\bexcept\b|\bhowever\b/i.test(sentence));
+    return denies ? `No, ${lowerFirst(q, sentence)}` : sentence;
+  }
   return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(q, sentence)}` : sentence;
 }
 
@@ -347,6 +361,32 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // A name the site mentions, but not with what is asked ("Does the West office have parking?"): what it says, under the
   // name of what it is about when its heading gives one the sentence does not ("Downtown: Park in the Capitol Square ramp…").
   else if (best.missing.length) return { text: `${namedHeading(best, text)}${text}`, urls: [best.url] };
-  else if (q.yesNo) text = yesOrNo(q, text, best.score);
-  return { text, urls: [best.url] };
+  else if (q.yesNo) {
+    // A table's row says yes or no by its cells ("Manicures — Harbor Point: —"): a "No" shows the whole row, where else it is.
+    const row = TABLE_ROW.test(best.sentence.trim()) ? rowSays(cellsAsked(q, best.sentence.trim())) : null;
+    text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score);
+  }
+  return { text: inLanguageOf(question, text), urls: [best.url] };
+}
+
+const ended = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);
+
+/** A cell that says "not here", "not offered" or "not included" by a mark; one that says "yes" by a mark. */
+const NO_CELL = /^(—|–|-|✗|✘|×|x|no|non|n\/a|none|aucun|not (offered|available|included)|non (disponible|proposé))$/i;
+const YES_CELL = /^(✓|✔|☑|yes|oui|included|inclus|available|disponible)$/i;
+
+/** What a table row's cells (as the question narrowed them) say to a yes/no question: all "no", all "yes", or neither. */
+function rowSays(row: string): 'yes' | 'no' | null {
+  const m = /^([^—]{1,80}) — (.+?)\.?$/.exec(row);
+  if (!m) return null;
+  const values = m[2]!.split(/;\s+/).map((cell) => cell.replace(/^[^:]{1,40}:\s*/, '').trim());
+  if (values.every((v) => NO_CELL.test(v))) return 'no';
+  return values.every((v) => YES_CELL.test(v)) ? 'yes' : null;
+}
+
+/** The reply's own words in the question's language: "Oui, …", "Non, …", "Notre site ne mentionne pas …" to a French question. */
+function inLanguageOf(question: string, text: string): string {
+  if (languageOfText(question) !== 'fr') return text;
+  return text.replace(/^Yes([,.]) /, 'Oui$1 ').replace(/^No([,.]) /, 'Non$1 ')
+    .replace(/^Our site doesn't mention (.+?)\. /, 'Notre site ne mentionne pas $1. ');
 }
