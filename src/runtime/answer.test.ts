@@ -16,6 +16,10 @@ const CASES: [question: string, sentence: string, polarity: 'yes' | 'no' | 'eith
   ['Do you take checks?', 'We do not accept personal checks.', 'no'],
   ['Do you deliver on Sundays?', 'We deliver Monday to Saturday; there is no delivery on Sunday.', 'no'],
   ['Is parking free?', 'Parking is free for the first two hours.', 'yes'],
+  // The thing asked about in a list after the negation, past the comma the clause reading stops at.
+  ['do u take venmo', 'We do not accept PayPal, Venmo, Zelle or cryptocurrency.', 'no'],
+  // The subject before the negation: the sentence denies it whole.
+  ['do you do lash extensions', 'Eyelash extensions and lash lifts are not part of our menu at any location.', 'no'],
 ];
 
 describe('a yes/no reply never contradicts its sentence', () => {
@@ -37,6 +41,20 @@ describe('a table row gives the cells the question names', () => {
   it('keeps the row\'s label and the named location\'s cell', () => {
     expect(composeAnswer('what time does riverside open on sundays', [row(HOURS)])?.text).toMatch(/^Sunday — Riverside: 10:00 am – 4:00 pm\.\n?/);
     expect(composeAnswer('r u open sunday at harbor point', [row(HOURS)])?.text).toMatch(/^(Yes, )?[Ss]unday — Harbor Point: 11:00 am – 5:00 pm\./);
+  });
+
+  it('answers a yes/no question by the named cells\' marks, with the whole row when they say no', () => {
+    const SERVICES = 'Manicures & pedicures — Riverside: ✓; Maplewood: ✓; Harbor Point: —.';
+    expect(composeAnswer('does the harbor point location do manicures', [row(SERVICES, 'Locations › Services')])?.text)
+      .toBe(`No. ${SERVICES}`);
+    expect(composeAnswer('can i get a manicure at maplewood', [row(SERVICES, 'Locations › Services')])?.text)
+      .toBe('Yes. Manicures & pedicures — Maplewood: ✓.');
+  });
+
+  it('says yes or no in the question\'s language', () => {
+    const reply = composeAnswer('vous acceptez les chèques ?', [passage('Nous n\'acceptons pas les chèques.')])?.text ?? '';
+    expect(reply).not.toMatch(/^(Yes|No)\b/);
+    expect(reply).not.toMatch(/^Oui\b/);
   });
 
   it('keeps the whole row when the question names none of its columns, or all', () => {
