@@ -60,6 +60,15 @@ describe('answers a visitor reads', () => {
     expect(reply).toMatch(/^Day pass — Price: \$22; What you get: One visit, all day\.\nSource: http:\/\/127\.0\.0\.1:\d+\/pricing$/);
   });
 
+  it('a message read by its parts: a story before the question, and two questions each answered', async () => {
+    // Issue 39: read whole, the story outweighs the question; two questions got one answer.
+    expect(await ask('first time here, never climbed. how much is a day pass'))
+      .toContain('$22');
+    const both = await ask('how much is a day pass and do i need any experience');
+    expect(both).toContain('$22');
+    expect(both).toMatch(/do not need any experience/);
+  });
+
   it('a day inside a range ("Tuesday to Friday" holds Wednesday), and a street address for "where"', async () => {
     expect(await ask('How late is Riverside open on a Wednesday?')).toMatch(/^Tuesday to Friday — Riverside: 6 am – 11 pm/);
     expect(await ask('Where is the Riverside gym?')).toMatch(/^120 Mill Street, Portland, OR 97214\./);
