@@ -134,8 +134,12 @@ export const AgentPatchProps = {
   config_variables: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2000 }), {
     maxProperties: 50, propertyNames: { maxLength: 64 }, description: 'Up to 50 variables, name to string value; names are identifiers and `agent_name` is reserved. Replaces the whole set',
   }))),
-  live_chat_alerts: Type.Optional(Type.Boolean({ description: 'Alert the team when a visitor asks for a human (default false)' })),
-  live_chat_alert_scope: Type.Optional(StringEnum(LIVE_CHAT_ALERT_SCOPES, { description: 'Who is alerted: all (default), unassigned or assigned' })),
+  live_chat_alerts: Type.Optional(Type.Boolean({
+    description: 'An `alert` event on the live inbox stream (and a badge and a sound on /inbox) when a visitor of a web, SMS or e-mail conversation asks for a person, and when they write again while a person is wanted or answering (default false)',
+  })),
+  live_chat_alert_scope: Type.Optional(StringEnum(LIVE_CHAT_ALERT_SCOPES, {
+    description: 'Which conversations alert: all (default); unassigned (no member assigned); assigned (a member is assigned, and only that member\'s stream is alerted)',
+  })),
 };
 
 export const AgentPatchSchema = Type.Object(AgentPatchProps, {
