@@ -340,7 +340,7 @@ describe('live chat alerts (issue 43)', () => {
     await v.say('Are you still there?');
     await v.end();
 
-    const [mine, theirs, org] = await Promise.all([erinStream, finnStream, orgStream].map((r) => readStream(r, endedOf(v.id))));
+    const [mine, theirs, org] = await Promise.all([readStream(erinStream, endedOf(v.id)), readStream(finnStream, endedOf(v.id)), readStream(orgStream, endedOf(v.id))]);
     expect(alertsOf(mine.frames, v.id).map((f) => [f.data.reason, f.data.assigned_to, f.data.text])).toEqual([
       ['handoff_requested', erin, 'I want to talk to a human please'],
       ['visitor_message', erin, 'Are you still there?'],

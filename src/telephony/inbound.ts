@@ -29,6 +29,7 @@ import {
 } from './twiml.ts';
 import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
 import { smsText } from './sms-text.ts';
+import { callSettingsOf, callTimeIsUp, timeUpGoodbye } from './phone-settings.ts';
 
 /**
  * What a call or a text to one of our numbers does (the carrier's webhooks, already verified):
@@ -56,7 +57,7 @@ async function answeringAgent(db: Db, number: PhoneNumberRecord | null, channel:
 /** How the agent sounds: its voice profile's base voice, else its own voice, as a Twilio voice. */
 export async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
   const profile = agent.voice_profile_id ? await findVoiceProfile(db, orgId, agent.voice_profile_id) : null;
-  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en', turnTakingOf(agent));
+  return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? 'en', turnTakingOf(agent), callSettingsOf(agent).recognition);
 }
 
 /**
@@ -137,7 +138,9 @@ export async function answerVoice(deps: InboundDeps, params: CarrierParams, base
             orgId: number!.orgId, agentId: agent.id, phoneNumberId: number!.id, conversationId, channel: 'voice', sessionKey: callSid, caller: params.From ?? '',
           });
         });
-      return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action);
+      const settings = callSettingsOf(agent);
+      return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action,
+        { record: settings.record, pauseSeconds: settings.answerDelaySeconds });
     }, emptyVoiceResponse);
   }
   await assertCallOfNumber(deps.sql, session, params);
@@ -151,6 +154,14 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
   if (!conversation || !agent || conversation.status === 'ended' || session.status !== 'active') return emptyVoiceResponse();
   // Paused during the call: the agent answers nothing more, and the caller hears a goodbye, not a refusal (issue 43).
   if (agent.status === 'paused') return politeHangup(PAUSED_GOODBYE);
+  // phone_settings.max_call_minutes: past the limit, the turn is a goodbye, noted in the transcript.
+  if (callTimeIsUp(callSettingsOf(agent), conversation.startedAt)) {
+    const goodbye = timeUpGoodbye(conversation.language);
+    await insertMessages(deps.sql, conversation.id, [{ role: 'caller', text: params.SpeechResult ?? '' }, { role: 'agent', text: goodbye }]
+      .filter((m) => m.text.trim() !== '') as { role: 'caller' | 'agent'; text: string }[]);
+    await addSystemMessage(deps.sql, conversation.id, `Call ended at its ${callSettingsOf(agent).maxMinutes}-minute limit (phone_settings.max_call_minutes)`);
+    return sayAndHangup([goodbye], await speechFor(deps.sql, session.orgId, agent, conversation.language));
+  }
   const turn = await voiceTurn(deps, {
     orgId: session.orgId, agent, conversationId: conversation.id, language: conversation.language, said: params.SpeechResult ?? '', action, ourNumber: params.To ?? '',
     answer: async (said) => (await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' })).map((m) => m.text),

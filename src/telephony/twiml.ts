@@ -1,5 +1,6 @@
 import twilio from 'twilio';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
+import type { Recognition } from './phone-settings.ts';
 
 /**
  * The TwiML the service answers the carrier with, built with the twilio SDK's VoiceResponse and
@@ -37,9 +38,13 @@ export function turnTakingOf(agent: { interruptions?: string | null; responsiven
   return { bargeIn, speechTimeout: 'auto', timeout: 5 };
 }
 
-export interface Speech { voice: VoiceName; language: 'en-US' | 'fr-FR'; turnTaking?: TurnTaking }
-export const speechOf = (baseVoice: string | null, language: string, turnTaking?: TurnTaking): Speech =>
-  ({ voice: twilioVoice(baseVoice, language), language: language === 'fr' ? 'fr-FR' : 'en-US', ...(turnTaking ? { turnTaking } : {}) });
+export interface Speech { voice: VoiceName; language: 'en-US' | 'fr-FR'; turnTaking?: TurnTaking; recognition?: Recognition }
+export const speechOf = (baseVoice: string | null, language: string, turnTaking?: TurnTaking, recognition?: Recognition): Speech => ({
+  voice: twilioVoice(baseVoice, language), language: language === 'fr' ? 'fr-FR' : 'en-US', ...(turnTaking ? { turnTaking } : {}), ...(recognition ? { recognition } : {}),
+});
+
+/** What a call's first answer does before the greeting (`phone_settings`): start recording, wait a moment. */
+export interface CallOpening { record: boolean; pauseSeconds: number }
 
 const NO_SPEECH = { en: 'Sorry, I did not hear anything. Goodbye.', fr: "Désolé, je n'ai rien entendu. Au revoir." };
 
@@ -65,12 +70,15 @@ function speakLine(parent: { say(attributes: { voice: VoiceName; language: Speec
   if (last < line.length) say.addText(line.slice(last));
 }
 
-/** Says `lines`, then listens for the caller's next words, posted to `action`. */
-export function sayAndGather(lines: string[], speech: Speech, action: string): string {
+/** Says `lines`, then listens for the caller's next words, posted to `action`; a call's first answer opens it with `opening`. */
+export function sayAndGather(lines: string[], speech: Speech, action: string, opening?: CallOpening): string {
   const response = new twilio.twiml.VoiceResponse();
+  if (opening?.record) response.start().recording({ track: 'both', channels: 'dual' });
+  if (opening?.pauseSeconds) response.pause({ length: opening.pauseSeconds });
   const turns = speech.turnTaking ?? turnTakingOf({});
   const gather = response.gather({
     input: ['speech'], action, method: 'POST', speechTimeout: turns.speechTimeout, timeout: turns.timeout, bargeIn: turns.bargeIn, language: speech.language,
+    ...speech.recognition,
   });
   for (const line of lines) speakLine(gather, speech, line);
   response.say({ voice: speech.voice, language: speech.language }, speech.language === 'fr-FR' ? NO_SPEECH.fr : NO_SPEECH.en);
