@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { simpleParser, type ParsedMail } from 'mailparser';
+import twilio from 'twilio';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
@@ -22,11 +24,12 @@ async function startSink() {
   return { received, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+const AUTH_TOKEN = `tok_${randomBytes(12).toString('hex')}`;
 let svc: TestService;
 let sink: Awaited<ReturnType<typeof startSink>>;
 beforeAll(async () => {
   sink = await startSink();
-  svc = await startTestService({ SMTP_URL: `smtp://127.0.0.1:${sink.port}` });
+  svc = await startTestService({ SMTP_URL: `smtp://127.0.0.1:${sink.port}` }, { env: { TWILIO_AUTH_TOKEN: AUTH_TOKEN } });
 });
 afterAll(async () => {
   await svc?.stop();
@@ -214,6 +217,44 @@ describe('notification_email and notification_phone: the business is told', () =
     await other.say('Can I talk to a human please?');
     const none = svc.temporal.workflow.list({ query: `WorkflowId STARTS_WITH 'notify:${other.id}'` });
     for await (const w of none) expect.unreachable(`unexpected ${w.workflowId}`);
+  });
+
+  it('a warm transfer whose destination cannot be dialled: the caller\'s conversation notifies the business (transfer_failed)', async () => {
+    const { api, agent } = await orgWithAgent(svc, 'Call desk');
+    const bought = await api.post('/api/v1/rest/phone-numbers', { widget_id: agent.id, force: true });
+    expect(bought.status, bought.text).toBe(201);
+    const email = `calls-${agent.id.slice(-8)}@example.org`;
+    await configure(api, agent.id, { notification_email: email });
+    // The sandbox refuses to dial +15005550010, as a carrier's API refuses a number.
+    const rule = await api.post(`${A}/${agent.id}/transfer-rules`, {
+      name: 'Escalation', condition: 'Caller mentions a complaint', destination_phone: '+15005550010', transfer_type: 'warm', priority: 5,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    const voice = async (params: Record<string, string>) => {
+      const url = `${svc.url}/api/v1/carrier/twilio/voice`;
+      const res = await fetch(url, {
+        method: 'POST', body: new URLSearchParams(params).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params) },
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const base = { CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550146', To: bought.body.phone_number as string };
+    expect(await voice(base)).toContain('<Gather');
+    const since = new Date();
+    // The caller still hears the hand-over (the announcement and the conference); the failed dial is the business's to hear of.
+    expect(await voice({ ...base, SpeechResult: 'I have a complaint about my order' })).toContain('<Conference');
+    const refused = await svc.sql<{ n: number }[]>`select count(*)::int as n from carrier_operations
+      where operation = 'call_refused' and target = '+15005550010' and phone_number = ${bought.body.phone_number} and created_at >= ${since}`;
+    expect(refused[0]!.n).toBe(1);
+    const [conversation] = (await api.get(`/api/v1/rest/conversations?widget_id=${agent.id}`)).body.data;
+    const mails = await eventually(async () => (mailsTo(email).length ? mailsTo(email) : null));
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toBe('A call transfer failed: Call desk');
+    expect(mails[0]!.text).toContain(`phone conversation ${conversation.id}`);
+    const handle = svc.temporal.workflow.getHandle(`notify:${conversation.id}:transfer_failed`);
+    expect((await handle.describe()).type).toBe('notifyBusiness');
+    await handle.result();
   });
 });
 
