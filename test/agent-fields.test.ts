@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 import { call, client, eventually, startTestService, type TestService } from './helpers.ts';
 import { orgWithAgent, type Api } from './support/orgs.ts';
+import { recordFixture, replayAll } from './support/replay.ts';
 
 // Agent fields that act (issue 43, "Fields stored for nothing"), through the API with the offline runtime:
 // config_variables on every surface, tracking_rules as labels, prompt_modules.
@@ -209,6 +210,11 @@ describe('notification_email and notification_phone: the business is told', () =
     expect(ids.sort()).toEqual([`notify:${chat.id}:handoff_requested`, `notify:${chat.id}:lead_captured`]);
     expect(mailsTo(email)).toHaveLength(2);
     expect(await textsTo(phone)).toHaveLength(2);
+    // The run replays on today's workflow code; RECORD_HISTORIES=1 keeps it as the notifyBusiness fixture of test/replay.test.ts.
+    const handoffRun = svc.temporal.workflow.getHandle(`notify:${chat.id}:handoff_requested`);
+    expect(await handoffRun.result()).toEqual({ mailed: true, texted: true });
+    await replayAll([{ workflowId: handoffRun.workflowId, history: await handoffRun.fetchHistory() }]);
+    await recordFixture(handoffRun.workflowId, 'notify-business.json');
 
     // Without notification fields, a request for a person notifies no one.
     const { api: quietApi, agent: quiet } = await orgWithAgent(svc, 'Quiet desk');
@@ -254,7 +260,9 @@ describe('notification_email and notification_phone: the business is told', () =
     expect(mails[0]!.text).toContain(`phone conversation ${conversation.id}`);
     const handle = svc.temporal.workflow.getHandle(`notify:${conversation.id}:transfer_failed`);
     expect((await handle.describe()).type).toBe('notifyBusiness');
-    await handle.result();
+    // No notification_phone: the mail only.
+    expect(await handle.result()).toEqual({ mailed: true, texted: false });
+    await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
   });
 });
 
