@@ -154,14 +154,8 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
   if (!conversation || !agent || conversation.status === 'ended' || session.status !== 'active') return emptyVoiceResponse();
   // Paused during the call: the agent answers nothing more, and the caller hears a goodbye, not a refusal (issue 43).
   if (agent.status === 'paused') return politeHangup(PAUSED_GOODBYE);
-  // phone_settings.max_call_minutes: past the limit, the turn is a goodbye, noted in the transcript.
-  if (callTimeIsUp(callSettingsOf(agent), conversation.startedAt)) {
-    const goodbye = timeUpGoodbye(conversation.language);
-    await insertMessages(deps.sql, conversation.id, [{ role: 'caller', text: params.SpeechResult ?? '' }, { role: 'agent', text: goodbye }]
-      .filter((m) => m.text.trim() !== '') as { role: 'caller' | 'agent'; text: string }[]);
-    await addSystemMessage(deps.sql, conversation.id, `Call ended at its ${callSettingsOf(agent).maxMinutes}-minute limit (phone_settings.max_call_minutes)`);
-    return sayAndHangup([goodbye], await speechFor(deps.sql, session.orgId, agent, conversation.language));
-  }
+  const settings = callSettingsOf(agent);
+  if (callTimeIsUp(settings, conversation.startedAt)) return endAtTimeLimit(deps, agent, conversation, params.SpeechResult ?? '', settings.maxMinutes!);
   const turn = await voiceTurn(deps, {
     orgId: session.orgId, agent, conversationId: conversation.id, language: conversation.language, said: params.SpeechResult ?? '', action, ourNumber: params.To ?? '',
     answer: async (said) => (await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' })).map((m) => m.text),
@@ -169,6 +163,17 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
     handOver: (rule, said, announcement) => transferCall(deps, { session, rule, said, announcement, ourNumber: params.To ?? '', baseUrl }),
   });
   return turn.twiml;
+}
+
+/** phone_settings.max_call_minutes reached: the caller's words and the goodbye join the transcript, with a note; the line is hung up. */
+async function endAtTimeLimit(deps: InboundDeps, agent: Agent, conversation: { id: string; orgId: string; language: string | null },
+  said: string, minutes: number): Promise<string> {
+  const goodbye = timeUpGoodbye(conversation.language);
+  await deps.sql.begin(async (tx) => {
+    await insertMessages(tx, conversation.id, [...(said.trim() ? [{ role: 'caller' as const, text: said }] : []), { role: 'agent', text: goodbye }]);
+    await addSystemMessage(tx, conversation.id, `Call ended at its ${minutes}-minute limit (phone_settings.max_call_minutes)`);
+  });
+  return sayAndHangup([goodbye], await speechFor(deps.sql, conversation.orgId, agent, conversation.language));
 }
 
 /** One recognized utterance of a call, as `voiceTurn` plays it. */
