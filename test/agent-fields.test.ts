@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { simpleParser, type ParsedMail } from 'mailparser';
+import twilio from 'twilio';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 import { call, client, eventually, startTestService, type TestService } from './helpers.ts';
 import { orgWithAgent, type Api } from './support/orgs.ts';
+import { recordFixture, replayAll } from './support/replay.ts';
 
 // Agent fields that act (issue 43, "Fields stored for nothing"), through the API with the offline runtime:
 // config_variables on every surface, tracking_rules as labels, prompt_modules.
@@ -22,11 +25,12 @@ async function startSink() {
   return { received, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+const AUTH_TOKEN = `tok_${randomBytes(12).toString('hex')}`;
 let svc: TestService;
 let sink: Awaited<ReturnType<typeof startSink>>;
 beforeAll(async () => {
   sink = await startSink();
-  svc = await startTestService({ SMTP_URL: `smtp://127.0.0.1:${sink.port}` });
+  svc = await startTestService({ SMTP_URL: `smtp://127.0.0.1:${sink.port}` }, { env: { TWILIO_AUTH_TOKEN: AUTH_TOKEN } });
 });
 afterAll(async () => {
   await svc?.stop();
@@ -206,6 +210,11 @@ describe('notification_email and notification_phone: the business is told', () =
     expect(ids.sort()).toEqual([`notify:${chat.id}:handoff_requested`, `notify:${chat.id}:lead_captured`]);
     expect(mailsTo(email)).toHaveLength(2);
     expect(await textsTo(phone)).toHaveLength(2);
+    // The run replays on today's workflow code; RECORD_HISTORIES=1 keeps it as the notifyBusiness fixture of test/replay.test.ts.
+    const handoffRun = svc.temporal.workflow.getHandle(`notify:${chat.id}:handoff_requested`);
+    expect(await handoffRun.result()).toEqual({ mailed: true, texted: true });
+    await replayAll([{ workflowId: handoffRun.workflowId, history: await handoffRun.fetchHistory() }]);
+    await recordFixture(handoffRun.workflowId, 'notify-business.json');
 
     // Without notification fields, a request for a person notifies no one.
     const { api: quietApi, agent: quiet } = await orgWithAgent(svc, 'Quiet desk');
@@ -214,6 +223,46 @@ describe('notification_email and notification_phone: the business is told', () =
     await other.say('Can I talk to a human please?');
     const none = svc.temporal.workflow.list({ query: `WorkflowId STARTS_WITH 'notify:${other.id}'` });
     for await (const w of none) expect.unreachable(`unexpected ${w.workflowId}`);
+  });
+
+  it('a warm transfer whose destination cannot be dialled: the caller\'s conversation notifies the business (transfer_failed)', async () => {
+    const { api, agent } = await orgWithAgent(svc, 'Call desk');
+    const bought = await api.post('/api/v1/rest/phone-numbers', { widget_id: agent.id, force: true });
+    expect(bought.status, bought.text).toBe(201);
+    const email = `calls-${agent.id.slice(-8)}@example.org`;
+    await configure(api, agent.id, { notification_email: email });
+    // The sandbox refuses to dial +15005550010, as a carrier's API refuses a number.
+    const rule = await api.post(`${A}/${agent.id}/transfer-rules`, {
+      name: 'Escalation', condition: 'Caller mentions a complaint', destination_phone: '+15005550010', transfer_type: 'warm', priority: 5,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    const voice = async (params: Record<string, string>) => {
+      const url = `${svc.url}/api/v1/carrier/twilio/voice`;
+      const res = await fetch(url, {
+        method: 'POST', body: new URLSearchParams(params).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params) },
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const base = { CallSid: `CA${randomBytes(16).toString('hex')}`, From: '+14155550146', To: bought.body.phone_number as string };
+    expect(await voice(base)).toContain('<Gather');
+    const since = new Date();
+    // The caller still hears the hand-over (the announcement and the conference); the failed dial is the business's to hear of.
+    expect(await voice({ ...base, SpeechResult: 'I have a complaint about my order' })).toContain('<Conference');
+    const refused = await svc.sql<{ n: number }[]>`select count(*)::int as n from carrier_operations
+      where operation = 'call_refused' and target = '+15005550010' and phone_number = ${bought.body.phone_number} and created_at >= ${since}`;
+    expect(refused[0]!.n).toBe(1);
+    const [conversation] = (await api.get(`/api/v1/rest/conversations?widget_id=${agent.id}`)).body.data;
+    const mails = await eventually(async () => (mailsTo(email).length ? mailsTo(email) : null));
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toBe('A call transfer failed: Call desk');
+    expect(mails[0]!.text).toContain(`phone conversation ${conversation.id}`);
+    const handle = svc.temporal.workflow.getHandle(`notify:${conversation.id}:transfer_failed`);
+    expect((await handle.describe()).type).toBe('notifyBusiness');
+    // No notification_phone: the mail only.
+    expect(await handle.result()).toEqual({ mailed: true, texted: false });
+    await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
   });
 });
 

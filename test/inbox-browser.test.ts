@@ -39,10 +39,21 @@ describe('the /inbox operator page in Chromium', () => {
   it('follows the live list over SSE; a member takes over, replies, tags and hands back while the visitor chats in the widget', async () => {
     const { api } = await newOrg(svc);
     const agent = await newAgent(api, 'Acme help');
+    // live_chat_alerts (issue 43): the visitor asking for a person alerts the page (badge, tone).
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { live_chat_alerts: true })).status).toBe(200);
     const member = await keyWith(svc, api, ['conversations.read', 'conversations.write'], { user_email: 'grace@example.com' });
 
     // The operator connects first: what follows reaches the page over the live stream.
-    const operator = await (await browser.newContext({ viewport: { width: 1100, height: 720 } })).newPage();
+    const operatorContext = await browser.newContext({ viewport: { width: 1100, height: 720 } });
+    // Counts the tones the page starts through the Web Audio API.
+    await operatorContext.addInitScript(() => {
+      const w = window as unknown as { tones: number };
+      w.tones = 0;
+      const create = AudioContext.prototype.createOscillator;
+      AudioContext.prototype.createOscillator = function (this: AudioContext) { w.tones += 1; return create.call(this); };
+    });
+    const operator = await operatorContext.newPage();
+    const tones = () => operator.evaluate(() => (window as unknown as { tones: number }).tones);
     const failures: string[] = [];
     operator.on('pageerror', (e) => failures.push(e.message));
     operator.on('console', (m) => { if (m.type() === 'error') failures.push(m.text()); });
@@ -63,7 +74,13 @@ describe('the /inbox operator page in Chromium', () => {
     const row = operator.locator('#list li');
     await row.first().waitFor({ timeout: 15_000 });
     await expect.poll(() => row.first().locator('.badge.needs').count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => operator.locator('#alerts').textContent(), { timeout: 15_000 }).toBe('1 alert');
+    expect(await row.first().locator('.badge.alert').count()).toBe(1);
+    expect(await operator.title()).toBe('(1) Live inbox');
+    expect(await tones()).toBe(2);
+    // Opening the conversation answers the alert.
     await row.first().click();
+    await expect.poll(() => operator.locator('#alerts').isHidden()).toBe(true);
     await operator.locator('#log .msg.visitor').first().waitFor();
     await operator.locator('#take').click();
     await expect.poll(() => operator.locator('#mode').textContent(), { timeout: 15_000 }).toBe('You are answering');
@@ -99,6 +116,9 @@ describe('the /inbox operator page in Chromium', () => {
     await widget(visitor).locator('textarea').press('Enter');
     await expect.poll(() => widget(visitor).locator('.msg.agent').count(), { timeout: 15_000 }).toBeGreaterThan(agentReplies);
     expect((await api.get(`/api/v1/rest/conversations?tag=billing`)).body.total).toBe(1);
+    // The visitor wrote to the open conversation while the member held it: no new alert on the page.
+    expect(await operator.locator('#alerts').isHidden()).toBe(true);
+    expect(await tones()).toBe(2);
     expect(failures).toEqual([]);
   }, 120_000);
 

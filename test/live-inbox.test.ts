@@ -283,6 +283,76 @@ describe('the live stream', () => {
   });
 });
 
+describe('live chat alerts (issue 43)', () => {
+  type Frame = { id: string; event: string; data: any };
+  const alertsOf = (frames: Frame[], id: string) => frames.filter((f) => f.event === 'alert' && f.data.conversation_id === id);
+  const endedOf = (id: string) => (f: Frame[]) => f.some((e) => e.event === 'ended' && e.data.conversation_id === id);
+  const openStream = (token: string) => fetch(`${svc.url}${REST}/conversations/live/stream`, { headers: { authorization: `Bearer ${token}` } });
+
+  it('scope unassigned: an alert for a visitor asking for a person, none for an assigned conversation or an agent without alerts', async () => {
+    const { api, agent, member, memberEmail, token } = await team();
+    expect((await api.patch(`${REST}/agents/${agent.id}`, { live_chat_alerts: true, live_chat_alert_scope: 'unassigned' })).status).toBe(200);
+    const quiet = await newAgent(api, 'No alerts');
+    const res = await openStream(token);
+    expect(res.status).toBe(200);
+
+    const silent = await visit(quiet);
+    await silent.say('I want to talk to a human please');
+    const assigned = await visit(agent);
+    expect((await advise(member, assigned.id, { action: 'assign', user_email: memberEmail })).status).toBe(200);
+    await assigned.say('I want to talk to a human please');
+    const wanted = await visit(agent);
+    await wanted.say('I want to talk to a human please');
+    await wanted.end();
+
+    const { frames } = await readStream(res, endedOf(wanted.id));
+    const [alert, ...more] = alertsOf(frames, wanted.id);
+    expect(more).toEqual([]);
+    expect(alert!.data).toEqual({
+      conversation_id: wanted.id, widget_id: agent.id, surface: 'web', reason: 'handoff_requested', scope: 'unassigned',
+      assigned_to: null, text: 'I want to talk to a human please',
+    });
+    // The alert follows the visitor's message that raised it.
+    const said = frames.find((f) => f.event === 'message' && f.data.conversation_id === wanted.id && f.data.message.role === 'visitor')!;
+    expect(BigInt(alert!.id) > BigInt(said.id)).toBe(true);
+    expect(alertsOf(frames, silent.id)).toEqual([]);
+    expect(alertsOf(frames, assigned.id)).toEqual([]);
+    // Both were flagged all the same: the scope decides the alert, not the flag.
+    const live = (await member.get(`${REST}/conversations/live`)).body.data;
+    expect(live.find((c: any) => c.id === assigned.id)).toMatchObject({ needs_human: true, assigned_to: memberEmail });
+  });
+
+  it('scope assigned: only the assigned member (and organization keys) are alerted, also when the visitor writes to the member holding it', async () => {
+    const erin = `erin.${Date.now()}@example.com`;
+    const { api, agent, member, token } = await team(erin);
+    const erinKey = await keyWith(svc, api, ['conversations.read'], { user_email: erin });
+    const finn = await keyWith(svc, api, ['conversations.read', 'conversations.write'], { user_email: `finn.${Date.now()}@example.com` });
+    expect((await api.patch(`${REST}/agents/${agent.id}`, { live_chat_alerts: true, live_chat_alert_scope: 'assigned' })).status).toBe(200);
+    const [erinStream, finnStream, orgStream] = await Promise.all([openStream(erinKey.token), openStream(finn.token), openStream(token)]);
+    for (const r of [erinStream, finnStream, orgStream]) expect(r.status).toBe(200);
+
+    const unassigned = await visit(agent);
+    await unassigned.say('I want to talk to a human please');
+    const v = await visit(agent);
+    expect((await advise(member, v.id, { action: 'assign', user_email: erin })).status).toBe(200);
+    await v.say('I want to talk to a human please');
+    expect((await advise(member, v.id, { action: 'take_over' })).status).toBe(200);
+    await v.say('Are you still there?');
+    await v.end();
+
+    const [mine, theirs, org] = await Promise.all([readStream(erinStream, endedOf(v.id)), readStream(finnStream, endedOf(v.id)), readStream(orgStream, endedOf(v.id))]);
+    expect(alertsOf(mine.frames, v.id).map((f) => [f.data.reason, f.data.assigned_to, f.data.text])).toEqual([
+      ['handoff_requested', erin, 'I want to talk to a human please'],
+      ['visitor_message', erin, 'Are you still there?'],
+    ]);
+    expect(alertsOf(org.frames, v.id).map((f) => f.data.reason)).toEqual(['handoff_requested', 'visitor_message']);
+    // Finn reads the conversation's other events, never its alerts; nobody is alerted for the unassigned one.
+    expect(theirs.frames.some((f) => f.event === 'message' && f.data.conversation_id === v.id)).toBe(true);
+    expect(alertsOf(theirs.frames, v.id)).toEqual([]);
+    for (const read of [mine, theirs, org]) expect(alertsOf(read.frames, unassigned.id)).toEqual([]);
+  });
+});
+
 describe('live list', () => {
   it('lists text conversations in progress with presence', async () => {
     const { agent, member } = await team();

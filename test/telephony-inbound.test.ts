@@ -136,6 +136,56 @@ describe('inbound voice', () => {
     expect(defaults).toContain('timeout="5"');
   });
 
+  it('phone_settings act on the call: recording, a pause before the greeting, recognition hints, model and filter, and a time limit (issue 43)', async () => {
+    const settings = { record_calls: true, answer_delay_seconds: 2, speech_hints: ['Acme Turbo', 'Zephyr'], speech_model: 'phone_call', profanity_filter: false, max_call_minutes: 10 };
+    const { api, agent, number } = await agentWithNumber({ name: 'Settings', greeting: 'Hello from Acme.', phone_settings: settings });
+    expect(agent.id).toBeTruthy();
+    const base = { CallSid: callSid(), From: '+14155550142', To: number.phone_number, AccountSid: `AC${'0'.repeat(32)}` };
+    const start = await carrier(VOICE, { ...base, CallStatus: 'ringing' });
+    expect(start.status).toBe(200);
+    // Recording starts, then a pause, then the greeting inside the <Gather>.
+    expect(start.text).toMatch(/<Response><Start><Recording track="both" channels="dual"\/><\/Start><Pause length="2"\/><Gather [^>]*>/);
+    const gather = /<Gather [^>]*>/.exec(start.text)![0];
+    expect(gather).toContain('hints="Acme Turbo, Zephyr"');
+    expect(gather).toContain('speechModel="phone_call"');
+    expect(gather).toContain('profanityFilter="false"');
+
+    // Every turn listens with the same hints; only the first answer records and pauses.
+    const turn = await carrier(`${VOICE}?turn=1`, { ...base, CallStatus: 'in-progress', SpeechResult: 'Do you sell the Acme Turbo?' });
+    expect(/<Gather [^>]*>/.exec(turn.text)![0]).toContain('hints="Acme Turbo, Zephyr"');
+    expect(turn.text).not.toContain('<Start>');
+    expect(turn.text).not.toContain('<Pause');
+
+    // Ten minutes into the call, the next turn is a goodbye and the line is hung up.
+    const [conversation] = await conversationsOf(api, agent.id);
+    await svc.sql`update conversations set started_at = now() - interval '10 minutes 5 seconds' where id = ${conversation!.id}`;
+    const late = await carrier(`${VOICE}?turn=2`, { ...base, CallStatus: 'in-progress', SpeechResult: 'And what about the Zephyr?' });
+    expect(late.text).toContain('We have reached the time we have for this call. Thank you for calling. Goodbye.');
+    expect(late.text).toMatch(/<Hangup\/><\/Response>$/);
+    expect(late.text).not.toContain('<Gather');
+    const transcript = (await api.get(`/api/v1/rest/conversations/${conversation!.id}`)).body.messages.map((m: any) => `${m.role}: ${m.text}`);
+    expect(transcript.slice(-3)).toEqual([
+      'caller: And what about the Zephyr?', 'agent: We have reached the time we have for this call. Thank you for calling. Goodbye.',
+      'system: Call ended at its 10-minute limit (phone_settings.max_call_minutes)',
+    ]);
+
+    // Null removes a key: the call no longer records or pauses. A key's wrong value is 400 on that key and changes nothing.
+    const removed = await api.patch(`/api/v1/rest/agents/${agent.id}`, { phone_settings: { record_calls: null, answer_delay_seconds: null } });
+    expect(removed.body.phone_settings).toEqual({ speech_hints: ['Acme Turbo', 'Zephyr'], speech_model: 'phone_call', profanity_filter: false, max_call_minutes: 10 });
+    const plain = await carrier(VOICE, { ...base, CallSid: callSid(), CallStatus: 'ringing' });
+    expect(plain.text).toMatch(/^<\?xml[^>]*><Response><Gather /);
+    for (const [bad, field] of [
+      [{ max_call_minutes: 0 }, 'phone_settings.max_call_minutes'], [{ answer_delay_seconds: 11 }, 'phone_settings.answer_delay_seconds'],
+      [{ speech_model: 'whisper' }, 'phone_settings.speech_model'], [{ record_calls: 'yes' }, 'phone_settings.record_calls'],
+      [{ speech_hints: ['a,b'] }, 'phone_settings.speech_hints[0]'],
+    ] as const) {
+      const res = await api.patch(`/api/v1/rest/agents/${agent.id}`, { phone_settings: bad });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.errors.map((e: any) => e.field), JSON.stringify(bad)).toContain(field);
+    }
+    expect((await api.get(`/api/v1/rest/agents/${agent.id}`)).body.phone_settings).toEqual(removed.body.phone_settings);
+  });
+
   it('a bad or missing signature answers 403 and records nothing', async () => {
     const { api, agent, number } = await agentWithNumber({ name: 'Guarded' });
     const base = { CallSid: callSid(), From: '+14155550143', To: number.phone_number };

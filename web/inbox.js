@@ -3,13 +3,15 @@
  * Paste a user token (ut_...); the list of conversations in progress follows the live stream
  * (Server-Sent Events read with fetch, so the token travels in the Authorization header); open a
  * conversation to take it over, reply, hand it back and tag it. Every text from the API is shown
- * with textContent, never as HTML.
+ * with textContent, never as HTML. An `alert` event (agents with live_chat_alerts, issue 43) counts on
+ * the header badge and marks its row until the conversation is opened, plays a short tone (Web Audio)
+ * and, when the browser allows it, shows a system notification.
  */
 (function () {
   'use strict';
   var REST = '/api/v1/rest';
   var $ = function (id) { return document.getElementById(id); };
-  var state = { token: sessionStorage.getItem('ams_inbox_token') || '', open: null, lastEventId: '', conversations: [], refresh: 0, seen: {} };
+  var state = { token: sessionStorage.getItem('ams_inbox_token') || '', open: null, lastEventId: '', conversations: [], refresh: 0, seen: {}, alerts: {}, audio: null };
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -69,6 +71,7 @@
         c.mode === 'human' ? el('span', { class: 'badge human', text: 'human' }) : null,
         c.needs_human ? el('span', { class: 'badge needs', text: 'needs human' }) : null,
         c.unread_count ? el('span', { class: 'badge unread', text: String(c.unread_count) }) : null,
+        state.alerts[c.id] ? el('span', { class: 'badge alert', text: 'alert' }) : null,
       ]);
       var item = el('li', { 'data-id': c.id, class: state.open === c.id ? 'open' : '' }, [
         top, el('div', { class: 'last', text: c.last_message ? c.last_message.text : '' }),
@@ -115,9 +118,66 @@
     annotations.tags.forEach(function (t) { box.appendChild(el('span', { class: 'tag', text: t })); });
   }
 
+  // ---- alerts: a badge, a tone, a notification
+
+  function renderAlerts() {
+    var count = Object.keys(state.alerts).length;
+    $('alerts').hidden = count === 0;
+    $('alerts').textContent = count === 1 ? '1 alert' : count + ' alerts';
+    document.title = (count ? '(' + count + ') ' : '') + 'Live inbox';
+  }
+
+  /** The page's audio, made during the Connect click: browsers let a page sound only after a gesture. */
+  function prepareAlerts() {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!state.audio && Ctx) { try { state.audio = new Ctx(); } catch (e) { state.audio = null; } }
+    if (window.Notification && Notification.permission === 'default') {
+      try { Notification.requestPermission(); } catch (e) { /* an older browser: no notifications */ }
+    }
+  }
+
+  /** Two short tones (about a third of a second). */
+  function chime() {
+    var ctx = state.audio;
+    if (!ctx) return;
+    if (ctx.state === 'suspended' && ctx.resume) ctx.resume();
+    [880, 1175].forEach(function (hz, i) {
+      var osc = ctx.createOscillator();
+      var gain = ctx.createGain();
+      var at = ctx.currentTime + i * 0.16;
+      osc.frequency.value = hz;
+      gain.gain.setValueAtTime(0.12, at);
+      gain.gain.exponentialRampToValueAtTime(0.001, at + 0.15);
+      osc.connect(gain);
+      gain.connect(ctx.destination);
+      osc.start(at);
+      osc.stop(at + 0.15);
+    });
+  }
+
+  function notify(data) {
+    if (!window.Notification || Notification.permission !== 'granted') return;
+    var title = data.reason === 'handoff_requested' ? 'A visitor asks for a person' : 'A visitor is waiting for a reply';
+    try {
+      var n = new Notification(title, { body: data.text || '', tag: 'ams-' + data.conversation_id });
+      n.onclick = function () { window.focus(); openConversation(data.conversation_id); n.close(); };
+    } catch (e) { /* some browsers allow notifications only from a service worker */ }
+  }
+
+  /** The conversation on screen, in a visible tab, alerts nobody: the member is reading it. */
+  function handleAlert(data) {
+    if (data.conversation_id === state.open && document.visibilityState === 'visible') return;
+    state.alerts[data.conversation_id] = true;
+    renderAlerts();
+    renderList();
+    chime();
+    notify(data);
+  }
+
   function openConversation(id) {
     state.open = id;
     state.seen = {};
+    if (state.alerts[id]) { delete state.alerts[id]; renderAlerts(); }
     $('log').textContent = '';
     $('title').textContent = 'Conversation ' + id.slice(-6);
     renderList();
@@ -146,6 +206,8 @@
   // ---- the live stream: SSE over fetch, reconnecting with Last-Event-ID
 
   function handleEvent(type, data) {
+    if (type === 'alert') { handleAlert(data); return; }
+    if (type === 'ended' && state.alerts[data.conversation_id]) { delete state.alerts[data.conversation_id]; renderAlerts(); }
     if (data.conversation_id === state.open && type === 'message') {
       addMessage(data.message);
       // Seen as it arrives: the open conversation stays read.
@@ -203,6 +265,9 @@
     e.preventDefault();
     state.token = $('token').value.trim();
     state.lastEventId = '';
+    state.alerts = {};
+    renderAlerts();
+    prepareAlerts();
     sessionStorage.setItem('ams_inbox_token', state.token);
     setStatus('Connecting…');
     state.open = null;

@@ -6,7 +6,7 @@ import { deleteConversationAndWork } from '../../src/conversations/lifecycle.ts'
 import { IdParams } from '../../src/schemas/common.ts';
 import { ConversationDetailSchema, ConversationListQuery, ConversationListSchema } from '../../src/schemas/conversations.ts';
 import type { AppContext, AppDeps } from '../context.ts';
-import { listLiveConversations, touchInboxMember } from '../../src/db/live-inbox.ts';
+import { findMember, listLiveConversations, touchInboxMember } from '../../src/db/live-inbox.ts';
 import { addNote, changeAnnotations, readAnnotations, runAdvisorAction } from '../../src/conversations/advisor.ts';
 import { openLiveStream } from '../../src/conversations/live-stream.ts';
 import {
@@ -65,8 +65,10 @@ export const conversationsFamily: RouteFamily = {
     }),
     route({
       method: 'GET', path: '/conversations/live/stream', operationId: 'stream_live_conversations', summary: 'The live inbox as Server-Sent Events',
-      description: '`text/event-stream` of `message`, `started`, `ended`, `assigned` and `mode_changed` events (each `data` names its '
-        + '`conversation_id`), with a heartbeat comment on a quiet line. Send `Last-Event-ID` to replay what followed that event '
+      description: '`text/event-stream` of `message`, `started`, `ended`, `assigned`, `mode_changed` and `alert` events (each `data` names its '
+        + '`conversation_id`). `alert` (agents with `live_chat_alerts`, for the conversations in their `live_chat_alert_scope`): '
+        + '`{conversation_id, widget_id, surface, reason: handoff_requested|visitor_message, scope, assigned_to, text}`; with the scope '
+        + '`assigned` only the assigned member\'s stream (and organization keys) receives it. With a heartbeat comment on a quiet line. Send `Last-Event-ID` to replay what followed that event '
         + '(ten minutes back at most). The stream ends after a few minutes; reconnect with `Last-Event-ID`.',
       permissions: ['conversations.read'],
       responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream', schema: Type.String({ description: 'Server-Sent Events: `id`, `event` and `data` (JSON) lines, and `:` heartbeat comments' }) } }, eventStream: true,
@@ -76,8 +78,9 @@ export const conversationsFamily: RouteFamily = {
         let stream: PassThrough;
         try {
           if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
+          const member = principal.memberId ? await findMember(deps.sql, principal.memberId) : null;
           stream = await openLiveStream({ sql: deps.sql, hub: deps.liveHub }, {
-            orgId: principal.orgId, lastEventId: ctx.get('Last-Event-ID') || null,
+            orgId: principal.orgId, lastEventId: ctx.get('Last-Event-ID') || null, memberEmail: member?.email ?? null,
             heartbeatSeconds: deps.config.LIVE_STREAM_HEARTBEAT_SECONDS, maxSeconds: deps.config.LIVE_STREAM_MAX_SECONDS,
             onClose: (cb) => {
               ctx.req.once('close', cb);

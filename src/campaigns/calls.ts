@@ -24,6 +24,7 @@ import { callClosed } from './outcomes.ts';
 import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
 import { continueCall, playOnce, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
 import { emptyVoiceResponse, politeHangup, sayAndGather, sayAndHangup } from '../telephony/twiml.ts';
+import { callSettingsOf } from '../telephony/phone-settings.ts';
 import { voicemailMessage } from '../runtime/outbound.ts';
 import { recordCallOutcome } from '../db/campaigns.ts';
 import { insertMessages } from '../db/conversations.ts';
@@ -377,7 +378,8 @@ export async function answerCampaignCall(deps: InboundDeps, callId: string, para
       return session ? continueCall(deps, session, params, baseUrl, action) : politeHangup('Thank you. Goodbye.');
     }
     const speech = await speechFor(deps.sql, call.orgId, opened.agent, opened.language);
-    return sayAndGather([opened.greeting], speech, action);
+    // phone_settings.record_calls records a placed call too; answer_delay_seconds is for calls the agent answers.
+    return sayAndGather([opened.greeting], speech, action, { record: callSettingsOf(opened.agent).record, pauseSeconds: 0 });
   }, emptyVoiceResponse);
 }
 

@@ -57,6 +57,16 @@ export async function createLiveHub(sql: Sql, log: Logger): Promise<LiveHub> {
   };
 }
 
+/**
+ * Whether a reader's stream carries the event: an `alert` of an agent whose `live_chat_alert_scope` is
+ * `assigned` goes to the member the conversation is assigned to (and to organization keys), not to
+ * the rest of the team; every other event goes to every reader of the organization.
+ */
+export function forReader(event: LiveEvent, memberEmail: string | null): boolean {
+  if (event.type !== 'alert' || event.data.scope !== 'assigned' || memberEmail === null) return true;
+  return typeof event.data.assigned_to === 'string' && event.data.assigned_to.toLowerCase() === memberEmail.toLowerCase();
+}
+
 /** One event as SSE text. */
 export function sseFrame(event: LiveEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
@@ -69,6 +79,8 @@ export function sseFrame(event: LiveEvent): string {
  */
 export async function openLiveStream(deps: { sql: Sql; hub: LiveHub }, opts: {
   orgId: string; lastEventId: string | null; heartbeatSeconds: number; maxSeconds: number; onClose(cb: () => void): void;
+  /** The e-mail of the member reading (a user token), null for an organization key: see `forReader`. */
+  memberEmail?: string | null;
 }): Promise<PassThrough> {
   const out = new PassThrough();
   // Ids already sent, newest last. Not a high-water mark: ids come from a sequence, and a transaction
@@ -77,7 +89,7 @@ export async function openLiveStream(deps: { sql: Sql; hub: LiveHub }, opts: {
   const pending: LiveEvent[] = [];
   let replaying = true;
   const write = (event: LiveEvent) => {
-    if (sent.has(event.id)) return;
+    if (sent.has(event.id) || !forReader(event, opts.memberEmail ?? null)) return;
     sent.add(event.id);
     if (sent.size > 5000) sent.delete(sent.values().next().value!);
     out.write(sseFrame(event));

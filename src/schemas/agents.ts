@@ -16,6 +16,39 @@ export const VOICEMAIL_BEHAVIORS = ['leave_message', 'hang_up'] as const;
 export const LIVE_CHAT_ALERT_SCOPES = ['all', 'unassigned', 'assigned'] as const;
 export const DATA_FIELD_TYPES = ['string', 'number', 'boolean', 'email', 'phone', 'date'] as const;
 
+/** Speech models of the carrier's recognizer (Twilio `<Gather speechModel>`). */
+export const SPEECH_MODELS = ['default', 'phone_call', 'numbers_and_commands', 'experimental_conversations'] as const;
+
+/**
+ * What `phone_settings` keys do on the agent's calls (src/telephony/phone-settings.ts). Each is
+ * nullable: null removes the key (the object merges per key). Other keys are accepted and kept for
+ * the business's own use; the service never reads them.
+ */
+export const PHONE_SETTING_KEYS = {
+  record_calls: Type.Boolean({ description: 'Record each call the agent answers or places, both parties (`<Start><Recording>`; the carrier keeps the recording)' }),
+  max_call_minutes: Type.Integer({ minimum: 1, maximum: 240, description: 'Once a call has lasted this long, the agent\'s next turn is a goodbye and the line is hung up' }),
+  answer_delay_seconds: Type.Integer({ minimum: 0, maximum: 10, description: 'Silence before the greeting of a call the agent answers (`<Pause>`)' }),
+  speech_hints: Type.Array(Type.String({ minLength: 1, maxLength: 100, 'x-code': 'invalid_hint', description: 'A word or phrase, without a comma', pattern: '^[^,]*[^,\\s][^,]*$' }), {
+    maxItems: 100, description: 'Words and phrases the carrier\'s speech recognition should expect, such as product names (`<Gather hints>`)',
+  }),
+  speech_model: StringEnum(SPEECH_MODELS, { description: 'The recognizer\'s model (`<Gather speechModel>`); `default` is the carrier\'s own choice' }),
+  profanity_filter: Type.Boolean({ description: 'false: the recognizer writes profanity as said instead of masking it (`<Gather profanityFilter>`; the carrier masks by default)' }),
+};
+
+const setting = <K extends keyof typeof PHONE_SETTING_KEYS>(key: K) => Type.Optional(Nullable(PHONE_SETTING_KEYS[key]));
+
+export const PhoneSettingsSchema = Type.Object({
+  record_calls: setting('record_calls'),
+  max_call_minutes: setting('max_call_minutes'),
+  answer_delay_seconds: setting('answer_delay_seconds'),
+  speech_hints: setting('speech_hints'),
+  speech_model: setting('speech_model'),
+  profanity_filter: setting('profanity_filter'),
+}, {
+  additionalProperties: Type.Unknown(), maxProperties: 50, propertyNames: { minLength: 1, maxLength: 100 },
+  description: 'Call settings: the keys below act on the agent\'s calls; other keys are kept for the business\'s own use and never read. Sent keys are merged into the stored object, a null value removes its key',
+});
+
 export const AgentName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name, 1 to 200 characters' });
 const Text = (maxLength: number, description: string) => Type.String({ maxLength, description });
 const Line = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
@@ -127,15 +160,17 @@ export const AgentPatchProps = {
   notification_email: Type.Optional(Nullable(Email)),
   notification_phone: Type.Optional(Nullable(E164)),
   voicemail_behavior: Type.Optional(StringEnum(VOICEMAIL_BEHAVIORS, { description: 'On reaching voicemail: leave_message (default) or hang_up' })),
-  phone_settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
-    maxProperties: 50, propertyNames: { minLength: 1, maxLength: 100 }, description: 'Free-form object; sent keys are merged into the stored object, a null value removes its key',
-  })),
+  phone_settings: Type.Optional(PhoneSettingsSchema),
   // Newer fields
   config_variables: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2000 }), {
     maxProperties: 50, propertyNames: { maxLength: 64 }, description: 'Up to 50 variables, name to string value; names are identifiers and `agent_name` is reserved. Replaces the whole set',
   }))),
-  live_chat_alerts: Type.Optional(Type.Boolean({ description: 'Alert the team when a visitor asks for a human (default false)' })),
-  live_chat_alert_scope: Type.Optional(StringEnum(LIVE_CHAT_ALERT_SCOPES, { description: 'Who is alerted: all (default), unassigned or assigned' })),
+  live_chat_alerts: Type.Optional(Type.Boolean({
+    description: 'An `alert` event on the live inbox stream (and a badge and a sound on /inbox) when a visitor of a web, SMS or e-mail conversation asks for a person, and when they write again while a person is wanted or answering (default false)',
+  })),
+  live_chat_alert_scope: Type.Optional(StringEnum(LIVE_CHAT_ALERT_SCOPES, {
+    description: 'Which conversations alert: all (default); unassigned (no member assigned); assigned (a member is assigned, and only that member\'s stream is alerted)',
+  })),
 };
 
 export const AgentPatchSchema = Type.Object(AgentPatchProps, {

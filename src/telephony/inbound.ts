@@ -29,6 +29,7 @@ import {
 } from './twiml.ts';
 import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
 import { smsText } from './sms-text.ts';
+import { callSettingsOf, callTimeIsUp, timeUpGoodbye } from './phone-settings.ts';
 
 /**
  * What a call or a text to one of our numbers does (the carrier's webhooks, already verified):
@@ -60,7 +61,7 @@ async function answeringAgent(db: Db, number: PhoneNumberRecord | null, channel:
 export async function speechFor(db: Db, orgId: string, agent: Agent, language: string | null): Promise<Speech> {
   const profile = agent.voice_profile_id ? await findVoiceProfile(db, orgId, agent.voice_profile_id) : null;
   return speechOf(profile?.base_voice ?? agent.voice ?? null, language ?? agent.default_language ?? 'en', turnTakingOf(agent),
-    { delivery: profile, agentLanguage: agent.default_language });
+    { delivery: profile, agentLanguage: agent.default_language, recognition: callSettingsOf(agent).recognition });
 }
 
 /**
@@ -141,7 +142,9 @@ export async function answerVoice(deps: InboundDeps, params: CarrierParams, base
             orgId: number!.orgId, agentId: agent.id, phoneNumberId: number!.id, conversationId, channel: 'voice', sessionKey: callSid, caller: params.From ?? '',
           });
         });
-      return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action);
+      const settings = callSettingsOf(agent);
+      return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action,
+        { record: settings.record, pauseSeconds: settings.answerDelaySeconds });
     }, emptyVoiceResponse);
   }
   await assertCallOfNumber(deps.sql, session, params);
@@ -155,6 +158,8 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
   if (!conversation || !agent || conversation.status === 'ended' || session.status !== 'active') return emptyVoiceResponse();
   // Paused during the call: the agent answers nothing more, and the caller hears a goodbye, not a refusal (issue 43).
   if (agent.status === 'paused') return politeHangup(PAUSED_GOODBYE);
+  const settings = callSettingsOf(agent);
+  if (callTimeIsUp(settings, conversation.startedAt)) return endAtTimeLimit(deps, agent, conversation, params.SpeechResult ?? '', settings.maxMinutes!);
   const turn = await voiceTurn(deps, {
     orgId: session.orgId, agent, conversationId: conversation.id, language: conversation.language, said: params.SpeechResult ?? '', action, ourNumber: params.To ?? '',
     answer: async (said) => (await sendVisitorMessage(deps, agent, conversation, said, { role: 'caller' })).map((m) => m.text),
@@ -162,6 +167,17 @@ export async function continueCall(deps: InboundDeps, session: CarrierSession, p
     handOver: (rule, said, announcement) => transferCall(deps, { session, rule, said, announcement, ourNumber: params.To ?? '', baseUrl, action }),
   });
   return turn.twiml;
+}
+
+/** phone_settings.max_call_minutes reached: the caller's words and the goodbye join the transcript, with a note; the line is hung up. */
+async function endAtTimeLimit(deps: InboundDeps, agent: Agent, conversation: { id: string; orgId: string; language: string | null },
+  said: string, minutes: number): Promise<string> {
+  const goodbye = timeUpGoodbye(conversation.language);
+  await deps.sql.begin(async (tx) => {
+    await insertMessages(tx, conversation.id, [...(said.trim() ? [{ role: 'caller' as const, text: said }] : []), { role: 'agent', text: goodbye }]);
+    await addSystemMessage(tx, conversation.id, `Call ended at its ${minutes}-minute limit (phone_settings.max_call_minutes)`);
+  });
+  return sayAndHangup([goodbye], await speechFor(deps.sql, conversation.orgId, agent, conversation.language));
 }
 
 /** One recognized utterance of a call, as `voiceTurn` plays it. */

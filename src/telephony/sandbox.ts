@@ -37,6 +37,9 @@ export interface SandboxCallOutcome {
 /** The test destination a machine answers (answering-machine detection says `machine_end_beep`). */
 export const SANDBOX_MACHINE = '+15005550004';
 
+/** The test destination the sandbox refuses to dial: placing a call to it throws, as a carrier's API error does. */
+export const SANDBOX_UNDIALABLE = '+15005550010';
+
 export const SANDBOX_CALLEES: Readonly<Record<string, readonly string[]>> = {
   '+15005550005': ['Who is this?', 'Sorry, I am not interested.'],
   '+15005550006': ['Why are you calling?', 'Please take me off your list and do not call me again.'],
@@ -130,6 +133,10 @@ export function createSandboxCarrier(db: Db): Carrier {
     },
     async release(number) { await log('release', number.phoneNumber, null, { sid: number.sid }); },
     async placeCall(input) {
+      if (input.to === SANDBOX_UNDIALABLE) {
+        await log('call_refused', input.from, input.to, { url: input.url });
+        throw new CarrierError('the carrier cannot place a call to this number', { status: 400 });
+      }
       const call = { sid: sid('CA') };
       await log('call', input.from, input.to, {
         sid: call.sid, url: input.url, status_url: input.statusUrl, ...(input.amdStatusUrl ? { amd: true } : {}), ...(input.timeout ? { timeout: input.timeout } : {}),

@@ -4,6 +4,7 @@ import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Accent, EnergyLevel, Formality, Pace } from '../schemas/voice-profiles.ts';
 import { spokenForm } from '../runtime/voice.ts';
 import { carrierVoice, prosodyOf, type CarrierVoice, type Prosody } from './voices.ts';
+import type { Recognition } from './phone-settings.ts';
 
 /**
  * The TwiML the service answers the carrier with, built with the twilio SDK's VoiceResponse and
@@ -27,7 +28,7 @@ export function turnTakingOf(agent: { interruptions?: string | null; responsiven
 }
 
 /** How a call sounds: its carrier voice and locales, the profile's delivery (`<prosody>`), and its turn-taking. */
-export interface Speech extends CarrierVoice { prosody?: Prosody | null; turnTaking?: TurnTaking }
+export interface Speech extends CarrierVoice { prosody?: Prosody | null; turnTaking?: TurnTaking; recognition?: Recognition }
 
 /** What a voice profile says of the delivery (null: the agent has none). */
 export interface Delivery { accent?: Accent | null; pace?: Pace | null; energy?: EnergyLevel | null; formality?: Formality | null }
@@ -37,14 +38,17 @@ export interface Delivery { accent?: Accent | null; pace?: Pace | null; energy?:
  * profile's delivery; `agentLanguage` (the agent's default_language) gives the region (`pt-BR`).
  */
 export function speechOf(baseVoice: string | null, language: string, turnTaking?: TurnTaking,
-  opts: { delivery?: Delivery | null; agentLanguage?: string | null } = {}): Speech {
+  opts: { delivery?: Delivery | null; agentLanguage?: string | null; recognition?: Recognition } = {}): Speech {
   const voice = carrierVoice({ baseVoice, language, agentLanguage: opts.agentLanguage ?? null, accent: opts.delivery?.accent ?? null });
   const prosody = prosodyOf(opts.delivery ?? null, voice.voice);
-  return { ...voice, ...(prosody ? { prosody } : {}), ...(turnTaking ? { turnTaking } : {}) };
+  return { ...voice, ...(prosody ? { prosody } : {}), ...(turnTaking ? { turnTaking } : {}), ...(opts.recognition ? { recognition: opts.recognition } : {}) };
 }
 
 /** Whether the call is spoken in French (the phrases the service itself says on a call, in English or French). */
 const isFrench = (speech: Speech) => speech.listen.startsWith('fr');
+
+/** What a call's first answer does before the greeting (`phone_settings`): start recording, wait a moment. */
+export interface CallOpening { record: boolean; pauseSeconds: number }
 
 const NO_SPEECH = { en: 'Sorry, I did not hear anything. Goodbye.', fr: "Désolé, je n'ai rien entendu. Au revoir." };
 
@@ -82,12 +86,15 @@ function speakLine(parent: { say(attributes: VoiceResponse.SayAttributes, messag
   if (last < line.length) into.addText(line.slice(last));
 }
 
-/** Says `lines`, then listens for the caller's next words, posted to `action`. */
-export function sayAndGather(lines: string[], speech: Speech, action: string): string {
+/** Says `lines`, then listens for the caller's next words, posted to `action`; a call's first answer opens it with `opening`. */
+export function sayAndGather(lines: string[], speech: Speech, action: string, opening?: CallOpening): string {
   const response = new twilio.twiml.VoiceResponse();
+  if (opening?.record) response.start().recording({ track: 'both', channels: 'dual' });
+  if (opening?.pauseSeconds) response.pause({ length: opening.pauseSeconds });
   const turns = speech.turnTaking ?? turnTakingOf({});
   const gather = response.gather({
     input: ['speech'], action, method: 'POST', speechTimeout: turns.speechTimeout, timeout: turns.timeout, bargeIn: turns.bargeIn, language: speech.listen,
+    ...speech.recognition,
   });
   for (const line of lines) speakLine(gather, speech, line);
   speakLine(response, speech, isFrench(speech) ? NO_SPEECH.fr : NO_SPEECH.en);
