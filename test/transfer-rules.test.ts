@@ -5,7 +5,7 @@ import { expectFieldError } from './support/problems.ts';
 import {
   deleteTransferRulesOfAgent, listTransferRules,
 } from '../src/db/transfer-rules.ts';
-import { insertTransferRule } from '../src/agents/transfer-rules.ts';
+import { insertTransferRule } from '../src/transfer-rules/index.ts';
 import { transferRuleInput } from '../src/domain/transfer-rules.ts';
 
 let svc: TestService;

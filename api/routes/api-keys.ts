@@ -1,5 +1,6 @@
-import { missingPermission, notFound } from '../../src/errors.ts';
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../src/auth/keys.ts';
+import { notFound } from '../../src/errors.ts';
+import { issueApiKey, removeApiKey } from '../../src/api-keys/index.ts';
+import { getApiKey, listApiKeys } from '../../src/auth/keys.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import { ApiKeyCreatedSchema, ApiKeyCreateSchema, ApiKeyListSchema, ApiKeySchema } from '../../src/schemas/api-keys.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
@@ -37,11 +38,7 @@ export const apiKeysFamily: RouteFamily = {
       permissions: ['org.write'], body: ApiKeyCreateSchema,
       responses: { 201: { description: 'The key with its token, shown only here', schema: ApiKeyCreatedSchema } },
       async handler({ body, principal, deps }) {
-        const lacking = body.permissions.find((p) => !principal.permissions.has(p));
-        if (lacking) throw missingPermission(lacking);
-        const key = await deps.sql.begin((tx) => createApiKey(tx, principal.orgId, {
-          name: body.name, permissions: body.permissions, userEmail: body.user_email ?? null,
-        }));
+        const key = await issueApiKey(deps, principal, body);
         return { status: 201, body: key, headers: { Location: `${BASE}/api-keys/${key.id}` } };
       },
       // A replayed response shows the token only while the key is not revoked.
@@ -55,10 +52,7 @@ export const apiKeysFamily: RouteFamily = {
       permissions: ['org.write'], params: IdParams,
       responses: { 204: { description: 'Revoked' } },
       async handler({ params, principal, deps }) {
-        const revoked = await deps.sql.begin((tx) => revokeApiKey(tx, principal.orgId, params.id, principal.permissions));
-        if (!revoked) throw notFound('api key');
-        if (revoked !== true) throw missingPermission(revoked.lacking);
-        deps.authenticator.forget(params.id);
+        await removeApiKey(deps, principal, params.id);
         return { status: 204 };
       },
     }),

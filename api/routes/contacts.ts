@@ -1,8 +1,6 @@
-import { AppError, fieldError, notFound } from '../../src/errors.ts';
-import {
-  deleteContact, findContact, insertContact, listContacts, updateContact, type ContactRefusal,
-} from '../../src/db/contacts.ts';
-import { removeContactEnrolments } from '../../src/db/campaigns.ts';
+import { notFound } from '../../src/errors.ts';
+import { findContact, listContacts } from '../../src/db/contacts.ts';
+import { createContact, patchContact, removeContact } from '../../src/contacts/index.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import {
   ContactCreateSchema, ContactListQuery, ContactListSchema, ContactPatchSchema, ContactSchema,
@@ -10,20 +8,6 @@ import {
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
-
-const identityRequired = () =>
-  fieldError('phone_e164', 'contact_identity_required', 'a contact needs phone_e164 or email_lower, so that it can be linked to conversations');
-
-const isRefusal = (value: object | string): value is ContactRefusal => typeof value === 'string' || 'conflict' in value;
-
-/** The problem for a refused write: 409 names the contact that already has the phone or email. */
-function refused(reason: ContactRefusal): AppError {
-  if (reason === 'no_identity') return identityRequired();
-  const { contactId, field } = reason.conflict;
-  return new AppError(409, 'contact_exists', `another contact of this organization already has this ${field === 'phone_e164' ? 'phone number' : 'email address'}`, {
-    extra: { contact_id: contactId, field },
-  });
-}
 
 export const contactsFamily: RouteFamily = {
   base: BASE,
@@ -59,9 +43,7 @@ export const contactsFamily: RouteFamily = {
       permissions: ['campaigns.write'], body: ContactCreateSchema,
       responses: { 201: { description: 'The new contact', schema: ContactSchema } },
       async handler({ body, principal, deps }) {
-        if (!body.phone_e164 && !body.email_lower) throw identityRequired();
-        const contact = await deps.sql.begin((tx) => insertContact(tx, principal.orgId, body));
-        if (isRefusal(contact)) throw refused(contact);
+        const contact = await createContact(deps, principal.orgId, body);
         return { status: 201, body: contact, headers: { Location: `${BASE}/contacts/${contact.id}` } };
       },
     }),
@@ -73,12 +55,7 @@ export const contactsFamily: RouteFamily = {
       permissions: ['campaigns.write'], params: IdParams, body: ContactPatchSchema,
       responses: { 200: { description: 'The updated contact', schema: ContactSchema } },
       async handler({ params, body, principal, deps }) {
-        // Invalid whatever the contact holds: a request error, before looking the contact up.
-        if (body.phone_e164 === null && body.email_lower === null) throw identityRequired();
-        const contact = await deps.sql.begin((tx) => updateContact(tx, principal.orgId, params.id, body));
-        if (!contact) throw notFound('contact');
-        if (isRefusal(contact)) throw refused(contact);
-        return { status: 200, body: contact };
+        return { status: 200, body: await patchContact(deps, principal.orgId, params.id, body) };
       },
     }),
     route({
@@ -87,12 +64,7 @@ export const contactsFamily: RouteFamily = {
       permissions: ['campaigns.write'], params: IdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        // Its enrolments in campaigns that have not dialed it go too (draft enrolments, queued calls).
-        const deleted = await deps.sql.begin(async (tx) => {
-          await removeContactEnrolments(tx, principal.orgId, params.id);
-          return deleteContact(tx, principal.orgId, params.id);
-        });
-        if (!deleted) throw notFound('contact');
+        await removeContact(deps, principal.orgId, params.id);
         return { status: 204 };
       },
     }),

@@ -1,6 +1,4 @@
-import { notFound } from '../../src/errors.ts';
-import { adjustCredits, readCredits } from '../../src/credits/index.ts';
-import { findLedgerEntry } from '../../src/db/credits.ts';
+import { adjustCredits, getLedgerEntry, readCredits } from '../../src/credits/index.ts';
 import { IdParams } from '../../src/schemas/common.ts';
 import { CreditAdjustmentSchema, CreditsQuery, CreditsSchema, LedgerEntrySchema } from '../../src/schemas/credits.ts';
 import { route, type RouteFamily } from '../routing.ts';
@@ -18,7 +16,7 @@ export const creditsFamily: RouteFamily = {
       permissions: ['org.read'], query: CreditsQuery,
       responses: { 200: { description: 'Balance and ledger entries', schema: CreditsSchema } },
       async handler({ query, principal, deps }) {
-        return { status: 200, body: await readCredits(deps.sql, deps.config, principal.orgId, query) };
+        return { status: 200, body: await readCredits(deps, principal.orgId, query) };
       },
     }),
     route({
@@ -26,7 +24,7 @@ export const creditsFamily: RouteFamily = {
       permissions: ['org.write'], body: CreditAdjustmentSchema,
       responses: { 201: { description: 'The new ledger entry', schema: LedgerEntrySchema } },
       async handler({ body, principal, deps }) {
-        const entry = await deps.sql.begin((tx) => adjustCredits(tx, deps.config, principal.orgId, body));
+        const entry = await adjustCredits(deps, principal.orgId, body);
         return { status: 201, body: entry, headers: { Location: `${BASE}/credits/adjustments/${entry.id}` } };
       },
     }),
@@ -35,9 +33,7 @@ export const creditsFamily: RouteFamily = {
       permissions: ['org.read'], params: IdParams,
       responses: { 200: { description: 'The entry', schema: LedgerEntrySchema } },
       async handler({ params, principal, deps }) {
-        const entry = await findLedgerEntry(deps.sql, principal.orgId, params.id);
-        if (!entry) throw notFound('ledger entry');
-        return { status: 200, body: entry };
+        return { status: 200, body: await getLedgerEntry(deps, principal.orgId, params.id) };
       },
     }),
   ],

@@ -1,33 +1,16 @@
-import { AppError, notFound } from '../../src/errors.ts';
-import { agentIsLive } from '../../src/db/transfer-rules.ts';
-import {
-  deleteDataRow, deleteDataTable, findDataTable, insertDataTable, listDataRowsPage, listDataTablesPage, updateDataTable,
-} from '../../src/db/data-tables.ts';
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { addDataRows, dataRowsCsv } from '../../src/agents/data-tables.ts';
-import { duplicateColumns } from '../../src/domain/data-rows.ts';
-import { validationError } from '../../src/errors.ts';
+import {
+  createDataTable, exportDataRows, getDataTable, insertRows, listDataRows, listDataTables, patchDataTable, removeDataRow, removeDataTable,
+} from '../../src/data-tables/index.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   DATA_TABLE_LIMITS, DataRowListSchema, DataRowParams, DataRowsInsertedSchema, DataRowsInsertSchema, DataTableCreateSchema,
-  DataTableListSchema, DataTableParams, DataTablePatchSchema, DataTableSchema, type DataTable,
+  DataTableListSchema, DataTableParams, DataTablePatchSchema, DataTableSchema,
 } from '../../src/schemas/data-tables.ts';
-import type { AppDeps } from '../context.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
-
-async function assertAgent(deps: AppDeps, orgId: string, agentId: string): Promise<void> {
-  if (!(await agentIsLive(deps.sql, orgId, agentId))) throw notFound('agent');
-}
-
-async function tableOf(deps: AppDeps, orgId: string, agentId: string, tableId: string): Promise<DataTable> {
-  await assertAgent(deps, orgId, agentId);
-  const table = await findDataTable(deps.sql, orgId, agentId, tableId);
-  if (!table) throw notFound('data table');
-  return table;
-}
 
 export const dataTablesFamily: RouteFamily = {
   base: BASE,
@@ -40,8 +23,7 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.read'], params: IdParams, query: PageQuery,
       responses: { 200: { description: 'A page of tables', schema: DataTableListSchema } },
       async handler({ params, query, principal, deps }) {
-        await assertAgent(deps, principal.orgId, params.id);
-        return pageReply(await listDataTablesPage(deps.sql, principal.orgId, params.id, query), query);
+        return pageReply(await listDataTables(deps, principal.orgId, params.id, query), query);
       },
     }),
     route({
@@ -49,7 +31,7 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.read'], params: DataTableParams,
       responses: { 200: { description: 'The table', schema: DataTableSchema } },
       async handler({ params, principal, deps }) {
-        return { status: 200, body: await tableOf(deps, principal.orgId, params.id, params.tableId) };
+        return { status: 200, body: await getDataTable(deps, principal.orgId, params.id, params.tableId) };
       },
     }),
     route({
@@ -58,11 +40,7 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.write'], params: IdParams, body: DataTableCreateSchema,
       responses: { 201: { description: 'The new table', schema: DataTableSchema }, 409: { description: '`invalid_state`: the agent holds the most tables already' } },
       async handler({ params, body, principal, deps }) {
-        const duplicates = duplicateColumns(body.columns);
-        if (duplicates.length) throw validationError(duplicates);
-        await assertAgent(deps, principal.orgId, params.id);
-        const table = await deps.sql.begin((tx) => insertDataTable(tx, principal.orgId, params.id, body));
-        if (table === 'limit') throw new AppError(409, 'invalid_state', `this agent already has ${DATA_TABLE_LIMITS.tablesPerAgent} data tables, the most it may have`);
+        const table = await createDataTable(deps, principal.orgId, params.id, body);
         return { status: 201, body: table, headers: { Location: `${BASE}/agents/${params.id}/data-tables/${table.id}` } };
       },
     }),
@@ -71,10 +49,7 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.write'], params: DataTableParams, body: DataTablePatchSchema,
       responses: { 200: { description: 'The updated table', schema: DataTableSchema } },
       async handler({ params, body, principal, deps }) {
-        await assertAgent(deps, principal.orgId, params.id);
-        const table = await updateDataTable(deps.sql, principal.orgId, params.id, params.tableId, body);
-        if (!table) throw notFound('data table');
-        return { status: 200, body: table };
+        return { status: 200, body: await patchDataTable(deps, principal.orgId, params.id, params.tableId, body) };
       },
     }),
     route({
@@ -82,8 +57,7 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.write'], params: DataTableParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        await assertAgent(deps, principal.orgId, params.id);
-        if (!(await deleteDataTable(deps.sql, principal.orgId, params.id, params.tableId))) throw notFound('data table');
+        await removeDataTable(deps, principal.orgId, params.id, params.tableId);
         return { status: 204 };
       },
     }),
@@ -92,8 +66,7 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.read'], params: DataTableParams, query: PageQuery,
       responses: { 200: { description: 'A page of rows', schema: DataRowListSchema } },
       async handler({ params, query, principal, deps }) {
-        const table = await tableOf(deps, principal.orgId, params.id, params.tableId);
-        return pageReply(await listDataRowsPage(deps.sql, table.id, query), query);
+        return pageReply(await listDataRows(deps, principal.orgId, params.id, params.tableId, query), query);
       },
     }),
     route({
@@ -104,10 +77,10 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.read'], params: DataTableParams,
       responses: { 200: { description: 'The rows as CSV', schema: Type.Unsafe<Readable>({ type: 'string', contentMediaType: 'text/csv' }) } },
       async handler({ params, principal, deps }) {
-        const table = await tableOf(deps, principal.orgId, params.id, params.tableId);
+        const { table, csv } = await exportDataRows(deps, principal.orgId, params.id, params.tableId);
         const file = `${table.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'rows'}.csv`;
         return {
-          status: 200, body: dataRowsCsv(deps.sql, table),
+          status: 200, body: csv,
           headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file}"`, 'Cache-Control': 'private, no-store' },
         };
       },
@@ -119,8 +92,7 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.write'], params: DataTableParams, body: DataRowsInsertSchema, acceptsCsv: true,
       responses: { 201: { description: 'How many rows were inserted', schema: DataRowsInsertedSchema }, 409: { description: '`invalid_state`: the rows would take the table past its row limit' } },
       async handler({ params, body, csv, principal, deps }) {
-        const table = await tableOf(deps, principal.orgId, params.id, params.tableId);
-        const inserted = await addDataRows(deps.sql, table, params.id, { csv, rows: body.rows });
+        const { table, inserted } = await insertRows(deps, principal.orgId, params.id, params.tableId, { csv, rows: body.rows });
         return { status: 201, body: { inserted }, headers: { Location: `${BASE}/agents/${params.id}/data-tables/${table.id}/rows` } };
       },
     }),
@@ -129,8 +101,7 @@ export const dataTablesFamily: RouteFamily = {
       permissions: ['agents.write'], params: DataRowParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        const table = await tableOf(deps, principal.orgId, params.id, params.tableId);
-        if (!(await deps.sql.begin((tx) => deleteDataRow(tx, table.id, params.rowId)))) throw notFound('row');
+        await removeDataRow(deps, principal.orgId, params.id, params.tableId, params.rowId);
         return { status: 204 };
       },
     }),

@@ -1,6 +1,6 @@
-import { AppError, fieldError, notFound } from '../../src/errors.ts';
-import { deleteSipTrunk, findSipTrunk, insertSipTrunk, listSipTrunks, updateSipTrunk } from '../../src/db/sip-trunks.ts';
-import { normalizeSipHost } from '../../src/domain/sip-host.ts';
+import { notFound } from '../../src/errors.ts';
+import { findSipTrunk, listSipTrunks } from '../../src/db/sip-trunks.ts';
+import { createSipTrunk, patchSipTrunk, removeSipTrunk } from '../../src/sip-trunks/index.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   SipTrunkCreateSchema, SipTrunkListSchema, SipTrunkPatchSchema, SipTrunkSchema,
@@ -8,13 +8,6 @@ import {
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
-
-/** The bare `hostname[:port]` of a submitted host, or 400 on `sip_host`. */
-function sipHost(input: string): string {
-  const result = normalizeSipHost(input);
-  if (!result.ok) throw fieldError('sip_host', 'invalid_sip_host', result.reason);
-  return result.host;
-}
 
 export const sipTrunksFamily: RouteFamily = {
   base: BASE,
@@ -47,7 +40,7 @@ export const sipTrunksFamily: RouteFamily = {
       permissions: ['org.write'], body: SipTrunkCreateSchema,
       responses: { 201: { description: 'The new trunk, without its credential', schema: SipTrunkSchema } },
       async handler({ body, principal, deps }) {
-        const trunk = await insertSipTrunk(deps.sql, deps.secrets, principal.orgId, { ...body, sip_host: sipHost(body.sip_host) });
+        const trunk = await createSipTrunk(deps, principal.orgId, body);
         return { status: 201, body: trunk, headers: { Location: `${BASE}/sip-trunks/${trunk.id}` } };
       },
     }),
@@ -57,10 +50,7 @@ export const sipTrunksFamily: RouteFamily = {
       permissions: ['org.write'], params: IdParams, body: SipTrunkPatchSchema,
       responses: { 200: { description: 'The updated trunk, without its credential', schema: SipTrunkSchema } },
       async handler({ params, body, principal, deps }) {
-        const patch = body.sip_host === undefined ? body : { ...body, sip_host: sipHost(body.sip_host) };
-        const trunk = await updateSipTrunk(deps.sql, deps.secrets, principal.orgId, params.id, patch);
-        if (!trunk) throw notFound('SIP trunk');
-        return { status: 200, body: trunk };
+        return { status: 200, body: await patchSipTrunk(deps, principal.orgId, params.id, body) };
       },
     }),
     route({
@@ -69,14 +59,7 @@ export const sipTrunksFamily: RouteFamily = {
       permissions: ['org.write'], params: IdParams,
       responses: { 204: { description: 'Deleted' }, 409: { description: '`sip_trunk_in_use`: transfer rules still reference the trunk' } },
       async handler({ params, principal, deps }) {
-        const result = await deps.sql.begin((tx) => deleteSipTrunk(tx, principal.orgId, params.id));
-        if (result.rulesInUse > 0) {
-          const rules = result.rulesInUse === 1 ? '1 transfer rule uses' : `${result.rulesInUse} transfer rules use`;
-          throw new AppError(409, 'sip_trunk_in_use', `${rules} this SIP trunk: reassign them to another trunk or delete them first`, {
-            extra: { transfer_rule_count: result.rulesInUse },
-          });
-        }
-        if (!result.deleted) throw notFound('SIP trunk');
+        await removeSipTrunk(deps, principal.orgId, params.id);
         return { status: 204 };
       },
     }),

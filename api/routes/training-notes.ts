@@ -1,20 +1,13 @@
-import { AppError, notFound } from '../../src/errors.ts';
-import { agentIsLive } from '../../src/db/transfer-rules.ts';
 import {
-  deleteTrainingNote, findTrainingNote, insertTrainingNote, listTrainingNotesPage, updateTrainingNote,
-} from '../../src/db/training-notes.ts';
+  createTrainingNote, getTrainingNote, listTrainingNotes, patchTrainingNote, removeTrainingNote,
+} from '../../src/training-notes/index.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   MAX_TRAINING_NOTES, TrainingNoteCreateSchema, TrainingNoteListSchema, TrainingNoteParams, TrainingNotePatchSchema, TrainingNoteSchema,
 } from '../../src/schemas/training-notes.ts';
-import type { AppDeps } from '../context.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
-
-async function assertAgent(deps: AppDeps, orgId: string, agentId: string): Promise<void> {
-  if (!(await agentIsLive(deps.sql, orgId, agentId))) throw notFound('agent');
-}
 
 export const trainingNotesFamily: RouteFamily = {
   base: BASE,
@@ -27,8 +20,7 @@ export const trainingNotesFamily: RouteFamily = {
       permissions: ['agents.read'], params: IdParams, query: PageQuery,
       responses: { 200: { description: 'A page of notes', schema: TrainingNoteListSchema } },
       async handler({ params, query, principal, deps }) {
-        await assertAgent(deps, principal.orgId, params.id);
-        return pageReply(await listTrainingNotesPage(deps.sql, principal.orgId, params.id, query), query);
+        return pageReply(await listTrainingNotes(deps, principal.orgId, params.id, query), query);
       },
     }),
     route({
@@ -36,10 +28,7 @@ export const trainingNotesFamily: RouteFamily = {
       permissions: ['agents.read'], params: TrainingNoteParams,
       responses: { 200: { description: 'The note', schema: TrainingNoteSchema } },
       async handler({ params, principal, deps }) {
-        await assertAgent(deps, principal.orgId, params.id);
-        const note = await findTrainingNote(deps.sql, principal.orgId, params.id, params.noteId);
-        if (!note) throw notFound('training note');
-        return { status: 200, body: note };
+        return { status: 200, body: await getTrainingNote(deps, principal.orgId, params.id, params.noteId) };
       },
     }),
     route({
@@ -48,9 +37,7 @@ export const trainingNotesFamily: RouteFamily = {
       permissions: ['agents.write'], params: IdParams, body: TrainingNoteCreateSchema,
       responses: { 201: { description: 'The new note', schema: TrainingNoteSchema }, 409: { description: '`invalid_state`: the agent holds the most notes already' } },
       async handler({ params, body, principal, deps }) {
-        await assertAgent(deps, principal.orgId, params.id);
-        const note = await deps.sql.begin((tx) => insertTrainingNote(tx, principal.orgId, params.id, body));
-        if (note === 'limit') throw new AppError(409, 'invalid_state', `this agent already has ${MAX_TRAINING_NOTES} training notes, the most it may have: delete one first`);
+        const note = await createTrainingNote(deps, principal.orgId, params.id, body);
         return { status: 201, body: note, headers: { Location: `${BASE}/agents/${params.id}/training-notes/${note.id}` } };
       },
     }),
@@ -59,10 +46,7 @@ export const trainingNotesFamily: RouteFamily = {
       permissions: ['agents.write'], params: TrainingNoteParams, body: TrainingNotePatchSchema,
       responses: { 200: { description: 'The updated note', schema: TrainingNoteSchema } },
       async handler({ params, body, principal, deps }) {
-        await assertAgent(deps, principal.orgId, params.id);
-        const note = await updateTrainingNote(deps.sql, principal.orgId, params.id, params.noteId, body);
-        if (!note) throw notFound('training note');
-        return { status: 200, body: note };
+        return { status: 200, body: await patchTrainingNote(deps, principal.orgId, params.id, params.noteId, body) };
       },
     }),
     route({
@@ -70,8 +54,7 @@ export const trainingNotesFamily: RouteFamily = {
       permissions: ['agents.write'], params: TrainingNoteParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        await assertAgent(deps, principal.orgId, params.id);
-        if (!(await deleteTrainingNote(deps.sql, principal.orgId, params.id, params.noteId))) throw notFound('training note');
+        await removeTrainingNote(deps, principal.orgId, params.id, params.noteId);
         return { status: 204 };
       },
     }),

@@ -1,11 +1,6 @@
-import { fieldError, notFound, validationError } from '../../src/errors.ts';
-import type { Db } from '../../src/db/index.ts';
-import { findSipTrunk } from '../../src/db/sip-trunks.ts';
 import {
-  agentIsLive, deleteTransferRule, findTransferRule, listTransferRulesPage, transferRuleFields,
-} from '../../src/db/transfer-rules.ts';
-import { checkTransferRuleFields, mergeTransferRule } from '../../src/domain/transfer-rules.ts';
-import { insertTransferRule, updateTransferRule } from '../../src/agents/transfer-rules.ts';
+  createTransferRule, getTransferRule, listTransferRules, patchTransferRule, removeTransferRule,
+} from '../../src/transfer-rules/index.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   TransferRuleCreateSchema, TransferRuleListSchema, TransferRuleParams, TransferRulePatchSchema, TransferRuleSchema,
@@ -13,17 +8,6 @@ import {
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
-
-/** A `sip_trunk_id` in a body must name a trunk of the caller's organization: 400 on the field otherwise. */
-async function assertSipTrunk(db: Db, orgId: string, id: string | null | undefined): Promise<void> {
-  if (typeof id === 'string' && !(await findSipTrunk(db, orgId, id))) {
-    throw fieldError('sip_trunk_id', 'unknown_sip_trunk', 'sip_trunk_id names no SIP trunk of this organization');
-  }
-}
-
-async function assertAgent(db: Db, orgId: string, agentId: string): Promise<void> {
-  if (!(await agentIsLive(db, orgId, agentId))) throw notFound('agent');
-}
 
 export const transferRulesFamily: RouteFamily = {
   base: BASE,
@@ -37,9 +21,7 @@ export const transferRulesFamily: RouteFamily = {
       permissions: ['agents.read'], params: IdParams, query: PageQuery,
       responses: { 200: { description: 'A page of rules', schema: TransferRuleListSchema } },
       async handler({ params, query, principal, deps }) {
-        await assertAgent(deps.sql, principal.orgId, params.id);
-        const page = await listTransferRulesPage(deps.sql, principal.orgId, params.id, query);
-        return pageReply(page, query);
+        return pageReply(await listTransferRules(deps, principal.orgId, params.id, query), query);
       },
     }),
     route({
@@ -47,10 +29,7 @@ export const transferRulesFamily: RouteFamily = {
       permissions: ['agents.read'], params: TransferRuleParams,
       responses: { 200: { description: 'The rule', schema: TransferRuleSchema } },
       async handler({ params, principal, deps }) {
-        await assertAgent(deps.sql, principal.orgId, params.id);
-        const rule = await findTransferRule(deps.sql, principal.orgId, params.id, params.ruleId);
-        if (!rule) throw notFound('transfer rule');
-        return { status: 200, body: rule };
+        return { status: 200, body: await getTransferRule(deps, principal.orgId, params.id, params.ruleId) };
       },
     }),
     route({
@@ -59,11 +38,7 @@ export const transferRulesFamily: RouteFamily = {
       permissions: ['agents.write'], params: IdParams, body: TransferRuleCreateSchema,
       responses: { 201: { description: 'The new rule', schema: TransferRuleSchema } },
       async handler({ params, body, principal, deps }) {
-        const { errors } = mergeTransferRule(null, body);
-        if (errors.length) throw validationError(errors);
-        await assertSipTrunk(deps.sql, principal.orgId, body.sip_trunk_id);
-        await assertAgent(deps.sql, principal.orgId, params.id);
-        const rule = await insertTransferRule(deps.sql, principal.orgId, params.id, body);
+        const rule = await createTransferRule(deps, principal.orgId, params.id, body);
         return { status: 201, body: rule, headers: { Location: `${BASE}/agents/${params.id}/transfer-rules/${rule.id}` } };
       },
     }),
@@ -73,21 +48,7 @@ export const transferRulesFamily: RouteFamily = {
       permissions: ['agents.write'], params: TransferRuleParams, body: TransferRulePatchSchema,
       responses: { 200: { description: 'The updated rule', schema: TransferRuleSchema } },
       async handler({ params, body, principal, deps }) {
-        // What can be judged without the rule is judged first (400 before 404).
-        const fieldErrors = checkTransferRuleFields(body);
-        if (fieldErrors.length) throw validationError(fieldErrors);
-        await assertSipTrunk(deps.sql, principal.orgId, body.sip_trunk_id);
-        const rule = await deps.sql.begin(async (tx) => {
-          await assertAgent(tx, principal.orgId, params.id);
-          const current = await findTransferRule(tx, principal.orgId, params.id, params.ruleId, { forUpdate: true });
-          if (!current) throw notFound('transfer rule');
-          if (Object.keys(body).length === 0) return current;
-          const merged = mergeTransferRule(transferRuleFields(current), body);
-          if (merged.errors.length) throw validationError(merged.errors);
-          return updateTransferRule(tx, principal.orgId, params.id, params.ruleId, merged.rule);
-        });
-        if (!rule) throw notFound('transfer rule');
-        return { status: 200, body: rule };
+        return { status: 200, body: await patchTransferRule(deps, principal.orgId, params.id, params.ruleId, body) };
       },
     }),
     route({
@@ -95,8 +56,7 @@ export const transferRulesFamily: RouteFamily = {
       permissions: ['agents.write'], params: TransferRuleParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        await assertAgent(deps.sql, principal.orgId, params.id);
-        if (!(await deleteTransferRule(deps.sql, principal.orgId, params.id, params.ruleId))) throw notFound('transfer rule');
+        await removeTransferRule(deps, principal.orgId, params.id, params.ruleId);
         return { status: 204 };
       },
     }),

@@ -1,8 +1,6 @@
 import { notFound } from '../../src/errors.ts';
-import { detachVoiceProfile } from '../../src/db/agents.ts';
-import {
-  deleteVoiceProfile, findVoiceProfile, insertVoiceProfile, listVoiceProfiles, updateVoiceProfile,
-} from '../../src/db/voice-profiles.ts';
+import { findVoiceProfile, insertVoiceProfile, listVoiceProfiles, updateVoiceProfile } from '../../src/db/voice-profiles.ts';
+import { removeVoiceProfile } from '../../src/voice-profiles/index.ts';
 import { IdParams, PageQuery } from '../../src/schemas/common.ts';
 import {
   VoiceProfileCreateSchema, VoiceProfileListSchema, VoiceProfilePatchSchema, VoiceProfileSchema,
@@ -63,11 +61,7 @@ export const voiceProfilesFamily: RouteFamily = {
       permissions: ['voice_profiles.write'], params: IdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, principal, deps }) {
-        // One transaction: no agent is left pointing at a profile that no longer exists.
-        await deps.sql.begin(async (tx) => {
-          if (!(await deleteVoiceProfile(tx, principal.orgId, params.id))) throw notFound('voice profile');
-          await detachVoiceProfile(tx, principal.orgId, params.id);
-        });
+        await removeVoiceProfile(deps, principal.orgId, params.id);
         return { status: 204 };
       },
     }),

@@ -1,7 +1,5 @@
-import type { Client } from '@temporalio/client';
-import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { Db, Sql } from '../db/index.ts';
+import type { Db } from '../db/index.ts';
 import { AppError, validationError } from '../errors.ts';
 import { agentName, insertAgent, markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
 import { insertSite } from '../db/sites.ts';
@@ -17,13 +15,14 @@ import { purgeAgentKind } from '../../workflows/purge-agent.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { normalizePatch } from '../domain/agent-config.ts';
 import { wakeCampaignsOfAgent } from '../campaigns/index.ts';
+import type { FamilyDeps } from '../deps.ts';
 
 /**
  * Changes to an agent that more than one endpoint makes (agents and widgets are one entity):
  * each runs in one transaction with the events it causes (their commit wakes the webhook dispatchers).
  */
 
-export type AgentDeps = { sql: Sql; temporal: Client; log: Logger; config: Config };
+export type AgentDeps = FamilyDeps;
 
 /**
  * Creates an agent; with a website it starts in `draft`, its site is queued and the crawl starts

@@ -10,7 +10,7 @@ import { MANIFEST_ROW_BYTES, MANIFEST_VERSION, type AgentManifest } from '../sch
 import { DATA_TABLE_LIMITS } from '../schemas/data-tables.ts';
 import { applyPatch, readConfig, type ConfigObject } from '../domain/agent-config.ts';
 import { mergeTransferRule, transferRuleInput } from '../domain/transfer-rules.ts';
-import { insertTransferRule } from './transfer-rules.ts';
+import { insertTransferRule } from '../transfer-rules/index.ts';
 import { checkAgentImageUrls, checkAgentPatch } from './changes.ts';
 import { insertSite } from '../db/sites.ts';
 import { deleteTrainingNotesOfAgent, insertTrainingNotes, listTrainingNotes } from '../db/training-notes.ts';

@@ -1,8 +1,5 @@
-import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
-import type { Db, Sql } from '../db/index.ts';
+import type { Db } from '../db/index.ts';
 import { agentExists } from '../db/agents.ts';
 import { activeNumbersOfAgent } from '../db/phone-numbers.ts';
 import {
@@ -19,6 +16,7 @@ import { startWorkflow, workflowServiceUnavailable } from '../temporal/start.ts'
 import { campaignCancelSignal, campaignWakeSignal, runCampaignKind } from '../../workflows/campaign.ts';
 import { carrierStatusSignal, hangupUpdate } from '../../workflows/campaign-call.ts';
 import { emitCallEnded } from './calls.ts';
+import type { FamilyDeps } from '../deps.ts';
 
 /**
  * The campaigns family's use cases: a campaign is made and edited in `draft`, then started (its
@@ -27,7 +25,7 @@ import { emitCallEnded } from './calls.ts';
  * every turn of its queue, so a lost signal only delays it.
  */
 
-export interface CampaignDeps { sql: Sql; temporal: Client; config: Config; log: Logger }
+export type CampaignDeps = FamilyDeps;
 
 const DEFAULT_TIMEZONE = 'UTC';
 

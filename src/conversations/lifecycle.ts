@@ -1,7 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
@@ -33,6 +31,7 @@ import {
   deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
   type ConversationRecord,
 } from '../db/conversations.ts';
+import type { FamilyDeps } from '../deps.ts';
 
 /**
  * A conversation from its start to its evaluation: the public endpoints start it and add turns;
@@ -41,7 +40,7 @@ import {
  */
 
 /** `secrets` seals what a tool call carries through Temporal (its arguments and answer). */
-export interface ConversationDeps { sql: Sql; temporal: Client; config: Config; log: Logger; runtime: AgentRuntime; secrets: SecretBox }
+export type ConversationDeps = FamilyDeps & { runtime: AgentRuntime; secrets: SecretBox };
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest();
 

@@ -1,8 +1,9 @@
 import type { Db } from '../db/index.ts';
 import {
-  appendLedgerEntry, creditBalance, ensureStartingCredits, ledgerEntryByReference, listLedger, lockCredits,
+  appendLedgerEntry, creditBalance, ensureStartingCredits, findLedgerEntry, ledgerEntryByReference, listLedger, lockCredits,
 } from '../db/credits.ts';
-import { AppError } from '../errors.ts';
+import type { FamilyDeps } from '../deps.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { Credits, LedgerEntry } from '../schemas/credits.ts';
 
 /**
@@ -13,15 +14,28 @@ import type { Credits, LedgerEntry } from '../schemas/credits.ts';
 
 export interface CreditsConfig { AMS_STARTING_CREDITS: number }
 
-export async function readCredits(db: Db, config: CreditsConfig, orgId: string, page: { limit: number; offset: number }): Promise<Credits> {
-  await ensureStartingCredits(db, orgId, config.AMS_STARTING_CREDITS);
-  const [balance, ledger] = await Promise.all([creditBalance(db, orgId), listLedger(db, orgId, page)]);
+type Deps = { sql: FamilyDeps['sql']; config: CreditsConfig };
+
+/** The balance and a page of the ledger, newest first; the starting credits are written on the first read. */
+export async function readCredits(deps: Deps, orgId: string, page: { limit: number; offset: number }): Promise<Credits> {
+  await ensureStartingCredits(deps.sql, orgId, deps.config.AMS_STARTING_CREDITS);
+  const [balance, ledger] = await Promise.all([creditBalance(deps.sql, orgId), listLedger(deps.sql, orgId, page)]);
   return { balance_cents: balance, ledger };
 }
 
-export async function adjustCredits(db: Db, config: CreditsConfig, orgId: string, input: { amount_cents: number; reason: string }): Promise<LedgerEntry> {
-  await ensureStartingCredits(db, orgId, config.AMS_STARTING_CREDITS);
-  return (await appendLedgerEntry(db, orgId, { amountCents: input.amount_cents, reason: input.reason, reference: null }))!;
+/** An admin's adjustment: one ledger entry (after the starting credits), in one transaction. */
+export async function adjustCredits(deps: Deps, orgId: string, input: { amount_cents: number; reason: string }): Promise<LedgerEntry> {
+  return deps.sql.begin(async (tx) => {
+    await ensureStartingCredits(tx, orgId, deps.config.AMS_STARTING_CREDITS);
+    return (await appendLedgerEntry(tx, orgId, { amountCents: input.amount_cents, reason: input.reason, reference: null }))!;
+  });
+}
+
+/** One ledger entry of the organization. */
+export async function getLedgerEntry(deps: Pick<Deps, 'sql'>, orgId: string, id: string): Promise<LedgerEntry> {
+  const entry = await findLedgerEntry(deps.sql, orgId, id);
+  if (!entry) throw notFound('ledger entry');
+  return entry;
 }
 
 export function insufficientCredits(balance: number, needed: number): AppError {

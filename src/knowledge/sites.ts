@@ -1,7 +1,3 @@
-import type { Client } from '@temporalio/client';
-import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
-import type { Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgent, setAgentSiteUrl } from '../db/agents.ts';
 import { findKnowledgeBase } from '../db/knowledge-bases.ts';
@@ -14,13 +10,14 @@ import { workflowIds } from '../temporal/ids.ts';
 import { stopWorkflow } from '../temporal/start.ts';
 import type { CrawlCadence } from '../schemas/sites.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from './crawls.ts';
+import type { FamilyDeps } from '../deps.ts';
 
 /**
  * What the API does with websites: each change and the crawl (or Schedule) it implies happen in
  * one transaction, so a 503 from Temporal leaves nothing half-made.
  */
 
-export interface KnowledgeDeps { sql: Sql; temporal: Client; config: Config; log: Logger }
+export type KnowledgeDeps = FamilyDeps;
 
 /** A website to crawl: http or https; a name resolving to a private address is refused (unless allowed). */
 export async function checkSiteUrl(deps: KnowledgeDeps, url: string, field: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { PERMISSIONS } from './permissions.ts';
 import { ListEnvelope, Nullable, StringEnum, Timestamp, Uuid } from './common.ts';
 
@@ -23,5 +23,6 @@ export const ApiKeyCreateSchema = Type.Object({
   permissions: Type.Array(PermissionSchema, { uniqueItems: true, maxItems: PERMISSIONS.length }),
   user_email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Makes a user-scoped `ut_` token for this member (created if new)' })),
 }, { $id: 'ApiKeyCreate', additionalProperties: false });
+export type ApiKeyCreate = Static<typeof ApiKeyCreateSchema>;
 
 export const ApiKeyListSchema = ListEnvelope(ApiKeySchema, 'ApiKeyList');

@@ -1,8 +1,5 @@
-import type { Client } from '@temporalio/client';
-import type { Logger } from 'pino';
 import parsePhoneNumber from 'libphonenumber-js';
-import type { Config } from '../config.ts';
-import type { Db, Sql } from '../db/index.ts';
+import type { Db } from '../db/index.ts';
 import { agentExists, findAgent } from '../db/agents.ts';
 import { creditBalance, ensureStartingCredits, lockCredits } from '../db/credits.ts';
 import {
@@ -17,6 +14,7 @@ import { agentHasActiveCampaign } from './campaign-guard.ts';
 import { purchaseReference, startNumberBilling, stopNumberBilling } from './billing.ts';
 import { numberWebhooks } from './webhook-urls.ts';
 import { createCarrier } from './index.ts';
+import type { FamilyDeps } from '../deps.ts';
 
 /**
  * The phone numbers family's use cases. Each asks the carrier inside the transaction that records
@@ -24,7 +22,7 @@ import { createCarrier } from './index.ts';
  * the carrier and the list as they were.
  */
 
-export interface TelephonyDeps { sql: Sql; temporal: Client; config: Config; log: Logger; carrier: Carrier }
+export type TelephonyDeps = FamilyDeps & { carrier: Carrier };
 
 function carrierError(err: unknown): never {
   if (err instanceof CarrierError) throw new AppError(502, 'carrier_error', `${err.message}; nothing was changed`);
@@ -203,7 +201,7 @@ export async function releasePhoneNumber(deps: TelephonyDeps, orgId: string, id:
 export async function detachAgentNumbers(tx: Db, agentId: string) {
   const released = await detachNumbersOfAgent(tx, agentId);
   if (released.length === 0) return undefined;
-  return async (deps: { sql: Sql; temporal: Client; config: Config; log: Logger }) => {
+  return async (deps: FamilyDeps) => {
     const carrier = createCarrier(deps.config, deps.sql);
     for (const number of released) {
       await carrier.release({ sid: number.carrierSid ?? '', phoneNumber: number.phone_number })

@@ -1,8 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import type { Sql } from '../db/index.ts';
 import {
   deleteEndpoint, endpointHealth, findEndpoint, insertEndpoint, pendingDeliveries, rotateEndpointSecret, updateEndpoint,
 } from '../db/webhooks.ts';
@@ -10,9 +7,10 @@ import { workflowIds } from '../temporal/ids.ts';
 import { newWebhookSecret } from '../events/signing.ts';
 import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import type { WebhookCreate, WebhookEndpoint, WebhookEndpointDetail, WebhookEndpointWithSecret, WebhookPatch } from '../schemas/webhooks.ts';
+import type { FamilyDeps } from '../deps.ts';
 
 /** What the webhook use cases need. */
-export interface WebhookDeps { sql: Sql; temporal: Client; config: Config; log: Logger; secrets: SecretBox }
+export type WebhookDeps = FamilyDeps & { secrets: SecretBox };
 
 /** A receiver URL: https, and never a private address (unless ALLOW_PRIVATE_NETWORK_TARGETS). */
 async function checkUrl(deps: Pick<WebhookDeps, 'config'>, url: string): Promise<void> {
