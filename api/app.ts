@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
+import compose from 'koa-compose';
 import type { AppDeps, AppMiddleware } from './context.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { clientAddressOf } from './middleware/client-address.ts';
@@ -34,71 +35,26 @@ export const API_VERSION = '1.0.0';
 const PUBLIC_PREFIX = '/api/v1/public';
 const AUTHENTICATED_PREFIX = '/api/v1';
 
-/** Runs `middleware` in order, each one's `next` being the one after it. */
-function chain(middleware: Koa.Middleware[]): (ctx: Koa.Context) => Promise<unknown> {
-  const run = (ctx: Koa.Context, i: number): Promise<unknown> =>
-    (i < middleware.length ? Promise.resolve(middleware[i]!(ctx, () => run(ctx, i + 1))) : Promise.resolve());
-  return (ctx) => run(ctx, 0);
-}
-
-/** The literal start of a route's path, before its first parameter: a path that does not start so cannot match it. */
-const literalPrefix = (path: string): string => path.split(/[:*({]/)[0]!;
-
-const done = () => Promise.resolve();
+/** The end of an area's or own paths' chain: nothing after it. */
+const end = () => Promise.resolve();
 
 /**
- * The router's routes by method, each with the literal start of its path, in the router's own
- * order: a request is handed straight to the first route whose method and path match (as the
- * router would pick it), without the router matching every route and composing a middleware
- * chain per request. Null when none matches: the router then answers as before (404, 405, 501,
- * OPTIONS). A router with any other kind of layer is left to itself entirely.
+ * Serves `routers` behind `guards` for every request under `prefix`; no request under it goes further.
+ * The guards run before the routers, so an unknown path there is still guarded, then a 404 from the router.
  */
-function directRoutes(router: Router): (ctx: Koa.Context) => Promise<unknown> | null {
-  const byMethod = new Map<string, { prefix: string; layer: Router['stack'][number] }[]>();
-  const simple = router.stack.every((layer) => typeof layer.path === 'string' && layer.methods.length > 0 && layer.stack.length === 1);
-  if (simple) {
-    for (const layer of router.stack) {
-      for (const method of layer.methods) {
-        const routes = byMethod.get(method) ?? [];
-        routes.push({ prefix: literalPrefix(layer.path as string), layer });
-        byMethod.set(method, routes);
-      }
-    }
-  }
-  return (ctx) => {
-    const routes = byMethod.get(ctx.method);
-    if (!routes) return null;
-    const path = ctx.path;
-    for (const { prefix, layer } of routes) {
-      if (!path.startsWith(prefix)) continue;
-      const match = layer.regexp.exec(path);
-      if (!match) continue;
-      const params = layer.params(path, match.slice(1));
-      ctx.params = params;
-      (ctx.request as unknown as { params: Record<string, string> }).params = params; // as the router sets both
-      return Promise.resolve((layer.stack[0] as Koa.Middleware)(ctx, done));
-    }
-    return null;
-  };
-}
-
-/** Serves `routers` behind `guards` for every request under `prefix`; no request under it goes further. */
 function area(prefix: string, guards: AppMiddleware[], routers: Router[]): Koa.Middleware {
-  const direct = directRoutes(routers[0]!);
-  const stack = chain([
+  const stack = compose([
     ...guards as Koa.Middleware[],
-    (ctx, next) => direct(ctx) ?? next(),
     ...routers.flatMap((r) => [r.routes() as Koa.Middleware, r.allowedMethods() as Koa.Middleware]),
   ]);
   const under = `${prefix}/`;
-  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(under) ? stack(ctx) : next());
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(under) ? stack(ctx, end) : next());
 }
 
 /** Serves the paths `router` has routes for (any method: a 405 comes from it too); other paths go further. */
 function ownPaths(router: Router): Koa.Middleware {
-  const stack = chain([router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
-  const prefixes = [...new Set(router.stack.map((layer) => (typeof layer.path === 'string' ? literalPrefix(layer.path) : '')))];
-  return (ctx, next) => (prefixes.some((p) => ctx.path.startsWith(p)) && router.match(ctx.path, ctx.method).path.length > 0 ? stack(ctx) : next());
+  const stack = compose([router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
+  return (ctx, next) => (router.match(ctx.path, ctx.method).path.length > 0 ? stack(ctx, end) : next());
 }
 
 function familyRouter(families: RouteFamily[], prefix: string): Router {

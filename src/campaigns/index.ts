@@ -6,7 +6,8 @@ import {
   blockedNumbers, campaignContacts, deleteCampaign, endCallRow, findCall, findCampaign, insertCampaign, insertQueuedCalls,
   markCampaignStarted, runningCampaignsOfAgent, toCall, toCampaign, updateCampaign, cancelQueuedCalls, type CampaignFields, type CampaignRecord, type NewCall,
 } from '../db/campaigns.ts';
-import { isTimezone, windowError, zoneOfNumber } from '../domain/calling-window.ts';
+import { windowError, zoneOfNumber } from '../domain/calling-window.ts';
+import { isTimeZone } from '../domain/report-periods.ts';
 import { AppError, fieldError, notFound, validationError } from '../errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { newId } from '../ids.ts';
@@ -43,7 +44,7 @@ async function campaignFields(db: Db, orgId: string, body: CampaignPatch, opts: 
     const error = windowError(body.calling_window);
     if (error) throw fieldError('calling_window.end', 'invalid_window', error);
   }
-  if (body.timezone && !isTimezone(body.timezone)) throw fieldError('timezone', 'invalid_timezone', 'timezone must be an IANA zone such as Europe/Paris');
+  if (body.timezone && !isTimeZone(body.timezone)) throw fieldError('timezone', 'invalid_timezone', 'timezone must be an IANA zone such as Europe/Paris');
   if (body.widget_id !== undefined && !(await agentExists(db, orgId, body.widget_id))) {
     throw fieldError('widget_id', 'unknown_agent', 'widget_id names no agent of this organization');
   }

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { FieldError } from '../validation.ts';
 import { AgentPatchProps, type AgentPatch, type ConfigField, type Theme } from '../schemas/agents.ts';
 import { normalizeEmbedHost } from './hosts.ts';
+import { isTimeZone } from './report-periods.ts';
 
 /**
  * The rules of an agent's configuration that a JSON Schema cannot say: normalization, the
@@ -72,15 +73,6 @@ export function readConfig(stored: ConfigObject): Record<ConfigField, unknown> {
 const RESERVED_VARIABLES = new Set(['agent_name']);
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function validTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Checks the rules beyond the schema and returns the patch in stored form (domains
  * normalized and de-duplicated, optional list-item keys filled in), or the field errors.
@@ -99,7 +91,7 @@ export function normalizePatch(input: AgentPatch): { patch: AgentPatch; errors: 
     });
     out.domains = hosts;
   }
-  if (typeof patch.timezone === 'string' && !validTimeZone(patch.timezone)) {
+  if (typeof patch.timezone === 'string' && !isTimeZone(patch.timezone)) {
     errors.push({ field: 'timezone', code: 'invalid_timezone', message: 'timezone must be an IANA time zone such as Europe/Paris' });
   }
   if (patch.config_variables) {

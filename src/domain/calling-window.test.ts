@@ -13,6 +13,9 @@ describe('calling windows', () => {
     // A country of several zones, and a non-geographic North American code: the campaign's zone.
     expect(zoneOfNumber('+61291234567', 'Asia/Tokyo')).toBe('Asia/Tokyo');
     expect(zoneOfNumber('+15005550006', 'Europe/Paris')).toBe('Europe/Paris');
+    // A +1 number of another country than the US and Canada: its country's zone, not its area code's.
+    expect(zoneOfNumber('+18765550123', 'UTC')).toBe('America/Jamaica');
+    expect(zoneOfNumber('+17875550123', 'UTC')).toBe('America/Puerto_Rico');
   });
 
   it('reads the wall clock of a zone', () => {
@@ -30,6 +33,16 @@ describe('calling windows', () => {
     expect(secondsUntilOpen(w, 'UTC', at('2026-11-26T08:30:00Z'))).toBe(1800);
     // In the callee's zone: 10:00 UTC is 02:00 in Los Angeles.
     expect(secondsUntilOpen(w, 'America/Los_Angeles', at('2026-11-26T10:00:00Z'))).toBe(7 * 3600);
+  });
+
+  it('counts to an opening across a daylight-saving change in real hours', () => {
+    const w = { start: '09:00', end: '17:00' };
+    // New York springs forward on Sunday 2026-03-08: Saturday 18:00 EST (23:00 UTC) to Sunday 09:00 EDT (13:00 UTC) is 14 hours.
+    expect(secondsUntilOpen(w, 'America/New_York', at('2026-03-07T23:00:00Z'))).toBe(14 * 3600);
+    // And falls back on Sunday 2026-11-01: Saturday 18:00 EDT (22:00 UTC) to Sunday 09:00 EST (14:00 UTC) is 16 hours.
+    expect(secondsUntilOpen(w, 'America/New_York', at('2026-10-31T22:00:00Z'))).toBe(16 * 3600);
+    // An opening inside the skipped hour (02:30 on 2026-03-08) moves forward by that hour: 03:30 EDT (07:30 UTC), from 01:00 EST.
+    expect(secondsUntilOpen({ start: '02:30', end: '05:00' }, 'America/New_York', at('2026-03-08T06:00:00Z'))).toBe(5400);
   });
 
   it('skips the days not listed', () => {

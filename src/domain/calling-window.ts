@@ -1,4 +1,5 @@
 import parsePhoneNumber from 'libphonenumber-js';
+import { DateTime } from 'luxon';
 import { WEEKDAYS, type CallingWindow, type Weekday } from '../schemas/campaigns.ts';
 
 /**
@@ -7,7 +8,7 @@ import { WEEKDAYS, type CallingWindow, type Weekday } from '../schemas/campaigns
  * so a test can stand just before a window closes).
  */
 
-/** Countries in one zone (a country missing here, with several zones, falls back to the campaign's timezone). */
+/** Countries in one zone, or with one zone most callees live in (a country missing here falls back to the campaign's timezone). */
 const COUNTRY_ZONES: Record<string, string> = {
   GB: 'Europe/London', IE: 'Europe/Dublin', FR: 'Europe/Paris', DE: 'Europe/Berlin', ES: 'Europe/Madrid', IT: 'Europe/Rome',
   NL: 'Europe/Amsterdam', BE: 'Europe/Brussels', CH: 'Europe/Zurich', AT: 'Europe/Vienna', SE: 'Europe/Stockholm',
@@ -17,9 +18,15 @@ const COUNTRY_ZONES: Record<string, string> = {
   JP: 'Asia/Tokyo', KR: 'Asia/Seoul', CN: 'Asia/Shanghai', HK: 'Asia/Hong_Kong', PH: 'Asia/Manila', ZA: 'Africa/Johannesburg',
   NG: 'Africa/Lagos', EG: 'Africa/Cairo', KE: 'Africa/Nairobi', NZ: 'Pacific/Auckland', AR: 'America/Argentina/Buenos_Aires',
   CO: 'America/Bogota', PE: 'America/Lima', CL: 'America/Santiago',
+  // +1 countries other than the US and Canada (libphonenumber-js tells them apart by area code).
+  JM: 'America/Jamaica', PR: 'America/Puerto_Rico', DO: 'America/Santo_Domingo', BS: 'America/Nassau', TT: 'America/Port_of_Spain', BB: 'America/Barbados',
 };
 
-/** North American area codes outside the Eastern zone (the default of a known +1 geographic area code). */
+/**
+ * North American area codes outside the Eastern zone (the default of a known +1 geographic area code).
+ * libphonenumber-js tells a +1 number's country (US, CA, JM...) but, unlike the Java library's
+ * PhoneNumberToTimeZonesMapper, ships no time-zone data: the zones of US and Canadian area codes stay here.
+ */
 const NANP_ZONES: Record<string, string> = {};
 const nanp = (zone: string, codes: string) => { for (const code of codes.split(' ')) NANP_ZONES[code] = zone; };
 nanp('America/Los_Angeles', '206 209 213 253 279 310 323 341 360 408 415 424 425 442 503 509 510 530 541 559 562 564 619 626 628 650 657 661 669 702 707 714 725 747 760 775 805 818 820 831 858 909 916 925 949 951 971 604 778 236 250 672');
@@ -35,7 +42,7 @@ const NANP_EASTERN = new Set(('201 202 203 207 212 215 216 220 223 229 231 234 2
 export function zoneOfNumber(e164: string, fallback: string): string {
   let country: string | undefined;
   try { country = parsePhoneNumber(e164)?.country; } catch { country = undefined; }
-  if (e164.startsWith('+1')) {
+  if (e164.startsWith('+1') && (!country || country === 'US' || country === 'CA')) {
     const area = e164.slice(2, 5);
     if (NANP_ZONES[area]) return NANP_ZONES[area]!;
     if (NANP_EASTERN.has(area)) return 'America/New_York';
@@ -44,52 +51,32 @@ export function zoneOfNumber(e164: string, fallback: string): string {
   return (country && COUNTRY_ZONES[country]) || fallback;
 }
 
-/** True when `zone` is an IANA zone this runtime knows. */
-export function isTimezone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 /** The wall clock in `zone` at `at`: weekday and seconds since local midnight. */
 export function localClock(zone: string, at: Date): { weekday: Weekday; secondOfDay: number } {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-    formatters.set(zone, f);
-  }
-  const parts = Object.fromEntries(f.formatToParts(at).map((p) => [p.type, p.value]));
-  const weekday = String(parts.weekday).toLowerCase().slice(0, 3) as Weekday;
-  return { weekday, secondOfDay: Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second) };
+  const local = DateTime.fromJSDate(at, { zone });
+  return { weekday: WEEKDAYS[local.weekday - 1]!, secondOfDay: local.hour * 3600 + local.minute * 60 + local.second };
 }
 
+/** `HH:MM` as hour and minute. */
+const timeOf = (hhmm: string) => ({ hour: Number(hhmm.slice(0, 2)), minute: Number(hhmm.slice(3, 5)) });
 const secondsOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 3600 + Number(hhmm.slice(3, 5)) * 60;
 
 /**
  * Seconds from `now` until a call to someone in `zone` may start under `window`: 0 inside it (or
- * without a window), else until its next opening. Days are counted on the wall clock, so an
- * opening on a daylight-saving day can be off by the hour that day gains or loses.
+ * without a window), else until its next opening. Openings are instants on the callee's wall clock
+ * (luxon), so a day across a daylight-saving change counts the hour it gains or loses; an opening
+ * inside the skipped hour moves forward by that hour (02:30 becomes 03:30), as luxon reads such a time.
  */
 export function secondsUntilOpen(window: CallingWindow | null, zone: string, now: Date): number {
   if (!window) return 0;
   const days = new Set<Weekday>(window.days ?? WEEKDAYS);
-  const start = secondsOf(window.start);
-  const end = secondsOf(window.end);
-  const { weekday, secondOfDay } = localClock(zone, now);
-  const today = WEEKDAYS.indexOf(weekday);
+  const local = DateTime.fromJSDate(now, { zone });
   for (let k = 0; k <= 7; k++) {
-    if (!days.has(WEEKDAYS[(today + k) % 7]!)) continue;
-    if (k === 0) {
-      if (secondOfDay >= start && secondOfDay < end) return 0;
-      if (secondOfDay < start) return start - secondOfDay;
-      continue;
-    }
-    return k * 86_400 - secondOfDay + start;
+    const day = local.plus({ days: k }).startOf('day');
+    if (!days.has(WEEKDAYS[day.weekday - 1]!)) continue;
+    const opens = day.set(timeOf(window.start));
+    if (k === 0 && local >= opens && local < day.set(timeOf(window.end))) return 0;
+    if (opens > local) return Math.ceil(opens.diff(local).as('seconds'));
   }
   return 7 * 86_400; // no day allowed: unreachable with a valid window (days has at least one)
 }

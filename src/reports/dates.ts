@@ -1,15 +1,16 @@
+import { DateTime } from 'luxon';
 import type { ReportData } from '../schemas/reports.ts';
 
 /**
  * Dates as a reader of the document and the presentation reads them ("6 December 2026"), in the
- * report's time zone. The raw artifact keeps ISO 8601.
+ * report's time zone (luxon, British English). The raw artifact keeps ISO 8601.
  */
 
-const dayFormat = (tz: string) => new Intl.DateTimeFormat('en-GB', { timeZone: tz, day: 'numeric', month: 'long', year: 'numeric' });
+const inZone = (at: Date, tz: string): DateTime => DateTime.fromJSDate(at, { zone: tz }).setLocale('en-GB');
 
 /** `at` as "6 December 2026" in `tz`. */
 export function humanDate(at: Date, tz: string): string {
-  return dayFormat(tz).format(at);
+  return inZone(at, tz).toFormat('d MMMM yyyy');
 }
 
 /**
@@ -25,10 +26,9 @@ export function periodText(data: Pick<ReportData, 'period'>): string {
   return `${first === end ? first : `${first} to ${end}`} (${tz})`;
 }
 
-/** "Generated 6 December 2026 at 05:45 UTC", in the report's time zone. */
+/** "Generated 6 December 2026 at 05:45 UTC", in the report's time zone (the zone's short name, as the locale writes it). */
 export function generatedText(data: Pick<ReportData, 'generated_at' | 'period'>): string {
   const at = new Date(data.generated_at);
   const tz = data.period.timezone;
-  const time = new Intl.DateTimeFormat('en-GB', { timeZone: tz, hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }).format(at);
-  return `Generated ${humanDate(at, tz)} at ${time}`;
+  return `Generated ${humanDate(at, tz)} at ${inZone(at, tz).toFormat('HH:mm ZZZZ')}`;
 }
