@@ -8,8 +8,8 @@ import { judge, loadCorpus, serveCorpusSite, type CorpusSite, type ServedSite } 
 // never a question or a reply of a test site.
 
 const FLOORS: Record<string, { facts: number; unknowns: number }> = {
-  'test-bikes': { facts: 16, unknowns: 4 },
-  'test-physio': { facts: 22, unknowns: 4 },
+  'test-bikes': { facts: 18, unknowns: 5 },
+  'test-physio': { facts: 22, unknowns: 8 },
 };
 
 let svc: TestService;
