@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from './helpers.ts';
+import { eventually, startTestService, type TestService } from './helpers.ts';
 import { expectFieldError } from './support/problems.ts';
 import { CAMPAIGNS, callsOf, campaignReaches, createCampaign, eventsOf, orgWithNumber, startedCampaign } from './support/campaigns.ts';
 import type { Api } from './support/orgs.ts';
@@ -98,13 +98,11 @@ describe('a campaign call: the agent knows it placed the call (sandbox callee)',
   it('"call me back at 5": a retry is queued for 17:00 on the callee\'s clock, through the campaign\'s queue; outcome callback_requested', async () => {
     const { api, agent } = await dentalOrg();
     const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: ['+15005550007'], objective: OBJECTIVE, timezone: 'America/New_York' });
-    const calls = await (async () => {
-      for (;;) {
-        const all = await callsOf(api, campaign.id);
-        if (all.length === 2) return all;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    })();
+    // The retry is queued when the first call ends: wait for it, bounded.
+    const calls = await eventually(async () => {
+      const all = await callsOf(api, campaign.id);
+      return all.length === 2 ? all : null;
+    }, 60_000, 200);
     const [first, retry] = calls;
     expect(first).toMatchObject({ status: 'completed', outcome: 'callback_requested' });
     const at = new Date(first!.callback_at);
