@@ -80,7 +80,7 @@ describe('the /inbox operator page in Chromium', () => {
     expect(await tones()).toBe(2);
     // Opening the conversation answers the alert.
     await row.first().click();
-    await expect.poll(() => operator.locator('#alerts').isHidden()).toBe(true);
+    await expect.poll(() => operator.locator('#alerts').isHidden(), { timeout: 15_000 }).toBe(true);
     await operator.locator('#log .msg.visitor').first().waitFor();
     await operator.locator('#take').click();
     await expect.poll(() => operator.locator('#mode').textContent(), { timeout: 15_000 }).toBe('You are answering');
