@@ -1,4 +1,4 @@
-import type { ActivityRegistration } from './index.ts';
+import { heartbeating, type ActivityRegistration } from './index.ts';
 import { closeSimulation, playSimulationTurn } from '../src/simulations/turns.ts';
 import { runWebSimulation } from '../src/simulations/web.ts';
 import { createToolSender } from '../src/tools/send.ts';
@@ -12,8 +12,8 @@ export function createSimulationActivities(deps: ActivityDeps) {
     playSimulationTurn: (input: { simulationId: string; turn: number }) => playSimulationTurn({ ...deps, sendTool }, input),
     /** Records the run's end (completed, canceled or failed) and ends its conversation. */
     closeSimulation: (input: Parameters<typeof closeSimulation>[1]) => closeSimulation(deps, input),
-    /** The whole browser run, heartbeating each turn. */
-    runWebSimulation: (input: { simulationId: string; embedBaseUrl: string }) => runWebSimulation(deps, input),
+    /** The whole browser run, heartbeating every 2 s (its heartbeat timeout is 10 s) so that a cancellation reaches it. */
+    runWebSimulation: (input: { simulationId: string; embedBaseUrl: string }) => heartbeating(() => runWebSimulation(deps, input), 2_000),
   };
 }
 

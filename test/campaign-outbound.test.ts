@@ -108,8 +108,10 @@ describe('a campaign call: the agent knows it placed the call (sandbox callee)',
     const at = new Date(first!.callback_at);
     const local = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
     expect(local).toBe('17:00');
-    expect(at.getTime() - Date.now()).toBeGreaterThan(0);
-    expect(at.getTime() - Date.now()).toBeLessThanOrEqual(86_400_000);
+    // The next 17:00 after the call asked for it: after its end, and no more than a day later.
+    const asked = new Date(first!.ended_at).getTime();
+    expect(at.getTime()).toBeGreaterThan(asked);
+    expect(at.getTime() - asked).toBeLessThanOrEqual(86_400_000);
     expect(retry).toMatchObject({ status: 'queued', attempt: 2, previous_call_id: first!.id, to_number: '+15005550007' });
     const messages = await transcript(api, first!.conversation_id);
     expect(messages.at(-1)!.text).toBe('Of course, I will call you back at 5 PM. Thank you, goodbye.');

@@ -69,10 +69,9 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
   if (!agent) return fail('the agent no longer exists');
   let browser: Browser | undefined;
   let conversationId: string | null = null;
-  // Cancellation reaches an activity only in a heartbeat's answer: beat while the browser runs, and close it
-  // when the cancellation arrives, which makes the page's pending step throw (issue 43).
+  // Cancellation reaches an activity only in a heartbeat's answer (its activity beats while the browser runs,
+  // `heartbeating`): the browser is closed when it arrives, which makes the page's pending step throw (issue 43).
   const context = Context.current();
-  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
   const onCancel = () => { void browser?.close().catch(() => undefined); };
   context.cancellationSignal.addEventListener('abort', onCancel);
   const canceled = () => context.cancellationSignal.aborted;
@@ -154,12 +153,8 @@ export async function runWebSimulation(deps: SimulationDeps, input: { simulation
     deps.log.warn({ err, simulation_id: sim.id }, 'web simulation failed');
     return fail((err as Error).name === 'TimeoutError' ? 'the browser run failed: the widget did not load or answer in time' : 'the browser run failed');
   } finally {
-    clearInterval(beat);
     context.cancellationSignal.removeEventListener('abort', onCancel);
     await browser?.close().catch(() => undefined);
     await guard?.close().catch(() => undefined);
   }
 }
-
-/** How often the browser run heartbeats (its activity's heartbeat timeout is 10 s). */
-const HEARTBEAT_MS = 2_000;
