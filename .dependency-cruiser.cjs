@@ -14,8 +14,65 @@ const IO_MODULES = [
   '^(api|activities|workflows)/',
 ];
 
+
+/**
+ * The rows of `src/README.md`, bottom up (issue 41, item 11). A folder imports from its own row and the rows below it;
+ * every folder of `src/` not named here is a family's use cases, the top row. The top-level shared files
+ * (`config.ts`, `deps.ts`, `errors.ts`, `ids.ts`, `logger.ts`, `validation.ts`, `modules.ts`) are imported by all.
+ */
+const ROWS = [
+  ['schemas', 'types'],
+  ['domain'],
+  ['answers'],
+  ['crypto', 'net', 'mail', 'infra', 'storage'],
+  ['db'],
+  ['auth', 'temporal', 'events', 'crawler'],
+  ['runtime', 'knowledge'],
+  ['tools', 'webhooks', 'credits'],
+  ['conversations', 'telephony'],
+];
+const LOWER = ROWS.flat();
+
+/** Within a row, these pairs do not import each other (at run time) either way. */
+const APART = [['runtime', 'knowledge']];
+const folders = (names) => `^src/(${names.join('|')})/`;
+
+/**
+ * The imports that go up a row today, each named with its reason in `src/README.md`; a new one fails `npm run check`.
+ */
+const UPWARD_EXCEPTIONS = [
+  ['^src/db/sites\\.ts$', '^src/knowledge/cadence\\.ts$'],
+  ['^src/temporal/worker\\.ts$', '^src/(runtime|events|knowledge)/'],
+];
+
+/** One rule per row: nothing in it imports (at run time) a row above it, nor a family's use cases. */
+const layerRules = ROWS.map((row, index) => {
+  const above = [...ROWS.slice(index + 1).flat()];
+  const exceptions = UPWARD_EXCEPTIONS.filter(([from]) => row.some((name) => from.startsWith(`^src/${name}/`)));
+  return {
+    name: `layer-${row.join('-')}`,
+    comment: `src/{${row.join(',')}} sit in row ${index + 1} of src/README.md: they import only their own row and the rows below.`,
+    severity: 'error',
+    from: { path: folders(row), pathNot: ['\\.test\\.ts$', ...exceptions.map(([from]) => from)] },
+    to: {
+      dependencyTypesNot: ['type-only'],
+      path: above.length ? [folders(above), `^src/(?!(${LOWER.join('|')})/)[a-z-]+/`] : [`^src/(?!(${LOWER.join('|')})/)[a-z-]+/`],
+    },
+  };
+});
+
+const apartRules = APART.flatMap(([a, b]) => [[a, b], [b, a]]).map(([from, to]) => ({
+  name: `apart-${from}-${to}`,
+  comment: `src/${from}/ and src/${to}/ share a row and stay apart: what both need is in a row below (src/answers/, the engine).`,
+  severity: 'error',
+  from: { path: `^src/${from}/`, pathNot: '\\.test\\.ts$' },
+  to: { path: `^src/${to}/`, dependencyTypesNot: ['type-only'] },
+}));
+
 module.exports = {
   forbidden: [
+    ...layerRules,
+    ...apartRules,
     {
       name: 'workflows-stay-deterministic',
       comment: 'workflows/ is replayed: it imports @temporalio/workflow, other workflow files, the import-free ids module, and types only.',

@@ -11,11 +11,11 @@ import {
 } from '../src/db/site-pages.ts';
 import { agentEventData } from '../src/agents/changes.ts';
 import { emitEvent } from '../src/events/emit.ts';
-import { nextCrawlAt } from '../src/knowledge/cadence.ts';
+import { nextCrawlAt } from '../src/domain/crawl-cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from '../src/knowledge/crawls.ts';
-import { languageOfText } from '../src/runtime/phrases.ts';
+import { languageOfText } from '../src/answers/phrases.ts';
 import { chunkSections, crawl, isTransientFailure, type CrawlResult } from '../src/crawler/index.ts';
-import { embedPassages } from '../src/knowledge/meaning.ts';
+import { embedPassages } from '../src/answers/meaning.ts';
 import { OutboundTargetError, outboundPolicy } from '../src/net/outbound.ts';
 import type { ActivityDeps, ActivityRegistration } from './index.ts';
 

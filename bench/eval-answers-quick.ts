@@ -18,10 +18,10 @@
  */
 import { chunkSections } from '../src/crawler/chunk.ts';
 import { extractHtml } from '../src/crawler/extract.ts';
-import { analyzeQuestion } from '../src/knowledge/analysis.ts';
-import { answerByMeaning } from '../src/knowledge/meaning.ts';
-import { ANSWER_THRESHOLD, rankSentences, type RankedSentence, type SourceChunk } from '../src/knowledge/rank.ts';
-import { composeAnswer } from '../src/runtime/answer.ts';
+import { analyzeQuestion } from '../src/answers/analysis.ts';
+import { answerByMeaning } from '../src/answers/meaning.ts';
+import { ANSWER_THRESHOLD, rankSentences, type RankedSentence, type SourceChunk } from '../src/answers/rank.ts';
+import { composeAnswer } from '../src/answers/answer.ts';
 import { startClinicSite } from './answers/clinic-site.ts';
 import { CLINIC_QUESTIONS } from './answers/clinic-questions.ts';
 import { startBakerySite } from './answers/bakery-site.ts';

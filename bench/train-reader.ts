@@ -1,6 +1,6 @@
 /**
- * Fits the offline reader (src/knowledge/reader.ts) on the development sites of the answers corpus:
- * `node scripts/run.mjs bench train-reader`, which writes src/knowledge/reader-model.ts.
+ * Fits the offline reader (src/answers/reader.ts) on the development sites of the answers corpus:
+ * `node scripts/run.mjs bench train-reader`, which writes src/answers/reader-model.ts.
  *
  * Starts the real service (a scratch PostgreSQL database, an in-memory Temporal dev server), crawls
  * every `dev-*` site of bench/answers/sites/ through the crawl workflow, and for each of its questions
@@ -19,8 +19,8 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
-import { readerCandidates } from '../src/knowledge/retrieval.ts';
-import { FEATURES, featuresOf, fitReader, readerProbabilities, type ReaderInput, type ReaderModel } from '../src/knowledge/reader.ts';
+import { readerCandidates } from '../src/answers/retrieval.ts';
+import { FEATURES, featuresOf, fitReader, readerProbabilities, type ReaderInput, type ReaderModel } from '../src/answers/reader.ts';
 import { freshDatabase, onCleanup, runBenchmark, say, startTemporal } from './harness.ts';
 import { crawledAgent, folded, holdsAll, loadCorpus, serveCorpusSite, type CorpusQuestion, type CorpusSite } from './answers/corpus.ts';
 import { startAnswersSite } from './answers/site.ts';
@@ -30,6 +30,7 @@ import { QUESTIONS, type Question as LegacyQuestion } from './answers/questions.
 import { CLINIC_QUESTIONS } from './answers/clinic-questions.ts';
 import { BAKERY_QUESTIONS } from './answers/bakery-questions.ts';
 import type { AnswersSite } from './answers/serve.ts';
+import { chunkStore } from '../src/knowledge/chunk-store.ts';
 
 /** The three sites of the first passes (tuning sites, never test ones), their questions as the corpus writes them. */
 const LEGACY: { name: string; start: () => Promise<AnswersSite>; questions: LegacyQuestion[] }[] = [
@@ -42,7 +43,7 @@ const LEGACY: { name: string; start: () => Promise<AnswersSite>; questions: Lega
 const asCorpus = (q: LegacyQuestion): CorpusQuestion & { patterns?: RegExp[] } =>
   ({ q: q.q, type: q.kind === 'unknown' ? 'unknown' : 'fact', patterns: (q.expect ?? []).filter((re) => !/^\^/.test(re.source)) });
 
-const MODEL_FILE = fileURLToPath(new URL('../src/knowledge/reader-model.ts', import.meta.url));
+const MODEL_FILE = fileURLToPath(new URL('../src/answers/reader-model.ts', import.meta.url));
 
 interface Example { question: CorpusQuestion; site: string; inputs: ReaderInput[]; rows: number[][]; labels: number[] }
 
@@ -83,7 +84,7 @@ async function readExamples(sites: CorpusSite[]): Promise<Example[]> {
   const read = async (name: string, url: string, questions: (CorpusQuestion & { patterns?: RegExp[] })[]) => {
     const { agent } = await crawledAgent(rest, auth, name, url);
     for (const question of questions) {
-      const { candidates } = await readerCandidates(service.sql, agent.id, question.q);
+      const { candidates } = await readerCandidates(chunkStore(service.sql), agent.id, question.q);
       examples.push({
         question, site: name, inputs: candidates.map((c) => c.input), rows: candidates.map((c) => featuresOf(c.input)),
         labels: candidates.map((c) => (positive(question, c.ranked.sentence) ? 1 : 0)),

@@ -130,13 +130,13 @@ export const ConfigSchema = Type.Object({
   LLM_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
   /**
    * `off`: a question the site's words do not answer is not read again by meaning (the sentence encoder of
-   * src/knowledge/meaning.ts, 100-190 MiB once loaded, on first use, in a worker thread).
+   * src/answers/meaning.ts, 100-190 MiB once loaded, on first use, in a worker thread).
    */
   SENTENCE_ENCODER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /**
    * Which reader picks the offline runtime's answer among the retrieved sentences: `ranked`, the sentence ranking's
    * threshold (and the encoder's second reading); `learned`, the model fitted on the development sites of the answers
-   * corpus (src/knowledge/reader.ts), which needs the sentence encoder (without it, `ranked` reads).
+   * corpus (src/answers/reader.ts), which needs the sentence encoder (without it, `ranked` reads).
    */
   ANSWER_READER: Type.Union([Type.Literal('ranked'), Type.Literal('learned')], { default: 'ranked' }),
 });

@@ -21,8 +21,8 @@ import type { Client } from '@temporalio/client';
 import { createLiveHub, type LiveHub } from './conversations/live-stream.ts';
 import { acceptsAddress, receiveEmail } from './conversations/email.ts';
 import { startSmtpListener, type SmtpListener } from './mail/inbound.ts';
-import { useSentenceEncoder } from './knowledge/meaning.ts';
-import { useAnswerReader } from './knowledge/retrieval.ts';
+import { useSentenceEncoder } from './answers/meaning.ts';
+import { useAnswerReader } from './answers/retrieval.ts';
 
 export interface Service {
   /** Base URL of the API, when this process serves it. */

@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, eventually, startTestService, workflowBundle, type TestService } from './helpers.ts';
 import { newOrg, type Api } from './support/orgs.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/fixture-site.ts';
-import { searchKnowledge } from '../src/knowledge/retrieval.ts';
+import { searchKnowledge } from '../src/answers/retrieval.ts';
 import { startWorkers } from '../src/temporal/worker.ts';
 import { createLogger } from '../src/logger.ts';
 import { workflowIds } from '../src/temporal/index.ts';
+import { chunkStore } from '../src/knowledge/chunk-store.ts';
 
 // Local fixture sites live on 127.0.0.1: private targets must be allowed here. The generated pages are lorem ipsum:
 // their passages are not encoded (SENTENCE_ENCODER off), which would take most of each crawl's time here.
@@ -83,10 +84,10 @@ describe('agents and widgets learn their website', () => {
     expect(Object.keys((await allPages(api, site.id)).data[0]!).sort()).toEqual(['fetched_at', 'id', 'status_code', 'title', 'url']);
 
     // Retrieval answers what only the site says, with the page it came from.
-    const passages = await searchKnowledge(svc.sql, created.body.id, 'When does the harbour office open?');
+    const passages = await searchKnowledge(chunkStore(svc.sql), created.body.id, 'When does the harbour office open?');
     expect(passages[0]).toMatchObject({ url: `${web.url}/articles/7`, title: 'Opening hours' });
     expect(passages[0]!.text).toContain('seven in the morning');
-    expect(await searchKnowledge(svc.sql, created.body.id, 'xylophone quasar')).toEqual([]);
+    expect(await searchKnowledge(chunkStore(svc.sql), created.body.id, 'xylophone quasar')).toEqual([]);
   });
 
   it('an imported agent with a site is created and crawled exactly as create does (issue 12, defect 5)', async () => {
@@ -145,7 +146,7 @@ describe('agents and widgets learn their website', () => {
     const pages = await allPages(api, site.id, true);
     expect(pages.data.find((p) => p.url.endsWith('/articles/3'))!.body).toContain('zeppelin');
     expect(pages.data.find((p) => p.url.endsWith('/articles/4'))!.body).toContain('Article 4 marker.');
-    expect((await searchKnowledge(svc.sql, widget.agent_id, 'zeppelin moorings'))[0]!.url).toBe(`${web.url}/articles/3`);
+    expect((await searchKnowledge(chunkStore(svc.sql), widget.agent_id, 'zeppelin moorings'))[0]!.url).toBe(`${web.url}/articles/3`);
   }, 120_000);
 
   it('honours robots.txt, the page cap and de-duplicates URLs', async () => {
@@ -171,7 +172,7 @@ describe('agents and widgets learn their website', () => {
     const site = await crawled(api, (await siteOf(api, agent.id)).id, 90_000);
     expect(site.status).toBe('ready');
     const before = site.pages_crawled;
-    expect(await searchKnowledge(svc.sql, agent.id, '"Article 4 marker"')).not.toEqual([]);
+    expect(await searchKnowledge(chunkStore(svc.sql), agent.id, '"Article 4 marker"')).not.toEqual([]);
 
     web.setPage('/articles/4', '<html><head><title>New</title></head><body><article><h1>New</h1><p>Quokka sanctuary schedule.</p></article></body></html>');
     expect((await api.post(`${REST}/sites/${site.id}`)).status).toBe(202);
@@ -179,16 +180,16 @@ describe('agents and widgets learn their website', () => {
     await eventually(async () => (await api.get(`${REST}/sites/${site.id}`)).body.status === 'crawling');
     await eventually(async () => (web.hits.get('/articles/4') ?? 0) >= 2, 20_000);
     expect((await api.get(`${REST}/sites/${site.id}`)).body.status).toBe('crawling');
-    expect((await searchKnowledge(svc.sql, agent.id, 'Quokka sanctuary')).filter((p) => p.text.includes('Quokka'))).toEqual([]);
-    expect((await searchKnowledge(svc.sql, agent.id, '"Article 4 marker"'))[0]!.url).toBe(`${web.url}/articles/4`);
+    expect((await searchKnowledge(chunkStore(svc.sql), agent.id, 'Quokka sanctuary')).filter((p) => p.text.includes('Quokka'))).toEqual([]);
+    expect((await searchKnowledge(chunkStore(svc.sql), agent.id, '"Article 4 marker"'))[0]!.url).toBe(`${web.url}/articles/4`);
     expect((await allPages(api, site.id)).total).toBe(before);
     // A second request while it runs is remembered: the same workflow makes one more pass after this one.
     expect((await api.post(`${REST}/sites/${site.id}`)).body.status).toBe('crawling');
     const swapped = await crawled(api, site.id, 90_000);
     expect(swapped.status).toBe('ready');
-    expect((await searchKnowledge(svc.sql, agent.id, 'Quokka sanctuary'))[0]!.url).toBe(`${web.url}/articles/4`);
+    expect((await searchKnowledge(chunkStore(svc.sql), agent.id, 'Quokka sanctuary'))[0]!.url).toBe(`${web.url}/articles/4`);
     // (Passages sharing a word may still come back; the replaced text does not.)
-    expect((await searchKnowledge(svc.sql, agent.id, '"Article 4 marker"')).filter((p) => p.text.includes('Article 4 marker'))).toEqual([]);
+    expect((await searchKnowledge(chunkStore(svc.sql), agent.id, '"Article 4 marker"')).filter((p) => p.text.includes('Article 4 marker'))).toEqual([]);
 
     // robots.txt answering 500 means "disallow all" (RFC 9309): the crawl fails, the index stays.
     web.setRobots({ status: 500 });
@@ -197,7 +198,7 @@ describe('agents and widgets learn their website', () => {
     expect(failed).toMatchObject({ status: 'failed', pages_crawled: swapped.pages_crawled, last_crawled_at: swapped.last_crawled_at });
     expect(failed.error).toEqual(expect.any(String));
     expect((await allPages(api, site.id)).total).toBe(swapped.pages_crawled);
-    expect((await searchKnowledge(svc.sql, agent.id, 'Quokka sanctuary'))[0]!.url).toBe(`${web.url}/articles/4`);
+    expect((await searchKnowledge(chunkStore(svc.sql), agent.id, 'Quokka sanctuary'))[0]!.url).toBe(`${web.url}/articles/4`);
   }, 120_000);
 
   // Issue 49: a crawl asked for while one runs made no pass of its own, so a page changed after the running
@@ -220,7 +221,7 @@ describe('agents and widgets learn their website', () => {
     expect(done).toMatchObject({ status: 'ready', pages_crawled: 3 });
     const pages = await allPages(api, siteId, true);
     expect(pages.data.find((p) => new URL(p.url).pathname === '/')!.body).toContain('walrus choir');
-    expect((await searchKnowledge(svc.sql, agent.id, 'walrus choir'))[0]!.url).toBe(`${web.url}/`);
+    expect((await searchKnowledge(chunkStore(svc.sql), agent.id, 'walrus choir'))[0]!.url).toBe(`${web.url}/`);
     expect(web.hits.get('/')).toBe(2);
   }, 120_000);
 
@@ -434,8 +435,8 @@ describe('knowledge bases', () => {
     await api.post(`${REST}/knowledge-bases/${shared.id}/agents`, { agent_id: a.id });
     expect((await api.post(`${REST}/knowledge-bases/${shared.id}/agents`, { agent_id: b.id })).body.agent_ids).toEqual([a.id, b.id]);
     // A attached to the base answers from it; B does not.
-    expect((await searchKnowledge(svc.sql, a.id, 'Article 2 marker'))[0]!.url).toBe(`${web.url}/articles/2`);
-    expect(await searchKnowledge(svc.sql, b.id, 'Article 2 marker')).toEqual([]);
+    expect((await searchKnowledge(chunkStore(svc.sql), a.id, 'Article 2 marker'))[0]!.url).toBe(`${web.url}/articles/2`);
+    expect(await searchKnowledge(chunkStore(svc.sql), b.id, 'Article 2 marker')).toEqual([]);
     const foreign = (await (await newOrg(svc)).api.post(`${REST}/agents`, { name: 'F' })).body;
     expect((await api.post(`${REST}/knowledge-bases/${only.id}/agents`, { agent_id: foreign.id })).body.errors[0]).toMatchObject({ field: 'agent_id', code: 'unknown_agent' });
 

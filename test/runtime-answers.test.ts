@@ -3,12 +3,13 @@ import { client, eventually, startTestService, type TestService } from './helper
 import { startAnswersSite, type AnswersSite } from '../bench/answers/site.ts';
 import { startClinicSite } from '../bench/answers/clinic-site.ts';
 import { startBakerySite } from '../bench/answers/bakery-site.ts';
-import { retrievePassages, searchKnowledge, useAnswerReader } from '../src/knowledge/retrieval.ts';
-import { useSentenceEncoder } from '../src/knowledge/meaning.ts';
+import { retrievePassages, searchKnowledge, useAnswerReader } from '../src/answers/retrieval.ts';
+import { useSentenceEncoder } from '../src/answers/meaning.ts';
 import { groundingOf } from '../src/conversations/lifecycle.ts';
 import { createLlmRuntime } from '../src/runtime/llm.ts';
 import type { RuntimeAgent } from '../src/runtime/types.ts';
 import { startChatCompletionsServer } from './fixtures/chat-completions-server.ts';
+import { chunkStore } from '../src/knowledge/chunk-store.ts';
 
 // A handful of the answers evaluation's cases (npm run eval:answers), from its three fixture
 // sites (the climbing gym, the dental practice and the bakery), through the real crawl and the public widget
@@ -99,8 +100,8 @@ describe('answers a visitor reads', () => {
     const reply = await ask('Do you sell gift cards?');
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);
     expect(reply).not.toMatch(/source/i);
-    expect(await searchKnowledge(svc.sql, gym.id, 'Do you sell gift cards?')).toEqual([]);
-    expect((await searchKnowledge(svc.sql, gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
+    expect(await searchKnowledge(chunkStore(svc.sql), gym.id, 'Do you sell gift cards?')).toEqual([]);
+    expect((await searchKnowledge(chunkStore(svc.sql), gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
   });
 });
 
@@ -132,7 +133,7 @@ describe('answers on a second site (a dental practice)', () => {
     const reply = await ask("What's the Wi-Fi password?", clinic);
     expect(reply).toMatch(/^I'm sorry, I don't know the answer to that\./);
     expect(reply).not.toMatch(/source/i);
-    expect(await searchKnowledge(svc.sql, clinic.id, "What's the Wi-Fi password?")).toEqual([]);
+    expect(await searchKnowledge(chunkStore(svc.sql), clinic.id, "What's the Wi-Fi password?")).toEqual([]);
   });
 });
 
@@ -179,7 +180,7 @@ describe('answers on a third site (a bakery)', () => {
   });
 
   it('a word\'s family Porter2 stems apart is fetched and found: "allergies" reads the page on allergens', async () => {
-    const [found] = await searchKnowledge(svc.sql, bakery.id, 'What about allergies?');
+    const [found] = await searchKnowledge(chunkStore(svc.sql), bakery.id, 'What about allergies?');
     expect(found?.url).toMatch(/\/allergens$/);
   });
 
@@ -192,7 +193,7 @@ describe('answers on a third site (a bakery)', () => {
   it('a paraphrase the words alone do not answer, found by its meaning (the LLM\'s tool gets the same sentence)', async () => {
     // "notice" / "at least 72 hours before": the lexical score is under the threshold; the sentence encoder finds it.
     expect(await ask('How much notice do you need for a birthday cake?', bakery)).toMatch(/^Order custom cakes at least 72 hours before you need them\.\nSource: /);
-    const [found] = await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?');
+    const [found] = await searchKnowledge(chunkStore(svc.sql), bakery.id, 'How much notice do you need for a birthday cake?');
     expect(found).toMatchObject({ answer: 'Order custom cakes at least 72 hours before you need them.' });
     expect(await ask('Do I have to pay extra for gear when I take a class?')).toMatch(/^Every class includes gear rental\.\nSource: /);
   });
@@ -206,11 +207,11 @@ describe('answers on a third site (a bakery)', () => {
   it('SENTENCE_ENCODER=off: the same paraphrase is not read by meaning (the site does not say, in its words)', async () => {
     useSentenceEncoder(false);
     try {
-      expect(await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?')).toEqual([]);
+      expect(await searchKnowledge(chunkStore(svc.sql), bakery.id, 'How much notice do you need for a birthday cake?')).toEqual([]);
     } finally {
       useSentenceEncoder(true);
     }
-    expect(await searchKnowledge(svc.sql, bakery.id, 'How much notice do you need for a birthday cake?')).toHaveLength(1);
+    expect(await searchKnowledge(chunkStore(svc.sql), bakery.id, 'How much notice do you need for a birthday cake?')).toHaveLength(1);
   });
 });
 
@@ -223,8 +224,8 @@ describe('the LLM path: the closest passages, with no answer threshold', () => {
     useSentenceEncoder(false);
     try {
       // With the encoder off, the words alone score the answer under the threshold: the offline runtime would not say it.
-      expect(await searchKnowledge(svc.sql, bakery.id, NOTICE)).toEqual([]);
-      const passages = await retrievePassages(svc.sql, bakery.id, NOTICE);
+      expect(await searchKnowledge(chunkStore(svc.sql), bakery.id, NOTICE)).toEqual([]);
+      const passages = await retrievePassages(chunkStore(svc.sql), bakery.id, NOTICE);
       expect(passages.length).toBe(5);
       expect(passages.some((p) => p.text.includes('at least 72 hours before'))).toBe(true);
     } finally {
@@ -258,11 +259,11 @@ describe('the LLM path: the closest passages, with no answer threshold', () => {
     const { token } = await svc.newOrg();
     const created = await client(svc.url, token).post('/api/v1/rest/agents', { name: 'Blank' });
     expect(created.status, created.text).toBe(201);
-    expect(await retrievePassages(svc.sql, created.body.id, 'what are your opening hours')).toEqual([]);
-    expect(await searchKnowledge(svc.sql, created.body.id, 'what are your opening hours')).toEqual([]);
+    expect(await retrievePassages(chunkStore(svc.sql), created.body.id, 'what are your opening hours')).toEqual([]);
+    expect(await searchKnowledge(chunkStore(svc.sql), created.body.id, 'what are your opening hours')).toEqual([]);
     useAnswerReader('learned');
     try {
-      expect(await searchKnowledge(svc.sql, created.body.id, 'what are your opening hours')).toEqual([]);
+      expect(await searchKnowledge(chunkStore(svc.sql), created.body.id, 'what are your opening hours')).toEqual([]);
     } finally {
       useAnswerReader('ranked');
     }
@@ -273,11 +274,11 @@ describe('the LLM path: the closest passages, with no answer threshold', () => {
       where s.agent_id = ${gym.id} and c.generation = s.generation and c.embedding is not null`;
     expect(rows[0]!.n).toBeGreaterThan(20);
     const question = 'is it ok if ive never done this before';
-    expect((await retrievePassages(svc.sql, gym.id, question)).map((p) => p.text).join('\n')).toContain('No, you do not need any experience.');
+    expect((await retrievePassages(chunkStore(svc.sql), gym.id, question)).map((p) => p.text).join('\n')).toContain('No, you do not need any experience.');
     useSentenceEncoder(false);
     try {
       // By its words alone nothing is found: every word of it is a stop word or a vague verb.
-      expect(await retrievePassages(svc.sql, gym.id, question)).toEqual([]);
+      expect(await retrievePassages(chunkStore(svc.sql), gym.id, question)).toEqual([]);
     } finally {
       useSentenceEncoder(true);
     }
@@ -288,12 +289,12 @@ describe('ANSWER_READER=learned: the reader fitted on the answers corpus', () =>
   it('answers a fact of a site it was not fitted on, and says nothing for what the site does not say', async () => {
     useAnswerReader('learned');
     try {
-      expect((await searchKnowledge(svc.sql, gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
+      expect((await searchKnowledge(chunkStore(svc.sql), gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
       expect(await ask('How much is a day pass?')).toMatch(/\$22/);
-      expect(await searchKnowledge(svc.sql, gym.id, 'Do you sell gift cards?')).toEqual([]);
+      expect(await searchKnowledge(chunkStore(svc.sql), gym.id, 'Do you sell gift cards?')).toEqual([]);
       // Without the sentence encoder, whose features it reads, the ranked reader answers.
       useSentenceEncoder(false);
-      expect((await searchKnowledge(svc.sql, gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
+      expect((await searchKnowledge(chunkStore(svc.sql), gym.id, 'How much is a day pass?'))[0]).toMatchObject({ answer: expect.stringContaining('$22') });
     } finally {
       useSentenceEncoder(true);
       useAnswerReader('ranked');

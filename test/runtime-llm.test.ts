@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import type { Passage } from '../src/knowledge/retrieval.ts';
+import type { Passage } from '../src/answers/retrieval.ts';
 import { createLogger } from '../src/logger.ts';
 import { createRuntime } from '../src/runtime/index.ts';
 import { createLlmRuntime, LlmError } from '../src/runtime/llm.ts';

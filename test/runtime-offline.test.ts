@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Passage } from '../src/knowledge/retrieval.ts';
-import { composeAnswer } from '../src/runtime/answer.ts';
+import type { Passage } from '../src/answers/retrieval.ts';
+import { composeAnswer } from '../src/answers/answer.ts';
 import { evaluateOffline } from '../src/runtime/evaluation.ts';
 import { guardrailHit } from '../src/runtime/guardrails.ts';
 import { createOfflineRuntime } from '../src/runtime/offline.ts';

@@ -9,7 +9,7 @@ import {
   PublicConversationCreateSchema, PublicConversationEndedSchema, PublicConversationParams, PublicConversationStartedSchema,
   PublicMessageCreateSchema, PublicMessagesQuery, PublicMessagesSchema, PublicWidgetConfigSchema, PublicWidgetParams, toPublicWidgetConfig,
 } from '../../src/schemas/public-widgets.ts';
-import { withRenderedCopy } from '../../src/runtime/phrases.ts';
+import { withRenderedCopy } from '../../src/answers/phrases.ts';
 import { isSimulationToken, SIMULATION_HEADER } from '../../src/simulations/web-marker.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { route, type RouteFamily } from '../routing.ts';

@@ -20,7 +20,7 @@ import { createScriptedCaller } from '../runtime/caller.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/campaigns.ts';
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 import { SANDBOX_CALLEES, SANDBOX_MACHINE, sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
-import { callClosed } from './outcomes.ts';
+import { callClosed } from '../conversations/call-outcomes.ts';
 import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
 import { continueCall, playOnce, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
 import { emptyVoiceResponse, politeHangup, sayAndGather, sayAndHangup } from '../telephony/twiml.ts';

@@ -8,7 +8,7 @@ import { contactFacts, mergeContactFacts, recordContactConversation } from '../d
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceStyle } from '../db/voice-profiles.ts';
 import { emitEvent } from '../events/emit.ts';
-import { retrievePassages, searchKnowledge } from '../knowledge/retrieval.ts';
+import { retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
@@ -20,10 +20,10 @@ import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
-import { handoffReply, pageLanguage } from '../runtime/phrases.ts';
+import { handoffReply, pageLanguage } from '../answers/phrases.ts';
 import { openingLine, outboundIntent, outboundReply, replyLanguage } from '../runtime/outbound.ts';
 import { spokenText } from '../runtime/voice.ts';
-import { campaignCallOf, closeCall, outboundOf } from '../campaigns/outcomes.ts';
+import { campaignCallOf, closeCall, outboundOf } from './call-outcomes.ts';
 import type { OutboundCall } from '../runtime/types.ts';
 import { simulationCriteriaOf } from '../db/simulations.ts';
 import { callAgentTool, callDataCapturedTools, dataSchemaComplete, enabledTools } from '../tools/calls.ts';
@@ -32,6 +32,7 @@ import {
   type ConversationRecord,
 } from '../db/conversations.ts';
 import type { FamilyDeps } from '../deps.ts';
+import { chunkStore } from '../knowledge/chunk-store.ts';
 
 /**
  * A conversation from its start to its evaluation: the public endpoints start it and add turns;
@@ -211,9 +212,10 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
  */
 /** What an agent answers from: its knowledge, training notes and data tables (every surface, simulations included). */
 export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'searchKnowledge' | 'retrievePassages' | 'searchNotes' | 'lookupRows'> {
+  const store = chunkStore(sql);
   return {
-    searchKnowledge: (query, limit, asked) => searchKnowledge(sql, agentId, query, { limit: limit ?? 5, ...asked }),
-    retrievePassages: (query, limit) => retrievePassages(sql, agentId, query, { limit: limit ?? 5 }),
+    searchKnowledge: (query, limit, asked) => searchKnowledge(store, agentId, query, { limit: limit ?? 5, ...asked }),
+    retrievePassages: (query, limit) => retrievePassages(store, agentId, query, { limit: limit ?? 5 }),
     searchNotes: (query) => matchTrainingNotes(sql, agentId, query),
     lookupRows: (query) => answerFromRows(sql, agentId, query),
   };

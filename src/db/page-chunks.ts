@@ -88,3 +88,4 @@ export async function chunksByIds(db: Db, ids: string[]): Promise<ChunkRow[]> {
     select c.id::text as id, c.text, c.section, c.ord, p.url, p.title, 0::float8 as rank
     from page_chunks c join site_pages p on p.id = c.page_id where c.id = any(${ids}::bigint[])`;
 }
+

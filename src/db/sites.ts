@@ -1,6 +1,6 @@
 import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
-import { nextCrawlAt } from '../knowledge/cadence.ts';
+import { nextCrawlAt } from '../domain/crawl-cadence.ts';
 import type { CrawlCadence } from '../schemas/sites.ts';
 import type { Page, Site, SiteStatus } from '../schemas/sites.ts';
 

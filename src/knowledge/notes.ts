@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.ts';
 import { listTrainingNotes } from '../db/training-notes.ts';
-import { analyzeQuestion } from './analysis.ts';
-import { ANSWER_THRESHOLD, rankSentences } from './rank.ts';
+import { analyzeQuestion } from '../answers/analysis.ts';
+import { ANSWER_THRESHOLD, rankSentences } from '../answers/rank.ts';
 
 const UNIFORM = { total: 1, df: new Map<string, number>() };
 

@@ -1,8 +1,8 @@
 import type { Db } from '../db/index.ts';
 import { findRowsWithAnyWord, type RowCandidate } from '../db/data-tables.ts';
 import type { Cell, Column } from '../domain/data-rows.ts';
-import { STOPWORDS } from '../runtime/text.ts';
-import { analyzeQuestion, stem, words, type AnswerType } from './analysis.ts';
+import { STOPWORDS } from '../answers/text.ts';
+import { analyzeQuestion, stem, words, type AnswerType } from '../answers/analysis.ts';
 
 /**
  * Answers from an agent's data tables: the row a question names ("How much is the Trek FX 3?"

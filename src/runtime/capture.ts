@@ -1,4 +1,4 @@
-import { PHRASES, type Lang } from './phrases.ts';
+import { PHRASES, type Lang } from '../answers/phrases.ts';
 import { extractField, type ParseContext } from './parsers.ts';
 import { agentSide, isQuestion } from './signals.ts';
 import type { DataField, TranscriptMessage } from './types.ts';

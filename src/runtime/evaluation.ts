@@ -1,12 +1,12 @@
 import { askedField, captureFrom, humanize } from './capture.ts';
 import { PROHIBITION, RULE_WORDS, TOPIC_MATCHERS, topicsOf } from './guardrails.ts';
 import { defaultCountry, EMAIL, type ParseContext } from './parsers.ts';
-import { languageOfText, pageLanguage } from './phrases.ts';
+import { languageOfText, pageLanguage } from '../answers/phrases.ts';
 import {
   AFFIRMATIVE, agentSide, BOOKING, GOODBYE, GREETING_ONLY, HANDOFF_OFFER, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
 } from './signals.ts';
 import { trackingLabels } from './tracking.ts';
-import { escapeRegExp, fold, overlap, terms, truncate } from './text.ts';
+import { escapeRegExp, fold, overlap, terms, truncate } from '../answers/text.ts';
 import type { DataField, Evaluation, Outcome, RuntimeAgent, TranscriptMessage, Verdict } from './types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { fold, phraseMatcher, terms } from './text.ts';
+import { fold, phraseMatcher, terms } from '../answers/text.ts';
 
 /** Guardrails: which prohibition a request runs into, by topic synonym groups or shared subject words. */
 

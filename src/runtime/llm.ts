@@ -9,7 +9,7 @@ import { evaluateOffline } from './evaluation.ts';
 import { defaultCountry, normalizeFieldValue, type ParseContext } from './parsers.ts';
 import { modulesPrompt, withModules } from './prompt-modules.ts';
 import { checkedLabels, enabledTrackingRules } from './tracking.ts';
-import { dontKnowReply, greetingFor, pageLanguage, renderTemplate, type Lang } from './phrases.ts';
+import { dontKnowReply, greetingFor, pageLanguage, renderTemplate, type Lang } from '../answers/phrases.ts';
 import { OUTCOMES, VERDICTS } from '../schemas/conversations.ts';
 import { matchTransferInput } from './transfer.ts';
 import { businessOf, introduction } from './outbound.ts';

@@ -1,5 +1,5 @@
 import { evaluateOffline } from './evaluation.ts';
-import { greetingFor } from './phrases.ts';
+import { greetingFor } from '../answers/phrases.ts';
 import { withModules } from './prompt-modules.ts';
 import { replyOffline } from './reply.ts';
 import { matchTransferInput } from './transfer.ts';

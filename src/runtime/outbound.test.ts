@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callbackTime, openingLine, outboundIntent } from './outbound.ts';
-import { fold } from './text.ts';
+import { fold } from '../answers/text.ts';
 import { systemPrompt } from './llm.ts';
 import { spokenText } from './voice.ts';
 import type { RuntimeAgent } from './types.ts';

@@ -1,5 +1,5 @@
-import { languageOfText, pageLanguage, renderTemplate, type Lang } from './phrases.ts';
-import { fold } from './text.ts';
+import { languageOfText, pageLanguage, renderTemplate, type Lang } from '../answers/phrases.ts';
+import { fold } from '../answers/text.ts';
 import type { OutboundCall, RuntimeAgent } from './types.ts';
 
 /**

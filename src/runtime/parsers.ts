@@ -5,9 +5,9 @@ import type * as Phone from 'libphonenumber-js/max';
 let phone: typeof Phone | undefined;
 /** libphonenumber-js with its full metadata, loaded on the first number to read (its CommonJS build): about 5 MiB an idle service does not need. */
 const phoneLib = (): typeof Phone => phone ??= createRequire(import.meta.url)('libphonenumber-js/max') as typeof Phone;
-import type { Lang } from './phrases.ts';
+import type { Lang } from '../answers/phrases.ts';
 import { DECLINE_FIELD, isQuestion } from './signals.ts';
-import { fold, overlap, terms } from './text.ts';
+import { fold, overlap, terms } from '../answers/text.ts';
 import type { DataField, RuntimeAgent } from './types.ts';
 
 /**

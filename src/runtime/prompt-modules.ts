@@ -1,5 +1,5 @@
-import { renderTemplate } from './phrases.ts';
-import { splitSentences } from './text.ts';
+import { renderTemplate } from '../answers/phrases.ts';
+import { splitSentences } from '../answers/text.ts';
 import type { RuntimeAgent, TurnResult } from './types.ts';
 
 /**

@@ -1,13 +1,13 @@
 import { captureFrom, askedField, askFor, fieldLabel, nextField, timesAsked } from './capture.ts';
-import { composeAnswer, type Answer } from './answer.ts';
-import { questionParts } from '../knowledge/parts.ts';
+import { composeAnswer, type Answer } from '../answers/answer.ts';
+import { questionParts } from '../answers/parts.ts';
 import { guardrailHit } from './guardrails.ts';
 import { defaultCountry, withoutEmails, type ParseContext } from './parsers.ts';
-import { greetingFor, pageLanguage, phrasesFor, renderTemplate, type SteerTopic } from './phrases.ts';
+import { greetingFor, pageLanguage, phrasesFor, renderTemplate, type SteerTopic } from '../answers/phrases.ts';
 import {
   AFFIRMATIVE, agentSide, BOOKING, DECLINE_FIELD, GOODBYE, GREETING_ONLY, HANDOFF_REQUEST, isQuestion, NEGATIVE, THANKS, visitorSide,
 } from './signals.ts';
-import { fold, lastIndexOf } from './text.ts';
+import { fold, lastIndexOf } from '../answers/text.ts';
 import { outboundIntent, outboundReply, replyLanguage } from './outbound.ts';
 import type { RuntimeTools, ToolCall, TurnInput, TurnResult } from './types.ts';
 

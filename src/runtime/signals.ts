@@ -1,5 +1,5 @@
 import type { TranscriptMessage } from './types.ts';
-import { fold } from './text.ts';
+import { fold } from '../answers/text.ts';
 
 /** Recognising what the visitor said (all on folded text), and who said it. */
 

@@ -1,6 +1,6 @@
 import { foldTags } from '../schemas/live-inbox.ts';
 import { visitorSide } from './signals.ts';
-import { terms } from './text.ts';
+import { terms } from '../answers/text.ts';
 import { conditionTerms } from './transfer.ts';
 import type { RuntimeAgent, TranscriptMessage } from './types.ts';
 

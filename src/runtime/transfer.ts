@@ -1,4 +1,4 @@
-import { terms } from './text.ts';
+import { terms } from '../answers/text.ts';
 import { visitorSide } from './signals.ts';
 import type { TransferCandidate, TransferInput } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { AskedIn, Passage } from '../knowledge/retrieval.ts';
+import type { AskedIn, Passage } from '../answers/retrieval.ts';
 import type { NoteMatch } from '../knowledge/notes.ts';
 import type { RowAnswer } from '../knowledge/rows.ts';
 import type { DataField } from '../schemas/agents.ts';

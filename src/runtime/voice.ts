@@ -1,5 +1,5 @@
-import { pageLanguage } from './phrases.ts';
-import { splitSentences } from './text.ts';
+import { pageLanguage } from '../answers/phrases.ts';
+import { splitSentences } from '../answers/text.ts';
 
 /**
  * What the agent says on a call, from what it would write (issue 43, "Voice"): no URL and no

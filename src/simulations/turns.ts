@@ -8,7 +8,7 @@ import { emitEvent } from '../events/emit.ts';
 import { conversationEventData, groundingOf, runtimeAgent } from '../conversations/lifecycle.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import { visitorSide } from '../runtime/signals.ts';
-import { pageLanguage } from '../runtime/phrases.ts';
+import { pageLanguage } from '../answers/phrases.ts';
 import { transferNote, voiceTurn } from '../telephony/inbound.ts';
 import { CARRIER_WEBHOOK_PATHS } from '../telephony/webhook-urls.ts';
 import type { Db } from '../db/index.ts';

@@ -20,7 +20,7 @@ import {
   addSystemMessage, endConversation, runtimeAgent, sendVisitorMessage, startCallerConversation, type ConversationDeps,
 } from '../conversations/lifecycle.ts';
 import type { TranscriptMessage } from '../runtime/types.ts';
-import { callClosed } from '../campaigns/outcomes.ts';
+import { callClosed } from '../conversations/call-outcomes.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Carrier } from './carrier.ts';

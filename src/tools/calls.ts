@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/index.ts';
 import { conversationToolMode, insertToolCallLog, listAgentTools } from '../db/agent-tools.ts';
 import { appendToolCalls } from '../db/conversations.ts';
-import { PHRASES, type Lang } from '../runtime/phrases.ts';
+import { PHRASES, type Lang } from '../answers/phrases.ts';
 import type { DataField, ToolCall } from '../runtime/types.ts';
 import type { AgentTool, ToolCallStatus } from '../schemas/agent-tools.ts';
 import { workflowIds } from '../temporal/ids.ts';

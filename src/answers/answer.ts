@@ -1,8 +1,8 @@
-import { nlp } from '../knowledge/nlp.ts';
-import { analyzeQuestion, DAYS, deniedStems, FUNCTION_WORD, namesIn, negatedClauses, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, verbsOf, withoutRelativeClauses, words, type QueryTerm, type Question } from '../knowledge/analysis.ts';
-import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from '../knowledge/rank.ts';
-import type { Passage } from '../knowledge/retrieval.ts';
-import { isBaseVerb, isKnownWord, senseCount } from '../knowledge/wordnet.ts';
+import { nlp } from './nlp.ts';
+import { analyzeQuestion, DAYS, deniedStems, FUNCTION_WORD, namesIn, negatedClauses, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, verbsOf, withoutRelativeClauses, words, type QueryTerm, type Question } from './analysis.ts';
+import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from './rank.ts';
+import type { Passage } from './retrieval.ts';
+import { isBaseVerb, isKnownWord, senseCount } from './wordnet.ts';
 import { languageOfText } from './phrases.ts';
 import { fold, splitSentences, STOPWORDS, truncate } from './text.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { composeAnswer } from './answer.ts';
-import type { Passage } from '../knowledge/retrieval.ts';
+import type { Passage } from './retrieval.ts';
 
 // Issue 39: "Is there a storage fee?" got "No, … are charged a storage fee of $5 per day", and "Do I need an appointment?"
 // got "Yes, … recommended but not required". A yes/no reply takes the polarity of the sentence it gives, or none.

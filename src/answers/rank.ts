@@ -1,4 +1,4 @@
-import { fold, splitSentences, STOPWORDS } from '../runtime/text.ts';
+import { fold, splitSentences, STOPWORDS } from './text.ts';
 import { analyzeQuestion, contactOwner, definedBy, deniedStems, HOLIDAY, holdsPlaceToDo, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, personNameWords, RATE_ASKED, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf, isPremisesNoun } from './wordnet.ts';
 

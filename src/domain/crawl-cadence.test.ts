@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextCrawlAt } from './cadence.ts';
+import { nextCrawlAt } from './crawl-cadence.ts';
 
 const at = (iso: string) => new Date(iso);
 

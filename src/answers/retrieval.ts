@@ -1,8 +1,8 @@
-import type { Db } from '../db/index.ts';
-import { chunksByIds, chunksOfGeneration, countChunksWithWords, findChunksWithAnyWord, knowledgeSources, type ChunkRow } from '../db/page-chunks.ts';
+import type { ChunkRow } from '../db/page-chunks.ts';
+import type { KnowledgeStore } from './store.ts';
 import { analyzeQuestion, BRANCH, isEnglishWord, PAYMENT_WORDS, stem, type Question } from './analysis.ts';
 import { vocabularyOf, withSiteSpelling, type Vocabulary } from './spelling.ts';
-import { languageOfText } from '../runtime/phrases.ts';
+import { languageOfText } from './phrases.ts';
 import { answerByMeaning, dot, embedQuestion, sentenceCosines, sentenceEncoderOn, vectorOf } from './meaning.ts';
 import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type CorpusStats, type RankedSentence } from './rank.ts';
 import { isPost, READER_MODEL_THRESHOLD, readerProbabilities, type ReaderInput } from './reader.ts';
@@ -45,13 +45,13 @@ const CANDIDATES = 40;
  * than the one the question names come after the others (`entities.ts`). With ANSWER_READER=learned
  * (and the sentence encoder on), the fitted reader chooses instead (`learnedAnswers`).
  */
-export async function searchKnowledge(db: Db, agentId: string, query: string, opts: { limit?: number } & AskedIn = {}): Promise<Passage[]> {
+export async function searchKnowledge(store: KnowledgeStore, agentId: string, query: string, opts: { limit?: number } & AskedIn = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
-  if (reader === 'learned' && sentenceEncoderOn()) return learnedAnswers(db, agentId, query, limit, opts);
+  if (reader === 'learned' && sentenceEncoderOn()) return learnedAnswers(store, agentId, query, limit, opts);
   // The passages of the hybrid retrieval: those holding the question's words, and the first by words, full text and
   // meaning fused (a passage that writes "hydro-jetting" for the visitor's "hydrojetting", or "children's cut" for "kids
   // haircut", is found by its meaning), every sentence of them ranked by its words.
-  const { text, question, knowledge, stats, known, chunks } = await fusedRetrieval(db, agentId, query, READ_PASSAGES, opts.story ?? '');
+  const { text, question, knowledge, stats, known, chunks } = await fusedRetrieval(store, agentId, query, READ_PASSAGES, opts.story ?? '');
   if (!question.terms.length || !known.size || !stats) return [];
   const ranked = rankSentences(question, [...known.values()], stats, Math.max(limit, CANDIDATES));
   // A blog or news post tells of other businesses, past offers and events: what it says is no answer of the business's
@@ -83,8 +83,8 @@ export function useAnswerReader(kind: 'ranked' | 'learned'): void {
  * The learned reader's answers (`reader.ts`): every candidate sentence gets the probability that it is the one that
  * answers; the best are given when the probability that some candidate answers reaches the model's threshold.
  */
-async function learnedAnswers(db: Db, agentId: string, query: string, limit: number, asked: AskedIn): Promise<Passage[]> {
-  const { text, candidates, entities } = await readerCandidates(db, agentId, query, asked.story);
+async function learnedAnswers(store: KnowledgeStore, agentId: string, query: string, limit: number, asked: AskedIn): Promise<Passage[]> {
+  const { text, candidates, entities } = await readerCandidates(store, agentId, query, asked.story);
   const p = readerProbabilities(candidates.map((c) => c.input));
   // The site answers when some candidate does, however its probability is shared among look-alikes (a table's rows).
   if (p.reduce((sum, x) => sum + x, 0) < READER_MODEL_THRESHOLD) return [];
@@ -139,9 +139,9 @@ const ENCODED_PASSAGES = 4;
  * the passages full text finds and of the first passages of the fused retrieval (words, full text and meaning), each
  * scored by the sentence ranking, with its passage's place and closeness of meaning, its entity and its kind.
  */
-export async function readerCandidates(db: Db, agentId: string, query: string, story = ''):
+export async function readerCandidates(store: KnowledgeStore, agentId: string, query: string, story = ''):
   Promise<{ text: string; question: Question; candidates: ReaderCandidate[]; entities: SiteEntities }> {
-  const { text, question, knowledge, stats, dense, vector, fused: top, known } = await fusedRetrieval(db, agentId, query, READ_PASSAGES, story);
+  const { text, question, knowledge, stats, dense, vector, fused: top, known } = await fusedRetrieval(store, agentId, query, READ_PASSAGES, story);
   if (!question.terms.length) return { text, question, candidates: [], entities: knowledge.entities };
   const fused = top.map(([id]) => id);
   const pool = [...known.values()];
@@ -181,7 +181,7 @@ export async function readerCandidates(db: Db, agentId: string, query: string, s
 }
 
 /** The passages holding the question's words (full text, best first) and their sentences, ranked. */
-async function lexicalCandidates(db: Db, agentId: string, question: Question, limit: number):
+async function lexicalCandidates(store: KnowledgeStore, agentId: string, question: Question, limit: number):
   Promise<{ chunks: ChunkRow[]; ranked: RankedSentence[]; stats?: CorpusStats }> {
   // A shop or café asked about is read on the pages about the business's locations too, whatever they call them; a thing
   // asked about, on those that deny its class ("We do not serve alcohol"); the means of payment asked for, on those that
@@ -192,8 +192,8 @@ async function lexicalCandidates(db: Db, agentId: string, question: Question, li
   ])];
   if (!words.length) return { chunks: [], ranked: [] };
   const [chunks, counts] = await Promise.all([
-    findChunksWithAnyWord(db, agentId, words, CANDIDATES, kindredPrefixes(question.terms)),
-    countChunksWithWords(db, agentId, words),
+    store.findChunksWithAnyWord(agentId, words, CANDIDATES, kindredPrefixes(question.terms)),
+    store.countChunksWithWords(agentId, words),
   ]);
   const df = new Map<string, number>();
   for (const [word, n] of counts.df) {
@@ -219,15 +219,15 @@ const FUSED_DEPTH = 40;
  * at crawl time). A passage comes whole (section and text), with the sentence that answers best
  * where the words found one.
  */
-export async function retrievePassages(db: Db, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
+export async function retrievePassages(store: KnowledgeStore, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
   // A message that tells a story before it asks, or asks two things: each part's passages, then the whole message's,
   // taken in turn (the first of each, then the second of each…), so that every part has its passages among the first.
   const { asks, story } = questionParts(query);
-  if (asks.length === 1 && !story) return passagesFor(db, agentId, query, {}, limit);
+  if (asks.length === 1 && !story) return passagesFor(store, agentId, query, {}, limit);
   const lists = await Promise.all([
-    ...asks.map((ask) => passagesFor(db, agentId, ask, { story, message: query }, limit)),
-    passagesFor(db, agentId, query, {}, limit),
+    ...asks.map((ask) => passagesFor(store, agentId, ask, { story, message: query }, limit)),
+    passagesFor(store, agentId, query, {}, limit),
   ]);
   const out: Passage[] = [];
   const seen = new Set<string>();
@@ -244,9 +244,9 @@ export async function retrievePassages(db: Db, agentId: string, query: string, o
 }
 
 /** The `limit` best fused passages for `text` (a message, or one part of it `asked` in a message). */
-async function passagesFor(db: Db, agentId: string, text: string, asked: AskedIn, limit: number): Promise<Passage[]> {
+async function passagesFor(store: KnowledgeStore, agentId: string, text: string, asked: AskedIn, limit: number): Promise<Passage[]> {
   // Read deeper than the limit: passages about another entity than the one asked go after the others.
-  const { text: spelt, knowledge, fused, known, best } = await fusedRetrieval(db, agentId, text, limit * 3, asked.story);
+  const { text: spelt, knowledge, fused, known, best } = await fusedRetrieval(store, agentId, text, limit * 3, asked.story);
   const passages = fused.flatMap(([id, score]) => {
     const c = known.get(id);
     if (!c) return [];
@@ -261,12 +261,12 @@ async function passagesFor(db: Db, agentId: string, text: string, asked: AskedIn
  * fused: the best sentence per passage, full text, and closeness of meaning. `known` holds every passage read (those
  * full text found, and the fused ones), `best` each passage's best sentence by its words.
  */
-async function fusedRetrieval(db: Db, agentId: string, query: string, depth: number, story = '') {
-  const knowledge = await knowledgeIndex(db, agentId);
+async function fusedRetrieval(store: KnowledgeStore, agentId: string, query: string, depth: number, story = '') {
+  const knowledge = await knowledgeIndex(store, agentId);
   const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
   const question = questionIn(text, story ? spelled(story.slice(0, 1000), knowledge.vocabulary) : '');
   const [{ chunks, ranked, stats }, { scores: dense, question: vector }] = await Promise.all([
-    question.terms.length ? lexicalCandidates(db, agentId, question, CANDIDATES) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[], stats: undefined }),
+    question.terms.length ? lexicalCandidates(store, agentId, question, CANDIDATES) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[], stats: undefined }),
     denseScores(knowledge.indexes, text),
   ]);
   const idOf = new Map(chunks.map((c) => [c as object, c.id]));
@@ -280,7 +280,7 @@ async function fusedRetrieval(db: Db, agentId: string, query: string, depth: num
   }
   const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, depth);
   const known = new Map(chunks.map((c) => [c.id, c]));
-  for (const c of await chunksByIds(db, fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
+  for (const c of await store.chunksByIds(fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
   return { text, question, knowledge, stats, dense, vector, fused, known, best, chunks };
 }
 
@@ -302,7 +302,7 @@ const siteIndexes = new Map<string, SiteIndex>();
 /** Passages whose vectors are kept in memory (2 KiB each). */
 const CACHED_PASSAGES = 40_000;
 
-async function siteIndexOf(db: Db, siteId: string, generation: number): Promise<SiteIndex> {
+async function siteIndexOf(store: KnowledgeStore, siteId: string, generation: number): Promise<SiteIndex> {
   const key = `${siteId}:${generation}`;
   const cached = siteIndexes.get(key);
   if (cached) {
@@ -310,7 +310,7 @@ async function siteIndexOf(db: Db, siteId: string, generation: number): Promise<
     siteIndexes.set(key, cached);
     return cached;
   }
-  const rows = await chunksOfGeneration(db, siteId, generation);
+  const rows = await store.chunksOfGeneration(siteId, generation);
   const embedded = rows.filter((r) => r.embedding);
   const entry = {
     ids: embedded.map((r) => r.id), vectors: embedded.map((r) => vectorOf(r.embedding!)), entities: siteEntities(rows),
@@ -327,8 +327,8 @@ async function siteIndexOf(db: Db, siteId: string, generation: number): Promise<
 }
 
 /** The agent's knowledge as retrieval keeps it: every source's index, and the entities and vocabulary of all of them. */
-async function knowledgeIndex(db: Db, agentId: string): Promise<{ indexes: SiteIndex[]; entities: SiteEntities; vocabulary: Vocabulary }> {
-  const indexes = await Promise.all((await knowledgeSources(db, agentId)).map((s) => siteIndexOf(db, s.id, s.generation)));
+async function knowledgeIndex(store: KnowledgeStore, agentId: string): Promise<{ indexes: SiteIndex[]; entities: SiteEntities; vocabulary: Vocabulary }> {
+  const indexes = await Promise.all((await store.knowledgeSources(agentId)).map((s) => siteIndexOf(store, s.id, s.generation)));
   if (indexes.length === 1) return { indexes, entities: indexes[0]!.entities, vocabulary: indexes[0]!.vocabulary };
   const union = (pick: (e: SiteEntities) => Set<string>) => new Set(indexes.flatMap((i) => [...pick(i.entities)]));
   const entities = new Map<string, Set<string>>();

@@ -1,5 +1,5 @@
 import { fold } from './text.ts';
-import type { RuntimeAgent } from './types.ts';
+import type { RuntimeAgent } from '../runtime/types.ts';
 
 /** What the runtimes say in their own words, per page language (en, fr), and the templates they render. */
 

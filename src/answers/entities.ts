@@ -1,4 +1,4 @@
-import { fold } from '../runtime/text.ts';
+import { fold } from './text.ts';
 
 /**
  * The entity a passage belongs to: the location, product, service or person its section is about,

@@ -1,4 +1,4 @@
-import { fold } from '../runtime/text.ts';
+import { fold } from './text.ts';
 
 /**
  * What a visitor's message asks, part by part. Visitors tell a story before they ask ("my daughter is moving out of her

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
-import { languageOfText } from '../runtime/phrases.ts';
-import { fold, STOPWORDS } from '../runtime/text.ts';
+import { languageOfText } from './phrases.ts';
+import { fold, STOPWORDS } from './text.ts';
 import { antonyms, derivations, editsOf, irregularBase, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
 
 /**

@@ -1,0 +1,21 @@
+import type { ChunkRow } from '../db/page-chunks.ts';
+
+/** A chunk of a source's index, as the engine reads it at start. */
+export interface GenerationChunk { id: string; text: string; section: string | null; url: string; title: string | null; embedding: Uint8Array | null }
+
+/**
+ * What the engine reads of an agent's knowledge, injected by its caller (issue 41, item 10): the engine itself does no
+ * I/O, so it runs the same over PostgreSQL (`chunkStore` in `src/db/page-chunks.ts`) or any other source of chunks.
+ */
+export interface KnowledgeStore {
+  /** The chunks of the agent's knowledge holding any of the words (full text, each chunk's language), best first. */
+  findChunksWithAnyWord(agentId: string, words: string[], limit: number, prefixes?: string[]): Promise<ChunkRow[]>;
+  /** How many chunks there are, and how many hold each word: the statistics of term weights. */
+  countChunksWithWords(agentId: string, words: string[]): Promise<{ total: number; df: Map<string, number> }>;
+  /** The sites and knowledge bases the agent answers from, each with the index generation it serves. */
+  knowledgeSources(agentId: string): Promise<{ id: string; generation: number }[]>;
+  /** Every chunk of one served generation of a source, with its page and vector (null when stored without one). */
+  chunksOfGeneration(sourceId: string, generation: number): Promise<GenerationChunk[]>;
+  /** The chunks of these ids. */
+  chunksByIds(ids: string[]): Promise<ChunkRow[]>;
+}
