@@ -1,6 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/index.ts';
+import { readAfterCommit } from '../src/db/commit-gate.ts';
+import { workflowIds } from '../src/temporal/ids.ts';
 import { activateDraftAgent, findAgent } from '../src/db/agents.ts';
 import {
   findSiteById, lockSiteById, markSiteCrawled, markSiteCrawling, markSiteFailed, markSiteQueued,
@@ -34,24 +36,14 @@ export interface CrawlSummary {
   firstError: string | null;
 }
 
-/** How long prepareCrawl waits for a site whose inserting transaction has not committed yet. */
-const SITE_VISIBLE_WAIT_MS = 20_000;
-
 export function createCrawlActivities(deps: ActivityDeps) {
   const { sql } = deps;
   return {
     /** Marks the site crawling and clears what an interrupted earlier crawl left of the next generation. */
     async prepareCrawl(input: { siteId: string }): Promise<{ url: string; generation: number } | null> {
-      // The crawl is started inside the transaction that inserts its site (Temporal unreachable
-      // rolls it back), so under load this can run before that commit: a site not there yet is
-      // waited for a little before it counts as deleted (the rehearsal found sites left `queued`).
-      // Likewise a site pointed elsewhere (POST /agents/:id/site) restarts its crawl before that commit:
-      // the row is read under a share lock, so the new URL is what gets crawled, not the old one.
-      let site = await findSiteById(sql, input.siteId, { share: true });
-      for (const deadline = Date.now() + SITE_VISIBLE_WAIT_MS; !site && Date.now() < deadline;) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        site = await findSiteById(sql, input.siteId, { share: true });
-      }
+      // The crawl starts inside the transaction that inserts (or repoints) its site: the commit gate waits for its end,
+      // so the site is there with its new URL, or was never committed (then it counts as deleted).
+      const site = await readAfterCommit(sql, workflowIds.crawl(input.siteId), (tx) => findSiteById(tx, input.siteId));
       if (!site) return null;
       const generation = site.generation + 1;
       await deletePagesFromGeneration(sql, site.id, generation);

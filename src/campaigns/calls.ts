@@ -28,6 +28,8 @@ import { callSettingsOf } from '../telephony/phone-settings.ts';
 import { voicemailMessage } from '../runtime/outbound.ts';
 import { recordCallOutcome } from '../db/campaigns.ts';
 import { insertMessages } from '../db/conversations.ts';
+import { readAfterCommit } from '../db/commit-gate.ts';
+import { workflowIds } from '../temporal/ids.ts';
 
 /**
  * The steps of one campaign call, each run by an activity of its workflow (`campaign-call:<id>`),
@@ -425,8 +427,8 @@ export interface QueueTurn {
  * callee's calling window (read on the clock plus CAMPAIGN_CLOCK_OFFSET_SECONDS) and retry backoffs.
  */
 export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
-  // The start's transaction starts the workflow before it commits: wait for it (a rolled-back start reads `draft`).
-  const campaign = await findCampaignById(deps.sql, input.campaignId, { share: true });
+  // The start's transaction starts the workflow before it commits: the commit gate waits for it (a rolled-back start reads `draft`).
+  const campaign = await readAfterCommit(deps.sql, workflowIds.campaign(input.campaignId), (tx) => findCampaignById(tx, input.campaignId));
   if (!campaign) return { status: 'gone', ready: [], summaries: {}, waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
   // A running campaign of a paused agent holds its calls as a paused campaign does; resuming the agent wakes it (issue 43).
   const held = campaign.status === 'paused' || (campaign.status === 'running' && await campaignAgentPaused(deps.sql, campaign.id));

@@ -155,7 +155,8 @@ export async function startCampaign(deps: CampaignDeps, orgId: string, id: strin
     const started = await markCampaignStarted(tx, id, from);
     await emitEvent(tx, { orgId, agentId: started.widget_id, type: 'campaign.started', data: { campaign: toCampaign(started) } });
     await startWorkflow(deps, runCampaignKind, runCampaignKind.id(id), [{ campaignId: id }],
-      { orgId, agentId: started.widget_id, campaignId: id, summary: `Campaign ${started.name} (${calls.length} calls, concurrency ${started.concurrency})` });
+      { orgId, agentId: started.widget_id, campaignId: id, summary: `Campaign ${started.name} (${calls.length} calls, concurrency ${started.concurrency})` },
+      { transaction: tx });
     return { campaign: started, resumed: false };
   });
   if (resumed) await signalCampaign(deps, id, 'wake');

@@ -81,10 +81,9 @@ export async function findCampaign(db: Db, orgId: string, id: string, opts: { fo
   return r ? toRecord(r) : null;
 }
 
-/** A campaign by id alone (the workflows); `share` waits for a transaction changing it (a start not yet committed) to end. */
-export async function findCampaignById(db: Db, id: string, opts: { share?: boolean } = {}): Promise<CampaignState | null> {
-  const lock = opts.share ? db`for share` : db``;
-  const [r] = await db<StateRow[]>`select ${db(STATE_COLUMNS)} from campaigns where id = ${id} ${lock}`;
+/** A campaign by id alone (the workflows). */
+export async function findCampaignById(db: Db, id: string): Promise<CampaignState | null> {
+  const [r] = await db<StateRow[]>`select ${db(STATE_COLUMNS)} from campaigns where id = ${id}`;
   return r ? toState(r) : null;
 }
 

@@ -55,10 +55,8 @@ export async function findSite(db: Db, orgId: string, id: string, opts: { forUpd
 }
 
 /** A site by id alone, for the crawl workflow's activities (null once deleted). */
-export async function findSiteById(db: Db, id: string, opts: { share?: boolean } = {}): Promise<SiteRecord | null> {
-  // `share`: a transaction changing the row (a site pointed elsewhere, not yet committed) is waited for, and its change read.
-  const lock = opts.share ? db`for share` : db``;
-  const [row] = await db<SiteRow[]>`select ${db(COLUMNS)} from sites where id = ${id} ${lock}`;
+export async function findSiteById(db: Db, id: string): Promise<SiteRecord | null> {
+  const [row] = await db<SiteRow[]>`select ${db(COLUMNS)} from sites where id = ${id}`;
   return row ? toSite(row) : null;
 }
 

@@ -49,8 +49,8 @@ export async function startCrawl(deps: CrawlDeps, db: Db, site: CrawlSite, opts:
   const id = crawlSiteKind.id(site.id);
   const args: [CrawlSiteInput] = [crawlInput(deps.config, site.id)];
   const attrs = { orgId: site.orgId, agentId: site.widget_id, summary: await crawlSummary(db, site) };
-  if (opts.restart || opts.join) await startWorkflow(deps, crawlSiteKind, id, args, attrs, { restart: opts.restart });
-  else await signalWithStart(deps, crawlSiteKind, id, args, attrs, recrawlSignal);
+  if (opts.restart || opts.join) await startWorkflow(deps, crawlSiteKind, id, args, attrs, { restart: opts.restart, transaction: db });
+  else await signalWithStart(deps, crawlSiteKind, id, args, attrs, recrawlSignal, { transaction: db });
 }
 
 /** The calendar that fires once, at `at` (UTC): the schedule is moved after every crawl. */

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config.ts';
-import type { Sql } from '../db/index.ts';
+import type { Db } from '../db/index.ts';
+import { readAfterCommit } from '../db/commit-gate.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { appendLedgerEntry, ledgerEntryByReference } from '../db/credits.ts';
 import {
@@ -57,11 +58,11 @@ export async function startManualRun(deps: RunDeps, orgId: string, reportId: str
       amountCents: deps.config.REPORT_RUN_COST_CENTS, reason: 'report_run', reference: chargeReference(run.run.id), mustCover: true,
     });
     // Inside the transaction: Temporal unreachable rolls the run and its charge back (503). The
-    // workflow's first activity waits (retries) until this commits.
+    // workflow's first step reads the run through the commit gate, once this has committed.
     await startWorkflow(deps, generateReportKind, generateReportKind.id(run.run.id), [{ runId: run.run.id }], {
       orgId, agentId: report.widget_ids.length === 1 ? report.widget_ids[0] : null,
       summary: `Report "${report.name}" (${report.format}), ${period.start.toISOString().slice(0, 10)} to ${period.end.toISOString().slice(0, 10)}, manual`,
-    });
+    }, { transaction: tx });
     return run;
   });
 }
@@ -97,10 +98,11 @@ export async function prepareScheduledRun(deps: Pick<RunDeps, 'sql' | 'config'>,
   });
 }
 
-/** The run and its report, for a step; a run not yet committed is retried, one ended is not worked on again. */
-async function runAndReport(sql: Sql, runId: string) {
+/** The run and its report, for a step (the first reads through the commit gate); one ended is not worked on again. */
+async function runAndReport(sql: Db, runId: string) {
   const run = await findRunById(sql, runId);
-  if (!run) throw ApplicationFailure.retryable(`run ${runId} is not visible yet`, 'run_not_found');
+  // Past the commit gate a missing run was never committed (its start rolled back) or was deleted with its report.
+  if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} does not exist`, 'run_not_found');
   const report = await findReport(sql, run.orgId, run.run.report_id);
   if (!report) throw ApplicationFailure.nonRetryable('the report was deleted', 'report_deleted');
   return { run, report };
@@ -108,7 +110,7 @@ async function runAndReport(sql: Sql, runId: string) {
 
 /** Step 1: the figures, in SQL, kept on the run. */
 export async function aggregateRunStep(deps: Pick<RunDeps, 'sql'>, runId: string): Promise<void> {
-  const { run, report } = await runAndReport(deps.sql, runId);
+  const { run, report } = await readAfterCommit(deps.sql, generateReportKind.id(runId), (tx) => runAndReport(tx, runId));
   if (run.run.status !== 'generating') return;
   const data = await aggregateReport(deps.sql, report, { start: new Date(run.run.period_start), end: new Date(run.run.period_end) });
   await saveRunData(deps.sql, runId, data);

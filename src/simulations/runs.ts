@@ -90,7 +90,7 @@ export async function createSimulation(deps: SimulationDeps, made: RunInput): Pr
   const input = { ...made, voicePath };
   const language = (agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
   const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: {} });
-  const { simId, conversationId } = await deps.sql.begin(async (tx) => {
+  const { simId } = await deps.sql.begin(async (tx) => {
     const conversation = await insertConversation(tx, {
       orgId: input.orgId, agentId: input.agentId, surface: input.surface, pageUrl: null, visitorId: null, contactId: null,
       language, tokenHash: null, isSimulated: true,
@@ -100,30 +100,15 @@ export async function createSimulation(deps: SimulationDeps, made: RunInput): Pr
     await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
     const id = await insertSimulation(tx, { ...input, conversationId: conversation.id });
     await emitEvent(tx, { orgId: input.orgId, agentId: input.agentId, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
+    // Inside the transaction (Temporal unreachable rolls it all back, the event included, as a 503); the first turn
+    // reads the run through the commit gate.
+    await startWorkflow(deps, runSimulationKind, runSimulationKind.id(id),
+      [{ simulationId: id, conversationId: conversation.id, maxTurns: input.maxTurns, mode: input.mode }],
+      { orgId: input.orgId, agentId: input.agentId, callerId: input.callerAgentId ?? 'builtin',
+        summary: `Simulation ${id} of agent ${agent.name} (${input.mode}, ${input.surface}): ${input.scenarioText}` }, { transaction: tx });
     return { simId: id, conversationId: conversation.id };
   });
-  await startAfterCommit(deps, input.orgId, simId, () => startWorkflow(deps, runSimulationKind, runSimulationKind.id(simId),
-    [{ simulationId: simId, conversationId, maxTurns: input.maxTurns, mode: input.mode }],
-    { orgId: input.orgId, agentId: input.agentId, callerId: input.callerAgentId ?? 'builtin',
-      summary: `Simulation ${simId} of agent ${agent.name} (${input.mode}, ${input.surface}): ${input.scenarioText}` }));
   return getSimulation(deps, input.orgId, simId);
-}
-
-/**
- * Starts a run's workflow once its rows are committed: its first activity (an `auto` run's first
- * turn, the browser run) may run at once and must find them. When Temporal cannot take it, the
- * rows go again and the request is 503: nothing is left half made.
- */
-async function startAfterCommit(deps: SimulationDeps, orgId: string, simId: string, start: () => Promise<boolean>): Promise<void> {
-  try {
-    await start();
-  } catch (err) {
-    await deps.sql.begin(async (tx) => {
-      const gone = await deleteSimulation(tx, orgId, simId);
-      if (gone?.conversationId) await deleteConversation(tx, orgId, gone.conversationId);
-    });
-    throw err;
-  }
 }
 
 const invalidState = (detail: string) => new AppError(409, 'invalid_state', detail);
@@ -218,12 +203,15 @@ export async function createWebSimulation(deps: SimulationDeps, orgId: string, b
   if (!pageUrl) throw fieldError('page_url', 'required', 'this agent has no website: give page_url');
   await assertOutboundUrl(pageUrl, 'page_url', { ...outboundPolicy(deps.config), allowHttp: true });
   const maxTurns = body.max_turns ?? DEFAULT_MAX_TURNS;
-  const id = await insertSimulation(deps.sql, {
-    orgId, kind: 'web', agentId: agent.id, callerAgentId: null, scenarioId: null, scenarioText: body.scenario_text, criteria: [],
-    toolMode: 'mock', surface: 'web', voicePath: null, mode: 'auto', maxTurns, pageUrl, conversationId: null,
+  const id = await deps.sql.begin(async (tx) => {
+    const made = await insertSimulation(tx, {
+      orgId, kind: 'web', agentId: agent.id, callerAgentId: null, scenarioId: null, scenarioText: body.scenario_text, criteria: [],
+      toolMode: 'mock', surface: 'web', voicePath: null, mode: 'auto', maxTurns, pageUrl, conversationId: null,
+    });
+    await startWorkflow(deps, runWebSimulationKind, runWebSimulationKind.id(made), [{ simulationId: made, embedBaseUrl }],
+      { orgId, agentId: agent.id, callerId: 'builtin', summary: `Web simulation ${made} of agent ${agent.name} on ${pageUrl}` }, { transaction: tx });
+    return made;
   });
-  await startAfterCommit(deps, orgId, id, () => startWorkflow(deps, runWebSimulationKind, runWebSimulationKind.id(id), [{ simulationId: id, embedBaseUrl }],
-    { orgId, agentId: agent.id, callerId: 'builtin', summary: `Web simulation ${id} of agent ${agent.name} on ${pageUrl}` }));
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise((resolve) => { timer = setTimeout(resolve, WEB_DEADLINE_MS); });
   try {

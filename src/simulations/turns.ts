@@ -21,6 +21,8 @@ import type { RuntimeAgent } from '../runtime/types.ts';
 import type { TranscriptMessage } from '../schemas/conversations.ts';
 import type { Simulation } from '../schemas/simulations.ts';
 import type { SimulationDeps } from './runs.ts';
+import { readAfterCommit } from '../db/commit-gate.ts';
+import { workflowIds } from '../temporal/ids.ts';
 
 /**
  * One turn of a turn-based run, as its activity plays it: the caller's words (the built-in
@@ -132,7 +134,8 @@ export function spokenLines(twiml: string): { lines: string[]; dials: boolean } 
 export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: string; turn: number }): Promise<PlayedTurn> {
   const stored = await findTurn(deps.sql, input.simulationId, input.turn);
   if (stored) return { messageIds: stored.messageIds, callerDone: stored.callerDone };
-  const sim = await findSimulation(deps.sql, null, input.simulationId);
+  // The run's first turn may come before its creating transaction commits: the commit gate waits for it.
+  const sim = await readAfterCommit(deps.sql, workflowIds.simulation(input.simulationId), (tx) => findSimulation(tx, null, input.simulationId));
   if (!sim?.conversationId) throw ApplicationFailure.nonRetryable('the simulation no longer exists', 'simulation_gone');
   const conversation = await findConversationRecord(deps.sql, sim.conversationId);
   const agent = await findAgent(deps.sql, sim.orgId, sim.agentId);

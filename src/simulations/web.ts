@@ -11,6 +11,8 @@ import { endConversation } from '../conversations/lifecycle.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { SimulationDeps } from './runs.ts';
 import { closeSimulation } from './turns.ts';
+import { readAfterCommit } from '../db/commit-gate.ts';
+import { workflowIds } from '../temporal/ids.ts';
 
 /**
  * A web simulation as its activity runs it: Debian's headless Chromium (through playwright-core,
@@ -56,7 +58,8 @@ async function newAgentMessages(page: Page, before: number): Promise<string[]> {
 }
 
 export async function runWebSimulation(deps: SimulationDeps, input: { simulationId: string; embedBaseUrl: string }): Promise<{ status: 'completed' | 'failed' }> {
-  const sim = await findSimulation(deps.sql, null, input.simulationId);
+  // Started inside the run's creating transaction: the commit gate waits for it (a run rolled back is no run).
+  const sim = await readAfterCommit(deps.sql, workflowIds.webSimulation(input.simulationId), (tx) => findSimulation(tx, null, input.simulationId));
   if (!sim) return { status: 'failed' };
   const agent = await findAgent(deps.sql, sim.orgId, sim.agentId);
   let guard: BrowserGuard | undefined;

@@ -5,6 +5,8 @@ import {
 } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import type { Logger } from 'pino';
+import { holdUntilCommit } from '../db/commit-gate.ts';
+import type { Db } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { colocatedClient } from './eager.ts';
 import { taskQueues, type WorkflowKind } from './ids.ts';
@@ -58,9 +60,13 @@ export function workflowServiceUnavailable(): AppError {
  * Starts a workflow of kind `def` under `workflowId`, or joins the one already running with that id
  * (`restart` terminates it and starts afresh: the crawl of a site that now points elsewhere).
  * False when a run-once id already ran to its end. Any other failure is logged and thrown as 503.
+ *
+ * `transaction`: the transaction that wrote the rows the workflow reads. The start holds the id's commit gate
+ * (`src/db/commit-gate.ts`) until it ends, and the workflow's first activity reads through `readAfterCommit`.
  */
 export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, def: K, workflowId: string, args: ArgsOf<K>,
-  attrs: RunAttributes, opts: { restart?: boolean } = {}): Promise<boolean> {
+  attrs: RunAttributes, opts: { restart?: boolean; transaction?: Db } = {}): Promise<boolean> {
+  if (opts.transaction) await holdUntilCommit(opts.transaction, workflowId);
   const taskQueue = taskQueues(deps.config)[def.queue];
   const eager = def.eager ? colocatedClient(deps.temporal.options.namespace, taskQueue) : undefined;
   try {
@@ -85,10 +91,11 @@ export async function startWorkflow<K extends WorkflowKind>(deps: StartDeps, def
  * Starts a workflow of kind `def` under `workflowId` with `signal` (its definition, exported by the
  * workflow's file) as its first event, or, when one
  * runs under that id already, sends it `signal`: the running workflow learns it was asked again (a
- * re-crawl asked for while a crawl runs). Any failure is logged and thrown as 503.
+ * re-crawl asked for while a crawl runs). Any failure is logged and thrown as 503. `transaction`: as for `startWorkflow`.
  */
 export async function signalWithStart<K extends WorkflowKind>(deps: StartDeps, def: K, workflowId: string, args: ArgsOf<K>,
-  attrs: RunAttributes, signal: SignalDefinition<[]>): Promise<void> {
+  attrs: RunAttributes, signal: SignalDefinition<[]>, opts: { transaction?: Db } = {}): Promise<void> {
+  if (opts.transaction) await holdUntilCommit(opts.transaction, workflowId);
   try {
     await deps.temporal.workflow.signalWithStart(def.workflowType, {
       workflowId, taskQueue: taskQueues(deps.config)[def.queue], args, signal, signalArgs: [],
