@@ -21,14 +21,20 @@
  * autocannon's whole-millisecond histogram. BENCH_ROUNDS rounds (default 3) each measure the service
  * then the bare route; the ratios' medians are compared with the targets.
  *
- * Environment: BENCH_CPU_RATE (requests a second at which CPU per request is taken, default 500; 0 for saturation),
+ * Environment: BENCH_BASELINE (a git ref: that commit of the service measured in the same rounds, see buildBaseline),
+ * BENCH_CPU_RATE (requests a second at which CPU per request is taken, default 500; 0 for saturation),
  * BENCH_DURATION (seconds measured per target, default 10), BENCH_WARMUP (seconds,
  * default 3), BENCH_CONNECTIONS (default 50), BENCH_IDLE (seconds idle before the memory reading,
  * default 10), BENCH_CPU_PROF (a folder: the service process writes a V8 CPU profile there, see
  * bench/README.md), TEST_PG_URL (PostgreSQL server to use, default
  * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer).
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { cleanUp, cpuSecondsOf, figure, freshDatabase, median, memoryOf, onCleanup, positiveInt, say, spawnServer, startServiceProcess, startTemporal } from './harness.ts';
 import { createSql } from '../src/db/index.ts';
@@ -64,6 +70,7 @@ type Autocannon = (opts: AutocannonOptions) => AutocannonRun;
 
 // autocannon is CommonJS without type declarations: load it through require and type what we use.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
 const DURATION = positiveInt('BENCH_DURATION', 10);
 const WARMUP = positiveInt('BENCH_WARMUP', 3);
@@ -175,22 +182,25 @@ function report(rounds: Round[]): void {
   figure({ measure: 'GET /agents/:id p99, service / bare', value: median(p99), unit: 'x', op: '<=', target: TARGET_P99_RATIO, detail: detail(p99) });
 }
 
-async function main(): Promise<void> {
-  say('Starting PostgreSQL database and Temporal dev server...');
-  const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
-  const profileDir = process.env.BENCH_CPU_PROF;
+/** A service process with an agent to read: its URL, pid, the agent's path and the token's headers. */
+interface Target { name: string; url: string; pid: number; path: string; headers: Record<string, string>; idleRssMb: number | null; databaseUrl: string }
+
+/**
+ * Starts a service process (this checkout's, or `main`, another build's compiled entry) on its own fresh
+ * database, waits BENCH_IDLE seconds for its idle memory, and creates an agent through its API.
+ */
+async function startTarget(name: string, temporalAddress: string, opts: { main?: string; nodeArgs?: string[] } = {}): Promise<Target> {
+  const databaseUrl = await freshDatabase();
   const service = await startServiceProcess({
-    databaseUrl, temporalAddress,
+    databaseUrl, temporalAddress, main: opts.main, nodeArgs: opts.nodeArgs,
     // Far above what the run can send, so the limiter counts but never refuses.
     env: { RATE_LIMIT_PER_MINUTE: '1000000000' },
-    nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
   });
-  say(`service process (pid ${service.pid}) ready at ${service.url}; idle ${IDLE} s`);
+  say(`${name} process (pid ${service.pid}) ready at ${service.url}; idle ${IDLE} s`);
   await new Promise((r) => setTimeout(r, IDLE * 1000));
   const idle = memoryOf(service.pid);
-
   const sql = createSql(databaseUrl, { max: 1 });
-  onCleanup('bench connection', () => sql.end({ timeout: 5 }));
+  onCleanup(`bench connection (${name})`, () => sql.end({ timeout: 5 }));
   const org = await sql.begin((tx) => createOrganization(tx, `bench-${randomBytes(3).toString('hex')}`));
   const headers = { authorization: `Bearer ${org.token}` };
   const created = await expectJson(await fetch(`${service.url}/api/v1/rest/agents`, {
@@ -198,23 +208,63 @@ async function main(): Promise<void> {
   }), 201, 'POST /agents');
   const path = `/api/v1/rest/agents/${created.id as string}`;
   await expectJson(await fetch(service.url + path, { headers }), 200, `GET ${path}`);
+  return { name, url: service.url, pid: service.pid, path, headers, idleRssMb: idle?.rssMb ?? null, databaseUrl };
+}
 
-  const bare = await spawnServer('bare Koa app', ['bench/bare-agent-app.ts'], { port: await getFreePort(), readyPath: '/healthz', env: { DATABASE_URL: databaseUrl } });
+/**
+ * BENCH_BASELINE=<git ref>: that commit of the service, compiled in a scratch folder (sharing this checkout's
+ * node_modules), measured in the same rounds: a before and after of the request path in one run, on the same
+ * load, which separate runs on a shared machine cannot give.
+ */
+function buildBaseline(ref: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ams-bench-baseline-'));
+  onCleanup('baseline build', async () => rmSync(dir, { recursive: true, force: true }));
+  const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive "$0" | tar -x -C "${dir}"`, ref], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (archive.status !== 0) throw new Error(`BENCH_BASELINE: cannot export ${ref}`);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  say(`compiling the baseline ${ref} in ${dir}...`);
+  spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.build.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const main = join(dir, 'dist', 'src', 'main.js');
+  if (!existsSync(main)) throw new Error(`BENCH_BASELINE: the build of ${ref} produced nothing`);
+  return main;
+}
+
+async function main(): Promise<void> {
+  say('Starting PostgreSQL database and Temporal dev server...');
+  const temporalAddress = await startTemporal();
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const baselineRef = process.env.BENCH_BASELINE;
+  const baselineMain = baselineRef ? buildBaseline(baselineRef) : null;
+  const service = await startTarget('service', temporalAddress, { nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [] });
+  const baseline = baselineMain ? await startTarget(`baseline ${baselineRef}`, temporalAddress, { main: baselineMain }) : null;
+  const { path, headers } = service;
+
+  const bare = await spawnServer('bare Koa app', ['bench/bare-agent-app.ts'], { port: await getFreePort(), readyPath: '/healthz', env: { DATABASE_URL: service.databaseUrl } });
   const bareRow = await expectJson(await fetch(bare.url + path), 200, `bare GET ${path}`);
-  if (bareRow.id !== created.id) throw new Error('the bare app does not read the same row as the service');
+  if (bareRow.id !== path.split('/').pop()) throw new Error('the bare app does not read the same row as the service');
 
-  // Rounds alternate the two servers, so that a change in other programs' load meets both.
+  // Rounds alternate the servers, so that a change in other programs' load meets each.
   const rounds: Round[] = [];
+  const baselineRounds: Measured[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const serviceResult = await measure(`round ${i + 1}, service`, service.url + path, headers, service.pid);
     const bareResult = await measure(`round ${i + 1}, bare Koa`, bare.url + path, headers, bare.pid);
     rounds.push({ service: serviceResult, bare: bareResult });
+    if (baseline) baselineRounds.push(await measure(`round ${i + 1}, baseline`, baseline.url + baseline.path, baseline.headers, baseline.pid));
   }
   const loaded = memoryOf(service.pid);
   report(rounds);
+  if (baseline) {
+    const ratios = (f: (m: Measured) => number) => median(rounds.map((r, i) => f(r.service) / f(baselineRounds[i]!)));
+    say();
+    say(`against the baseline ${baselineRef} (this checkout / baseline, medians of ${ROUNDS} round(s)): CPU per request ${ratios((m) => m.cpuMsPerRequest).toFixed(3)}, `
+      + `rps ${ratios((m) => m.requests.average).toFixed(3)}, p99 ${ratios((m) => m.exact.p99).toFixed(3)}; `
+      + `baseline CPU ms/request ${baselineRounds.map((m) => m.cpuMsPerRequest.toFixed(3)).join(', ')}; `
+      + `idle RSS ${service.idleRssMb?.toFixed(0) ?? '?'} against ${baseline.idleRssMb?.toFixed(0) ?? '?'} MiB`);
+  }
   say();
-  figure({ measure: 'idle RSS of npm start', value: idle?.rssMb ?? NaN, unit: 'MiB', op: '<=', target: TARGET_IDLE_RSS_MB,
-    detail: idle ? `the service process ${IDLE} s after it was ready` : 'not readable here (needs Linux /proc)' });
+  figure({ measure: 'idle RSS of npm start', value: service.idleRssMb ?? NaN, unit: 'MiB', op: '<=', target: TARGET_IDLE_RSS_MB,
+    detail: service.idleRssMb !== null ? `the service process ${IDLE} s after it was ready` : 'not readable here (needs Linux /proc)' });
   if (loaded) say(`service process RSS after the load: ${loaded.rssMb.toFixed(0)} MiB, peak ${loaded.peakRssMb.toFixed(0)} MiB; bare app peak ${memoryOf(bare.pid)?.peakRssMb.toFixed(0) ?? '?'} MiB`);
   if (profileDir) say(`CPU profile of the service process: written to ${profileDir} when it stops`);
 }

@@ -302,10 +302,11 @@ export function buildService(): void {
  * built first when a source changed), against the given database and Temporal server, in a process
  * of its own so its memory is its own.
  */
-export async function startServiceProcess(opts: { databaseUrl: string; temporalAddress: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] }): Promise<ChildServer> {
-  buildService();
+export async function startServiceProcess(opts: { databaseUrl: string; temporalAddress: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; main?: string | undefined }): Promise<ChildServer> {
+  // `main`: another build's compiled entry (a baseline, bench/api.ts), run as it is.
+  if (!opts.main) buildService();
   const port = await getFreePort();
-  return spawnServer('service process', [join(ROOT, 'dist', 'src', 'main.js'), 'start'], {
+  return spawnServer('service process', [opts.main ?? join(ROOT, 'dist', 'src', 'main.js'), 'start'], {
     port, readyPath: '/readyz', nodeArgs: opts.nodeArgs, compiled: true,
     env: {
       DATABASE_URL: opts.databaseUrl, TEMPORAL_ADDRESS: opts.temporalAddress, PORT: String(port), HOST: '127.0.0.1',
