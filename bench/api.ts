@@ -189,12 +189,12 @@ interface Target { name: string; url: string; pid: number; path: string; headers
  * Starts a service process (this checkout's, or `main`, another build's compiled entry) on its own fresh
  * database, waits BENCH_IDLE seconds for its idle memory, and creates an agent through its API.
  */
-async function startTarget(name: string, temporalAddress: string, opts: { main?: string; nodeArgs?: string[] } = {}): Promise<Target> {
+async function startTarget(name: string, temporalAddress: string, opts: { main?: string; nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Target> {
   const databaseUrl = await freshDatabase();
   const service = await startServiceProcess({
     databaseUrl, temporalAddress, main: opts.main, nodeArgs: opts.nodeArgs,
     // Far above what the run can send, so the limiter counts but never refuses.
-    env: { RATE_LIMIT_PER_MINUTE: '1000000000' },
+    env: { RATE_LIMIT_PER_MINUTE: '1000000000', ...opts.env },
   });
   say(`${name} process (pid ${service.pid}) ready at ${service.url}; idle ${IDLE} s`);
   await new Promise((r) => setTimeout(r, IDLE * 1000));
@@ -236,7 +236,10 @@ async function main(): Promise<void> {
   const baselineRef = process.env.BENCH_BASELINE;
   const baselineMain = baselineRef ? buildBaseline(baselineRef) : null;
   const service = await startTarget('service', temporalAddress, { nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [] });
-  const baseline = baselineMain ? await startTarget(`baseline ${baselineRef}`, temporalAddress, { main: baselineMain }) : null;
+  const baseline = baselineMain ? await startTarget(`baseline ${baselineRef}`, temporalAddress, {
+    // Its own SMTP port: two processes cannot both listen on 2525 (the listener stays on, as in npm start).
+    main: baselineMain, env: { SMTP_LISTEN_PORT: String(await getFreePort()) },
+  }) : null;
   const { path, headers } = service;
 
   const bare = await spawnServer('bare Koa app', ['bench/bare-agent-app.ts'], { port: await getFreePort(), readyPath: '/healthz', env: { DATABASE_URL: service.databaseUrl } });
