@@ -252,7 +252,6 @@ async function endToEnd(siteUrl: string, pages: number, concurrency: number, cra
   }
   const speed = rate / crawlee.rate;
   const rss = memory.peakRssMb / crawlee.rssMb;
-  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   say(`  against Crawlee's engine-only medians (${crawlee.rate.toFixed(0)} pages/s, ${crawlee.rssMb.toFixed(0)} MiB, storing nothing):`);
   const against = `${rate.toFixed(0)} against ${crawlee.rate.toFixed(0)} pages/s, ${memory.peakRssMb.toFixed(0)} against ${crawlee.rssMb.toFixed(0)} MiB`;
   figure({ measure: 'crawl end to end / Crawlee engine, speed', value: speed, unit: 'x', op: '>=', target: TARGET_SPEED_RATIO, detail: against });
