@@ -6,7 +6,7 @@ import { requestContext } from './middleware/request-context.ts';
 import { clientAddressOf } from './middleware/client-address.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
-import { mountFamily, ROUTER_OPTIONS, type RouteFamily } from './routing.ts';
+import { compileFamily, registerRoutes, ROUTER_OPTIONS, type CompiledRoute, type RouteFamily } from './routing.ts';
 import { loadFamilies } from './families.ts';
 import { buildOpenApi } from './openapi.ts';
 import { systemRouter } from './routes/system.ts';
@@ -35,35 +35,75 @@ export const API_VERSION = '1.0.0';
 const PUBLIC_PREFIX = '/api/v1/public';
 const AUTHENTICATED_PREFIX = '/api/v1';
 
+/** Characters by which a route's path is a pattern from there on (path-to-regexp's syntax), not literal text. */
+const PATTERN = /[:*?+(){}\\]/;
+
 /** The end of an area's or own paths' chain: nothing after it. */
 const end = () => Promise.resolve();
 
 /**
- * Serves `routers` behind `guards` for every request under `prefix`; no request under it goes further.
+ * Serves `stack` (routers' middleware) behind `guards` for every request under `prefix`; no request under it goes further.
  * The guards run before the routers, so an unknown path there is still guarded, then a 404 from the router.
  */
-function area(prefix: string, guards: AppMiddleware[], routers: Router[]): Koa.Middleware {
-  const stack = compose([
-    ...guards as Koa.Middleware[],
-    ...routers.flatMap((r) => [r.routes() as Koa.Middleware, r.allowedMethods() as Koa.Middleware]),
-  ]);
+function area(prefix: string, guards: AppMiddleware[], stack: Koa.Middleware[]): Koa.Middleware {
+  const chain = compose([...guards as Koa.Middleware[], ...stack]);
   const under = `${prefix}/`;
-  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(under) ? stack(ctx, end) : next());
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(under) ? chain(ctx, end) : next());
 }
 
-/** Serves the paths `router` has routes for (any method: a 405 comes from it too); other paths go further. */
+/** A router's dispatch and its 405/501/OPTIONS answers, as one middleware each. */
+const served = (router: Router): Koa.Middleware[] => [router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware];
+
+/**
+ * Serves the paths `router` has routes for (any method: a 405 comes from it too); other paths go further.
+ * A path that starts with none of its routes' literal beginnings (each route's path before its first
+ * pattern character; matching is case-sensitive) is no route of it: passed on without testing every
+ * route's pattern, which every request under /api/v1 paid for five routers (issue 48).
+ */
 function ownPaths(router: Router): Koa.Middleware {
-  const stack = compose([router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
-  return (ctx, next) => (router.match(ctx.path, ctx.method).path.length > 0 ? stack(ctx, end) : next());
+  const stack = compose(served(router));
+  const beginnings = router.stack.map((layer) => (typeof layer.path === 'string' ? layer.path.split(PATTERN)[0]! : ''));
+  const mayMatch = (path: string) => beginnings.some((b) => path.startsWith(b));
+  return (ctx, next) => (mayMatch(ctx.path) && router.match(ctx.path, ctx.method).path.length > 0 ? stack(ctx, end) : next());
 }
 
-function familyRouter(families: RouteFamily[], prefix: string): Router {
-  const router = new Router(ROUTER_OPTIONS);
+/** The first two path segments below an area's prefix (`rest/agents`), or null when there are fewer. */
+function keyOf(path: string, prefix: string): string | null {
+  const segments = path.slice(prefix.length).split('/', 4);
+  return segments.length >= 3 ? `${segments[1]}/${segments[2]}` : null;
+}
+
+/**
+ * The routes of an area's families, matched against the ones that can match the request, not all of them:
+ * @koa/router tests every route's pattern in turn (about 150 under /api/v1, a tenth of what a GET cost beyond a
+ * bare route; issue 48, bench/README.md). The routes are grouped by their first two segments below the prefix
+ * (`rest/agents`), one router per group, chosen by the request path's own two segments. A route whose first two
+ * segments are not both literal could match any path: it is in every group, in its place, and alone in the group
+ * of a path no literal route starts with. Each router holds, in their order, every route that can match the paths
+ * it serves, so the route that answers, and the 404, 405 and OPTIONS answers (from the routes matching the path),
+ * are those of one router holding every route. Routes are matched case-sensitively, as the key is compared.
+ */
+function routeTable(families: RouteFamily[], prefix: string): Koa.Middleware {
+  const routes: (CompiledRoute & { key: string | null })[] = [];
   for (const family of families) {
     if (!family.base.startsWith(prefix)) throw new Error(`family ${family.tag} (${family.base}) lies outside its area ${prefix}`);
-    mountFamily(router, family);
+    for (const r of compileFamily(family)) {
+      const key = keyOf(r.path, prefix);
+      routes.push({ ...r, key: key && !key.split('/').some((s) => s === '' || PATTERN.test(s)) ? key : null });
+    }
   }
-  return router;
+  const routerOf = (key: string | null) => {
+    const router = new Router(ROUTER_OPTIONS);
+    registerRoutes(router, routes.filter((r) => r.key === null || r.key === key));
+    return compose(served(router));
+  };
+  const groups = new Map<string, Koa.Middleware>();
+  for (const key of new Set(routes.map((r) => r.key))) if (key !== null) groups.set(key, routerOf(key));
+  const rest = routerOf(null);
+  return (ctx, next) => {
+    const key = keyOf(ctx.path, prefix);
+    return ((key !== null && groups.get(key)) || rest)(ctx, next);
+  };
 }
 
 /** Builds the Koa application: request id and errors first, then the system routes and the two areas. */
@@ -91,10 +131,10 @@ export function createApp(deps: AppDeps): Koa {
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],
-    [familyRouter(publicFamilies, PUBLIC_PREFIX), conversationCardsRouter(), reportArtifactsRouter()]));
+    [routeTable(publicFamilies, PUBLIC_PREFIX), ...served(conversationCardsRouter()), ...served(reportArtifactsRouter())]));
   // Everything else under /api/v1, and the MCP endpoint: a bearer token (unknown ones limited per client address), counted against its rate limit.
   const auth = authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE));
   app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, auth, listener: () => app.callback() }) as Koa.Middleware);
-  app.use(area(AUTHENTICATED_PREFIX, [auth], [familyRouter(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
+  app.use(area(AUTHENTICATED_PREFIX, [auth], [routeTable(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
   return app;
 }

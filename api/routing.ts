@@ -219,10 +219,15 @@ function compose(def: RouteDef, isPublic: boolean) {
   };
 }
 
-/** Registers a family's routes on a router mounted at the family's base path. */
-export function mountFamily(router: Router, family: RouteFamily): void {
-  for (const def of family.routes) {
-    const handler = compose(def, family.public === true);
-    router.register(family.base + def.path, [def.method], (ctx) => handler(ctx as unknown as AppContext));
-  }
+/** A route ready to register: its full path, its method and the handler made from its definition. */
+export interface CompiledRoute { path: string; method: Method; handler: (ctx: AppContext) => Promise<void> }
+
+/** Makes each of a family's routes into a handler (validators compiled once), with its full path. */
+export function compileFamily(family: RouteFamily): CompiledRoute[] {
+  return family.routes.map((def) => ({ path: family.base + def.path, method: def.method, handler: compose(def, family.public === true) }));
+}
+
+/** Registers compiled routes on a router, in order. */
+export function registerRoutes(router: Router, routes: CompiledRoute[]): void {
+  for (const r of routes) router.register(r.path, [r.method], (ctx) => r.handler(ctx as unknown as AppContext));
 }

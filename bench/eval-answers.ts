@@ -27,7 +27,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
-import { freshDatabase, onCleanup, percentile, runBenchmark, say, startTemporal } from './harness.ts';
+import { figure, freshDatabase, onCleanup, percentile, runBenchmark, say, startTemporal } from './harness.ts';
 import { crawledAgent, judge, loadCorpus, serveCorpusSite, type CorpusQuestion, type CorpusSite, type Judged } from './answers/corpus.ts';
 import { startEchoLlm } from './answers/echo-llm.ts';
 
@@ -175,7 +175,7 @@ function summary(corpus: CorpusSite[], results: Map<RuntimeName, Verdict[]>): vo
     say(`${runtime}: unknowns ${pct(s.admitted, s.unknowns)} (target 95 %): ${s.admitted >= 0.95 * s.unknowns ? 'met' : 'MISSED'}`);
     say(`${runtime}: facts of another entity ${s.otherEntity} (target 0): ${s.otherEntity === 0 ? 'met' : 'MISSED'}`);
     if (french.facts) say(`${runtime}: French facts ${pct(french.factsRight, french.facts)} (target 80 %): ${french.factsRight >= 0.8 * french.facts ? 'met' : 'MISSED'}`);
-    say(`${runtime}: p95 ${s.p95.toFixed(0)} ms (target 150 ms): ${s.p95 <= 150 ? 'met' : 'MISSED'}`);
+    figure({ measure: `answer per question, ${runtime}, p95`, value: s.p95, unit: 'ms', op: '<=', target: 150, detail: 'test split' });
   }
   const llm = results.get('llm')?.filter((v) => v.site.split === 'test');
   if (llm?.length) {

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,6 +24,40 @@ export function positiveInt(name: string, fallback: number): number {
 }
 
 export const say = (line = '') => process.stdout.write(`${line}\n`);
+
+/**
+ * One figure of issue 48's table, against its target. Printed as a line of its own, and, when
+ * BENCH_FIGURES names a file (bench/all.ts sets it), appended to it as one JSON line, which is how
+ * `npm run bench` collects every bench's figures into one table without parsing their prose.
+ */
+export interface Figure {
+  /** The table's row, e.g. `GET /agents/:id CPU per request, service / bare`. */
+  measure: string;
+  value: number;
+  /** How the value is printed: `x` (a ratio), `MiB`, `ms`, `events/s`, `s`. */
+  unit: string;
+  /** `<=` or `>=` the target. */
+  op: '<=' | '>=';
+  target: number;
+  /** What else a reader needs beside the value (rounds, load, the other side of the ratio). */
+  detail?: string;
+}
+
+const shown = (value: number, unit: string) => `${Number.isFinite(value) ? (unit === 'x' ? value.toFixed(2) : value.toFixed(unit === 'ms' || unit === 's' ? 1 : 0)) : '?'}${unit === 'x' ? 'x' : ` ${unit}`}`;
+
+/** Whether a figure meets its target (a figure that could not be measured does not). */
+export const figureMet = (f: Figure): boolean => Number.isFinite(f.value) && (f.op === '<=' ? f.value <= f.target : f.value >= f.target);
+
+/** The figure as one line: measure, value, target, verdict. */
+export const describeFigure = (f: Figure): string =>
+  `${f.measure}: ${shown(f.value, f.unit)}  target ${f.op} ${shown(f.target, f.unit)}: ${figureMet(f) ? 'met' : 'MISSED'}${f.detail ? ` (${f.detail})` : ''}`;
+
+/** Prints a figure of the issue's table (see Figure) and records it for `npm run bench`. */
+export function figure(f: Figure): void {
+  say(`FIGURE ${describeFigure(f)}`);
+  const file = process.env.BENCH_FIGURES;
+  if (file) appendFileSync(file, `${JSON.stringify(f)}\n`);
+}
 
 /** Cleanup steps, run last-in first-out whatever happened. */
 const cleanups: { name: string; run: () => Promise<unknown> }[] = [];
@@ -164,6 +198,17 @@ export function cpuSnapshot(dbName: string, servicePid?: number): CpuSnapshot {
   return { at: Date.now(), node: cpuSecondsOf('self') ?? 0, service, temporal: temporal ? cpuSecondsOf(temporal) : null, postgres, machineBusy: machineBusySeconds() };
 }
 
+/** CPU milliseconds per item, by process, between two snapshots (the service process's when there is one, else this one's). */
+export function cpuPerItem(before: CpuSnapshot, after: CpuSnapshot, items: number): { node: number; temporal: number; postgres: number; total: number } {
+  const service = after.service !== null && before.service !== null ? after.service - before.service : null;
+  const node = service ?? after.node - before.node;
+  const temporal = after.temporal !== null && before.temporal !== null ? after.temporal - before.temporal : 0;
+  let postgres = 0;
+  for (const [pid, seconds] of after.postgres) postgres += seconds - (before.postgres.get(pid) ?? 0);
+  const per = (seconds: number) => (seconds * 1000) / items;
+  return { node: per(node), temporal: per(temporal), postgres: per(postgres), total: per(node + temporal + postgres) };
+}
+
 /**
  * One line: CPU milliseconds per item by process, and how busy the machine was (ours and others').
  * With a service process, `node` is that process and this one (clients, receiver) is shown apart.
@@ -257,12 +302,15 @@ export function buildService(): void {
  * built first when a source changed), against the given database and Temporal server, in a process
  * of its own so its memory is its own.
  */
-export async function startServiceProcess(opts: { databaseUrl: string; temporalAddress: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] }): Promise<ChildServer> {
-  buildService();
+export async function startServiceProcess(opts: { databaseUrl: string; temporalAddress: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; main?: string | undefined }): Promise<ChildServer> {
+  // `main`: another build's compiled entry (a baseline, bench/api.ts), run as it is.
+  if (!opts.main) buildService();
   const port = await getFreePort();
-  return spawnServer('service process', [join(ROOT, 'dist', 'src', 'main.js'), 'start'], {
+  return spawnServer('service process', [opts.main ?? join(ROOT, 'dist', 'src', 'main.js'), 'start'], {
     port, readyPath: '/readyz', nodeArgs: opts.nodeArgs, compiled: true,
     env: {
+      // As scripts/run.mjs starts the service (serviceEnvironment): two malloc arenas.
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2',
       DATABASE_URL: opts.databaseUrl, TEMPORAL_ADDRESS: opts.temporalAddress, PORT: String(port), HOST: '127.0.0.1',
       LOG_LEVEL: 'warn', SECRETS_KEY: randomBytes(32).toString('base64'),
       TASK_QUEUE_PREFIX: `bench${randomBytes(3).toString('hex')}`, ...opts.env,

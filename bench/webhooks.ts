@@ -14,7 +14,8 @@
  * open loop (BENCH_RATE) the target is met when the receipts keep the pace offered ((events - 1) /
  * (last receipt - first receipt) within 1 % of BENCH_RATE), since a run at exactly N/s cannot show
  * more than N/s from first commit to last receipt.
- * Targets on the 2-core reference machine: p95 <= 250 ms and >= 200 events/s.
+ * Targets on the 2-core reference machine (issue 48): 400 events/s at p95 <= 100 ms, <= 3.5 ms of CPU per
+ * event in all (service, Temporal, PostgreSQL; the PATCH included). `npm run bench` runs it open loop at 400/s.
  *
  * By default the clients go as fast as they can (saturation: the throughput figure, with the
  * latency of a queue that grows). BENCH_RATE=N instead sends N PATCHes a second whatever the
@@ -39,7 +40,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent as HttpAgent, createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { cpuSnapshot, describeCpu, freshDatabase, onCleanup, percentile, positiveInt, say, startServiceProcess, startTemporal, type CpuSnapshot, runBenchmark } from './harness.ts';
+import { cpuPerItem, cpuSnapshot, describeCpu, figure, freshDatabase, onCleanup, percentile, positiveInt, say, startServiceProcess, startTemporal, type CpuSnapshot, runBenchmark } from './harness.ts';
 import { createSql, type Sql } from '../src/db/index.ts';
 import { createOrganization } from '../src/auth/keys.ts';
 import { insertAgent } from '../src/db/agents.ts';
@@ -49,8 +50,10 @@ const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 32);
 const WARMUP_EVENTS = positiveInt('BENCH_WARMUP_EVENTS', 100);
 /** Open-loop mode: PATCHes at this fixed rate (per second) instead of as fast as CONCURRENCY clients go. */
 const RATE = process.env.BENCH_RATE ? positiveInt('BENCH_RATE', 1) : null;
-const TARGET_P95_MS = 250;
-const TARGET_RATE = 200;
+// Issue 48's targets (the first round's were 200 events/s at p95 <= 250 ms).
+const TARGET_P95_MS = 100;
+const TARGET_RATE = 400;
+const TARGET_CPU_MS = 3.5;
 const DELIVERY_TIMEOUT_MS = 180_000;
 
 const CASE_EVENTS = positiveInt('BENCH_CASE_EVENTS', 300);
@@ -195,12 +198,15 @@ function report(receipts: Receipts, patchMs: number, cpu: [CpuSnapshot, CpuSnaps
   say(`repeated deliveries: ${receipts.repeats}`);
   say(describeCpu(cpu[0], cpu[1], rows.length, 'event'));
   say();
-  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
-  say(`p95 <= ${TARGET_P95_MS} ms: ${verdict(p95 <= TARGET_P95_MS)}`);
-  // Sustained, open loop: at least the target offered, and the receipts kept its pace (1 % for the timers' jitter
-  // at the ends of the window). Saturation: the throughput itself.
-  const sustained = RATE ? RATE >= TARGET_RATE && receiptRate >= 0.99 * RATE : rate >= TARGET_RATE;
-  say(`throughput >= ${TARGET_RATE} events/s${RATE ? ' sustained (receipts kept the pace offered)' : ''}: ${verdict(sustained)}`);
+  // Sustained, open loop: the receipts kept the pace offered (1 % for the timers' jitter at the ends of the
+  // window), so the figure is the pace offered; short of it, the receipts' own pace. Saturation: the throughput itself.
+  const sustained = RATE ? (receiptRate >= 0.99 * RATE ? RATE : receiptRate) : rate;
+  const mode = RATE ? `open loop at ${RATE}/s offered, receipts ${receiptRate.toFixed(1)}/s` : `saturation, ${CONCURRENCY} clients`;
+  figure({ measure: 'webhooks events/s', value: sustained, unit: 'events/s', op: '>=', target: TARGET_RATE, detail: mode });
+  figure({ measure: 'webhooks commit to receipt p95', value: p95, unit: 'ms', op: '<=', target: TARGET_P95_MS, detail: mode });
+  const cpuMs = cpuPerItem(cpu[0], cpu[1], rows.length);
+  figure({ measure: 'webhooks CPU per event, PATCH included', value: cpuMs.total, unit: 'ms', op: '<=', target: TARGET_CPU_MS,
+    detail: `node ${cpuMs.node.toFixed(2)}, temporal ${cpuMs.temporal.toFixed(2)}, postgres ${cpuMs.postgres.toFixed(2)} ms` });
 }
 
 /** The service process and what the bench reads beside it: its database and its Temporal server. */

@@ -52,9 +52,9 @@ function staleDependenciesReason() {
  * `stdoutToStderr`), forwarding SIGINT/SIGTERM once, and resolves with its
  * exit code (128+n when it died of signal n).
  */
-function run(command, args, { stdoutToStderr = false } = {}) {
+function run(command, args, { stdoutToStderr = false, env = process.env } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['inherit', stdoutToStderr ? process.stderr : 'inherit', 'inherit'] });
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['inherit', stdoutToStderr ? process.stderr : 'inherit', 'inherit'] });
     const forwarded = new Map();
     // The child shares our process group, so a Ctrl-C typed in a terminal
     // already reaches it: forwarding that SIGINT too would look like a second
@@ -246,7 +246,18 @@ async function ensureBuilt() {
 /** `node dist/<file>.js ...args`: the compiled service (see ensureBuilt). */
 async function compiled(file, args) {
   if (!(await ensureBuilt())) return 1;
-  return run(process.execPath, [join(DIST, file.replace(/\.ts$/, '.js')), ...args]);
+  return run(process.execPath, [join(DIST, file.replace(/\.ts$/, '.js')), ...args], { env: serviceEnvironment() });
+}
+
+/**
+ * The environment of the service's process: glibc's malloc keeps up to eight arenas per core, one
+ * for each thread that allocates at once (the Temporal core's Rust threads, libuv's pool, the
+ * workflow thread), each holding freed memory of its own. Two arenas kept the idle `npm start`
+ * process 25-32 MiB smaller, measured side by side (issue 48, bench/README.md). A value already
+ * set is kept. bench/harness.ts starts the service with the same.
+ */
+function serviceEnvironment(env = process.env) {
+  return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || '2' };
 }
 
 /**

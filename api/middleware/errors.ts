@@ -8,10 +8,10 @@ export function errorHandler(): AppMiddleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
-      const allow = ctx.response.get('Allow');
-      // The router answers 501 for methods it does not know, even on unknown paths: no Allow, no route.
-      if (ctx.status === 501 && !allow && ctx.body === undefined) throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
       if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        const allow = ctx.response.get('Allow');
+        // The router answers 501 for methods it does not know, even on unknown paths: no Allow, no route.
+        if (ctx.status === 501 && !allow) throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
         throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, {
           headers: { Allow: allow },
         });

@@ -1,5 +1,5 @@
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import type { Logger } from 'pino';
 import { newWordsOf } from './reply-text.ts';
 
@@ -159,7 +159,8 @@ export async function startSmtpListener(opts: {
           callback(smtpError(554, 'the message contains NUL bytes'));
           return;
         }
-        simpleParser(raw, { skipHtmlToText: false }).then(
+        // mailparser (and its character sets) is loaded with the first message, not at start: it was about 20 MiB of an idle process (issue 48).
+        import('mailparser').then(({ simpleParser }) => simpleParser(raw, { skipHtmlToText: false })).then(
           (parsed) => opts.deliver(toInboundMail(parsed, recipients, envelopeFrom)).then(() => callback(), (err: unknown) => {
             if (permanentFailure(err)) {
               opts.log.info({ err }, 'inbound mail refused: its content cannot be recorded');

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import { newId } from '../ids.ts';
 
@@ -40,14 +40,16 @@ const bracket = (id: string) => `<${id}>`;
 
 /** A mailer for the configuration: SMTP when SMTP_URL is set, else .eml files. */
 export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mailer {
-  const transport = config.SMTP_URL
+  // nodemailer is loaded with the first message, not at start (issue 48: what idle does not need stays unloaded).
+  let transport: Promise<Transporter> | undefined;
+  const transportOf = () => transport ??= import('nodemailer').then(({ default: nodemailer }) => (config.SMTP_URL
     ? nodemailer.createTransport(config.SMTP_URL)
-    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })));
   return {
     async send(mail) {
       const domain = mail.from.address.split('@')[1] ?? 'localhost';
       const messageId = mail.messageId ?? `${newId()}@${domain}`;
-      const info = await transport.sendMail({
+      const info = await (await transportOf()).sendMail({
         from: { name: mail.from.name, address: mail.from.address }, to: mail.to, subject: mail.subject, text: mail.text,
         messageId: bracket(messageId),
         ...(mail.attachments?.length ? { attachments: mail.attachments } : {}),

@@ -1,5 +1,6 @@
-import twilio from 'twilio';
-import type VoiceResponse from 'twilio/lib/twiml/VoiceResponse.js';
+// The TwiML builders alone, not the SDK's index: that loads its whole REST client, about 16 MiB of an idle process (issue 48).
+import VoiceResponse from 'twilio/lib/twiml/VoiceResponse.js';
+import MessagingResponse from 'twilio/lib/twiml/MessagingResponse.js';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Accent, EnergyLevel, Formality, Pace } from '../schemas/voice-profiles.ts';
 import { spokenForm } from '../runtime/voice.ts';
@@ -63,7 +64,7 @@ interface SsmlParent { addText(text: string): void; sayAs(attributes: VoiceRespo
  * `<say-as>`, the whole inside the profile's `<prosody>`, and inside `<lang>` when the voice speaks another locale
  * than its own (an accent of another language).
  */
-function speakLine(parent: { say(attributes: VoiceResponse.SayAttributes, message: string): ReturnType<twilio.twiml.VoiceResponse['say']> },
+function speakLine(parent: { say(attributes: VoiceResponse.SayAttributes, message: string): ReturnType<VoiceResponse['say']> },
   speech: Speech, written: string): void {
   const line = spokenForm(written, speech.listen);
   const matches = [...line.matchAll(SAY_AS)].filter((m) => m[1] || m[2]!.replace(/\D/g, '').length >= 7);
@@ -88,7 +89,7 @@ function speakLine(parent: { say(attributes: VoiceResponse.SayAttributes, messag
 
 /** Says `lines`, then listens for the caller's next words, posted to `action`; a call's first answer opens it with `opening`. */
 export function sayAndGather(lines: string[], speech: Speech, action: string, opening?: CallOpening): string {
-  const response = new twilio.twiml.VoiceResponse();
+  const response = new VoiceResponse();
   if (opening?.record) response.start().recording({ track: 'both', channels: 'dual' });
   if (opening?.pauseSeconds) response.pause({ length: opening.pauseSeconds });
   const turns = speech.turnTaking ?? turnTakingOf({});
@@ -104,7 +105,7 @@ export function sayAndGather(lines: string[], speech: Speech, action: string, op
 
 /** Says `lines`, then hangs up: the agent's goodbye on a call it closes. */
 export function sayAndHangup(lines: string[], speech: Speech): string {
-  const response = new twilio.twiml.VoiceResponse();
+  const response = new VoiceResponse();
   for (const line of lines) speakLine(response, speech, line);
   response.hangup();
   return response.toString();
@@ -112,25 +113,25 @@ export function sayAndHangup(lines: string[], speech: Speech): string {
 
 /** A polite refusal: the number is not taking calls. Nothing starts. */
 export function politeHangup(text: string): string {
-  const response = new twilio.twiml.VoiceResponse();
+  const response = new VoiceResponse();
   response.say({ voice: 'Polly.Joanna-Neural', language: 'en-US' }, text);
   response.hangup();
   return response.toString();
 }
 
 export function emptyVoiceResponse(): string {
-  return new twilio.twiml.VoiceResponse().toString();
+  return new VoiceResponse().toString();
 }
 
 /** The line closed without a word: a request about a call that is not live. */
 export function hangupResponse(): string {
-  const response = new twilio.twiml.VoiceResponse();
+  const response = new VoiceResponse();
   response.hangup();
   return response.toString();
 }
 
 export function smsReply(lines: string[]): string {
-  const response = new twilio.twiml.MessagingResponse();
+  const response = new MessagingResponse();
   if (lines.length) response.message(lines.join('\n\n'));
   return response.toString();
 }
@@ -143,7 +144,7 @@ export type TransferPlan =
 
 /** The caller's side of a transfer: an announcement, then the hand-over. */
 export function transferTwiml(plan: TransferPlan, announcement: string, speech: Speech): string {
-  const response = new twilio.twiml.VoiceResponse();
+  const response = new VoiceResponse();
   speakLine(response, speech, announcement);
   const timeout = plan.rule.ring_timeout_seconds;
   // The `<Dial action>` hears how the destination leg ended: a no-answer, busy or failed one gets the rule's `on_no_answer`.
@@ -160,7 +161,7 @@ export function transferTwiml(plan: TransferPlan, announcement: string, speech: 
 
 /** The destination's side of a warm transfer: it hears the brief, then joins the waiting caller. */
 export function warmBriefTwiml(brief: string, conference: string, speech: Speech): string {
-  const response = new twilio.twiml.VoiceResponse();
+  const response = new VoiceResponse();
   speakLine(response, speech, brief);
   response.dial().conference({ startConferenceOnEnter: true, endConferenceOnExit: true, beep: 'false' }, conference);
   return response.toString();
@@ -173,7 +174,7 @@ export function warmBriefTwiml(brief: string, conference: string, speech: Speech
  */
 export function noAnswerTwiml(input: { onNoAnswer: 'return_to_agent' | 'voicemail'; message: string; goodbye: string; action: string; recordAction: string }, speech: Speech): string {
   if (input.onNoAnswer === 'return_to_agent') return sayAndGather([input.message], speech, input.action);
-  const response = new twilio.twiml.VoiceResponse();
+  const response = new VoiceResponse();
   speakLine(response, speech, input.message);
   response.record({ action: input.recordAction, method: 'POST', maxLength: 120, playBeep: true, timeout: 5 });
   speakLine(response, speech, input.goodbye);
