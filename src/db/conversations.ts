@@ -294,3 +294,10 @@ export async function recordEvaluation(db: Db, id: string, evaluation: {
     evaluation_status = 'completed', evaluated_at = now() where c.id = ${id} returning ${rowColumns(db)}`;
   return row ? toConversation(row) : null;
 }
+
+/** The list rows of conversations by id (the `conversation` of conversation.deleted events), in no particular order. */
+export async function findConversationRows(db: Db, ids: string[]): Promise<Conversation[]> {
+  if (ids.length === 0) return [];
+  const rows = await db<ConversationRow[]>`select ${rowColumns(db)} from conversations c where c.id = any(${ids}::uuid[])`;
+  return rows.map(toConversation);
+}

@@ -1,6 +1,7 @@
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js/max';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { personValidators } from 'stdnum';
+import type { RedactionKind } from '../schemas/governance.ts';
 
 /**
  * Personal data found in free text, and the text with it masked (issue 47). Each detector pairs a
@@ -10,8 +11,6 @@ import { personValidators } from 'stdnum';
  * countries, e-mail addresses by shape, and free-form patterns as the agent's owner wrote them.
  */
 
-export const REDACTION_KINDS = ['email', 'phone', 'card', 'iban', 'national_id', 'pattern'] as const;
-export type RedactionKind = (typeof REDACTION_KINDS)[number];
 
 export interface RedactionPattern { name: string; pattern: string }
 
