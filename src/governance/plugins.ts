@@ -38,7 +38,7 @@ export interface ErasedPart { deleted: number; histories?: string[] }
 export interface ContactDataStep {
   /** Runs first in the erase (before steps without it): its rows may be what later steps look for. */
   order?: number;
-  export(db: Db, contact: ContactRef): Promise<unknown>;
+  export?(db: Db, contact: ContactRef): Promise<unknown>;
   erase(tx: Db, contact: ContactRef): Promise<ErasedPart>;
 }
 

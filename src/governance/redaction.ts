@@ -1,0 +1,49 @@
+import type { FamilyDeps } from '../deps.ts';
+import { fieldError, notFound } from '../errors.ts';
+import { findAgent } from '../db/agents.ts';
+import { findAgentRedaction, upsertAgentRedaction } from '../db/governance.ts';
+import type { Db } from '../db/index.ts';
+import { redactText, redactValue, type RedactionPolicy } from '../domain/redaction.ts';
+import type { RedactionSettings, RedactionTarget } from '../schemas/governance.ts';
+
+/** Agents' redaction settings (issue 47), and the one question each path asks: what to hide here, for this agent? */
+type Deps = Pick<FamilyDeps, 'sql'>;
+
+const NONE: RedactionSettings = { kinds: [], targets: [], national_id_countries: [], patterns: [] };
+
+export async function getAgentRedaction(deps: Deps, orgId: string, agentId: string): Promise<RedactionSettings> {
+  if (!await findAgent(deps.sql, orgId, agentId)) throw notFound('agent');
+  return { ...NONE, ...await findAgentRedaction(deps.sql, agentId) };
+}
+
+export async function putAgentRedaction(deps: Deps, orgId: string, agentId: string, body: RedactionSettings): Promise<RedactionSettings> {
+  body.patterns.forEach((p, i) => {
+    try { new RegExp(p.pattern, 'gi'); } catch { throw fieldError(`patterns/${i}/pattern`, 'invalid_pattern', 'not a valid regular expression'); }
+  });
+  if (!await findAgent(deps.sql, orgId, agentId)) throw notFound('agent');
+  await upsertAgentRedaction(deps.sql, orgId, agentId, body);
+  return body;
+}
+
+/** The policy an agent applies at `target`, or null when it hides nothing there. */
+export async function redactionPolicyAt(db: Db, agentId: string | null | undefined, target: RedactionTarget): Promise<RedactionPolicy | null> {
+  if (!agentId) return null;
+  const settings = await findAgentRedaction(db, agentId);
+  if (!settings || !settings.kinds.length || !settings.targets.includes(target)) return null;
+  return { kinds: settings.kinds, countries: settings.national_id_countries, patterns: settings.patterns };
+}
+
+/** `text` as the agent lets it be kept or sent at `target`. */
+export async function redactFor(db: Db, agentId: string | null | undefined, target: RedactionTarget, text: string): Promise<string> {
+  const policy = await redactionPolicyAt(db, agentId, target);
+  return policy ? redactText(text, policy) : text;
+}
+
+/** Ids, times and enum fields a JSON payload keeps as they are. */
+const KEPT_FIELDS = new Set(['id', 'widget_id', 'contact_id', 'conversation_id', 'agent_id', 'started_at', 'ended_at', 'created_at', 'updated_at', 'ts', 'status', 'surface', 'role', 'type']);
+
+/** A JSON payload as the agent lets it out at `target`. */
+export async function redactPayloadFor<T>(db: Db, agentId: string | null | undefined, target: RedactionTarget, payload: T): Promise<T> {
+  const policy = await redactionPolicyAt(db, agentId, target);
+  return policy ? redactValue(payload, policy, KEPT_FIELDS) : payload;
+}
