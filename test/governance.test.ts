@@ -6,6 +6,7 @@ import { expectProblem } from './support/problems.ts';
 import { newId } from '../src/ids.ts';
 import { refreshRollups } from '../src/db/report-rollups.ts';
 import type { EnforceRetentionResult } from '../workflows/enforce-retention.ts';
+import { recordFixture, replayAll } from './support/replay.ts';
 
 /** Issue 47: retention policies and runs, a person's export and erase, consent, and the permissions they need. */
 
@@ -39,10 +40,14 @@ const conversationsLeft = async (ids: string[]) =>
 /** Awaits a request and checks it is this problem. */
 const problem = async (res: Promise<Parameters<typeof expectProblem>[0]>, status: number, code: Parameters<typeof expectProblem>[2]) => expectProblem(await res, status, code);
 
-async function runRetention(api: Api): Promise<EnforceRetentionResult> {
+async function runRetention(api: Api, fixture?: string): Promise<EnforceRetentionResult> {
   const res = await api.post(`${R}/governance/retention/run`);
   expect(res.status, res.text).toBe(202);
-  return svc.temporal.workflow.getHandle(res.body.workflow_id).result();
+  const handle = svc.temporal.workflow.getHandle(res.body.workflow_id);
+  const result = await handle.result() as EnforceRetentionResult;
+  await replayAll([{ workflowId: handle.workflowId, history: await handle.fetchHistory() }]);
+  if (fixture) await recordFixture(handle.workflowId, fixture);
+  return result;
 }
 
 describe('retention', () => {
@@ -96,7 +101,7 @@ describe('retention', () => {
     const otherOld = [await seedConversation(other.orgId, otherAgent.id, 400)];
     const deletedIds = [...oldA, ...oldB, ...mailA];
 
-    const result = await runRetention(api);
+    const result = await runRetention(api, 'enforce-retention.json');
     expect(result.deleted).toEqual({ conversations: oldA.length + oldB.length, inbound_mail: 1 });
     expect(await conversationsLeft(deletedIds)).toEqual([]);
     expect(await conversationsLeft([...keptA, ...keptB, ...keptC, active, ...otherOld])).toEqual([...keptA, ...keptB, ...keptC, active, ...otherOld].sort());
@@ -155,7 +160,10 @@ describe('a person\'s data', () => {
     expect(erased.status, erased.text).toBe(200);
     expect(erased.body).toMatchObject({ contact_id: contactId, deleted: { conversations: 2, data_table_rows: 1, contact: 1 } });
     expect(erased.body.remains.length).toBeGreaterThan(0);
-    await svc.temporal.workflow.getHandle(erased.body.histories_workflow_id).result();
+    const histories = svc.temporal.workflow.getHandle(erased.body.histories_workflow_id);
+    expect(await histories.result()).toEqual({ deleted: 0 });
+    await replayAll([{ workflowId: histories.workflowId, history: await histories.fetchHistory() }]);
+    await recordFixture(histories.workflowId, 'erase-contact-histories.json');
 
     // Every table of the database, as text: neither the email nor the phone number anywhere.
     const tables = await svc.sql<{ name: string }[]>`select quote_ident(table_name) as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`;
