@@ -1,6 +1,7 @@
 import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
-import type { Consent, ConsentCreate, RedactionSettings } from '../schemas/governance.ts';
+import type { Consent, ConsentCreate, RedactionSettings, RedactionTarget } from '../schemas/governance.ts';
+import type { RedactionPolicy } from '../domain/redaction.ts';
 
 /** Retention policies, agents' overrides and redaction settings, and consent records (migration 049). */
 
@@ -43,6 +44,14 @@ export async function upsertAgentRedaction(db: Db, orgId: string, agentId: strin
 export async function findAgentRedaction(db: Db, agentId: string): Promise<RedactionSettings | null> {
   const [row] = await db<{ redaction: RedactionSettings | null }[]>`select redaction from agent_governance where agent_id = ${agentId}`;
   return row?.redaction ?? null;
+}
+
+/** The policy an agent applies at `target`, or null when it hides nothing there. */
+export async function agentRedactionPolicy(db: Db, agentId: string | null | undefined, target: RedactionTarget): Promise<RedactionPolicy | null> {
+  if (!agentId) return null;
+  const settings = await findAgentRedaction(db, agentId);
+  if (!settings || !settings.kinds.length || !settings.targets.includes(target)) return null;
+  return { kinds: settings.kinds, countries: settings.national_id_countries, patterns: settings.patterns };
 }
 
 // ---- consent

@@ -151,6 +151,10 @@ export function redactText(text: string, policy: RedactionPolicy): string {
   return out + text.slice(at);
 }
 
+/** Ids, times and enum fields a JSON payload (a webhook event, a report's figures) keeps as they are. */
+export const PAYLOAD_KEPT_FIELDS: ReadonlySet<string> = new Set(['id', 'widget_id', 'contact_id', 'conversation_id', 'agent_id', 'started_at', 'ended_at',
+  'created_at', 'updated_at', 'ts', 'status', 'surface', 'role', 'type', 'public_key', 'report_id', 'period_start', 'period_end']);
+
 /** Every string of a JSON value redacted (keys kept); `skipKeys` are left as they are (ids, timestamps). */
 export function redactValue<T>(value: T, policy: RedactionPolicy, skipKeys: ReadonlySet<string> = new Set()): T {
   if (typeof value === 'string') return redactText(value, policy) as T;

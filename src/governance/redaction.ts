@@ -1,9 +1,9 @@
 import type { FamilyDeps } from '../deps.ts';
 import { fieldError, notFound } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
-import { findAgentRedaction, upsertAgentRedaction } from '../db/governance.ts';
+import { agentRedactionPolicy, findAgentRedaction, upsertAgentRedaction } from '../db/governance.ts';
 import type { Db } from '../db/index.ts';
-import { redactText, redactValue, type RedactionPolicy } from '../domain/redaction.ts';
+import { PAYLOAD_KEPT_FIELDS, redactText, redactValue, type RedactionPolicy } from '../domain/redaction.ts';
 import type { RedactionSettings, RedactionTarget } from '../schemas/governance.ts';
 
 /** Agents' redaction settings (issue 47), and the one question each path asks: what to hide here, for this agent? */
@@ -27,10 +27,7 @@ export async function putAgentRedaction(deps: Deps, orgId: string, agentId: stri
 
 /** The policy an agent applies at `target`, or null when it hides nothing there. */
 export async function redactionPolicyAt(db: Db, agentId: string | null | undefined, target: RedactionTarget): Promise<RedactionPolicy | null> {
-  if (!agentId) return null;
-  const settings = await findAgentRedaction(db, agentId);
-  if (!settings || !settings.kinds.length || !settings.targets.includes(target)) return null;
-  return { kinds: settings.kinds, countries: settings.national_id_countries, patterns: settings.patterns };
+  return agentRedactionPolicy(db, agentId, target);
 }
 
 /** `text` as the agent lets it be kept or sent at `target`. */
@@ -39,11 +36,9 @@ export async function redactFor(db: Db, agentId: string | null | undefined, targ
   return policy ? redactText(text, policy) : text;
 }
 
-/** Ids, times and enum fields a JSON payload keeps as they are. */
-const KEPT_FIELDS = new Set(['id', 'widget_id', 'contact_id', 'conversation_id', 'agent_id', 'started_at', 'ended_at', 'created_at', 'updated_at', 'ts', 'status', 'surface', 'role', 'type']);
 
 /** A JSON payload as the agent lets it out at `target`. */
 export async function redactPayloadFor<T>(db: Db, agentId: string | null | undefined, target: RedactionTarget, payload: T): Promise<T> {
   const policy = await redactionPolicyAt(db, agentId, target);
-  return policy ? redactValue(payload, policy, KEPT_FIELDS) : payload;
+  return policy ? redactValue(payload, policy, PAYLOAD_KEPT_FIELDS) : payload;
 }
