@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService, type TestService } from './helpers.ts';
+import { call, eventually, startTestService, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg, type Api } from './support/orgs.ts';
 import { expectProblem } from './support/problems.ts';
 import { newId } from '../src/ids.ts';
@@ -187,4 +187,50 @@ describe('a person\'s data', () => {
     await problem(b.api.post(`${R}/contacts/${created.body.id}/erase`), 404, 'not_found');
     expect((await a.api.get(`${R}/contacts/${created.body.id}`)).status).toBe(200);
   });
+});
+
+describe('redaction on its paths', () => {
+  it('the stored transcript shows a captured phone masked while the captured data keeps it; webhook payloads are masked; a second agent is untouched', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const withSchema = async (name: string) => {
+      const agent = await newAgent(api, name);
+      const patched = await api.patch(`${R}/agents/${agent.id}`, { data_schema: [{ name: 'phone', type: 'phone', required: true }, { name: 'email', type: 'email' }] });
+      expect(patched.status, patched.text).toBe(200);
+      return agent;
+    };
+    const [redacted, plain] = [await withSchema('Desk'), await withSchema('Plain')];
+    const settings = { kinds: ['email', 'phone', 'card', 'iban', 'national_id', 'pattern'], targets: ['transcript', 'webhooks', 'llm', 'reports'], national_id_countries: ['US'], patterns: [{ name: 'member_no', pattern: 'MBR-\\d{6}' }] };
+    const put = await api.put(`${R}/agents/${redacted.id}/redaction`, settings);
+    expect(put.status, put.text).toBe(200);
+    expect((await api.get(`${R}/agents/${redacted.id}/redaction`)).body).toEqual(settings);
+    expect((await api.get(`${R}/agents/${plain.id}/redaction`)).body).toEqual({ kinds: [], targets: [], national_id_countries: [], patterns: [] });
+
+    const said = 'my number is +1 415 555 0142, mail jo@example.com, card 4111 1111 1111 1111, IBAN DE89 3704 0044 0532 0130 00, SSN 123-45-6789, member MBR-123456';
+    const converse = async (publicKey: string) => {
+      const base = `/api/v1/public/widgets/${publicKey}/conversations`;
+      const started = await call(svc.url, 'POST', base, { body: { page_url: 'https://example.com/' } });
+      expect(started.status, started.text).toBe(201);
+      const headers = { 'x-visitor-token': started.body.visitor_token as string };
+      expect((await call(svc.url, 'POST', `${base}/${started.body.conversation_id}/messages`, { body: { text: said }, headers })).status).toBe(200);
+      expect((await call(svc.url, 'POST', `${base}/${started.body.conversation_id}/end`, { headers })).status).toBe(200);
+      return started.body.conversation_id as string;
+    };
+    const [masked, open] = [await converse(redacted.public_key), await converse(plain.public_key)];
+
+    const transcript = await api.get(`${R}/conversations/${masked}`);
+    const visitorText = transcript.body.messages.find((m: { role: string }) => m.role === 'visitor').text as string;
+    expect(visitorText).toBe('my number is +1 ••• ••• 0142, mail •••@•••, card •••• •••• •••• 1111, IBAN DE•• •••• 3000, SSN •••••••••, member [member_no]');
+    const [captured] = await svc.sql<{ captured_data: Record<string, unknown> }[]>`select captured_data from conversations where id = ${masked}`;
+    expect(captured!.captured_data).toMatchObject({ phone: '+14155550142', email: 'jo@example.com' });
+    const plainText = (await api.get(`${R}/conversations/${open}`)).body.messages.find((m: { role: string }) => m.role === 'visitor').text;
+    expect(plainText).toBe(said);
+
+    // Webhook payloads (stored before they are sent): the redacted agent's never hold the raw values, the plain one's may.
+    const payloads = await eventually(async () => {
+      const rows = await svc.sql<{ agent_id: string; data: string }[]>`select agent_id, data::text as data from events where org_id = ${orgId} and type = 'conversation.ended'`;
+      return rows.length === 2 ? rows : null;
+    });
+    const ofMasked = payloads.filter((p) => p.agent_id === redacted.id).map((p) => p.data).join();
+    for (const raw of ['+14155550142', 'jo@example.com']) expect(ofMasked).not.toContain(raw);
+  }, 60_000);
 });
