@@ -7,6 +7,7 @@ import { newId } from '../src/ids.ts';
 import { refreshRollups } from '../src/db/report-rollups.ts';
 import type { EnforceRetentionResult } from '../workflows/enforce-retention.ts';
 import { recordFixture, replayAll } from './support/replay.ts';
+import { callsOf, orgWithNumber, startedCampaign } from './support/campaigns.ts';
 
 /** Issue 47: retention policies and runs, a person's export and erase, consent, and the permissions they need. */
 
@@ -232,5 +233,35 @@ describe('redaction on its paths', () => {
     });
     const ofMasked = payloads.filter((p) => p.agent_id === redacted.id).map((p) => p.data).join();
     for (const raw of ['+14155550142', 'jo@example.com']) expect(ofMasked).not.toContain(raw);
+  }, 60_000);
+});
+
+describe('consent', () => {
+  it('is recorded per contact with time and source; a campaign requiring it skips contacts without a current grant', async () => {
+    const { api, agent } = await orgWithNumber(svc);
+    const contact = async (consent?: boolean) => {
+      const created = await api.post(`${R}/contacts`, { phone_e164: phone(), email_lower: email() });
+      expect(created.status, created.text).toBe(201);
+      if (consent !== undefined) {
+        const rec = await api.post(`${R}/contacts/${created.body.id}/consents`, { kind: 'marketing', granted: true, source: 'signup form' });
+        expect(rec.status, rec.text).toBe(201);
+        expect(rec.body).toMatchObject({ contact_id: created.body.id, kind: 'marketing', granted: true, source: 'signup form' });
+        if (!consent) expect((await api.post(`${R}/contacts/${created.body.id}/consents`, { kind: 'marketing', granted: false, source: 'unsubscribe link' })).status).toBe(201);
+      }
+      return created.body.id as string;
+    };
+    const [yes, withdrawn, never] = [await contact(true), await contact(false), await contact()];
+    expect((await api.get(`${R}/contacts/${withdrawn}/consents`)).body).toMatchObject({
+      data: [{ granted: false, source: 'unsubscribe link' }, { granted: true, source: 'signup form' }], current: { marketing: false, recording: null },
+    });
+    await problem(api.post(`${R}/contacts/${yes}/consents`, { kind: 'newsletter', granted: true, source: 'x' }), 400, 'validation_error');
+
+    const campaign = await startedCampaign(api, { widget_id: agent.id, contact_ids: [yes, withdrawn, never], requires_consent: true });
+    expect(campaign.requires_consent).toBe(true);
+    const calls = await callsOf(api, campaign.id);
+    const byContact = Object.fromEntries(calls.map((c) => [c.contact_id, c]));
+    expect(byContact[withdrawn]).toMatchObject({ status: 'canceled', ended_reason: 'blocked' });
+    expect(byContact[never]).toMatchObject({ status: 'canceled', ended_reason: 'blocked' });
+    expect(byContact[yes]!.ended_reason).not.toBe('blocked');
   }, 60_000);
 });
