@@ -13,6 +13,11 @@ const likeOf = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 /** Texts that name the person: its e-mail, phone and id. */
 const needles = (c: ContactKeys) => [c.email, c.phone, c.id].filter((v): v is string => Boolean(v)).map(likeOf);
 
+/** Locks the contact row for its erase; false when it is not the organization's. */
+export async function lockContact(db: Db, orgId: string, id: string): Promise<boolean> {
+  return (await db`select id from contacts where id = ${id} and org_id = ${orgId} for update`).length > 0;
+}
+
 /** The ids of the person's conversations: linked to it, or by its fingerprints, e-mail address or phone number. */
 export async function conversationIdsOfContact(db: Db, c: ContactKeys): Promise<string[]> {
   const rows = await db<{ id: string }[]>`select id from conversations where org_id = ${c.orgId} and (
@@ -90,11 +95,6 @@ export async function exportWebhookEvents(db: Db, c: ContactKeys): Promise<reado
 
 export async function eraseWebhookEvents(db: Db, c: ContactKeys): Promise<number> {
   return (await db`delete from events where org_id = ${c.orgId} and data::text ilike any(${needles(c)}::text[])`).count;
-}
-
-/** Stored answers replayed for an Idempotency-Key (24 hours) that name the person. */
-export async function eraseIdempotencyReplays(db: Db, c: ContactKeys): Promise<number> {
-  return (await db`delete from idempotency_keys where org_id = ${c.orgId} and response_body ilike any(${needles(c)}::text[])`).count;
 }
 
 /** Report runs whose figures or mail list name the person (a raw report may list captured data). */

@@ -1,6 +1,7 @@
 import type { FamilyDeps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { deleteContact, findContact } from '../db/contacts.ts';
+import { lockContact } from '../db/contact-data.ts';
 import { insertConsent, listConsents } from '../db/governance.ts';
 import { emitEvent } from '../events/emit.ts';
 import type { Contact } from '../schemas/contacts.ts';
@@ -20,7 +21,8 @@ export const ERASE_REMAINS = [
   'usage records (billing counts: surface, duration, message count; no content and no link to the person)',
   'reports\' daily rollups (counts per day; a contact id only as a count of distinct contacts)',
   'the contact.erased event (the contact id and the time, nothing else)',
-  'Temporal histories until the erase\'s workflow has deleted them (their payloads are sealed with SECRETS_KEY meanwhile); runs already past the namespace retention are gone already',
+  'Temporal histories until the erase\'s workflow has deleted them (tool call arguments in them are sealed with SECRETS_KEY); runs already past the namespace retention are gone already',
+  'stored Idempotency-Key replays, sealed with SECRETS_KEY, until they expire (24 hours)',
   'database backups and write-ahead logs, until they rotate out (the operator\'s retention)',
 ];
 
@@ -50,8 +52,7 @@ export async function exportContactData(deps: Pick<Deps, 'sql'>, orgId: string, 
 export async function eraseContact(deps: Deps, orgId: string, id: string): Promise<ContactErasure> {
   const erasedAt = new Date().toISOString();
   const { deleted, histories } = await deps.sql.begin(async (tx) => {
-    const [locked] = await tx<{ id: string }[]>`select id from contacts where id = ${id} and org_id = ${orgId} for update`;
-    if (!locked) throw notFound('contact');
+    if (!await lockContact(tx, orgId, id)) throw notFound('contact');
     const ref = refOf(orgId, (await findContact(tx, orgId, id))!);
     const counts: Record<string, number> = {};
     const runs: string[] = [];

@@ -3,7 +3,7 @@ import { fieldError, notFound } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
 import { agentRedactionPolicy, findAgentRedaction, upsertAgentRedaction } from '../db/governance.ts';
 import type { Db } from '../db/index.ts';
-import { PAYLOAD_KEPT_FIELDS, redactText, redactValue, type RedactionPolicy } from '../domain/redaction.ts';
+import type { RedactionPolicy } from '../domain/redaction.ts';
 import type { RedactionSettings, RedactionTarget } from '../schemas/governance.ts';
 
 /** Agents' redaction settings (issue 47), and the one question each path asks: what to hide here, for this agent? */
@@ -28,17 +28,4 @@ export async function putAgentRedaction(deps: Deps, orgId: string, agentId: stri
 /** The policy an agent applies at `target`, or null when it hides nothing there. */
 export async function redactionPolicyAt(db: Db, agentId: string | null | undefined, target: RedactionTarget): Promise<RedactionPolicy | null> {
   return agentRedactionPolicy(db, agentId, target);
-}
-
-/** `text` as the agent lets it be kept or sent at `target`. */
-export async function redactFor(db: Db, agentId: string | null | undefined, target: RedactionTarget, text: string): Promise<string> {
-  const policy = await redactionPolicyAt(db, agentId, target);
-  return policy ? redactText(text, policy) : text;
-}
-
-
-/** A JSON payload as the agent lets it out at `target`. */
-export async function redactPayloadFor<T>(db: Db, agentId: string | null | undefined, target: RedactionTarget, payload: T): Promise<T> {
-  const policy = await redactionPolicyAt(db, agentId, target);
-  return policy ? redactValue(payload, policy, PAYLOAD_KEPT_FIELDS) : payload;
 }
