@@ -236,6 +236,34 @@ describe('redaction on its paths', () => {
   }, 60_000);
 });
 
+describe('redaction in reports', () => {
+  it('a report covering an agent that redacts reports stores its figures masked', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const agent = await newAgent(api);
+    const put = await api.put(`${R}/agents/${agent.id}/redaction`, { kinds: ['email', 'phone'], targets: ['reports'], national_id_countries: [], patterns: [] });
+    expect(put.status, put.text).toBe(200);
+    const mail = email();
+    for (let i = 0; i < 3; i++) {
+      const id = await seedConversation(orgId, agent.id, 2);
+      await svc.sql`update conversations set intent = ${`refund to ${mail}`}, evaluation_status = 'completed' where id = ${id}`;
+    }
+    const report = await api.post(`${R}/reports`, { name: 'Intents', data_categories: ['intents', 'volume'], format: 'raw', frequency: 'manual' });
+    expect(report.status, report.text).toBe(201);
+    const end = new Date();
+    const run = await api.post(`${R}/reports/${report.body.id}/run`, { period_start: new Date(end.getTime() - 7 * DAY).toISOString(), period_end: end.toISOString() });
+    expect(run.status, run.text).toBe(201);
+    const done = await eventually(async () => {
+      const r = await api.get(`${R}/reports/${report.body.id}/runs/${run.body.id}`);
+      return r.body.status !== 'generating' ? r.body : null;
+    }, 60_000);
+    expect(done.status).toBe('succeeded');
+    const [stored] = await svc.sql<{ data: string; artifact: Buffer }[]>`select data::text as data, artifact from report_runs where id = ${run.body.id}`;
+    expect(stored!.data).toContain('refund to •••@•••');
+    expect(stored!.data).not.toContain(mail);
+    expect(stored!.artifact.toString('utf8')).not.toContain(mail);
+  }, 90_000);
+});
+
 describe('consent', () => {
   it('is recorded per contact with time and source; a campaign requiring it skips contacts without a current grant', async () => {
     const { api, agent } = await orgWithNumber(svc);
