@@ -55,6 +55,10 @@ export const ConfigSchema = Type.Object({
   /** `pretty`: one readable line per entry (a terminal); `json`: pino's JSON lines. Unset: pretty when stdout is a terminal. */
   LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('pretty'), Type.Literal('json')])),
   PURGE_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
+  /** Rows a retention run deletes per transaction (issue 47). */
+  RETENTION_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
+  /** How often an organization's retention Schedule runs, in hours (default daily). */
+  RETENTION_INTERVAL_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
   WEBHOOK_RETRY_DELAYS: Type.String({ pattern: '^\\d+(,\\d+)*$', default: '5,300,1800,7200,18000,36000,36000' }),
   /** First attempts a worker process's webhook dispatcher makes at once, in total and per endpoint. */
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1024, default: 64 }),

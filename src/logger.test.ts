@@ -42,3 +42,16 @@ describe('LOG_FORMAT=pretty (issue 42)', () => {
     expect(formatLogLine(lines[0]!, false)).not.toContain('\u001b[');
   });
 });
+
+describe('personal data in logs (issue 47: always redacted)', () => {
+  it('masks e-mail addresses, phone numbers, cards and IBANs in messages, fields and errors; keeps ids', () => {
+    const { log, lines } = capture();
+    log.info({ to: 'jane.doe@example.com', call: { from: '+1 415 555 0142' }, card: '4111 1111 1111 1111', request_id: 'jane@example.com' },
+      'mailed jane.doe@example.com about DE89 3704 0044 0532 0130 00');
+    log.error({ err: new Error('rejected +14155550142') }, 'failed');
+    const all = lines.join('');
+    for (const secret of ['jane.doe@example.com', '415 555 0142', '+14155550142', '4111 1111 1111 1111', 'DE89 3704']) expect(all).not.toContain(secret);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ to: '•••@•••', call: { from: '+1 ••• ••• 0142' }, card: '•••• •••• •••• 1111', request_id: 'jane@example.com' });
+    expect(JSON.parse(lines[1]!).err.message).toBe('rejected +1 ••• ••• 0142');
+  });
+});

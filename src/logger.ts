@@ -1,8 +1,14 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { LOG_POLICY, redactText, redactValue } from './domain/redaction.ts';
+
+/** Fields that are ids, times or levels: never personal data, and scanning them costs time. */
+const UNREDACTED_FIELDS = new Set(['time', 'level', 'pid', 'hostname', 'service', 'role', 'request_id', 'org_id', 'agent_id', 'workflow_id', 'run_id', 'conversation_id', 'method', 'path', 'status', 'duration_ms']);
 
 /**
  * Structured JSON logs on stdout. Anything that could hold a credential is redacted by path,
- * and request logging never includes headers or bodies in the first place.
+ * and request logging never includes headers or bodies in the first place. Personal data (e-mail
+ * addresses, phone numbers, card numbers, IBANs) is masked in every message and field, whatever
+ * the agent's redaction settings (issue 47): ids and times are left as they are.
  */
 export function createLogger(level: string, base: Record<string, unknown> = {}, destination?: DestinationStream): Logger {
   const options = {
@@ -12,6 +18,13 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
     redact: {
       paths: ['*.authorization', '*.Authorization', '*.token', '*.password', '*.secret', '*.token_hash', 'token', 'password', 'secret', 'LLM_API_KEY', '*.LLM_API_KEY', 'apiKey', '*.apiKey'],
       censor: '[redacted]',
+    },
+    serializers: { err: (err: Error) => redactValue({ ...pino.stdSerializers.err(err) }, LOG_POLICY) },
+    formatters: { log: (fields: Record<string, unknown>) => redactValue(fields, LOG_POLICY, UNREDACTED_FIELDS) },
+    hooks: {
+      logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...a: unknown[]) => void) {
+        method.apply(this, args.map((a) => (typeof a === 'string' ? redactText(a, LOG_POLICY) : a)));
+      },
     },
   };
   return destination ? pino(options, destination) : pino(options);

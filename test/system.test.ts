@@ -81,7 +81,7 @@ describe('OpenAPI and docs', () => {
       expect(body.required, type).toEqual(['id', 'type', 'created_at', 'data']);
       expect(body.properties.type, type).toMatchObject({ const: type });
       const data = type.startsWith('widget.') ? 'WidgetEventData' : type.startsWith('conversation.') ? 'ConversationEventData'
-        : type.startsWith('campaign_call.') ? 'CampaignCallEventData' : 'CampaignEventData';
+        : type.startsWith('campaign_call.') ? 'CampaignCallEventData' : type.startsWith('contact.') ? 'ContactErasedEventData' : 'CampaignEventData';
       expect(body.properties.data, type).toEqual({ $ref: `#/components/schemas/${data}` });
     }
     expect(doc.components.schemas.CampaignEventData.properties).toEqual({ campaign: { $ref: '#/components/schemas/Campaign' } });

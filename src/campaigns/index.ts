@@ -1,3 +1,4 @@
+import { marketingConsented } from '../db/governance.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../db/index.ts';
 import { agentExists } from '../db/agents.ts';
@@ -56,6 +57,7 @@ async function campaignFields(db: Db, orgId: string, body: CampaignPatch, opts: 
   if (body.calling_window !== undefined) fields.calling_window = body.calling_window;
   if (body.retry !== undefined) fields.retry = body.retry;
   if (body.timezone !== undefined) fields.timezone = body.timezone;
+  if (body.requires_consent !== undefined) fields.requires_consent = body.requires_consent;
   for (const key of ['objective', 'opening_line', 'voicemail_behavior', 'voicemail_message'] as const) {
     if (body[key] !== undefined) (fields as Record<string, unknown>)[key] = body[key];
   }
@@ -131,7 +133,12 @@ async function queueCalls(tx: Db, campaign: CampaignRecord): Promise<{ calls: Ne
   }
   const blockedByNumber = await blockedNumbers(tx, campaign.orgId, targets.map((t) => t.to_number));
   const calls = targets.map((t, i) => ({ id: newId(), position: i + 1, to_number: t.to_number, contact_id: t.contact_id, timezone: zoneOfNumber(t.to_number, fallback) }));
-  const blocked = calls.filter((c, i) => targets[i]!.dnc || blockedByNumber.has(c.to_number)).map((c) => c.id);
+  // Issue 47: a campaign that requires consent skips whoever has no marketing consent on record.
+  const consented = campaign.requires_consent
+    ? await marketingConsented(tx, campaign.orgId, targets.flatMap((t) => (t.contact_id ? [t.contact_id] : [])), targets.map((t) => t.to_number))
+    : null;
+  const withoutConsent = (t: typeof targets[number]) => consented !== null && !(t.contact_id ? consented.contactIds.has(t.contact_id) : consented.numbers.has(t.to_number));
+  const blocked = calls.filter((c, i) => targets[i]!.dnc || blockedByNumber.has(c.to_number) || withoutConsent(targets[i]!)).map((c) => c.id);
   return { calls, blocked };
 }
 

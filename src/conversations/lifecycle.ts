@@ -1,3 +1,4 @@
+import { redactionPolicyAt } from '../governance/redaction.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SecretBox } from '../crypto/secret-box.ts';
@@ -72,6 +73,7 @@ export async function runtimeAgent(db: Db, agent: Agent, opts: {
     config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts || staffed,
     prompt_modules: agent.prompt_modules, tracking_rules: agent.tracking_rules,
     style: agent.voice_profile_id ? await findVoiceStyle(db, agent.id, agent.voice_profile_id) : null,
+    redaction: await redactionPolicyAt(db, agent.id, 'llm'),
   };
 }
 
@@ -200,7 +202,7 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
   await touchVisitor(deps.sql, conversation.id);
   const handoff = HANDOFF_REQUEST.test(text.toLowerCase());
   if (handoff) await flagNeedsHuman(deps.sql, conversation.id);
-  const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation);
+  const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation, text);
   if (handoff) await queueBusinessNotification(deps, agent, conversation, 'handoff_requested');
   await signalLifecycle(deps, conversation.id, 'activity');
   return replies;
@@ -221,8 +223,11 @@ export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'sear
   };
 }
 
-export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord): Promise<TranscriptMessage[]> {
+export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, asSaid?: string): Promise<TranscriptMessage[]> {
   const history = await listMessages(deps.sql, conversation.id);
+  // The stored transcript may be redacted (issue 47): the runtime reads this turn's message as it was said, to capture what it holds.
+  const last = history.at(-1);
+  if (asSaid !== undefined && last && (last.role === 'visitor' || last.role === 'caller')) history[history.length - 1] = { ...last, text: asSaid };
   const told = await runtimeAgent(deps.sql, agent, { liveInboxOrgId: inLiveInbox(conversation) ? conversation.orgId : null });
   // A call the agent placed (issue 43): the runtime knows why it calls; the callee's answers that end a cold call end it here.
   const placed = await campaignCallOf(deps.sql, conversation);

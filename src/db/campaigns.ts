@@ -15,10 +15,11 @@ interface CampaignRow {
   max_duration_seconds: number; concurrency: number; calling_window: CallingWindow | null; retry: Retry | null; timezone: string | null;
   from_number: string | null; created_at: Date; updated_at: Date; started_at: Date | null; completed_at: Date | null;
   objective: string | null; opening_line: string | null; voicemail_behavior: 'leave_message' | 'hang_up' | null; voicemail_message: string | null;
+  requires_consent: boolean;
 }
 const COLUMNS = ['id', 'org_id', 'agent_id', 'name', 'status', 'to_numbers', 'contact_ids', 'max_duration_seconds', 'concurrency',
   'calling_window', 'retry', 'timezone', 'from_number', 'created_at', 'updated_at', 'started_at', 'completed_at',
-  'objective', 'opening_line', 'voicemail_behavior', 'voicemail_message'];
+  'objective', 'opening_line', 'voicemail_behavior', 'voicemail_message', 'requires_consent'];
 
 /** A campaign as stored: its API shape and its organization. */
 export interface CampaignRecord extends Campaign { orgId: string }
@@ -39,7 +40,8 @@ function toState(r: StateRow): CampaignState {
     max_duration_seconds: r.max_duration_seconds, concurrency: r.concurrency, calling_window: r.calling_window, retry: r.retry,
     timezone: r.timezone, from_number: r.from_number, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
     started_at: iso(r.started_at), completed_at: iso(r.completed_at),
-    objective: r.objective, opening_line: r.opening_line, voicemail_behavior: r.voicemail_behavior, voicemail_message: r.voicemail_message, orgId: r.org_id,
+    objective: r.objective, opening_line: r.opening_line, voicemail_behavior: r.voicemail_behavior, voicemail_message: r.voicemail_message,
+    requires_consent: r.requires_consent, orgId: r.org_id,
   };
 }
 
@@ -59,6 +61,7 @@ export interface CampaignFields {
   agent_id?: string; name?: string; to_numbers?: string[]; contact_ids?: string[]; max_duration_seconds?: number; concurrency?: number;
   calling_window?: CallingWindow | null; retry?: Retry | null; timezone?: string | null;
   objective?: string | null; opening_line?: string | null; voicemail_behavior?: 'leave_message' | 'hang_up' | null; voicemail_message?: string | null;
+  requires_consent?: boolean;
 }
 
 function stored(db: Db, fields: CampaignFields): Record<string, unknown> {

@@ -2,6 +2,8 @@ import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { MessageRole, ToolCall, TranscriptMessage } from '../runtime/types.ts';
 import type { Conversation, ConversationListQuery } from '../schemas/conversations.ts';
+import { redactText, type RedactionPolicy } from '../domain/redaction.ts';
+import type { RedactionSettings } from '../schemas/governance.ts';
 
 /**
  * The conversations table's one repository: the read side (the conversations API), deletion, and
@@ -226,10 +228,23 @@ export async function findCallConversationToEvaluate(db: Db, callId: string): Pr
 interface MessageRow { id: string; role: MessageRole; text: string; ts: Date }
 const toMessage = (m: MessageRow): TranscriptMessage => ({ id: m.id, role: m.role, text: m.text, ts: m.ts.toISOString() });
 
-/** Appends messages in order (ids are time-ordered, and each gets its own timestamp). */
+/** What the conversation's agent hides in its stored transcript (issue 47), or null. */
+async function transcriptRedaction(db: Db, conversationId: string): Promise<RedactionPolicy | null> {
+  const [row] = await db<{ redaction: RedactionSettings | null }[]>`select g.redaction from conversations c
+    join agent_governance g on g.agent_id = c.agent_id where c.id = ${conversationId}`;
+  const r = row?.redaction;
+  return r && r.kinds.length && r.targets.includes('transcript') ? { kinds: r.kinds, countries: r.national_id_countries, patterns: r.patterns } : null;
+}
+
+/**
+ * Appends messages in order (ids are time-ordered, and each gets its own timestamp), masked as the
+ * agent's redaction asks for its transcript.
+ */
 export async function insertMessages(db: Db, conversationId: string, messages: { role: MessageRole; text: string }[]): Promise<TranscriptMessage[]> {
   const out: TranscriptMessage[] = [];
-  for (const m of messages) {
+  const policy = messages.length ? await transcriptRedaction(db, conversationId) : null;
+  for (const raw of messages) {
+    const m = policy ? { ...raw, text: redactText(raw.text, policy) } : raw;
     const [row] = await db<MessageRow[]>`insert into conversation_messages (id, conversation_id, role, text, ts)
       values (${newId()}, ${conversationId}, ${m.role}, ${m.text}, clock_timestamp()) returning id, role, text, ts`;
     out.push(toMessage(row!));
@@ -293,4 +308,11 @@ export async function recordEvaluation(db: Db, id: string, evaluation: {
     labels = array(select l from unnest(c.labels || ${labels}::text[]) with ordinality u(l, n) group by l order by min(n)),
     evaluation_status = 'completed', evaluated_at = now() where c.id = ${id} returning ${rowColumns(db)}`;
   return row ? toConversation(row) : null;
+}
+
+/** The list rows of conversations by id (the `conversation` of conversation.deleted events), in no particular order. */
+export async function findConversationRows(db: Db, ids: string[]): Promise<Conversation[]> {
+  if (ids.length === 0) return [];
+  const rows = await db<ConversationRow[]>`select ${rowColumns(db)} from conversations c where c.id = any(${ids}::uuid[])`;
+  return rows.map(toConversation);
 }

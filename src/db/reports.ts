@@ -1,3 +1,5 @@
+import { PAYLOAD_KEPT_FIELDS, redactValue, type RedactionPolicy } from '../domain/redaction.ts';
+import type { RedactionSettings } from '../schemas/governance.ts';
 import { listPage, type Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { Report, ReportCreate, ReportPatch, ReportRun, RunTrigger } from '../schemas/reports.ts';
@@ -150,8 +152,21 @@ export async function listRuns(db: Db, orgId: string, reportId: string, q: { lim
   }, toRun);
 }
 
+/** Saves a run's figures, masked as the redaction of the report's agents with the `reports` target asks (issue 47). */
 export async function saveRunData(db: Db, runId: string, data: unknown): Promise<void> {
-  await db`update report_runs set data = ${db.json(data as never)} where id = ${runId} and status = 'generating'`;
+  const policy = await reportRedaction(db, runId);
+  const saved = policy ? redactValue(data, policy, PAYLOAD_KEPT_FIELDS) : data;
+  await db`update report_runs set data = ${db.json(saved as never)} where id = ${runId} and status = 'generating'`;
+}
+
+/** The union of what the report's agents (all of the organization's when it names none) hide in reports; null when none hides anything. */
+async function reportRedaction(db: Db, runId: string): Promise<RedactionPolicy | null> {
+  const rows = await db<{ redaction: RedactionSettings }[]>`select g.redaction from report_runs r join reports p on p.id = r.report_id
+    join agent_governance g on g.org_id = r.org_id and (cardinality(p.widget_ids) = 0 or g.agent_id = any(p.widget_ids))
+    where r.id = ${runId} and g.redaction is not null and g.redaction->'targets' ? 'reports'`;
+  const kinds = [...new Set(rows.flatMap((r) => r.redaction.kinds))];
+  if (!kinds.length) return null;
+  return { kinds, countries: [...new Set(rows.flatMap((r) => r.redaction.national_id_countries))], patterns: rows.flatMap((r) => r.redaction.patterns) };
 }
 
 export async function runData<T>(db: Db, runId: string): Promise<T | null> {

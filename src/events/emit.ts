@@ -3,6 +3,8 @@ import type { Db } from '../db/index.ts';
 import { insertEvent } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
 import { checkEventShape } from './shapes.ts';
+import { agentRedactionPolicy } from '../db/governance.ts';
+import { PAYLOAD_KEPT_FIELDS, redactValue } from '../domain/redaction.ts';
 
 /** An event to emit: `data` holds the affected resources as the API returns them. */
 export interface EventInput {
@@ -32,6 +34,10 @@ function agentIdOf(data: Record<string, unknown>): string | null {
 export async function emitEvent(tx: Db, input: EventInput): Promise<string> {
   checkEventShape(input.type, input.data);
   const id = newEventId();
-  await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId: input.agentId ?? agentIdOf(input.data), data: input.data });
+  const agentId = input.agentId ?? agentIdOf(input.data);
+  // The agent's redaction with the `webhooks` target masks the payload before it is stored and sent (issue 47).
+  const policy = await agentRedactionPolicy(tx, agentId, 'webhooks');
+  const data = policy ? redactValue(input.data, policy, PAYLOAD_KEPT_FIELDS) : input.data;
+  await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data });
   return id;
 }

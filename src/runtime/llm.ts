@@ -12,6 +12,8 @@ import { checkedLabels, enabledTrackingRules } from './tracking.ts';
 import { dontKnowReply, greetingFor, pageLanguage, renderTemplate, type Lang } from '../answers/phrases.ts';
 import { OUTCOMES, VERDICTS } from '../schemas/conversations.ts';
 import { matchTransferInput } from './transfer.ts';
+import { redactText } from '../domain/redaction.ts';
+import { askedField, captureFrom } from './capture.ts';
 import { businessOf, introduction } from './outbound.ts';
 import type {
   AgentRuntime, DataField, Evaluation, OutboundCall, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TransferCandidate, TransferInput, TurnInput,
@@ -99,10 +101,10 @@ export function createLlmRuntime(options: LlmRuntimeOptions): AgentRuntime {
       const completion = await call('evaluation', () => client.chat.completions.create({
         model: options.model,
         response_format: { type: 'json_object' },
-        messages: [
+        messages: scrub([
           { role: 'system', content: evaluationPrompt(input.agent) },
           { role: 'user', content: transcriptText(input.messages, input.captured) },
-        ],
+        ], input.agent),
       }));
       return parseEvaluation(completion.choices[0]?.message?.content ?? null, input, fallback, parseContext(input.agent, input.agent.default_language ?? 'en', now()));
     },
@@ -122,11 +124,13 @@ async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnD
   const captured = { ...input.captured };
   const toolCalls: ToolCall[] = [];
   const ctx = parseContext(agent, input.language, deps.now());
-  const messages: ChatCompletionMessageParam[] = [
+  // The model will see redacted text: what the visitor just gave for the data schema is captured here first.
+  if (agent.redaction) captureBeforeRedaction(agent, input.messages, captured, ctx);
+  const messages: ChatCompletionMessageParam[] = scrub([
     { role: 'system', content: systemPrompt(agent, input, captured) },
     ...await authoritativeContext(input, tools, toolCalls, deps.now),
     ...history(input.messages),
-  ];
+  ], agent);
   const declared = [...toolDeclarations(agent.data_schema ?? []), ...(tools.agentTools ?? []).map((t): ChatCompletionFunctionTool => ({
     type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
   }))];
@@ -171,7 +175,7 @@ async function chooseTransferWithModel<R extends TransferCandidate>(input: Trans
   try {
     completion = await deps.call('transfer decision', () => deps.client.chat.completions.create({
       model: deps.model,
-      messages: [{ role: 'system', content: transferPrompt(input.agent, rules) }, ...history(input.messages)],
+      messages: scrub([{ role: 'system', content: transferPrompt(input.agent, rules) }, ...history(input.messages)], input.agent),
       tools: [{
         type: 'function',
         function: {
@@ -388,6 +392,22 @@ function outboundPrompt(agent: RuntimeAgent, call: OutboundCall, language: strin
       + 'If they are not interested, or ask not to be called again, thank them politely and say goodbye. '
       + 'If they ask to be called back later, agree and say goodbye.',
   ].join(' ');
+}
+
+/** The messages as the agent's redaction lets them reach the provider (issue 47): every text content masked. */
+function scrub(messages: ChatCompletionMessageParam[], agent: RuntimeAgent): ChatCompletionMessageParam[] {
+  const policy = agent.redaction;
+  if (!policy) return messages;
+  return messages.map((m) => (typeof m.content === 'string' ? { ...m, content: redactText(m.content, policy) } as ChatCompletionMessageParam : m));
+}
+
+/** Captures from the visitor's last message, unredacted, what the data schema asks (the model cannot read it masked). */
+function captureBeforeRedaction(agent: RuntimeAgent, messages: TranscriptMessage[], captured: Record<string, unknown>, ctx: ParseContext): void {
+  const last = messages.at(-1);
+  if (!last || (last.role !== 'visitor' && last.role !== 'caller')) return;
+  const schema = agent.data_schema ?? [];
+  const asked = askedField(schema, messages.slice(0, -1).reverse().find((m) => m.role === 'agent')?.text);
+  for (const { field, value } of captureFrom(schema, last.text, asked, captured, ctx)) captured[field] = value;
 }
 
 function history(messages: TranscriptMessage[]): ChatCompletionMessageParam[] {

@@ -1,4 +1,5 @@
 import type { AskedIn, Passage } from '../answers/retrieval.ts';
+import type { RedactionPolicy } from '../domain/redaction.ts';
 import type { NoteMatch } from '../knowledge/notes.ts';
 import type { RowAnswer } from '../knowledge/rows.ts';
 import type { DataField } from '../schemas/agents.ts';
@@ -34,6 +35,8 @@ export interface RuntimeAgent {
   style?: VoiceStyle | null;
   /** Set on a call the agent placed (a campaign call): why it calls. The agent introduces itself and says so. */
   outbound?: OutboundCall | null;
+  /** What the text sent to a model provider must hide (the agent's redaction with the `llm` target); null: nothing. */
+  redaction?: RedactionPolicy | null;
 }
 
 /** A voice profile's direction of the agent's words. */

@@ -14,9 +14,11 @@ export const EVENT_TYPES = [
   'conversation.started',
   'conversation.ended',
   'conversation.evaluated',
+  'conversation.deleted',
   'campaign.started',
   'campaign.completed',
   'campaign_call.ended',
+  'contact.erased',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -45,6 +47,11 @@ export const CampaignCallEventDataSchema = Type.Object({
   call: CampaignCallSchema,
 }, { $id: 'CampaignCallEventData', additionalProperties: false });
 
+/** `data` of contact.erased: the erased contact's id only (the event outlives the person's data, and holds none of it). */
+export const ContactErasedEventDataSchema = Type.Object({
+  contact: Type.Object({ id: Type.String(), erased_at: Timestamp }, { additionalProperties: false }),
+}, { $id: 'ContactErasedEventData', additionalProperties: false });
+
 /** Each event type: when it fires, and the schema of its `data`. */
 export const EVENTS: Record<EventType, { description: string; data: TSchema }> = {
   'widget.ready': { description: 'A widget created through the widgets endpoints finished its first crawl and became `active`.', data: WidgetEventDataSchema },
@@ -54,9 +61,11 @@ export const EVENTS: Record<EventType, { description: string; data: TSchema }> =
   'conversation.started': { description: 'A conversation started.', data: ConversationEventDataSchema },
   'conversation.ended': { description: 'A conversation ended (the visitor ended it, or it was inactive too long).', data: ConversationEventDataSchema },
   'conversation.evaluated': { description: 'The evaluation of an ended conversation completed.', data: ConversationEventDataSchema },
+  'conversation.deleted': { description: 'A conversation was deleted by its retention policy (the conversation as it was listed).', data: ConversationEventDataSchema },
   'campaign.started': { description: 'A campaign started: its calls are queued (POST /campaigns/:id/start from `draft`).', data: CampaignEventDataSchema },
   'campaign.completed': { description: 'Every call of a running campaign has ended: the campaign is `completed`.', data: CampaignEventDataSchema },
   'campaign_call.ended': { description: 'A campaign call reached its terminal status (see `status` and `ended_reason`).', data: CampaignCallEventDataSchema },
+  'contact.erased': { description: 'A contact and every piece of data tied to it were erased (POST /contacts/:id/erase).', data: ContactErasedEventDataSchema },
 };
 
 /** The body of a webhook delivery: the Standard Webhooks envelope around one event's `data`. */

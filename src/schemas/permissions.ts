@@ -10,6 +10,8 @@ export const PERMISSIONS = [
   'campaigns.read', 'campaigns.write',
   'conversations.read', 'conversations.write',
   'knowledge.write',
+  // A person's data on request (issue 47): each its own permission.
+  'contacts.export', 'contacts.erase',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -68,6 +68,10 @@ export const workflowIds = {
   campaignCall: (callId: string) => `campaign-call:${callId}`,
   /** The deployment's one long-lived webhook recovery sweeper (scoped by TASK_QUEUE_PREFIX, as its queue is). */
   webhookRecoverySweeper: (config: { TASK_QUEUE_PREFIX: string }) => `webhook-recovery-sweeper:${config.TASK_QUEUE_PREFIX}`,
+  /** A retention run asked for by hand (the Schedule's own runs are `retention:<org id>-<time>`). */
+  retentionRun: (orgId: string, requestedAt: string) => `retention-run:${orgId}:${requestedAt}`,
+  /** The deletion of the Temporal histories of an erased contact's conversations, once per contact. */
+  contactErase: (contactId: string) => `contact-erase:${contactId}`,
   webhookDelivery: (eventId: string, endpointId: string, retryNumber?: number) =>
     `webhook-delivery:${eventId}:${endpointId}${retryNumber === undefined ? '' : `:retry-${retryNumber}`}`,
 };
@@ -85,4 +89,6 @@ export const scheduleIds = {
   numberBilling: (numberId: string) => `number-billing:${numberId}`,
   /** One Schedule per report definition with a frequency (report ids are unique across deployments). */
   report: (reportId: string) => `report-schedule:${reportId}`,
+  /** One retention Schedule per organization with a retention policy (issue 47). */
+  retention: (orgId: string) => `retention:${orgId}`,
 };
