@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { deleteConversationRecording } from '../voice/recordings.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
@@ -344,6 +345,8 @@ export async function evaluateConversation(deps: ConversationDeps, id: string,
  * False when there is no such conversation.
  */
 export async function deleteConversationAndWork(deps: Pick<ConversationDeps, 'sql' | 'temporal' | 'log'>, orgId: string, id: string): Promise<boolean> {
+  // A streamed call's recording first: its row would go with the conversation's and leave the blob.
+  await deleteConversationRecording(deps.sql, orgId, id);
   const deleted = await deps.sql.begin((tx) => deleteConversation(tx, orgId, id));
   if (!deleted) return false;
   await stopWorkflow(deps, workflowIds.conversation(id), 'terminate', 'conversation deleted');

@@ -70,15 +70,20 @@ export async function deleteCallRecordingRow(db: Db, orgId: string, conversation
   return row?.blob_key ?? null;
 }
 
-/** Up to `batchSize` of the agent's recordings' rows deleted, answering their blob keys (the purge deletes the blobs). */
-export async function deleteCallRecordingsOfAgentBatch(db: Db, agentId: string, batchSize: number): Promise<string[]> {
-  const rows = await db<{ blob_key: string }[]>`delete from call_recordings where conversation_id in (
-    select conversation_id from call_recordings where agent_id = ${agentId} limit ${batchSize}) returning blob_key`;
-  return rows.map((r) => r.blob_key);
-}
-
 /** A message the caller cut short keeps what was heard of it; one not heard at all leaves the transcript. */
 export async function keepHeardText(db: Db, conversationId: string, messageId: string, heard: string): Promise<void> {
   if (heard.trim()) await db`update conversation_messages set text = ${heard} where conversation_id = ${conversationId} and id = ${messageId}`;
   else await db`delete from conversation_messages where conversation_id = ${conversationId} and id = ${messageId}`;
+}
+
+/** The organization of an agent (deleted or not), for the purge of its recordings. */
+export async function orgOfAgent(db: Db, agentId: string): Promise<string | null> {
+  const [row] = await db<{ org_id: string }[]>`select org_id from agents where id = ${agentId}`;
+  return row?.org_id ?? null;
+}
+
+export async function deleteCallRecordingRowsOfAgent(db: Db, agentId: string, batchSize: number): Promise<number> {
+  const rows = await db`delete from call_recordings where conversation_id in (
+    select conversation_id from call_recordings where agent_id = ${agentId} limit ${batchSize})`;
+  return rows.count;
 }

@@ -72,6 +72,7 @@ export class CallStream {
   private turns: Promise<void> = Promise.resolve();
   private afterPlayed: (() => void) | null = null;
   private closing = false;
+  private inbox: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: VoiceDeps, private readonly ws: WebSocket, private readonly binding: StreamTokenBinding) {
     ws.on('message', (data, isBinary) => {
@@ -82,7 +83,8 @@ export class CallStream {
       } catch {
         return;
       }
-      this.onMessage(message).catch((err: unknown) => this.fail(err));
+      // One at a time, in order: frames wait for the `start` they follow to be set up.
+      this.inbox = this.inbox.then(() => this.onMessage(message)).catch((err: unknown) => this.fail(err));
     });
     ws.on('close', (code) => {
       if (!this.ended) void this.end(`media stream lost (WebSocket closed with code ${code})`, { hangUp: true }).catch((err: unknown) => this.deps.log.error({ err }, 'streamed call end failed'));
@@ -139,7 +141,7 @@ export class CallStream {
     }
     const greeting = (await listMessages(this.deps.sql, conversation.id)).filter((m) => m.role === 'agent' && m.text !== this.settings.recordingConsent);
     opening.push(...greeting.map((m) => ({ id: m.id, text: m.text })));
-    this.turns = this.turns.then(async () => { await this.speak(wholeReplies(opening), null); });
+    this.queue(async () => { await this.speak(wholeReplies(opening), null); });
   }
 
   private async onMedia(media: { payload?: string } | undefined): Promise<void> {
@@ -149,7 +151,7 @@ export class CallStream {
     this.mixer?.addCaller(frame);
     if (this.settings.maxMinutes !== null && !this.closing && this.frames >= this.settings.maxMinutes * 60 * FRAMES_PER_SECOND) {
       this.closing = true;
-      this.turns = this.turns.then(() => this.endAtTimeLimit());
+      this.queue(() => this.endAtTimeLimit());
       return;
     }
     if (this.closing) return;
@@ -157,14 +159,21 @@ export class CallStream {
     if (event?.type === 'speech_start') {
       if (this.agentSpeaking() && this.agent.interruptions !== 'wait') this.bargeIn();
     }
-    if (this.vad.speaking || event?.type === 'speech_end') this.stt?.write(frame);
+    // The utterance's first sound, heard before speech was certain, goes to the recognizer first.
+    if (event?.type === 'speech_start') for (const before of event.preroll) this.stt?.write(before);
+    else if (this.vad.speaking || event?.type === 'speech_end') this.stt?.write(frame);
     if (event?.type === 'speech_end') {
       const clock: TurnClock = { turn: ++this.turn, speechEndedAt: new Date() };
       const stt = this.stt;
       this.stt = this.deps.stt.open();
       const heard = stt ? stt.finish() : Promise.resolve('');
-      this.turns = this.turns.then(() => this.takeTurn(heard, clock));
+      this.queue(() => this.takeTurn(heard, clock));
     }
+  }
+
+  /** Runs `step` after the call's earlier steps (turns, notes), in order; a failure is logged and ends the call. */
+  private queue(step: () => Promise<void>): void {
+    this.turns = this.turns.then(step).catch((err: unknown) => this.fail(err));
   }
 
   private agentSpeaking(): boolean { return this.sending || this.marks.size > 0; }
@@ -190,7 +199,7 @@ export class CallStream {
     const cut = this.spoken.filter((s) => s.heard.length < s.sentences);
     this.spoken = [];
     // Noted in turn order, before the turn the interrupting words become.
-    this.turns = this.turns.then(async () => {
+    this.queue(async () => {
       for (const s of cut) if (s.messageId) await keepHeardText(this.deps.sql, this.conversation.id, s.messageId, s.heard.join(' '));
       if (cut.length) await addSystemMessage(this.deps.sql, this.conversation.id, 'The caller interrupted the agent; the transcript keeps what was heard');
     });

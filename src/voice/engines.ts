@@ -37,7 +37,8 @@ export function createPocketsphinx(): SpeechToText {
   return {
     name: 'pocketsphinx',
     open() {
-      const child = spawn(POCKETSPHINX, ['-infile', '/dev/stdin', '-logfn', '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
+      // Node's stdin pipe is a socket, which /dev/stdin cannot open: `cat` turns it into a pipe.
+      const child = spawn('sh', ['-c', 'cat | exec "$0" -infile /dev/stdin -logfn /dev/null', POCKETSPHINX], { stdio: ['pipe', 'pipe', 'ignore'] });
       let out = '';
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', (chunk: string) => { out += chunk; });
@@ -55,7 +56,8 @@ export function createPocketsphinx(): SpeechToText {
           child.stdin.end();
           return done;
         },
-        abort() { child.kill('SIGKILL'); },
+        // Its input closed, the recognizer ends on its own; its words are not read.
+        abort() { child.stdin.destroy(); },
       };
     },
   };

@@ -6,7 +6,7 @@ import { FRAME_SAMPLES, SAMPLE_RATE } from './mulaw.ts';
 
 /**
  * A streamed call's recording: both sides on one timeline, mixed into a mono WAV at 8 kHz, kept in
- * the blob store under `recordings/<org>/<conversation>.wav` with a `call_recordings` row.
+ * the blob store under `recordings/<org>/<agent>/<conversation>.wav` with a `call_recordings` row.
  */
 
 /**
@@ -52,7 +52,9 @@ export class CallMixer {
   }
 }
 
-export const recordingKey = (orgId: string, conversationId: string) => `recordings/${orgId}/${conversationId}.wav`;
+export const recordingKey = (orgId: string, agentId: string, conversationId: string) => `recordings/${orgId}/${agentId}/${conversationId}.wav`;
+/** Where every recording of an agent is: the purge deletes the folder. */
+export const agentRecordingsPrefix = (orgId: string, agentId: string) => `recordings/${orgId}/${agentId}`;
 
 let store: BlobStore | null = null;
 
@@ -66,7 +68,7 @@ export function recordingStore(): BlobStore {
 
 /** Stores the mixed call (replacing an earlier one of the same conversation). */
 export async function saveCallRecording(db: Db, input: { orgId: string; agentId: string; conversationId: string; samples: Int16Array }): Promise<void> {
-  const key = recordingKey(input.orgId, input.conversationId);
+  const key = recordingKey(input.orgId, input.agentId, input.conversationId);
   const bytes = wavFile(input.samples, SAMPLE_RATE);
   await recordingStore().put(key, bytes, 'audio/wav');
   await upsertCallRecording(db, {
@@ -76,11 +78,11 @@ export async function saveCallRecording(db: Db, input: { orgId: string; agentId:
 }
 
 /**
- * Deletes a conversation's recording, row and blob; nothing to delete is not an error. Called when
- * the conversation is deleted, and by retention (issue 47).
+ * Deletes a conversation's recording, row and blob; nothing to delete is not an error. Call it
+ * before the conversation's row goes (its row would cascade and leave the blob): the conversation's
+ * delete does, and retention (issue 47) should.
  */
 export async function deleteConversationRecording(db: Db, orgId: string, conversationId: string): Promise<void> {
   const key = await deleteCallRecordingRow(db, orgId, conversationId);
-  // The blob's key is known without the row (a row lost before its blob was): delete it either way.
-  await recordingStore().delete(key ?? recordingKey(orgId, conversationId));
+  if (key) await recordingStore().delete(key);
 }

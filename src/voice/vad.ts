@@ -16,7 +16,7 @@ const START_FRAMES = 3;
 const MIN_LEVEL = 250;
 const FRAME_MS = 20;
 
-export type VadEvent = { type: 'speech_start' } | { type: 'speech_end'; frames: Int16Array[] };
+export type VadEvent = { type: 'speech_start'; preroll: Int16Array[] } | { type: 'speech_end'; frames: Int16Array[] };
 
 export function endpointMs(responsiveness: string | null | undefined): number {
   return ENDPOINT_MS[(responsiveness ?? 'normal') as Responsiveness] ?? ENDPOINT_MS.normal;
@@ -45,7 +45,7 @@ export function createVad(opts: { endpointMs: number }) {
         if (loud >= START_FRAMES) {
           speaking = true;
           quiet = 0;
-          return { type: 'speech_start' };
+          return { type: 'speech_start', preroll: [...utterance] };
         }
         return null;
       }
