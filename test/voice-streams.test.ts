@@ -91,6 +91,10 @@ describe('streamed calls', { timeout: 240_000 }, () => {
     expect(turn.latency_ms).toBe(at('first_audio_at') - at('speech_ended_at'));
     expect(conversation.has_recording).toBe(true);
 
+    const latency = await api.get(`/api/v1/rest/agents/${agent.id}/voice-latency`);
+    expect(latency.status, latency.text).toBe(200);
+    expect(latency.body).toMatchObject({ turns: 1, p50_ms: turn.latency_ms, p95_ms: turn.latency_ms });
+
     const recording = await fetch(`${svc.url}/api/v1/rest/conversations/${conversation.id}/recording`, { headers: { authorization: `Bearer ${token}` } });
     expect(recording.status).toBe(200);
     expect(recording.headers.get('content-type')).toBe('audio/wav');
@@ -107,9 +111,6 @@ describe('streamed calls', { timeout: 240_000 }, () => {
     expect((await api.get(`/api/v1/rest/conversations/${conversation.id}/recording`)).status).toBe(404);
     await expect(stat(blob)).rejects.toMatchObject({ code: 'ENOENT' });
 
-    const latency = await api.get(`/api/v1/rest/agents/${agent.id}/voice-latency`);
-    expect(latency.status, latency.text).toBe(200);
-    expect(latency.body).toMatchObject({ turns: 1, p50_ms: turn.latency_ms, p95_ms: turn.latency_ms });
   });
 
   it('an interruption clears the agent\'s speech, and the transcript keeps what was heard', async () => {

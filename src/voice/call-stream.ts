@@ -73,6 +73,7 @@ export class CallStream {
   private afterPlayed: (() => void) | null = null;
   private closing = false;
   private inbox: Promise<void> = Promise.resolve();
+  private endpoint = 500;
 
   constructor(private readonly deps: VoiceDeps, private readonly ws: WebSocket, private readonly binding: StreamTokenBinding) {
     ws.on('message', (data, isBinary) => {
@@ -130,7 +131,8 @@ export class CallStream {
     this.settings = callSettingsOf(agent);
     const profile = agent.voice_profile_id ? await findVoiceProfile(this.deps.sql, this.binding.orgId, agent.voice_profile_id) : null;
     this.voice = ttsVoiceOf(conversation.language, profile);
-    this.vad = createVad({ endpointMs: endpointMs(agent.responsiveness) });
+    this.endpoint = endpointMs(agent.responsiveness);
+    this.vad = createVad({ endpointMs: this.endpoint });
     if (this.settings.record) this.mixer = new CallMixer();
     this.stt = this.deps.stt.open();
     // The greeting (stored when the call was answered), after the consent line of a recorded call.
@@ -163,7 +165,8 @@ export class CallStream {
     if (event?.type === 'speech_start') for (const before of event.preroll) this.stt?.write(before);
     else if (this.vad.speaking || event?.type === 'speech_end') this.stt?.write(frame);
     if (event?.type === 'speech_end') {
-      const clock: TurnClock = { turn: ++this.turn, speechEndedAt: new Date() };
+      // The caller stopped speaking when the silence that ended the turn began (frames arrive in real time).
+      const clock: TurnClock = { turn: ++this.turn, speechEndedAt: new Date(Date.now() - this.endpoint) };
       const stt = this.stt;
       this.stt = this.deps.stt.open();
       const heard = stt ? stt.finish() : Promise.resolve('');
