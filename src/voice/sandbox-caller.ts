@@ -41,8 +41,10 @@ export class StreamedCall extends EventEmitter {
   readonly agentFrames: Buffer[] = [];
   /** When the caller's last speech frame went out (ms, performance clock), for latency figures. */
   lastSpeechSentAt = 0;
+  /** When the first frame of the caller's latest line went out (ms, performance clock). */
+  speechStartedAt = 0;
   readonly closed: Promise<{ code: number; reason: string }>;
-  private queue: { frame: Buffer; speech: boolean }[] = [];
+  private queue: { frame: Buffer; speech: boolean; first?: boolean; done?: () => void }[] = [];
   private sent = 0;
   private clock = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -85,7 +87,7 @@ export class StreamedCall extends EventEmitter {
   /** Queues μ-law frames (speech) and resolves when the last one has gone out. */
   sendFrames(frames: Buffer[]): Promise<void> {
     return new Promise((resolve) => {
-      frames.forEach((frame, i) => this.queue.push({ frame, speech: true, ...(i === frames.length - 1 ? { done: resolve } : {}) }));
+      frames.forEach((frame, i) => this.queue.push({ frame, speech: true, first: i === 0, ...(i === frames.length - 1 ? { done: resolve } : {}) }));
       if (!frames.length) resolve();
     });
   }
@@ -147,8 +149,9 @@ export class StreamedCall extends EventEmitter {
 
   private tick(): void {
     if (!this.open) return;
-    const item = this.queue.shift() as ({ frame: Buffer; speech: boolean; done?: () => void } | undefined);
+    const item = this.queue.shift();
     this.sendMedia(item?.frame ?? Buffer.alloc(FRAME_SAMPLES, MULAW_SILENCE));
+    if (item?.first) this.speechStartedAt = performance.now();
     if (item?.speech) this.lastSpeechSentAt = performance.now();
     item?.done?.();
     // Paced by the clock, not by the timer's drift: frame n leaves at start + 20 n ms.
