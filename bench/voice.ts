@@ -111,9 +111,9 @@ async function main(): Promise<void> {
     if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(json)}`);
     return json;
   };
-  const agent = await api('POST', '/agents', {
-    name: 'Bench voice', greeting: 'Hello, Acme here. How can I help?', interruptions: 'allow', responsiveness: 'normal',
-    phone_settings: { voice_mode: 'stream' },
+  const agent = await api('POST', '/agents', { name: 'Bench voice' });
+  await api('PATCH', `/agents/${agent.id}`, {
+    greeting: 'Hello, Acme here. How can I help?', interruptions: 'allow', responsiveness: 'normal', phone_settings: { voice_mode: 'stream' },
   });
   const number = (await api('POST', '/phone-numbers', { widget_id: agent.id })).phone_number as string;
 
