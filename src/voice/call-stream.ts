@@ -9,7 +9,7 @@ import { addSystemMessage, endConversation, sendVisitorMessage } from '../conver
 import { callClosed } from '../campaigns/outcomes.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { TranscriptMessage } from '../runtime/types.ts';
-import { speechFor, transferCall, voiceTurn, type InboundDeps } from '../telephony/inbound.ts';
+import { transferCall, voiceTurn, type InboundDeps } from '../telephony/inbound.ts';
 import { callSettingsOf, timeUpGoodbye, type CallSettings } from '../telephony/phone-settings.ts';
 import { voiceTurnUrl } from '../telephony/webhook-urls.ts';
 import { sentencesOf } from './audio.ts';

@@ -32,6 +32,9 @@ export interface StreamedCallOptions {
 export interface HeardReply { frames: Buffer[]; firstFrameAt: number }
 
 const FRAME_MS = 20;
+
+/** What the service sends on the stream (Twilio's outbound messages). */
+interface ServerMessage { event?: string; media?: { payload?: string }; mark?: { name?: string } }
 /** Played silence after the last mark that tells the caller the agent's reply is over (as a person hears it). */
 const REPLY_GAP_MS = 400;
 
@@ -59,7 +62,7 @@ export class StreamedCall extends EventEmitter {
       this.stopSending();
       resolve({ code, reason: reason.toString() });
     }));
-    ws.on('message', (data) => this.onMessage(JSON.parse(data.toString()) as Record<string, any>));
+    ws.on('message', (data) => this.onMessage(JSON.parse(data.toString()) as ServerMessage));
   }
 
   /** Starts the stream as the carrier does: `connected`, `start`, then a frame every 20 ms. */
@@ -173,7 +176,7 @@ export class StreamedCall extends EventEmitter {
     });
   }
 
-  private onMessage(message: Record<string, any>): void {
+  private onMessage(message: ServerMessage): void {
     const now = performance.now();
     if (message.event === 'media') {
       const frame = Buffer.from(String(message.media?.payload ?? ''), 'base64');
