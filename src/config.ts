@@ -128,6 +128,13 @@ export const ConfigSchema = Type.Object({
   /** Sent as a bearer token to LLM_BASE_URL; never logged. */
   LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   LLM_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
+  /** Streamed calls' text-to-speech (issue 44): `espeak-ng` (offline, Debian) or `openai` (an OpenAI-compatible `/audio/speech`). */
+  VOICE_TTS: Type.Union([Type.Literal('espeak-ng'), Type.Literal('openai')], { default: 'espeak-ng' }),
+  /** With VOICE_TTS=openai: the API's base URL (its `/audio/speech` is called), its key (never logged), model and voice. */
+  VOICE_TTS_BASE_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.openai.com/v1' }),
+  VOICE_TTS_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  VOICE_TTS_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini-tts' }),
+  VOICE_TTS_VOICE: Type.String({ minLength: 1, default: 'alloy' }),
   /**
    * `off`: a question the site's words do not answer is not read again by meaning (the sentence encoder of
    * src/knowledge/meaning.ts, 100-190 MiB once loaded, on first use, in a worker thread).
