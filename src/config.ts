@@ -135,6 +135,12 @@ export const ConfigSchema = Type.Object({
   VOICE_TTS_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   VOICE_TTS_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini-tts' }),
   VOICE_TTS_VOICE: Type.String({ minLength: 1, default: 'alloy' }),
+  /** Streamed calls' speech-to-text: `pocketsphinx` (offline, Debian) or `deepgram` (its live WebSocket protocol). */
+  VOICE_STT: Type.Union([Type.Literal('pocketsphinx'), Type.Literal('deepgram')], { default: 'pocketsphinx' }),
+  /** With VOICE_STT=deepgram: the live endpoint, the key (never logged) and the model. */
+  VOICE_STT_URL: Type.String({ pattern: '^wss?://[^\\s]+$', default: 'wss://api.deepgram.com/v1/listen' }),
+  VOICE_STT_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  VOICE_STT_MODEL: Type.String({ minLength: 1, default: 'nova-2-phonecall' }),
   /**
    * `off`: a question the site's words do not answer is not read again by meaning (the sentence encoder of
    * src/knowledge/meaning.ts, 100-190 MiB once loaded, on first use, in a worker thread).
