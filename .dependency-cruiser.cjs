@@ -29,7 +29,7 @@ const ROWS = [
   ['auth', 'temporal', 'events', 'crawler'],
   ['runtime', 'knowledge'],
   ['tools', 'webhooks', 'credits'],
-  ['conversations', 'telephony'],
+  ['conversations', 'telephony', 'voice'],
 ];
 const LOWER = ROWS.flat();
 

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureChromium } from './ensure-chromium.mjs';
+import { ensureVoiceEngines } from './ensure-voice-engines.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -292,6 +293,8 @@ async function runTests(args) {
   }
   // Without it the browser tests fail by name ("finds Chromium"); the others still run.
   if (!ensureChromium()) note('Chromium is missing: the browser tests will fail');
+  // Streamed calls' tests speak and listen with espeak-ng and pocketsphinx.
+  if (!ensureVoiceEngines()) note('espeak-ng or pocketsphinx is missing: the streamed call tests will fail');
   mkdirSync(dirname(TEST_RESULTS), { recursive: true });
   rmSync(TEST_RESULTS, { force: true }); // Never report a previous run's numbers.
   const code = await run(join(BIN, 'vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${TEST_RESULTS}`, ...args]);
@@ -342,6 +345,9 @@ async function dispatch(command, args) {
   switch (command) {
     case 'start':
     case 'api':
+      // Streamed calls speak and listen with Debian's espeak-ng and pocketsphinx (once; turn-by-turn calls work without them).
+      if (!ensureVoiceEngines()) note('espeak-ng or pocketsphinx is missing: streamed calls (voice_mode: stream) cannot speak');
+      return compiled('src/main.ts', [command, ...args]);
     case 'worker':
       return compiled('src/main.ts', [command, ...args]);
     case 'build':
@@ -360,6 +366,7 @@ async function dispatch(command, args) {
         note('usage: node scripts/run.mjs bench NAME (a file bench/NAME.ts)');
         return 2;
       }
+      if (name === 'voice' && !ensureVoiceEngines()) return 1;
       return tsx(`bench/${name}.ts`, rest);
     }
     default:

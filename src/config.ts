@@ -132,6 +132,19 @@ export const ConfigSchema = Type.Object({
   /** Sent as a bearer token to LLM_BASE_URL; never logged. */
   LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   LLM_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
+  /** Streamed calls' text-to-speech (issue 44): `espeak-ng` (offline, Debian) or `openai` (an OpenAI-compatible `/audio/speech`). */
+  VOICE_TTS: Type.Union([Type.Literal('espeak-ng'), Type.Literal('openai')], { default: 'espeak-ng' }),
+  /** With VOICE_TTS=openai: the API's base URL (its `/audio/speech` is called), its key (never logged), model and voice. */
+  VOICE_TTS_BASE_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.openai.com/v1' }),
+  VOICE_TTS_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  VOICE_TTS_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini-tts' }),
+  VOICE_TTS_VOICE: Type.String({ minLength: 1, default: 'alloy' }),
+  /** Streamed calls' speech-to-text: `pocketsphinx` (offline, Debian) or `deepgram` (its live WebSocket protocol). */
+  VOICE_STT: Type.Union([Type.Literal('pocketsphinx'), Type.Literal('deepgram')], { default: 'pocketsphinx' }),
+  /** With VOICE_STT=deepgram: the live endpoint, the key (never logged) and the model. */
+  VOICE_STT_URL: Type.String({ pattern: '^wss?://[^\\s]+$', default: 'wss://api.deepgram.com/v1/listen' }),
+  VOICE_STT_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  VOICE_STT_MODEL: Type.String({ minLength: 1, default: 'nova-2-phonecall' }),
   /**
    * `off`: a question the site's words do not answer is not read again by meaning (the sentence encoder of
    * src/answers/meaning.ts, 100-190 MiB once loaded, on first use, in a worker thread).

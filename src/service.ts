@@ -23,6 +23,12 @@ import { acceptsAddress, receiveEmail } from './conversations/email.ts';
 import { startSmtpListener, type SmtpListener } from './mail/inbound.ts';
 import { useSentenceEncoder } from './answers/meaning.ts';
 import { useAnswerReader } from './answers/retrieval.ts';
+import { createDiskBlobStore } from './storage/blobs.ts';
+import { useRecordingStore } from './voice/recordings.ts';
+import { attachMediaStreams } from './voice/media-stream.ts';
+import { createEspeak, createPocketsphinx } from './voice/engines.ts';
+import { openAiSpeechFromConfig } from './voice/openai-speech.ts';
+import { deepgramFromConfig } from './voice/deepgram.ts';
 
 export interface Service {
   /** Base URL of the API, when this process serves it. */
@@ -83,6 +89,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const runtime = createRuntime(config);
   useSentenceEncoder(config.SENTENCE_ENCODER === 'on');
   useAnswerReader(config.ANSWER_READER);
+  useRecordingStore(createDiskBlobStore(config.DATA_DIR));
   const workers = opts.worker
     ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, secrets, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;
@@ -93,11 +100,13 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   let authenticator: Authenticator | null = null;
   let liveHub: LiveHub | null = null;
   let smtp: SmtpListener | null = null;
+  let mediaStreams: { close(): Promise<void> } | null = null;
   if (opts.api) {
     authenticator = await createAuthenticator(sql);
     liveHub = await createLiveHub(sql, log);
+    const carrier = createCarrier(config, sql);
     const app = createApp({
-      config, sql, temporal: client, authenticator, log, secrets, runtime, carrier: createCarrier(config, sql), liveHub,
+      config, sql, temporal: client, authenticator, log, secrets, runtime, carrier, liveHub,
       rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE),
       liveStreamSlots: { perKey: createConcurrencyLimiter(config.LIVE_STREAMS_PER_KEY), perAddress: createConcurrencyLimiter(config.LIVE_STREAMS_PER_ADDRESS) },
       checkReadiness: async () => {
@@ -110,6 +119,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     });
     server = createServer(serverTimeouts(config), app.callback());
     server.keepAliveTimeout = 65_000;
+    // Streamed calls (issue 44): the carrier's media stream WebSocket, on the API's own port.
+    const localPort = () => (server!.address() as AddressInfo).port;
+    mediaStreams = attachMediaStreams(server, {
+      sql, temporal: client, config, log, runtime, secrets, carrier, stt: config.VOICE_STT === 'deepgram' ? deepgramFromConfig(config) : createPocketsphinx(), tts: config.VOICE_TTS === 'openai' ? openAiSpeechFromConfig(config) : createEspeak(),
+      baseUrl: () => (config.PUBLIC_BASE_URL ?? `http://localhost:${localPort()}`).replace(/\/+$/, ''),
+    });
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.PORT, config.HOST, () => resolve());
@@ -138,6 +153,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       await smtp?.close();
       // Open live streams end first, so draining HTTP does not wait for them.
       await liveHub?.close();
+      await mediaStreams?.close();
       if (server) await closeServer(server);
       await workers?.shutdown();
       await authenticator?.close();

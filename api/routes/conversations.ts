@@ -14,6 +14,7 @@ import {
 } from '../../src/schemas/live-inbox.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 import { cardUrl } from './conversation-cards.ts';
+import { voiceDetailOf } from '../../src/voice/details.ts';
 import { publicOrigin } from '../public-origin.ts';
 
 const BASE = '/api/v1/rest';
@@ -123,7 +124,10 @@ export const conversationsFamily: RouteFamily = {
       async handler({ params, principal, deps, ctx }) {
         const conversation = await findConversation(deps.sql, principal.orgId, params.id);
         if (!conversation) throw notFound('conversation');
-        return { status: 200, body: { ...conversation, card_url: cardUrl(publicOrigin(ctx), deps.secrets, conversation.id) } };
+        return {
+          status: 200,
+          body: { ...conversation, card_url: cardUrl(publicOrigin(ctx), deps.secrets, conversation.id), ...await voiceDetailOf(deps.sql, principal.orgId, conversation.id) },
+        };
       },
     }),
     route({

@@ -1,5 +1,6 @@
-import { redactionPolicyAt } from '../governance/redaction.ts';
+import { agentRedactionPolicy } from '../db/governance.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { deleteConversationRecording } from '../voice/recordings.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
@@ -73,7 +74,7 @@ export async function runtimeAgent(db: Db, agent: Agent, opts: {
     config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts || staffed,
     prompt_modules: agent.prompt_modules, tracking_rules: agent.tracking_rules,
     style: agent.voice_profile_id ? await findVoiceStyle(db, agent.id, agent.voice_profile_id) : null,
-    redaction: await redactionPolicyAt(db, agent.id, 'llm'),
+    redaction: await agentRedactionPolicy(db, agent.id, 'llm'),
   };
 }
 
@@ -351,6 +352,8 @@ export async function evaluateConversation(deps: ConversationDeps, id: string,
  * False when there is no such conversation.
  */
 export async function deleteConversationAndWork(deps: Pick<ConversationDeps, 'sql' | 'temporal' | 'log'>, orgId: string, id: string): Promise<boolean> {
+  // A streamed call's recording first: its row would go with the conversation's and leave the blob.
+  await deleteConversationRecording(deps.sql, orgId, id);
   const deleted = await deps.sql.begin((tx) => deleteConversation(tx, orgId, id));
   if (!deleted) return false;
   await stopWorkflow(deps, workflowIds.conversation(id), 'terminate', 'conversation deleted');

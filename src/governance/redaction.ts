@@ -1,10 +1,8 @@
 import type { FamilyDeps } from '../deps.ts';
 import { fieldError, notFound } from '../errors.ts';
 import { findAgent } from '../db/agents.ts';
-import { agentRedactionPolicy, findAgentRedaction, upsertAgentRedaction } from '../db/governance.ts';
-import type { Db } from '../db/index.ts';
-import type { RedactionPolicy } from '../domain/redaction.ts';
-import type { RedactionSettings, RedactionTarget } from '../schemas/governance.ts';
+import { findAgentRedaction, upsertAgentRedaction } from '../db/governance.ts';
+import type { RedactionSettings } from '../schemas/governance.ts';
 
 /** Agents' redaction settings (issue 47), and the one question each path asks: what to hide here, for this agent? */
 type Deps = Pick<FamilyDeps, 'sql'>;
@@ -23,9 +21,4 @@ export async function putAgentRedaction(deps: Deps, orgId: string, agentId: stri
   if (!await findAgent(deps.sql, orgId, agentId)) throw notFound('agent');
   await upsertAgentRedaction(deps.sql, orgId, agentId, body);
   return body;
-}
-
-/** The policy an agent applies at `target`, or null when it hides nothing there. */
-export async function redactionPolicyAt(db: Db, agentId: string | null | undefined, target: RedactionTarget): Promise<RedactionPolicy | null> {
-  return agentRedactionPolicy(db, agentId, target);
 }

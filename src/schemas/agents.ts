@@ -17,6 +17,9 @@ export const LIVE_CHAT_ALERT_SCOPES = ['all', 'unassigned', 'assigned'] as const
 export const DATA_FIELD_TYPES = ['string', 'number', 'boolean', 'email', 'phone', 'date'] as const;
 
 /** Speech models of the carrier's recognizer (Twilio `<Gather speechModel>`). */
+/** How an agent's calls are spoken (issue 44): turn by turn (`<Gather>`), or streamed audio both ways. */
+export const VOICE_MODES = ['turn', 'stream'] as const;
+
 export const SPEECH_MODELS = ['default', 'phone_call', 'numbers_and_commands', 'experimental_conversations'] as const;
 
 /**
@@ -33,6 +36,10 @@ export const PHONE_SETTING_KEYS = {
   }),
   speech_model: StringEnum(SPEECH_MODELS, { description: 'The recognizer\'s model (`<Gather speechModel>`); `default` is the carrier\'s own choice' }),
   profanity_filter: Type.Boolean({ description: 'false: the recognizer writes profanity as said instead of masking it (`<Gather profanityFilter>`; the carrier masks by default)' }),
+  voice_mode: StringEnum(VOICE_MODES, {
+    description: 'How calls are spoken: `turn` (default), turn by turn through the carrier\'s `<Gather>` and `<Say>`; `stream`, real-time audio over the carrier\'s media stream (`<Connect><Stream>`): our own speech recognition and synthesis, barge-in, per-turn latency timings',
+  }),
+  recording_consent: Type.String({ minLength: 1, maxLength: 500, description: 'With `record_calls`, a line the agent says first on each call, before the greeting (for example that the call is recorded)' }),
 };
 
 const setting = <K extends keyof typeof PHONE_SETTING_KEYS>(key: K) => Type.Optional(Nullable(PHONE_SETTING_KEYS[key]));
@@ -44,6 +51,8 @@ export const PhoneSettingsSchema = Type.Object({
   speech_hints: setting('speech_hints'),
   speech_model: setting('speech_model'),
   profanity_filter: setting('profanity_filter'),
+  voice_mode: setting('voice_mode'),
+  recording_consent: setting('recording_consent'),
 }, {
   additionalProperties: Type.Unknown(), maxProperties: 50, propertyNames: { minLength: 1, maxLength: 100 },
   description: 'Call settings: the keys below act on the agent\'s calls; other keys are kept for the business\'s own use and never read. Sent keys are merged into the stored object, a null value removes its key',

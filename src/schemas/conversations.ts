@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListEnvelope, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid } from './common.ts';
+import { VoiceTurnTimingSchema } from './voice.ts';
 
 /** Where a conversation took place. */
 export const SURFACES = ['web', 'phone', 'sms', 'email', 'campaign'] as const;
@@ -67,6 +68,8 @@ export const ConversationDetailSchema = Type.Composite([ConversationSchema, Type
     format: 'uri',
     description: 'A self-contained HTML transcript card for an iframe; the signed URL needs no token and is valid 15 minutes',
   }),
+  voice_turns: Type.Array(VoiceTurnTimingSchema, { description: 'A streamed call\'s agent turns with their latency timings (empty for other conversations)' }),
+  has_recording: Type.Boolean({ description: 'A recording of the call is stored (`GET /conversations/:id/recording`)' }),
 })], { $id: 'ConversationDetail', additionalProperties: false });
 
 export const ConversationListQuery = Type.Object({

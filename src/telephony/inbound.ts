@@ -25,9 +25,10 @@ import type { Agent } from '../schemas/agents.ts';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Carrier } from './carrier.ts';
 import {
-  emptyVoiceResponse, hangupResponse, noAnswerTwiml, politeHangup, sayAndGather, sayAndHangup, turnTakingOf, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
+  connectStream, emptyVoiceResponse, hangupResponse, noAnswerTwiml, politeHangup, sayAndGather, sayAndHangup, turnTakingOf, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
 } from './twiml.ts';
-import { CARRIER_WEBHOOK_PATHS, voiceTurnUrl } from './webhook-urls.ts';
+import { CARRIER_WEBHOOK_PATHS, voiceStreamUrl, voiceTurnUrl } from './webhook-urls.ts';
+import { issueStreamToken } from '../voice/stream-tokens.ts';
 import { smsText } from './sms-text.ts';
 import { callSettingsOf, callTimeIsUp, timeUpGoodbye } from './phone-settings.ts';
 
@@ -143,6 +144,10 @@ export async function answerVoice(deps: InboundDeps, params: CarrierParams, base
           });
         });
       const settings = callSettingsOf(agent);
+      if (settings.voiceMode === 'stream') {
+        const token = await issueStreamToken(deps.sql, deps.secrets, { orgId: number!.orgId, conversationId: conversation.id, callSid });
+        return connectStream(voiceStreamUrl(baseUrl, token), { pauseSeconds: settings.answerDelaySeconds });
+      }
       return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action,
         { record: settings.record, pauseSeconds: settings.answerDelaySeconds });
     }, emptyVoiceResponse);
@@ -258,7 +263,7 @@ async function transferPlan(deps: InboundDeps, session: CarrierSession, rule: Tr
 const destinationOf = (rule: TransferRule) => rule.destination_sip_uri ?? rule.destination_phone ?? '';
 
 /** Hands the caller over by `rule`: recorded in the transcript (a `system` message naming the rule), the plan of its TwiML. */
-async function transferCall(deps: InboundDeps, input: {
+export async function transferCall(deps: InboundDeps, input: {
   session: CarrierSession; rule: TransferRule; said: string; announcement: string; ourNumber: string; baseUrl: string;
   /** Where the caller's next words go, should the destination not answer and the agent take the call back. */
   action: string;

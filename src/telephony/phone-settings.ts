@@ -14,6 +14,10 @@ export interface CallSettings {
   answerDelaySeconds: number;
   /** `<Gather>` recognition attributes. */
   recognition: Recognition;
+  /** `stream`: the call runs over the carrier's media stream (src/voice/), else turn by turn. */
+  voiceMode: 'turn' | 'stream';
+  /** Said first on a recorded call. */
+  recordingConsent: string | null;
 }
 
 export interface Recognition { hints?: string; speechModel?: string; profanityFilter?: boolean }
@@ -31,6 +35,8 @@ export function callSettingsOf(agent: Pick<Agent, 'phone_settings'>): CallSettin
     maxMinutes: int(s.max_call_minutes),
     answerDelaySeconds: Math.min(10, Math.max(0, int(s.answer_delay_seconds) ?? 0)),
     recognition,
+    voiceMode: s.voice_mode === 'stream' ? 'stream' : 'turn',
+    recordingConsent: typeof s.recording_consent === 'string' && s.recording_consent.trim() ? s.recording_consent : null,
   };
 }
 

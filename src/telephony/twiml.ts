@@ -103,6 +103,18 @@ export function sayAndGather(lines: string[], speech: Speech, action: string, op
   return response.toString();
 }
 
+/**
+ * A streamed call (issue 44): the carrier opens a WebSocket to `url` and the service speaks and
+ * listens itself; the greeting is spoken on the stream. The call's recording, when on, is the
+ * service's own (src/voice/recordings.ts).
+ */
+export function connectStream(url: string, opening?: Pick<CallOpening, 'pauseSeconds'>): string {
+  const response = new VoiceResponse();
+  if (opening?.pauseSeconds) response.pause({ length: opening.pauseSeconds });
+  response.connect().stream({ url });
+  return response.toString();
+}
+
 /** Says `lines`, then hangs up: the agent's goodbye on a call it closes. */
 export function sayAndHangup(lines: string[], speech: Speech): string {
   const response = new VoiceResponse();

@@ -10,7 +10,12 @@ export const CARRIER_WEBHOOK_PATHS = {
   /** A transfer's `<Dial action>` (a cold or SIP destination's outcome) and its voicemail's `<Record action>`. */
   voiceTransfer: '/api/v1/carrier/twilio/voice/transfer',
   sms: '/api/v1/carrier/twilio/sms',
+  /** A streamed call's WebSocket (`<Connect><Stream>`), followed by `/<token>` (src/voice/). */
+  voiceStream: '/api/v1/carrier/twilio/voice/stream',
 } as const;
+
+/** The `<Stream url>` of a streamed call: the WebSocket twin of the service's origin. */
+export const voiceStreamUrl = (baseUrl: string, token: string): string => `${baseUrl.replace(/^http/, 'ws')}${CARRIER_WEBHOOK_PATHS.voiceStream}/${token}`;
 
 /**
  * Where the carrier posts the caller's words after turn `turn - 1` of a call: the voice webhook with

@@ -1,0 +1,211 @@
+/**
+ * Streamed voice benchmark (issue 44): `npm run bench:voice` (or `node scripts/run.mjs bench voice`).
+ *
+ * The real service (API and workers in this process, a fresh PostgreSQL database, an in-memory
+ * Temporal dev server, the sandbox carrier) with the offline engines (pocketsphinx, espeak-ng).
+ * BENCH_CALLS (default 20) streamed sandbox calls at once, each BENCH_TURNS (default 5) scripted
+ * lines said in real time by the sandbox's streamed caller, each line waiting for the agent's whole
+ * answer; then one barge-in per call (a line said over the agent's answer).
+ *
+ * Prints: end of caller speech → first agent audio byte (p50, p95, p99) as the caller hears it (its
+ * last speech frame sent → the first agent frame received, endpointing included) and as the service
+ * recorded it; barge-in (the interrupting line's first frame sent → `clear` received); calls dropped;
+ * CPU per call-minute (this process and its engine processes: the service, the engines and the
+ * callers' pacing; the callers' lines are synthesized before the clock starts); RSS per call (this
+ * process and its children at the peak, less before the calls); the offline recognizer's word error
+ * rate on the callers' lines (the transcripts the service stored against the scripted lines).
+ */
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startService } from '../src/service.ts';
+import { createOrganization } from '../src/auth/keys.ts';
+import { createEspeak, ttsVoiceOf } from '../src/voice/engines.ts';
+import { MulawFramer } from '../src/voice/mulaw.ts';
+import { placeStreamedCall, type StreamedCall } from '../src/voice/sandbox-caller.ts';
+import { freshDatabase, onCleanup, percentile, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
+
+const CALLS = positiveInt('BENCH_CALLS', 20);
+const TURNS = positiveInt('BENCH_TURNS', 5);
+const TARGET_P95_MS = 800;
+const TARGET_BARGE_IN_MS = 200;
+
+/** What the callers say, in turn (the same script on every call). */
+const LINES = [
+  'What are your opening hours',
+  'Do you deliver to my address',
+  'How much does the basic plan cost',
+  'Can I speak to someone tomorrow',
+  'Thank you very much goodbye',
+  'I would like to book a table for two',
+  'Where is your shop',
+];
+const INTERRUPTION = 'Sorry can I ask something else';
+
+/** CPU seconds of this process and of its children that have exited (the engines' processes), from /proc. */
+function cpuSeconds(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the command.
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return ticks / 100;
+}
+
+/** Resident memory of this process and its live children (the engines), in MiB. */
+function rssMb(): number {
+  const rss = (pid: string) => {
+    try {
+      return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  const descendants = (pid: string): string[] => {
+    const out: string[] = [];
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) out.push(child, ...descendants(child));
+      } catch { /* the process went */ }
+    }
+    return out;
+  };
+  return [String(process.pid), ...descendants(String(process.pid))].reduce((sum, pid) => sum + rss(pid), 0);
+}
+
+/** Word error rate: word-level edit distance over the reference's words. */
+function wordErrors(reference: string, heard: string): { errors: number; words: number } {
+  const norm = (s: string) => s.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
+  const r = norm(reference);
+  const h = norm(heard);
+  let prev = Array.from({ length: h.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= r.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= h.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return { errors: prev[h.length]!, words: r.length };
+}
+
+const figures = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length ? { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) } : null;
+};
+const ms = (f: ReturnType<typeof figures>) => (f ? `p50 ${Math.round(f.p50)} ms, p95 ${Math.round(f.p95)} ms, p99 ${Math.round(f.p99)} ms` : 'none');
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  say('Starting PostgreSQL database and Temporal dev server...');
+  const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
+  const config = loadConfig({ ...process.env, TWILIO_AUTH_TOKEN: 'bench-voice-token' }, {
+    PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: 1_000_000_000, SMTP_LISTEN_PORT: 0,
+    CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE: 1_000_000, DATA_DIR: `/tmp/ams-bench-voice-${process.pid}`,
+  });
+  onCleanup('recordings', async () => rmSync(config.DATA_DIR, { recursive: true, force: true }));
+  const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger(config.LOG_LEVEL), api: true, worker: true });
+  onCleanup('service', () => service.stop());
+  const org = await service.sql.begin((tx) => createOrganization(tx, 'bench'));
+  const headers = { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${service.url!}/api/v1/rest${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const json = await res.json() as Record<string, any>;
+    if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  const agent = await api('POST', '/agents', { name: 'Bench voice' });
+  await api('PATCH', `/agents/${agent.id}`, {
+    greeting: 'Hello, Acme here. How can I help?', interruptions: 'allow', responsiveness: 'normal', phone_settings: { voice_mode: 'stream' },
+  });
+  const number = (await api('POST', '/phone-numbers', { widget_id: agent.id })).phone_number as string;
+
+  // The callers' lines, synthesized once: the clock measures the service, not the script.
+  const tts = createEspeak();
+  const voice = ttsVoiceOf('en', null);
+  const framesOf = async (text: string) => {
+    const framer = new MulawFramer();
+    return [...framer.pushSamples(await tts.synthesize(text, voice)), ...framer.flush()];
+  };
+  const script = await Promise.all(Array.from({ length: TURNS }, (_, i) => framesOf(LINES[i % LINES.length]!)));
+  const interruption = await framesOf(INTERRUPTION);
+
+  say(`${CALLS} streamed calls at once, ${TURNS} turns each, then one barge-in each (offline engines: pocketsphinx, espeak-ng)...`);
+  const rssBefore = rssMb();
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssMb()); }, 1000);
+  const cpuBefore = cpuSeconds();
+  const started = performance.now();
+  const latencies: number[] = [];
+  const bargeIns: number[] = [];
+  let dropped = 0;
+  const callMinutes: number[] = [];
+
+  const oneCall = async () => {
+    const t0 = performance.now();
+    let call: StreamedCall | null = null;
+    try {
+      call = await placeStreamedCall({ baseUrl: service.url!, signingToken: 'bench-voice-token', to: number, tts, voice });
+      let closedEarly = false;
+      void call.closed.then(() => { closedEarly = true; });
+      await call.nextReply();
+      for (const frames of script) {
+        const reply = call.nextReply();
+        await call.sendFrames(frames);
+        const heard = await reply;
+        if (closedEarly) throw new Error('the call closed');
+        latencies.push(heard.firstFrameAt - call.lastSpeechSentAt);
+      }
+      // A line said over the agent's next answer.
+      const answer = call.nextAudio();
+      const reply = call.nextReply();
+      await call.sendFrames(script[0]!);
+      await answer;
+      const cleared = new Promise<number>((resolve) => call!.once('clear', () => resolve(performance.now())));
+      await call.sendFrames(interruption);
+      bargeIns.push(await cleared - call.speechStartedAt);
+      await reply;
+      await call.hangUp();
+    } catch (err) {
+      dropped++;
+      process.stderr.write(`a call dropped: ${(err as Error).message}\n`);
+      call?.drop();
+    }
+    callMinutes.push((performance.now() - t0) / 60_000);
+  };
+  await Promise.all(Array.from({ length: CALLS }, oneCall));
+  clearInterval(sampler);
+  const wall = (performance.now() - started) / 1000;
+  const cpu = cpuSeconds() - cpuBefore;
+
+  // What the service recorded: its own timings, and what its recognizer heard of each line.
+  const timings = await service.sql<{ latency: number }[]>`select extract(epoch from first_audio_at - speech_ended_at) * 1000 as latency
+    from voice_turn_timings where agent_id = ${agent.id} and first_audio_at is not null and not interrupted`;
+  const heard = await service.sql<{ conversation_id: string; text: string }[]>`select m.conversation_id, m.text from conversation_messages m
+    join conversations c on c.id = m.conversation_id where c.agent_id = ${agent.id} and m.role = 'caller' order by m.conversation_id, m.ts, m.id`;
+  const byCall = new Map<string, string[]>();
+  for (const row of heard) byCall.set(row.conversation_id, [...(byCall.get(row.conversation_id) ?? []), row.text]);
+  let errors = 0;
+  let words = 0;
+  for (const lines of byCall.values()) {
+    lines.slice(0, TURNS).forEach((text, i) => {
+      const wer = wordErrors(LINES[i % LINES.length]!, text);
+      errors += wer.errors;
+      words += wer.words;
+    });
+  }
+
+  const client = figures(latencies);
+  const server = figures(timings.map((t) => Number(t.latency)));
+  const barge = figures(bargeIns);
+  const minutes = callMinutes.reduce((a, b) => a + b, 0);
+  say(`wall ${wall.toFixed(1)} s, ${latencies.length} turns measured, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  say(`end of caller speech → first agent audio byte, as the caller hears it: ${ms(client)}`);
+  say(`  as the service recorded it (voice_turn_timings): ${ms(server)}`);
+  say(`barge-in, the interrupting line's first frame → clear received: ${ms(barge)}`);
+  say(`calls dropped: ${dropped} of ${CALLS}`);
+  say(`CPU per call-minute: ${(cpu / minutes).toFixed(2)} s (${cpu.toFixed(1)} s over ${minutes.toFixed(1)} call-minutes, this process and its engines)`);
+  say(`RSS per call: ${((rssPeak - rssBefore) / CALLS).toFixed(1)} MiB (peak ${rssPeak.toFixed(0)} MiB, before ${rssBefore.toFixed(0)} MiB, with the engines' processes)`);
+  say(`offline STT word error rate on the callers' lines: ${words ? ((errors / words) * 100).toFixed(1) : 'n/a'} % (${errors} errors in ${words} words)`);
+  say(`target p95 <= ${TARGET_P95_MS} ms: ${client && client.p95 <= TARGET_P95_MS ? 'met' : 'NOT met'}; no call dropped: ${dropped === 0 ? 'met' : 'NOT met'}; `
+    + `barge-in within ${TARGET_BARGE_IN_MS} ms: ${barge && barge.p95 <= TARGET_BARGE_IN_MS ? 'met' : 'NOT met'} (p95)`);
+}
+
+await runBenchmark(main);

@@ -1,0 +1,335 @@
+import type { WebSocket } from 'ws';
+import { findAgent } from '../db/agents.ts';
+import { endSession, findLiveSession, type CarrierSession } from '../db/carrier-sessions.ts';
+import { findPhoneNumberById } from '../db/phone-numbers.ts';
+import { findConversationRecord, insertMessages, listMessages, type ConversationRecord } from '../db/conversations.ts';
+import { findVoiceProfile } from '../db/voice-profiles.ts';
+import { keepHeardText, recordTurnTimings, type StreamTokenBinding } from '../db/voice.ts';
+import { addSystemMessage, endConversation, sendVisitorMessage } from '../conversations/lifecycle.ts';
+import { callClosed } from '../conversations/call-outcomes.ts';
+import type { Agent } from '../schemas/agents.ts';
+import type { TranscriptMessage } from '../runtime/types.ts';
+import { transferCall, voiceTurn, type InboundDeps } from '../telephony/inbound.ts';
+import { callSettingsOf, timeUpGoodbye, type CallSettings } from '../telephony/phone-settings.ts';
+import { voiceTurnUrl } from '../telephony/webhook-urls.ts';
+import { sentencesOf } from './audio.ts';
+import { ttsVoiceOf, type SpeechToText, type SttStream, type TextToSpeech, type TtsVoice } from './engines.ts';
+import { decodeMulaw, FRAME_SAMPLES, MulawFramer, SAMPLE_RATE } from './mulaw.ts';
+import { CallMixer, saveCallRecording } from './recordings.ts';
+import { createVad, endpointMs } from './vad.ts';
+
+/**
+ * One streamed call (issue 44): Twilio's media stream protocol on a WebSocket whose token was
+ * redeemed. The caller's μ-law frames go through voice activity detection; an utterance is
+ * recognized while it is spoken and, at its endpoint, becomes the conversation's turn (the same
+ * `voiceTurn` as a `<Gather>` call: runtime, transfer rules, a campaign callee's close). The reply is
+ * synthesized sentence by sentence and sent as `media` frames, each sentence followed by a `mark`;
+ * the marks the carrier echoes say what was played. The caller speaking over the agent (with
+ * `interruptions: allow`) sends `clear`, and the transcript keeps what was heard. Audio never goes
+ * through Temporal: the conversation's lifecycle workflow hears the turns and the end.
+ */
+
+export interface VoiceDeps extends InboundDeps { stt: SpeechToText; tts: TextToSpeech; baseUrl: string }
+
+/** Frames of audio time per second. */
+const FRAMES_PER_SECOND = SAMPLE_RATE / FRAME_SAMPLES;
+
+interface Spoken { messageId: string | null; text: string; heard: string[]; sentences: number }
+
+/** A reply's latency marks, for its turn's timings. */
+interface TurnClock { turn: number; speechEndedAt: Date; transcriptAt?: Date; replyAt?: Date; firstAudioAt?: Date }
+
+/**
+ * A reply's source: the whole text today. A runtime that streams tokens (issue 46) plugs in here as
+ * an async iterable of text pieces; `speak` cuts sentences as they complete.
+ */
+export type ReplySource = AsyncIterable<{ messageId: string | null; text: string }>;
+
+async function* wholeReplies(messages: { id: string | null; text: string }[]): ReplySource {
+  for (const m of messages) yield { messageId: m.id, text: m.text };
+}
+
+export class CallStream {
+  private streamSid = '';
+  private started = false;
+  private ended = false;
+  private conversation!: ConversationRecord;
+  private agent!: Agent;
+  private session: CarrierSession | null = null;
+  private settings!: CallSettings;
+  private voice!: TtsVoice;
+  private vad!: ReturnType<typeof createVad>;
+  private mixer: CallMixer | null = null;
+  private stt: SttStream | null = null;
+  /** Incremented by a barge-in: the reply being sent stops. */
+  private generation = 0;
+  /** Marks sent and not yet echoed: the reply and sentence each closes. */
+  private marks = new Map<string, { spoken: Spoken; sentence: string }>();
+  private spoken: Spoken[] = [];
+  private sending = false;
+  private turn = 0;
+  private frames = 0;
+  private turns: Promise<void> = Promise.resolve();
+  private afterPlayed: (() => void) | null = null;
+  private closing = false;
+  private inbox: Promise<void> = Promise.resolve();
+  private endpoint = 500;
+
+  constructor(private readonly deps: VoiceDeps, private readonly ws: WebSocket, private readonly binding: StreamTokenBinding) {
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(data.toString()) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      // One at a time, in order: frames wait for the `start` they follow to be set up.
+      this.inbox = this.inbox.then(() => this.onMessage(message)).catch((err: unknown) => this.fail(err));
+    });
+    ws.on('close', (code) => {
+      if (!this.ended) void this.end(`media stream lost (WebSocket closed with code ${code})`, { hangUp: true }).catch((err: unknown) => this.deps.log.error({ err }, 'streamed call end failed'));
+    });
+    ws.on('error', () => {});
+  }
+
+  private fail(err: unknown): void {
+    this.deps.log.error({ err, conversation_id: this.binding.conversationId }, 'streamed call failed');
+    if (!this.ended) void this.end('the streamed call failed', { hangUp: true }).catch(() => {});
+  }
+
+  private async onMessage(message: Record<string, unknown>): Promise<void> {
+    switch (message.event) {
+      case 'start': return this.onStart(message.start as Record<string, unknown> | undefined, String(message.streamSid ?? ''));
+      case 'media': return this.onMedia(message.media as { payload?: string } | undefined);
+      case 'mark': return this.onMark((message.mark as { name?: string } | undefined)?.name ?? '');
+      case 'stop': return this.end('the caller hung up', { hangUp: false });
+      default: return undefined;
+    }
+  }
+
+  private async onStart(start: Record<string, unknown> | undefined, streamSid: string): Promise<void> {
+    if (this.started) return;
+    // The token is bound to one call: a stream that names another is closed (policy violation).
+    if (!start || start.callSid !== this.binding.callSid) {
+      this.ended = true;
+      this.ws.close(1008, 'stream token does not match this call');
+      return;
+    }
+    this.started = true;
+    this.streamSid = String(start.streamSid ?? streamSid);
+    const conversation = await findConversationRecord(this.deps.sql, this.binding.conversationId);
+    const agent = conversation ? await findAgent(this.deps.sql, this.binding.orgId, conversation.agentId) : null;
+    if (!conversation || !agent || conversation.orgId !== this.binding.orgId || conversation.status === 'ended') {
+      this.ended = true;
+      this.ws.close(1000, 'call not live');
+      return;
+    }
+    this.conversation = conversation;
+    this.agent = agent;
+    this.session = await findLiveSession(this.deps.sql, 'voice', this.binding.callSid);
+    this.settings = callSettingsOf(agent);
+    const profile = agent.voice_profile_id ? await findVoiceProfile(this.deps.sql, this.binding.orgId, agent.voice_profile_id) : null;
+    this.voice = ttsVoiceOf(conversation.language, profile);
+    this.endpoint = endpointMs(agent.responsiveness);
+    this.vad = createVad({ endpointMs: this.endpoint });
+    if (this.settings.record) this.mixer = new CallMixer();
+    this.stt = this.deps.stt.open();
+    // The greeting (stored when the call was answered), after the consent line of a recorded call.
+    const opening: { id: string | null; text: string }[] = [];
+    if (this.settings.record && this.settings.recordingConsent) {
+      const [consent] = await insertMessages(this.deps.sql, conversation.id, [{ role: 'agent', text: this.settings.recordingConsent }]);
+      opening.push({ id: consent!.id, text: consent!.text });
+    }
+    const greeting = (await listMessages(this.deps.sql, conversation.id)).filter((m) => m.role === 'agent' && m.text !== this.settings.recordingConsent);
+    opening.push(...greeting.map((m) => ({ id: m.id, text: m.text })));
+    this.queue(async () => { await this.speak(wholeReplies(opening), null); });
+  }
+
+  private async onMedia(media: { payload?: string } | undefined): Promise<void> {
+    if (!this.started || this.ended || !media?.payload) return;
+    const frame = decodeMulaw(Buffer.from(media.payload, 'base64'));
+    this.frames++;
+    this.mixer?.addCaller(frame);
+    if (this.settings.maxMinutes !== null && !this.closing && this.frames >= this.settings.maxMinutes * 60 * FRAMES_PER_SECOND) {
+      this.closing = true;
+      this.queue(() => this.endAtTimeLimit());
+      return;
+    }
+    if (this.closing) return;
+    const event = this.vad.push(frame);
+    if (event?.type === 'speech_start') {
+      if (this.agentSpeaking() && this.agent.interruptions !== 'wait') this.bargeIn();
+    }
+    // The utterance's first sound, heard before speech was certain, goes to the recognizer first.
+    if (event?.type === 'speech_start') for (const before of event.preroll) this.stt?.write(before);
+    else if (this.vad.speaking || event?.type === 'speech_end') this.stt?.write(frame);
+    if (event?.type === 'speech_end') {
+      // The caller stopped speaking when the silence that ended the turn began (frames arrive in real time).
+      const clock: TurnClock = { turn: ++this.turn, speechEndedAt: new Date(Date.now() - this.endpoint) };
+      const stt = this.stt;
+      this.stt = this.deps.stt.open();
+      const heard = stt ? stt.finish() : Promise.resolve('');
+      this.queue(() => this.takeTurn(heard, clock));
+    }
+  }
+
+  /** Runs `step` after the call's earlier steps (turns, notes), in order; a failure is logged and ends the call. */
+  private queue(step: () => Promise<void>): void {
+    this.turns = this.turns.then(step).catch((err: unknown) => this.fail(err));
+  }
+
+  private agentSpeaking(): boolean { return this.sending || this.marks.size > 0; }
+
+  private onMark(name: string): void {
+    const mark = this.marks.get(name);
+    if (!mark) return;
+    this.marks.delete(name);
+    mark.spoken.heard.push(mark.sentence);
+    if (!this.agentSpeaking() && this.afterPlayed) {
+      const next = this.afterPlayed;
+      this.afterPlayed = null;
+      next();
+    }
+  }
+
+  /** The caller spoke over the agent: the carrier drops what it has not played, and the transcript keeps what was heard. */
+  private bargeIn(): void {
+    this.generation++;
+    this.send({ event: 'clear', streamSid: this.streamSid });
+    this.mixer?.clearAgent();
+    this.marks.clear();
+    const cut = this.spoken.filter((s) => s.heard.length < s.sentences);
+    this.spoken = [];
+    // Noted in turn order, before the turn the interrupting words become.
+    this.queue(async () => {
+      for (const s of cut) if (s.messageId) await keepHeardText(this.deps.sql, this.conversation.id, s.messageId, s.heard.join(' '));
+      if (cut.length) await addSystemMessage(this.deps.sql, this.conversation.id, 'The caller interrupted the agent; the transcript keeps what was heard');
+    });
+  }
+
+  /** Sends the reply sentence by sentence: each is synthesized while the one before plays. */
+  private async speak(replies: ReplySource, clock: TurnClock | null): Promise<boolean> {
+    const generation = this.generation;
+    this.sending = true;
+    try {
+      for await (const reply of replies) {
+        const sentences = sentencesOf(reply.text);
+        const spoken: Spoken = { messageId: reply.messageId, text: reply.text, heard: [], sentences: sentences.length };
+        this.spoken.push(spoken);
+        let next = sentences.length ? this.deps.tts.synthesize(sentences[0]!, this.voice) : null;
+        for (let i = 0; i < sentences.length; i++) {
+          const samples = await next!;
+          next = i + 1 < sentences.length ? this.deps.tts.synthesize(sentences[i + 1]!, this.voice) : null;
+          if (generation !== this.generation || this.ended) {
+            void next?.catch(() => {});
+            return false;
+          }
+          const framer = new MulawFramer();
+          for (const frame of [...framer.pushSamples(samples), ...framer.flush()]) {
+            this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
+            if (clock && !clock.firstAudioAt) clock.firstAudioAt = new Date();
+            this.mixer?.addAgent(decodeMulaw(frame));
+          }
+          const name = `${generation}.${this.markCount++}`;
+          this.marks.set(name, { spoken, sentence: sentences[i]! });
+          this.send({ event: 'mark', streamSid: this.streamSid, mark: { name } });
+        }
+      }
+      return true;
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  private markCount = 0;
+
+  /** One utterance: its transcript, the agent's turn (or a transfer, or the call's close), the reply spoken, the timings kept. */
+  private async takeTurn(heard: Promise<string>, clock: TurnClock): Promise<void> {
+    const said = (await heard).trim();
+    clock.transcriptAt = new Date();
+    if (!said || this.ended || this.closing) return;
+    let replies: TranscriptMessage[] = [];
+    let closes = false;
+    const ourNumber = await this.ourNumber();
+    const result = await voiceTurn(this.deps, {
+      orgId: this.binding.orgId, agent: this.agent, conversationId: this.conversation.id, language: this.conversation.language, said,
+      action: voiceTurnUrl(this.deps.baseUrl, this.turn + 1), ourNumber,
+      answer: async (words) => {
+        replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, { role: 'caller' });
+        clock.replyAt = new Date();
+        return replies.map((m) => m.text);
+      },
+      closes: async () => (closes = await callClosed(this.deps.sql, this.conversation.id)),
+      ...(this.session ? {
+        handOver: (rule, words, announcement) => transferCall(this.deps, {
+          session: this.session!, rule, said: words, announcement, ourNumber, baseUrl: this.deps.baseUrl, action: voiceTurnUrl(this.deps.baseUrl, this.turn + 1),
+        }),
+      } : {}),
+    });
+    if (result.transfer) {
+      // The carrier takes the call to the transfer's TwiML (announcement and `<Dial>`): the stream ends there.
+      this.ended = true;
+      await this.deps.carrier.playOnCall(this.binding.callSid, result.twiml);
+      this.ws.close(1000, 'transferred');
+      return;
+    }
+    const played = await this.speak(wholeReplies(replies.map((m) => ({ id: m.id, text: m.text }))), clock);
+    await recordTurnTimings(this.deps.sql, {
+      orgId: this.binding.orgId, agentId: this.agent.id, conversationId: this.conversation.id, turn: clock.turn,
+      speechEndedAt: clock.speechEndedAt, transcriptAt: clock.transcriptAt, replyAt: clock.replyAt ?? clock.transcriptAt, firstAudioAt: clock.firstAudioAt ?? null,
+      interrupted: !played,
+    });
+    if (closes) await this.whenPlayed(() => this.end('the agent closed the call', { hangUp: true }));
+  }
+
+  /** max_call_minutes reached (in the call's audio time): the goodbye is said, then the line is hung up. */
+  private async endAtTimeLimit(): Promise<void> {
+    if (this.ended) return;
+    const goodbye = timeUpGoodbye(this.conversation.language);
+    const [message] = await insertMessages(this.deps.sql, this.conversation.id, [{ role: 'agent', text: goodbye }]);
+    await addSystemMessage(this.deps.sql, this.conversation.id, `Call ended at its ${this.settings.maxMinutes}-minute limit (phone_settings.max_call_minutes)`);
+    this.generation++;
+    this.marks.clear();
+    await this.speak(wholeReplies([{ id: message!.id, text: goodbye }]), null);
+    await this.whenPlayed(() => this.end('max_call_minutes reached', { hangUp: true, noted: true }));
+  }
+
+  /**
+   * Runs `then` once the carrier has played everything sent (every mark echoed), or after the
+   * audio's own length and a margin should the marks never come back.
+   */
+  private async whenPlayed(then: () => Promise<void>): Promise<void> {
+    if (!this.agentSpeaking()) return then();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => { this.afterPlayed = null; resolve(); }, 30_000);
+      this.afterPlayed = () => { clearTimeout(timer); resolve(); };
+    });
+    return then();
+  }
+
+  private async ourNumber(): Promise<string> {
+    const number = this.session ? await findPhoneNumberById(this.deps.sql, this.session.phoneNumberId) : null;
+    return number?.phone_number ?? '';
+  }
+
+  /** The end of the call, once: the reason in the transcript, the carrier's line hung up if it is still up, the recording kept, the conversation ended. */
+  async end(reason: string, opts: { hangUp: boolean; noted?: boolean }): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.stt?.abort();
+    if (this.ws.readyState === this.ws.OPEN) this.ws.close(1000, 'call ended');
+    if (!this.started) return;
+    if (!opts.noted) await addSystemMessage(this.deps.sql, this.conversation.id, `Call ended: ${reason}`);
+    if (opts.hangUp) await this.deps.carrier.hangUp(this.binding.callSid).catch((err: unknown) => this.deps.log.warn({ err }, 'could not hang up a streamed call'));
+    if (this.mixer) {
+      await saveCallRecording(this.deps.sql, { orgId: this.binding.orgId, agentId: this.agent.id, conversationId: this.conversation.id, samples: this.mixer.mix() });
+    }
+    if (this.session) await endSession(this.deps.sql, this.session.id);
+    await endConversation(this.deps, this.conversation.id, 'visitor');
+  }
+
+  private send(message: Record<string, unknown>): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+  }
+}
