@@ -17,7 +17,8 @@ export interface AssignConversationInput {
 }
 
 const { assignNext, checkAssignee } = proxyActivities<AssignmentActivities>({
-  startToCloseTimeout: '30 seconds',
+  // One short transaction: a worker that died holding it is noticed soon.
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 const { notifyMembers } = proxyActivities<AssignmentActivities>({

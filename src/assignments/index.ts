@@ -159,8 +159,8 @@ export async function releaseByHand(deps: Deps, principal: Principal, conversati
     if (!c.assignedMemberId) throw new AppError(409, 'invalid_state', 'the conversation is not assigned');
     return releaseFrom(tx, c, 'released', principal.memberId);
   });
-  const row = await findConversationRow(deps.sql, conversationId);
-  if (row && row.status === 'active') await requestPerson(deps, { id: row.id, orgId: principal.orgId, agentId: row.widget_id });
+  // The released conversation looks for another member, and the slot freed may take a waiting one.
+  await pokeWaitingConversations(deps, principal.orgId);
   return assignment;
 }
 
