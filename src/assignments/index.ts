@@ -97,8 +97,8 @@ export async function assignNext(sql: Sql, input: { conversationId: string; excl
     const closed = closedOf(c);
     if (closed) return { outcome: closed };
     if (c!.assignedMemberId) {
-      const id = await latestAssignmentTo(tx, c!.id, c!.assignedMemberId);
-      return { outcome: 'assigned', memberId: c!.assignedMemberId, assignmentId: id ?? `manual:${c!.assignedMemberId}` };
+      const step = await latestAssignmentTo(tx, c!.id, c!.assignedMemberId);
+      return { outcome: 'assigned', memberId: c!.assignedMemberId, assignmentId: step?.id ?? `manual:${c!.assignedMemberId}` };
     }
     const teamId = await routedTeam(tx, c!.orgId, c!.agentId, c!.surface);
     await setRoutedTeam(tx, c!.id, teamId);
@@ -111,7 +111,8 @@ export async function assignNext(sql: Sql, input: { conversationId: string; excl
 
 /**
  * After the assignee's wait: taken over, closed, still theirs (reassigned by hand counts as changed),
- * or released because they did not take it over in time or are no longer online.
+ * or released because they did not take it over in time or are no longer online. An assignee chosen
+ * by a person is kept: only round-robin picks time out or follow availability.
  */
 export async function checkAssignee(sql: Sql, input: { conversationId: string; memberId: string; timedOut: boolean }):
   Promise<'closed' | 'taken_over' | 'kept' | 'changed' | 'released'> {
@@ -120,6 +121,9 @@ export async function checkAssignee(sql: Sql, input: { conversationId: string; m
     const closed = closedOf(c);
     if (closed) return closed;
     if (c!.assignedMemberId !== input.memberId) return c!.assignedMemberId ? 'changed' : 'released';
+    // A person chose this assignee (by hand, or the inbox's assign action): only round-robin picks time out or follow availability.
+    const step = await latestAssignmentTo(tx, c!.id, input.memberId);
+    if (!step || step.reason === 'manual') return 'kept';
     const availability = await memberAvailability(tx, input.memberId);
     if (availability === 'online' && !input.timedOut) return 'kept';
     await releaseFrom(tx, c!, availability === 'online' ? 'timeout' : 'offline', null);

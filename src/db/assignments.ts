@@ -110,11 +110,11 @@ export async function wasAssigned(db: Db, conversationId: string): Promise<boole
   return Boolean(row);
 }
 
-/** The latest assignment step of the conversation to this member (what its notice is keyed by). */
-export async function latestAssignmentTo(db: Db, conversationId: string, memberId: string): Promise<string | null> {
-  const [row] = await db<{ id: string }[]>`select id from conversation_assignments where conversation_id = ${conversationId}
+/** The latest assignment step of the conversation to this member (what its notice is keyed by, and why it was made); null when none. */
+export async function latestAssignmentTo(db: Db, conversationId: string, memberId: string): Promise<{ id: string; reason: Assignment['reason'] } | null> {
+  const [row] = await db<{ id: string; reason: Assignment['reason'] }[]>`select id, reason from conversation_assignments where conversation_id = ${conversationId}
     and member_id = ${memberId} and action <> 'released' order by created_at desc, id desc limit 1`;
-  return row?.id ?? null;
+  return row ?? null;
 }
 
 export async function listAssignments(db: Db, conversationId: string): Promise<Assignment[]> {
