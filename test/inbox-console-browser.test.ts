@@ -59,8 +59,11 @@ describe('/inbox as the operators\' console in Chromium (issue 45)', () => {
     await expect.poll(() => page.locator(`#list li[data-id="${visitor.id}"]`).count()).toBe(1);
 
     // Take over from the queue.
+    expect((await api.post(`${REST}/conversations/${visitor.id}/annotations/notes`, { text: 'VIP customer' })).status).toBe(201);
     await queued.click();
     await page.locator('#log .msg.visitor').first().waitFor({ timeout: 15_000 });
+    // Its data and the team's notes beside the transcript.
+    await page.locator('#notes li', { hasText: 'VIP customer' }).waitFor({ timeout: 15_000 });
     expect(await page.locator('#assignee').textContent()).toBe('Assigned to olga@example.com');
     await page.locator('#take').click();
     await expect.poll(() => page.locator('#mode').textContent(), { timeout: 15_000 }).toBe('You are answering');

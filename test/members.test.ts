@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, startTestService, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg } from './support/orgs.ts';
@@ -222,6 +224,9 @@ describe('assignment', () => {
       .toEqual(['conversation.assigned', 'conversation.released', 'conversation.assigned']);
     expect(events[0]!.data.assignment).toMatchObject({ conversation_id: expect.any(String), member_id: expect.any(String) });
     // Live notices for the assignees (a member's stream carries only their own).
+    // And by mail (no SMTP_URL here: an .eml file per notice and member, under DATA_DIR/mail).
+    const toA = (await historyOf(api, third.id)).find((step) => step.member_email === 'a@example.com')!;
+    await eventually(async () => (await readdir(join(svc.config.DATA_DIR, 'mail'))).some((f) => f.includes(`notice-${toA.id}-${a.member.id}`)));
     const notices = await svc.sql<{ data: any }[]>`select data from live_events where org_id = ${orgId} and type = 'notification'`;
     expect(notices.some((n) => n.data.kind === 'assigned' && n.data.member_email === 'a@example.com' && n.data.conversation_id === third.id)).toBe(true);
     expect(notices.some((n) => n.data.kind === 'waiting' && n.data.conversation_id === third.id)).toBe(true);

@@ -166,6 +166,19 @@
     annotations.tags.forEach(function (t) { box.appendChild(el('span', { class: 'tag', text: t })); });
   }
 
+  /** What is known of the conversation: its extracted data, contact and labels, and the team's notes. */
+  function renderData(conversation, annotations) {
+    var box = $('data');
+    box.textContent = '';
+    var rows = Object.keys(conversation.extracted_data || {}).map(function (k) { return [k, String(conversation.extracted_data[k])]; });
+    if (conversation.contact_id) rows.push(['contact', conversation.contact_id]);
+    if (conversation.labels && conversation.labels.length) rows.push(['labels', conversation.labels.join(', ')]);
+    rows.forEach(function (r) { box.appendChild(el('dt', { text: r[0] })); box.appendChild(el('dd', { text: r[1] })); });
+    var notes = $('notes');
+    notes.textContent = '';
+    (annotations.notes || []).forEach(function (n) { notes.appendChild(el('li', { class: 'note', text: n.author + ': ' + n.text })); });
+  }
+
   // ---- alerts: a badge, a tone, a notification
 
   function renderAlerts() {
@@ -237,6 +250,8 @@
     state.seen = {};
     if (state.alerts[id]) { delete state.alerts[id]; renderAlerts(); }
     $('log').textContent = '';
+    $('data').textContent = '';
+    $('notes').textContent = '';
     $('title').textContent = 'Conversation ' + id.slice(-6);
     renderList();
     renderQueue();
@@ -246,6 +261,7 @@
       .then(function (both) {
         both[0].messages.forEach(addMessage);
         renderTags(both[1]);
+        renderData(both[0], both[1]);
         return api('POST', '/conversations/' + id + '/advisor', { action: 'mark_read' });
       })
       .then(function () { scheduleRefresh(); })
