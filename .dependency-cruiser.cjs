@@ -29,7 +29,7 @@ const ROWS = [
   ['auth', 'temporal', 'events', 'crawler'],
   ['runtime', 'knowledge'],
   ['tools', 'webhooks', 'credits'],
-  ['conversations', 'telephony', 'voice'],
+  ['conversations', 'telephony', 'voice', 'assignments'],
 ];
 const LOWER = ROWS.flat();
 

@@ -79,6 +79,10 @@ export const ConfigSchema = Type.Object({
   CONVERSATION_INACTIVITY_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   /** While a member holds a conversation (live inbox take-over), it ends after this long without a message. */
   HUMAN_INACTIVITY_SECONDS: Type.Integer({ minimum: 1, maximum: 7 * 86_400, default: 4 * 3600 }),
+  /** Seconds a member assigned a waiting conversation has to take it over before it goes to the next member (issue 45). */
+  ASSIGNMENT_ACCEPT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 120 }),
+  /** Seconds between looks at a waiting conversation's queue when nothing changed (a member coming online wakes it at once). */
+  ASSIGNMENT_RECHECK_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   /** How long a live inbox stream (SSE) stays open before the client reconnects with Last-Event-ID. */
   LIVE_STREAM_MAX_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
   /** Seconds between SSE heartbeats (comment lines) on a quiet live stream. */

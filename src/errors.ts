@@ -29,6 +29,8 @@ export const ERRORS = {
   phone_number_exists: { status: 409, title: 'Phone number already exists', means: 'The organization already holds this number.', todo: 'Use the existing number (`GET /phone-numbers`).' },
   phone_number_unavailable: { status: 409, title: 'Phone number is not available', means: 'The number is held by another account of this service, or the carrier no longer offers it.', todo: 'Search again (`GET /phone-numbers/search`) and pick another.' },
   email_address_taken: { status: 409, title: 'Email address already in use', means: 'Another inbox already receives at this address.', todo: 'Choose another address, or change the other inbox first.' },
+  member_exists: { status: 409, title: 'Member already exists', means: 'The organization already has a member with this e-mail; `member_id` names it.', todo: 'Change that member (`PATCH /members/:member_id`) instead of creating one.' },
+  name_taken: { status: 409, title: 'Name already in use', means: 'Another resource of this kind in the organization already has this name or short code.', todo: 'Choose another name, or change the existing one.' },
   contact_exists: { status: 409, title: 'Contact already exists', means: 'A contact with this email or phone exists; `contact_id` and `field` name it.', todo: 'Update that contact (`PATCH /contacts/:contact_id`) instead of creating one.' },
   idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is in progress', means: 'The first request with this key has not finished yet.', todo: 'Retry after a moment with the same key and body: you will get the first request\'s response.' },
   payload_too_large: { status: 413, title: 'Request body too large', means: 'The body is over the 1 MiB limit.', todo: 'Send a smaller body (split large imports into several requests).' },
@@ -53,6 +55,7 @@ export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_EXTENSIONS: Partial<Record<ErrorCode, readonly string[]>> = {
   missing_permission: ['required_permission'],
   contact_exists: ['contact_id', 'field'],
+  member_exists: ['member_id'],
   sip_trunk_in_use: ['transfer_rule_count'],
 };
 

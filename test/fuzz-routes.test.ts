@@ -71,6 +71,9 @@ async function fixture(): Promise<Fixture> {
   }), 'email inbox');
   const kb = await created(api.post('/api/v1/rest/knowledge-bases', { name: 'Docs' }), 'knowledge base');
   const contact = await created(api.post('/api/v1/rest/contacts', { email_lower: `fuzz-${randomBytes(5).toString('hex')}@example.com` }), 'contact');
+  const person = await created(api.post('/api/v1/rest/members', { email: `fuzz-${randomBytes(4).toString('hex')}@example.com`, name: 'Fuzz' }), 'member');
+  const team = await created(api.post('/api/v1/rest/teams', { name: 'Fuzzers', member_ids: [person.id], agent_ids: [agent.id] }), 'team');
+  const canned = await created(api.post('/api/v1/rest/canned-responses', { short_code: 'fuzz', text: 'Hello {{visitor.name}}' }), 'canned response');
   const started = await created(call(svc.url, 'POST', `/api/v1/public/widgets/${agent.public_key}/conversations`, {
     body: { page_url: 'https://example.com/' }, headers: { origin: 'https://example.com' },
   }), 'conversation');
@@ -79,6 +82,7 @@ async function fixture(): Promise<Fixture> {
     ids: {
       agent: agent.id, second: second.id, public_key: agent.public_key, site: site.id, rule: rule.id, key: key.id, webhook: webhook.id,
       profile: profile.id, trunk: trunk.id, inbox: inbox.id, kb: kb.id, contact: contact.id, conversation: started.conversation_id,
+      member: person.id, team: team.id, canned: canned.id,
     },
   };
 }
@@ -93,6 +97,7 @@ function resourceOf(path: string, param: string): string | null {
   const byCollection: Record<string, string> = {
     agents: 'agent', 'api-keys': 'key', webhooks: 'webhook', 'voice-profiles': 'profile', 'sip-trunks': 'trunk', 'email-inboxes': 'inbox',
     sites: 'site', 'knowledge-bases': 'kb', conversations: 'conversation', contacts: 'contact',
+    members: 'member', teams: 'team', 'canned-responses': 'canned',
   };
   return byCollection[before ?? ''] ?? null;
 }
@@ -123,6 +128,7 @@ function bodyOverrides(own: Fixture, schema: Schema): Record<string, fc.Arbitrar
   const choices: Record<string, fc.Arbitrary<Json>> = {
     widget_id: String(props.widget_id?.pattern ?? '').startsWith('^wgt_') ? own_('public_key') : own_('agent'),
     target_agent_id: own_('second'), agent_id: own_('second'), sip_trunk_id: own_('trunk'), voice_profile_id: own_('profile'),
+    member_id: own_('member'), conversation_id: own_('conversation'),
   };
   for (const [key, arb] of Object.entries(choices)) if (props[key]) out[key] = arb;
   return out;

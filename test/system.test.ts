@@ -80,7 +80,9 @@ describe('OpenAPI and docs', () => {
       const body = doc.webhooks[type].post.requestBody.content['application/json'].schema;
       expect(body.required, type).toEqual(['id', 'type', 'created_at', 'data']);
       expect(body.properties.type, type).toMatchObject({ const: type });
-      const data = type.startsWith('widget.') ? 'WidgetEventData' : type.startsWith('conversation.') ? 'ConversationEventData'
+      const data = type.startsWith('widget.') ? 'WidgetEventData'
+        : type === 'conversation.assigned' || type === 'conversation.released' ? 'AssignmentEventData'
+        : type.startsWith('conversation.') ? 'ConversationEventData'
         : type.startsWith('campaign_call.') ? 'CampaignCallEventData' : type.startsWith('contact.') ? 'ContactErasedEventData' : 'CampaignEventData';
       expect(body.properties.data, type).toEqual({ $ref: `#/components/schemas/${data}` });
     }
@@ -88,6 +90,9 @@ describe('OpenAPI and docs', () => {
     expect(doc.components.schemas.CampaignCallEventData.properties).toEqual({ call: { $ref: '#/components/schemas/CampaignCall' } });
     expect(doc.components.schemas.WidgetEventData.properties).toEqual({ agent: { $ref: '#/components/schemas/Agent' }, widget: { $ref: '#/components/schemas/Widget' } });
     expect(doc.components.schemas.ConversationEventData.properties).toEqual({ conversation: { $ref: '#/components/schemas/Conversation' } });
+    expect(doc.components.schemas.AssignmentEventData.properties).toEqual({
+      conversation: { $ref: '#/components/schemas/Conversation' }, assignment: { $ref: '#/components/schemas/Assignment' },
+    });
   });
 
   it('serves a browsable reference from local assets', async () => {

@@ -6,12 +6,17 @@
  * with textContent, never as HTML. An `alert` event (agents with live_chat_alerts, issue 43) counts on
  * the header badge and marks its row until the conversation is opened, plays a short tone (Web Audio)
  * and, when the browser allows it, shows a system notification.
+ *
+ * The operators' console (issue 45): the member's availability, the queue of conversations waiting for
+ * a person, a search and a "mine only" filter, assign to me and release, `notification` events (an
+ * assignment, a conversation waiting) told as the member's preferences say, and canned responses:
+ * typing `/code` in the reply suggests them, and Tab expands the code into its text.
  */
 (function () {
   'use strict';
   var REST = '/api/v1/rest';
   var $ = function (id) { return document.getElementById(id); };
-  var state = { token: sessionStorage.getItem('ams_inbox_token') || '', open: null, lastEventId: '', conversations: [], refresh: 0, seen: {}, alerts: {}, audio: null };
+  var state = { token: sessionStorage.getItem('ams_inbox_token') || '', open: null, lastEventId: '', conversations: [], queue: [], me: null, refresh: 0, seen: {}, alerts: {}, audio: null, suggest: 0 };
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -47,10 +52,49 @@
   // ---- the list
 
   function loadList() {
-    return api('GET', '/conversations/live').then(function (body) {
-      state.conversations = body.data;
+    return Promise.all([api('GET', '/conversations/live'), api('GET', '/conversations/queue?assigned=all')]).then(function (both) {
+      state.conversations = both[0].data;
+      state.queue = both[1].data;
       renderList();
+      renderQueue();
       if (state.open) renderDetailHeader();
+    });
+  }
+
+  /** The member this token acts for: their name and availability in the header. */
+  function loadMe() {
+    return api('GET', '/members/me').then(function (me) {
+      state.me = me;
+      $('me').hidden = false;
+      $('me').textContent = me.name + ' (' + me.role + ')';
+      $('availability').hidden = false;
+      $('availability-label').hidden = false;
+      $('availability').value = me.availability;
+    });
+  }
+
+  function matches(c) {
+    var q = $('search').value.trim().toLowerCase();
+    var mine = $('mine').checked;
+    if (mine && (!state.me || (c.assigned_to !== state.me.email && c.held_by !== state.me.email))) return false;
+    if (!q) return true;
+    return [c.id, c.surface, c.assigned_to || '', c.last_message ? c.last_message.text : ''].join(' ').toLowerCase().indexOf(q) >= 0;
+  }
+
+  function renderQueue() {
+    var list = $('queue');
+    list.textContent = '';
+    var waiting = state.queue.filter(function (q) { return !q.assigned_to || !$('mine').checked || (state.me && q.assigned_to === state.me.email); });
+    $('queue-count').textContent = String(state.queue.filter(function (q) { return !q.assigned_to; }).length);
+    waiting.forEach(function (q) {
+      var item = el('li', { 'data-id': q.id, class: state.open === q.id ? 'open' : '' }, [
+        el('div', { class: 'top' }, [el('span', { text: q.surface + ' · ' + q.id.slice(-6) }),
+          el('span', { class: 'badge needs', text: q.assigned_to ? 'assigned' : 'waiting' })]),
+        el('div', { class: 'last', text: q.last_message || '' }),
+        q.assigned_to ? el('div', { class: 'last', text: 'Assigned to ' + q.assigned_to }) : null,
+      ]);
+      item.addEventListener('click', function () { openConversation(q.id); });
+      list.appendChild(item);
     });
   }
 
@@ -64,7 +108,7 @@
     var list = $('list');
     list.textContent = '';
     $('empty').hidden = state.conversations.length > 0;
-    state.conversations.forEach(function (c) {
+    state.conversations.filter(matches).forEach(function (c) {
       var top = el('div', { class: 'top' }, [
         el('span', { class: 'dot ' + c.presence, title: c.presence }),
         el('span', { text: c.surface + ' · ' + c.id.slice(-6) }),
@@ -102,6 +146,10 @@
     $('reply').querySelector('button').disabled = mode !== 'human';
     $('tag').disabled = mode === 'none';
     $('tagger').querySelector('button').disabled = mode === 'none';
+    var live = c && (mode === 'agent' || mode === 'human');
+    $('assign-me').disabled = !live || !state.me || c.assigned_to === state.me.email;
+    $('release').disabled = !live || !c.assigned_to;
+    $('assignee').textContent = c && c.assigned_to ? 'Assigned to ' + c.assigned_to : '';
   }
 
   function addMessage(m) {
@@ -116,6 +164,19 @@
     var box = $('tags');
     box.textContent = '';
     annotations.tags.forEach(function (t) { box.appendChild(el('span', { class: 'tag', text: t })); });
+  }
+
+  /** What is known of the conversation: its extracted data, contact and labels, and the team's notes. */
+  function renderData(conversation, annotations) {
+    var box = $('data');
+    box.textContent = '';
+    var rows = Object.keys(conversation.extracted_data || {}).map(function (k) { return [k, String(conversation.extracted_data[k])]; });
+    if (conversation.contact_id) rows.push(['contact', conversation.contact_id]);
+    if (conversation.labels && conversation.labels.length) rows.push(['labels', conversation.labels.join(', ')]);
+    rows.forEach(function (r) { box.appendChild(el('dt', { text: r[0] })); box.appendChild(el('dd', { text: r[1] })); });
+    var notes = $('notes');
+    notes.textContent = '';
+    (annotations.notes || []).forEach(function (n) { notes.appendChild(el('li', { class: 'note', text: n.author + ': ' + n.text })); });
   }
 
   // ---- alerts: a badge, a tone, a notification
@@ -157,7 +218,7 @@
 
   function notify(data) {
     if (!window.Notification || Notification.permission !== 'granted') return;
-    var title = data.reason === 'handoff_requested' ? 'A visitor asks for a person' : 'A visitor is waiting for a reply';
+    var title = data.kind ? data.text : data.reason === 'handoff_requested' ? 'A visitor asks for a person' : 'A visitor is waiting for a reply';
     try {
       var n = new Notification(title, { body: data.text || '', tag: 'ams-' + data.conversation_id });
       n.onclick = function () { window.focus(); openConversation(data.conversation_id); n.close(); };
@@ -174,19 +235,33 @@
     notify(data);
   }
 
+  /** A notice for this member (an assignment, a conversation waiting): the badge, and a tone and a notification as their preferences say. */
+  function handleNotice(data) {
+    if (data.conversation_id === state.open && document.visibilityState === 'visible') return;
+    state.alerts[data.conversation_id] = true;
+    renderAlerts();
+    renderList();
+    if (data.sound) chime();
+    if (data.browser) notify(data);
+  }
+
   function openConversation(id) {
     state.open = id;
     state.seen = {};
     if (state.alerts[id]) { delete state.alerts[id]; renderAlerts(); }
     $('log').textContent = '';
+    $('data').textContent = '';
+    $('notes').textContent = '';
     $('title').textContent = 'Conversation ' + id.slice(-6);
     renderList();
+    renderQueue();
     renderDetailHeader();
     showError(null);
     return Promise.all([api('GET', '/conversations/' + id), api('GET', '/conversations/' + id + '/annotations')])
       .then(function (both) {
         both[0].messages.forEach(addMessage);
         renderTags(both[1]);
+        renderData(both[0], both[1]);
         return api('POST', '/conversations/' + id + '/advisor', { action: 'mark_read' });
       })
       .then(function () { scheduleRefresh(); })
@@ -207,6 +282,7 @@
 
   function handleEvent(type, data) {
     if (type === 'alert') { handleAlert(data); return; }
+    if (type === 'notification') { handleNotice(data); scheduleRefresh(); return; }
     if (type === 'ended' && state.alerts[data.conversation_id]) { delete state.alerts[data.conversation_id]; renderAlerts(); }
     if (data.conversation_id === state.open && type === 'message') {
       addMessage(data.message);
@@ -275,7 +351,57 @@
     $('tags').textContent = '';
     $('title').textContent = 'No conversation selected';
     renderDetailHeader();
-    loadList().then(function () { showError(null); return stream(); }).catch(function (err) { setStatus('Not connected'); showError(err); });
+    loadList().then(function () { showError(null); loadMe().catch(function () { state.me = null; }); return stream(); })
+      .catch(function (err) { setStatus('Not connected'); showError(err); });
+  });
+  $('availability').addEventListener('change', function () {
+    api('PATCH', '/members/me', { availability: $('availability').value }).then(function (me) { state.me = me; }, showError);
+  });
+  $('search').addEventListener('input', renderList);
+  $('mine').addEventListener('change', function () { renderList(); renderQueue(); });
+  $('assign-me').addEventListener('click', function () {
+    if (!state.open || !state.me) return;
+    api('POST', '/conversations/' + state.open + '/assign', { member_id: state.me.id }).then(loadList, showError);
+  });
+  $('release').addEventListener('click', function () {
+    if (!state.open) return;
+    api('POST', '/conversations/' + state.open + '/release', {}).then(loadList, showError);
+  });
+
+  // ---- canned responses: `/code` suggests, Tab (or a click) expands
+
+  function expandCanned(code) {
+    var body = { short_code: code };
+    if (state.open) body.conversation_id = state.open;
+    return api('POST', '/canned-responses/expand', body).then(function (res) {
+      $('text').value = res.text;
+      $('canned').hidden = true;
+      $('text').focus();
+    }, showError);
+  }
+
+  $('text').addEventListener('input', function () {
+    var m = /^\/([A-Za-z0-9_-]*)$/.exec($('text').value);
+    clearTimeout(state.suggest);
+    if (!m) { $('canned').hidden = true; return; }
+    state.suggest = setTimeout(function () {
+      api('GET', '/canned-responses?limit=10&q=' + encodeURIComponent(m[1])).then(function (page) {
+        var list = $('canned');
+        list.textContent = '';
+        page.data.forEach(function (c) {
+          var item = el('li', { 'data-code': c.short_code }, [el('strong', { text: '/' + c.short_code }), document.createTextNode(' ' + c.title)]);
+          item.addEventListener('click', function () { expandCanned(c.short_code); });
+          list.appendChild(item);
+        });
+        list.hidden = page.data.length === 0;
+      }, showError);
+    }, 120);
+  });
+  $('text').addEventListener('keydown', function (e) {
+    var m = /^\/([A-Za-z0-9_-]+)$/.exec($('text').value);
+    if (e.key !== 'Tab' || !m) return;
+    e.preventDefault();
+    expandCanned(m[1]);
   });
   $('take').addEventListener('click', function () { act({ action: 'take_over' }); });
   $('back').addEventListener('click', function () { act({ action: 'hand_back' }); });

@@ -9,6 +9,7 @@ import type { AppContext, AppDeps } from '../context.ts';
 import { findMember, listLiveConversations, touchInboxMember } from '../../src/db/live-inbox.ts';
 import { addNote, changeAnnotations, readAnnotations, runAdvisorAction } from '../../src/conversations/advisor.ts';
 import { openLiveStream } from '../../src/conversations/live-stream.ts';
+import { assertInScope, inScope } from '../../src/assignments/index.ts';
 import {
   AdvisorActionSchema, AnnotationsPatchSchema, AnnotationsSchema, LiveConversationListSchema, LiveConversationSchema, NoteCreateSchema, NoteSchema,
 } from '../../src/schemas/live-inbox.ts';
@@ -61,7 +62,7 @@ export const conversationsFamily: RouteFamily = {
       responses: { 200: { description: 'Conversations in progress', schema: LiveConversationListSchema } },
       async handler({ principal, deps }) {
         if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
-        return { status: 200, body: { data: await listLiveConversations(deps.sql, principal.orgId, principal.memberId) } };
+        return { status: 200, body: { data: await listLiveConversations(deps.sql, principal.orgId, principal.memberId, principal.agentScope) } };
       },
     }),
     route({
@@ -81,7 +82,7 @@ export const conversationsFamily: RouteFamily = {
           if (principal.memberId) await touchInboxMember(deps.sql, principal.memberId);
           const member = principal.memberId ? await findMember(deps.sql, principal.memberId) : null;
           stream = await openLiveStream({ sql: deps.sql, hub: deps.liveHub }, {
-            orgId: principal.orgId, lastEventId: ctx.get('Last-Event-ID') || null, memberEmail: member?.email ?? null,
+            orgId: principal.orgId, lastEventId: ctx.get('Last-Event-ID') || null, memberEmail: member?.email ?? null, agentScope: principal.agentScope,
             heartbeatSeconds: deps.config.LIVE_STREAM_HEARTBEAT_SECONDS, maxSeconds: deps.config.LIVE_STREAM_MAX_SECONDS,
             onClose: (cb) => {
               ctx.req.once('close', cb);
@@ -111,7 +112,7 @@ export const conversationsFamily: RouteFamily = {
       permissions: ['conversations.read'], query: ConversationListQuery,
       responses: { 200: { description: 'A page of conversations', schema: ConversationListSchema } },
       async handler({ query, principal, deps }) {
-        const page = await listConversations(deps.sql, principal.orgId, query);
+        const page = await listConversations(deps.sql, principal.orgId, { ...query, agent_scope: principal.agentScope });
         return pageReply(page, query);
       },
     }),
@@ -123,7 +124,7 @@ export const conversationsFamily: RouteFamily = {
       responses: { 200: { description: 'The conversation', schema: ConversationDetailSchema } },
       async handler({ params, principal, deps, ctx }) {
         const conversation = await findConversation(deps.sql, principal.orgId, params.id);
-        if (!conversation) throw notFound('conversation');
+        if (!conversation || !inScope(principal, conversation.widget_id)) throw notFound('conversation');
         return {
           status: 200,
           body: { ...conversation, card_url: cardUrl(publicOrigin(ctx), deps.secrets, conversation.id), ...await voiceDetailOf(deps.sql, principal.orgId, conversation.id) },
@@ -159,6 +160,7 @@ export const conversationsFamily: RouteFamily = {
       permissions: ['conversations.read'], params: IdParams,
       responses: { 200: { description: 'The annotations', schema: AnnotationsSchema } },
       async handler({ params, principal, deps }) {
+        await assertInScope(deps.sql, principal, params.id);
         return { status: 200, body: await readAnnotations(deps.sql, principal.orgId, params.id) };
       },
     }),
@@ -169,6 +171,7 @@ export const conversationsFamily: RouteFamily = {
       permissions: ['conversations.write'], params: IdParams, body: AnnotationsPatchSchema,
       responses: { 200: { description: 'The annotations', schema: AnnotationsSchema } },
       async handler({ params, body, principal, deps }) {
+        await assertInScope(deps.sql, principal, params.id);
         return { status: 200, body: await changeAnnotations(deps.sql, principal.orgId, params.id, body) };
       },
     }),
@@ -178,6 +181,7 @@ export const conversationsFamily: RouteFamily = {
       permissions: ['conversations.write'], params: IdParams, body: NoteCreateSchema,
       responses: { 201: { description: 'The note', schema: NoteSchema } },
       async handler({ params, body, principal, deps }) {
+        await assertInScope(deps.sql, principal, params.id);
         const note = await addNote(deps.sql, principal, params.id, body.text);
         return { status: 201, body: note, headers: { Location: `${BASE}/conversations/${params.id}/annotations` } };
       },

@@ -1,5 +1,6 @@
 import type { Sql } from '../db/index.ts';
 import { findKeyByTokenHash, keysNotLive } from '../db/api-keys.ts';
+import { memberScope } from '../db/members.ts';
 import { listenDurably } from '../db/listen.ts';
 import { isPermission, type Permission } from '../schemas/permissions.ts';
 import { tokenDigest, tokenKindOf, type TokenKind } from './tokens.ts';
@@ -9,8 +10,14 @@ export interface Principal {
   orgId: string;
   keyId: string;
   kind: TokenKind;
+  /** The member a user token acts for (null for an organization key): who the audit log and the inbox name. */
   memberId: string | null;
   permissions: ReadonlySet<Permission>;
+  /**
+   * The agents whose conversations this principal may see (issue 45): an operator's served agents; null
+   * for everyone else (organization keys, supervisors, admins, and operators serving every agent).
+   */
+  agentScope: readonly string[] | null;
 }
 
 export interface Authenticator {
@@ -87,9 +94,11 @@ export async function createAuthenticator(sql: Sql, opts: { ttlMs?: number } = {
       cache.delete(cacheKey);
       return null;
     }
+    const scope = row.member_id ? await memberScope(sql, row.member_id) : null;
     const principal: Principal = {
       orgId: row.org_id, keyId: row.id, kind: row.kind, memberId: row.member_id,
       permissions: new Set(row.permissions.filter(isPermission)),
+      agentScope: scope?.role === 'operator' && scope.agent_ids.length > 0 ? scope.agent_ids : null,
     };
     if (cache.size >= MAX_ENTRIES) cache.clear();
     cache.set(cacheKey, { principal, expires: Date.now() + ttlMs });

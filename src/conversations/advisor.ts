@@ -9,6 +9,7 @@ import { AppError, fieldError, notFound } from '../errors.ts';
 import { foldTags, type AdvisorActionInput, type Annotations, type AnnotationsPatch, type LiveConversation, type Note } from '../schemas/live-inbox.ts';
 import { signalLifecycle, type ConversationDeps } from './lifecycle.ts';
 import { queueEmailReply } from './email.ts';
+import { inScope, pokeAssignment } from '../assignments/index.ts';
 import { findSmsThread } from '../db/carrier-sessions.ts';
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 
@@ -47,7 +48,7 @@ export async function runAdvisorAction(deps: AdvisorDeps, principal: Principal, 
   await touchInboxMember(deps.sql, memberId);
   const done = await deps.sql.begin(async (tx) => {
     const c = await lockAdvisable(tx, principal.orgId, id);
-    if (!c) throw notFound('conversation');
+    if (!c || !inScope(principal, c.agentId)) throw notFound('conversation');
     if (input.action === 'mark_read') {
       await markConversationRead(tx, c.id, memberId);
       return { c, signal: null, said: null };
@@ -59,6 +60,8 @@ export async function runAdvisorAction(deps: AdvisorDeps, principal: Principal, 
     return { c, ...applied };
   });
   if (done.signal) await signalLifecycle(deps, id, done.signal);
+  // The assignment workflow (if one waits) learns of a take-over, hand-back or assignment at once.
+  if (done.signal === 'takeOver' || done.signal === 'handBack' || input.action === 'assign') await pokeAssignment(deps, id);
   // A member's reply in an email conversation goes out by mail too.
   if (done.said) await queueEmailReply(deps, done.c, [done.said]);
   const live = await findLiveConversation(deps.sql, principal.orgId, id, memberId);

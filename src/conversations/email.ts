@@ -15,6 +15,7 @@ import { HANDOFF_REQUEST } from '../runtime/signals.ts';
 import { sendEmailReplyKind } from '../../workflows/send-email-reply.ts';
 import { startWorkflow, type StartDeps } from '../temporal/start.ts';
 import { flagNeedsHuman } from '../db/live-inbox.ts';
+import { requestPerson } from '../assignments/index.ts';
 import { addSystemMessage, agentTurn, conversationEventData, signalLifecycle, startLifecycle, type ConversationDeps } from './lifecycle.ts';
 
 /**
@@ -107,6 +108,7 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
   const conversation = (await findConversationRecord(deps.sql, started.conversationId))!;
   // Machine mail neither answers nor keeps the conversation alive: an auto-responder cannot hold it open.
   if (automated) return;
+  if (HANDOFF_REQUEST.test(text.toLowerCase())) await requestPerson(deps, conversation);
   if (started.eventId) {
     await startLifecycle(deps, conversation, agent);
   } else {
@@ -123,7 +125,7 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
  * with an auto-responder that ignores Auto-Submitted. Past one, the mail stays recorded, the agent is
  * silent, and the conversation is flagged for a person in the live inbox (noted once an hour).
  */
-async function mayAnswer(deps: Pick<ConversationDeps, 'sql' | 'config' | 'log'>, input: { inboxId: string; correspondent: string; conversationId: string }): Promise<boolean> {
+async function mayAnswer(deps: Pick<ConversationDeps, 'sql' | 'config' | 'log' | 'temporal'>, input: { inboxId: string; correspondent: string; conversationId: string }): Promise<boolean> {
   const refusal = await takeAutoReply(deps.sql, {
     ...input, perThread: deps.config.EMAIL_AUTO_REPLIES_PER_THREAD_PER_HOUR, perSender: deps.config.EMAIL_AUTO_REPLIES_PER_SENDER_PER_HOUR,
   });
@@ -138,6 +140,8 @@ async function mayAnswer(deps: Pick<ConversationDeps, 'sql' | 'config' | 'log'>,
     if (!recent.some((m) => m.role === 'system' && m.text === note && Date.parse(m.ts) > hourAgo)) await addSystemMessage(tx, input.conversationId, note);
     await flagNeedsHuman(tx, input.conversationId);
   });
+  const conversation = await findConversationRecord(deps.sql, input.conversationId);
+  if (conversation) await requestPerson(deps, conversation);
   return false;
 }
 

@@ -20,6 +20,7 @@ import { activitySignal, conversationLifecycleKind, endedSignal, handBackSignal,
 import { queueBusinessNotification } from './notify.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
+import { requestPerson } from '../assignments/index.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
 import { handoffReply, pageLanguage } from '../answers/phrases.ts';
@@ -205,6 +206,7 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
   if (handoff) await flagNeedsHuman(deps.sql, conversation.id);
   const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation, text);
   if (handoff) await queueBusinessNotification(deps, agent, conversation, 'handoff_requested');
+  if (handoff && inLiveInbox(conversation)) await requestPerson(deps, conversation);
   await signalLifecycle(deps, conversation.id, 'activity');
   return replies;
 }
@@ -264,9 +266,9 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
   // Spoken, not written: no URL or "Source:", one or two short sentences.
   if (conversation.surface === 'phone') turn.replies = turn.replies.map((reply) => spokenText(reply, conversation.language ?? agent.default_language));
   const schema = told.data_schema ?? [];
-  const { stored, completed } = await deps.sql.begin(async (tx) => {
+  const { stored, completed, flagged } = await deps.sql.begin(async (tx) => {
     const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
-    if (!current || current.mode === 'human') return { stored: [], completed: false };
+    if (!current || current.mode === 'human') return { stored: [], completed: false, flagged: false };
     if (closing && placed) await closeCall(tx, placed.call, closing, new Date());
     const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
     await recordTurn(tx, conversation.id, turn);
@@ -275,10 +277,12 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
       const note = `Transfer rule "${rule.name}" matched: a member of the team is asked to join`;
       if (!history.some((m) => m.role === 'system' && m.text === note)) await addSystemMessage(tx, conversation.id, note);
     }
-    if (rule || turn.replies.some((reply) => HANDOFF_OFFER.test(reply.toLowerCase()))) await flagNeedsHuman(tx, conversation.id);
+    const flagged = Boolean(rule) || turn.replies.some((reply) => HANDOFF_OFFER.test(reply.toLowerCase()));
+    if (flagged) await flagNeedsHuman(tx, conversation.id);
     // Decided under the row's lock: the turn that completes the data schema is exactly one.
-    return { stored, completed: dataSchemaComplete(schema, turn.captured) && !dataSchemaComplete(schema, current.captured) };
+    return { stored, completed: dataSchemaComplete(schema, turn.captured) && !dataSchemaComplete(schema, current.captured), flagged };
   });
+  if (flagged && inLiveInbox(conversation)) await requestPerson(deps, conversation);
   if (rule) await queueBusinessNotification(deps, agent, conversation, 'handoff_requested');
   if (completed) await queueBusinessNotification(deps, agent, conversation, 'lead_captured');
   if (!completed || !tools.dataCaptured.length) return stored;

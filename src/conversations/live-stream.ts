@@ -60,11 +60,16 @@ export async function createLiveHub(sql: Sql, log: Logger): Promise<LiveHub> {
 /**
  * Whether a reader's stream carries the event: an `alert` of an agent whose `live_chat_alert_scope` is
  * `assigned` goes to the member the conversation is assigned to (and to organization keys), not to
- * the rest of the team; every other event goes to every reader of the organization.
+ * the rest of the team; a `notification` (issue 45) goes to the member it names; an operator serving
+ * some agents (`agentScope`) sees only their conversations' events; every other event goes to every
+ * reader of the organization.
  */
-export function forReader(event: LiveEvent, memberEmail: string | null): boolean {
+export function forReader(event: LiveEvent, memberEmail: string | null, agentScope: readonly string[] | null = null): boolean {
+  if (agentScope && event.agentId && !agentScope.includes(event.agentId)) return false;
+  const mine = (email: unknown) => typeof email === 'string' && memberEmail !== null && email.toLowerCase() === memberEmail.toLowerCase();
+  if (event.type === 'notification') return memberEmail === null || mine(event.data.member_email);
   if (event.type !== 'alert' || event.data.scope !== 'assigned' || memberEmail === null) return true;
-  return typeof event.data.assigned_to === 'string' && event.data.assigned_to.toLowerCase() === memberEmail.toLowerCase();
+  return mine(event.data.assigned_to);
 }
 
 /** One event as SSE text. */
@@ -81,6 +86,8 @@ export async function openLiveStream(deps: { sql: Sql; hub: LiveHub }, opts: {
   orgId: string; lastEventId: string | null; heartbeatSeconds: number; maxSeconds: number; onClose(cb: () => void): void;
   /** The e-mail of the member reading (a user token), null for an organization key: see `forReader`. */
   memberEmail?: string | null;
+  /** An operator's served agents: only their conversations' events (see `forReader`). */
+  agentScope?: readonly string[] | null;
 }): Promise<PassThrough> {
   const out = new PassThrough();
   // Ids already sent, newest last. Not a high-water mark: ids come from a sequence, and a transaction
@@ -89,7 +96,7 @@ export async function openLiveStream(deps: { sql: Sql; hub: LiveHub }, opts: {
   const pending: LiveEvent[] = [];
   let replaying = true;
   const write = (event: LiveEvent) => {
-    if (sent.has(event.id) || !forReader(event, opts.memberEmail ?? null)) return;
+    if (sent.has(event.id) || !forReader(event, opts.memberEmail ?? null, opts.agentScope ?? null)) return;
     sent.add(event.id);
     if (sent.size > 5000) sent.delete(sent.values().next().value!);
     out.write(sseFrame(event));

@@ -26,7 +26,7 @@ const selectKey = (db: Db) => db`
 /** Finds or creates the member with this email (case-insensitive) in an organization. */
 export async function ensureMember(db: Db, orgId: string, email: string): Promise<string> {
   const [row] = await db<{ id: string }[]>`
-    insert into members (id, org_id, email) values (${newId()}, ${orgId}, ${email})
+    insert into members (id, org_id, email, name) values (${newId()}, ${orgId}, ${email}, ${email.split('@')[0] || email})
     on conflict (org_id, lower(email)) do update set email = members.email
     returning id`;
   return row!.id;

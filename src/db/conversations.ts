@@ -40,10 +40,12 @@ const rowColumns = (db: Db) => db`
 type ListFilter = Pick<ConversationListQuery, 'widget_id' | 'simulated' | 'tag' | 'label'>;
 
 /** The annotation filters (`tag`, `label`), matched case-folded against the GIN-indexed arrays. */
-function annotationCondition(db: Db, q: ListFilter) {
+function annotationCondition(db: Db, q: ListFilter & { agent_scope?: readonly string[] | null }) {
   const tag = q.tag ? db`and tags @> array[${q.tag.trim().toLowerCase()}]::text[]` : db``;
   const label = q.label ? db`and labels @> array[${q.label.trim().toLowerCase()}]::text[]` : db``;
-  return db`${tag} ${label}`;
+  // An operator serving some agents (issue 45) lists only their conversations.
+  const scope = q.agent_scope ? db`and agent_id = any(${q.agent_scope as string[]}::uuid[])` : db``;
+  return db`${tag} ${label} ${scope}`;
 }
 
 /** `is_simulated` as the `simulated` parameter asks: absent = real ones, `1` = simulations, `all` = both (no condition). */
@@ -60,7 +62,7 @@ function simulatedCondition(db: Db, column: string, simulated: ListFilter['simul
  * the page's rows are fetched. `total` sums the counters the triggers of migration 008 keep,
  * instead of counting hundreds of thousands of rows.
  */
-export function conversationListQueries(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number }) {
+export function conversationListQueries(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number; agent_scope?: readonly string[] | null }) {
   const page = q.widget_id
     ? db`select id from conversations
         where agent_id = ${q.widget_id} ${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)}
@@ -74,7 +76,7 @@ export function conversationListQueries(db: Db, orgId: string, q: ListFilter & {
   const rows = db<ConversationRow[]>`select ${rowColumns(db)} from (${page}) page join conversations c on c.id = page.id
       order by c.started_at desc, c.id desc`;
   // Annotated conversations are few: counted directly (the counters know nothing of tags).
-  if (q.tag || q.label) {
+  if (q.tag || q.label || q.agent_scope) {
     return {
       rows,
       total: db<{ total: number }[]>`select count(*)::bigint as total from conversations c
@@ -92,7 +94,7 @@ export function conversationListQueries(db: Db, orgId: string, q: ListFilter & {
 }
 
 /** A page of an organization's conversations, newest first, with the exact total. */
-export async function listConversations(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number }):
+export async function listConversations(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number; agent_scope?: readonly string[] | null }):
   Promise<{ data: Conversation[]; total: number }> {
   const queries = conversationListQueries(db, orgId, q);
   const [rows, [count]] = await Promise.all([queries.rows, queries.total]);

@@ -44,9 +44,9 @@ const liveSelect = (db: Db, memberId: string | null) => db`
   left join lateral (select id, role, text, ts from conversation_messages where conversation_id = c.id order by ts desc, id desc limit 1) l on true`;
 
 /** The organization's conversations in progress on text surfaces, most recently active first (500 at most). */
-export async function listLiveConversations(db: Db, orgId: string, memberId: string | null): Promise<LiveConversation[]> {
+export async function listLiveConversations(db: Db, orgId: string, memberId: string | null, agentScope: readonly string[] | null = null): Promise<LiveConversation[]> {
   const rows = await db<LiveRow[]>`${liveSelect(db, memberId)}
-    where c.org_id = ${orgId} and c.status = 'active' and not c.is_simulated and c.surface = any(${TEXT_SURFACES as unknown as string[]})
+    where c.org_id = ${orgId} ${agentScope ? db`and c.agent_id = any(${agentScope as string[]}::uuid[])` : db``} and c.status = 'active' and not c.is_simulated and c.surface = any(${TEXT_SURFACES as unknown as string[]})
     order by c.last_activity_at desc, c.id desc limit 500`;
   return rows.map(toLive);
 }
@@ -99,7 +99,7 @@ export async function touchVisitor(db: Db, id: string): Promise<void> {
 
 /** The visitor asked for a person (or the agent offered one): the inbox flags it until a member takes over. */
 export async function flagNeedsHuman(db: Db, id: string): Promise<void> {
-  await db`update conversations set needs_human = true where id = ${id} and mode = 'agent' and not needs_human`;
+  await db`update conversations set needs_human = true, queued_at = coalesce(queued_at, now()) where id = ${id} and mode = 'agent' and not needs_human`;
 }
 
 /** Seconds a member's last look at the live inbox keeps it staffed: longer than a live stream lasts before it reconnects. */
@@ -123,15 +123,15 @@ export async function touchActivity(db: Db, id: string): Promise<void> {
   await db`update conversations set last_activity_at = now() where id = ${id}`;
 }
 
-export interface Member { id: string; email: string }
+export interface Member { id: string; email: string; name: string }
 
 export async function findMemberByEmail(db: Db, orgId: string, email: string): Promise<Member | null> {
-  const [row] = await db<Member[]>`select id, email from members where org_id = ${orgId} and lower(email) = lower(${email})`;
+  const [row] = await db<Member[]>`select id, email, name from members where org_id = ${orgId} and lower(email) = lower(${email})`;
   return row ?? null;
 }
 
 export async function findMember(db: Db, id: string): Promise<Member | null> {
-  const [row] = await db<Member[]>`select id, email from members where id = ${id}`;
+  const [row] = await db<Member[]>`select id, email, name from members where id = ${id}`;
   return row ?? null;
 }
 
@@ -170,17 +170,19 @@ export async function insertNote(db: Db, conversationId: string, note: { memberI
 
 // ---- the live event log
 
-export interface LiveEvent { id: string; type: string; data: Record<string, unknown> }
+export interface LiveEvent { id: string; type: string; data: Record<string, unknown>; /** The conversation's agent (an operator's stream keeps only theirs). */ agentId?: string | null }
 
 /** An organization's live events after `afterId`, within the replay window, oldest first (1000 at most). */
 export async function liveEventsAfter(db: Db, orgId: string, afterId: string, windowSeconds: number): Promise<LiveEvent[]> {
-  const rows = await db<{ id: string; type: string; data: Record<string, unknown> }[]>`
-    select id::text, type, data from live_events where org_id = ${orgId} and id > ${afterId}::bigint
-      and created_at > now() - make_interval(secs => ${windowSeconds}) order by live_events.id limit 1000`;
+  const rows = await db<{ id: string; type: string; data: Record<string, unknown>; agentId: string | null }[]>`
+    select e.id::text, e.type, e.data, c.agent_id as "agentId" from live_events e left join conversations c on c.id = e.conversation_id
+    where e.org_id = ${orgId} and e.id > ${afterId}::bigint
+      and e.created_at > now() - make_interval(secs => ${windowSeconds}) order by e.id limit 1000`;
   return rows;
 }
 
 export async function findLiveEvent(db: Db, id: string): Promise<LiveEvent | null> {
-  const [row] = await db<{ id: string; type: string; data: Record<string, unknown> }[]>`select id::text, type, data from live_events where id = ${id}::bigint`;
+  const [row] = await db<{ id: string; type: string; data: Record<string, unknown>; agentId: string | null }[]>`select e.id::text, e.type, e.data,
+    c.agent_id as "agentId" from live_events e left join conversations c on c.id = e.conversation_id where e.id = ${id}::bigint`;
   return row ?? null;
 }

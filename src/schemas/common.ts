@@ -65,6 +65,7 @@ export const ProblemSchema = Type.Object({
   required_permission: Type.Optional(Type.String({ description: 'With `missing_permission`: the permission the token lacks' })),
   contact_id: Type.Optional(Type.String({ description: 'With `contact_exists`: the contact that already has the phone number or email' })),
   field: Type.Optional(Type.String({ description: 'With `contact_exists`: `phone_e164` or `email_lower`, the identity that collided' })),
+  member_id: Type.Optional(Type.String({ description: 'With `member_exists`: the member that already has the e-mail' })),
   transfer_rule_count: Type.Optional(Type.Integer({ description: 'With `sip_trunk_in_use`: how many transfer rules still use the trunk' })),
   request_id: Type.String(),
 }, { $id: 'Problem', description: 'RFC 9457 problem details' });

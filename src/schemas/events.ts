@@ -3,6 +3,7 @@ import { Timestamp } from './common.ts';
 import { AgentSchema } from './agents.ts';
 import { CampaignCallSchema, CampaignSchema } from './campaigns.ts';
 import { ConversationSchema } from './conversations.ts';
+import { AssignmentSchema } from './assignments.ts';
 import { WidgetSchema } from './widgets.ts';
 
 /** Every event type the service emits (the specification's Events table), in its order. */
@@ -15,6 +16,8 @@ export const EVENT_TYPES = [
   'conversation.ended',
   'conversation.evaluated',
   'conversation.deleted',
+  'conversation.assigned',
+  'conversation.released',
   'campaign.started',
   'campaign.completed',
   'campaign_call.ended',
@@ -36,6 +39,12 @@ export const WidgetEventDataSchema = Type.Object({
 export const ConversationEventDataSchema = Type.Object({
   conversation: ConversationSchema,
 }, { $id: 'ConversationEventData', additionalProperties: false });
+
+/** `data` of the assignment events (issue 45): the conversation and the assignment step. */
+export const AssignmentEventDataSchema = Type.Object({
+  conversation: ConversationSchema,
+  assignment: AssignmentSchema,
+}, { $id: 'AssignmentEventData', additionalProperties: false });
 
 /** `data` of the campaign events: the campaign as `GET /campaigns/:id` returns it. */
 export const CampaignEventDataSchema = Type.Object({
@@ -62,6 +71,8 @@ export const EVENTS: Record<EventType, { description: string; data: TSchema }> =
   'conversation.ended': { description: 'A conversation ended (the visitor ended it, or it was inactive too long).', data: ConversationEventDataSchema },
   'conversation.evaluated': { description: 'The evaluation of an ended conversation completed.', data: ConversationEventDataSchema },
   'conversation.deleted': { description: 'A conversation was deleted by its retention policy (the conversation as it was listed).', data: ConversationEventDataSchema },
+  'conversation.assigned': { description: 'A conversation was assigned or reassigned to a member (round-robin, or by hand).', data: AssignmentEventDataSchema },
+  'conversation.released': { description: 'A conversation\'s assignee let it go (released, timed out, or went offline): it waits in the queue again.', data: AssignmentEventDataSchema },
   'campaign.started': { description: 'A campaign started: its calls are queued (POST /campaigns/:id/start from `draft`).', data: CampaignEventDataSchema },
   'campaign.completed': { description: 'Every call of a running campaign has ended: the campaign is `completed`.', data: CampaignEventDataSchema },
   'campaign_call.ended': { description: 'A campaign call reached its terminal status (see `status` and `ended_reason`).', data: CampaignCallEventDataSchema },

@@ -56,6 +56,8 @@ export const workflowIds = {
   emailReply: (messageId: string) => `email-reply:${messageId}`,
   /** The business told once per conversation and reason (notification_email, notification_phone). */
   notifyBusiness: (conversationId: string, reason: string) => `notify:${conversationId}:${reason}`,
+  /** A conversation waiting for a person, until a member takes it over (issue 45). */
+  assignment: (conversationId: string) => `assignment:${conversationId}`,
   /** A turn-based simulation run, driven by its `step` Updates (or playing itself in `auto` mode). */
   simulation: (simulationId: string) => `simulation:${simulationId}`,
   /** A web simulation run: a scripted visitor in headless Chromium. */
