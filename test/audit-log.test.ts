@@ -89,7 +89,7 @@ describe('audit log', () => {
     await expect(svc.sql`update audit_log set outcome = 'failed' where org_id = ${orgId}`).rejects.toThrow(/append-only/);
     await expect(svc.sql`delete from audit_log where org_id = ${orgId}`).rejects.toThrow(/append-only/);
     // The sweep deletes what came before its cutoff and keeps what came after.
-    const [{ at }] = await svc.sql<{ at: Date }[]>`select max(at) as at from audit_log where org_id = ${orgId}`;
+    const [{ at }] = await svc.sql<[{ at: Date }]>`select max(at) as at from audit_log where org_id = ${orgId}`;
     expect((await api.post('/api/v1/rest/contacts', { email_lower: `later-${Date.now()}@example.com` })).status).toBe(201);
     expect(await deleteAuditEntriesBefore(svc.sql, new Date(at.getTime() + 1), { orgId })).toBe(1);
     const left = await api.get(LOG);

@@ -35,7 +35,7 @@ const rowColumns = (db: Db) => db`
   greatest(0, round(extract(epoch from coalesce(c.ended_at, c.last_activity_at) - c.started_at)))::int as duration_seconds,
   c.page_url, c.intent, c.outcome, c.extracted_data, c.criteria_results, c.contact_id, c.labels`;
 
-type ListFilter = Pick<ConversationListQuery, 'widget_id' | 'simulated' | 'tag' | 'label'>;
+type ListFilter = Omit<ConversationListQuery, 'limit' | 'offset'>;
 
 /** The annotation filters (`tag`, `label`), matched case-folded against the GIN-indexed arrays. */
 function annotationCondition(db: Db, q: ListFilter) {
@@ -44,6 +44,20 @@ function annotationCondition(db: Db, q: ListFilter) {
   return db`${tag} ${label}`;
 }
 
+/**
+ * The search filters of issue 45: the started_at range, surface, status, outcome, contact, assignee, team,
+ * and `q`, the transcript's words (migration 043: `transcript_tsv @@ ams_search_query(q)`, one GIN scan).
+ */
+function searchCondition(db: Db, q: ListFilter) {
+  return db`${q.from ? db`and started_at >= ${new Date(q.from)}` : db``} ${q.to ? db`and started_at < ${new Date(q.to)}` : db``}
+    ${q.surface ? db`and surface = ${q.surface}` : db``} ${q.status ? db`and status = ${q.status}` : db``}
+    ${q.outcome ? db`and outcome = ${q.outcome}` : db``} ${q.contact_id ? db`and contact_id = ${q.contact_id}` : db``}
+    ${q.assignee_id ? db`and assigned_member_id = ${q.assignee_id}` : db``} ${q.team_id ? db`and team_id = ${q.team_id}` : db``}
+    ${q.q ? db`and transcript_tsv @@ ams_search_query(${q.q})` : db``}`;
+}
+
+const SEARCH_KEYS = ['tag', 'label', 'from', 'to', 'surface', 'status', 'outcome', 'contact_id', 'assignee_id', 'team_id', 'q'] as const;
+
 /** `is_simulated` as the `simulated` parameter asks: absent = real ones, `1` = simulations, `all` = both (no condition). */
 function simulatedCondition(db: Db, column: string, simulated: ListFilter['simulated']) {
   if (simulated === 'all') return db``;
@@ -51,34 +65,33 @@ function simulatedCondition(db: Db, column: string, simulated: ListFilter['simul
 }
 
 /**
- * The two queries of a list page, not yet run (bench:conversations EXPLAINs them).
+ * The two queries of a list page, not yet run (bench:conversations and bench:search EXPLAIN them).
  *
  * `rows` pages through an index in list order and reads only ids (and the agent, from the index
  * too, to leave out deleted agents), so the rows skipped by `offset` cost no table reads; only
  * the page's rows are fetched. `total` sums the counters the triggers of migration 008 keep,
- * instead of counting hundreds of thousands of rows.
+ * instead of counting hundreds of thousands of rows; with a filter the counters know nothing of, it counts.
  */
 export function conversationListQueries(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number }) {
+  const filters = db`${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)} ${searchCondition(db, q)}`;
   const page = q.widget_id
     ? db`select id from conversations
-        where agent_id = ${q.widget_id} ${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)}
+        where agent_id = ${q.widget_id} ${filters}
           and exists (select 1 from agents where id = ${q.widget_id} and org_id = ${orgId} and deleted_at is null)
         order by started_at desc, id desc limit ${q.limit} offset ${q.offset}`
     : db`select id from conversations
-        where org_id = ${orgId} ${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)}
+        where org_id = ${orgId} ${filters}
           and agent_id <> all(array(select id from agents where org_id = ${orgId} and deleted_at is not null))
         order by started_at desc, id desc limit ${q.limit} offset ${q.offset}`;
   const agent = q.widget_id ? db`and n.agent_id = ${q.widget_id}` : db``;
   const rows = db<ConversationRow[]>`select ${rowColumns(db)} from (${page}) page join conversations c on c.id = page.id
       order by c.started_at desc, c.id desc`;
-  // Annotated conversations are few: counted directly (the counters know nothing of tags).
-  if (q.tag || q.label) {
+  if (SEARCH_KEYS.some((k) => q[k] !== undefined)) {
     return {
       rows,
-      total: db<{ total: number }[]>`select count(*)::bigint as total from conversations c
-        join agents a on a.id = c.agent_id and a.deleted_at is null
-        where c.org_id = ${orgId} ${q.widget_id ? db`and c.agent_id = ${q.widget_id}` : db``}
-          ${simulatedCondition(db, 'c.is_simulated', q.simulated)} ${annotationCondition(db, q)}`,
+      total: db<{ total: number }[]>`select count(*)::bigint as total from conversations
+        where org_id = ${orgId} ${q.widget_id ? db`and agent_id = ${q.widget_id}` : db``} ${filters}
+          and agent_id <> all(array(select id from agents where org_id = ${orgId} and deleted_at is not null))`,
     };
   }
   return {
