@@ -4,6 +4,7 @@ import { AgentSchema } from './agents.ts';
 import { CampaignCallSchema, CampaignSchema } from './campaigns.ts';
 import { ConversationSchema } from './conversations.ts';
 import { WidgetSchema } from './widgets.ts';
+import { FeedbackEventDataSchema } from './feedback.ts';
 
 /** Every event type the service emits (the specification's Events table), in its order. */
 export const EVENT_TYPES = [
@@ -14,6 +15,7 @@ export const EVENT_TYPES = [
   'conversation.started',
   'conversation.ended',
   'conversation.evaluated',
+  'conversation.feedback',
   'campaign.started',
   'campaign.completed',
   'campaign_call.ended',
@@ -54,6 +56,10 @@ export const EVENTS: Record<EventType, { description: string; data: TSchema }> =
   'conversation.started': { description: 'A conversation started.', data: ConversationEventDataSchema },
   'conversation.ended': { description: 'A conversation ended (the visitor ended it, or it was inactive too long).', data: ConversationEventDataSchema },
   'conversation.evaluated': { description: 'The evaluation of an ended conversation completed.', data: ConversationEventDataSchema },
+  'conversation.feedback': {
+    description: 'A visitor rated the conversation (end-of-chat survey, 1 to 5) or voted on a reply (thumbs up or down), or changed that feedback.',
+    data: FeedbackEventDataSchema,
+  },
   'campaign.started': { description: 'A campaign started: its calls are queued (POST /campaigns/:id/start from `draft`).', data: CampaignEventDataSchema },
   'campaign.completed': { description: 'Every call of a running campaign has ended: the campaign is `completed`.', data: CampaignEventDataSchema },
   'campaign_call.ended': { description: 'A campaign call reached its terminal status (see `status` and `ended_reason`).', data: CampaignCallEventDataSchema },
