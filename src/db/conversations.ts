@@ -35,7 +35,16 @@ const rowColumns = (db: Db) => db`
   greatest(0, round(extract(epoch from coalesce(c.ended_at, c.last_activity_at) - c.started_at)))::int as duration_seconds,
   c.page_url, c.intent, c.outcome, c.extracted_data, c.criteria_results, c.contact_id, c.labels`;
 
-type ListFilter = Omit<ConversationListQuery, 'limit' | 'offset'>;
+type ListFilter = Omit<ConversationListQuery, 'limit' | 'offset'> & {
+  /** With `q`: the text-search configurations the organization's messages were read in (`searchConfigs`). */
+  configs?: string[];
+};
+
+/** The configurations an organization's messages were read in (migration 043): what a search expands its words into. */
+export async function searchConfigs(db: Db, orgId: string): Promise<string[]> {
+  const rows = await db<{ config: string }[]>`select config::text as config from conversation_languages where org_id = ${orgId} order by 1`;
+  return rows.length ? rows.map((r) => r.config) : ['english'];
+}
 
 /** The annotation filters (`tag`, `label`), matched case-folded against the GIN-indexed arrays. */
 function annotationCondition(db: Db, q: ListFilter) {
@@ -53,7 +62,7 @@ function searchCondition(db: Db, q: ListFilter) {
     ${q.surface ? db`and surface = ${q.surface}` : db``} ${q.status ? db`and status = ${q.status}` : db``}
     ${q.outcome ? db`and outcome = ${q.outcome}` : db``} ${q.contact_id ? db`and contact_id = ${q.contact_id}` : db``}
     ${q.assignee_id ? db`and assigned_member_id = ${q.assignee_id}` : db``} ${q.team_id ? db`and team_id = ${q.team_id}` : db``}
-    ${q.q ? db`and transcript_tsv @@ ams_search_query(${q.q})` : db``}`;
+    ${q.q ? db`and transcript_tsv @@ ams_search_query(${q.q}, ${q.configs ?? ['english']}::regconfig[])` : db``}`;
 }
 
 const SEARCH_KEYS = ['tag', 'label', 'from', 'to', 'surface', 'status', 'outcome', 'contact_id', 'assignee_id', 'team_id', 'q'] as const;
@@ -102,10 +111,40 @@ export function conversationListQueries(db: Db, orgId: string, q: ListFilter & {
   };
 }
 
+/**
+ * The conversations an export covers (the list's filters, no page), newest first, in batches through a cursor;
+ * with `transcripts`, each batch's messages are read in one statement.
+ */
+export async function* streamConversations(db: Db, orgId: string, q: ListFilter, opts: { transcripts: boolean; batch?: number }):
+  AsyncGenerator<(Conversation & { messages?: TranscriptMessage[] })[]> {
+  if (q.q && !q.configs) q = { ...q, configs: await searchConfigs(db, orgId) };
+  const filters = db`${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)} ${searchCondition(db, q)}`;
+  const rows = db<ConversationRow[]>`select ${rowColumns(db)} from conversations c
+    where c.org_id = ${orgId} ${q.widget_id ? db`and c.agent_id = ${q.widget_id}` : db``} ${filters}
+      and c.agent_id <> all(array(select id from agents where org_id = ${orgId} and deleted_at is not null))
+    order by c.started_at desc, c.id desc`;
+  for await (const batch of rows.cursor(opts.batch ?? 500)) {
+    const conversations = batch.map(toConversation);
+    if (!opts.transcripts) {
+      yield conversations;
+      continue;
+    }
+    const messages = await db<(MessageRow & { conversation_id: string })[]>`select conversation_id, id, role, text, ts from conversation_messages
+      where conversation_id = any(${conversations.map((c) => c.id)}::uuid[]) order by conversation_id, ts, id`;
+    const byConversation = new Map<string, TranscriptMessage[]>();
+    for (const m of messages) {
+      const list = byConversation.get(m.conversation_id) ?? [];
+      list.push(toMessage(m));
+      byConversation.set(m.conversation_id, list);
+    }
+    yield conversations.map((c) => ({ ...c, messages: byConversation.get(c.id) ?? [] }));
+  }
+}
+
 /** A page of an organization's conversations, newest first, with the exact total. */
 export async function listConversations(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number }):
   Promise<{ data: Conversation[]; total: number }> {
-  const queries = conversationListQueries(db, orgId, q);
+  const queries = conversationListQueries(db, orgId, q.q ? { ...q, configs: await searchConfigs(db, orgId) } : q);
   const [rows, [count]] = await Promise.all([queries.rows, queries.total]);
   return { data: rows.map(toConversation), total: count?.total ?? 0 };
 }

@@ -27,23 +27,41 @@ create function ams_text_config(lang text) returns regconfig language sql immuta
     else 'simple' end::regconfig
 $$;
 
--- The search words as one tsquery over every configuration ams_text_config names (each alternative once);
--- an empty query (stop words only) matches nothing.
-create function ams_search_query(q text) returns tsquery language sql immutable parallel safe as $$
+-- The text-search configurations an organization's messages were read in, so that a search expands its words
+-- into those only (a stemmer the organization never used would only add unrelated stems). Kept by the triggers
+-- below: once per new language, an index probe otherwise.
+create table conversation_languages (
+  org_id uuid not null references organizations(id) on delete cascade,
+  config regconfig not null,
+  primary key (org_id, config)
+);
+
+-- The search words as one tsquery over the given configurations (each alternative once); an empty query
+-- (stop words only) matches nothing.
+create function ams_search_query(q text, configs regconfig[]) returns tsquery language sql immutable parallel safe as $$
   select coalesce((select string_agg('(' || t || ')', ' | ')
-    from (select distinct websearch_to_tsquery(cfg, q)::text as t
-      from unnest(array['english', 'french', 'german', 'spanish', 'italian', 'portuguese', 'dutch', 'swedish', 'danish',
-        'finnish', 'norwegian', 'russian', 'turkish', 'hungarian', 'romanian', 'simple']::regconfig[]) cfg) x
+    from (select distinct websearch_to_tsquery(cfg, q)::text as t from unnest(configs) cfg) x
     where t <> '')::tsquery, ''::tsquery)
 $$;
 
+create function conversation_language_note() returns trigger language plpgsql as $$
+begin
+  insert into conversation_languages (org_id, config) values (new.org_id, ams_text_config(new.language)) on conflict do nothing;
+  return new;
+end $$;
+create trigger conversations_language after insert or update of language on conversations
+  for each row execute function conversation_language_note();
+
 -- Every message but the service's own `system` notes adds its words to the transcript's vector, read in its language.
 create function conversation_message_index() returns trigger language plpgsql as $$
-declare lang text;
+declare lang text; org uuid;
 begin
   update conversations set transcript_tsv = case when new.role = 'system' then transcript_tsv
       else transcript_tsv || to_tsvector(ams_text_config(coalesce(new.language, language)), new.text) end
-    where id = new.conversation_id returning language into lang;
+    where id = new.conversation_id returning language, org_id into lang, org;
+  if new.language is not null and ams_text_config(new.language) <> ams_text_config(lang) then
+    insert into conversation_languages (org_id, config) values (org, ams_text_config(new.language)) on conflict do nothing;
+  end if;
   new.language := coalesce(new.language, lang);
   return new;
 end $$;
@@ -58,5 +76,10 @@ update conversations c set transcript_tsv = t.tsv from (
   select conversation_id, ams_tsvector_agg(to_tsvector(ams_text_config(language), text) order by ts, id) as tsv
   from conversation_messages where role <> 'system' group by conversation_id) t
 where t.conversation_id = c.id;
+
+insert into conversation_languages (org_id, config)
+  select distinct org_id, ams_text_config(language) from conversations
+  union select distinct c.org_id, ams_text_config(m.language) from conversation_messages m join conversations c on c.id = m.conversation_id
+on conflict do nothing;
 
 create index conversations_transcript on conversations using gin (transcript_tsv);
