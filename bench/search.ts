@@ -77,7 +77,7 @@ async function seed(sql: Sql, orgs: Org[]): Promise<void> {
   say(`  ${SENTENCES.toLocaleString('en')} sentences (${elapsed()})`);
   await sql`drop index conversations_transcript`;
   // What the conversations trigger records (off during the load): every organization's messages are read as English.
-  await sql`insert into conversation_languages (org_id, config) select distinct org_id, 'english' from bench_agents on conflict do nothing`;
+  await sql`insert into conversation_languages (org_id, config) select distinct org_id, 'english'::regconfig from bench_agents on conflict do nothing`;
   for (let from = 1; from <= CONVERSATIONS; from += CHUNK) {
     const to = Math.min(CONVERSATIONS, from + CHUNK - 1);
     await sql.begin(async (tx) => {
