@@ -120,7 +120,8 @@ async function seed(sql: Sql, orgs: Org[]): Promise<void> {
  */
 function searchCase(): { q: string; from: string; to: string } {
   const rank = () => Math.floor(Math.exp(Math.log(RANK_FROM) + Math.random() * (Math.log(RANK_TO) - Math.log(RANK_FROM))));
-  let a = rank(), b = rank();
+  const a = rank();
+  let b = rank();
   while (b === a) b = rank();
   const end = Date.now() - Math.random() * 335 * 86_400_000;
   return { q: `${word(a)} ${word(b)}`, from: new Date(end - 30 * 86_400_000).toISOString(), to: new Date(end).toISOString() };
