@@ -152,7 +152,7 @@ describe('contacts import and merge', () => {
     await api.patch(`${REST}/contacts/${source.id}`, { do_not_call: true });
     const conversation = await seedConversation(orgId, agent.id, '2026-04-01T10:00:00.000Z', [], source.id);
 
-    const merged = await api.post(`${REST}/contacts/${target.id}/merge`, { contact_id: source.id });
+    const merged = await api.post(`${REST}/contacts/${target.id}/merge`, { source_contact_id: source.id });
     expect(merged.status, merged.text).toBe(200);
     expect(merged.body).toMatchObject({
       id: target.id, first_name: 'Tess', last_name: 'Lane', phone_e164: '+14155550177', do_not_call: true,
@@ -160,8 +160,8 @@ describe('contacts import and merge', () => {
     });
     expectProblem(await api.get(`${REST}/contacts/${source.id}`), 404, 'not_found');
     expect((await api.get(`${REST}/conversations/${conversation}`)).body.contact_id).toBe(target.id);
-    expectFieldError(await api.post(`${REST}/contacts/${target.id}/merge`, { contact_id: source.id }), 'contact_id');
-    expectFieldError(await api.post(`${REST}/contacts/${target.id}/merge`, { contact_id: target.id }), 'contact_id');
-    expectProblem(await api.post(`${REST}/contacts/${newId()}/merge`, { contact_id: target.id }), 404, 'not_found');
+    expectFieldError(await api.post(`${REST}/contacts/${target.id}/merge`, { source_contact_id: source.id }), 'source_contact_id');
+    expectFieldError(await api.post(`${REST}/contacts/${target.id}/merge`, { source_contact_id: target.id }), 'source_contact_id');
+    expectProblem(await api.post(`${REST}/contacts/${newId()}/merge`, { source_contact_id: target.id }), 404, 'not_found');
   });
 });

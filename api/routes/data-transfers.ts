@@ -148,7 +148,7 @@ export const dataTransfersFamily: RouteFamily = {
       permissions: ['campaigns.write'], params: IdParams, body: ContactMergeSchema,
       responses: { 200: { description: 'The merged contact', schema: ContactSchema } },
       async handler({ params, body, principal, deps }) {
-        return { status: 200, body: await mergeContact(deps.sql, principal.orgId, params.id, body.contact_id) };
+        return { status: 200, body: await mergeContact(deps.sql, principal.orgId, params.id, body.source_contact_id) };
       },
     }),
   ],

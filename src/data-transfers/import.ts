@@ -130,13 +130,13 @@ export async function getImport(sql: Sql, orgId: string, id: string): Promise<Co
   return publicImport(job);
 }
 
-/** Merges contact `sourceId` into `targetId` (the source is deleted); 404 for the target, 400 on `contact_id` for the source. */
+/** Merges contact `sourceId` into `targetId` (the source is deleted); 404 for the target, 400 on `source_contact_id` for the source. */
 export async function mergeContact(sql: Sql, orgId: string, targetId: string, sourceId: string): Promise<Contact> {
-  if (targetId === sourceId) throw fieldError('contact_id', 'same_contact', 'a contact cannot be merged into itself');
+  if (targetId === sourceId) throw fieldError('source_contact_id', 'same_contact', 'a contact cannot be merged into itself');
   return sql.begin(async (tx) => {
     if (!(await findContact(tx, orgId, targetId))) throw notFound('contact');
     const merged = await mergeContacts(tx, orgId, targetId, sourceId);
-    if (!merged) throw fieldError('contact_id', 'not_found', 'no such contact in this organization');
+    if (!merged) throw fieldError('source_contact_id', 'not_found', 'no such contact in this organization');
     return merged;
   });
 }

@@ -88,7 +88,7 @@ export const ContactImportSchema = Type.Object({
 export type ContactImport = Static<typeof ContactImportSchema>;
 
 export const ContactMergeSchema = Type.Object({
-  contact_id: Type.String({ ...Uuid, description: 'The contact merged into this one, then deleted' }),
+  source_contact_id: Type.String({ ...Uuid, description: 'The contact merged into this one, then deleted' }),
 }, { $id: 'ContactMerge', additionalProperties: false });
 
 export const ExportListQuery = Type.Object(PageQueryProps, { additionalProperties: false });
