@@ -83,6 +83,17 @@ describe('audit log', () => {
     expectProblem(await api.get(`${LOG}?from=yesterday`), 400, 'validation_error');
   });
 
+  it('records a write from the /inbox page as channel inbox', async () => {
+    const { api } = await newOrg(svc);
+    const res = await api.post('/api/v1/rest/contacts', { email_lower: `inbox-${Date.now()}@example.com` }, { referer: `${svc.url}/inbox` });
+    expect(res.status).toBe(201);
+    // A Referer naming another host's /inbox is an ordinary REST call.
+    await api.post('/api/v1/rest/contacts', { email_lower: `elsewhere-${Date.now()}@example.com` }, { referer: 'https://evil.example/inbox' });
+    const log = (await api.get(LOG)).body.data as any[];
+    expect(log.map((e) => e.channel)).toEqual(['rest', 'inbox']);
+    expect(log[1].resource_id).toBe(res.body.id);
+  });
+
   it('is append-only: no update or delete but the retention sweep', async () => {
     const { api, orgId } = await newOrg(svc);
     expect((await api.post('/api/v1/rest/contacts', { email_lower: `kept-${Date.now()}@example.com` })).status).toBe(201);
