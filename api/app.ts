@@ -6,6 +6,7 @@ import { requestContext } from './middleware/request-context.ts';
 import { clientAddressOf } from './middleware/client-address.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
+import { auditTrail } from './middleware/audit.ts';
 import { compileFamily, registerRoutes, ROUTER_OPTIONS, type CompiledRoute, type RouteFamily } from './routing.ts';
 import { loadFamilies } from './families.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -132,9 +133,10 @@ export function createApp(deps: AppDeps): Koa {
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],
     [routeTable(publicFamilies, PUBLIC_PREFIX), ...served(conversationCardsRouter()), ...served(reportArtifactsRouter())]));
-  // Everything else under /api/v1, and the MCP endpoint: a bearer token (unknown ones limited per client address), counted against its rate limit.
+  // Everything else under /api/v1, and the MCP endpoint: a bearer token (unknown ones limited per client address), counted against its rate limit;
+  // every write then goes into the audit log (MCP tool calls too: they run through this area in-process).
   const auth = authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE));
   app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, auth, listener: () => app.callback() }) as Koa.Middleware);
-  app.use(area(AUTHENTICATED_PREFIX, [auth], [routeTable(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
+  app.use(area(AUTHENTICATED_PREFIX, [auth, auditTrail()], [routeTable(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
   return app;
 }

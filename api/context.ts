@@ -36,6 +36,8 @@ export interface AppState {
   requestId: string;
   log: Logger;
   principal?: Principal;
+  /** The operation id of the route that took the request (set before its checks): what the audit log records. */
+  operation?: string;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState, Koa.DefaultContext & { deps: AppDeps }>;

@@ -168,6 +168,7 @@ function compose(def: RouteDef, isPublic: boolean) {
   return async (ctx: AppContext): Promise<void> => {
     // Public routes have none (their handlers never read it); every other route runs after authentication.
     const principal = ctx.state.principal as Principal;
+    ctx.state.operation = def.operationId;
     if (!principal && !isPublic) throw new AppError(401, 'unauthorized', 'authentication required');
     if (!isPublic) for (const p of def.permissions) if (!principal.permissions.has(p)) throw missingPermission(p);
     if (!isPublic && def.userToken && (principal.kind !== 'user' || !principal.memberId)) {

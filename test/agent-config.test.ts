@@ -20,7 +20,8 @@ describe('agent configuration fields', () => {
       intro_title: null, intro_subtitle: null, suggested_prompts: [], localized_copy: {}, button_label: null, show_label: true,
       logo_url: null, launcher_icon_url: null, launcher_icon_kind: 'default', domains: [], mcp_pill_enabled: false, mcp_ui_cards_enabled: false,
       cross_channel_memory: false, notification_email: null, notification_phone: null, voicemail_behavior: 'leave_message',
-      phone_settings: {}, config_variables: null, live_chat_alerts: false, live_chat_alert_scope: 'all', has_pending_draft: false,
+      phone_settings: {}, config_variables: null, live_chat_alerts: false, live_chat_alert_scope: 'all', satisfaction_survey: false,
+      has_pending_draft: false,
     });
   });
 
@@ -39,6 +40,7 @@ describe('agent configuration fields', () => {
       launcher_icon_kind: 'custom', domains: ['example.com'], mcp_pill_enabled: true, mcp_ui_cards_enabled: true,
       cross_channel_memory: true, notification_email: 'ops@example.com', notification_phone: '+14155550123', voicemail_behavior: 'hang_up',
       phone_settings: { record_calls: true }, config_variables: { company: 'Boats Inc' }, live_chat_alerts: true, live_chat_alert_scope: 'unassigned',
+      satisfaction_survey: true,
     };
     const res = await api.patch(`${REST}/agents/${agent.id}`, patch);
     expect(res.status, res.text).toBe(200);
@@ -185,7 +187,8 @@ describe('agent configuration fields', () => {
       'timezone', 'prompt_modules', 'goals', 'data_schema', 'acceptance_criteria', 'tracking_rules', 'theme', 'position', 'display_mode',
       'intro_title', 'intro_subtitle', 'suggested_prompts', 'localized_copy', 'button_label', 'show_label', 'logo_url', 'launcher_icon_url',
       'launcher_icon_kind', 'domains', 'mcp_pill_enabled', 'mcp_ui_cards_enabled', 'cross_channel_memory', 'notification_email',
-      'notification_phone', 'voicemail_behavior', 'phone_settings', 'config_variables', 'live_chat_alerts', 'live_chat_alert_scope']) {
+      'notification_phone', 'voicemail_behavior', 'phone_settings', 'config_variables', 'live_chat_alerts', 'live_chat_alert_scope',
+      'satisfaction_survey']) {
       expect(patch.properties[field], field).toBeDefined();
       expect(JSON.stringify(patch.properties[field]), field).toMatch(/"type"|"\$ref"|"enum"/);
       expect(agent.properties[field], field).toBeDefined();

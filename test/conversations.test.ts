@@ -372,7 +372,7 @@ describe('reference', () => {
     expect(Object.keys(doc.paths[`${C}/{id}`]).sort()).toEqual(['delete', 'get']);
     expect(doc.paths[C].get['x-permissions']).toEqual(['conversations.read']);
     expect(doc.paths[`${C}/{id}`].delete['x-permissions']).toEqual(['conversations.write']);
-    expect(doc.paths[C].get.parameters.map((p: { name: string }) => p.name)).toEqual(['widget_id', 'simulated', 'tag', 'label', 'limit', 'offset']);
+    expect(doc.paths[C].get.parameters.map((p: { name: string }) => p.name)).toEqual(['widget_id', 'simulated', 'tag', 'label', 'from', 'to', 'surface', 'status', 'outcome', 'contact_id', 'assignee_id', 'team_id', 'q', 'limit', 'offset']);
     const { Conversation, ConversationDetail, TranscriptMessage } = doc.components.schemas;
     expect(Object.keys(Conversation.properties).sort()).toEqual(ROW_KEYS);
     expect(Conversation.properties.surface.enum).toEqual(['web', 'phone', 'sms', 'email', 'campaign']);

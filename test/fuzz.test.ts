@@ -59,6 +59,7 @@ const CONFIG_DEFAULTS: Record<string, Json> = {
   position: 'bottom_right', display_mode: 'floating', suggested_prompts: [], localized_copy: {}, show_label: true,
   launcher_icon_kind: 'default', domains: [], mcp_pill_enabled: false, mcp_ui_cards_enabled: false, cross_channel_memory: false,
   voicemail_behavior: 'leave_message', phone_settings: {}, live_chat_alerts: false, live_chat_alert_scope: 'all',
+  satisfaction_survey: false,
 };
 const FRESH_CONFIG = Object.fromEntries(CONFIG_FIELDS.map((k) => [k, CONFIG_DEFAULTS[k] ?? null]));
 

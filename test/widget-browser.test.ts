@@ -211,6 +211,31 @@ describe('embed.js in Chromium', () => {
     await context.close();
   });
 
+  it('a thumbs up under a reply, and the end-of-chat survey where the agent asks for it, are stored as feedback (issue 45)', async () => {
+    const agent = await newAgent({ ...BASE_LOOK, satisfaction_survey: true });
+    const { page, context } = await visit('/en', agent);
+    await widget(page).locator('.launcher').click();
+    await expect.poll(() => messages(page, 'agent').count(), { timeout: 15_000 }).toBe(1);
+    const [conversation] = await conversationsOf(agent);
+    const feedbackOf = () => svc.sql<{ kind: string; rating: number | null; thumbs: string | null; comment: string | null }[]>`
+      select kind, rating, thumbs, comment from feedback where conversation_id = ${conversation!.id} order by created_at`;
+
+    await widget(page).getByRole('button', { name: 'Helpful', exact: true }).first().click();
+    await expect.poll(async () => (await feedbackOf()).map((f) => f.thumbs), { timeout: 15_000 }).toEqual(['up']);
+    expect(await widget(page).getByRole('button', { name: 'Helpful', exact: true }).first().getAttribute('aria-pressed')).toBe('true');
+
+    await widget(page).getByRole('button', { name: 'End conversation' }).click();
+    const send = widget(page).getByRole('button', { name: 'Send rating' });
+    await send.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await send.isDisabled()).toBe(true);
+    await widget(page).getByRole('button', { name: '4 out of 5' }).click();
+    await widget(page).getByRole('textbox', { name: 'Anything to add? (optional)' }).fill('Quick and kind');
+    await send.click();
+    await widget(page).getByText('Thank you for your feedback.').waitFor({ timeout: 15_000 });
+    expect((await feedbackOf()).map((f) => [f.kind, f.rating, f.thumbs, f.comment])).toEqual([['thumbs', null, 'up', null], ['rating', 4, null, 'Quick and kind']]);
+    await context.close();
+  });
+
   it('keeps the visitor id across reloads, resumes the conversation, and shows an advisor\'s reply by polling', async () => {
     const agent = await newAgent(BASE_LOOK);
     const first = await visit('/en', agent);

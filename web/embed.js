@@ -23,12 +23,16 @@
       typing: 'The agent is typing', paused: 'This assistant is not taking conversations right now. Please come back later.',
       failed: 'Your message could not be sent. Please try again.', ended: 'The conversation has ended.',
       suggestions: 'Suggested questions', messages: 'Messages', advisor: 'Advisor',
+      helpful: 'Helpful', notHelpful: 'Not helpful', rate: 'How was this conversation?', stars: 'out of 5',
+      comment: 'Anything to add? (optional)', sendRating: 'Send rating', thanks: 'Thank you for your feedback.',
     },
     fr: {
       open: 'Ouvrir la discussion', close: 'Fermer la discussion', end: 'Terminer la conversation', endShort: 'Terminer', send: 'Envoyer',
       placeholder: '\u00c9crivez un message\u2026', typing: 'L\u2019agent \u00e9crit', failed: 'Votre message n\u2019a pas pu \u00eatre envoy\u00e9. R\u00e9essayez.',
       paused: 'Cet assistant ne prend pas de conversations pour le moment. Revenez plus tard.',
       ended: 'La conversation est termin\u00e9e.', suggestions: 'Questions sugg\u00e9r\u00e9es', messages: 'Messages', advisor: 'Conseiller',
+      helpful: 'Utile', notHelpful: 'Pas utile', rate: 'Comment s\u2019est pass\u00e9e cette conversation\u00a0?', stars: 'sur 5',
+      comment: 'Un commentaire\u00a0? (facultatif)', sendRating: 'Envoyer la note', thanks: 'Merci pour votre avis.',
     },
   };
   const t = STRINGS[pageLang] || STRINGS.en;
@@ -124,6 +128,12 @@ h2{margin:0;font-size:16px;font-weight:600}
 .sub{margin:2px 0 0;font-size:13px;opacity:.85}
 .icon{width:32px;height:32px;border:0;border-radius:8px;background:transparent;color:inherit;display:grid;place-items:center}
 .icon:hover,.end:hover{background:rgba(127,127,127,.2)}
+.thumbs{align-self:flex-start;display:flex;gap:4px;margin-top:-4px}
+.thumbs button,.star{border:0;background:transparent;cursor:pointer;font-size:14px;opacity:.55;padding:2px}
+.thumbs button[aria-pressed=true],.star[aria-pressed=true]{opacity:1}
+.star[aria-pressed=true]{color:#f5a623}
+.survey{display:flex;flex-direction:column;gap:6px;align-self:stretch}
+.survey textarea{font:inherit;resize:vertical}
 .end{border:1px solid currentColor;border-radius:999px;background:transparent;color:inherit;padding:2px 10px;font-size:12px}
 .log{flex:1;overflow-y:auto;padding:16px;display:flex;flex-direction:column;gap:8px}
 .msg{max-width:85%;padding:8px 12px;border-radius:var(--radius);white-space:pre-wrap;overflow-wrap:anywhere}
@@ -238,6 +248,45 @@ form button{border:0;background:var(--primary);color:var(--ink);border-radius:va
       const node = el('div', { class: `msg ${m.role}` },
         m.role === 'human_agent' && el('span', { class: 'who', text: t.advisor }), document.createTextNode(m.text || ''));
       log.insertBefore(node, typing);
+      if (m.id && (m.role === 'agent' || m.role === 'human_agent') && state.conv) log.insertBefore(thumbs(m.id, state.conv), typing);
+      log.scrollTop = log.scrollHeight;
+    }
+
+    /** Thumbs up and down under a reply (issue 45): a vote replaces the earlier one. */
+    function thumbs(messageId, conv) {
+      const vote = (value) => async () => {
+        for (const b of box.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.value === value));
+        try {
+          await api('POST', `/conversations/${encodeURIComponent(conv.id)}/messages/${encodeURIComponent(messageId)}/feedback`, { thumbs: value }, conv.token);
+        } catch (err) { warn(`feedback failed: ${err.message}`); }
+      };
+      const box = el('div', { class: 'thumbs', role: 'group', 'aria-label': t.helpful },
+        el('button', { type: 'button', 'data-value': 'up', 'aria-label': t.helpful, 'aria-pressed': 'false', text: '\u{1F44D}', onclick: vote('up') }),
+        el('button', { type: 'button', 'data-value': 'down', 'aria-label': t.notHelpful, 'aria-pressed': 'false', text: '\u{1F44E}', onclick: vote('down') }));
+      return box;
+    }
+
+    /** The end-of-chat survey, where the agent asks for one (`satisfaction_survey`): 1 to 5 and an optional comment. */
+    function survey(conv) {
+      let rating = 0;
+      const stars = [1, 2, 3, 4, 5].map((n) => el('button', {
+        type: 'button', class: 'star', 'aria-label': `${n} ${t.stars}`, 'aria-pressed': 'false', text: '\u2605',
+        onclick: () => { rating = n; for (const [i, b] of stars.entries()) b.setAttribute('aria-pressed', String(i < n)); submit.disabled = false; },
+      }));
+      const comment = el('textarea', { rows: '2', maxlength: '2000', 'aria-label': t.comment, placeholder: t.comment });
+      const submit = el('button', { type: 'submit', text: t.sendRating, disabled: true });
+      const form = el('form', {
+        class: 'survey', 'aria-label': t.rate,
+        onsubmit: async (e) => {
+          e.preventDefault();
+          submit.disabled = true;
+          try {
+            await api('POST', `/conversations/${encodeURIComponent(conv.id)}/rating`, { rating, comment: comment.value.trim() || null }, conv.token);
+            form.replaceChildren(el('p', { text: t.thanks }));
+          } catch (err) { warn(`rating failed: ${err.message}`); submit.disabled = false; }
+        },
+      }, el('p', { text: t.rate }), el('div', { role: 'group', 'aria-label': t.rate }, ...stars), comment, submit);
+      log.insertBefore(form, typing);
       log.scrollTop = log.scrollHeight;
     }
 
@@ -361,7 +410,8 @@ form button{border:0;background:var(--primary);color:var(--ink);border-radius:va
       forget(t.ended);
       prompts.hidden = !copy.prompts.length;
       try { await api('POST', `/conversations/${encodeURIComponent(conv.id)}/end`, undefined, conv.token); } catch (err) { warn(`end failed: ${err.message}`); }
-      input.focus();
+      if (config.satisfaction_survey) survey(conv);
+      else input.focus();
     }
 
     function setOpen(open) {

@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import inject from 'light-my-request';
 import type { Principal } from '../../src/auth/authenticator.ts';
 import { carriedPrincipals } from '../middleware/authenticate.ts';
+import { carriedCallers } from '../middleware/audit.ts';
 import type { ToolRequest } from './tools.ts';
 
 /** A REST answer as a tool sees it: the JSON body, or for an image the bytes and their type. */
@@ -16,9 +17,10 @@ export type Caller = (request: ToolRequest & { idempotencyKey?: string }) => Pro
  * under its request id. They are not counted against the rate limit again: each MCP message was
  * (authenticate counts the HTTP request, messages.ts each further message of a batch).
  */
-export function inProcessCaller(listener: RequestListener, principal: Principal, origin: { requestId: string; host: string }): Caller {
+export function inProcessCaller(listener: RequestListener, principal: Principal, origin: { requestId: string; host: string; address: string }): Caller {
   const dispatch: RequestListener = (req, res) => {
     carriedPrincipals.set(req, principal);
+    carriedCallers.set(req, { channel: 'mcp', address: origin.address });
     listener(req, res);
   };
   return async ({ method, url, body, idempotencyKey }) => {

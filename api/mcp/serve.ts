@@ -58,7 +58,7 @@ export function createMcpHandler(families: RouteFamily[], opts: { version: strin
       listener ??= opts.listener();
       const server = createMcpServer({
         tools, principal, requestId: ctx.state.requestId, version: opts.version,
-        call: inProcessCaller(listener, principal, { requestId: ctx.state.requestId, host: ctx.host || 'localhost' }),
+        call: inProcessCaller(listener, principal, { requestId: ctx.state.requestId, host: ctx.host || 'localhost', address: ctx.ip }),
       });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {

@@ -1,6 +1,8 @@
 import { AppError, notFound } from '../../src/errors.ts';
 import { findPublicAgent } from '../../src/db/agents.ts';
 import { hostAllowed } from '../../src/domain/hosts.ts';
+import { FeedbackSchema, PublicMessageParams, RatingBodySchema, ThumbsBodySchema } from '../../src/schemas/feedback.ts';
+import { rateConversation, voteOnReply } from '../../src/feedback/index.ts';
 import { endConversation, sendVisitorMessage, startConversation, visitorTokenMatches } from '../../src/conversations/lifecycle.ts';
 import { findConversationRecord, listMessages, type ConversationRecord } from '../../src/db/conversations.ts';
 import { touchVisitor } from '../../src/db/live-inbox.ts';
@@ -98,6 +100,32 @@ export const publicWidgetsFamily: RouteFamily = {
         // A poll is the visitor's presence for the live inbox.
         if (conversation.status === 'active') await touchVisitor(deps.sql, conversation.id);
         return { status: 200, body: { messages: await listMessages(deps.sql, conversation.id, { after: query.after }) } };
+      },
+    }),
+    route({
+      method: 'POST', path: '/widgets/:public_key/conversations/:id/rating', operationId: 'rate_public_conversation',
+      summary: 'Rate the conversation (end-of-chat survey)',
+      description: 'Needs `X-Visitor-Token`. `{rating: 1-5, comment?}`, where the agent\'s `satisfaction_survey` is on (409 `invalid_state` '
+        + 'otherwise); before or after the end. Rating again replaces the earlier rating. Emits `conversation.feedback`.',
+      permissions: [], params: PublicConversationParams, body: RatingBodySchema,
+      responses: { 200: { description: 'The rating as stored', schema: FeedbackSchema } },
+      async handler({ params, body, deps, ctx }) {
+        const { agent, conversation } = await visitorConversation(ctx, deps, params);
+        const target = { orgId: conversation.orgId, agentId: agent.id, conversationId: conversation.id, surveyEnabled: agent.satisfaction_survey };
+        return { status: 200, body: await rateConversation(deps.sql, target, body) };
+      },
+    }),
+    route({
+      method: 'POST', path: '/widgets/:public_key/conversations/:id/messages/:message_id/feedback', operationId: 'vote_public_reply',
+      summary: 'Thumbs up or down on one reply',
+      description: 'Needs `X-Visitor-Token`. `{thumbs: up|down, comment?}` on one of the agent\'s (or a member\'s) replies in this '
+        + 'conversation (404 for any other message). Voting again replaces the earlier vote. Emits `conversation.feedback`.',
+      permissions: [], params: PublicMessageParams, body: ThumbsBodySchema,
+      responses: { 200: { description: 'The vote as stored', schema: FeedbackSchema } },
+      async handler({ params, body, deps, ctx }) {
+        const { agent, conversation } = await visitorConversation(ctx, deps, params);
+        const target = { orgId: conversation.orgId, agentId: agent.id, conversationId: conversation.id, surveyEnabled: agent.satisfaction_survey };
+        return { status: 200, body: await voteOnReply(deps.sql, target, params.message_id, body) };
       },
     }),
     route({

@@ -295,3 +295,73 @@ export async function deleteContact(db: Db, orgId: string, id: string): Promise<
   const rows = await db`delete from contacts where id = ${id} and org_id = ${orgId} returning id`;
   return rows.length > 0;
 }
+
+/** An organization's contacts, newest first, in batches through a cursor (an export streams them). */
+export async function* streamContacts(db: Db, orgId: string, batch = 500): AsyncGenerator<Contact[]> {
+  for await (const rows of db<ContactRow[]>`select ${db(COLUMNS)} from contacts where org_id = ${orgId} order by created_at desc, id desc`.cursor(batch)) {
+    yield rows.map(toContact);
+  }
+}
+
+/** Which contacts hold these phones and emails now (a CSV import's dry run tells creates from updates). */
+export async function contactsByIdentity(db: Db, orgId: string, phones: string[], emails: string[]): Promise<{ id: string; phone_e164: string | null; email_lower: string | null }[]> {
+  if (!phones.length && !emails.length) return [];
+  return db<{ id: string; phone_e164: string | null; email_lower: string | null }[]>`select id, phone_e164, email_lower from contacts
+    where org_id = ${orgId} and (phone_e164 = any(${phones}::text[]) or email_lower = any(${emails}::text[]))`;
+}
+
+/**
+ * One imported row: the contact holding its phone (else its email) is updated (names and do_not_call where the
+ * row gives them, facts merged key by key), or a new one is made. 'conflict' when the phone and the email belong
+ * to two different contacts. Run it in a transaction.
+ */
+export async function upsertImportedContact(tx: Db, orgId: string, row: {
+  phone: string | null; email: string | null; first_name: string | null; last_name: string | null; do_not_call: boolean | null; facts: Record<string, string>;
+}): Promise<'created' | 'updated' | 'conflict'> {
+  await lockIdentities(tx, orgId, { phone: row.phone, email: row.email });
+  const holders = await contactsByIdentity(tx, orgId, row.phone ? [row.phone] : [], row.email ? [row.email] : []);
+  if (holders.length > 1) return 'conflict';
+  const [holder] = holders;
+  if (!holder) {
+    await tx`insert into contacts (id, org_id, phone_e164, email_lower, first_name, last_name, facts, do_not_call)
+      values (${newId()}, ${orgId}, ${row.phone}, ${row.email}, ${row.first_name}, ${row.last_name}, ${tx.json(row.facts as never)}, ${row.do_not_call ?? false})`;
+    return 'created';
+  }
+  await tx`update contacts set phone_e164 = coalesce(phone_e164, ${row.phone}), email_lower = coalesce(email_lower, ${row.email}),
+      first_name = coalesce(${row.first_name}, first_name), last_name = coalesce(${row.last_name}, last_name),
+      do_not_call = coalesce(${row.do_not_call}, do_not_call), facts = facts || ${tx.json(row.facts as never)}, updated_at = now()
+    where id = ${holder.id}`;
+  return 'updated';
+}
+
+/**
+ * Merges contact `sourceId` into `targetId` and deletes the source: its conversations, web fingerprints and
+ * campaign enrolments move to the target; the target keeps its own names, phone and email, taking the source's
+ * where it has none; facts are merged with the target's winning; do_not_call holds if either had it; the counts
+ * and first and last seen times cover both. Null when either is not the organization's. Run it in a transaction.
+ */
+export async function mergeContacts(tx: Db, orgId: string, targetId: string, sourceId: string): Promise<Contact | null> {
+  const pair = await tx<ContactRow[]>`select ${tx(COLUMNS)} from contacts where org_id = ${orgId} and id in (${targetId}, ${sourceId})
+    order by id for update`;
+  const target = pair.find((c) => c.id === targetId);
+  const source = pair.find((c) => c.id === sourceId);
+  if (!target || !source) return null;
+  // What points at the source moves first (its delete would unlink conversations), then the source goes, freeing its phone and email.
+  await tx`update conversations set contact_id = ${targetId} where org_id = ${orgId} and contact_id = ${sourceId}`;
+  await tx`update campaign_calls set contact_id = ${targetId} where contact_id = ${sourceId}`;
+  await tx`update campaigns set contact_ids = array(select distinct unnest(array_replace(contact_ids, ${sourceId}::uuid, ${targetId}::uuid)))
+    where org_id = ${orgId} and contact_ids @> array[${sourceId}::uuid]`;
+  await tx`delete from contacts where id = ${sourceId}`;
+  const visitorIds = [...new Set([...target.visitor_ids, ...source.visitor_ids])].slice(-MAX_VISITOR_IDS);
+  const [row] = await tx<ContactRow[]>`update contacts set
+      phone_e164 = coalesce(phone_e164, ${source.phone_e164}), email_lower = coalesce(email_lower, ${source.email_lower}),
+      first_name = coalesce(first_name, ${source.first_name}), last_name = coalesce(last_name, ${source.last_name}),
+      visitor_ids = ${visitorIds}::text[], facts = ${tx.json(source.facts as never)}::jsonb || facts,
+      do_not_call = do_not_call or ${source.do_not_call},
+      conversation_count = (select count(*)::int from conversations where org_id = ${orgId} and contact_id = ${targetId}),
+      first_seen_at = (select min(x) from unnest(array[first_seen_at, ${source.first_seen_at}::timestamptz]) x),
+      last_seen_at = (select max(x) from unnest(array[last_seen_at, ${source.last_seen_at}::timestamptz]) x),
+      updated_at = now()
+    where id = ${targetId} returning ${tx(COLUMNS)}`;
+  return toContact(row!);
+}

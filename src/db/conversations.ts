@@ -37,7 +37,16 @@ const rowColumns = (db: Db) => db`
   greatest(0, round(extract(epoch from coalesce(c.ended_at, c.last_activity_at) - c.started_at)))::int as duration_seconds,
   c.page_url, c.intent, c.outcome, c.extracted_data, c.criteria_results, c.contact_id, c.labels`;
 
-type ListFilter = Pick<ConversationListQuery, 'widget_id' | 'simulated' | 'tag' | 'label'>;
+type ListFilter = Omit<ConversationListQuery, 'limit' | 'offset'> & {
+  /** With `q`: the text-search configurations the organization's messages were read in (`searchConfigs`). */
+  configs?: string[];
+};
+
+/** The configurations an organization's messages were read in (migration 043): what a search expands its words into. */
+export async function searchConfigs(db: Db, orgId: string): Promise<string[]> {
+  const rows = await db<{ config: string }[]>`select config::text as config from conversation_languages where org_id = ${orgId} order by 1`;
+  return rows.length ? rows.map((r) => r.config) : ['english'];
+}
 
 /** The annotation filters (`tag`, `label`), matched case-folded against the GIN-indexed arrays. */
 function annotationCondition(db: Db, q: ListFilter & { agent_scope?: readonly string[] | null }) {
@@ -48,6 +57,20 @@ function annotationCondition(db: Db, q: ListFilter & { agent_scope?: readonly st
   return db`${tag} ${label} ${scope}`;
 }
 
+/**
+ * The search filters of issue 45: the started_at range, surface, status, outcome, contact, assignee, team,
+ * and `q`, the transcript's words (migration 043: `transcript_tsv @@ ams_search_query(q)`, one GIN scan).
+ */
+function searchCondition(db: Db, q: ListFilter) {
+  return db`${q.from ? db`and started_at >= ${new Date(q.from)}` : db``} ${q.to ? db`and started_at < ${new Date(q.to)}` : db``}
+    ${q.surface ? db`and surface = ${q.surface}` : db``} ${q.status ? db`and status = ${q.status}` : db``}
+    ${q.outcome ? db`and outcome = ${q.outcome}` : db``} ${q.contact_id ? db`and contact_id = ${q.contact_id}` : db``}
+    ${q.assignee_id ? db`and assigned_member_id = ${q.assignee_id}` : db``} ${q.team_id ? db`and team_id = ${q.team_id}` : db``}
+    ${q.q ? db`and transcript_tsv @@ ams_search_query(${q.q}, ${q.configs ?? ['english']}::regconfig[])` : db``}`;
+}
+
+const SEARCH_KEYS = ['tag', 'label', 'from', 'to', 'surface', 'status', 'outcome', 'contact_id', 'assignee_id', 'team_id', 'q'] as const;
+
 /** `is_simulated` as the `simulated` parameter asks: absent = real ones, `1` = simulations, `all` = both (no condition). */
 function simulatedCondition(db: Db, column: string, simulated: ListFilter['simulated']) {
   if (simulated === 'all') return db``;
@@ -55,34 +78,34 @@ function simulatedCondition(db: Db, column: string, simulated: ListFilter['simul
 }
 
 /**
- * The two queries of a list page, not yet run (bench:conversations EXPLAINs them).
+ * The two queries of a list page, not yet run (bench:conversations and bench:search EXPLAIN them).
  *
  * `rows` pages through an index in list order and reads only ids (and the agent, from the index
  * too, to leave out deleted agents), so the rows skipped by `offset` cost no table reads; only
  * the page's rows are fetched. `total` sums the counters the triggers of migration 008 keep,
- * instead of counting hundreds of thousands of rows.
+ * instead of counting hundreds of thousands of rows; with a filter the counters know nothing of, it counts.
  */
 export function conversationListQueries(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number; agent_scope?: readonly string[] | null }) {
+  const filters = db`${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)} ${searchCondition(db, q)}`;
   const page = q.widget_id
     ? db`select id from conversations
-        where agent_id = ${q.widget_id} ${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)}
+        where agent_id = ${q.widget_id} ${filters}
           and exists (select 1 from agents where id = ${q.widget_id} and org_id = ${orgId} and deleted_at is null)
         order by started_at desc, id desc limit ${q.limit} offset ${q.offset}`
     : db`select id from conversations
-        where org_id = ${orgId} ${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)}
+        where org_id = ${orgId} ${filters}
           and agent_id <> all(array(select id from agents where org_id = ${orgId} and deleted_at is not null))
         order by started_at desc, id desc limit ${q.limit} offset ${q.offset}`;
   const agent = q.widget_id ? db`and n.agent_id = ${q.widget_id}` : db``;
   const rows = db<ConversationRow[]>`select ${rowColumns(db)} from (${page}) page join conversations c on c.id = page.id
       order by c.started_at desc, c.id desc`;
-  // Annotated conversations are few: counted directly (the counters know nothing of tags).
-  if (q.tag || q.label || q.agent_scope) {
+  // Filtered lists (annotations, search, an operator's agents) are counted directly: the counters know nothing of them.
+  if (q.agent_scope || SEARCH_KEYS.some((k) => q[k] !== undefined)) {
     return {
       rows,
-      total: db<{ total: number }[]>`select count(*)::bigint as total from conversations c
-        join agents a on a.id = c.agent_id and a.deleted_at is null
-        where c.org_id = ${orgId} ${q.widget_id ? db`and c.agent_id = ${q.widget_id}` : db``}
-          ${simulatedCondition(db, 'c.is_simulated', q.simulated)} ${annotationCondition(db, q)}`,
+      total: db<{ total: number }[]>`select count(*)::bigint as total from conversations
+        where org_id = ${orgId} ${q.widget_id ? db`and agent_id = ${q.widget_id}` : db``} ${filters}
+          and agent_id <> all(array(select id from agents where org_id = ${orgId} and deleted_at is not null))`,
     };
   }
   return {
@@ -93,10 +116,40 @@ export function conversationListQueries(db: Db, orgId: string, q: ListFilter & {
   };
 }
 
+/**
+ * The conversations an export covers (the list's filters, no page), newest first, in batches through a cursor;
+ * with `transcripts`, each batch's messages are read in one statement.
+ */
+export async function* streamConversations(db: Db, orgId: string, q: ListFilter, opts: { transcripts: boolean; batch?: number }):
+  AsyncGenerator<(Conversation & { messages?: TranscriptMessage[] })[]> {
+  if (q.q && !q.configs) q = { ...q, configs: await searchConfigs(db, orgId) };
+  const filters = db`${simulatedCondition(db, 'is_simulated', q.simulated)} ${annotationCondition(db, q)} ${searchCondition(db, q)}`;
+  const rows = db<ConversationRow[]>`select ${rowColumns(db)} from conversations c
+    where c.org_id = ${orgId} ${q.widget_id ? db`and c.agent_id = ${q.widget_id}` : db``} ${filters}
+      and c.agent_id <> all(array(select id from agents where org_id = ${orgId} and deleted_at is not null))
+    order by c.started_at desc, c.id desc`;
+  for await (const batch of rows.cursor(opts.batch ?? 500)) {
+    const conversations = batch.map(toConversation);
+    if (!opts.transcripts) {
+      yield conversations;
+      continue;
+    }
+    const messages = await db<(MessageRow & { conversation_id: string })[]>`select conversation_id, id, role, text, ts from conversation_messages
+      where conversation_id = any(${conversations.map((c) => c.id)}::uuid[]) order by conversation_id, ts, id`;
+    const byConversation = new Map<string, TranscriptMessage[]>();
+    for (const m of messages) {
+      const list = byConversation.get(m.conversation_id) ?? [];
+      list.push(toMessage(m));
+      byConversation.set(m.conversation_id, list);
+    }
+    yield conversations.map((c) => ({ ...c, messages: byConversation.get(c.id) ?? [] }));
+  }
+}
+
 /** A page of an organization's conversations, newest first, with the exact total. */
 export async function listConversations(db: Db, orgId: string, q: ListFilter & { limit: number; offset: number; agent_scope?: readonly string[] | null }):
   Promise<{ data: Conversation[]; total: number }> {
-  const queries = conversationListQueries(db, orgId, q);
+  const queries = conversationListQueries(db, orgId, q.q ? { ...q, configs: await searchConfigs(db, orgId) } : q);
   const [rows, [count]] = await Promise.all([queries.rows, queries.total]);
   return { data: rows.map(toConversation), total: count?.total ?? 0 };
 }

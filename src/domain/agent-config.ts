@@ -37,6 +37,7 @@ export const CONFIG_DEFAULTS: Partial<Record<ConfigField, unknown>> = {
   phone_settings: {},
   live_chat_alerts: false,
   live_chat_alert_scope: 'all',
+  satisfaction_survey: false,
 };
 
 /**

@@ -179,6 +179,8 @@ export const AgentPatchProps = {
   })),
   live_chat_alert_scope: Type.Optional(StringEnum(LIVE_CHAT_ALERT_SCOPES, {
     description: 'Which conversations alert: all (default); unassigned (no member assigned); assigned (a member is assigned, and only that member\'s stream is alerted)',
+  })),  satisfaction_survey: Type.Optional(Type.Boolean({
+    description: 'At the end of a web chat the widget asks the visitor for a 1-5 rating and an optional comment (default false); per-reply thumbs are always offered',
   })),
 };
 
@@ -236,6 +238,7 @@ export const AgentSchema = Type.Object({
   config_variables: Nullable(Type.Record(Type.String(), Type.String())),
   live_chat_alerts: Type.Boolean(),
   live_chat_alert_scope: StringEnum(LIVE_CHAT_ALERT_SCOPES),
+  satisfaction_survey: Type.Boolean(),
   has_pending_draft: Type.Boolean({ description: 'True when publishing the staged draft would change the configuration' }),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -79,6 +79,20 @@ export const ConversationListQuery = Type.Object({
   })),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only conversations carrying this tag (any case)' })),
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only conversations carrying this label (any case): a tracking rule\'s name or a live inbox label' })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Only conversations started at or after this time' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Only conversations started before this time' })),
+  surface: Type.Optional(StringEnum(SURFACES, { description: 'Only this surface' })),
+  status: Type.Optional(StringEnum(CONVERSATION_STATUSES, { description: 'Only active or only ended ones' })),
+  outcome: Type.Optional(StringEnum(OUTCOMES, { description: 'Only evaluated ones with this outcome' })),
+  contact_id: Type.Optional(Type.String({ ...Uuid, description: 'Only this contact\'s conversations' })),
+  assignee_id: Type.Optional(Type.String({ ...Uuid, description: 'Only conversations assigned to this member (their `id`)' })),
+  team_id: Type.Optional(Type.String({ ...Uuid, description: 'Only conversations routed to this team' })),
+  q: Type.Optional(Type.String({
+    minLength: 1, maxLength: 200, pattern: '\\S',
+    description: 'Full-text search over the transcripts (not the service\'s `system` notes): every word must occur, each message '
+      + 'read in its own language (stemmed: "booking" finds "booked"); `"quoted words"` for a phrase, `or` between alternatives, '
+      + '`-word` to exclude one',
+  })),
   ...PageQueryProps,
 }, { additionalProperties: false });
 export type ConversationListQuery = Static<typeof ConversationListQuery>;

@@ -5,6 +5,7 @@ import { CampaignCallSchema, CampaignSchema } from './campaigns.ts';
 import { ConversationSchema } from './conversations.ts';
 import { AssignmentSchema } from './assignments.ts';
 import { WidgetSchema } from './widgets.ts';
+import { FeedbackEventDataSchema } from './feedback.ts';
 
 /** Every event type the service emits (the specification's Events table), in its order. */
 export const EVENT_TYPES = [
@@ -18,6 +19,7 @@ export const EVENT_TYPES = [
   'conversation.deleted',
   'conversation.assigned',
   'conversation.released',
+  'conversation.feedback',
   'campaign.started',
   'campaign.completed',
   'campaign_call.ended',
@@ -73,6 +75,10 @@ export const EVENTS: Record<EventType, { description: string; data: TSchema }> =
   'conversation.deleted': { description: 'A conversation was deleted by its retention policy (the conversation as it was listed).', data: ConversationEventDataSchema },
   'conversation.assigned': { description: 'A conversation was assigned or reassigned to a member (round-robin, or by hand).', data: AssignmentEventDataSchema },
   'conversation.released': { description: 'A conversation\'s assignee let it go (released, timed out, or went offline): it waits in the queue again.', data: AssignmentEventDataSchema },
+  'conversation.feedback': {
+    description: 'A visitor rated the conversation (end-of-chat survey, 1 to 5) or voted on a reply (thumbs up or down), or changed that feedback.',
+    data: FeedbackEventDataSchema,
+  },
   'campaign.started': { description: 'A campaign started: its calls are queued (POST /campaigns/:id/start from `draft`).', data: CampaignEventDataSchema },
   'campaign.completed': { description: 'Every call of a running campaign has ended: the campaign is `completed`.', data: CampaignEventDataSchema },
   'campaign_call.ended': { description: 'A campaign call reached its terminal status (see `status` and `ended_reason`).', data: CampaignCallEventDataSchema },

@@ -9,7 +9,7 @@ export const PublicConversationParams = Type.Object({ public_key: WidgetId, id: 
 /** The agent fields the embed renders with, in this order: the one list behind the config's schema and its value. */
 export const PUBLIC_CONFIG_FIELDS = [
   'display_mode', 'position', 'theme', 'intro_title', 'intro_subtitle', 'suggested_prompts', 'localized_copy', 'button_label', 'show_label',
-  'logo_url', 'launcher_icon_url', 'launcher_icon_kind', 'default_language',
+  'logo_url', 'launcher_icon_url', 'launcher_icon_kind', 'default_language', 'satisfaction_survey',
 ] as const;
 
 const a = AgentSchema.properties;

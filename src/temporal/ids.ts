@@ -68,6 +68,10 @@ export const workflowIds = {
   /** A campaign's queue and concurrency, and one child per call attempt. */
   campaign: (campaignId: string) => `campaign:${campaignId}`,
   campaignCall: (callId: string) => `campaign-call:${callId}`,
+  /** One run per large export (issue 45): it leaves the file in the BlobStore. */
+  dataExport: (exportId: string) => `data-export:${exportId}`,
+  /** One run per contacts CSV import. */
+  contactImport: (importId: string) => `contact-import:${importId}`,
   /** The deployment's one long-lived webhook recovery sweeper (scoped by TASK_QUEUE_PREFIX, as its queue is). */
   webhookRecoverySweeper: (config: { TASK_QUEUE_PREFIX: string }) => `webhook-recovery-sweeper:${config.TASK_QUEUE_PREFIX}`,
   /** A retention run asked for by hand (the Schedule's own runs are `retention:<org id>-<time>`). */

@@ -1,0 +1,72 @@
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../../src/errors.ts';
+import { appendAuditEntry } from '../../src/db/audit-log.ts';
+import type { AuditChannel } from '../../src/schemas/audit-log.ts';
+import type { AppContext, AppMiddleware } from '../context.ts';
+
+/**
+ * An in-process request made for an MCP tool call, with the client address of the MCP request that
+ * made it (the in-process request itself has none). Only code in this process can put a request here.
+ */
+export const carriedCallers = new WeakMap<IncomingMessage, { channel: 'mcp'; address: string }>();
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The /inbox console calls the REST API from its own page: the browser names that page in `Referer`. */
+function channelOf(ctx: AppContext): { channel: AuditChannel; address: string } {
+  const carried = carriedCallers.get(ctx.req);
+  if (carried) return carried;
+  const referer = ctx.get('Referer');
+  if (referer) {
+    try {
+      const url = new URL(referer);
+      if (url.host === ctx.host && (url.pathname === '/inbox' || url.pathname.startsWith('/inbox/'))) return { channel: 'inbox', address: ctx.ip };
+    } catch { /* not a URL: an ordinary REST call */ }
+  }
+  return { channel: 'rest', address: ctx.ip };
+}
+
+/** The resource acted on: a created resource's id, else the last path parameter. */
+function resourceOf(ctx: AppContext): string | null {
+  const body = ctx.body as { id?: unknown } | undefined;
+  if (ctx.status === 201 && body && typeof body === 'object' && typeof body.id === 'string') return body.id;
+  const params = Object.values((ctx as unknown as { params?: Record<string, string> }).params ?? {});
+  return params.length ? params[params.length - 1]! : null;
+}
+
+/**
+ * Records every write of an authenticated principal in the audit log (issue 45 item 8), after the
+ * handler answered or failed and before the answer leaves, so an entry exists once the client has
+ * its answer. A request that named no operation (an unknown path) is not an operation and is not kept.
+ * A failure to record is logged and does not change the answer: the write itself has happened.
+ *
+ * @example area('/api/v1', [authenticate(failures), auditTrail()], routers)
+ */
+export function auditTrail(): AppMiddleware {
+  return async (ctx, next) => {
+    if (!WRITES.has(ctx.method)) return next();
+    let failure: unknown;
+    try {
+      await next();
+    } catch (err) {
+      failure = err;
+    }
+    const principal = ctx.state.principal;
+    const operation = ctx.state.operation;
+    if (principal && operation) {
+      const status = failure ? (failure instanceof AppError ? failure.status : 500) : ctx.status;
+      const { channel, address } = channelOf(ctx);
+      try {
+        await appendAuditEntry(ctx.deps.sql, {
+          orgId: principal.orgId, apiKeyId: principal.keyId, memberId: principal.memberId, channel, method: ctx.method, path: ctx.path,
+          operation, resourceId: resourceOf(ctx), status, outcome: status < 400 ? 'succeeded' : 'failed',
+          errorCode: failure ? (failure instanceof AppError ? failure.code : 'internal_error') : null,
+          clientAddress: address || null, requestId: ctx.state.requestId ?? null,
+        });
+      } catch (err) {
+        ctx.state.log.error({ err, operation }, 'audit entry not recorded');
+      }
+    }
+    if (failure) throw failure;
+  };
+}
