@@ -1,5 +1,6 @@
 import { captureFrom, askedField, askFor, fieldLabel, nextField, timesAsked } from './capture.ts';
 import { composeAnswer, type Answer } from './answer.ts';
+import { citationLines } from './citations.ts';
 import { questionParts } from '../knowledge/parts.ts';
 import { guardrailHit } from './guardrails.ts';
 import { defaultCountry, withoutEmails, type ParseContext } from './parsers.ts';
@@ -172,7 +173,7 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
     ? { text: answers.map((a) => a.text).join(' '), urls: [...new Set(answers.flatMap((a) => a.urls))] }
     : composeAnswer(query, await tools.searchKnowledge(query, 5));
   if (answer) {
-    parts.push(`${answer.text}\n${p.source(answer.urls)}`);
+    parts.push(`${answer.text}\n${citationLines(answer.urls, p.source)}`);
     followUp(null);
     return done();
   }
