@@ -48,7 +48,7 @@ async function docx(paragraphs: string, filler = ''): Promise<Buffer> {
 /** POSTs a file as multipart/form-data, as a browser form does. */
 async function upload(token: string, kbId: string, name: string, bytes: Buffer, type = 'application/octet-stream', fields: Record<string, string> = {}) {
   const form = new FormData();
-  form.append('file', new Blob([bytes], { type }), name);
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   const res = await fetch(`${svc.url}${REST}/knowledge-bases/${kbId}/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   const text = await res.text();

@@ -13,6 +13,7 @@ import { dontKnowReply, greetingFor, pageLanguage, renderTemplate, type Lang } f
 import { OUTCOMES, VERDICTS } from '../schemas/conversations.ts';
 import { matchTransferInput } from './transfer.ts';
 import { businessOf, introduction } from './outbound.ts';
+import { fileCitation } from './citations.ts';
 import type {
   AgentRuntime, DataField, Evaluation, OutboundCall, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TransferCandidate, TransferInput, TurnInput,
   TurnResult, Verdict, VoiceStyle,
@@ -259,7 +260,11 @@ async function runTool(
       return {
         args,
         result: passages.length
-          ? { passages: passages.map((p) => ({ title: p.title, ...(p.section ? { section: p.section } : {}), url: p.url, text: p.text.slice(0, PASSAGE_CHARS) })) }
+          ? { passages: passages.map((p) => {
+            // A passage of an uploaded file has no web address to give: the model cites it as "(Price list, page 2)".
+            const cite = fileCitation(p.url);
+            return { title: p.title, ...(p.section ? { section: p.section } : {}), ...(cite ? { cite: `(${cite})` } : { url: p.url }), text: p.text.slice(0, PASSAGE_CHARS) };
+          }) }
           : { passages: [], note: 'Not on the site: nothing in the knowledge answers this. Say you do not know; do not guess.' },
       };
     }
@@ -339,7 +344,7 @@ export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'langua
       ? `Reply in ${languageName(language)}, in one or two short spoken sentences. Never read out a URL or a "Source:" line: say it is on our website.`
       : `Reply in ${languageName(language)} (page language "${language}"), in 1 to 3 short sentences.`,
     'Before answering a question about the business, its products, services or policies, call search_knowledge. '
-      + (outbound ? 'Answer only from what it returns. ' : 'Answer only from what it returns and end with "Source: <url>" of the page you used. ')
+      + (outbound ? 'Answer only from what it returns. ' : 'Answer only from what it returns and end with "Source: <url>" of the page you used (for a passage with `cite`, end with its `cite` instead). ')
       + 'It returns the closest passages whether or not they answer: use only a passage that says what was asked, about the very place, product or service asked about '
       + '(not another location\'s, not something a blog post only mentions). '
       + `When none of them says it, say honestly that you don't know and ${agent.can_transfer
