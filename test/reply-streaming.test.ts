@@ -1,8 +1,11 @@
+import { createServer } from 'node:http';
 import { EventSource } from 'eventsource';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, startTestService, type TestService } from './helpers.ts';
 import { newAgent, newOrg } from './support/orgs.ts';
 import { startChatCompletionsServer, type ChatCompletionsServer } from './fixtures/chat-completions-server.ts';
+import { launchChromium } from './browser.ts';
 
 // Two services: the offline runtime, and the LLM runtime against a local OpenAI-compatible server that streams.
 let offline: TestService;
@@ -194,5 +197,43 @@ describe('streamed replies', () => {
     const polled = await client(llmSvc.url).get(`${c.url.slice(llmSvc.url.length)}`, { 'x-visitor-token': c.token });
     expect(polled.status, polled.text).toBe(200);
     expect(polled.body.messages.at(-1)).toMatchObject({ text: 'We deliver', cut: true });
+  });
+
+  it('the widget renders the reply as it streams: Chromium sees partial text before the end', async () => {
+    const { api } = await newOrg(llmSvc);
+    const agent = await newAgent(api, 'Bakery');
+    const page = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><html lang="en"><head><title>Bakery</title></head><body><h1>Bakery</h1>`
+          + `<script src="${llmSvc.url}/embed.js" data-agent="${agent.public_key}" async></script></body></html>`);
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    let browser: Browser | undefined;
+    try {
+      browser = await launchChromium();
+      const tab = await browser.newPage();
+      await tab.goto(`http://127.0.0.1:${(page.address() as { port: number }).port}/`);
+      let release!: () => void;
+      const hold = new Promise<void>((resolve) => { release = resolve; });
+      llm.enqueue({ content: 'Our rye bread is baked on Fridays.', pieces: ['Our ', 'rye ', 'bread ', 'is ', 'baked ', 'on ', 'Fridays.'], holdAfter: 3, hold });
+      const widget = tab.locator('ams-chat-widget');
+      await widget.locator('.launcher').click();
+      // The greeting first: the conversation has started and the widget takes messages.
+      await widget.locator('.msg.agent').first().waitFor();
+      await expect.poll(() => widget.locator('textarea').isEnabled()).toBe(true);
+      await widget.locator('.typing').waitFor({ state: 'hidden' });
+      await widget.locator('textarea').fill('When is rye bread baked?');
+      await widget.locator('textarea').press('Enter');
+      // The model is held after three pieces: the widget already shows them.
+      const live = widget.locator('.msg.agent.streaming');
+      await expect.poll(() => live.textContent(), { timeout: 15_000 }).toBe('Our rye bread ');
+      release();
+      // At the end the streamed text gives way to the stored message.
+      await expect.poll(() => live.count(), { timeout: 15_000 }).toBe(0);
+      expect(await widget.locator('.msg.agent').last().textContent()).toBe('Our rye bread is baked on Fridays.');
+    } finally {
+      await browser?.close();
+      await new Promise((resolve) => page.close(resolve));
+    }
   });
 });
