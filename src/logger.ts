@@ -10,7 +10,7 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
     base: { service: 'agent-management-service', ...base },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
-      paths: ['*.authorization', '*.Authorization', '*.token', '*.password', '*.secret', '*.token_hash', 'token', 'password', 'secret', 'LLM_API_KEY', '*.LLM_API_KEY', 'apiKey', '*.apiKey'],
+      paths: ['*.authorization', '*.Authorization', '*.token', '*.password', '*.secret', '*.token_hash', 'token', 'password', 'secret', 'LLM_API_KEY', '*.LLM_API_KEY', 'S3_SECRET_ACCESS_KEY', '*.S3_SECRET_ACCESS_KEY', 'apiKey', '*.apiKey'],
       censor: '[redacted]',
     },
   };

@@ -244,7 +244,7 @@ describe('files in knowledge bases', () => {
     const a = await upload(token, kb.id, 'a.txt', Buffer.from('The terrace seats forty guests in summer.'));
     await readyFile(api, kb.id, a.body.id);
     const blob = (await svc.sql<{ blob_key: string }[]>`select blob_key from knowledge_files where id = ${a.body.id}`)[0]!.blob_key;
-    const { blobStoreOf } = await import('../src/storage/blobs.ts');
+    const { blobStoreOf } = await import('../src/storage/store.ts');
     const store = blobStoreOf(svc.config);
     expect(await store.get(blob)).not.toBeNull();
     expect((await api.delete(`${REST}/knowledge-bases/${kb.id}`)).status).toBe(204);

@@ -1,4 +1,5 @@
 import { parse as parseCsv } from 'csv-parse/sync';
+import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
 import { extractHtml } from '../crawler/extract.ts';
 import { AppError } from '../errors.ts';
@@ -91,7 +92,7 @@ export function decodeText(bytes: Buffer): string {
   }
 }
 
-type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+type PdfJs = typeof PdfJsModule;
 let pdfjs: Promise<PdfJs> | undefined;
 /** pdf.js, loaded on the first PDF (its legacy build runs in Node without a DOM). */
 const loadPdfJs = () => pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');

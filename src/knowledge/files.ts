@@ -9,7 +9,7 @@ import {
 } from '../db/knowledge-files.ts';
 import { languageOfText } from '../runtime/phrases.ts';
 import { KNOWLEDGE_FILE_LIMITS } from '../schemas/knowledge-files.ts';
-import { blobStoreOf } from '../storage/blobs.ts';
+import { blobStoreOf } from '../storage/store.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { parseKnowledgeFileKind } from '../../workflows/parse-knowledge-file.ts';
 import { extractFile, inspectUpload } from './file-formats.ts';

@@ -78,15 +78,3 @@ export function createDiskBlobStore(dataDir: string): BlobStore {
   };
 }
 
-const stores = new Map<string, BlobStore>();
-
-/**
- * The deployment's blob store, one per configuration: the disk under `DATA_DIR` unless S3-compatible storage is
- * configured (`S3_BUCKET`, see `s3.ts`).
- */
-export function blobStoreOf(config: { DATA_DIR: string }): BlobStore {
-  const key = `disk:${config.DATA_DIR}`;
-  let store = stores.get(key);
-  if (!store) stores.set(key, store = createDiskBlobStore(config.DATA_DIR));
-  return store;
-}
