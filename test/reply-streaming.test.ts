@@ -144,6 +144,10 @@ describe('streamed replies', () => {
     // Tokens per turn and per conversation: two requests (the tool call, then the reply), 10 + 5 tokens each by the fixture's count.
     const detail = (await c.api.get(`/api/v1/rest/conversations/${c.id}`)).body;
     expect(detail.usage).toEqual({ input_tokens: 20, output_tokens: 10, turns: [{ message_id: done.messages[0].id, input_tokens: 20, output_tokens: 10 }] });
+    // Ended, the conversation's usage record keeps its tokens (what reports sum).
+    expect((await client(llmSvc.url).post(`${c.url.slice(llmSvc.url.length).replace(/\/messages$/, '')}/end`, {}, { 'x-visitor-token': c.token })).status).toBe(200);
+    const [usage] = await llmSvc.sql<{ input_tokens: string; output_tokens: string }[]>`select input_tokens, output_tokens from usage_records where conversation_id = ${c.id}`;
+    expect([Number(usage!.input_tokens), Number(usage!.output_tokens)]).toEqual([20, 10]);
   });
 
   it('the stream reads the same with the eventsource client', async () => {
