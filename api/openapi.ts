@@ -124,6 +124,11 @@ function operation(def: RouteDef, family: RouteFamily, components: Json): Json {
     ...(params.length ? { parameters: params } : {}),
     ...(def.body ? { requestBody: { required: true, content: {
       'application/json': { schema: plain(def.body, components) },
+      ...(def.acceptsUpload ? { 'multipart/form-data': { schema: {
+        type: 'object', required: ['file'],
+        properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', description: def.acceptsUpload.description },
+          name: { type: 'string', description: 'The file\'s name, when not the one the part carries' } },
+      } } } : {}),
       ...(def.acceptsCsv ? { 'text/csv': { schema: { type: 'string', description: 'A header line naming the columns, then one line per row (RFC 4180)' } } } : {}),
     } } } : {}),
     responses,

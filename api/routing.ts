@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
@@ -8,6 +9,7 @@ import { compileValidator, formatErrors, SHAPE_CHECKS, type FieldError } from '.
 import { NoQuery } from '../src/schemas/common.ts';
 import type { AppContext, AppDeps } from './context.ts';
 import { isCsvRequest, readCsvBody, readJsonBody } from './middleware/body.ts';
+import { isMultipartRequest, readUpload, type Upload } from './middleware/upload.ts';
 import { nulCharacterErrors } from './json-scan.ts';
 import { requestLineErrors } from './url-text.ts';
 import { responseCheck } from './response-check.ts';
@@ -37,6 +39,8 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
   ctx: AppContext;
   /** A `text/csv` body's text, on a route with `acceptsCsv` (the JSON body is then `{}` and not validated). */
   csv?: string;
+  /** A `multipart/form-data` file, on a route with `acceptsUpload` (the JSON body is then `{}` and not validated). */
+  upload?: Upload;
 }
 
 /**
@@ -66,6 +70,8 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   body?: B;
   /** Also takes a `text/csv` body (UTF-8, 1 MiB at most), handed to the handler as `csv`; the OpenAPI document lists it. */
   acceptsCsv?: boolean;
+  /** Also takes one file as `multipart/form-data` (field `file`, at most `maxBytes`), handed to the handler as `upload`; the OpenAPI document lists it. */
+  acceptsUpload?: { maxBytes: number; description: string };
   /** Every status a handler answers with, and its body's schema: the handler's return type is held to them. */
   responses: R;
   /**
@@ -182,9 +188,11 @@ function compose(def: RouteDef, isPublic: boolean) {
       body: undefined as unknown,
       principal, deps: ctx.deps, ctx,
     };
-    const csv = def.acceptsCsv && isCsvRequest(ctx) ? await readCsvBody(ctx) : undefined;
-    const raw = csv === undefined ? await readJsonBody(ctx) : undefined;
-    if (csv !== undefined) Object.assign(input, { csv, body: {} });
+    const upload = def.acceptsUpload && isMultipartRequest(ctx) ? await readUpload(ctx, def.acceptsUpload.maxBytes) : undefined;
+    const csv = !upload && def.acceptsCsv && isCsvRequest(ctx) ? await readCsvBody(ctx) : undefined;
+    const raw = csv === undefined && !upload ? await readJsonBody(ctx) : undefined;
+    if (upload) Object.assign(input, { upload, body: {} });
+    else if (csv !== undefined) Object.assign(input, { csv, body: {} });
     else if (body) {
       input.body = check(body, raw === undefined ? {} : raw);
       const nul = nulCharacterErrors(input.body);
@@ -209,7 +217,7 @@ function compose(def: RouteDef, isPublic: boolean) {
       checkIdempotencyKey(key);
       const canReplay = def.stillExists && ((body: unknown) => def.stillExists!({ deps: ctx.deps, principal, body }));
       reply = await runIdempotent(ctx.deps.sql, ctx.deps.secrets, { orgId: principal.orgId, keyId: principal.keyId }, key,
-        fingerprint(ctx.deps.secrets, def.method, ctx.path, csv === undefined ? input.body : { csv }), execute, canReplay);
+        fingerprint(ctx.deps.secrets, def.method, ctx.path, upload ? { upload: uploadFingerprint(upload) } : csv === undefined ? input.body : { csv }), execute, canReplay);
       if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
     } else {
       reply = await execute();
@@ -218,6 +226,11 @@ function compose(def: RouteDef, isPublic: boolean) {
     for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
     if (reply.body !== undefined) ctx.body = reply.body;
   };
+}
+
+/** What an Idempotency-Key remembers of an upload: its name, fields and a digest of its bytes. */
+function uploadFingerprint(upload: Upload): Record<string, unknown> {
+  return { name: upload.fileName, type: upload.contentType, fields: upload.fields, sha256: createHash('sha256').update(upload.bytes).digest('hex') };
 }
 
 /** A route ready to register: its full path, its method and the handler made from its definition. */

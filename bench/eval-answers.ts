@@ -28,7 +28,7 @@ import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
 import { figure, freshDatabase, onCleanup, percentile, runBenchmark, say, startTemporal } from './harness.ts';
-import { crawledAgent, judge, loadCorpus, serveCorpusSite, type CorpusQuestion, type CorpusSite, type Judged } from './answers/corpus.ts';
+import { crawledAgent, judge, loadCorpus, serveCorpusSite, uploadCorpusFiles, type CorpusQuestion, type CorpusSite, type Judged } from './answers/corpus.ts';
 import { startEchoLlm } from './answers/echo-llm.ts';
 
 /** `offline`: the offline runtime with its default reader; `learned`: the same with ANSWER_READER=learned; `llm`: the LLM path. */
@@ -96,6 +96,9 @@ async function askSite(site: CorpusSite, rest: string, auth: Record<string, stri
   try {
     const { agent, pages, seconds } = await crawledAgent(rest, auth, site.brand, served.url, { default_language: site.language });
     say(`${site.name}: crawled ${pages} of ${site.pages} pages in ${seconds.toFixed(1)} s`);
+    // A site whose key facts live only in the documents it uploads (issue 46): they are read before any question.
+    await uploadCorpusFiles(rest, auth, agent.id, site);
+    if (site.files.length) say(`${site.name}: read ${site.files.length} uploaded file(s)`);
     const pub = `${widgets}/${agent.public_key}`;
     const verdicts: Verdict[] = [];
     for (const question of site.questions) {

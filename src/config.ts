@@ -129,6 +129,21 @@ export const ConfigSchema = Type.Object({
   CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   /** Another origin for Twilio's REST API (a wire-compatible test server); unset: Twilio's own hosts. */
   TWILIO_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  /**
+   * Blobs (uploaded knowledge files, recordings, report artifacts) in S3-compatible storage (AWS S3, MinIO, R2, ...):
+   * the bucket; unset: files under DATA_DIR/blobs. The endpoint is the operator's, like DATABASE_URL.
+   */
+  S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
+  S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
+  /** Another S3-compatible endpoint (e.g. http://minio:9000); unset: AWS's for S3_REGION. */
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  /** Static credentials; unset: the SDK's default chain (environment, shared files, instance role). Never logged. */
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /** Path-style URLs (`endpoint/bucket/key`), which most self-hosted servers need. */
+  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  /** A key prefix inside the bucket, so several deployments can share one. */
+  S3_PREFIX: Type.String({ pattern: '^([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)?$', default: '' }),
   AMS_STARTING_CREDITS: Type.Integer({ default: 10000 }),
   REPORT_RUN_COST_CENTS: Type.Integer({ minimum: 0, default: 25 }),
   /** An OpenAI-compatible chat-completions endpoint (e.g. https://api.openai.com/v1); unset: the offline runtime answers. */

@@ -16,7 +16,7 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
     base: { service: 'agent-management-service', ...base },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
-      paths: ['*.authorization', '*.Authorization', '*.token', '*.password', '*.secret', '*.token_hash', 'token', 'password', 'secret', 'LLM_API_KEY', '*.LLM_API_KEY', 'VOICE_TTS_API_KEY', '*.VOICE_TTS_API_KEY', 'VOICE_STT_API_KEY', '*.VOICE_STT_API_KEY', 'apiKey', '*.apiKey'],
+      paths: ['*.authorization', '*.Authorization', '*.token', '*.password', '*.secret', '*.token_hash', 'token', 'password', 'secret', 'LLM_API_KEY', '*.LLM_API_KEY', 'VOICE_TTS_API_KEY', '*.VOICE_TTS_API_KEY', 'VOICE_STT_API_KEY', '*.VOICE_STT_API_KEY', 'apiKey', '*.apiKey', 'S3_SECRET_ACCESS_KEY', '*.S3_SECRET_ACCESS_KEY'],
       censor: '[redacted]',
     },
     serializers: { err: (err: Error) => redactValue({ ...pino.stdSerializers.err(err) }, LOG_POLICY) },

@@ -60,6 +60,45 @@
     return data;
   }
 
+  /**
+   * Sends a message asking for the reply as it is written (Server-Sent Events): `onText` gets each piece of it, and the
+   * answer is the final event, `{messages, source, tool_calls}`. A service that answers JSON is read as before.
+   */
+  async function streamed(path, body, token, onText) {
+    const res = await fetch(root + path, {
+      method: 'POST', credentials: 'omit', body: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'X-Visitor-Token': token },
+    });
+    if (!res.ok || !(res.headers.get('Content-Type') || '').startsWith('text/event-stream') || !res.body) {
+      const data = await res.json().catch(() => null);
+      if (!res.ok) throw Object.assign(new Error((data && (data.detail || data.title)) || `HTTP ${res.status}`), { status: res.status, code: data && data.code });
+      return data;
+    }
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let final = null;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = (/^event: (.*)$/m.exec(block) || [])[1];
+        const data = (/^data: (.*)$/m.exec(block) || [])[1];
+        if (!event || data === undefined) continue;
+        const payload = JSON.parse(data);
+        if (event === 'delta') onText(payload.text);
+        else if (event === 'done') final = payload;
+        else if (event === 'error') throw Object.assign(new Error(payload.detail || 'the reply failed'), { status: 500, code: payload.code });
+      }
+    }
+    if (!final) throw Object.assign(new Error('the reply stream ended early'), { status: 500 });
+    return final;
+  }
+
   const el = (tag, attrs, ...children) => {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attrs || {})) {
@@ -377,8 +416,24 @@ form button{border:0;background:var(--primary);color:var(--ink);border-radius:va
       try {
         if (!state.conv) await start();
         say(text);
-        const res = await api('POST', `/conversations/${encodeURIComponent(state.conv.id)}/messages`, { text }, state.conv.token);
-        take(res.messages);
+        // The reply appears as it is written; the stored messages replace it at the end.
+        let live = null;
+        try {
+          const res = await streamed(`/conversations/${encodeURIComponent(state.conv.id)}/messages`, { text }, state.conv.token, (piece) => {
+            if (!live) {
+              live = el('div', { class: 'msg agent streaming', 'aria-busy': 'true' });
+              log.insertBefore(live, typing);
+              typing.hidden = true;
+            }
+            live.textContent += piece;
+            log.scrollTop = log.scrollHeight;
+          });
+          if (live) live.remove();
+          take(res.messages);
+        } catch (err) {
+          if (live) live.remove();
+          throw err;
+        }
       } catch (err) {
         if (!input.value) input.value = text;
         failed(err);

@@ -15,6 +15,7 @@ import { withRenderedCopy } from '../../src/answers/phrases.ts';
 import { isSimulationToken, SIMULATION_HEADER } from '../../src/simulations/web-marker.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { route, type RouteFamily } from '../routing.ts';
+import { streamVisitorReply, wantsEventStream } from '../reply-stream.ts';
 
 const BASE = '/api/v1/public';
 
@@ -82,11 +83,16 @@ export const publicWidgetsFamily: RouteFamily = {
     }),
     route({
       method: 'POST', path: '/widgets/:public_key/conversations/:id/messages', operationId: 'send_public_message', summary: 'Say something to the agent',
-      description: 'Needs `X-Visitor-Token`. Answers the agent\'s replies. 409 `invalid_state` once the conversation has ended.',
+      description: 'Needs `X-Visitor-Token`. Answers the agent\'s replies. 409 `invalid_state` once the conversation has ended. '
+        + 'With `Accept: text/event-stream`, the reply streams as Server-Sent Events as it is produced: `delta` events `{text}` (the LLM '
+        + 'runtime\'s tokens; the offline runtime\'s whole reply at once), then `done` `{messages, source, tool_calls}`: the stored messages '
+        + '(as this JSON answer has them), `source` `llm` or `offline`, and the turn\'s tool calls; or `error` `{code, detail}`. Closing the '
+        + 'stream before `done` stops the reply: what was sent is stored, with `cut: true`.',
       permissions: [], params: PublicConversationParams, body: PublicMessageCreateSchema,
-      responses: { 200: { description: 'The agent\'s replies', schema: PublicMessagesSchema } },
+      responses: { 200: { description: 'The agent\'s replies (or, with `Accept: text/event-stream`, the event stream)', schema: PublicMessagesSchema } },
       async handler({ params, body, deps, ctx }) {
         const { agent, conversation } = await visitorConversation(ctx, deps, params);
+        if (wantsEventStream(ctx)) return { status: 200, body: streamVisitorReply(ctx, deps, agent, conversation, body.text) as never };
         return { status: 200, body: { messages: await sendVisitorMessage(deps, agent, conversation, body.text) } };
       },
     }),

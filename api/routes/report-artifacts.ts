@@ -4,11 +4,12 @@ import { succeededArtifact } from '../../src/db/reports.ts';
 import { AppError, notFound } from '../../src/errors.ts';
 import { isUuid } from '../../src/ids.ts';
 import { ARTIFACT_PATH, artifactSignatureValid } from '../../src/reports/links.ts';
+import { artifactBytes } from '../../src/reports/runs.ts';
 import type { AppContext } from '../context.ts';
 
 /**
- * A run's artifact behind its `download_url`: a signed link, no token. Read from PostgreSQL, so
- * any replica serves it.
+ * A run's artifact behind its `download_url`: a signed link, no token. Read from the blob store (or, for a run
+ * stored before, from PostgreSQL), which every replica shares.
  */
 export function reportArtifactsRouter(): Router {
   const router = new Router(ROUTER_OPTIONS);
@@ -20,12 +21,13 @@ export function reportArtifactsRouter(): Router {
       throw new AppError(403, 'invalid_signature', 'this download link is invalid or has expired; get the run again for a new one');
     }
     const artifact = await succeededArtifact(ctx.deps.sql, id.toLowerCase());
-    if (!artifact) throw notFound('report artifact');
+    const bytes = artifact && await artifactBytes(ctx.deps, artifact);
+    if (!artifact || !bytes) throw notFound('report artifact');
     ctx.set('Content-Disposition', `attachment; filename="${artifact.fileName.replace(/[^\w.-]/g, '_')}"`);
     ctx.set('Cache-Control', 'private, no-store');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = artifact.contentType;
-    ctx.body = artifact.bytes;
+    ctx.body = bytes;
   });
   return router;
 }

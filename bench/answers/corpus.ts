@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import PDFDocument from 'pdfkit';
 
 /**
  * The answers corpus (`bench/answers/sites/`): made-up businesses' websites, each with the questions
@@ -30,7 +31,14 @@ export interface CorpusQuestion {
   tags?: string[];
 }
 
-export interface CorpusSite { name: string; split: Split; dir: string; brand: string; language: string; questions: CorpusQuestion[]; pages: number }
+export interface CorpusSite {
+  name: string; split: Split; dir: string; brand: string; language: string; questions: CorpusQuestion[]; pages: number;
+  /** Documents the business uploads besides its site (`files.json`): each a PDF made from its pages' text (issue 46). */
+  files: CorpusFile[];
+}
+
+/** A document of a corpus site: its file name and the text of each of its PDF pages. */
+export interface CorpusFile { name: string; pages: string[] }
 
 export const CORPUS_DIR = fileURLToPath(new URL('./sites/', import.meta.url));
 
@@ -54,7 +62,8 @@ export function loadCorpus(only?: string[]): CorpusSite[] {
     if (!split || !existsSync(join(dir, 'questions.json')) || !existsSync(join(dir, 'pages', 'index.html'))) continue;
     if (only?.length && !only.includes(name)) continue;
     const file = JSON.parse(readFileSync(join(dir, 'questions.json'), 'utf8')) as { brand: string; language: string; questions: CorpusQuestion[] };
-    sites.push({ name, split, dir, brand: file.brand, language: file.language, questions: file.questions, pages: countPages(join(dir, 'pages')) });
+    const files = existsSync(join(dir, 'files.json')) ? (JSON.parse(readFileSync(join(dir, 'files.json'), 'utf8')) as { files: CorpusFile[] }).files : [];
+    sites.push({ name, split, dir, brand: file.brand, language: file.language, questions: file.questions, pages: countPages(join(dir, 'pages')), files });
   }
   return sites.sort((a, b) => (a.split === b.split ? a.name.localeCompare(b.name) : a.split === 'dev' ? -1 : 1));
 }
@@ -149,5 +158,48 @@ export async function crawledAgent(rest: string, auth: Record<string, string>, n
     if (site?.status === 'failed') throw new Error(`${name}: crawl failed: ${site.error}`);
     if (Date.now() - started > 180_000) throw new Error(`${name}: the crawl did not finish in 3 minutes`);
     await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** A corpus document as a PDF, one page per entry of `pages`, made with pdfkit. */
+export function corpusFilePdf(file: CorpusFile): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const doc = new PDFDocument({ autoFirstPage: false, info: { Title: file.name } });
+    const chunks: Buffer[] = [];
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+    for (const text of file.pages) {
+      doc.addPage();
+      doc.fontSize(12).text(text);
+    }
+    doc.end();
+  });
+}
+
+/**
+ * Uploads a site's documents to a new knowledge base the agent answers from, and waits until each is read
+ * (`ready`); throws when one fails.
+ */
+export async function uploadCorpusFiles(rest: string, auth: Record<string, string>, agentId: string, site: CorpusSite): Promise<void> {
+  if (!site.files.length) return;
+  const call = async (path: string, init: RequestInit = {}): Promise<any> => {
+    const res = await fetch(`${rest}${path}`, { headers: auth, ...init });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  const kb = await call('/knowledge-bases', { method: 'POST', body: JSON.stringify({ name: `${site.brand} documents` }) });
+  await call(`/knowledge-bases/${kb.id}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: agentId }) });
+  for (const file of site.files) {
+    const bytes = await corpusFilePdf(file);
+    const up = await call(`/knowledge-bases/${kb.id}/files`, { method: 'POST', body: JSON.stringify({ name: file.name, content_base64: bytes.toString('base64') }) });
+    for (const started = Date.now(); ;) {
+      const got = await call(`/knowledge-bases/${kb.id}/files/${up.id}`);
+      if (got.status === 'ready') break;
+      if (got.status === 'failed') throw new Error(`${site.name}: ${file.name} could not be read: ${got.error}`);
+      if (Date.now() - started > 120_000) throw new Error(`${site.name}: ${file.name} was not read in 2 minutes`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 }

@@ -14,7 +14,7 @@ import { retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
-import type { AgentRuntime, RuntimeAgent, RuntimeTools, TranscriptMessage, TurnResult } from '../runtime/types.ts';
+import type { AgentRuntime, ReplyStream, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { activitySignal, conversationLifecycleKind, endedSignal, handBackSignal, takeOverSignal } from '../../workflows/conversation.ts';
 import { queueBusinessNotification } from './notify.ts';
@@ -197,24 +197,34 @@ export async function addSystemMessage(db: Db, conversationId: string, text: str
  * asking for a person, or an agent offering one, flags the conversation for the live inbox.
  */
 export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, text: string,
-  opts: { role?: 'visitor' | 'caller' } = {}): Promise<TranscriptMessage[]> {
-  if (conversation.status === 'ended') throw new AppError(409, 'invalid_state', 'this conversation has ended; start a new one');
-  if (agent.status === 'paused') throw new AppError(409, 'agent_paused', 'this agent is paused and does not take conversations');
+  opts: { role?: 'visitor' | 'caller'; stream?: TurnStream } = {}): Promise<TranscriptMessage[]> {
+  refuseMessage(agent, conversation);
   await insertMessages(deps.sql, conversation.id, [{ role: opts.role ?? 'visitor', text }]);
   await touchVisitor(deps.sql, conversation.id);
   const handoff = HANDOFF_REQUEST.test(text.toLowerCase());
   if (handoff) await flagNeedsHuman(deps.sql, conversation.id);
-  const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation, text);
+  const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation, { asSaid: text, ...(opts.stream ? { stream: opts.stream } : {}) });
   if (handoff) await queueBusinessNotification(deps, agent, conversation, 'handoff_requested');
   if (handoff && inLiveInbox(conversation)) await requestPerson(deps, conversation);
   await signalLifecycle(deps, conversation.id, 'activity');
   return replies;
 }
 
+/** 409 when the conversation takes no message: it has ended, or its agent is paused. */
+export function refuseMessage(agent: Agent, conversation: ConversationRecord): void {
+  if (conversation.status === 'ended') throw new AppError(409, 'invalid_state', 'this conversation has ended; start a new one');
+  if (agent.status === 'paused') throw new AppError(409, 'agent_paused', 'this agent is paused and does not take conversations');
+}
+
 /**
- * The agent's answer to the transcript so far, stored, unless a member took the conversation over
- * while the runtime was thinking (then the answer is dropped).
+ * A turn whose reply is streamed (issue 46): the runtime's `ReplyStream` (text as it is written, and the abort), and
+ * what the turn did, filled in when it ends: the tool calls and which runtime answered. A runtime that has the reply at
+ * once (the offline one, a transfer rule's handoff) gives it as one piece.
  */
+export interface TurnStream extends ReplyStream {
+  done?: { toolCalls: ToolCall[]; source: 'llm' | 'offline' };
+}
+
 /** What an agent answers from: its knowledge, training notes and data tables (every surface, simulations included). */
 export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'searchKnowledge' | 'retrievePassages' | 'searchNotes' | 'lookupRows'> {
   const store = chunkStore(sql);
@@ -226,7 +236,15 @@ export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'sear
   };
 }
 
-export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, asSaid?: string): Promise<TranscriptMessage[]> {
+/**
+ * The agent's answer to the transcript so far, stored, unless a member took the conversation over
+ * while the runtime was thinking (then the answer is dropped). With `stream`, the reply's text goes to it as it is
+ * written; when its signal aborts the turn, what was sent is stored, marked `cut`. `asSaid`: the visitor's last message
+ * as they said it, before the transcript's redaction (what the runtime reads; issue 47).
+ */
+export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord,
+  opts: { asSaid?: string; stream?: TurnStream } = {}): Promise<TranscriptMessage[]> {
+  const { asSaid, stream } = opts;
   const history = await listMessages(deps.sql, conversation.id);
   // The stored transcript may be redacted (issue 47): the runtime reads this turn's message as it was said, to capture what it holds.
   const last = history.at(-1);
@@ -244,7 +262,8 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
   const rule = TEXT_SURFACES.includes(conversation.surface as typeof TEXT_SURFACES[number])
     ? await deps.runtime.chooseTransferRule({ agent: told, messages: history, rules: await listTransferRules(deps.sql, conversation.orgId, agent.id) })
     : null;
-  const turn: TurnResult = closing
+  const memory = closing || rule ? {} : await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId);
+  const turn: (TurnResult & { streamed?: boolean }) | { cut: TranscriptMessage[] } = closing
     ? {
       replies: [outboundReply(closing, told, told.outbound!, replyLanguage(said, conversation.language ?? agent.default_language))], captured: conversation.captured,
       toolCalls: [{ name: 'campaign_call_closed', args: { intent: closing.kind }, ts: new Date().toISOString() }],
@@ -254,15 +273,21 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
       replies: [handoffReply(conversation.language ?? agent.default_language)], captured: conversation.captured,
       toolCalls: [{ name: 'transfer_rule_matched', args: { rule_id: rule.id, rule_name: rule.name }, ts: new Date().toISOString() }],
     }
-    : await deps.runtime.reply({
+    : await replyOrCut(deps, conversation, stream, (relay) => deps.runtime.reply({
       agent: told, messages: history, captured: conversation.captured,
-      contactFacts: await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId),
+      contactFacts: memory,
       language: conversation.language ?? 'en',
     }, {
       ...groundingOf(deps.sql, agent.id),
       agentTools: tools.model,
       callAgentTool: async (name, args) => callAgentTool(deps, toolContext, tools.model.find((t) => t.name === name)!, args),
-    });
+    }, relay));
+  if ('cut' in turn) return turn.cut;
+  if (stream) {
+    // A reply had at once is streamed as one piece; the stream learns what the turn did.
+    if (!turn.streamed) stream.onText(turn.replies.join('\n\n'));
+    stream.done = { toolCalls: turn.toolCalls, source: turn.usage ? 'llm' : 'offline' };
+  }
   // Spoken, not written: no URL or "Source:", one or two short sentences.
   if (conversation.surface === 'phone') turn.replies = turn.replies.map((reply) => spokenText(reply, conversation.language ?? agent.default_language));
   const schema = told.data_schema ?? [];
@@ -270,7 +295,8 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
     const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
     if (!current || current.mode === 'human') return { stored: [], completed: false, flagged: false };
     if (closing && placed) await closeCall(tx, placed.call, closing, new Date());
-    const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply) => ({ role: 'agent' as const, text: reply })));
+    // The turn's tokens go with its first message (the conversation detail shows them per turn).
+    const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply, i) => ({ role: 'agent' as const, text: reply, usage: i === 0 ? turn.usage : undefined })));
     await recordTurn(tx, conversation.id, turn);
     if (rule) {
       // Named once per conversation, as a phone transfer is: the live inbox sees why a person is wanted.
@@ -289,6 +315,38 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
   const apology = await callDataCapturedTools(deps, { ...toolContext, canTransfer: told.can_transfer, lang: pageLanguage(conversation.language) },
     tools.dataCaptured, schema, turn.captured);
   return apology ? [...stored, ...await insertMessages(deps.sql, conversation.id, [{ role: 'agent', text: apology }])] : stored;
+}
+
+/**
+ * Runs the runtime's reply with the stream relayed (what was sent is kept). When the stream's signal aborted it, the
+ * text sent so far is stored as the agent's reply, marked cut (nothing when nothing was sent), and answered as `cut`.
+ */
+async function replyOrCut(deps: ConversationDeps, conversation: ConversationRecord, stream: TurnStream | undefined,
+  reply: (relay: ReplyStream | undefined) => Promise<TurnResult>): Promise<(TurnResult & { streamed: boolean }) | { cut: TranscriptMessage[] }> {
+  let sent = '';
+  const relay: ReplyStream | undefined = stream && {
+    onText: (delta) => {
+      sent += delta;
+      stream.onText(delta);
+    },
+    ...(stream.signal ? { signal: stream.signal } : {}),
+  };
+  try {
+    const turn = await reply(relay);
+    return { ...turn, streamed: sent !== '' };
+  } catch (err) {
+    if (!stream?.signal?.aborted) throw err;
+    const text = sent.trim();
+    if (!text) return { cut: [] };
+    const cut = await deps.sql.begin(async (tx) => {
+      const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
+      if (!current || current.mode === 'human') return [];
+      const stored = await insertMessages(tx, conversation.id, [{ role: 'agent', text, cut: true }]);
+      await recordTurn(tx, conversation.id, { toolCalls: [], captured: current.captured });
+      return stored;
+    });
+    return { cut };
+  }
 }
 
 /**

@@ -156,15 +156,25 @@ export async function listConversations(db: Db, orgId: string, q: ListFilter & {
 
 /** One conversation with its transcript (oldest first) and tool calls; null when absent. */
 export async function findConversation(db: Db, orgId: string, id: string):
-  Promise<(Conversation & { messages: TranscriptMessage[]; tool_calls: ToolCall[] }) | null> {
-  const [[row], messages] = await Promise.all([
-    db<(ConversationRow & { tool_calls: ToolCall[] })[]>`select ${rowColumns(db)}, c.tool_calls
+  Promise<(Conversation & { messages: TranscriptMessage[]; tool_calls: ToolCall[]; usage: ConversationUsage }) | null> {
+  const [[row], messages, turns] = await Promise.all([
+    db<(ConversationRow & { tool_calls: ToolCall[]; input_tokens: string; output_tokens: string })[]>`select ${rowColumns(db)}, c.tool_calls,
+      c.input_tokens, c.output_tokens
       from conversations c join agents a on a.id = c.agent_id and a.deleted_at is null
       where c.id = ${id} and c.org_id = ${orgId}`,
     transcript(db, id),
+    messageTokens(db, id),
   ]);
   if (!row) return null;
-  return { ...toConversation(row), messages, tool_calls: row.tool_calls };
+  const { input_tokens: input, output_tokens: output, ...rest } = row;
+  return { ...toConversation(rest as ConversationRow), messages, tool_calls: row.tool_calls,
+    usage: { input_tokens: Number(input), output_tokens: Number(output), turns } };
+}
+
+/** The tokens a conversation's model used: in all, and per turn (by the turn's first agent message). */
+export interface ConversationUsage {
+  input_tokens: number; output_tokens: number;
+  turns: { message_id: string; input_tokens: number; output_tokens: number }[];
 }
 
 /** The list row of one conversation by id alone (the `conversation` of conversation.* events); null when absent. */
@@ -174,9 +184,9 @@ export async function findConversationRow(db: Db, id: string): Promise<Conversat
 }
 
 async function transcript(db: Db, conversationId: string): Promise<TranscriptMessage[]> {
-  const rows = await db<{ id: string; role: MessageRole; text: string; ts: Date }[]>`
-    select id, role, text, ts from conversation_messages where conversation_id = ${conversationId} order by ts, id`;
-  return rows.map((m) => ({ id: m.id, role: m.role, text: m.text, ts: m.ts.toISOString() }));
+  const rows = await db<MessageRow[]>`
+    select id, role, text, ts, cut from conversation_messages where conversation_id = ${conversationId} order by ts, id`;
+  return rows.map(toMessage);
 }
 
 /** What the transcript card shows. By id alone: the card's signed URL is the authorization. */
@@ -280,8 +290,11 @@ export async function findCallConversationToEvaluate(db: Db, callId: string): Pr
   return row ? { conversation: toRecord(row), messages: row.transcript.map((m) => toMessage({ ...m, ts: new Date(m.ts) })) } : null;
 }
 
-interface MessageRow { id: string; role: MessageRole; text: string; ts: Date }
-const toMessage = (m: MessageRow): TranscriptMessage => ({ id: m.id, role: m.role, text: m.text, ts: m.ts.toISOString() });
+interface MessageRow { id: string; role: MessageRole; text: string; ts: Date; cut?: boolean }
+const toMessage = (m: MessageRow): TranscriptMessage => ({ id: m.id, role: m.role, text: m.text, ts: m.ts.toISOString(), ...(m.cut ? { cut: true } : {}) });
+
+/** A message to append: `cut` for a streamed reply the visitor aborted, `usage` the tokens of the turn that wrote it. */
+export interface NewMessage { role: MessageRole; text: string; cut?: boolean; usage?: { input_tokens: number; output_tokens: number } | undefined }
 
 /** What the conversation's agent hides in its stored transcript (issue 47), or null. */
 async function transcriptRedaction(db: Db, conversationId: string): Promise<RedactionPolicy | null> {
@@ -295,16 +308,24 @@ async function transcriptRedaction(db: Db, conversationId: string): Promise<Reda
  * Appends messages in order (ids are time-ordered, and each gets its own timestamp), masked as the
  * agent's redaction asks for its transcript.
  */
-export async function insertMessages(db: Db, conversationId: string, messages: { role: MessageRole; text: string }[]): Promise<TranscriptMessage[]> {
+export async function insertMessages(db: Db, conversationId: string, messages: NewMessage[]): Promise<TranscriptMessage[]> {
   const out: TranscriptMessage[] = [];
   const policy = messages.length ? await transcriptRedaction(db, conversationId) : null;
   for (const raw of messages) {
     const m = policy ? { ...raw, text: redactText(raw.text, policy) } : raw;
-    const [row] = await db<MessageRow[]>`insert into conversation_messages (id, conversation_id, role, text, ts)
-      values (${newId()}, ${conversationId}, ${m.role}, ${m.text}, clock_timestamp()) returning id, role, text, ts`;
+    const [row] = await db<MessageRow[]>`insert into conversation_messages (id, conversation_id, role, text, ts, cut, input_tokens, output_tokens)
+      values (${newId()}, ${conversationId}, ${m.role}, ${m.text}, clock_timestamp(), ${m.cut ?? false}, ${m.usage?.input_tokens ?? null}, ${m.usage?.output_tokens ?? null})
+      returning id, role, text, ts, cut`;
     out.push(toMessage(row!));
   }
   return out;
+}
+
+/** The tokens each model-written message's turn used, by message id (the conversation detail shows them). */
+export async function messageTokens(db: Db, conversationId: string): Promise<{ message_id: string; input_tokens: number; output_tokens: number }[]> {
+  return db<{ message_id: string; input_tokens: number; output_tokens: number }[]>`
+    select id as message_id, input_tokens, output_tokens from conversation_messages
+    where conversation_id = ${conversationId} and input_tokens is not null order by ts, id`;
 }
 
 /** The transcript, oldest first; with `after`, only the messages that follow that one. */
@@ -312,7 +333,7 @@ export async function listMessages(db: Db, conversationId: string, opts: { after
   const after = opts.after
     ? db`and (ts, id) > (select ts, id from conversation_messages where id = ${opts.after} and conversation_id = ${conversationId})`
     : db``;
-  const rows = await db<MessageRow[]>`select id, role, text, ts from conversation_messages
+  const rows = await db<MessageRow[]>`select id, role, text, ts, cut from conversation_messages
     where conversation_id = ${conversationId} ${after} order by ts, id`;
   return rows.map(toMessage);
 }
@@ -323,9 +344,12 @@ export async function appendToolCalls(db: Db, id: string, calls: ToolCall[]): Pr
 }
 
 /** Records a turn's effects: tool calls appended, captured data replaced, activity time moved. */
-export async function recordTurn(db: Db, id: string, turn: { toolCalls: ToolCall[]; captured: Record<string, unknown> }): Promise<void> {
+export async function recordTurn(db: Db, id: string, turn: {
+  toolCalls: ToolCall[]; captured: Record<string, unknown>; usage?: { input_tokens: number; output_tokens: number } | undefined;
+}): Promise<void> {
   await db`update conversations set tool_calls = tool_calls || ${db.json(turn.toolCalls as never)},
-    captured_data = ${db.json(turn.captured as never)}, last_activity_at = now() where id = ${id}`;
+    captured_data = ${db.json(turn.captured as never)}, last_activity_at = now(),
+    input_tokens = input_tokens + ${turn.usage?.input_tokens ?? 0}, output_tokens = output_tokens + ${turn.usage?.output_tokens ?? 0} where id = ${id}`;
 }
 
 /**
@@ -341,10 +365,10 @@ export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactiv
         ended_at = case when ${reason} = 'inactivity' then last_activity_at else now() end
       where c.id = ${id} and c.status = 'active' returning *),
     usage as (
-      insert into usage_records (id, org_id, agent_id, conversation_id, surface, duration_seconds, messages)
+      insert into usage_records (id, org_id, agent_id, conversation_id, surface, duration_seconds, messages, input_tokens, output_tokens)
       select ${newId()}, org_id, agent_id, id, surface,
         greatest(0, round(extract(epoch from date_trunc('milliseconds', ended_at) - date_trunc('milliseconds', started_at))))::int,
-        (select count(*)::int from conversation_messages where conversation_id = ${id})
+        (select count(*)::int from conversation_messages where conversation_id = ${id}), input_tokens, output_tokens
       from ended)
     select ${db(RECORD_COLUMNS)}, ${rowColumns(db)} from ended c`;
   return row ? { ...toRecord(row), listed: toConversation(row) } : null;

@@ -120,13 +120,14 @@ export async function callRows(db: Db, s: Scope): Promise<{ outcome: string; cou
 }
 
 /** Recorded usage (kept after deletes) in seconds by surface. */
-export async function usageRows(db: Db, s: Scope): Promise<{ surface: string; seconds: number }[]> {
+export async function usageRows(db: Db, s: Scope): Promise<{ surface: string; seconds: number; input_tokens: number; output_tokens: number }[]> {
   const agents = s.agentIds.length ? db`and agent_id = any(${s.agentIds}::uuid[])` : db``;
-  const rows = await db<{ surface: string; seconds: string }[]>`
-    select surface, coalesce(sum(duration_seconds), 0)::bigint as seconds from usage_records
+  const rows = await db<{ surface: string; seconds: string; input_tokens: string; output_tokens: string }[]>`
+    select surface, coalesce(sum(duration_seconds), 0)::bigint as seconds,
+      coalesce(sum(input_tokens), 0)::bigint as input_tokens, coalesce(sum(output_tokens), 0)::bigint as output_tokens from usage_records
     where org_id = ${s.orgId} and created_at >= ${s.start} and created_at < ${s.end} ${agents}
     group by 1 order by 1`;
-  return rows.map((r) => ({ surface: r.surface, seconds: Number(r.seconds) }));
+  return rows.map((r) => ({ surface: r.surface, seconds: Number(r.seconds), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens) }));
 }
 
 /**

@@ -174,26 +174,39 @@ export async function runData<T>(db: Db, runId: string): Promise<T | null> {
   return row?.data ?? null;
 }
 
-export async function saveRunArtifact(db: Db, runId: string, artifact: { bytes: Buffer; contentType: string; fileName: string }): Promise<void> {
-  await db`update report_runs set artifact = ${artifact.bytes}, content_type = ${artifact.contentType}, file_name = ${artifact.fileName}
+/** Records a run's artifact, whose bytes the caller put in the blob store under `key`. */
+export async function saveRunArtifact(db: Db, runId: string, artifact: { key: string; size: number; contentType: string; fileName: string }): Promise<void> {
+  await db`update report_runs set artifact = null, artifact_key = ${artifact.key}, artifact_size = ${artifact.size},
+    content_type = ${artifact.contentType}, file_name = ${artifact.fileName}
     where id = ${runId} and status = 'generating'`;
 }
 
-export interface StoredArtifact { bytes: Buffer; contentType: string; fileName: string; size: number }
+/**
+ * A run's artifact: its blob store `key` (runs since issue 46), or its `bytes` (runs stored before, kept in the row).
+ */
+export interface StoredArtifact { key: string | null; bytes: Buffer | null; contentType: string; fileName: string; size: number }
+
+interface ArtifactRow { artifact: Buffer | null; artifact_key: string | null; artifact_size: number | null; content_type: string | null; file_name: string | null }
+
+const toArtifact = (row: ArtifactRow | undefined): StoredArtifact | null => {
+  if (!row || (!row.artifact && !row.artifact_key)) return null;
+  return {
+    key: row.artifact_key, bytes: row.artifact, contentType: row.content_type!, fileName: row.file_name!,
+    size: row.artifact?.length ?? row.artifact_size ?? 0,
+  };
+};
 
 export async function runArtifact(db: Db, runId: string): Promise<StoredArtifact | null> {
-  const [row] = await db<{ artifact: Buffer | null; content_type: string | null; file_name: string | null }[]>`
-    select artifact, content_type, file_name from report_runs where id = ${runId}`;
-  if (!row?.artifact) return null;
-  return { bytes: row.artifact, contentType: row.content_type!, fileName: row.file_name!, size: row.artifact.length };
+  const [row] = await db<ArtifactRow[]>`
+    select artifact, artifact_key, artifact_size, content_type, file_name from report_runs where id = ${runId}`;
+  return toArtifact(row);
 }
 
 /** The artifact of a succeeded run, for the signed download. */
 export async function succeededArtifact(db: Db, runId: string): Promise<StoredArtifact | null> {
-  const [row] = await db<{ artifact: Buffer | null; content_type: string | null; file_name: string | null }[]>`
-    select artifact, content_type, file_name from report_runs where id = ${runId} and status = 'succeeded'`;
-  if (!row?.artifact) return null;
-  return { bytes: row.artifact, contentType: row.content_type!, fileName: row.file_name!, size: row.artifact.length };
+  const [row] = await db<ArtifactRow[]>`
+    select artifact, artifact_key, artifact_size, content_type, file_name from report_runs where id = ${runId} and status = 'succeeded'`;
+  return toArtifact(row);
 }
 
 /** The recipients a run's mail has gone to already. */

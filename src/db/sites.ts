@@ -50,7 +50,7 @@ export async function findSite(db: Db, orgId: string, id: string, opts: { forUpd
   const lock = opts.forUpdate ? db`for update of s` : db``;
   const [row] = await db<SiteRow[]>`select ${db(COLUMNS.map((c) => `s.${c}`))} from sites s
     left join agents a on a.id = s.agent_id
-    where s.id = ${id} and s.org_id = ${orgId} and (s.agent_id is null or a.deleted_at is null) ${lock}`;
+    where s.id = ${id} and s.org_id = ${orgId} and s.kind = 'web' and (s.agent_id is null or a.deleted_at is null) ${lock}`;
   return row ? toSite(row) : null;
 }
 
@@ -62,7 +62,7 @@ export async function findSiteById(db: Db, id: string): Promise<SiteRecord | nul
 
 /** The agent's own site (the newest, if it ever had several). */
 export async function findAgentSite(db: Db, orgId: string, agentId: string): Promise<SiteRecord | null> {
-  const [row] = await db<SiteRow[]>`select ${db(COLUMNS)} from sites where agent_id = ${agentId} and org_id = ${orgId}
+  const [row] = await db<SiteRow[]>`select ${db(COLUMNS)} from sites where agent_id = ${agentId} and org_id = ${orgId} and kind = 'web'
     order by created_at desc, id desc limit 1`;
   return row ? toSite(row) : null;
 }
@@ -71,7 +71,7 @@ export async function listSites(db: Db, orgId: string, q: { widget_id?: string |
   Promise<{ data: SiteRecord[]; total: number }> {
   const filter = db`${q.widget_id ? db`and s.agent_id = ${q.widget_id}` : db``} ${q.kb_id ? db`and s.kb_id = ${q.kb_id}` : db``}`;
   const from = db`from sites s left join agents a on a.id = s.agent_id
-    where s.org_id = ${orgId} and (s.agent_id is null or a.deleted_at is null) ${filter}`;
+    where s.org_id = ${orgId} and s.kind = 'web' and (s.agent_id is null or a.deleted_at is null) ${filter}`;
   return listPage(db, { ...q, columns: db(COLUMNS.map((c) => `s.${c}`)), from, order: db`s.created_at desc, s.id desc` }, toSite);
 }
 

@@ -3,15 +3,21 @@ import { deletePagesOfAgentBatch } from '../db/site-pages.ts';
 import { siteIdsOfAgent } from '../db/sites.ts';
 import type { AgentDeleteHook, AgentPurgeStep, AgentRowsFate } from '../agents/delete-hooks.ts';
 import { stopSiteWork } from './sites.ts';
+import { deleteKnowledgeBaseFiles } from './files.ts';
 
 export const agentDeleteHooks: Record<string, AgentDeleteHook> = {
   // The agent's own sites (their rows go with the purge) and, with delete_kbs, the knowledge
-  // bases no other live agent uses: their Schedules and running crawls stop after commit.
+  // bases no other live agent uses: their Schedules and running crawls stop, and their files' bytes go, after commit.
   knowledge: async (tx, { orgId, agentId, deleteKbs }) => {
     const own = await siteIdsOfAgent(tx, agentId);
-    const kbSites = deleteKbs ? await deleteKnowledgeBases(tx, orgId, await knowledgeBasesOnlyUsedBy(tx, agentId)) : [];
+    const kbIds = deleteKbs ? await knowledgeBasesOnlyUsedBy(tx, agentId) : [];
+    const kbSites = await deleteKnowledgeBases(tx, orgId, kbIds);
     const siteIds = [...own, ...kbSites];
-    return siteIds.length ? (deps) => stopSiteWork(deps, siteIds) : undefined;
+    if (!siteIds.length && !kbIds.length) return undefined;
+    return async (deps) => {
+      await stopSiteWork(deps, siteIds);
+      await deleteKnowledgeBaseFiles(deps, orgId, kbIds);
+    };
   },
 };
 

@@ -3,10 +3,11 @@ import { attachKnowledgeBase, deleteKnowledgeBases, findKnowledgeBase } from '..
 import { fieldError } from '../errors.ts';
 import type { KnowledgeBase } from '../schemas/sites.ts';
 import { stopSiteWork, type KnowledgeDeps } from './sites.ts';
+import { deleteKnowledgeBaseFiles } from './files.ts';
 
 /**
- * Deletes a knowledge base with its sites and pages, then removes those sites' Schedules and
- * stops their crawls. False when there is no such knowledge base.
+ * Deletes a knowledge base with its sites, files and pages, then removes those sites' Schedules,
+ * stops their crawls and deletes the files' bytes. False when there is no such knowledge base.
  */
 export async function removeKnowledgeBase(deps: KnowledgeDeps, orgId: string, id: string): Promise<boolean> {
   const siteIds = await deps.sql.begin(async (tx) => {
@@ -15,6 +16,7 @@ export async function removeKnowledgeBase(deps: KnowledgeDeps, orgId: string, id
   });
   if (siteIds === null) return false;
   await stopSiteWork(deps, siteIds);
+  await deleteKnowledgeBaseFiles(deps, orgId, [id]);
   return true;
 }
 

@@ -96,7 +96,11 @@ export async function aggregateReport(
   }
   if (usage) {
     const byMinutes = usage.map((u) => ({ surface: u.surface, minutes: round(u.seconds / 60, 2) }));
-    data.usage = { conversation_minutes: round(usage.reduce((n, u) => n + u.seconds, 0) / 60, 2), credits_spent_cents: spent ?? 0, by_surface: byMinutes };
+    data.usage = {
+      conversation_minutes: round(usage.reduce((n, u) => n + u.seconds, 0) / 60, 2), credits_spent_cents: spent ?? 0,
+      input_tokens: usage.reduce((n, u) => n + u.input_tokens, 0), output_tokens: usage.reduce((n, u) => n + u.output_tokens, 0),
+      by_surface: byMinutes,
+    };
   }
   return data;
 }

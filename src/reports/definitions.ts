@@ -1,5 +1,7 @@
 import type { Db } from '../db/index.ts';
 import { agentExists } from '../db/agents.ts';
+import { blobStoreOf } from '../storage/store.ts';
+import { artifactBlobPrefix } from './runs.ts';
 import { deleteReport, findReport, insertReport, toReportBody, updateReport } from '../db/reports.ts';
 import { isTimeZone } from '../domain/report-periods.ts';
 import { fieldError, notFound, validationError } from '../errors.ts';
@@ -57,4 +59,7 @@ export async function removeReport(deps: ReportDeps, orgId: string, id: string):
     if (!(await deleteReport(tx, orgId, id))) throw notFound('report');
     await unscheduleWorkflow(deps, scheduleIds.report(id));
   });
+  // Its runs went with it; their artifacts' bytes go after the commit (best effort: nothing names them any more).
+  await blobStoreOf(deps.config).deletePrefix(artifactBlobPrefix(id))
+    .catch((err: unknown) => deps.log.warn({ err, report_id: id }, 'could not delete the artifacts of a deleted report'));
 }

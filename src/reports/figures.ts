@@ -116,7 +116,8 @@ export function sectionsOf(data: ReportData): Section[] {
         chart: { kind: 'bar', labels: u.by_surface.map((x) => wordsOf(x.surface)), series: [{ name: 'minutes', values: u.by_surface.map((x) => x.minutes) }] },
         table: {
           columns: ['Usage', 'Value'],
-          rows: [...u.by_surface.map((x) => [`Minutes: ${wordsOf(x.surface)}`, x.minutes]), ['Conversation minutes', u.conversation_minutes], ['Credits spent', u.credits_spent_cents]],
+          rows: [...u.by_surface.map((x) => [`Minutes: ${wordsOf(x.surface)}`, x.minutes]), ['Conversation minutes', u.conversation_minutes], ['Credits spent', u.credits_spent_cents],
+            ['LLM tokens in', u.input_tokens ?? 0], ['LLM tokens out', u.output_tokens ?? 0]],
         },
       });
     }

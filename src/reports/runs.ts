@@ -6,7 +6,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { appendLedgerEntry, ledgerEntryByReference } from '../db/credits.ts';
 import {
   findReport, findReportById, findRunById, findScheduledRun, insertRun, markRunFailed, markRunMailed, markRunMailedTo, markRunSucceeded, runArtifact,
-  runData, runMailedTo, saveRunArtifact, saveRunData, type RunRecord,
+  runData, runMailedTo, saveRunArtifact, saveRunData, type RunRecord, type StoredArtifact,
 } from '../db/reports.ts';
 import { chargeCredits } from '../credits/index.ts';
 import { closedPeriod, periodToDate, type PeriodFrequency } from '../domain/report-periods.ts';
@@ -20,6 +20,7 @@ import { aggregateReport } from './aggregate.ts';
 import { headlineLines } from './figures.ts';
 import { artifactUrl } from './links.ts';
 import { renderArtifact } from './render.ts';
+import { blobStoreOf } from '../storage/store.ts';
 import type { FamilyDeps } from '../deps.ts';
 
 /**
@@ -116,13 +117,26 @@ export async function aggregateRunStep(deps: Pick<RunDeps, 'sql'>, runId: string
   await saveRunData(deps.sql, runId, data);
 }
 
-/** Step 2: the artifact in the report's format, stored on the run. */
-export async function renderRunStep(deps: Pick<RunDeps, 'sql'>, runId: string): Promise<void> {
+/** Where a run's artifact is kept in the blob store: by report, so that deleting a report deletes its runs' artifacts. */
+export const artifactBlobPrefix = (reportId: string) => `report-artifacts/${reportId}`;
+
+/** Step 2: the artifact in the report's format, its bytes in the blob store (disk or S3), recorded on the run. */
+export async function renderRunStep(deps: Pick<RunDeps, 'sql' | 'config'>, runId: string): Promise<void> {
   const { run, report } = await runAndReport(deps.sql, runId);
   if (run.run.status !== 'generating') return;
   const data = await runData<ReportData>(deps.sql, runId);
   if (!data) throw ApplicationFailure.nonRetryable('the run has no figures', 'no_data');
-  await saveRunArtifact(deps.sql, runId, await renderArtifact(report.format, data));
+  const artifact = await renderArtifact(report.format, data);
+  const key = `${artifactBlobPrefix(report.id)}/${runId}`;
+  // Written before the row names it: a retried step writes the same key again.
+  await blobStoreOf(deps.config).put(key, artifact.bytes, artifact.contentType);
+  await saveRunArtifact(deps.sql, runId, { key, size: artifact.bytes.length, contentType: artifact.contentType, fileName: artifact.fileName });
+}
+
+/** A run's artifact's bytes: from the blob store, or from the row for a run stored before artifacts moved there. */
+export async function artifactBytes(deps: Pick<RunDeps, 'config'>, artifact: StoredArtifact): Promise<Buffer | null> {
+  if (artifact.bytes) return artifact.bytes;
+  return artifact.key ? (await blobStoreOf(deps.config).get(artifact.key))?.bytes ?? null : null;
 }
 
 /** Where links in mail point: PUBLIC_BASE_URL, else this service's own port on localhost. */
@@ -140,6 +154,8 @@ export async function mailRunStep(deps: Pick<RunDeps, 'sql' | 'config' | 'log'> 
   if (run.run.status !== 'generating' || report.recipients.length === 0) return;
   const [artifact, data] = await Promise.all([runArtifact(deps.sql, runId), runData<ReportData>(deps.sql, runId)]);
   if (!artifact || !data) throw ApplicationFailure.nonRetryable('the run has no artifact', 'no_artifact');
+  const bytes = artifact.size <= MAX_ATTACHMENT_BYTES ? await artifactBytes(deps, artifact) : null;
+  if (artifact.size <= MAX_ATTACHMENT_BYTES && !bytes) throw ApplicationFailure.nonRetryable('the run\'s artifact is missing from the store', 'no_artifact');
   const attach = artifact.size <= MAX_ATTACHMENT_BYTES;
   const period = `${data.period.start.slice(0, 10)} to ${data.period.end.slice(0, 10)}`;
   const text = [
@@ -157,7 +173,7 @@ export async function mailRunStep(deps: Pick<RunDeps, 'sql' | 'config' | 'log'> 
       const sent = await mailer.send({
         from: { name: 'Agent reports', address: `reports@${domain}` }, to,
         subject: `${report.name}: ${period}`, text, messageId: `report-run-${runId}-${i}@${domain}`,
-        attachments: attach ? [{ filename: artifact.fileName, content: artifact.bytes, contentType: artifact.contentType }] : undefined,
+        attachments: attach && bytes ? [{ filename: artifact.fileName, content: bytes, contentType: artifact.contentType }] : undefined,
       });
       if (sent.file) deps.log.info({ report_run_id: runId, file: sent.file }, `report mail written to ${sent.file} (no SMTP_URL)`);
     } catch (err) {

@@ -15,9 +15,10 @@ import { matchTransferInput } from './transfer.ts';
 import { redactText } from '../domain/redaction.ts';
 import { askedField, captureFrom } from './capture.ts';
 import { businessOf, introduction } from './outbound.ts';
+import { fileCitation } from './citations.ts';
 import type {
-  AgentRuntime, DataField, Evaluation, OutboundCall, Outcome, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TransferCandidate, TransferInput, TurnInput,
-  TurnResult, Verdict, VoiceStyle,
+  AgentRuntime, DataField, Evaluation, OutboundCall, Outcome, ReplyStream, RuntimeAgent, RuntimeTools, TokenUsage, ToolCall, TranscriptMessage, TransferCandidate,
+  TransferInput, TurnInput, TurnResult, Verdict, VoiceStyle,
 } from './types.ts';
 
 /**
@@ -90,8 +91,8 @@ export function createLlmRuntime(options: LlmRuntimeOptions): AgentRuntime {
     async greet(agent, opts) {
       return greetingFor(agent, opts.language || agent.default_language || 'en', opts.contactFacts);
     },
-    async reply(input, tools) {
-      return withModules(await replyWithModel(input, tools, { client, model: options.model, now, call }), input.agent, input);
+    async reply(input, tools, stream) {
+      return withModules(await replyWithModel(input, tools, { client, model: options.model, now, call, stream }), input.agent, input);
     },
     async chooseTransferRule(input) {
       return chooseTransferWithModel(input, { client, model: options.model, now, call }, options.logger);
@@ -116,6 +117,70 @@ interface TurnDeps {
   model: string;
   now: () => Date;
   call: <T>(what: string, request: () => Promise<T>) => Promise<T>;
+  /** Where the reply's text goes as it is written; without it each request answers whole. */
+  stream?: ReplyStream | undefined;
+  /** Sampling settings of the agent's model (issue 46). */
+  sampling?: { temperature?: number | undefined; max_tokens?: number | undefined };
+}
+
+type CompletionParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>;
+interface Completed { content: string | null; toolCalls: ChatCompletionMessageFunctionToolCall[]; usage: TokenUsage }
+
+/**
+ * One chat completion of a turn. With `deps.stream`, it is requested as a stream: the text is handed to `onText`
+ * piece by piece as it comes, tool calls are put together from their fragments, and the usage comes in the last chunk.
+ */
+async function complete(deps: TurnDeps, params: CompletionParams): Promise<Completed> {
+  const body = { ...params, ...withSampling(deps.sampling) };
+  const stream = deps.stream;
+  if (!stream) {
+    const completion = await deps.call('chat completion', () => deps.client.chat.completions.create(body));
+    const message = completion.choices[0]?.message;
+    return {
+      content: message?.content ?? null,
+      toolCalls: (message?.tool_calls ?? []).filter((c): c is ChatCompletionMessageFunctionToolCall => c.type === 'function'),
+      usage: usageOf(completion.usage),
+    };
+  }
+  return deps.call('chat completion', async () => {
+    const chunks = await deps.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, stream.signal ? { signal: stream.signal } : {});
+    let content = '';
+    const calls = new Map<number, { id: string; name: string; arguments: string }>();
+    let usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
+    for await (const chunk of chunks) {
+      if (chunk.usage) usage = usageOf(chunk.usage);
+      const delta = chunk.choices[0]?.delta;
+      if (!delta) continue;
+      if (delta.content) {
+        content += delta.content;
+        stream.onText(delta.content);
+      }
+      for (const part of delta.tool_calls ?? []) {
+        const call = calls.get(part.index) ?? { id: '', name: '', arguments: '' };
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.name += part.function.name;
+        if (part.function?.arguments) call.arguments += part.function.arguments;
+        calls.set(part.index, call);
+      }
+    }
+    // The SDK ends an aborted stream quietly: the turn must not pass what was cut off for a whole reply.
+    if (stream.signal?.aborted) throw new Error('the reply was aborted');
+    const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]): ChatCompletionMessageFunctionToolCall => ({
+      id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments },
+    }));
+    return { content: content || null, toolCalls, usage };
+  });
+}
+
+const usageOf = (usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): TokenUsage =>
+  ({ input_tokens: usage?.prompt_tokens ?? 0, output_tokens: usage?.completion_tokens ?? 0 });
+
+/** The request fields of the agent's sampling settings (only those it sets). */
+function withSampling(sampling: TurnDeps['sampling']): { temperature?: number; max_tokens?: number } {
+  return {
+    ...(sampling?.temperature !== undefined ? { temperature: sampling.temperature } : {}),
+    ...(sampling?.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),
+  };
 }
 
 async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnDeps): Promise<TurnResult> {
@@ -135,19 +200,19 @@ async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnD
     type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
   }))];
   let content: string | null = null;
+  const usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
   // Up to MAX_TOOL_ROUNDS rounds of tool calls; then one more request that may not call tools.
   for (let round = 0; round <= MAX_TOOL_ROUNDS; round += 1) {
     const lastRound = round === MAX_TOOL_ROUNDS;
-    const completion = await deps.call('chat completion', () => deps.client.chat.completions.create({
-      model: deps.model, messages, tools: declared, tool_choice: lastRound ? 'none' : 'auto',
-    }));
-    const message = completion.choices[0]?.message;
-    const calls = (message?.tool_calls ?? []).filter((c): c is ChatCompletionMessageFunctionToolCall => c.type === 'function');
+    const message = await complete(deps, { model: deps.model, messages, tools: declared, tool_choice: lastRound ? 'none' : 'auto' });
+    usage.input_tokens += message.usage.input_tokens;
+    usage.output_tokens += message.usage.output_tokens;
+    const calls = message.toolCalls;
     if (!calls.length || lastRound) {
-      content = message?.content?.trim() || null;
+      content = message.content?.trim() || null;
       break;
     }
-    messages.push({ role: 'assistant', content: message?.content ?? null, tool_calls: calls });
+    messages.push({ role: 'assistant', content: message.content ?? null, tool_calls: calls });
     for (const toolCall of calls) {
       const { args, result, record } = await runTool(toolCall, agent, tools, captured, ctx);
       toolCalls.push(record ?? { name: toolCall.function.name, args, ts: deps.now().toISOString() });
@@ -155,7 +220,7 @@ async function replyWithModel(input: TurnInput, tools: RuntimeTools, deps: TurnD
     }
   }
   // A model that never says anything still leaves the visitor an honest answer.
-  return { replies: [content ?? dontKnowReply(lang, agent.can_transfer)], toolCalls, captured };
+  return { replies: [content ?? dontKnowReply(lang, agent.can_transfer)], toolCalls, captured, usage };
 }
 
 /** The function the model calls to hand the conversation to a person, by one of the agent's rules. */
@@ -263,7 +328,11 @@ async function runTool(
       return {
         args,
         result: passages.length
-          ? { passages: passages.map((p) => ({ title: p.title, ...(p.section ? { section: p.section } : {}), url: p.url, text: p.text.slice(0, PASSAGE_CHARS) })) }
+          ? { passages: passages.map((p) => {
+            // A passage of an uploaded file has no web address to give: the model cites it as "(Price list, page 2)".
+            const cite = fileCitation(p.url);
+            return { title: p.title, ...(p.section ? { section: p.section } : {}), ...(cite ? { cite: `(${cite})` } : { url: p.url }), text: p.text.slice(0, PASSAGE_CHARS) };
+          }) }
           : { passages: [], note: 'Not on the site: nothing in the knowledge answers this. Say you do not know; do not guess.' },
       };
     }
@@ -343,7 +412,7 @@ export function systemPrompt(agent: RuntimeAgent, input: Pick<TurnInput, 'langua
       ? `Reply in ${languageName(language)}, in one or two short spoken sentences. Never read out a URL or a "Source:" line: say it is on our website.`
       : `Reply in ${languageName(language)} (page language "${language}"), in 1 to 3 short sentences.`,
     'Before answering a question about the business, its products, services or policies, call search_knowledge. '
-      + (outbound ? 'Answer only from what it returns. ' : 'Answer only from what it returns and end with "Source: <url>" of the page you used. ')
+      + (outbound ? 'Answer only from what it returns. ' : 'Answer only from what it returns and end with "Source: <url>" of the page you used (for a passage with `cite`, end with its `cite` instead). ')
       + 'It returns the closest passages whether or not they answer: use only a passage that says what was asked, about the very place, product or service asked about '
       + '(not another location\'s, not something a blog post only mentions). '
       + `When none of them says it, say honestly that you don't know and ${agent.can_transfer

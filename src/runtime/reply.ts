@@ -1,6 +1,7 @@
 import { captureFrom, askedField, askFor, fieldLabel, nextField, timesAsked } from './capture.ts';
 import { composeAnswer, type Answer } from '../answers/answer.ts';
 import { questionParts } from '../answers/parts.ts';
+import { citationLines } from './citations.ts';
 import { guardrailHit } from './guardrails.ts';
 import { defaultCountry, withoutEmails, type ParseContext } from './parsers.ts';
 import { greetingFor, pageLanguage, phrasesFor, renderTemplate, type SteerTopic } from '../answers/phrases.ts';
@@ -172,7 +173,7 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
     ? { text: answers.map((a) => a.text).join(' '), urls: [...new Set(answers.flatMap((a) => a.urls))] }
     : composeAnswer(query, await tools.searchKnowledge(query, 5));
   if (answer) {
-    parts.push(`${answer.text}\n${p.source(answer.urls)}`);
+    parts.push(`${answer.text}\n${citationLines(answer.urls, p.source)}`);
     followUp(null);
     return done();
   }

@@ -90,6 +90,22 @@ export interface TurnResult {
   toolCalls: ToolCall[];
   /** The captured data after this turn (previous values plus what this turn captured). */
   captured: Record<string, unknown>;
+  /** Tokens the model used for this turn, every request of it summed; absent when no model was asked (the offline runtime). */
+  usage?: TokenUsage;
+}
+
+/** Tokens a model used, as its endpoint reported them. */
+export interface TokenUsage { input_tokens: number; output_tokens: number }
+
+/**
+ * Where a reply goes while it is produced (issue 46): `onText` receives each piece of the reply's text as the model
+ * writes it (the LLM runtime streams tokens; a runtime that has the reply at once calls it once, or not at all, and the
+ * caller then has only the whole reply). Not tied to any transport: Server-Sent Events, a WebSocket or a speech
+ * synthesizer read it alike. `signal` aborts the turn: the runtime stops asking the model and throws.
+ */
+export interface ReplyStream {
+  onText(delta: string): void;
+  signal?: AbortSignal;
 }
 
 export interface Evaluation {
@@ -117,7 +133,7 @@ export interface AgentRuntime {
   readonly kind: 'offline' | 'llm';
   /** The first message of a conversation. */
   greet(agent: RuntimeAgent, opts: { language: string; contactFacts: Record<string, unknown> }): Promise<string>;
-  reply(input: TurnInput, tools: RuntimeTools): Promise<TurnResult>;
+  reply(input: TurnInput, tools: RuntimeTools, stream?: ReplyStream): Promise<TurnResult>;
   /**
    * The enabled transfer rule whose condition the latest visitor or caller message meets (the
    * highest priority when several do), or null. Offline: by the condition's words; LLM: the model decides.

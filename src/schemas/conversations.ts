@@ -48,6 +48,7 @@ export const TranscriptMessageSchema = Type.Object({
   role: StringEnum(MESSAGE_ROLES),
   text: Type.String(),
   ts: Timestamp,
+  cut: Type.Optional(Type.Boolean({ description: 'Present (true) on an agent reply whose stream the visitor aborted: `text` is what was sent before' })),
 }, { $id: 'TranscriptMessage', additionalProperties: false });
 export type TranscriptMessage = Static<typeof TranscriptMessageSchema>;
 
@@ -64,6 +65,15 @@ export type ToolCall = Static<typeof ToolCallSchema>;
 export const ConversationDetailSchema = Type.Composite([ConversationSchema, Type.Object({
   messages: Type.Array(TranscriptMessageSchema, { description: 'The transcript, oldest first' }),
   tool_calls: Type.Array(ToolCallSchema, { description: 'Oldest first' }),
+  usage: Type.Object({
+    input_tokens: Type.Integer({ minimum: 0, description: 'Prompt tokens of every model request of the conversation' }),
+    output_tokens: Type.Integer({ minimum: 0, description: 'Completion tokens of every model request of the conversation' }),
+    turns: Type.Array(Type.Object({
+      message_id: Uuid,
+      input_tokens: Type.Integer({ minimum: 0 }),
+      output_tokens: Type.Integer({ minimum: 0 }),
+    }, { additionalProperties: false }), { description: 'Per turn a model answered: the tokens of its requests, by the turn\'s (first) agent message' }),
+  }, { additionalProperties: false, description: 'Tokens the LLM used (0 and no turns with the offline runtime)' }),
   card_url: Type.String({
     format: 'uri',
     description: 'A self-contained HTML transcript card for an iframe; the signed URL needs no token and is valid 15 minutes',

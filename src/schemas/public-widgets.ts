@@ -36,6 +36,7 @@ export const MessageSchema = Type.Object({
   role: StringEnum(['visitor', 'agent', 'human_agent', 'caller', 'system'] as const),
   text: Type.String(),
   ts: Timestamp,
+  cut: Type.Optional(Type.Boolean({ description: 'Present (true) on an agent reply whose stream was aborted: `text` is what was sent before' })),
 }, { $id: 'Message', additionalProperties: false, description: 'A transcript message' });
 
 export const VisitorId = Type.String({ pattern: '^[A-Za-z0-9_-]{8,64}$', description: 'The visitor\'s id kept by the embed (8 to 64 URL-safe characters)' });

@@ -128,6 +128,8 @@ export const ReportDataSchema = Type.Object({
   usage: Type.Optional(Named({
     conversation_minutes: Type.Number(),
     credits_spent_cents: Count,
+    input_tokens: Type.Optional({ ...Count, description: 'Prompt tokens the LLM used in the period\'s ended conversations' }),
+    output_tokens: Type.Optional({ ...Count, description: 'Completion tokens the LLM used in the period\'s ended conversations' }),
     by_surface: Type.Array(Named({ surface: Type.String(), minutes: Type.Number() })),
   })),
   annotations: Named({

@@ -77,3 +77,4 @@ export function createDiskBlobStore(dataDir: string): BlobStore {
     },
   };
 }
+

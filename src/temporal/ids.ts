@@ -63,6 +63,8 @@ export const workflowIds = {
   /** A web simulation run: a scripted visitor in headless Chromium. */
   webSimulation: (simulationId: string) => `web-simulation:${simulationId}`,
   agentPurge: (agentId: string) => `agent-purge:${agentId}`,
+  /** One parse per uploaded revision of a knowledge file. */
+  knowledgeFileParse: (fileId: string, revision: number) => `knowledge-file-parse:${fileId}:${revision}`,
   /** One generation per report run. */
   reportRun: (runId: string) => `report-run:${runId}`,
   /** A campaign's queue and concurrency, and one child per call attempt. */
