@@ -3,7 +3,7 @@ import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
 import { extractHtml } from '../crawler/extract.ts';
 import { AppError } from '../errors.ts';
-import { citedName, filePageUrl } from '../runtime/citations.ts';
+import { citedName, filePageUrl } from '../answers/citations.ts';
 import { KNOWLEDGE_FILE_LIMITS, type KnowledgeFileKind } from '../schemas/knowledge-files.ts';
 
 /**

@@ -15,7 +15,7 @@ import { matchTransferInput } from './transfer.ts';
 import { redactText } from '../domain/redaction.ts';
 import { askedField, captureFrom } from './capture.ts';
 import { businessOf, introduction } from './outbound.ts';
-import { fileCitation } from './citations.ts';
+import { fileCitation } from '../answers/citations.ts';
 import type {
   AgentRuntime, DataField, Evaluation, OutboundCall, Outcome, ReplyStream, RuntimeAgent, RuntimeTools, TokenUsage, ToolCall, TranscriptMessage, TransferCandidate,
   TransferInput, TurnInput, TurnResult, Verdict, VoiceStyle,

@@ -1,7 +1,7 @@
 import { captureFrom, askedField, askFor, fieldLabel, nextField, timesAsked } from './capture.ts';
 import { composeAnswer, type Answer } from '../answers/answer.ts';
 import { questionParts } from '../answers/parts.ts';
-import { citationLines } from './citations.ts';
+import { citationLines } from '../answers/citations.ts';
 import { guardrailHit } from './guardrails.ts';
 import { defaultCountry, withoutEmails, type ParseContext } from './parsers.ts';
 import { greetingFor, pageLanguage, phrasesFor, renderTemplate, type SteerTopic } from '../answers/phrases.ts';
