@@ -68,8 +68,9 @@ describe('conversation search and filters', () => {
     const { api, orgId, agent } = await orgWithAgent(svc);
     const second = await newAgent(api, 'Second desk');
     const contact = (await api.post('/api/v1/rest/contacts', { email_lower: `c-${newId()}@example.com` })).body.id as string;
-    const [member] = await svc.sql<[{ id: string }]>`insert into members (id, org_id, email) values (${newId()}, ${orgId}, ${`m-${newId()}@example.com`}) returning id`;
+    const [member] = await svc.sql<[{ id: string }]>`insert into members (id, org_id, email, name) values (${newId()}, ${orgId}, ${`m-${newId()}@example.com`}, 'Member') returning id`;
     const team = newId();
+    await svc.sql`insert into teams (id, org_id, name) values (${team}, ${orgId}, ${`Team ${team}`})`;
     const a = await seed(orgId, agent.id, { startedAt: '2026-05-01T10:00:00.000Z', surface: 'sms', outcome: 'resolved', contactId: contact });
     const b = await seed(orgId, agent.id, { startedAt: '2026-05-02T10:00:00.000Z', status: 'active', assignee: member.id, team });
     const c = await seed(orgId, second.id, { startedAt: '2026-05-03T10:00:00.000Z', outcome: 'abandoned', team });

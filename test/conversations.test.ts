@@ -164,7 +164,7 @@ describe('one conversation', () => {
     });
     const res = await api.get(`${C}/${id}`);
     expect(res.status, res.text).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual([...ROW_KEYS, 'card_url', 'has_recording', 'messages', 'tool_calls', 'voice_turns'].sort());
+    expect(Object.keys(res.body).sort()).toEqual([...ROW_KEYS, 'card_url', 'has_recording', 'messages', 'tool_calls', 'usage', 'voice_turns'].sort());
     expect(res.body).toMatchObject({ id, widget_id: agent.id, duration_seconds: 60, status: 'ended' });
     expect(res.body.messages).toEqual([
       { id: m1, role: 'agent', text: 'Hello! How can I help?', ts: '2026-05-01T09:00:00.000Z' },
@@ -376,7 +376,7 @@ describe('reference', () => {
     const { Conversation, ConversationDetail, TranscriptMessage } = doc.components.schemas;
     expect(Object.keys(Conversation.properties).sort()).toEqual(ROW_KEYS);
     expect(Conversation.properties.surface.enum).toEqual(['web', 'phone', 'sms', 'email', 'campaign']);
-    expect(Object.keys(ConversationDetail.properties).sort()).toEqual([...ROW_KEYS, 'card_url', 'has_recording', 'messages', 'tool_calls', 'voice_turns'].sort());
+    expect(Object.keys(ConversationDetail.properties).sort()).toEqual([...ROW_KEYS, 'card_url', 'has_recording', 'messages', 'tool_calls', 'usage', 'voice_turns'].sort());
     expect(TranscriptMessage.properties.role.enum).toEqual(['visitor', 'agent', 'human_agent', 'caller', 'system']);
   });
 });

@@ -136,6 +136,18 @@ async function deletesEverywhere(svc: TestService): Promise<void> {
   await seed('reports', s`insert into reports (id, org_id, name, widget_ids, data_categories, format, frequency, schedule_enabled)
     values (${id()}, ${orgId}, 'both', ${[a, caller.id]}::uuid[], '{conversations}', 'raw', 'manual', false)`);
   await seed('transfer_rules', s`insert into transfer_rules (id, org_id, agent_id, name, condition, destination_phone) values (${id()}, ${orgId}, ${a}, 'r', 'always', '+15550000003')`);
+  // Issues 44 to 47: a recording, feedback, the members and teams serving the agent, its governance settings.
+  await seed('call_recordings', s`insert into call_recordings (conversation_id, org_id, agent_id, blob_key, content_type, bytes, duration_ms)
+    values (${conversation}, ${orgId}, ${a}, ${`recordings/${orgId}/${conversation}.wav`}, 'audio/wav', 44, 0)`);
+  await seed('voice_turn_timings', s`insert into voice_turn_timings (id, org_id, agent_id, conversation_id, turn, speech_ended_at, transcript_at, reply_at)
+    values (${id()}, ${orgId}, ${a}, ${conversation}, 1, now(), now(), now())`);
+  await seed('feedback', s`insert into feedback (id, org_id, agent_id, conversation_id, kind, rating) values (${id()}, ${orgId}, ${a}, ${conversation}, 'rating', 5)`);
+  const [member, team] = [id(), id()];
+  await s`insert into members (id, org_id, email, name) values (${member}, ${orgId}, ${`m-${member}@example.com`}, 'Member')`;
+  await s`insert into teams (id, org_id, name) values (${team}, ${orgId}, ${`Team ${team}`})`;
+  await seed('member_agents', s`insert into member_agents (member_id, agent_id) values (${member}, ${a})`);
+  await seed('team_agents', s`insert into team_agents (team_id, agent_id) values (${team}, ${a})`);
+  await seed('agent_governance', s`insert into agent_governance (agent_id, org_id, retention) values (${a}, ${orgId}, '{}')`);
 
   // A table naming an agent that is not seeded here is not proven emptied: seed it above.
   const columns = await agentColumns(s);

@@ -171,7 +171,8 @@ describe('streamed replies', () => {
       });
       source.addEventListener('error', (e) => {
         source.close();
-        reject(new Error(`eventsource error: ${String((e as { message?: string }).message)}`));
+        // A connection error has a message; the service's own `error` event (the turn failed) has data.
+        reject(new Error(`eventsource error: ${String((e as { message?: string }).message ?? (e as { data?: string }).data)}`));
       });
     });
     const deltas = events.filter((e) => e.event === 'delta').map((e) => e.data.text);

@@ -67,8 +67,9 @@ describe('satisfaction', () => {
     const { api, orgId, agent } = await orgWithAgent(svc, 'Happy desk');
     const other = await newAgent(api, 'Grumpy desk');
     for (const a of [agent, other]) await api.patch(`${REST}/agents/${a.id}`, { satisfaction_survey: true });
-    const [member] = await svc.sql<[{ id: string }]>`insert into members (id, org_id, email) values (${newId()}, ${orgId}, ${`m-${newId()}@example.com`}) returning id`;
+    const [member] = await svc.sql<[{ id: string }]>`insert into members (id, org_id, email, name) values (${newId()}, ${orgId}, ${`m-${newId()}@example.com`}, 'Member') returning id`;
     const team = newId();
+    await svc.sql`insert into teams (id, org_id, name) values (${team}, ${orgId}, ${`Team ${team}`})`;
     const ratings: [string, number, 'up' | 'down'][] = [[agent.public_key, 5, 'up'], [agent.public_key, 4, 'up'], [agent.public_key, 2, 'down'], [other.public_key, 1, 'down']];
     for (const [key, rating, vote] of ratings) {
       const v = await visit(key);

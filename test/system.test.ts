@@ -82,6 +82,7 @@ describe('OpenAPI and docs', () => {
       expect(body.properties.type, type).toMatchObject({ const: type });
       const data = type.startsWith('widget.') ? 'WidgetEventData'
         : type === 'conversation.assigned' || type === 'conversation.released' ? 'AssignmentEventData'
+        : type === 'conversation.feedback' ? 'FeedbackEventData'
         : type.startsWith('conversation.') ? 'ConversationEventData'
         : type.startsWith('campaign_call.') ? 'CampaignCallEventData' : type.startsWith('contact.') ? 'ContactErasedEventData' : 'CampaignEventData';
       expect(body.properties.data, type).toEqual({ $ref: `#/components/schemas/${data}` });
