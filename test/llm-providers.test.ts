@@ -257,13 +257,13 @@ describe('the runtime follows the agent\'s model setting', () => {
   it('reply_language fixes the language the agent is told to answer in', async () => {
     const { api } = await newOrg();
     const p = await newProvider(api);
-    const agent = await newAgent(api, 'French agent');
+    const agent = await newAgent(api, 'Fixed language agent');
     expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { model: { provider_id: p.id, reply_language: 'fr' } })).status).toBe(200);
     const question = `Hello there ${randomUUID()}`;
     provider.enqueue({ content: 'Bonjour !' });
     expect(await converse(agent, question)).toEqual(['Bonjour !']);
     const system = requestsFor(provider, question)[0]!.body.messages[0].content as string;
-    expect(system).toContain('French');
+    expect(system).toContain('Reply in French (page language "fr")');
   });
 
   it('never returns nor logs a key', () => {
