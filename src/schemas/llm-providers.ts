@@ -59,7 +59,6 @@ export const AgentModelSchema = Type.Object({
     description: '`auto` (default: the visitor\'s or page\'s language), `agent_default` (always the agent\'s `default_language`) or a BCP 47 language tag to always reply in',
   })),
 }, { additionalProperties: false, description: 'Which model answers the agent\'s turns. Without a provider and without LLM_BASE_URL the built-in offline runtime answers' });
-export type AgentModel = Static<typeof AgentModelSchema>;
 
 /** The model setting as the agent shows it: every member present (null when unset; `reply_language` `auto` by default). */
 export const AgentModelShownSchema = Type.Object({
@@ -69,4 +68,3 @@ export const AgentModelShownSchema = Type.Object({
   max_tokens: Nullable(Type.Integer()),
   reply_language: Type.String(),
 }, { additionalProperties: false });
-export type AgentModelShown = Static<typeof AgentModelShownSchema>;
