@@ -92,6 +92,18 @@ describe('LLM providers: CRUD', () => {
     expectProblem(await api.delete(`${P}/${p.id}`), 404, 'not_found');
   });
 
+  it('replays a create sent again with the same Idempotency-Key', async () => {
+    const { api } = await newOrg();
+    const body = { name: 'Once', base_url: provider.baseUrl, api_key: apiKey('idem'), default_model: 'm1' };
+    const first = await api.post(P, body, { 'idempotency-key': 'create-provider-1' });
+    const again = await api.post(P, body, { 'idempotency-key': 'create-provider-1' });
+    expect(first.status, first.text).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect((await api.get(P)).body.total).toBe(1);
+  });
+
   it('refuses bad fields with 400 and changes nothing', async () => {
     const { api } = await newOrg();
     expectFieldError(await api.post(P, { name: 'x', base_url: provider.baseUrl }), 'default_model');
