@@ -21,6 +21,7 @@ export const ERRORS = {
   agent_has_active_number: { status: 409, title: 'Agent already has an active number', means: 'The agent already has an active phone number.', todo: 'Release or reassign the current number first, or buy with `force: true` to replace it.' },
   active_campaign: { status: 409, title: 'Agent has an active campaign', means: 'The agent (or the number\'s agent) is running or pausing a campaign: its number cannot be reassigned, unassigned or released, and the agent cannot be deleted, while the campaign may still dial.', todo: 'Wait for the campaign to finish, or cancel it (`POST /campaigns/:id/cancel`), then try again.' },
   sip_trunk_in_use: { status: 409, title: 'SIP trunk is in use', means: 'Transfer rules still point at this SIP trunk; `transfer_rule_count` says how many.', todo: 'Change or delete those transfer rules, then delete the trunk.' },
+  llm_provider_in_use: { status: 409, title: 'LLM provider is in use', means: 'Agents\' model settings (live or in a pending draft) name this LLM provider; `agent_count` says how many.', todo: 'Point those agents\' `model.provider_id` at another provider (or null), then delete the provider.' },
   admin_imported_number: { status: 409, title: 'Number was imported by an administrator', means: 'A number imported from elsewhere cannot be released here.', todo: 'Release it with the carrier account it came from.' },
   no_active_number: { status: 409, title: 'Agent has no active number', means: 'A campaign dials from its agent\'s active phone number, and the agent has none.', todo: 'Buy or assign a phone number to the agent, then start the campaign.' },
   agent_paused: { status: 409, title: 'Agent is paused', means: 'The agent is paused, so it takes no new conversations.', todo: 'Resume the agent (`PATCH` its status) and try again.' },
@@ -63,6 +64,7 @@ export const ERROR_EXTENSIONS: Partial<Record<ErrorCode, readonly string[]>> = {
   contact_exists: ['contact_id', 'field'],
   member_exists: ['member_id'],
   sip_trunk_in_use: ['transfer_rule_count'],
+  llm_provider_in_use: ['agent_count'],
 };
 
 /**

@@ -21,7 +21,7 @@ describe('agent configuration fields', () => {
       logo_url: null, launcher_icon_url: null, launcher_icon_kind: 'default', domains: [], mcp_pill_enabled: false, mcp_ui_cards_enabled: false,
       cross_channel_memory: false, notification_email: null, notification_phone: null, voicemail_behavior: 'leave_message',
       phone_settings: {}, config_variables: null, live_chat_alerts: false, live_chat_alert_scope: 'all', satisfaction_survey: false,
-      has_pending_draft: false,
+      model: null, has_pending_draft: false,
     });
   });
 
@@ -188,7 +188,7 @@ describe('agent configuration fields', () => {
       'intro_title', 'intro_subtitle', 'suggested_prompts', 'localized_copy', 'button_label', 'show_label', 'logo_url', 'launcher_icon_url',
       'launcher_icon_kind', 'domains', 'mcp_pill_enabled', 'mcp_ui_cards_enabled', 'cross_channel_memory', 'notification_email',
       'notification_phone', 'voicemail_behavior', 'phone_settings', 'config_variables', 'live_chat_alerts', 'live_chat_alert_scope',
-      'satisfaction_survey']) {
+      'satisfaction_survey', 'model']) {
       expect(patch.properties[field], field).toBeDefined();
       expect(JSON.stringify(patch.properties[field]), field).toMatch(/"type"|"\$ref"|"enum"/);
       expect(agent.properties[field], field).toBeDefined();

@@ -118,6 +118,8 @@ const PATCH_VALID: Record<string, fc.Arbitrary<Json>> = {
   domains: domainsValue,
   config_variables: fc.oneof({ weight: 4, arbitrary: variables }, { weight: 1, arbitrary: fc.constant(null) }),
   data_schema: fc.oneof({ weight: 4, arbitrary: dataFields(0) }, { weight: 1, arbitrary: fc.constant(null) }),
+  // model.provider_id must name an LLM provider of the organization: null (or absent) only here, unknown ids are near misses.
+  model: fc.oneof({ weight: 4, arbitrary: validValue(branchOf(PATCH_PROPS.model!, 'object')).map((m) => ({ ...(m as Body), provider_id: null })) }, { weight: 1, arbitrary: fc.constant(null) }),
 };
 for (const field of CONFIG_FIELDS) PATCH_VALID[field] = noLoneSurrogates(PATCH_VALID[field] ?? validValue(PATCH_PROPS[field]!));
 
@@ -144,6 +146,7 @@ function patchRuleMisses(foreignProfileId: string): fc.Arbitrary<RuleMiss> {
     })),
     unknownZone.map((tz): RuleMiss => ({ key: 'timezone', value: tz, fields: ['timezone'], code: 'invalid_timezone' })),
     fc.oneof(fc.uuid(), fc.constant(foreignProfileId)).map((id): RuleMiss => ({ key: 'voice_profile_id', value: id, fields: ['voice_profile_id'], code: 'unknown_voice_profile' })),
+    fc.uuid().map((id): RuleMiss => ({ key: 'model', value: { provider_id: id }, fields: ['model.provider_id'], code: 'unknown_llm_provider' })),
     fc.constantFrom('draft', 'deleted', 'archived').map((status): RuleMiss => ({ key: 'status', value: status, fields: ['status'], code: 'invalid_value' })),
     fc.integer({ min: 16_400, max: 20_000 }).map((n): RuleMiss => ({ key: 'phone_settings', value: { notes: 'x'.repeat(n) }, fields: ['phone_settings'], code: 'too_large' })),
   );
@@ -173,6 +176,12 @@ function expectedAgent(before: Record<string, any>, patch: Body): Record<string,
       case 'domains': out.domains = [...new Set((value as string[]).map(modelHost))]; break;
       case 'data_schema':
         out.data_schema = value && (value as Body[]).map((f) => ({ name: f.name, type: f.type, description: f.description ?? null, required: f.required ?? false }));
+        break;
+      case 'model':
+        out.model = value && {
+          provider_id: value.provider_id ?? null, model: value.model ?? null, temperature: value.temperature ?? null,
+          max_tokens: value.max_tokens ?? null, reply_language: value.reply_language ?? 'auto',
+        };
         break;
       case 'prompt_modules': case 'tracking_rules': out[key] = value && (value as Body[]).map((item) => ({ ...item, enabled: item.enabled ?? true })); break;
       default: out[key] = value === null ? (CONFIG_DEFAULTS[key] ?? null) : value;

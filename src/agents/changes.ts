@@ -4,6 +4,7 @@ import { AppError, validationError } from '../errors.ts';
 import { agentName, insertAgent, markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
 import { insertSite } from '../db/sites.ts';
 import { voiceProfileHeld } from '../db/voice-profiles.ts';
+import { llmProviderHeld } from '../db/llm-providers.ts';
 import { startCrawl } from '../knowledge/crawls.ts';
 import { checkSiteUrl } from '../knowledge/sites.ts';
 import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
@@ -44,13 +45,17 @@ export const agentEventData = (agent: Agent) => ({ agent, widget: toWidget(agent
 
 /**
  * Validates a patch beyond its schema (normalization, timezone, variable names, and a
- * voice_profile_id that must name a profile of the organization) and answers its stored form.
+ * voice_profile_id and a model.provider_id that must name a profile and a provider of the organization) and answers its stored form.
  */
 export async function checkAgentPatch(db: Db, orgId: string, patch: AgentPatch): Promise<AgentPatch> {
   const { patch: normalized, errors } = normalizePatch(patch);
   if (typeof patch.voice_profile_id === 'string') {
     // FOR SHARE: a concurrent delete of the profile waits for this transaction (and then detaches it).
     if (!(await voiceProfileHeld(db, orgId, patch.voice_profile_id))) errors.push({ field: 'voice_profile_id', code: 'unknown_voice_profile', message: 'voice_profile_id must name a voice profile of this organization' });
+  }
+  const providerId = patch.model?.provider_id;
+  if (typeof providerId === 'string' && !(await llmProviderHeld(db, orgId, providerId))) {
+    errors.push({ field: 'model.provider_id', code: 'unknown_llm_provider', message: 'model.provider_id must name an LLM provider of this organization' });
   }
   if (errors.length) throw validationError(errors);
   return normalized;

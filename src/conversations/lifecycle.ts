@@ -25,6 +25,7 @@ import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db
 import { listTransferRules } from '../db/transfer-rules.ts';
 import { handoffReply, pageLanguage } from '../answers/phrases.ts';
 import { openingLine, outboundIntent, outboundReply, replyLanguage } from '../runtime/outbound.ts';
+import { replyLanguageOf, runtimeFor } from './agent-runtime.ts';
 import { spokenText } from '../runtime/voice.ts';
 import { campaignCallOf, closeCall, outboundOf } from './call-outcomes.ts';
 import type { OutboundCall } from '../runtime/types.ts';
@@ -258,9 +259,11 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
   const closing = intent && intent.kind !== 'identify' ? intent : null;
   const tools = await enabledTools(deps.sql, agent.id);
   const toolContext = { orgId: conversation.orgId, agentId: agent.id, conversationId: conversation.id };
+  // The agent's model setting picks the runtime of this turn (issue 46, item 3).
+  const runtime = await runtimeFor(deps, conversation.orgId, agent);
   // On a text surface a transfer rule cannot dial anyone: it asks the live inbox for a person instead.
   const rule = TEXT_SURFACES.includes(conversation.surface as typeof TEXT_SURFACES[number])
-    ? await deps.runtime.chooseTransferRule({ agent: told, messages: history, rules: await listTransferRules(deps.sql, conversation.orgId, agent.id) })
+    ? await runtime.chooseTransferRule({ agent: told, messages: history, rules: await listTransferRules(deps.sql, conversation.orgId, agent.id) })
     : null;
   const memory = closing || rule ? {} : await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId);
   const turn: (TurnResult & { streamed?: boolean }) | { cut: TranscriptMessage[] } = closing
@@ -273,10 +276,10 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
       replies: [handoffReply(conversation.language ?? agent.default_language)], captured: conversation.captured,
       toolCalls: [{ name: 'transfer_rule_matched', args: { rule_id: rule.id, rule_name: rule.name }, ts: new Date().toISOString() }],
     }
-    : await replyOrCut(deps, conversation, stream, (relay) => deps.runtime.reply({
+    : await replyOrCut(deps, conversation, stream, (relay) => runtime.reply({
       agent: told, messages: history, captured: conversation.captured,
       contactFacts: memory,
-      language: conversation.language ?? 'en',
+      language: replyLanguageOf(agent, conversation.language),
     }, {
       ...groundingOf(deps.sql, agent.id),
       agentTools: tools.model,

@@ -112,6 +112,11 @@ export function normalizePatch(input: AgentPatch): { patch: AgentPatch; errors: 
   }
   if (patch.prompt_modules) out.prompt_modules = patch.prompt_modules.map((m) => ({ ...m, enabled: m.enabled ?? true }));
   if (patch.tracking_rules) out.tracking_rules = patch.tracking_rules.map((r) => ({ ...r, enabled: r.enabled ?? true }));
+  if (patch.model) {
+    // Stored with every member, so the agent shows its whole setting (issue 46, item 3).
+    const m = patch.model;
+    out.model = { provider_id: m.provider_id ?? null, model: m.model ?? null, temperature: m.temperature ?? null, max_tokens: m.max_tokens ?? null, reply_language: m.reply_language ?? 'auto' };
+  }
   if (patch.phone_settings && JSON.stringify(patch.phone_settings).length > 16_384) {
     errors.push({ field: 'phone_settings', code: 'too_large', message: 'phone_settings must serialize to at most 16 KiB' });
   }

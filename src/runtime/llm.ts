@@ -40,6 +40,8 @@ export interface LlmRuntimeOptions {
   logger?: { debug(msg: string, ...rest: unknown[]): void; info(msg: string, ...rest: unknown[]): void; warn(msg: string, ...rest: unknown[]): void; error(msg: string, ...rest: unknown[]): void };
   /** The clock of tool-call timestamps; tests pin it. */
   now?: () => Date;
+  /** Sampling settings sent with every chat completion of a turn (an agent's `model` setting, issue 46). */
+  sampling?: { temperature?: number | undefined; max_tokens?: number | undefined } | undefined;
 }
 
 /** A failed call to the model endpoint, with the API key scrubbed from the message. */
@@ -92,7 +94,7 @@ export function createLlmRuntime(options: LlmRuntimeOptions): AgentRuntime {
       return greetingFor(agent, opts.language || agent.default_language || 'en', opts.contactFacts);
     },
     async reply(input, tools, stream) {
-      return withModules(await replyWithModel(input, tools, { client, model: options.model, now, call, stream }), input.agent, input);
+      return withModules(await replyWithModel(input, tools, { client, model: options.model, now, call, stream, sampling: options.sampling }), input.agent, input);
     },
     async chooseTransferRule(input) {
       return chooseTransferWithModel(input, { client, model: options.model, now, call }, options.logger);
@@ -120,7 +122,7 @@ interface TurnDeps {
   /** Where the reply's text goes as it is written; without it each request answers whole. */
   stream?: ReplyStream | undefined;
   /** Sampling settings of the agent's model (issue 46). */
-  sampling?: { temperature?: number | undefined; max_tokens?: number | undefined };
+  sampling?: { temperature?: number | undefined; max_tokens?: number | undefined } | undefined;
 }
 
 type CompletionParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>;

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { E164, Email, Identifier, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid, ListEnvelope } from './common.ts';
+import { AgentModelSchema, AgentModelShownSchema } from './llm-providers.ts';
 import { BaseVoiceSchema } from './voices.ts';
 
 export const AGENT_STATUSES = ['draft', 'active', 'paused'] as const;
@@ -181,7 +182,7 @@ export const AgentPatchProps = {
     description: 'Which conversations alert: all (default); unassigned (no member assigned); assigned (a member is assigned, and only that member\'s stream is alerted)',
   })),  satisfaction_survey: Type.Optional(Type.Boolean({
     description: 'At the end of a web chat the widget asks the visitor for a 1-5 rating and an optional comment (default false); per-reply thumbs are always offered',
-  })),
+  })),  model: Type.Optional(Nullable(AgentModelSchema)),
 };
 
 export const AgentPatchSchema = Type.Object(AgentPatchProps, {
@@ -239,6 +240,7 @@ export const AgentSchema = Type.Object({
   live_chat_alerts: Type.Boolean(),
   live_chat_alert_scope: StringEnum(LIVE_CHAT_ALERT_SCOPES),
   satisfaction_survey: Type.Boolean(),
+  model: Nullable(AgentModelShownSchema),
   has_pending_draft: Type.Boolean({ description: 'True when publishing the staged draft would change the configuration' }),
   created_at: Timestamp,
   updated_at: Timestamp,

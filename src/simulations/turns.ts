@@ -20,6 +20,7 @@ import type { Agent } from '../schemas/agents.ts';
 import type { RuntimeAgent } from '../runtime/types.ts';
 import type { TranscriptMessage } from '../schemas/conversations.ts';
 import type { Simulation } from '../schemas/simulations.ts';
+import { runtimeFor } from '../conversations/agent-runtime.ts';
 import type { SimulationDeps } from './runs.ts';
 import { readAfterCommit } from '../db/commit-gate.ts';
 import { workflowIds } from '../temporal/ids.ts';
@@ -65,10 +66,12 @@ interface OfferedTools { model: AgentTool[]; call: (tool: AgentTool, args: Recor
  * The runtime's answer of `agent` to `messages` (grounded in its knowledge, notes and data tables),
  * with its model tools when `tools` is given (the agent under test, not an agent playing the caller).
  */
-async function answerOf(deps: SimulationDeps, agent: Agent, messages: TranscriptMessage[], captured: Record<string, unknown>, language: string,
+async function answerOf(deps: SimulationDeps, orgId: string, agent: Agent, messages: TranscriptMessage[], captured: Record<string, unknown>, language: string,
   opts: { told?: RuntimeAgent; tools?: OfferedTools } = {}) {
   const { tools } = opts;
-  return deps.runtime.reply({ agent: opts.told ?? await runtimeAgent(deps.sql, agent), messages, captured, contactFacts: {}, language }, {
+  // The agent's model setting picks the runtime, as in a real conversation (issue 46, item 3).
+  const runtime = await runtimeFor(deps, orgId, agent);
+  return runtime.reply({ agent: opts.told ?? await runtimeAgent(deps.sql, agent), messages, captured, contactFacts: {}, language }, {
     ...groundingOf(deps.sql, agent.id),
     ...(tools?.model.length ? {
       agentTools: tools.model,
@@ -99,7 +102,7 @@ async function callerWords(deps: SimulationDeps, sim: SimulationRecord, history:
     const callerAgent = await findAgent(deps.sql, sim.orgId, sim.callerAgentId);
     if (!callerAgent) throw ApplicationFailure.nonRetryable('the caller agent no longer exists', 'agent_gone');
     const mirrored = history.map((m) => ({ ...m, role: visitorSide(m) ? 'agent' as const : 'visitor' as const }));
-    const answer = await answerOf(deps, callerAgent, mirrored, {}, language);
+    const answer = await answerOf(deps, sim.orgId, callerAgent, mirrored, {}, language);
     return { text: answer.replies.join('\n') || '…', done: false };
   }
   if (deps.runtime.kind === 'llm') {
@@ -155,7 +158,7 @@ export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: 
     const toolDeps = { ...deps, sendTool: deps.sendTool ?? createToolSender(deps) };
     const toolContext: ToolCallContext = { orgId: sim.orgId, agentId: agent.id, conversationId: conversation.id };
     const play = async (): Promise<string[]> => {
-      answer = await answerOf(deps, agent, [...history, nowMessage(role, said)], conversation.captured, language, {
+      answer = await answerOf(deps, sim.orgId, agent, [...history, nowMessage(role, said)], conversation.captured, language, {
         told, tools: { model: tools.model, call: (tool, args) => callAgentTool(toolDeps, toolContext, tool, args) },
       });
       // The turn that completes the data schema calls the data_captured tools (turns are serialized by the workflow).
