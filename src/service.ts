@@ -23,7 +23,7 @@ import { acceptsAddress, receiveEmail } from './conversations/email.ts';
 import { startSmtpListener, type SmtpListener } from './mail/inbound.ts';
 import { useSentenceEncoder } from './answers/meaning.ts';
 import { useAnswerReader } from './answers/retrieval.ts';
-import { createDiskBlobStore } from './storage/blobs.ts';
+import { blobStoreOf } from './storage/store.ts';
 import { useRecordingStore } from './voice/recordings.ts';
 import { attachMediaStreams } from './voice/media-stream.ts';
 import { createEspeak, createPocketsphinx } from './voice/engines.ts';
@@ -89,7 +89,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const runtime = createRuntime(config);
   useSentenceEncoder(config.SENTENCE_ENCODER === 'on');
   useAnswerReader(config.ANSWER_READER);
-  useRecordingStore(createDiskBlobStore(config.DATA_DIR));
+  useRecordingStore(blobStoreOf(config));
   const workers = opts.worker
     ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, secrets, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
     : null;

@@ -5,6 +5,7 @@ import { keyWith, newAgent, newOrg, type Api } from './support/orgs.ts';
 import { expectProblem } from './support/problems.ts';
 import { newId } from '../src/ids.ts';
 import { refreshRollups } from '../src/db/report-rollups.ts';
+import { recordingKey, recordingStore } from '../src/voice/recordings.ts';
 import type { EnforceRetentionResult } from '../workflows/enforce-retention.ts';
 import { recordFixture, replayAll } from './support/replay.ts';
 import { callsOf, orgWithNumber, startedCampaign } from './support/campaigns.ts';
@@ -120,6 +121,36 @@ describe('retention', () => {
 
     // A second run finds nothing more: deleting is idempotent.
     expect((await runRetention(api)).deleted).toEqual({});
+  });
+
+  it('recordings and the audit log go by their own windows; a conversation that goes takes its recording with it', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const agent = await newAgent(api, 'Voice desk');
+    expect((await api.put(`${R}/governance/retention`, { conversations: 30, recordings: 7, audit_log: 10 })).status).toBe(200);
+    const recorded = async (daysAgo: number) => {
+      const id = await seedConversation(orgId, agent.id, daysAgo);
+      const key = recordingKey(orgId, agent.id, id);
+      await recordingStore().put(key, Buffer.from('RIFF'), 'audio/wav');
+      await svc.sql`insert into call_recordings (conversation_id, org_id, agent_id, blob_key, content_type, bytes, duration_ms, created_at)
+        values (${id}, ${orgId}, ${agent.id}, ${key}, 'audio/wav', 4, 0, ${new Date(Date.now() - daysAgo * DAY)})`;
+      return { id, key };
+    };
+    const pastRecording = await recorded(8); // its recording is past 7 days, the conversation within 30
+    const recent = await recorded(2);
+    const pastBoth = await recorded(40);
+    const audit = (daysAgo: number) => svc.sql`insert into audit_log (id, org_id, at, api_key_id, channel, method, path, operation, status, outcome)
+      values (${newId()}, ${orgId}, ${new Date(Date.now() - daysAgo * DAY)}, ${newId()}, 'rest', 'POST', '/x', 'x', 201, 'succeeded') returning id`;
+    const [[oldEntry], [newEntry]] = [await audit(11), await audit(9)];
+
+    await runRetention(api);
+    expect(await conversationsLeft([pastRecording.id, recent.id, pastBoth.id])).toEqual([pastRecording.id, recent.id].sort());
+    const recordings = await svc.sql<{ conversation_id: string }[]>`select conversation_id from call_recordings where org_id = ${orgId}`;
+    expect(recordings.map((r) => r.conversation_id)).toEqual([recent.id]);
+    expect(await recordingStore().get(pastRecording.key)).toBeNull();
+    expect(await recordingStore().get(pastBoth.key)).toBeNull();
+    expect((await recordingStore().get(recent.key))?.bytes.toString()).toBe('RIFF');
+    const entries = await svc.sql<{ id: string }[]>`select id from audit_log where org_id = ${orgId} and id = any(${[oldEntry!.id, newEntry!.id]}::uuid[])`;
+    expect(entries.map((e) => e.id)).toEqual([newEntry!.id]);
   });
 });
 

@@ -12,7 +12,7 @@ import {
   DataExportListSchema, DataExportSchema, ExportListQuery, FormatQuery, type ExportFormat, type ExportResource,
 } from '../../src/schemas/data-transfers.ts';
 import type { Permission } from '../../src/schemas/permissions.ts';
-import { createDiskBlobStore } from '../../src/storage/blobs.ts';
+import { blobStoreOf } from '../../src/storage/store.ts';
 import { pageReply, route, type RouteFamily } from '../routing.ts';
 
 const BASE = '/api/v1/rest';
@@ -109,7 +109,7 @@ export const dataTransfersFamily: RouteFamily = {
       async handler({ params, principal, deps }) {
         const job = await findExport(deps.sql, params.id, principal.orgId);
         if (!job || !principal.permissions.has(READ[job.resource])) throw notFound('export');
-        const file = job.blobKey ? await createDiskBlobStore(deps.config.DATA_DIR).open(job.blobKey) : null;
+        const file = job.blobKey ? await blobStoreOf(deps.config).open(job.blobKey) : null;
         if (job.status !== 'succeeded' || !file) throw invalidState(job.status);
         return streamed(file.stream, job.resource, job.format);
       },

@@ -3,6 +3,7 @@ import { daysOfOldConversations, deleteOldConversationsBatch, reportTimeZones, t
 import { refreshRollups } from '../db/report-rollups.ts';
 import { emitEvent } from '../events/emit.ts';
 import type { RetentionStep } from '../governance/plugins.ts';
+import { recordingKey, recordingStore } from '../voice/recordings.ts';
 
 /**
  * Conversations past their retention go with their messages, captured data, annotations and tool
@@ -19,6 +20,9 @@ async function countDaysFirst(sql: Sql, scope: RetentionScope, surface?: string)
 async function deleteBatch(tx: Db, scope: RetentionScope, batchSize: number, surface?: string): Promise<number> {
   const gone = await deleteOldConversationsBatch(tx, scope, batchSize, surface);
   for (const conversation of gone) {
+    // Its recording's row went with it (cascade); the blob goes by its key. A batch rolled back after this leaves its
+    // conversations, whose recording is then gone: the next run deletes them (they are past their window all the same).
+    await recordingStore().delete(recordingKey(scope.orgId, conversation.widget_id, conversation.id));
     await emitEvent(tx, { orgId: scope.orgId, agentId: conversation.widget_id, type: 'conversation.deleted', data: { conversation } });
   }
   return gone.length;

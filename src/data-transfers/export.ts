@@ -11,7 +11,7 @@ import type { Conversation, ConversationListQuery, TranscriptMessage } from '../
 import type { Contact } from '../schemas/contacts.ts';
 import type { DataExport, DataExportCreate, ExportFormat, ExportResource } from '../schemas/data-transfers.ts';
 import type { DataTable } from '../schemas/data-tables.ts';
-import { createDiskBlobStore } from '../storage/blobs.ts';
+import { blobStoreOf } from '../storage/store.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { dataExportKind } from '../../workflows/data-export.ts';
 
@@ -133,7 +133,7 @@ export async function runExport(deps: Pick<FamilyDeps, 'sql' | 'config'>, export
   }
   const bytes = Buffer.concat(chunks);
   const blobKey = `exports/${job.orgId}/${job.id}.${job.format}`;
-  await createDiskBlobStore(deps.config.DATA_DIR).put(blobKey, bytes, CONTENT_TYPES[job.format]);
+  await blobStoreOf(deps.config).put(blobKey, bytes, CONTENT_TYPES[job.format]);
   await completeExport(deps.sql, exportId, { blobKey, rows: counter.rows, bytes: bytes.length });
   return 'succeeded';
 }

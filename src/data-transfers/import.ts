@@ -9,7 +9,7 @@ import { fieldError, notFound, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Contact } from '../schemas/contacts.ts';
 import type { ContactImport } from '../schemas/data-transfers.ts';
-import { createDiskBlobStore } from '../storage/blobs.ts';
+import { blobStoreOf } from '../storage/store.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { contactImportKind } from '../../workflows/contact-import.ts';
 
@@ -84,7 +84,7 @@ export async function startImport(deps: FamilyDeps, orgId: string, csv: string):
   const parsed = parseCsv(csv);
   const id = newId();
   const blobKey = `imports/${orgId}/${id}.csv`;
-  await createDiskBlobStore(deps.config.DATA_DIR).put(blobKey, Buffer.from(csv, 'utf8'), 'text/csv; charset=utf-8');
+  await blobStoreOf(deps.config).put(blobKey, Buffer.from(csv, 'utf8'), 'text/csv; charset=utf-8');
   const job = await insertImport(deps.sql, { id, orgId, blobKey, rows: parsed.rows.length });
   await startWorkflow(deps, contactImportKind, contactImportKind.id(id), [{ importId: id }], { orgId, summary: `import ${parsed.rows.length} contacts` });
   return publicImport(job);
@@ -95,7 +95,7 @@ export async function runImport(deps: Pick<FamilyDeps, 'sql' | 'config'>, import
   const job = await findImport(deps.sql, importId);
   if (!job) return 'gone';
   if (job.status === 'succeeded' || job.status === 'failed') return job.status;
-  const blob = await createDiskBlobStore(deps.config.DATA_DIR).get(job.blobKey);
+  const blob = await blobStoreOf(deps.config).get(job.blobKey);
   if (!blob) {
     await failImport(deps.sql, importId, 'the uploaded file is gone');
     return 'failed';

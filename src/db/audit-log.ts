@@ -63,3 +63,9 @@ export async function deleteAuditEntriesBefore(sql: Sql, cutoff: Date, opts: { o
     if (n < batch) return total;
   }
 }
+
+/** One retention batch (issue 47's `audit_log` key): up to `limit` entries of the organization older than `cutoff`. */
+export async function deleteAuditBatch(tx: Db, orgId: string, cutoff: Date, limit: number): Promise<number> {
+  await tx`select set_config('ams.audit_retention', 'on', true)`;
+  return (await tx`delete from audit_log where id in (select id from audit_log where org_id = ${orgId} and at < ${cutoff} limit ${limit})`).count;
+}

@@ -87,3 +87,19 @@ export async function deleteCallRecordingRowsOfAgent(db: Db, agentId: string, ba
     select conversation_id from call_recordings where agent_id = ${agentId} limit ${batchSize})`;
   return rows.count;
 }
+
+/** Up to `limit` recordings of the retention scope older than its cutoff: their conversations and blob keys. */
+export async function oldRecordingsBatch(db: Db, scope: { orgId: string; cutoff: Date; agentId: string | null; excludeAgentIds: string[] }, limit: number):
+  Promise<{ conversation_id: string; blob_key: string }[]> {
+  const agent = scope.agentId ? db`and agent_id = ${scope.agentId}` : db`and not (agent_id = any(${scope.excludeAgentIds}::uuid[]))`;
+  return db<{ conversation_id: string; blob_key: string }[]>`select conversation_id, blob_key from call_recordings
+    where org_id = ${scope.orgId} and created_at < ${scope.cutoff} ${agent} order by created_at limit ${limit}`;
+}
+
+/** The recordings of these conversations (a person's, for their export). */
+export async function recordingsOfConversations(db: Db, conversationIds: string[]): Promise<{ conversation_id: string; content_type: string; bytes: number; duration_ms: number; created_at: Date }[]> {
+  if (!conversationIds.length) return [];
+  return db<{ conversation_id: string; content_type: string; bytes: number; duration_ms: number; created_at: Date }[]>`
+    select conversation_id, content_type, bytes, duration_ms, created_at from call_recordings
+    where conversation_id = any(${conversationIds}::uuid[]) order by created_at`;
+}
