@@ -1,7 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startWorkerProcess as startWorker } from './support/worker-child.ts';
-import { eventually, freshDatabase, startTestService, type TestService } from './helpers.ts';
+import { expect, it } from 'vitest';
+import { crashStage } from './support/crash-stage.ts';
+import { eventually } from './helpers.ts';
 import { newAgent, newOrg } from './support/orgs.ts';
 import { historyOf, newMember, visitorAsking } from './support/members.ts';
 
@@ -14,53 +13,38 @@ const SETTINGS = { ASSIGNMENT_ACCEPT_SECONDS: 600, ASSIGNMENT_RECHECK_SECONDS: 6
 const SECRETS_KEY = Buffer.alloc(32, 45).toString('base64');
 const CONVERSATIONS = 12;
 
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let api: TestService;
-const children = new Set<ChildProcess>();
-
-const startWorkerProcess = () => startWorker({
-  settings: SETTINGS, databaseUrl: db.url, taskQueuePrefix: api.config.TASK_QUEUE_PREFIX, secretsKey: SECRETS_KEY,
-}, children);
-
-beforeAll(async () => {
-  db = await freshDatabase();
-  api = await startTestService(SETTINGS, { worker: false, databaseUrl: db.url, env: { SECRETS_KEY } });
-});
-afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  await api?.stop();
-  await db?.drop();
-});
+const stage = crashStage(SETTINGS, SECRETS_KEY);
+const { startWorkerProcess } = stage;
 
 it('kill -9 of the worker mid-assignment: after a restart every waiting conversation is assigned exactly once', async () => {
   const worker = await startWorkerProcess();
-  const { api: admin, orgId } = await newOrg(api);
+  const { api: admin, orgId } = await newOrg(stage.api);
   const agent = await newAgent(admin, 'Support');
   // Nobody online yet (away: told, not assigned): every conversation waits in the queue, its workflow asleep.
   const emails = ['p@example.com', 'q@example.com', 'r@example.com'];
-  const members = await Promise.all(emails.map((email) => newMember(api, admin, { email, availability: 'away', max_conversations: 100 })));
+  const members = await Promise.all(emails.map((email) => newMember(stage.api, admin, { email, availability: 'away', max_conversations: 100 })));
   const visitors = [];
-  for (let i = 0; i < CONVERSATIONS; i++) visitors.push(await visitorAsking(api, agent));
+  for (let i = 0; i < CONVERSATIONS; i++) visitors.push(await visitorAsking(stage.api, agent));
   // Each workflow has decided once (queued) when it has told the three members.
   await eventually(async () => {
-    const [row] = await api.sql<{ n: number }[]>`select count(*)::int as n from live_events where org_id = ${orgId} and type = 'notification'`;
+    const [row] = await stage.api.sql<{ n: number }[]>`select count(*)::int as n from live_events where org_id = ${orgId} and type = 'notification'`;
     return row!.n === CONVERSATIONS * emails.length;
   }, 60_000);
   // Members come online: every workflow is woken and assigns, while the worker is killed under it.
   await Promise.all(members.map((m) => m.api.patch('/api/v1/rest/members/me', { availability: 'online' })));
   await eventually(async () => {
-    const [row] = await api.sql<{ n: number }[]>`select count(*)::int as n from conversation_assignments where org_id = ${orgId}`;
+    const [row] = await stage.api.sql<{ n: number }[]>`select count(*)::int as n from conversation_assignments where org_id = ${orgId}`;
     return row!.n > 0;
   }, 60_000, 5);
   worker.kill('SIGKILL');
-  const [atKill] = await api.sql<{ n: number }[]>`select count(*)::int as n from conversation_assignments where org_id = ${orgId}`;
+  const [atKill] = await stage.api.sql<{ n: number }[]>`select count(*)::int as n from conversation_assignments where org_id = ${orgId}`;
   const restarted = await startWorkerProcess();
   await eventually(async () => (await admin.get('/api/v1/rest/conversations/queue?assigned=0')).body.data.length === 0, 120_000, 200);
   for (const v of visitors) {
     const steps = await historyOf(admin, v.id);
     expect(steps.map((s) => s.action), v.id).toEqual(['assigned']);
   }
-  const events = await api.sql<{ n: number }[]>`select count(*)::int as n from events where org_id = ${orgId} and type = 'conversation.assigned'`;
+  const events = await stage.api.sql<{ n: number }[]>`select count(*)::int as n from events where org_id = ${orgId} and type = 'conversation.assigned'`;
   expect(events[0]!.n).toBe(CONVERSATIONS);
   const open = await Promise.all(members.map(async (m) => (await m.api.get('/api/v1/rest/members/me')).body.open_conversations as number));
   expect(open.reduce((a, b) => a + b, 0)).toBe(CONVERSATIONS);

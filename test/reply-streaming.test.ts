@@ -152,7 +152,8 @@ describe('streamed replies', () => {
 
   it('the stream reads the same with the eventsource client', async () => {
     const c = await conversation(llmSvc);
-    llm.enqueue({ content: 'Croissants are baked every morning at six.' });
+    // For this turn's request only: in a full run, another test's lingering request (seen once) took a plain queue's answer.
+    llm.enqueueFor((r) => JSON.stringify(r.body).includes('When are croissants baked?'), { content: 'Croissants are baked every morning at six.' });
     const events: StreamEvent[] = [];
     await new Promise<void>((resolve, reject) => {
       const source = new EventSource(c.url, {

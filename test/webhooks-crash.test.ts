@@ -1,8 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startWorkerProcess as startWorker } from './support/worker-child.ts';
+import { crashStage } from './support/crash-stage.ts';
 import { Webhook } from 'standardwebhooks';
-import { eventually, freshDatabase, startTestService, type TestService } from './helpers.ts';
+import { eventually } from './helpers.ts';
 import { newAgent, newOrg } from './support/orgs.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 
@@ -18,30 +17,14 @@ const SETTINGS = {
 const SECRETS_KEY = Buffer.alloc(32, 16).toString('base64');
 const EVENTS = 60;
 
-let db: Awaited<ReturnType<typeof freshDatabase>>;
-let api: TestService;
+const stage = crashStage(SETTINGS, SECRETS_KEY);
+const { startWorkerProcess } = stage;
 let receiver: Receiver;
-const children = new Set<ChildProcess>();
-
-/** A worker in a process of its own, resolved once it polls. */
-const startWorkerProcess = () => startWorker({
-  settings: SETTINGS, databaseUrl: db.url, taskQueuePrefix: api.config.TASK_QUEUE_PREFIX, secretsKey: SECRETS_KEY,
-}, children);
-
-beforeAll(async () => {
-  db = await freshDatabase();
-  receiver = await startReceiver();
-  api = await startTestService(SETTINGS, { worker: false, databaseUrl: db.url, env: { SECRETS_KEY } });
-});
-afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  await api?.stop();
-  await receiver?.close();
-  await db?.drop();
-});
+beforeAll(async () => { receiver = await startReceiver(); });
+afterAll(async () => { await receiver?.close(); });
 
 it('kill -9 of the worker mid-burst: after a restart every event reaches every endpoint, each attempt with its event\'s webhook-id', async () => {
-  const org = await newOrg(api);
+  const org = await newOrg(stage.api);
   // Slow answers keep attempts in flight when the kill lands; the second endpoint also fails its first tries.
   const failFirst = [0, 5];
   const urls = failFirst.map((n) => receiver.url({ delayMs: 150, failFirst: n }));
@@ -71,7 +54,7 @@ it('kill -9 of the worker mid-burst: after a restart every event reaches every e
   expect(atKill).toBeLessThan(EVENTS);
 
   worker = await startWorkerProcess();
-  const eventIds = (await api.sql<{ id: string }[]>`select id from events where org_id = ${org.orgId} and type = 'widget.paused'`).map((r) => r.id);
+  const eventIds = (await stage.api.sql<{ id: string }[]>`select id from events where org_id = ${org.orgId} and type = 'widget.paused'`).map((r) => r.id);
   expect(eventIds).toHaveLength(EVENTS);
   for (const [i, url] of urls.entries()) {
     // The receiver answers its first `failFirst` requests with 500: only the later ones were received.
@@ -91,7 +74,7 @@ it('kill -9 of the worker mid-burst: after a restart every event reaches every e
   }
   // And the log says so: every delivery of the burst ends succeeded.
   await eventually(async () => {
-    const [row] = await api.sql<{ pending: number; succeeded: number }[]>`
+    const [row] = await stage.api.sql<{ pending: number; succeeded: number }[]>`
       select count(*) filter (where d.status = 'pending')::int as pending, count(*) filter (where d.status = 'succeeded')::int as succeeded
       from webhook_deliveries d where d.org_id = ${org.orgId}`;
     return row!.pending === 0 && row!.succeeded === EVENTS * urls.length;

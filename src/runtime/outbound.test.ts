@@ -56,6 +56,9 @@ describe('spoken text (issue 43, "Voice")', () => {
     expect(spokenText('We open at 9 on weekdays.\nSource: https://example.com/hours', 'en')).toBe('We open at 9 on weekdays.');
     expect(spokenText('Our prices are listed at https://example.com/pricing.', 'en')).toBe('Our prices are listed on our website.');
     expect(spokenText('Nos tarifs sont sur https://example.fr/tarifs.\nSources : https://a.fr, https://b.fr', 'fr')).toBe('Nos tarifs sont sur notre site.');
+    // An uploaded file's citation line (issue 46) is not read aloud; a parenthesis inside a sentence stays.
+    expect(spokenText('A loaf costs $6.\n(Price list, page 2)', 'en')).toBe('A loaf costs $6.');
+    expect(spokenText('Open daily (except Mondays).', 'en')).toBe('Open daily (except Mondays).');
     const long = 'We deliver to every address in the city and in the surrounding towns. It usually takes two working days from the moment you place the order. '
       + 'Shipping is free above fifty dollars.';
     expect(spokenText(`**Yes.** ${long} What is your email?`, 'en')).toBe('Yes. What is your email?');

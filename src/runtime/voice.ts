@@ -23,6 +23,8 @@ const SHORT_TURN = 160;
 export function spokenText(text: string, language: string | null | undefined): string {
   const fr = pageLanguage(language) === 'fr';
   let t = text.replace(SOURCE_LINE, '').replace(/^\s*(?:Sources?)\s?:.*$/gim, '');
+  // A line that is only a citation ("(Price list, page 2)", an uploaded file's) is for the eye, not the ear.
+  t = t.replace(/^\s*\([^()\n]{1,200}\)\s*$/gm, '');
   t = t.replace(/\b(?:at|on|see|visit|here:?)\s+(?=(?:https?:\/\/|www\.))/gi, fr ? '' : 'on ')
     .replace(/\b(?:sur|voir|consultez)\s+(?=(?:https?:\/\/|www\.))/gi, 'sur ')
     .replace(URL, fr ? 'notre site' : 'our website')
