@@ -44,7 +44,7 @@ function conversationCells(c: Conversation & { messages?: TranscriptMessage[] },
 
 /**
  * The export's lines, as they are read from the database in batches: the CSV header then one line per record,
- * or one JSON object per line. The caller hands `sql`, the pool (a cursor holds one of its connections).
+ * or one JSON object per line. The caller hands the connection pool (a cursor holds one of its connections); the reads are the repositories' stream functions.
  */
 export async function* exportLines(sql: Sql, orgId: string, spec: ExportSpec, counter?: { rows: number }): AsyncGenerator<string> {
   const csv = spec.format === 'csv';
