@@ -22,12 +22,13 @@
  * report, not a failure. The figures of the three tuned fixtures of earlier passes are
  * `node scripts/run.mjs bench eval-answers-legacy`.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
-import { figure, freshDatabase, onCleanup, percentile, runBenchmark, say, startTemporal } from './harness.ts';
+import { figure, freshDatabase, keptDatabase, onCleanup, percentile, runBenchmark, say, startTemporal } from './harness.ts';
 import { crawledAgent, judge, loadCorpus, serveCorpusSite, uploadCorpusFiles, type CorpusQuestion, type CorpusSite, type Judged } from './answers/corpus.ts';
 import { startEchoLlm } from './answers/echo-llm.ts';
 
@@ -37,6 +38,23 @@ type RuntimeName = 'offline' | 'learned' | 'llm';
 interface Verdict extends Judged { site: CorpusSite; question: CorpusQuestion; reply: string; ms: number }
 
 const SHOW = process.env.EVAL_SHOW ?? '';
+/**
+ * EVAL_REUSE=<file>: for iterating on the reader, the crawled database is kept and named in that file (its URL, the
+ * organization's token and each site's widget key per runtime); the next run with the same file asks again without
+ * crawling. Only for changes that leave crawling and chunking alone; the file's database is never dropped.
+ */
+const REUSE = process.env.EVAL_REUSE ?? '';
+interface Reused { databaseUrl: string; token: string; widgets: Record<string, string> }
+function readReused(runtime: string): Reused | null {
+  if (!REUSE || !existsSync(REUSE)) return null;
+  return (JSON.parse(readFileSync(REUSE, 'utf8')) as Record<string, Reused>)[runtime] ?? null;
+}
+function writeReused(runtime: string, reused: Reused): void {
+  if (!REUSE) return;
+  const all = existsSync(REUSE) ? JSON.parse(readFileSync(REUSE, 'utf8')) as Record<string, Reused> : {};
+  all[runtime] = reused;
+  writeFileSync(REUSE, JSON.stringify(all, null, 2));
+}
 const only = process.env.EVAL_SITES?.split(',').map((s) => s.trim()).filter(Boolean);
 const runtimes = (process.env.EVAL_RUNTIMES?.split(',').map((s) => s.trim()) ?? ['offline', 'learned', 'llm'])
   .filter((r): r is RuntimeName => r === 'offline' || r === 'learned' || r === 'llm');
@@ -65,7 +83,8 @@ async function main(): Promise<void> {
 }
 
 async function runAll(runtime: RuntimeName, corpus: CorpusSite[], temporalAddress: string): Promise<Verdict[]> {
-  const databaseUrl = await freshDatabase();
+  const reused = readReused(runtime);
+  const databaseUrl = reused?.databaseUrl ?? (REUSE ? await keptDatabase() : await freshDatabase());
   const echo = runtime === 'llm' ? await startEchoLlm() : null;
   const settings = {
     ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0, SMTP_LISTEN_PORT: 0, RATE_LIMIT_PER_MINUTE: 1_000_000, PUBLIC_RATE_LIMIT_PER_MINUTE: 1_000_000,
@@ -76,13 +95,17 @@ async function runAll(runtime: RuntimeName, corpus: CorpusSite[], temporalAddres
   };
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', LLM_BASE_URL: '', LLM_API_KEY: '' }, { PORT: 0, HOST: '127.0.0.1', ...settings });
   const service = await startService({ config, databaseUrl, temporalAddress, log: createLogger('silent'), api: true, worker: true });
-  const token = (await service.sql.begin((tx) => createOrganization(tx, `answers-eval-${runtime}`))).token;
+  const token = reused?.token ?? (await service.sql.begin((tx) => createOrganization(tx, `answers-eval-${runtime}`))).token;
+  const keep: Reused = { databaseUrl, token, widgets: { ...reused?.widgets } };
   if (!service.url) throw new Error('the service started without its API');
   const rest = `${service.url}/api/v1/rest`;
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const verdicts: Verdict[] = [];
   try {
-    for (const site of corpus) verdicts.push(...await askSite(site, rest, auth, `${service.url}/api/v1/public/widgets`));
+    for (const site of corpus) {
+      verdicts.push(...await askSite(site, rest, auth, `${service.url}/api/v1/public/widgets`, keep));
+      writeReused(runtime, keep);
+    }
   } finally {
     await service.stop();
     await echo?.close();
@@ -90,16 +113,21 @@ async function runAll(runtime: RuntimeName, corpus: CorpusSite[], temporalAddres
   return verdicts;
 }
 
-async function askSite(site: CorpusSite, rest: string, auth: Record<string, string>, widgets: string): Promise<Verdict[]> {
+async function askSite(site: CorpusSite, rest: string, auth: Record<string, string>, widgets: string, keep: Reused): Promise<Verdict[]> {
   const served = await serveCorpusSite(site);
   onCleanup(`${site.name} site`, () => served.close());
   try {
-    const { agent, pages, seconds } = await crawledAgent(rest, auth, site.brand, served.url, { default_language: site.language });
-    say(`${site.name}: crawled ${pages} of ${site.pages} pages in ${seconds.toFixed(1)} s`);
-    // A site whose key facts live only in the documents it uploads (issue 46): they are read before any question.
-    await uploadCorpusFiles(rest, auth, agent.id, site);
-    if (site.files.length) say(`${site.name}: read ${site.files.length} uploaded file(s)`);
-    const pub = `${widgets}/${agent.public_key}`;
+    let publicKey = keep.widgets[site.name];
+    if (!publicKey) {
+      const { agent, pages, seconds } = await crawledAgent(rest, auth, site.brand, served.url, { default_language: site.language });
+      say(`${site.name}: crawled ${pages} of ${site.pages} pages in ${seconds.toFixed(1)} s`);
+      // A site whose key facts live only in the documents it uploads (issue 46): they are read before any question.
+      await uploadCorpusFiles(rest, auth, agent.id, site);
+      if (site.files.length) say(`${site.name}: read ${site.files.length} uploaded file(s)`);
+      publicKey = agent.public_key as string;
+      keep.widgets[site.name] = publicKey;
+    }
+    const pub = `${widgets}/${publicKey}`;
     const verdicts: Verdict[] = [];
     for (const question of site.questions) {
       const conversation = await json(await fetch(`${pub}/conversations`, {

@@ -99,6 +99,13 @@ export async function freshDatabase(): Promise<string> {
   return db.url;
 }
 
+/** A scratch database that outlives the run (eval:answers' EVAL_REUSE): dropped by hand, never here. */
+export async function keptDatabase(): Promise<string> {
+  const db = await createScratchDatabase({ prefix: 'ams_eval_kept', log: say });
+  say(`kept database ${db.url}`);
+  return db.url;
+}
+
 /**
  * An in-memory Temporal dev server, stopped at the end; with BENCH_TEMPORAL=postgres, a real Temporal
  * server on fresh databases of the machine's PostgreSQL instead (as `npm run rehearsal` runs it).
