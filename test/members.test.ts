@@ -1,7 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, eventually, startTestService, type TestService } from './helpers.ts';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { call, client, eventually, startTestService, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg } from './support/orgs.ts';
 import { expectProblem } from './support/problems.ts';
 import { assigneeOf, historyOf, newMember, visitorAsking } from './support/members.ts';
@@ -281,8 +283,10 @@ describe('freed capacity', () => {
       const detail = (await api.get(`${REST}/conversations/${first.id}`)).body;
       expect(detail.status).toBe('ended');
       expect(detail.messages.at(-1)).toMatchObject({ role: 'system', text: 'solo closed the conversation' });
-      const mine = (await eventsOf(orgId)).filter((e) => e.data.conversation?.id === first.id).map((e) => e.type);
-      expect(mine.slice(-2)).toEqual(['conversation.released', 'conversation.ended']);
+      // Both in the close's transaction (so in no particular order between them).
+      const mine = (await eventsOf(orgId)).filter((e) => e.data.conversation?.id === first.id);
+      expect(mine.filter((e) => e.type === 'conversation.released').map((e) => e.data.assignment.reason)).toEqual(['closed']);
+      expect(mine.filter((e) => e.type === 'conversation.ended').map((e) => e.data.conversation.status)).toEqual(['ended']);
       expect((await solo.api.get(`${REST}/members/me`)).body.open_conversations).toBe(1);
 
       // Handed back to the agent: released (not queued again), and the third waiting one is assigned at once.
@@ -306,8 +310,8 @@ describe('freed capacity', () => {
     }
   }, 60_000);
 
-  it('close: 409 once ended, 404 outside the organization or the operator\'s scope, 400 for a body, 403 without conversations.write', async () => {
-    const { api } = await newOrg(svc);
+  it('close: 409 once ended, 404 outside the organization or the operator\'s scope, 400 for a body, 403 without conversations.write; in OpenAPI and MCP', async () => {
+    const { api, token } = await newOrg(svc);
     const agent = await newAgent(api, 'Desk');
     const other = await newAgent(api, 'Other desk');
     const visitor = await visitorAsking(svc, agent);
@@ -326,6 +330,20 @@ describe('freed capacity', () => {
     expect(closed.status, closed.text).toBe(200);
     expect((await api.get(`${REST}/conversations/${visitor.id}`)).body.messages.at(-1)).toMatchObject({ role: 'system', text: 'The team closed the conversation' });
     expectProblem(await api.post(`${REST}/conversations/${visitor.id}/close`, {}), 409, 'invalid_state');
+
+    // In the OpenAPI document, and an MCP tool.
+    const doc = (await call(svc.url, 'GET', '/api/v1/openapi.json')).body;
+    expect(doc.paths['/api/v1/rest/conversations/{id}/close'].post).toMatchObject({ operationId: 'close_conversation', 'x-permissions': ['conversations.write'] });
+    expect(doc.components.schemas.Assignment.properties.reason.enum).toEqual(['round_robin', 'manual', 'timeout', 'offline', 'released', 'handed_back', 'closed']);
+    const tools = new McpClient({ name: 'members-test', version: '1.0.0' });
+    await tools.connect(new StreamableHTTPClientTransport(new URL('/mcp', svc.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      const viaMcp = await tools.callTool({ name: 'close_conversation', arguments: { conversation_id: elsewhere.id } });
+      expect(viaMcp.isError, JSON.stringify(viaMcp.content)).toBeFalsy();
+      expect(viaMcp.structuredContent).toMatchObject({ id: elsewhere.id, status: 'ended' });
+    } finally {
+      await tools.close();
+    }
   });
 });
 
