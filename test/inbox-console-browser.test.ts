@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from './browser.ts';
 import { startTestService, type TestService } from './helpers.ts';
 import { newAgent, newOrg } from './support/orgs.ts';
-import { newMember, visitorAsking } from './support/members.ts';
+import { assigneeOf, historyOf, newMember, visitorAsking } from './support/members.ts';
 
 const REST = '/api/v1/rest';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('/inbox as the operators\' console in Chromium (issue 45)', () => {
-  it('shows the queue and the assignment notice; the member takes over, replies with a canned response, hands back and goes away', async () => {
+  it('shows the queue and the assignment notice; the member takes over, replies with a canned response, hands back, closes another and goes away', async () => {
     const { api } = await newOrg(svc);
     const agent = await newAgent(api, 'Acme help');
     const { member, token } = await newMember(svc, api, { email: 'olga@example.com', name: 'Olga', availability: 'online' });
@@ -88,6 +88,23 @@ describe('/inbox as the operators\' console in Chromium (issue 45)', () => {
     expect((await visitor.say('What are your opening hours?')).body.messages.length).toBeGreaterThan(0);
     const after = (await api.get(`${REST}/conversations/${visitor.id}`)).body.messages.filter((m: { role: string }) => m.role === 'agent').length;
     expect(after).toBeGreaterThan(before);
+
+    // Close: a second visitor's conversation, assigned to Olga, is closed from the console; her slot is free again.
+    const second = await visitorAsking(svc, agent);
+    const row = page.locator(`#list li[data-id="${second.id}"]`);
+    await row.waitFor({ timeout: 15_000 });
+    await expect.poll(() => assigneeOf(api, second.id), { timeout: 15_000 }).toBe('olga@example.com');
+    await row.click();
+    await expect.poll(() => page.locator('#assignee').textContent(), { timeout: 15_000 }).toBe('Assigned to olga@example.com');
+    expect(await page.locator('#close').isDisabled()).toBe(false);
+    const open = (await api.get(`${REST}/members/${member.id}`)).body.open_conversations as number;
+    await page.locator('#close').click();
+    await expect.poll(() => page.locator('#mode').textContent(), { timeout: 15_000 }).toBe('Ended');
+    expect(await page.locator('#close').isDisabled()).toBe(true);
+    await expect.poll(() => page.locator(`#list li[data-id="${second.id}"]`).count(), { timeout: 15_000 }).toBe(0);
+    expect((await api.get(`${REST}/conversations/${second.id}`)).body.status).toBe('ended');
+    expect((await historyOf(api, second.id)).at(-1)).toMatchObject({ action: 'released', reason: 'closed', member_email: 'olga@example.com', by_member_id: member.id });
+    expect((await api.get(`${REST}/members/${member.id}`)).body.open_conversations).toBe(open - 1);
 
     // Availability from the header.
     await page.locator('#availability').selectOption('away');

@@ -175,6 +175,15 @@ describe('advisor actions', () => {
     const assigned = await advise(member, v.id, { action: 'assign', user_email: 'BOB@example.com' });
     expect(assigned.status, assigned.text).toBe(200);
     expect(assigned.body.assigned_to).toBe(bob);
+    // The assignment's own path (issue 45): a history step by the member, and `conversation.assigned`.
+    const me = (await member.get(`${REST}/members/me`)).body;
+    const steps = (await api.get(`${REST}/conversations/${v.id}/assignments`)).body.data;
+    expect(steps).toEqual([expect.objectContaining({ action: 'assigned', reason: 'manual', member_email: bob, by_member_id: me.id })]);
+    const events = await svc.sql<{ data: any }[]>`select data from events where org_id = ${orgId} and type = 'conversation.assigned'`;
+    expect(events.map((e) => [e.data.conversation.id, e.data.assignment.id])).toEqual([[v.id, steps[0].id]]);
+    // Assigning to the assignee again changes nothing.
+    expect((await advise(member, v.id, { action: 'assign', user_email: bob })).status).toBe(200);
+    expect((await api.get(`${REST}/conversations/${v.id}/assignments`)).body.data).toHaveLength(1);
     expect((await advise(member, v.id, { action: 'reply' })).body.errors[0].field).toBe('text');
 
     expect((await member.get(`${REST}/conversations/live`)).body.data.find((c: any) => c.id === v.id).unread_count).toBe(1);
@@ -257,7 +266,8 @@ describe('the live stream', () => {
     expect(mine.map((f) => f.event === 'message' ? `message:${f.data.message.role}` : f.event)).toEqual([
       'started', 'message:agent', 'message:visitor', 'message:agent',
       'mode_changed', 'message:system', 'message:human_agent', 'assigned', 'message:system',
-      'mode_changed', 'message:system', 'ended',
+      // Handed back: the assignee is released (issue 45).
+      'mode_changed', 'message:system', 'assigned', 'ended',
     ]);
     expect(mine.find((f) => f.event === 'mode_changed')!.data).toMatchObject({ mode: 'human', held_by: 'erin@example.com' });
     expect(mine.find((f) => f.event === 'assigned')!.data).toMatchObject({ assigned_to: 'erin@example.com' });

@@ -1,11 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, eventually, startTestService, type TestService } from './helpers.ts';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { call, client, eventually, startTestService, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg } from './support/orgs.ts';
 import { expectProblem } from './support/problems.ts';
 import { assigneeOf, historyOf, newMember, visitorAsking } from './support/members.ts';
 import { recordFixture, replayAll } from './support/replay.ts';
+import { watchLiveStream } from './support/live-stream.ts';
+import { listCarrierOperations } from '../src/db/carrier-operations.ts';
 import { workflowIds } from '../src/temporal/index.ts';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
 
@@ -248,6 +252,125 @@ describe('assignment', () => {
     await eventually(async () => (await assigneeOf(api, visitor.id)) === 'second@example.com');
     const steps = await historyOf(api, visitor.id);
     expect(steps.map((s) => `${s.action}:${s.member_email}`)).toEqual(['assigned:first@example.com', 'released:first@example.com', 'reassigned:second@example.com']);
+  }, 60_000);
+});
+
+describe('freed capacity', () => {
+  // Both windows are 600 s here: a waiting conversation assigned within the test heard of the freed slot by signal.
+  it('a close, a hand-back or a visitor leaving frees the assignee\'s only slot: the next waiting conversation is assigned at once', async () => {
+    const { api, orgId, token } = await newOrg(svc);
+    const agent = await newAgent(api, 'Desk');
+    const solo = await newMember(svc, api, { email: 'solo@example.com', availability: 'online', max_conversations: 1 });
+    const stream = await watchLiveStream(svc.url, token);
+    try {
+      const assignedToSolo = (id: string) => stream.next((f) => f.event === 'assigned' && f.data.conversation_id === id && f.data.assigned_to === 'solo@example.com');
+      // The waiting notice: the conversation's workflow found no room and waits for a signal (or its next look, in 600 s).
+      const waiting = (id: string) => stream.next((f) => f.event === 'notification' && f.data.kind === 'waiting' && f.data.conversation_id === id);
+      const first = await visitorAsking(svc, agent);
+      await assignedToSolo(first.id);
+      const second = await visitorAsking(svc, agent);
+      await waiting(second.id);
+
+      // Closed from the console's API: the second is assigned at once.
+      const closed = await solo.api.post(`${REST}/conversations/${first.id}/close`, {});
+      expect(closed.status, closed.text).toBe(200);
+      expect(closed.body).toMatchObject({ id: first.id, status: 'ended', assigned_to: 'solo@example.com' });
+      await assignedToSolo(second.id);
+      expect((await stream.next((f) => f.event === 'ended' && f.data.conversation_id === first.id)).data.ended_reason).toBe('closed');
+      expect((await historyOf(api, first.id)).map((s) => `${s.action}:${s.reason}:${s.member_email}:${s.by_member_id}`)).toEqual([
+        'assigned:round_robin:solo@example.com:null', `released:closed:solo@example.com:${solo.member.id}`,
+      ]);
+      const detail = (await api.get(`${REST}/conversations/${first.id}`)).body;
+      expect(detail.status).toBe('ended');
+      expect(detail.messages.at(-1)).toMatchObject({ role: 'system', text: 'solo closed the conversation' });
+      // Both in the close's transaction (so in no particular order between them).
+      const mine = (await eventsOf(orgId)).filter((e) => e.data.conversation?.id === first.id);
+      expect(mine.filter((e) => e.type === 'conversation.released').map((e) => e.data.assignment.reason)).toEqual(['closed']);
+      expect(mine.filter((e) => e.type === 'conversation.ended').map((e) => e.data.conversation.status)).toEqual(['ended']);
+      expect((await solo.api.get(`${REST}/members/me`)).body.open_conversations).toBe(1);
+
+      // Handed back to the agent: released (not queued again), and the third waiting one is assigned at once.
+      const third = await visitorAsking(svc, agent);
+      await waiting(third.id);
+      expect((await solo.api.post(`${REST}/conversations/${second.id}/advisor`, { action: 'take_over' })).status).toBe(200);
+      const back = await solo.api.post(`${REST}/conversations/${second.id}/advisor`, { action: 'hand_back' });
+      expect(back.status, back.text).toBe(200);
+      expect(back.body).toMatchObject({ mode: 'agent', assigned_to: null, needs_human: false });
+      await assignedToSolo(third.id);
+      expect((await historyOf(api, second.id)).at(-1)).toMatchObject({ action: 'released', reason: 'handed_back', member_email: 'solo@example.com' });
+      expect((await api.get(`${REST}/conversations/queue?assigned=all`)).body.data.map((c: any) => c.id)).toEqual([third.id]);
+
+      // The visitor leaves: the fourth is assigned at once.
+      const fourth = await visitorAsking(svc, agent);
+      await waiting(fourth.id);
+      expect((await third.end()).status).toBe(200);
+      await assignedToSolo(fourth.id);
+    } finally {
+      stream.close();
+    }
+  }, 60_000);
+
+  it('close: 409 once ended, 404 outside the organization or the operator\'s scope, 400 for a body, 403 without conversations.write; in OpenAPI and MCP', async () => {
+    const { api, token } = await newOrg(svc);
+    const agent = await newAgent(api, 'Desk');
+    const other = await newAgent(api, 'Other desk');
+    const visitor = await visitorAsking(svc, agent);
+    const elsewhere = await visitorAsking(svc, other);
+    expectProblem(await api.post(`${REST}/conversations/${visitor.id}/close`, { reason: 'done' }), 400, 'validation_error');
+    const reader = await keyWith(svc, api, ['conversations.read']);
+    expectProblem(await reader.api.post(`${REST}/conversations/${visitor.id}/close`, {}), 403, 'missing_permission');
+    const stranger = await newOrg(svc);
+    expectProblem(await stranger.api.post(`${REST}/conversations/${visitor.id}/close`, {}), 404, 'not_found');
+    expectProblem(await api.post(`${REST}/conversations/00000000-0000-7000-8000-000000000000/close`, {}), 404, 'not_found');
+    const { api: scoped } = await newMember(svc, api, { email: 'scoped.close@example.com', agent_ids: [agent.id] });
+    expectProblem(await scoped.post(`${REST}/conversations/${elsewhere.id}/close`, {}), 404, 'not_found');
+    // Nothing changed by the refusals; an organization key may close (the note says the team did).
+    expect((await api.get(`${REST}/conversations/${visitor.id}`)).body.status).toBe('active');
+    const closed = await api.post(`${REST}/conversations/${visitor.id}/close`, {});
+    expect(closed.status, closed.text).toBe(200);
+    expect((await api.get(`${REST}/conversations/${visitor.id}`)).body.messages.at(-1)).toMatchObject({ role: 'system', text: 'The team closed the conversation' });
+    expectProblem(await api.post(`${REST}/conversations/${visitor.id}/close`, {}), 409, 'invalid_state');
+
+    // In the OpenAPI document, and an MCP tool.
+    const doc = (await call(svc.url, 'GET', '/api/v1/openapi.json')).body;
+    expect(doc.paths['/api/v1/rest/conversations/{id}/close'].post).toMatchObject({ operationId: 'close_conversation', 'x-permissions': ['conversations.write'] });
+    expect(doc.components.schemas.Assignment.properties.reason.enum).toEqual(['round_robin', 'manual', 'timeout', 'offline', 'released', 'handed_back', 'closed']);
+    const tools = new McpClient({ name: 'members-test', version: '1.0.0' });
+    await tools.connect(new StreamableHTTPClientTransport(new URL('/mcp', svc.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      const viaMcp = await tools.callTool({ name: 'close_conversation', arguments: { conversation_id: elsewhere.id } });
+      expect(viaMcp.isError, JSON.stringify(viaMcp.content)).toBeFalsy();
+      expect(viaMcp.structuredContent).toMatchObject({ id: elsewhere.id, status: 'ended' });
+    } finally {
+      await tools.close();
+    }
+  });
+});
+
+describe('notifications by SMS', () => {
+  it('a member who opted into SMS is texted from the agent\'s number through the sandbox carrier when a conversation is assigned to them', async () => {
+    const { api, token } = await newOrg(svc);
+    const agent = await newAgent(api, 'Text desk');
+    const bought = await api.post(`${REST}/phone-numbers`, { widget_id: agent.id, force: true });
+    expect(bought.status, bought.text).toBe(201);
+    const ours = bought.body.phone_number as string;
+    const phone = `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`;
+    await newMember(svc, api, { email: 'texted@example.com', availability: 'online', phone, notification_preferences: { sms: true, email: false } });
+    const stream = await watchLiveStream(svc.url, token);
+    try {
+      const visitor = await visitorAsking(svc, agent);
+      // The live notice is written first; the text follows in the same notice.
+      await stream.next((f) => f.event === 'notification' && f.data.kind === 'assigned' && f.data.conversation_id === visitor.id);
+      const texts = await eventually(async () => {
+        const ops = (await listCarrierOperations(svc.sql, { phoneNumber: ours })).filter((op) => op.operation === 'sms');
+        return ops.length ? ops : null;
+      });
+      expect(texts).toHaveLength(1);
+      expect(texts[0]).toMatchObject({ carrier: 'sandbox', phone_number: ours, target: phone });
+      expect(String(texts[0]!.details.body)).toMatch(new RegExp(`^A conversation was assigned to you \\(Text desk\\)\\. http.*/inbox#${visitor.id}$`));
+    } finally {
+      stream.close();
+    }
   }, 60_000);
 });
 

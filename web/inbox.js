@@ -8,7 +8,7 @@
  * and, when the browser allows it, shows a system notification.
  *
  * The operators' console (issue 45): the member's availability, the queue of conversations waiting for
- * a person, a search and a "mine only" filter, assign to me and release, `notification` events (an
+ * a person, a search and a "mine only" filter, assign to me, release and close, `notification` events (an
  * assignment, a conversation waiting) told as the member's preferences say, and canned responses:
  * typing `/code` in the reply suggests them, and Tab expands the code into its text.
  */
@@ -135,7 +135,7 @@
   /** Every control acting on a conversation is disabled until one is selected (none acts on `null`). */
   function renderDetailHeader() {
     var c = current();
-    var mode = !state.open ? 'none' : c ? c.mode : 'ended';
+    var mode = !state.open ? 'none' : c && c.status === 'active' ? c.mode : 'ended';
     $('mode').hidden = mode === 'none';
     $('pick').hidden = mode !== 'none';
     $('mode').textContent = mode === 'human' ? 'You are answering' : mode === 'agent' ? 'Agent answering' : 'Ended';
@@ -149,6 +149,7 @@
     var live = c && (mode === 'agent' || mode === 'human');
     $('assign-me').disabled = !live || !state.me || c.assigned_to === state.me.email;
     $('release').disabled = !live || !c.assigned_to;
+    $('close').disabled = !live;
     $('assignee').textContent = c && c.assigned_to ? 'Assigned to ' + c.assigned_to : '';
   }
 
@@ -366,6 +367,16 @@
   $('release').addEventListener('click', function () {
     if (!state.open) return;
     api('POST', '/conversations/' + state.open + '/release', {}).then(loadList, showError);
+  });
+  // Closing ends the conversation for good (the visitor is told in the transcript); the list drops it.
+  $('close').addEventListener('click', function () {
+    if (!state.open) return;
+    showError(null);
+    api('POST', '/conversations/' + state.open + '/close', {}).then(function (row) {
+      state.conversations = state.conversations.map(function (c) { return c.id === row.id ? row : c; });
+      renderDetailHeader();
+      return loadList();
+    }).catch(showError);
   });
 
   // ---- canned responses: `/code` suggests, Tab (or a click) expands

@@ -8,6 +8,7 @@ import { ConversationDetailSchema, ConversationListQuery, ConversationListSchema
 import type { AppContext, AppDeps } from '../context.ts';
 import { findMember, listLiveConversations, touchInboxMember } from '../../src/db/live-inbox.ts';
 import { addNote, changeAnnotations, readAnnotations, runAdvisorAction } from '../../src/conversations/advisor.ts';
+import { closeConversation } from '../../src/conversations/close.ts';
 import { openLiveStream } from '../../src/conversations/live-stream.ts';
 import { assertInScope, inScope } from '../../src/assignments/index.ts';
 import {
@@ -144,7 +145,9 @@ export const conversationsFamily: RouteFamily = {
     }),
     route({
       method: 'POST', path: '/conversations/:id/advisor', operationId: 'advise_conversation', summary: 'Act on a live conversation as a member',
-      description: '`take_over` (the agent stops answering; the visitor sees the member join), `hand_back`, `assign {user_email}`, '
+      description: '`take_over` (the agent stops answering; the visitor sees the member join), `hand_back` (the agent answers again; an '
+        + 'assignee is released, reason `handed_back`, and the conversation is not queued), `assign {user_email}` (as `POST /conversations/:id/assign` '
+        + 'does: a history step, `conversation.assigned` and the member\'s notice), '
         + '`mark_read`, `reply {text}` (in human mode only; the visitor sees it with role `human_agent`; mailed in an email conversation, '
         + 'texted through the carrier in an SMS one: 502 `carrier_error` and nothing recorded when the carrier refuses). Needs a user-scoped `ut_` '
         + 'token (403 `user_token_required` otherwise). A departed visitor (ended, or silent past the inactivity limit) and a voice '
@@ -153,6 +156,18 @@ export const conversationsFamily: RouteFamily = {
       responses: { 200: { description: 'The conversation as the live inbox shows it', schema: LiveConversationSchema } },
       async handler({ params, body, principal, deps }) {
         return { status: 200, body: await runAdvisorAction(deps, principal, params.id, body) };
+      },
+    }),
+    route({
+      method: 'POST', path: '/conversations/:id/close', operationId: 'close_conversation', summary: 'Close a conversation',
+      description: 'Ends an active text conversation (web, sms, email) for a member or key: a `system` message names who closed it, '
+        + 'its assignment ends (a `released` step with reason `closed`, `conversation.released`; the member\'s slot is free at once, and '
+        + 'the next waiting conversation is assigned), and it ends as every conversation does, with `ended_reason` `closed`, its usage '
+        + 'record, `conversation.ended` and then its evaluation. 409 `invalid_state` when it has ended already, or is a call or a simulation.',
+      permissions: ['conversations.write'], params: IdParams, body: Type.Object({}, { additionalProperties: false }),
+      responses: { 200: { description: 'The conversation as the live inbox shows it, ended', schema: LiveConversationSchema } },
+      async handler({ params, principal, deps }) {
+        return { status: 200, body: await closeConversation(deps, principal, params.id) };
       },
     }),
     route({

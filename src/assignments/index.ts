@@ -60,18 +60,25 @@ async function emitStep(tx: Db, c: WaitingConversation, assignment: Assignment):
 }
 
 /** Assigns (or reassigns) `c` to `memberId` in the caller's transaction: the conversation, the history, the event and a system note. */
-async function assignTo(tx: Db, c: WaitingConversation, member: { id: string; email: string }, reason: Assignment['reason'], by: string | null, teamId: string | null): Promise<Assignment> {
+async function assignTo(tx: Db, c: WaitingConversation, member: { id: string; email: string }, reason: Assignment['reason'], by: string | null, teamId: string | null,
+  note = `Assigned to ${member.email}`): Promise<Assignment> {
   const action = (await wasAssigned(tx, c.id)) ? 'reassigned' : 'assigned';
   await setAssignee(tx, c.id, member.id, teamId);
   const assignment = await insertAssignment(tx, { orgId: c.orgId, conversationId: c.id, action, memberId: member.id, teamId: teamId ?? c.teamId, reason, byMemberId: by });
-  await insertMessages(tx, c.id, [{ role: 'system', text: `Assigned to ${member.email}` }]);
+  await insertMessages(tx, c.id, [{ role: 'system', text: note }]);
   await emitStep(tx, c, assignment);
   return assignment;
 }
 
-async function releaseFrom(tx: Db, c: WaitingConversation, reason: Assignment['reason'], by: string | null): Promise<Assignment> {
+/**
+ * Releases the assignee: the history's step and its event. The conversation goes back to the queue,
+ * unless `requeue` is false (handed back to the agent); `keep` leaves the assignee named on an ended
+ * conversation (who it ended with, for reports and CSAT per member: an ended one counts against no cap).
+ */
+async function releaseFrom(tx: Db, c: WaitingConversation, reason: Assignment['reason'], by: string | null,
+  opts: { requeue?: boolean; keep?: boolean } = {}): Promise<Assignment> {
   const previous = c.assignedMemberId;
-  await setAssignee(tx, c.id, null, null);
+  if (!opts.keep) await setAssignee(tx, c.id, null, null, { requeue: opts.requeue ?? true });
   const assignment = await insertAssignment(tx, { orgId: c.orgId, conversationId: c.id, action: 'released', memberId: previous, teamId: c.teamId, reason, byMemberId: by });
   await emitStep(tx, c, assignment);
   return assignment;
@@ -131,6 +138,17 @@ export async function checkAssignee(sql: Sql, input: { conversationId: string; m
   });
 }
 
+/**
+ * Ends the conversation's assignment, in the caller's transaction under the conversation's lock
+ * (lockWaiting): `closed` (the conversation was closed: the assignee stays named on it) or
+ * `handed_back` (a member gave it back to the agent: no longer anyone's, nor queued). Answers the
+ * release step, or null when nobody held it.
+ */
+export async function endAssignment(tx: Db, c: WaitingConversation, reason: 'closed' | 'handed_back', by: string | null): Promise<Assignment | null> {
+  if (!c.assignedMemberId) return null;
+  return releaseFrom(tx, c, reason, by, { requeue: false, keep: reason === 'closed' });
+}
+
 /** Assigns by hand: to `memberId`, or (none given) to the next available member round-robin; 409 `invalid_state` when nobody is free. */
 export async function assignByHand(deps: Deps, principal: Principal, conversationId: string, memberId: string | undefined): Promise<Assignment> {
   const assignment = await deps.sql.begin(async (tx) => {
@@ -139,11 +157,8 @@ export async function assignByHand(deps: Deps, principal: Principal, conversatio
     const c = await lockWaiting(tx, conversationId, principal.orgId);
     if (!c || !inScope(principal, c.agentId)) throw notFound('conversation');
     if (c.status !== 'active' || c.isSimulated) throw new AppError(409, 'invalid_state', 'the conversation has ended: it cannot be assigned');
+    if (member) return assignLockedTo(tx, c, member, principal.memberId);
     const teamId = c.teamId ?? await routedTeam(tx, c.orgId, c.agentId, c.surface);
-    if (member) {
-      if (c.assignedMemberId === member.id) return null;
-      return assignTo(tx, c, member, 'manual', principal.memberId, teamId);
-    }
     const next = await nextMember(tx, { orgId: c.orgId, agentId: c.agentId, teamId }, c.assignedMemberId ? [c.assignedMemberId] : []);
     if (!next) throw new AppError(409, 'invalid_state', 'no member is online with room for another conversation');
     return assignTo(tx, c, next, 'round_robin', principal.memberId, teamId);
@@ -153,6 +168,17 @@ export async function assignByHand(deps: Deps, principal: Principal, conversatio
   if (row) await requestPerson(deps, { id: row.id, orgId: principal.orgId, agentId: row.widget_id });
   if (assignment) return assignment;
   return (await listAssignments(deps.sql, conversationId)).filter((a) => a.action !== 'released').at(-1)!;
+}
+
+/**
+ * Assigns `c` (locked by lockWaiting) by hand to `member` of its organization, in the caller's transaction:
+ * the conversation, the history, `conversation.assigned` and a system note (`note`, else "Assigned to …").
+ * Null when it is theirs already. The caller wakes the workflow after commit (requestPerson).
+ */
+export async function assignLockedTo(tx: Db, c: WaitingConversation, member: { id: string; email: string }, by: string | null, note?: string): Promise<Assignment | null> {
+  if (c.assignedMemberId === member.id) return null;
+  const teamId = c.teamId ?? await routedTeam(tx, c.orgId, c.agentId, c.surface);
+  return assignTo(tx, c, member, 'manual', by, teamId, note);
 }
 
 /** Releases the conversation back to the queue; 409 `invalid_state` when nobody holds the assignment. */

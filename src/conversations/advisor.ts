@@ -2,14 +2,15 @@ import type { Principal } from '../auth/authenticator.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { insertMessages } from '../db/conversations.ts';
 import {
-  assignConversation, findAnnotations, findLiveConversation, findMember, findMemberByEmail, insertNote, lockAdvisable, markConversationRead,
+  findAnnotations, findLiveConversation, findMember, findMemberByEmail, insertNote, lockAdvisable, markConversationRead,
   setConversationMode, touchActivity, touchInboxMember, updateAnnotations, TEXT_SURFACES, type AdvisableConversation,
 } from '../db/live-inbox.ts';
 import { AppError, fieldError, notFound } from '../errors.ts';
 import { foldTags, type AdvisorActionInput, type Annotations, type AnnotationsPatch, type LiveConversation, type Note } from '../schemas/live-inbox.ts';
 import { signalLifecycle, type ConversationDeps } from './lifecycle.ts';
 import { queueEmailReply } from './email.ts';
-import { inScope, pokeAssignment } from '../assignments/index.ts';
+import { assignLockedTo, endAssignment, inScope, pokeAssignment, pokeWaitingConversations, requestPerson } from '../assignments/index.ts';
+import { lockWaiting } from '../db/assignments.ts';
 import { findSmsThread } from '../db/carrier-sessions.ts';
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 
@@ -51,7 +52,7 @@ export async function runAdvisorAction(deps: AdvisorDeps, principal: Principal, 
     if (!c || !inScope(principal, c.agentId)) throw notFound('conversation');
     if (input.action === 'mark_read') {
       await markConversationRead(tx, c.id, memberId);
-      return { c, signal: null, said: null };
+      return { c, signal: null, said: null, assigned: false, freed: false };
     }
     if (!claimable(c, deps)) throw notClaimable();
     const applied = await applyAction(tx, c, { id: memberId, email: me.email }, input);
@@ -60,8 +61,12 @@ export async function runAdvisorAction(deps: AdvisorDeps, principal: Principal, 
     return { c, ...applied };
   });
   if (done.signal) await signalLifecycle(deps, id, done.signal);
-  // The assignment workflow (if one waits) learns of a take-over, hand-back or assignment at once.
-  if (done.signal === 'takeOver' || done.signal === 'handBack' || input.action === 'assign') await pokeAssignment(deps, id);
+  // An assignment goes the assignment use case's way: its workflow follows the new assignee (and starts, if none ran).
+  if (done.assigned) await requestPerson(deps, { id, orgId: principal.orgId, agentId: done.c.agentId });
+  // The assignment workflow (if one waits) learns of a take-over or hand-back at once.
+  else if (done.signal === 'takeOver' || done.signal === 'handBack') await pokeAssignment(deps, id);
+  // A hand-back freed its assignee's slot: the waiting conversations hear of it now.
+  if (done.freed) await pokeWaitingConversations(deps, principal.orgId);
   // A member's reply in an email conversation goes out by mail too.
   if (done.said) await queueEmailReply(deps, done.c, [done.said]);
   const live = await findLiveConversation(deps.sql, principal.orgId, id, memberId);
@@ -80,44 +85,46 @@ async function textReply(deps: AdvisorDeps, tx: Db, conversationId: string, text
   }
 }
 
-/** The action's change and its system message; answers the lifecycle signal to send after commit, and a reply's message id. */
-async function applyAction(tx: Db, c: AdvisableConversation, me: { id: string; email: string }, input: AdvisorActionInput):
-  Promise<{ signal: 'takeOver' | 'handBack' | 'activity' | null; said: string | null }> {
-  const act = await changeFor(tx, c, me, input);
-  return typeof act === 'object' && act ? act : { signal: act, said: null };
-}
+interface Change { signal: 'takeOver' | 'handBack' | 'activity' | null; said: string | null; assigned: boolean; freed: boolean }
+const NO_CHANGE: Change = { signal: null, said: null, assigned: false, freed: false };
 
-async function changeFor(tx: Db, c: AdvisableConversation, me: { id: string; email: string }, input: AdvisorActionInput):
-  Promise<'takeOver' | 'handBack' | null | { signal: 'activity'; said: string }> {
+/**
+ * The action's change and its system message: the lifecycle signal to send after commit, a reply's
+ * message id, whether it assigned the conversation, and whether a hand-back released its assignee.
+ */
+async function applyAction(tx: Db, c: AdvisableConversation, me: { id: string; email: string }, input: AdvisorActionInput): Promise<Change> {
   const name = displayNameOf(me.email);
   switch (input.action) {
     case 'take_over':
-      if (c.mode === 'human' && c.heldBy === me.id) return null;
+      if (c.mode === 'human' && c.heldBy === me.id) return NO_CHANGE;
       await setConversationMode(tx, c.id, 'human', me.id);
       await insertMessages(tx, c.id, [{ role: 'system', text: `${name} joined the conversation` }]);
       await markConversationRead(tx, c.id, me.id);
-      return 'takeOver';
-    case 'hand_back':
-      if (c.mode === 'agent') return null;
+      return { ...NO_CHANGE, signal: 'takeOver' };
+    case 'hand_back': {
+      if (c.mode === 'agent') return NO_CHANGE;
       await setConversationMode(tx, c.id, 'agent', null);
       await insertMessages(tx, c.id, [{ role: 'system', text: `${name} handed the conversation back to the assistant` }]);
-      return 'handBack';
+      // The agent answers again: the assignee's slot is free (issue 45), and the conversation is not queued.
+      const released = await endAssignment(tx, (await lockWaiting(tx, c.id))!, 'handed_back', me.id);
+      return { ...NO_CHANGE, signal: 'handBack', freed: released !== null };
+    }
     case 'assign': {
       const member = await findMemberByEmail(tx, c.orgId, input.user_email!);
       if (!member) throw fieldError('user_email', 'unknown_member', 'user_email is not a member of this organization');
-      await assignConversation(tx, c.id, member.id);
-      await insertMessages(tx, c.id, [{ role: 'system', text: `${name} assigned the conversation to ${member.email}` }]);
-      return null;
+      // The assignment use case's path: the history, `conversation.assigned` and the member's notice (issue 45).
+      const step = await assignLockedTo(tx, (await lockWaiting(tx, c.id))!, member, me.id, `${name} assigned the conversation to ${member.email}`);
+      return { ...NO_CHANGE, assigned: step !== null };
     }
     case 'reply': {
       if (c.mode !== 'human') throw new AppError(409, 'invalid_state', 'take the conversation over before replying');
       const [said] = await insertMessages(tx, c.id, [{ role: 'human_agent', text: input.text! }]);
       await touchActivity(tx, c.id);
       await markConversationRead(tx, c.id, me.id);
-      return { signal: 'activity', said: said!.id };
+      return { ...NO_CHANGE, signal: 'activity', said: said!.id };
     }
     default:
-      return null;
+      return NO_CHANGE;
   }
 }
 

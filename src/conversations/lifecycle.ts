@@ -20,7 +20,8 @@ import { activitySignal, conversationLifecycleKind, endedSignal, handBackSignal,
 import { queueBusinessNotification } from './notify.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
 import { HANDOFF_OFFER, HANDOFF_REQUEST } from '../runtime/signals.ts';
-import { requestPerson } from '../assignments/index.ts';
+import { pokeAssignment, pokeWaitingConversations, requestPerson } from '../assignments/index.ts';
+import { conversationAssignee } from '../db/assignments.ts';
 import { flagNeedsHuman, inboxStaffed, touchVisitor, TEXT_SURFACES } from '../db/live-inbox.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
 import { handoffReply, pageLanguage } from '../answers/phrases.ts';
@@ -352,11 +353,14 @@ async function replyOrCut(deps: ConversationDeps, conversation: ConversationReco
   }
 }
 
+/** Why a conversation ended: the visitor left, its inactivity timer ran out, or a member (or key) closed it. */
+export type EndReason = 'visitor' | 'inactivity' | 'closed';
+
 /**
  * Ends a conversation in the caller's transaction, with `conversation.ended`: the event's id, or null
  * when it had ended already. No lifecycle workflow is told (endConversation does that).
  */
-export async function markConversationEnded(tx: Db, id: string, reason: 'visitor' | 'inactivity'): Promise<string | null> {
+export async function markConversationEnded(tx: Db, id: string, reason: EndReason): Promise<string | null> {
   const ended = await markEnded(tx, id, reason);
   if (!ended) return null;
   return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: { conversation: ended.listed } });
@@ -368,10 +372,18 @@ export async function markConversationEnded(tx: Db, id: string, reason: 'visitor
  */
 export async function endConversation(deps: Omit<ConversationDeps, 'runtime' | 'secrets'>, id: string, reason: 'visitor' | 'inactivity',
   opts: { lifecycle?: boolean } = {}): Promise<boolean> {
-  const eventId = await deps.sql.begin((tx) => markConversationEnded(tx, id, reason));
-  if (!eventId) return false;
+  const ended = await deps.sql.begin(async (tx) => {
+    const eventId = await markConversationEnded(tx, id, reason);
+    return eventId ? { held: await conversationAssignee(tx, id) } : null;
+  });
+  if (!ended) return false;
   // `lifecycle: false`: no lifecycle workflow to tell (a campaign call's conversation, ended by the call's workflow).
   if (reason === 'visitor' && opts.lifecycle !== false) await signalLifecycle(deps as ConversationDeps, id, 'ended');
+  // Its assignee has room for another conversation: the queue hears of it now, not at its next look.
+  if (ended.held) {
+    await pokeAssignment(deps, id);
+    await pokeWaitingConversations(deps, ended.held.orgId);
+  }
   return true;
 }
 

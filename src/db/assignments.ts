@@ -74,12 +74,16 @@ export async function memberAvailability(db: Db, id: string): Promise<string | n
   return row?.availability ?? null;
 }
 
-/** Sets (or clears) the assignee and the routed team; the member's round-robin turn moves on. */
-export async function setAssignee(db: Db, conversationId: string, memberId: string | null, teamId: string | null): Promise<void> {
+/**
+ * Sets (or clears) the assignee and the routed team; the member's round-robin turn moves on. A cleared
+ * assignee puts the conversation back in the queue, unless `requeue` is false (handed back to the agent).
+ */
+export async function setAssignee(db: Db, conversationId: string, memberId: string | null, teamId: string | null, opts: { requeue?: boolean } = {}): Promise<void> {
+  const requeue = memberId === null && opts.requeue !== false;
   await db`update conversations set assigned_member_id = ${memberId}, team_id = coalesce(${teamId}, team_id),
     assigned_at = case when ${memberId}::uuid is null then null else now() end,
-    needs_human = case when ${memberId}::uuid is null and mode = 'agent' and status = 'active' then true else needs_human end,
-    queued_at = case when ${memberId}::uuid is null then coalesce(queued_at, now()) else queued_at end
+    needs_human = case when ${requeue} and mode = 'agent' and status = 'active' then true else needs_human end,
+    queued_at = case when ${requeue} then coalesce(queued_at, now()) else queued_at end
     where id = ${conversationId}`;
   if (memberId) await db`update members set last_assigned_at = clock_timestamp() where id = ${memberId}`;
 }
@@ -148,6 +152,13 @@ export async function waitingConversationIds(db: Db, orgId: string): Promise<str
   const rows = await db<{ id: string }[]>`select id from conversations where org_id = ${orgId} and status = 'active' and mode = 'agent'
     and needs_human and not is_simulated order by queued_at nulls last limit 1000`;
   return rows.map((r) => r.id);
+}
+
+/** The member a conversation is assigned to (null: nobody), with its organization. */
+export async function conversationAssignee(db: Db, conversationId: string): Promise<{ memberId: string; orgId: string } | null> {
+  const [row] = await db<{ member_id: string; org_id: string }[]>`select assigned_member_id as member_id, org_id from conversations
+    where id = ${conversationId} and assigned_member_id is not null`;
+  return row ? { memberId: row.member_id, orgId: row.org_id } : null;
 }
 
 /** A notice for one member (or, with no member, for every reader in scope) on the live stream. */

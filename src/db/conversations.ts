@@ -357,7 +357,7 @@ export async function recordTurn(db: Db, id: string, turn: {
  * Answers the ended record with its list row as it now reads (the `conversation` of
  * `conversation.ended`), or null when it was already ended (ending twice is a no-op).
  */
-export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactivity' | 'agent'): Promise<(ConversationRecord & { listed: Conversation }) | null> {
+export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactivity' | 'agent' | 'closed'): Promise<(ConversationRecord & { listed: Conversation }) | null> {
   // The usage record's duration: whole seconds between the two times at millisecond precision (as a Date holds them).
   const [row] = await db<(RecordRow & ConversationRow)[]>`with ended as (
       update conversations c set status = 'ended', ended_reason = ${reason},

@@ -82,10 +82,6 @@ export async function setConversationMode(db: Db, id: string, mode: Conversation
     needs_human = case when ${mode} = 'human' then false else needs_human end where id = ${id}`;
 }
 
-export async function assignConversation(db: Db, id: string, memberId: string | null): Promise<void> {
-  await db`update conversations set assigned_member_id = ${memberId} where id = ${id}`;
-}
-
 /** The member has read everything up to now. */
 export async function markConversationRead(db: Db, id: string, memberId: string): Promise<void> {
   await db`insert into conversation_reads (conversation_id, member_id, read_at) values (${id}, ${memberId}, clock_timestamp())

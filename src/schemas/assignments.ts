@@ -3,7 +3,7 @@ import { Nullable, StringEnum, Timestamp, Uuid } from './common.ts';
 
 /** One step of a conversation's assignment history (and the `data.assignment` of `conversation.assigned` / `.released`). */
 export const ASSIGNMENT_ACTIONS = ['assigned', 'reassigned', 'released'] as const;
-export const ASSIGNMENT_REASONS = ['round_robin', 'manual', 'timeout', 'offline', 'released'] as const;
+export const ASSIGNMENT_REASONS = ['round_robin', 'manual', 'timeout', 'offline', 'released', 'handed_back', 'closed'] as const;
 
 export const AssignmentSchema = Type.Object({
   id: Uuid,
@@ -14,7 +14,8 @@ export const AssignmentSchema = Type.Object({
   team_id: Nullable(Type.String(Uuid)),
   reason: StringEnum(ASSIGNMENT_REASONS, {
     description: '`round_robin` (the next available member of the routed team), `manual` (by a member or key), `timeout` (the assignee did not take it '
-      + 'over in time), `offline` (the assignee went away or offline), `released`',
+      + 'over in time), `offline` (the assignee went away or offline), `released` (by hand, back to the queue), `handed_back` (a member handed the '
+      + 'conversation back to the agent: nobody holds it, and it is not queued), `closed` (the conversation was closed; the member stays named on it)',
   }),
   by_member_id: Nullable(Type.String(Uuid)),
   created_at: Timestamp,

@@ -14,7 +14,7 @@ export async function newMember(svc: TestService, admin: Api, body: Record<strin
   return { member: made.body as Record<string, any>, token: token.body.token as string, api: client(svc.url, token.body.token) };
 }
 
-/** A visitor of `agent`'s widget who asks for a person at once. */
+/** A visitor of `agent`'s widget who asks for a person at once; `say` writes again, `end` leaves. */
 export async function visitorAsking(svc: TestService, agent: Record<string, any>) {
   const started = await call(svc.url, 'POST', `${PUBLIC}/${agent.public_key}/conversations`, { body: { page_url: 'https://example.com/' } });
   expect(started.status, started.text).toBe(201);
@@ -22,7 +22,8 @@ export async function visitorAsking(svc: TestService, agent: Record<string, any>
   const headers = { 'x-visitor-token': started.body.visitor_token as string };
   const say = (text: string) => call(svc.url, 'POST', `${PUBLIC}/${agent.public_key}/conversations/${id}/messages`, { body: { text }, headers });
   expect((await say('Can I talk to a human please?')).status).toBe(200);
-  return { id, say };
+  const end = () => call(svc.url, 'POST', `${PUBLIC}/${agent.public_key}/conversations/${id}/end`, { headers });
+  return { id, say, end };
 }
 
 /** The assignment history of a conversation, through the API. */
