@@ -21,7 +21,7 @@ import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/cam
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 import { SANDBOX_CALLEES, SANDBOX_MACHINE, sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
 import { callClosed } from '../conversations/call-outcomes.ts';
-import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
+import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, recordingStatusUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
 import { continueCall, playOnce, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
 import { emptyVoiceResponse, politeHangup, sayAndGather, sayAndHangup } from '../telephony/twiml.ts';
 import { callSettingsOf } from '../telephony/phone-settings.ts';
@@ -381,7 +381,9 @@ export async function answerCampaignCall(deps: InboundDeps, callId: string, para
     }
     const speech = await speechFor(deps.sql, call.orgId, opened.agent, opened.language);
     // phone_settings.record_calls records a placed call too; answer_delay_seconds is for calls the agent answers.
-    return sayAndGather([opened.greeting], speech, action, { record: callSettingsOf(opened.agent).record, pauseSeconds: 0 });
+    return sayAndGather([opened.greeting], speech, action, {
+      record: callSettingsOf(opened.agent).record, pauseSeconds: 0, recordingStatusCallback: recordingStatusUrl(baseUrl, opened.conversationId),
+    });
   }, emptyVoiceResponse);
 }
 
