@@ -12,6 +12,8 @@ import { createTwilioCarrier } from '../src/telephony/twilio.ts';
 import { CarrierError } from '../src/telephony/carrier.ts';
 import { sandboxSigningToken } from '../src/telephony/webhook-urls.ts';
 import { createSecretBox, loadSecretsKey } from '../src/crypto/secret-box.ts';
+import { openStream, StreamedCall, streamUrlOf } from '../src/voice/sandbox-caller.ts';
+import { createEspeak, createPocketsphinx, ttsVoiceOf } from '../src/voice/engines.ts';
 
 const ACCOUNT = `AC${randomBytes(16).toString('hex')}`;
 const TOKEN = randomBytes(16).toString('hex');
@@ -244,5 +246,38 @@ describe('campaign calls with CARRIER=twilio', () => {
     ]);
     expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'completed' })).status).toBe(204);
     await campaignReaches(api, campaign.id, 'completed', 120_000);
+  }, 240_000);
+
+  it('a campaign call on a number set to voice_mode stream is streamed (issue 44): <Connect><Stream>, the opening spoken as audio, ended and evaluated with the call', async () => {
+    const { api, orgId, agent, number } = await orgWithNumber(svc);
+    expect((await api.patch(`${N}/${number.id}`, { voice_mode: 'stream' })).body.voice_mode).toBe('stream');
+    const callee = '+14155550181';
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [callee], max_duration_seconds: 600, objective: 'about your renewal' });
+    const placed = await eventually(async () => [...wire.calls.values()].find((c) => c.to === callee && c.from === number.phone_number) ?? null, 120_000, 100);
+    const form = { CallSid: placed.sid as string, AccountSid: ACCOUNT, From: number.phone_number as string, To: callee, Direction: 'outbound-api' };
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'in-progress' })).status).toBe(204);
+    const answered = await wire.webhook(svc.url, placed.url, { ...form, CallStatus: 'in-progress' });
+    expect(answered.text).not.toContain('<Gather');
+    const url = streamUrlOf(answered.text);
+    expect(url).toMatch(/^ws:\/\/.*\/api\/v1\/carrier\/twilio\/voice\/stream\/vst_/);
+    // The carrier's side of the stream: the callee hears the agent's opening as μ-law frames.
+    const callee_ = new StreamedCall(await openStream(url!), { tts: createEspeak(), stt: createPocketsphinx(), voice: ttsVoiceOf('en', null) }, placed.sid);
+    callee_.start();
+    const opening = await callee_.nextReply();
+    expect(opening.frames.length).toBeGreaterThan(10);
+    await callee_.hangUp();
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'completed' })).status).toBe(204);
+    await campaignReaches(api, campaign.id, 'completed', 120_000);
+    const call = (await callsOf(api, campaign.id))[0]!;
+    const conversation = (await api.get(`/api/v1/rest/conversations/${call.conversation_id}`)).body;
+    expect(conversation).toMatchObject({ surface: 'phone', status: 'ended' });
+    expect(conversation.messages[0]).toMatchObject({ role: 'agent' });
+    expect(conversation.messages[0].text).toContain('renewal');
+    expect(conversation.messages.at(-1)).toMatchObject({ role: 'system', text: 'Call ended: the caller hung up' });
+    const events = await eventually(async () => {
+      const all = (await eventsOf(svc, orgId)).filter((e) => e.data.conversation?.id === call.conversation_id).map((e) => e.type);
+      return all.includes('conversation.evaluated') ? all : null;
+    }, 120_000, 200);
+    expect(events.filter((t) => t === 'conversation.ended')).toHaveLength(1);
   }, 240_000);
 });
