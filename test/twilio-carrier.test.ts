@@ -261,7 +261,7 @@ describe('campaign calls with CARRIER=twilio', () => {
     const url = streamUrlOf(answered.text);
     expect(url).toMatch(/^ws:\/\/.*\/api\/v1\/carrier\/twilio\/voice\/stream\/vst_/);
     // The carrier's side of the stream: the callee hears the agent's opening as μ-law frames.
-    const callee_ = new StreamedCall(await openStream(url!), { tts: createEspeak(), stt: createPocketsphinx(), voice: ttsVoiceOf('en', null) }, placed.sid);
+    const callee_ = new StreamedCall(await openStream(url!), { tts: createEspeak(), stt: createPocketsphinx(), voice: ttsVoiceOf('en', null) }, placed.sid as string);
     callee_.start();
     const opening = await callee_.nextReply();
     expect(opening.frames.length).toBeGreaterThan(10);
