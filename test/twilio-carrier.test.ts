@@ -137,6 +137,14 @@ describe('inbound webhooks with CARRIER=twilio', () => {
   });
 });
 
+/** An organization whose agent has a number of area code `area`: the wire server's five candidates of the default one are shared with every other test. */
+async function orgWithNumberIn(area: string) {
+  const org = await orgWithAgent(svc, 'Outbound');
+  const bought = await org.api.post(N, { widget_id: org.agent.id, area_code: area });
+  expect(bought.status, bought.text).toBe(201);
+  return { ...org, number: bought.body as Record<string, any> };
+}
+
 describe('campaign calls with CARRIER=twilio', () => {
   it('an answered call is the agent\'s phone conversation: greeting in <Gather>, a turn, then ended and evaluated with the call', async () => {
     const { api, agent, orgId, number } = await orgWithNumber(svc);
@@ -248,8 +256,35 @@ describe('campaign calls with CARRIER=twilio', () => {
     await campaignReaches(api, campaign.id, 'completed', 120_000);
   }, 240_000);
 
+  it('a recorded campaign call (record_calls, turn by turn): Twilio records it, the recording is downloaded with Basic auth, kept, and deleted at Twilio (issue 44)', async () => {
+    const { api, agent, number } = await orgWithNumberIn('646');
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { phone_settings: { record_calls: true } })).status).toBe(200);
+    const callee = '+14155550182';
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [callee], max_duration_seconds: 600 });
+    const placed = await eventually(async () => [...wire.calls.values()].find((c) => c.to === callee && c.from === number.phone_number) ?? null, 120_000, 100);
+    const form = { CallSid: placed.sid as string, AccountSid: ACCOUNT, From: number.phone_number as string, To: callee, Direction: 'outbound-api' };
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'in-progress' })).status).toBe(204);
+    const answered = await wire.webhook(svc.url, placed.url, { ...form, CallStatus: 'in-progress' });
+    expect(answered.text).toContain('<Gather');
+    const callback = /<Start><Recording [^>]*recordingStatusCallback="([^"]+)"/.exec(answered.text)![1]!;
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'completed' })).status).toBe(204);
+    // After the call, Twilio posts the finished recording.
+    const wav = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVE'), Buffer.alloc(200, 1)]);
+    const held = wire.addRecording(wav);
+    const ready = await wire.webhook(svc.url, callback, { ...form, RecordingSid: held.sid, RecordingUrl: held.url, RecordingStatus: 'completed', RecordingDuration: '3' });
+    expect(ready.status, ready.text).toBe(204);
+    expect(wire.requests.find((r) => r.method === 'GET' && r.path.endsWith(`/Recordings/${held.sid}.wav`))).toMatchObject({ authorized: true });
+    expect(wire.recordings.has(held.sid)).toBe(false);
+    const conversationId = (await callsOf(api, campaign.id))[0]!.conversation_id as string;
+    expect((await api.get(`/api/v1/rest/conversations/${conversationId}`)).body.has_recording).toBe(true);
+    const download = await api.get(`/api/v1/rest/conversations/${conversationId}/recording`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('audio/wav');
+    await campaignReaches(api, campaign.id, 'completed', 120_000);
+  }, 240_000);
+
   it('a campaign call on a number set to voice_mode stream is streamed (issue 44): <Connect><Stream>, the opening spoken as audio, ended and evaluated with the call', async () => {
-    const { api, orgId, agent, number } = await orgWithNumber(svc);
+    const { api, orgId, agent, number } = await orgWithNumberIn('917');
     expect((await api.patch(`${N}/${number.id}`, { voice_mode: 'stream' })).body.voice_mode).toBe('stream');
     const callee = '+14155550181';
     const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [callee], max_duration_seconds: 600, objective: 'about your renewal' });

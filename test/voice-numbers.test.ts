@@ -9,6 +9,7 @@ import { startTestService, type TestService } from './helpers.ts';
 import { orgWithAgent } from './support/orgs.ts';
 import { expectFieldError } from './support/problems.ts';
 import { wavFile } from '../src/voice/audio.ts';
+import { listCarrierOperations } from '../src/db/carrier-operations.ts';
 
 // Issue 44, the turn-by-turn side of voice: a number's own voice_mode, and the carrier's recording of a
 // <Gather> call, downloaded through the outbound guard from a local server standing in for Twilio's API.
@@ -135,6 +136,9 @@ describe('the carrier\'s recording of a turn-by-turn call', () => {
       path: `/2010-04-01/Accounts/${ACCOUNT_SID}/Recordings/${recordingSid}.wav`,
       auth: `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`,
     }]);
+    // The carrier's copy goes once ours is kept (the sandbox carrier records the request).
+    const ops = await listCarrierOperations(svc.sql, { sid: recordingSid });
+    expect(ops.map((o) => o.operation)).toEqual(['delete_recording']);
     const download = await fetch(svc.url + path, { headers: { authorization: `Bearer ${token}` } });
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('audio/wav');

@@ -1,5 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Db } from '../db/index.ts';
+import type { Logger } from 'pino';
+import type { Carrier } from '../telephony/carrier.ts';
 import { findConversationRecord } from '../db/conversations.ts';
 import { callSidsOfConversation, upsertCarrierRecording } from '../db/voice.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -23,6 +25,7 @@ export interface CarrierRecordingConfig {
 /** A dual-channel 8 kHz WAV is 32 KB a second: four hours, `max_call_minutes`' ceiling, fit. */
 export const MAX_RECORDING_BYTES = 512 * 1024 * 1024;
 const TIMEOUT_MS = 120_000;
+const RECORDING_SID = /^RE[0-9a-f]{32}$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const dispatchers = new WeakMap<object, Dispatcher>();
@@ -76,10 +79,12 @@ async function downloadWav(recordingUrl: string, config: CarrierRecordingConfig)
  * The carrier's recording-status callback (already signature-checked): `?conversation=<id>` names the call's
  * conversation, and the request's CallSid must be one of that conversation's calls (else 404, nothing stored).
  * A recording that is not `completed`, or whose conversation is gone, stores nothing. A completed one is
- * downloaded (http or https, through the SSRF guard) and kept as the conversation's recording.
+ * downloaded (http or https, through the SSRF guard) and kept as the conversation's recording; then the carrier's
+ * copy is deleted, so the service's retention and erase are the only ones that apply (a failed delete is logged).
  * Returns whether a recording was stored.
  */
-export async function storeCarrierRecording(deps: { sql: Db; config: CarrierRecordingConfig }, conversationId: string,
+export async function storeCarrierRecording(deps: { sql: Db; config: CarrierRecordingConfig; carrier: Pick<Carrier, 'deleteRecording'>; log: Logger },
+  conversationId: string,
   params: Record<string, string>): Promise<boolean> {
   if (!UUID.test(conversationId)) throw notFound('call');
   const conversation = await findConversationRecord(deps.sql, conversationId);
@@ -100,5 +105,8 @@ export async function storeCarrierRecording(deps: { sql: Db; config: CarrierReco
   });
   // Deleted while the audio came down: its blob goes too.
   if (!kept) await recordingStore().delete(key);
+  else if (RECORDING_SID.test(params.RecordingSid ?? '')) {
+    await deps.carrier.deleteRecording(params.RecordingSid!).catch((err: unknown) => deps.log.warn({ err, conversation_id: conversationId }, 'could not delete the carrier\'s copy of a recording'));
+  }
   return kept;
 }
