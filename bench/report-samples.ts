@@ -62,6 +62,10 @@ function sampleData(): ReportData {
     calls: {
       total: 402, talk_seconds: 58_540, average_talk_seconds: 145.6,
       by_outcome: [{ outcome: 'resolved', count: 261, talk_seconds: 35_930 }, { outcome: 'transferred', count: 88, talk_seconds: 16_890 }, { outcome: 'abandoned', count: 53, talk_seconds: 5_720 }],
+      latency: {
+        turns: 1_184, p50_ms: 612, p95_ms: 788,
+        by_agent: [{ agent_id: front, turns: 903, p50_ms: 598, p95_ms: 771 }, { agent_id: night, turns: 281, p50_ms: 655, p95_ms: 812 }],
+      },
     },
     usage: { conversation_minutes: 1_733.5, credits_spent_cents: 1_325, by_surface: [{ surface: 'phone', minutes: 975.67 }, { surface: 'web', minutes: 612.3 }, { surface: 'sms', minutes: 98.2 }, { surface: 'email', minutes: 47.33 }] },
     annotations: { tags: [{ tag: 'vip', count: 31 }, { tag: 'follow-up', count: 18 }], labels: [{ label: 'sales', count: 64 }], ratings: [{ rating: 4, count: 22 }, { rating: 5, count: 40 }], average_rating: 4.65, notes: 27 },

@@ -254,7 +254,8 @@ describe('report runs', () => {
     expect(data.intents!.top).toEqual([{ intent: 'pricing', count: 3 }, { intent: 'opening hours', count: 1 }, { intent: 'refund', count: 1 }]);
     expect(data.contacts).toEqual({ new: 1, returning: 1 });
     expect(data.calls).toEqual({ total: 2, talk_seconds: 190, average_talk_seconds: 95,
-      by_outcome: [{ outcome: 'resolved', count: 1, talk_seconds: 65 }, { outcome: 'transferred', count: 1, talk_seconds: 125 }] });
+      by_outcome: [{ outcome: 'resolved', count: 1, talk_seconds: 65 }, { outcome: 'transferred', count: 1, talk_seconds: 125 }],
+      latency: { turns: 0, p50_ms: null, p95_ms: null, by_agent: [] } });
     expect(data.usage!.conversation_minutes).toBe(13.17);
     expect(data.usage!.by_surface).toEqual([{ surface: 'phone', minutes: 3.17 }, { surface: 'web', minutes: 10 }]);
     expect(data.annotations).toEqual({ tags: [{ tag: 'vip', count: 2 }, { tag: 'follow-up', count: 1 }], labels: [{ label: 'sales', count: 5 }],
@@ -344,6 +345,31 @@ describe('report runs', () => {
  * conversations opened 8 s after the answer, a busy one, one never dialed (blocked); codes as
  * outcomes and intents; usage of 0.78 and 0.32 minutes.
  */
+/**
+ * Streamed turns' timings (issue 44): the first phone conversation of `agentId` has turns of 500, 700 and 900 ms and
+ * one without audio; a phone conversation of `otherId` 300 and 400 ms. Not counted: a simulation's turn, November's.
+ */
+async function seedLatencies(orgId: string, agentId: string, otherId: string) {
+  const [first] = await svc.sql<{ id: string }[]>`select id from conversations where agent_id = ${agentId} and surface = 'phone' order by started_at limit 1`;
+  const conv = async (agent: string, start: Date, simulated = false) => {
+    const id = randomUUID();
+    await svc.sql`insert into conversations (id, org_id, agent_id, surface, started_at, ended_at, status, outcome, is_simulated)
+      values (${id}, ${orgId}, ${agent}, 'phone', ${start}, ${new Date(start.getTime() + 20_000)}, 'ended', 'resolved', ${simulated})`;
+    return id;
+  };
+  const turns = async (agent: string, conversationId: string, latencies: (number | null)[]) => {
+    for (const [i, ms] of latencies.entries()) {
+      const ended = new Date(at(6).getTime() + i * 10_000);
+      await svc.sql`insert into voice_turn_timings (id, org_id, agent_id, conversation_id, turn, speech_ended_at, transcript_at, reply_at, first_audio_at)
+        values (${randomUUID()}, ${orgId}, ${agent}, ${conversationId}, ${i + 1}, ${ended}, ${ended}, ${ended}, ${ms === null ? null : new Date(ended.getTime() + ms)})`;
+    }
+  };
+  await turns(agentId, first!.id, [700, null, 900, 500]);
+  await turns(otherId, await conv(otherId, at(6)), [400, 300]);
+  await turns(agentId, await conv(agentId, at(7), true), [5000]);
+  await turns(agentId, await conv(agentId, new Date('2026-11-02T10:00:00Z')), [6000]);
+}
+
 async function seedCalls(orgId: string, agentId: string) {
   const sec = (d: Date, s: number) => new Date(d.getTime() + s * 1000);
   const pass = (criterion: string) => ({ criterion, verdict: 'pass', reason: 'ok' });
@@ -426,16 +452,31 @@ describe('report presentation (issue 42)', () => {
     const { api, orgId } = await newOrg(svc);
     const agent = await newAgent(api, 'Front desk');
     await seedCalls(orgId, agent.id);
+    const night = await newAgent(api, 'Night line');
+    await seedLatencies(orgId, agent.id, night.id);
     const report = await createReport(api, { name: 'Calls', data_categories: ALL, format: 'document' });
     const run = await waitForRun(api, report.id, (await api.post(`${R}/${report.id}/run`, PERIOD)).body.id);
     const data = (await api.get(`${R}/${report.id}/runs/${run.id}/data`)).body as ReportData;
-    expect(data.calls).toEqual({ total: 4, talk_seconds: 102, average_talk_seconds: 25.5, by_outcome: [
-      { outcome: 'busy', count: 1, talk_seconds: 0 }, { outcome: 'handoff_requested', count: 1, talk_seconds: 40 },
-      { outcome: 'resolved', count: 1, talk_seconds: 31 }, { outcome: 'unresolved', count: 1, talk_seconds: 31 },
-    ] });
+    expect(data.calls).toEqual({ total: 5, talk_seconds: 122, average_talk_seconds: 24.4, by_outcome: [
+      { outcome: 'resolved', count: 2, talk_seconds: 51 }, { outcome: 'busy', count: 1, talk_seconds: 0 },
+      { outcome: 'handoff_requested', count: 1, talk_seconds: 40 }, { outcome: 'unresolved', count: 1, talk_seconds: 31 },
+    ], latency: {
+      // 300, 400, 500, 700, 900 ms (percentile_cont: interpolated); a turn without audio, a simulation and November left out.
+      turns: 5, p50_ms: 500, p95_ms: 860,
+      by_agent: [{ agent_id: agent.id, turns: 3, p50_ms: 700, p95_ms: 880 }, { agent_id: night.id, turns: 2, p50_ms: 350, p95_ms: 395 }]
+        .sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1)),
+    } });
+    expect(data.agents.map((a) => a.name).sort()).toEqual(['Front desk', 'Night line']);
+    // An agent's report reads its own turns alone.
+    const own = await createReport(api, { name: 'Front desk calls', widget_ids: [agent.id], data_categories: ['calls'], format: 'raw' });
+    const ownRun = await waitForRun(api, own.id, (await api.post(`${R}/${own.id}/run`, PERIOD)).body.id);
+    const ownData = (await api.get(`${R}/${own.id}/runs/${ownRun.id}/data`)).body as ReportData;
+    expect(ownData.calls!.latency).toEqual({ turns: 3, p50_ms: 700, p95_ms: 880, by_agent: [{ agent_id: agent.id, turns: 3, p50_ms: 700, p95_ms: 880 }] });
     const pages = await pdfText((await download(run.download_url)).bytes);
     const all = pages.join(' ');
-    expect(all).toContain('4 calls, 102 s of talk time');
+    expect(all).toContain('5 calls, 122 s of talk time; voice latency p50 500 ms, p95 860 ms');
+    expect(all).toContain('Voice latency: Front desk p50 700 ms p95 880 ms');
+    expect(all).toContain('Voice latency: Night line p50 350 ms p95 395 ms');
     for (const words of ['Handoff requested 1 40', 'Busy 1 0', 'Book demo 1', 'General question 3', 'Unknown 1']) expect(all).toContain(words);
     for (const code of ['handoff_requested', 'book_demo', 'general_question', 'unknown']) expect(all).not.toContain(code);
     // The cover: human dates, no ISO timestamp.

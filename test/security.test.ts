@@ -417,7 +417,8 @@ describe('the carrier webhooks are limited per client address (issue 40, D22)', 
       expect(res.headers.get('ratelimit-policy')).toBe('"carrier";q=4;w=60');
       expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"carrier";r=${3 - i};t=\\d+$`));
     }
-    for (const path of ['/api/v1/carrier/twilio/sms', '/api/v1/carrier/twilio/voice', '/api/v1/carrier/twilio/voice/status', '/api/v1/carrier/twilio/voice/warm']) {
+    for (const path of ['/api/v1/carrier/twilio/sms', '/api/v1/carrier/twilio/voice', '/api/v1/carrier/twilio/voice/status', '/api/v1/carrier/twilio/voice/warm',
+      '/api/v1/carrier/twilio/voice/recording']) {
       const refused = await forged(path);
       expect(expectCode(refused, 429, 'rate_limited').detail).toMatch(/carrier webhook/);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -144,7 +144,8 @@ describe('inbound voice', () => {
     const start = await carrier(VOICE, { ...base, CallStatus: 'ringing' });
     expect(start.status).toBe(200);
     // Recording starts, then a pause, then the greeting inside the <Gather>.
-    expect(start.text).toMatch(/<Response><Start><Recording track="both" channels="dual"\/><\/Start><Pause length="2"\/><Gather [^>]*>/);
+    // The carrier posts the finished recording to the recording-status callback (test/voice-numbers.test.ts stores one).
+    expect(start.text).toMatch(/<Response><Start><Recording track="both" channels="dual" recordingStatusCallback="[^"]+\/voice\/recording\?conversation=[0-9a-f-]{36}" [^>]*\/><\/Start><Pause length="2"\/><Gather [^>]*>/);
     const gather = /<Gather [^>]*>/.exec(start.text)![0];
     expect(gather).toContain('hints="Acme Turbo, Zephyr"');
     expect(gather).toContain('speechModel="phone_call"');

@@ -12,6 +12,8 @@ import { createTwilioCarrier } from '../src/telephony/twilio.ts';
 import { CarrierError } from '../src/telephony/carrier.ts';
 import { sandboxSigningToken } from '../src/telephony/webhook-urls.ts';
 import { createSecretBox, loadSecretsKey } from '../src/crypto/secret-box.ts';
+import { openStream, StreamedCall, streamUrlOf } from '../src/voice/sandbox-caller.ts';
+import { createEspeak, createPocketsphinx, ttsVoiceOf } from '../src/voice/engines.ts';
 
 const ACCOUNT = `AC${randomBytes(16).toString('hex')}`;
 const TOKEN = randomBytes(16).toString('hex');
@@ -135,6 +137,14 @@ describe('inbound webhooks with CARRIER=twilio', () => {
   });
 });
 
+/** An organization whose agent has a number of area code `area`: the wire server's five candidates of the default one are shared with every other test. */
+async function orgWithNumberIn(area: string) {
+  const org = await orgWithAgent(svc, 'Outbound');
+  const bought = await org.api.post(N, { widget_id: org.agent.id, area_code: area });
+  expect(bought.status, bought.text).toBe(201);
+  return { ...org, number: bought.body as Record<string, any> };
+}
+
 describe('campaign calls with CARRIER=twilio', () => {
   it('an answered call is the agent\'s phone conversation: greeting in <Gather>, a turn, then ended and evaluated with the call', async () => {
     const { api, agent, orgId, number } = await orgWithNumber(svc);
@@ -244,5 +254,65 @@ describe('campaign calls with CARRIER=twilio', () => {
     ]);
     expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'completed' })).status).toBe(204);
     await campaignReaches(api, campaign.id, 'completed', 120_000);
+  }, 240_000);
+
+  it('a recorded campaign call (record_calls, turn by turn): Twilio records it, the recording is downloaded with Basic auth, kept, and deleted at Twilio (issue 44)', async () => {
+    const { api, agent, number } = await orgWithNumberIn('646');
+    expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { phone_settings: { record_calls: true } })).status).toBe(200);
+    const callee = '+14155550182';
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [callee], max_duration_seconds: 600 });
+    const placed = await eventually(async () => [...wire.calls.values()].find((c) => c.to === callee && c.from === number.phone_number) ?? null, 120_000, 100);
+    const form = { CallSid: placed.sid as string, AccountSid: ACCOUNT, From: number.phone_number as string, To: callee, Direction: 'outbound-api' };
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'in-progress' })).status).toBe(204);
+    const answered = await wire.webhook(svc.url, placed.url, { ...form, CallStatus: 'in-progress' });
+    expect(answered.text).toContain('<Gather');
+    const callback = /<Start><Recording [^>]*recordingStatusCallback="([^"]+)"/.exec(answered.text)![1]!;
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'completed' })).status).toBe(204);
+    // After the call, Twilio posts the finished recording.
+    const wav = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVE'), Buffer.alloc(200, 1)]);
+    const held = wire.addRecording(wav);
+    const ready = await wire.webhook(svc.url, callback, { ...form, RecordingSid: held.sid, RecordingUrl: held.url, RecordingStatus: 'completed', RecordingDuration: '3' });
+    expect(ready.status, ready.text).toBe(204);
+    expect(wire.requests.find((r) => r.method === 'GET' && r.path.endsWith(`/Recordings/${held.sid}.wav`))).toMatchObject({ authorized: true });
+    expect(wire.recordings.has(held.sid)).toBe(false);
+    const conversationId = (await callsOf(api, campaign.id))[0]!.conversation_id as string;
+    expect((await api.get(`/api/v1/rest/conversations/${conversationId}`)).body.has_recording).toBe(true);
+    const download = await api.get(`/api/v1/rest/conversations/${conversationId}/recording`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('audio/wav');
+    await campaignReaches(api, campaign.id, 'completed', 120_000);
+  }, 240_000);
+
+  it('a campaign call on a number set to voice_mode stream is streamed (issue 44): <Connect><Stream>, the opening spoken as audio, ended and evaluated with the call', async () => {
+    const { api, orgId, agent, number } = await orgWithNumberIn('917');
+    expect((await api.patch(`${N}/${number.id}`, { voice_mode: 'stream' })).body.voice_mode).toBe('stream');
+    const callee = '+14155550181';
+    const campaign = await startedCampaign(api, { widget_id: agent.id, to_numbers: [callee], max_duration_seconds: 600, objective: 'about your renewal' });
+    const placed = await eventually(async () => [...wire.calls.values()].find((c) => c.to === callee && c.from === number.phone_number) ?? null, 120_000, 100);
+    const form = { CallSid: placed.sid as string, AccountSid: ACCOUNT, From: number.phone_number as string, To: callee, Direction: 'outbound-api' };
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'in-progress' })).status).toBe(204);
+    const answered = await wire.webhook(svc.url, placed.url, { ...form, CallStatus: 'in-progress' });
+    expect(answered.text).not.toContain('<Gather');
+    const url = streamUrlOf(answered.text);
+    expect(url).toMatch(/^ws:\/\/.*\/api\/v1\/carrier\/twilio\/voice\/stream\/vst_/);
+    // The carrier's side of the stream: the callee hears the agent's opening as μ-law frames.
+    const callee_ = new StreamedCall(await openStream(url!), { tts: createEspeak(), stt: createPocketsphinx(), voice: ttsVoiceOf('en', null) }, placed.sid as string);
+    callee_.start();
+    const opening = await callee_.nextReply();
+    expect(opening.frames.length).toBeGreaterThan(10);
+    await callee_.hangUp();
+    expect((await wire.webhook(svc.url, placed.status_callback, { ...form, CallStatus: 'completed' })).status).toBe(204);
+    await campaignReaches(api, campaign.id, 'completed', 120_000);
+    const call = (await callsOf(api, campaign.id))[0]!;
+    const conversation = (await api.get(`/api/v1/rest/conversations/${call.conversation_id}`)).body;
+    expect(conversation).toMatchObject({ surface: 'phone', status: 'ended' });
+    expect(conversation.messages[0]).toMatchObject({ role: 'agent' });
+    expect(conversation.messages[0].text).toContain('renewal');
+    expect(conversation.messages.at(-1)).toMatchObject({ role: 'system', text: 'Call ended: the caller hung up' });
+    const events = await eventually(async () => {
+      const all = (await eventsOf(svc, orgId)).filter((e) => e.data.conversation?.id === call.conversation_id).map((e) => e.type);
+      return all.includes('conversation.evaluated') ? all : null;
+    }, 120_000, 200);
+    expect(events.filter((t) => t === 'conversation.ended')).toHaveLength(1);
   }, 240_000);
 });

@@ -20,12 +20,12 @@ export const callRecordingsFamily: RouteFamily = {
   base: BASE,
   order: 125,
   tag: 'Call recordings and voice latency',
-  description: 'Streamed calls (`phone_settings.voice_mode: stream`): the recording of a call (`phone_settings.record_calls`), and each agent\'s '
+  description: 'The recording of a call (`phone_settings.record_calls`: a streamed call\'s own mix, or a turn-by-turn call\'s carrier recording), and, for streamed calls (`voice_mode: stream`), each agent\'s '
     + 'latency from the end of the caller\'s speech to the first audio byte of its answer.',
   routes: [
     route({
       method: 'GET', path: '/conversations/:id/recording', operationId: 'get_conversation_recording', summary: 'Download a call\'s recording (WAV)',
-      description: 'Both sides of a streamed call, mixed, as a mono 16-bit WAV at 8 kHz. 404 when the conversation has no recording. '
+      description: 'Both sides of a streamed call, mixed, as a mono 16-bit WAV at 8 kHz; a turn-by-turn call\'s carrier recording as the carrier made it (a dual-channel WAV). 404 when the conversation has no recording. '
         + 'Deleted with its conversation and by retention.',
       permissions: ['conversations.read'], params: IdParams,
       responses: { 200: { description: 'A WAV file', mediaType: 'audio/wav', schema: Type.Unsafe<Buffer>({ type: 'string', contentMediaType: 'audio/wav' }) } },

@@ -8,6 +8,7 @@ import {
   answerSms, answerVoice, answerWarmDestination, recordCallStatus, recordTransferVoicemail, transferNotAnswered, type CarrierParams, type InboundDeps,
 } from '../../src/telephony/inbound.ts';
 import { hangupResponse } from '../../src/telephony/twiml.ts';
+import { storeCarrierRecording } from '../../src/voice/carrier-recordings.ts';
 import { CARRIER_WEBHOOK_PATHS, webhookSigningToken } from '../../src/telephony/webhook-urls.ts';
 import type { AppContext } from '../context.ts';
 import { formBodyErrors, readFormBytes } from '../middleware/body.ts';
@@ -132,6 +133,13 @@ export function carrierWebhooksRouter(limitPerMinute: number): Router {
       await assertCampaignCallRequest(c.deps.sql, campaignCall, params);
       await relayCarrierStatus(c.deps, campaignCall, params.CallStatus ?? '');
     } else await recordCallStatus(inboundDeps(c), params);
+    ctx.status = 204;
+  });
+  // A turn-by-turn call's recording is ready (phone_settings.record_calls, issue 44): downloaded into the blob store.
+  router.post(CARRIER_WEBHOOK_PATHS.voiceRecording, async (ctx) => {
+    const c = ctx as unknown as AppContext;
+    const params = await verifiedParams(c, throttle);
+    await storeCarrierRecording(c.deps, queryParam(c, 'conversation') ?? '', params);
     ctx.status = 204;
   });
   // Answering-machine detection's result for a campaign call: a machine gets the voicemail behaviour.

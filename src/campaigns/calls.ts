@@ -21,10 +21,11 @@ import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/cam
 import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 import { SANDBOX_CALLEES, SANDBOX_MACHINE, sandboxCallOutcome, type SandboxCallOutcome } from '../telephony/sandbox.ts';
 import { callClosed } from '../conversations/call-outcomes.ts';
-import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
+import { CARRIER_WEBHOOK_PATHS, publicBaseUrl, recordingStatusUrl, voiceStreamUrl, voiceTurnUrl } from '../telephony/webhook-urls.ts';
 import { continueCall, playOnce, speechFor, type CarrierParams, type InboundDeps } from '../telephony/inbound.ts';
-import { emptyVoiceResponse, politeHangup, sayAndGather, sayAndHangup } from '../telephony/twiml.ts';
-import { callSettingsOf } from '../telephony/phone-settings.ts';
+import { connectStream, emptyVoiceResponse, politeHangup, sayAndGather, sayAndHangup } from '../telephony/twiml.ts';
+import { callSettingsOf, voiceModeOf } from '../telephony/phone-settings.ts';
+import { issueStreamToken } from '../voice/stream-tokens.ts';
 import { voicemailMessage } from '../runtime/outbound.ts';
 import { recordCallOutcome } from '../db/campaigns.ts';
 import { insertMessages } from '../db/conversations.ts';
@@ -360,7 +361,8 @@ async function evaluateCallConversation(deps: ConversationDeps, callId: string,
 
 /**
  * The carrier's request for an answered campaign call's TwiML (its `url` names the call): the
- * agent's greeting in `<Gather>`, its conversation opened and owned by the call's workflow. The
+ * agent's greeting in `<Gather>`, or `<Connect><Stream>` when the call is streamed (`voice_mode: stream`, the
+ * campaign number's or the agent's), its conversation opened and owned by the call's workflow. The
  * carrier session opened with it answers the next requests (`answerVoice`), turn by turn, as an
  * inbound call's. A call that has ended, or whose agent is gone, is hung up politely.
  */
@@ -379,9 +381,18 @@ export async function answerCampaignCall(deps: InboundDeps, callId: string, para
       const session = await findLiveSession(deps.sql, 'voice', callSid);
       return session ? continueCall(deps, session, params, baseUrl, action) : politeHangup('Thank you. Goodbye.');
     }
+    // Streamed (the campaign number's voice_mode, else the agent's): the stream speaks the greeting (src/voice/call-stream.ts).
+    const settings = callSettingsOf(opened.agent);
+    const from = (await findCampaignById(deps.sql, call.campaign_id))?.from_number;
+    if (voiceModeOf(settings, from ? await findActiveNumberByE164(deps.sql, from) : null) === 'stream') {
+      const token = await issueStreamToken(deps.sql, deps.secrets, { orgId: call.orgId, conversationId: opened.conversationId, callSid });
+      return connectStream(voiceStreamUrl(baseUrl, token));
+    }
     const speech = await speechFor(deps.sql, call.orgId, opened.agent, opened.language);
     // phone_settings.record_calls records a placed call too; answer_delay_seconds is for calls the agent answers.
-    return sayAndGather([opened.greeting], speech, action, { record: callSettingsOf(opened.agent).record, pauseSeconds: 0 });
+    return sayAndGather([opened.greeting], speech, action, {
+      record: settings.record, pauseSeconds: 0, recordingStatusCallback: recordingStatusUrl(baseUrl, opened.conversationId),
+    });
   }, emptyVoiceResponse);
 }
 

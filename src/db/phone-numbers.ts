@@ -5,12 +5,12 @@ import type { PhoneNumber } from '../schemas/phone-numbers.ts';
 interface NumberRow {
   id: string; phone_number: string; agent_id: string | null; status: PhoneNumber['status']; source: PhoneNumber['source'];
   enabled: boolean; voice_enabled: boolean; sms_enabled: boolean; friendly_name: string | null; number_type: PhoneNumber['number_type'];
-  iso_country: string; monthly_cost_cents: number; created_at: Date; updated_at: Date; released_at: Date | null;
+  voice_mode: PhoneNumber['voice_mode']; iso_country: string; monthly_cost_cents: number; created_at: Date; updated_at: Date; released_at: Date | null;
   org_id: string; carrier_sid: string | null; carrier: string;
 }
 
 const COLUMNS = ['id', 'org_id', 'phone_number', 'agent_id', 'status', 'source', 'enabled', 'voice_enabled', 'sms_enabled', 'friendly_name',
-  'number_type', 'iso_country', 'monthly_cost_cents', 'created_at', 'updated_at', 'released_at', 'carrier_sid', 'carrier'];
+  'voice_mode', 'number_type', 'iso_country', 'monthly_cost_cents', 'created_at', 'updated_at', 'released_at', 'carrier_sid', 'carrier'];
 
 /** A number as stored: its API shape plus what only the service sees. */
 export interface PhoneNumberRecord extends PhoneNumber { orgId: string; carrierSid: string | null; carrier: string; createdAt: Date }
@@ -18,7 +18,7 @@ export interface PhoneNumberRecord extends PhoneNumber { orgId: string; carrierS
 function toRecord(r: NumberRow): PhoneNumberRecord {
   return {
     id: r.id, phone_number: r.phone_number, widget_id: r.agent_id, status: r.status, source: r.source, enabled: r.enabled,
-    voice_enabled: r.voice_enabled, sms_enabled: r.sms_enabled, friendly_name: r.friendly_name, number_type: r.number_type,
+    voice_enabled: r.voice_enabled, sms_enabled: r.sms_enabled, friendly_name: r.friendly_name, voice_mode: r.voice_mode, number_type: r.number_type,
     iso_country: r.iso_country, monthly_cost_cents: r.monthly_cost_cents, created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(), released_at: r.released_at ? r.released_at.toISOString() : null,
     orgId: r.org_id, carrierSid: r.carrier_sid, carrier: r.carrier, createdAt: r.created_at,
@@ -105,6 +105,7 @@ export async function listPhoneNumbers(db: Db, orgId: string, q: { widget_id?: s
 
 export async function updatePhoneNumber(db: Db, id: string, fields: Partial<{
   agent_id: string | null; enabled: boolean; voice_enabled: boolean; sms_enabled: boolean; friendly_name: string | null;
+  voice_mode: PhoneNumber['voice_mode'];
 }>): Promise<PhoneNumberRecord> {
   if (Object.keys(fields).length === 0) {
     const [row] = await db<NumberRow[]>`select ${db(COLUMNS)} from phone_numbers where id = ${id}`;

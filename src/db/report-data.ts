@@ -119,6 +119,31 @@ export async function callRows(db: Db, s: Scope): Promise<{ outcome: string; cou
     .sort((a, b) => b.count - a.count || (a.outcome < b.outcome ? -1 : 1));
 }
 
+export interface LatencyFigures { turns: number; p50_ms: number | null; p95_ms: number | null }
+
+/**
+ * Voice latency (issue 44): end of the caller's speech → first audio byte of the agent's answer,
+ * p50 and p95 over the streamed turns with audio of the period's conversations, for the whole scope
+ * and per agent (one pass, two grouping sets). Percentiles do not add up, so the rollups cannot hold them.
+ */
+export async function turnLatencyRows(db: Db, s: Scope): Promise<{ all: LatencyFigures; by_agent: (LatencyFigures & { agent_id: string })[] }> {
+  const rows = await db<{ g: number; agent_id: string | null; turns: number; p50: number | null; p95: number | null }[]>`
+    select grouping(t.agent_id) as g, t.agent_id, count(*)::int as turns,
+      percentile_cont(0.5) within group (order by extract(epoch from t.first_audio_at - t.speech_ended_at) * 1000) as p50,
+      percentile_cont(0.95) within group (order by extract(epoch from t.first_audio_at - t.speech_ended_at) * 1000) as p95
+    from voice_turn_timings t join conversations c on c.id = t.conversation_id
+    where ${inScope(db, s)} and t.first_audio_at is not null
+    group by grouping sets ((), (t.agent_id))`;
+  const figures = (r: { turns: number; p50: number | null; p95: number | null } | undefined): LatencyFigures => ({
+    turns: r?.turns ?? 0, p50_ms: r?.p50 == null ? null : Math.round(r.p50), p95_ms: r?.p95 == null ? null : Math.round(r.p95),
+  });
+  return {
+    all: figures(rows.find((r) => r.g === 1)),
+    by_agent: rows.filter((r) => r.g === 0).map((r) => ({ agent_id: r.agent_id!, ...figures(r) }))
+      .sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1)),
+  };
+}
+
 /** Recorded usage (kept after deletes) in seconds by surface. */
 export async function usageRows(db: Db, s: Scope): Promise<{ surface: string; seconds: number; input_tokens: number; output_tokens: number }[]> {
   const agents = s.agentIds.length ? db`and agent_id = any(${s.agentIds}::uuid[])` : db``;

@@ -56,6 +56,25 @@ export async function upsertCallRecording(db: Db, r: CallRecording): Promise<voi
     on conflict (conversation_id) do update set blob_key = excluded.blob_key, content_type = excluded.content_type, bytes = excluded.bytes, duration_ms = excluded.duration_ms`;
 }
 
+/**
+ * Keeps a carrier's recording of a conversation (issue 44, a turn-by-turn call): replaces any earlier one. False when
+ * the conversation is gone (deleted while its audio was downloaded): the caller deletes the blob it wrote.
+ */
+export async function upsertCarrierRecording(db: Db, r: CallRecording & { carrierRecordingSid: string }): Promise<boolean> {
+  const rows = await db`insert into call_recordings (conversation_id, org_id, agent_id, blob_key, content_type, bytes, duration_ms, carrier_recording_sid)
+    select c.id, c.org_id, c.agent_id, ${r.blobKey}, ${r.contentType}, ${r.bytes}, ${r.durationMs}, ${r.carrierRecordingSid}
+    from conversations c where c.id = ${r.conversationId} and c.org_id = ${r.orgId}
+    on conflict (conversation_id) do update set blob_key = excluded.blob_key, content_type = excluded.content_type, bytes = excluded.bytes,
+      duration_ms = excluded.duration_ms, carrier_recording_sid = excluded.carrier_recording_sid`;
+  return rows.count > 0;
+}
+
+/** The CallSids of a conversation's calls (its carrier sessions, ended or not): a recording callback must name one. */
+export async function callSidsOfConversation(db: Db, conversationId: string): Promise<string[]> {
+  const rows = await db<{ session_key: string }[]>`select session_key from carrier_sessions where conversation_id = ${conversationId} and channel = 'voice'`;
+  return rows.map((r) => r.session_key);
+}
+
 export async function findCallRecording(db: Db, orgId: string, conversationId: string): Promise<CallRecording | null> {
   const [row] = await db<{ conversation_id: string; org_id: string; agent_id: string; blob_key: string; content_type: string; bytes: number; duration_ms: number }[]>`
     select conversation_id, org_id, agent_id, blob_key, content_type, bytes, duration_ms from call_recordings

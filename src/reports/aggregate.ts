@@ -1,6 +1,6 @@
 import type { Sql } from '../db/index.ts';
 import {
-  agentNames, annotationRows, callRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, usageRows, type Scope,
+  agentNames, annotationRows, callRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, turnLatencyRows, usageRows, type Scope,
 } from '../db/report-data.ts';
 import { rollupFigures, type RollupFigures } from '../db/report-rollups.ts';
 import { localDay } from '../domain/report-periods.ts';
@@ -45,14 +45,15 @@ export async function aggregateReport(
 ): Promise<ReportData> {
   const scope: Scope = { orgId: report.orgId, agentIds: report.widget_ids, start: period.start, end: period.end, timezone: report.timezone };
   const wants = (c: DataCategory) => report.data_categories.includes(c);
-  const [{ facts, criteria, contacts, annotations }, usage, spent, calls] = await Promise.all([
+  const [{ facts, criteria, contacts, annotations }, usage, spent, calls, latency] = await Promise.all([
     opts.direct ? directFigures(db, scope) : rollupFigures(db, scope),
     wants('usage') ? usageRows(db, scope) : null,
     wants('usage') ? creditsSpent(db, scope) : null,
     wants('calls') ? callRows(db, scope) : null,
+    wants('calls') ? turnLatencyRows(db, scope) : null,
   ]);
   const volume = facts.volume;
-  const agentIds = [...new Set([...report.widget_ids, ...volume.map((r) => r.agent_id)])];
+  const agentIds = [...new Set([...report.widget_ids, ...volume.map((r) => r.agent_id), ...(latency?.by_agent ?? []).map((r) => r.agent_id)])];
   const goalCriteria = criteria.map((c) => ({ ...c, pass_rate: rate(c.pass, c.fail) }));
   const totalPass = criteria.reduce((n, c) => n + c.pass, 0);
   const totalFail = criteria.reduce((n, c) => n + c.fail, 0);
@@ -92,7 +93,10 @@ export async function aggregateReport(
     const rows = calls;
     const total = rows.reduce((n, r) => n + r.count, 0);
     const talk = rows.reduce((n, r) => n + r.talk_seconds, 0);
-    data.calls = { total, talk_seconds: talk, average_talk_seconds: total ? round(talk / total, 1) : null, by_outcome: rows };
+    data.calls = {
+      total, talk_seconds: talk, average_talk_seconds: total ? round(talk / total, 1) : null, by_outcome: rows,
+      latency: { ...latency!.all, by_agent: latency!.by_agent },
+    };
   }
   if (usage) {
     const byMinutes = usage.map((u) => ({ surface: u.surface, minutes: round(u.seconds / 60, 2) }));

@@ -104,10 +104,18 @@ export function sectionsOf(data: ReportData): Section[] {
       });
     } else if (category === 'calls' && data.calls) {
       const c = data.calls;
+      const l = c.latency;
+      const ms = (v: number | null) => (v === null ? 'n/a' : `${v} ms`);
+      const latency = l.turns ? `; voice latency p50 ${ms(l.p50_ms)}, p95 ${ms(l.p95_ms)}` : '';
       sections.push({
-        category, title, subtitle: `${c.total} ${c.total === 1 ? 'call' : 'calls'}, ${c.talk_seconds} s of talk time`,
+        category, title, subtitle: `${c.total} ${c.total === 1 ? 'call' : 'calls'}, ${c.talk_seconds} s of talk time${latency}`,
         chart: { kind: 'bar', labels: c.by_outcome.map((x) => wordsOf(x.outcome)), series: [{ name: 'calls', values: c.by_outcome.map((x) => x.count) }] },
-        table: { columns: ['Outcome', 'Calls', 'Talk seconds'], rows: c.by_outcome.map((x) => [wordsOf(x.outcome), x.count, x.talk_seconds]) },
+        table: {
+          columns: ['Outcome', 'Calls', 'Talk seconds'],
+          rows: [...c.by_outcome.map((x) => [wordsOf(x.outcome), x.count, x.talk_seconds]),
+            // Voice latency per agent (streamed calls): end of the caller's speech to the first audio byte.
+            ...l.by_agent.map((a) => [`Voice latency: ${nameOf(a.agent_id)}`, `p50 ${ms(a.p50_ms)}`, `p95 ${ms(a.p95_ms)}`])],
+        },
       });
     } else if (category === 'usage' && data.usage) {
       const u = data.usage;

@@ -29,7 +29,7 @@ export const SPEECH_MODELS = ['default', 'phone_call', 'numbers_and_commands', '
  * the business's own use; the service never reads them.
  */
 export const PHONE_SETTING_KEYS = {
-  record_calls: Type.Boolean({ description: 'Record each call the agent answers or places, both parties (`<Start><Recording>`; the carrier keeps the recording)' }),
+  record_calls: Type.Boolean({ description: 'Record each call the agent answers or places, both parties: a turn-by-turn call by the carrier (`<Start><Recording>`, downloaded when its recording-status callback arrives), a streamed call by the service; served at `GET /conversations/:id/recording`' }),
   max_call_minutes: Type.Integer({ minimum: 1, maximum: 240, description: 'Once a call has lasted this long, the agent\'s next turn is a goodbye and the line is hung up' }),
   answer_delay_seconds: Type.Integer({ minimum: 0, maximum: 10, description: 'Silence before the greeting of a call the agent answers (`<Pause>`)' }),
   speech_hints: Type.Array(Type.String({ minLength: 1, maxLength: 100, 'x-code': 'invalid_hint', description: 'A word or phrase, without a comma', pattern: '^[^,]*[^,\\s][^,]*$' }), {
@@ -38,7 +38,7 @@ export const PHONE_SETTING_KEYS = {
   speech_model: StringEnum(SPEECH_MODELS, { description: 'The recognizer\'s model (`<Gather speechModel>`); `default` is the carrier\'s own choice' }),
   profanity_filter: Type.Boolean({ description: 'false: the recognizer writes profanity as said instead of masking it (`<Gather profanityFilter>`; the carrier masks by default)' }),
   voice_mode: StringEnum(VOICE_MODES, {
-    description: 'How calls are spoken: `turn` (default), turn by turn through the carrier\'s `<Gather>` and `<Say>`; `stream`, real-time audio over the carrier\'s media stream (`<Connect><Stream>`): our own speech recognition and synthesis, barge-in, per-turn latency timings',
+    description: 'How calls are spoken: `turn` (default), turn by turn through the carrier\'s `<Gather>` and `<Say>`; `stream`, real-time audio over the carrier\'s media stream (`<Connect><Stream>`): our own speech recognition and synthesis, barge-in, per-turn latency timings. A phone number\'s own `voice_mode`, when set, wins for its calls',
   }),
   recording_consent: Type.String({ minLength: 1, maxLength: 500, description: 'With `record_calls`, a line the agent says first on each call, before the greeting (for example that the call is recorded)' }),
 };

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { E164, ListEnvelope, Nullable, PageQueryProps, StringEnum, Timestamp, Uuid } from './common.ts';
+import { VOICE_MODES } from './agents.ts';
 
 export const NUMBER_TYPES = ['local', 'mobile', 'toll_free'] as const;
 export const NUMBER_STATUSES = ['active', 'released'] as const;
@@ -9,6 +10,10 @@ export const NUMBER_COUNTRIES = ['US', 'CA', 'GB', 'FR', 'DE', 'AU'] as const;
 const NumberTypeSchema = StringEnum(NUMBER_TYPES, { description: '`local`, `mobile` or `toll_free`' });
 const CountrySchema = StringEnum(NUMBER_COUNTRIES, { description: `ISO 3166 country code: ${NUMBER_COUNTRIES.join(', ')}` });
 const AreaCode = Type.String({ pattern: '^[0-9]{1,5}$', 'x-code': 'invalid_area_code', description: 'Area code digits, e.g. `415`' });
+const VoiceMode = StringEnum(VOICE_MODES, {
+  description: 'How this number\'s calls are spoken: `turn` (`<Gather>`/`<Say>`) or `stream` (`<Connect><Stream>`, real-time audio). '
+    + 'Set, it wins over the agent\'s `phone_settings.voice_mode`; null: the agent\'s choice',
+});
 const FriendlyName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name, 1 to 200 characters' });
 
 export const PhoneNumberSchema = Type.Object({
@@ -21,6 +26,7 @@ export const PhoneNumberSchema = Type.Object({
   voice_enabled: Type.Boolean(),
   sms_enabled: Type.Boolean(),
   friendly_name: Nullable(Type.String()),
+  voice_mode: Nullable(VoiceMode),
   number_type: NumberTypeSchema,
   iso_country: Type.String({ description: 'ISO 3166 country code' }),
   monthly_cost_cents: Type.Integer({ minimum: 0, description: 'Billed monthly in credits (0 for an imported number)' }),
@@ -71,6 +77,7 @@ export const PhoneNumberPatchSchema = Type.Object({
   voice_enabled: Type.Optional(Type.Boolean()),
   sms_enabled: Type.Optional(Type.Boolean({ description: 'Enabling configures the inbound-SMS webhook with the carrier; a refusal is 502 `carrier_error` and changes nothing' })),
   friendly_name: Type.Optional(Nullable(FriendlyName)),
+  voice_mode: Type.Optional(Nullable(VoiceMode)),
   enabled: Type.Optional(Type.Boolean()),
   widget_id: Type.Optional(Type.Unknown({ description: 'Not accepted here: 400 `use_assign_endpoint` (use POST /phone-numbers/:id/assign)' })),
 }, { $id: 'PhoneNumberPatch', additionalProperties: false, description: 'Any subset; `{}` changes nothing' });

@@ -15,7 +15,7 @@ const WidgetIds = Type.Array(Uuid, { maxItems: 100, uniqueItems: true, descripti
 const Categories = Type.Array(StringEnum(DATA_CATEGORIES), {
   minItems: 1, uniqueItems: true,
   description: '`volume` (conversations per day by surface and agent), `goals` (pass rate per criterion, `not_applicable` left out), `outcomes`, '
-    + '`intents` (top 10), `contacts` (new and returning), `calls` (voice call outcomes and talk time), `usage` (conversation minutes and credits spent)',
+    + '`intents` (top 10), `contacts` (new and returning), `calls` (voice call outcomes, talk time, and voice latency p50 and p95 per agent), `usage` (conversation minutes and credits spent)',
 });
 const Format = StringEnum(REPORT_FORMATS, { description: '`document` (PDF), `presentation` (PPTX) or `raw` (JSON)' });
 const Frequency = StringEnum(REPORT_FREQUENCIES, { description: '`manual`, or a Schedule firing `daily`, `weekly` (Mondays) or `monthly` (the 1st) at `send_at`' });
@@ -95,6 +95,11 @@ export const RunParams = Type.Object({ id: Uuid, run_id: Uuid }, { additionalPro
 // ---- The figures of a run: the `raw` artifact, and what the PDF and PPTX draw. ----
 
 const Count = Type.Integer({ minimum: 0 });
+const Latency = {
+  turns: { ...Count, description: 'Streamed agent turns with audio' },
+  p50_ms: Nullable(Type.Integer({ description: 'Median, ms' })),
+  p95_ms: Nullable(Type.Integer({ description: '95th percentile, ms' })),
+};
 const Named = <T extends Record<string, TSchema>>(props: T, opts: { description?: string } = {}) => Type.Object(props, { additionalProperties: false, ...opts });
 
 export const ReportDataSchema = Type.Object({
@@ -124,6 +129,11 @@ export const ReportDataSchema = Type.Object({
     total: Count, talk_seconds: Count,
     average_talk_seconds: Nullable(Type.Number()),
     by_outcome: Type.Array(Named({ outcome: Type.String(), count: Count, talk_seconds: Count })),
+    latency: Named({
+      ...Latency,
+      by_agent: Type.Array(Named({ agent_id: Uuid, ...Latency })),
+    }, { description: 'Voice latency of streamed calls (`voice_mode: stream`): end of the caller\'s speech → first audio byte of the agent\'s answer, '
+      + 'p50 and p95 in milliseconds over the agent turns with audio of the period\'s conversations; null when there is none' }),
   })),
   usage: Type.Optional(Named({
     conversation_minutes: Type.Number(),

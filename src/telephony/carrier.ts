@@ -67,6 +67,8 @@ export interface Carrier {
    */
   findPlacedCall(input: { from: string; to: string; url: string; since: Date }): Promise<PlacedCall | null>;
   hangUp(callSid: string): Promise<void>;
+  /** Deletes a call recording the carrier holds (`RE…`), once the service keeps its own copy (issue 44). */
+  deleteRecording(recordingSid: string): Promise<void>;
   sendSms(input: { from: string; to: string; body: string }): Promise<{ sid: string }>;
 }
 

@@ -27,10 +27,10 @@ import type { Carrier } from './carrier.ts';
 import {
   connectStream, emptyVoiceResponse, hangupResponse, noAnswerTwiml, politeHangup, sayAndGather, sayAndHangup, turnTakingOf, smsReply, speechOf, transferTwiml, warmBriefTwiml, type Speech, type TransferPlan,
 } from './twiml.ts';
-import { CARRIER_WEBHOOK_PATHS, voiceStreamUrl, voiceTurnUrl } from './webhook-urls.ts';
+import { CARRIER_WEBHOOK_PATHS, recordingStatusUrl, voiceStreamUrl, voiceTurnUrl } from './webhook-urls.ts';
 import { issueStreamToken } from '../voice/stream-tokens.ts';
 import { smsText } from './sms-text.ts';
-import { callSettingsOf, callTimeIsUp, timeUpGoodbye } from './phone-settings.ts';
+import { callSettingsOf, callTimeIsUp, timeUpGoodbye, voiceModeOf } from './phone-settings.ts';
 
 /**
  * What a call or a text to one of our numbers does (the carrier's webhooks, already verified):
@@ -144,12 +144,12 @@ export async function answerVoice(deps: InboundDeps, params: CarrierParams, base
           });
         });
       const settings = callSettingsOf(agent);
-      if (settings.voiceMode === 'stream') {
+      if (voiceModeOf(settings, number) === 'stream') {
         const token = await issueStreamToken(deps.sql, deps.secrets, { orgId: number!.orgId, conversationId: conversation.id, callSid });
         return connectStream(voiceStreamUrl(baseUrl, token), { pauseSeconds: settings.answerDelaySeconds });
       }
       return sayAndGather([greeting], await speechFor(deps.sql, number!.orgId, agent, conversation.language), action,
-        { record: settings.record, pauseSeconds: settings.answerDelaySeconds });
+        { record: settings.record, pauseSeconds: settings.answerDelaySeconds, recordingStatusCallback: recordingStatusUrl(baseUrl, conversation.id) });
     }, emptyVoiceResponse);
   }
   await assertCallOfNumber(deps.sql, session, params);

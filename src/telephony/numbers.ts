@@ -136,13 +136,13 @@ export function refuseWidgetIdPatch(patch: PhoneNumberPatch): void {
   }
 }
 
-/** PATCH: flags and name. Turning SMS on or off reconfigures the carrier first (502 and nothing changed when it refuses). */
+/** PATCH: flags, name and voice mode. Turning SMS on or off reconfigures the carrier first (502 and nothing changed when it refuses). */
 export async function patchPhoneNumber(deps: TelephonyDeps, orgId: string, id: string, patch: PhoneNumberPatch): Promise<PhoneNumber> {
   refuseWidgetIdPatch(patch);
   return deps.sql.begin(async (tx) => {
     const number = await lockedNumber(tx, orgId, id);
     const fields: Parameters<typeof updatePhoneNumber>[2] = {};
-    for (const key of ['enabled', 'voice_enabled', 'sms_enabled', 'friendly_name'] as const) {
+    for (const key of ['enabled', 'voice_enabled', 'sms_enabled', 'friendly_name', 'voice_mode'] as const) {
       if (patch[key] !== undefined) (fields as Record<string, unknown>)[key] = patch[key];
     }
     if (Object.keys(fields).length === 0) return toPhoneNumber(number);

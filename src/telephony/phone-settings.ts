@@ -40,6 +40,14 @@ export function callSettingsOf(agent: Pick<Agent, 'phone_settings'>): CallSettin
   };
 }
 
+/**
+ * How a call on `number` is spoken: the number's own `voice_mode` when set (a business may stream one line and keep
+ * `<Gather>` on another), else the agent's `phone_settings.voice_mode`.
+ */
+export function voiceModeOf(settings: Pick<CallSettings, 'voiceMode'>, number: { voice_mode?: 'turn' | 'stream' | null } | null): 'turn' | 'stream' {
+  return number?.voice_mode ?? settings.voiceMode;
+}
+
 /** Whether a call that started at `startedAt` has reached the agent's `max_call_minutes`. */
 export function callTimeIsUp(settings: CallSettings, startedAt: Date, now = new Date()): boolean {
   return settings.maxMinutes !== null && now.getTime() - startedAt.getTime() >= settings.maxMinutes * 60_000;

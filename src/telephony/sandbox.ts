@@ -149,6 +149,7 @@ export function createSandboxCarrier(db: Db): Carrier {
       return sid ? { sid } : null;
     },
     async hangUp(callSid) { await log('hangup', null, null, { sid: callSid }); },
+    async deleteRecording(recordingSid) { await log('delete_recording', null, null, { sid: recordingSid }); },
     async sendSms(input) {
       const message = { sid: sid('SM') };
       await log('sms', input.from, input.to, { sid: message.sid, body: input.body });

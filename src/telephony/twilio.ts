@@ -128,6 +128,9 @@ export function createTwilioCarrier(config: TwilioCarrierConfig): Carrier {
     hangUp: (callSid) => call('hang up the call', async () => {
       await client.calls(callSid).update({ status: 'completed' });
     }),
+    deleteRecording: (recordingSid) => call('delete the recording', async () => {
+      await client.recordings(recordingSid).remove();
+    }),
     sendSms: (input) => call('send the SMS', async () => {
       const message = await client.messages.create({ from: input.from, to: input.to, body: input.body });
       return { sid: message.sid };

@@ -48,8 +48,11 @@ export function speechOf(baseVoice: string | null, language: string, turnTaking?
 /** Whether the call is spoken in French (the phrases the service itself says on a call, in English or French). */
 const isFrench = (speech: Speech) => speech.listen.startsWith('fr');
 
-/** What a call's first answer does before the greeting (`phone_settings`): start recording, wait a moment. */
-export interface CallOpening { record: boolean; pauseSeconds: number }
+/**
+ * What a call's first answer does before the greeting (`phone_settings`): start recording, wait a moment.
+ * `recordingStatusCallback` is where the carrier posts the recording once it is complete (the service downloads it).
+ */
+export interface CallOpening { record: boolean; pauseSeconds: number; recordingStatusCallback?: string }
 
 const NO_SPEECH = { en: 'Sorry, I did not hear anything. Goodbye.', fr: "Désolé, je n'ai rien entendu. Au revoir." };
 
@@ -90,7 +93,14 @@ function speakLine(parent: { say(attributes: VoiceResponse.SayAttributes, messag
 /** Says `lines`, then listens for the caller's next words, posted to `action`; a call's first answer opens it with `opening`. */
 export function sayAndGather(lines: string[], speech: Speech, action: string, opening?: CallOpening): string {
   const response = new VoiceResponse();
-  if (opening?.record) response.start().recording({ track: 'both', channels: 'dual' });
+  if (opening?.record) {
+    response.start().recording({
+      track: 'both', channels: 'dual',
+      ...(opening.recordingStatusCallback
+        ? { recordingStatusCallback: opening.recordingStatusCallback, recordingStatusCallbackMethod: 'POST', recordingStatusCallbackEvent: ['completed'] }
+        : {}),
+    });
+  }
   if (opening?.pauseSeconds) response.pause({ length: opening.pauseSeconds });
   const turns = speech.turnTaking ?? turnTakingOf({});
   const gather = response.gather({

@@ -10,6 +10,8 @@ export const CARRIER_WEBHOOK_PATHS = {
   /** A transfer's `<Dial action>` (a cold or SIP destination's outcome) and its voicemail's `<Record action>`. */
   voiceTransfer: '/api/v1/carrier/twilio/voice/transfer',
   sms: '/api/v1/carrier/twilio/sms',
+  /** The carrier's recording-status callback of a turn-by-turn call it records (`phone_settings.record_calls`), `?conversation=<id>`. */
+  voiceRecording: '/api/v1/carrier/twilio/voice/recording',
   /** A streamed call's WebSocket (`<Connect><Stream>`), followed by `/<token>` (src/voice/). */
   voiceStream: '/api/v1/carrier/twilio/voice/stream',
 } as const;
@@ -22,6 +24,10 @@ export const voiceStreamUrl = (baseUrl: string, token: string): string => `${bas
  * the turn's number, so each request of a call is known and played once (the number is signed with the URL).
  */
 export const voiceTurnUrl = (baseUrl: string, turn: number): string => `${baseUrl}${CARRIER_WEBHOOK_PATHS.voice}?turn=${turn}`;
+
+/** Where the carrier says a call's recording is ready: the conversation's id is in the URL it signs. */
+export const recordingStatusUrl = (baseUrl: string, conversationId: string): string =>
+  `${baseUrl}${CARRIER_WEBHOOK_PATHS.voiceRecording}?conversation=${conversationId}`;
 
 /** Where callers reach the service: PUBLIC_BASE_URL, or the local port when unset. */
 export function publicBaseUrl(config: { PUBLIC_BASE_URL?: string | undefined; PORT: number }): string {
