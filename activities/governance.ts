@@ -9,7 +9,7 @@ import type { ActivityDeps, ActivityRegistration } from './index.ts';
 const PROGRESS_KEPT_DAYS = 30;
 
 /** Activities of retention runs and of an erase's history deletion: idempotent, heartbeating long work. */
-export function createGovernanceActivities({ sql, config, temporal, log }: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log'>) {
+export function createGovernanceActivities({ sql, config, temporal, log, secrets }: Pick<ActivityDeps, 'sql' | 'config' | 'temporal' | 'log' | 'secrets'>) {
   return {
     /** The run's tasks, from the policies as they are now (recorded in the history, so a replay keeps them). */
     async planRetention(input: { orgId: string; now: string }): Promise<RetentionTask[]> {
@@ -31,7 +31,7 @@ export function createGovernanceActivities({ sql, config, temporal, log }: Pick<
       await step.prepare?.(sql, scope);
       for (;;) {
         const n = await sql.begin(async (tx) => {
-          const count = await step.deleteBatch(tx, scope, config.RETENTION_BATCH_SIZE);
+          const count = await step.deleteBatch(tx, scope, config.RETENTION_BATCH_SIZE, { config, secrets });
           if (count > 0) await recordRetentionProgress(tx, input.runKey, task.step, count);
           return count;
         });

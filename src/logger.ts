@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { LOG_POLICY, redactText, redactValue } from './domain/redaction.ts';
+import { logPolicyOf } from './db/redaction-cache.ts';
 
 /** Fields that are ids, times or levels: never personal data, and scanning them costs time. */
 const UNREDACTED_FIELDS = new Set(['time', 'level', 'pid', 'hostname', 'service', 'role', 'request_id', 'org_id', 'agent_id', 'workflow_id', 'run_id', 'conversation_id', 'method', 'path', 'status', 'duration_ms']);
@@ -8,7 +9,8 @@ const UNREDACTED_FIELDS = new Set(['time', 'level', 'pid', 'hostname', 'service'
  * Structured JSON logs on stdout. Anything that could hold a credential is redacted by path,
  * and request logging never includes headers or bodies in the first place. Personal data (e-mail
  * addresses, phone numbers, card numbers, IBANs) is masked in every message and field, whatever
- * the agent's redaction settings (issue 47): ids and times are left as they are.
+ * the agent's redaction settings (issue 47): ids and times are left as they are. A line naming an
+ * agent (`agent_id`) also hides that agent's own kinds (national ids, patterns) whatever its targets.
  */
 export function createLogger(level: string, base: Record<string, unknown> = {}, destination?: DestinationStream): Logger {
   const options = {
@@ -20,10 +22,19 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
       censor: '[redacted]',
     },
     serializers: { err: (err: Error) => redactValue({ ...pino.stdSerializers.err(err) }, LOG_POLICY) },
-    formatters: { log: (fields: Record<string, unknown>) => redactValue(fields, LOG_POLICY, UNREDACTED_FIELDS) },
+    formatters: {
+      log: (fields: Record<string, unknown>) => {
+        const policy = logPolicyOf(fields['agent_id']);
+        // Errors are serialized after this formatter: serialized here, so the agent's kinds reach their messages too.
+        const plain = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v instanceof Error ? { ...pino.stdSerializers.err(v) } : v]));
+        return redactValue(plain, policy, UNREDACTED_FIELDS);
+      },
+    },
     hooks: {
       logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...a: unknown[]) => void) {
-        method.apply(this, args.map((a) => (typeof a === 'string' ? redactText(a, LOG_POLICY) : a)));
+        const first: unknown = args[0];
+        const policy = first && typeof first === 'object' ? logPolicyOf((first as Record<string, unknown>)['agent_id']) : LOG_POLICY;
+        method.apply(this, args.map((a) => (typeof a === 'string' ? redactText(a, policy) : a)));
       },
     },
   };

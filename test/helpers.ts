@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { createLogger } from '../src/logger.ts';
 import { startService, type Service } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -19,6 +19,8 @@ export function workflowBundle(): Promise<{ code: string }> {
 export interface TestService extends Service {
   url: string;
   config: Config;
+  /** The logger the service writes with (to `logDestination`). */
+  log: Logger;
   /** Makes a fresh organization and returns its admin (every permission) token. */
   newOrg(name?: string): Promise<{ orgId: string; token: string }>;
 }
@@ -43,14 +45,16 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: {
   const runKey = createHash('sha256').update(`secrets-key:${databaseUrl}`).digest('base64');
   const env = { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SECRETS_KEY: runKey, ...opts.env };
   const config = loadConfig(env, { PORT: 0, TASK_QUEUE_PREFIX: prefix, SMTP_LISTEN_PORT: 0, ...overrides });
+  const log = createLogger(config.LOG_LEVEL, {}, opts.logDestination);
   const service = await startService({
     config, databaseUrl, temporalAddress: opts.temporalAddress ?? inject('temporalAddress'),
-    log: createLogger(config.LOG_LEVEL, {}, opts.logDestination), api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),
+    log, api: true, worker: opts.worker ?? true, workflowBundle: await workflowBundle(),
   });
   return {
     ...service,
     url: service.url!,
     config,
+    log,
     async newOrg(name = `org-${randomBytes(3).toString('hex')}`) {
       const org = await service.sql.begin((tx) => createOrganization(tx, name));
       return { orgId: org.org_id, token: org.token };

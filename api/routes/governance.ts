@@ -77,8 +77,8 @@ export const governanceFamily: RouteFamily = {
     route({
       method: 'PUT', path: '/agents/:id/redaction', operationId: 'put_agent_redaction', summary: 'Set an agent\'s redaction',
       description: 'Which kinds of personal data to hide (`email`, `phone`, `card` with a Luhn check, `iban`, `national_id` for `national_id_countries`, '
-        + '`pattern` for `patterns`) and where (`transcript`, `llm`, `webhooks`, `reports`). Logs are always redacted. A value captured into '
-        + '`data_schema` stays in the captured data (sealed in webhooks and reports when they are targets) while the transcript shows it masked, '
+        + '`pattern` for `patterns`) and where (`transcript`, `llm`, `webhooks`, `reports`). Logs are always redacted (a line naming the agent with its kinds too). A value captured into '
+        + '`data_schema` stays in the captured data, sealed at rest with the secrets key (masked in webhooks and reports when they are targets), while the transcript shows it masked, '
         + 'e.g. `+1 ••• ••• 0142`. A pattern that is not a valid regular expression is 400.',
       permissions: ['agents.write'], params: IdParams, body: RedactionSettingsSchema,
       responses: { 200: { description: 'The settings', schema: RedactionSettingsSchema } },

@@ -41,17 +41,17 @@ export async function notifyMembers(deps: NoticeDeps, input: NoticeInput): Promi
       conversation_id: c.id, widget_id: c.agentId, kind: input.kind, member_id: m.id, member_email: m.email, key: input.key,
       text: subject, sound: prefs.sound, browser: prefs.browser,
     });
-    if (prefs.email) await mail(deps, m.email, subject, text, `notice-${input.key}-${m.id}`);
+    if (prefs.email) await mail(deps, c.orgId, m.email, subject, text, `notice-${input.key}-${m.id}`);
     if (prefs.sms && m.phone) await textMember(deps, c.agentId, m.phone, `${subject}. ${link}`);
   }
   return wanted.length;
 }
 
-async function mail(deps: NoticeDeps, to: string, subject: string, text: string, id: string): Promise<void> {
+async function mail(deps: NoticeDeps, orgId: string, to: string, subject: string, text: string, id: string): Promise<void> {
   const domain = new URL(publicBaseUrl(deps.config)).hostname || 'localhost';
   try {
     await (deps.mailer ?? createMailer(deps.config)).send({
-      from: { name: 'Agent inbox', address: `notifications@${domain}` }, to, subject, text, autoReply: true, messageId: `${id}@${domain}`,
+      from: { name: 'Agent inbox', address: `notifications@${domain}` }, to, subject, text, autoReply: true, messageId: `${id}@${domain}`, orgId,
     });
   } catch (err) {
     const code = (err as { responseCode?: number }).responseCode;

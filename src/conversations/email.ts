@@ -178,7 +178,7 @@ export async function deliverEmailReply(deps: MailDeps, conversationId: string, 
   try {
     await mailerOf(deps).send({
       from: { name: thread.senderName, address: thread.address }, to: thread.to, subject, text,
-      inReplyTo: thread.lastInbound ?? undefined, references: thread.messageIds.filter((id) => id !== messageId), messageId,
+      inReplyTo: thread.lastInbound ?? undefined, references: thread.messageIds.filter((id) => id !== messageId), messageId, orgId: thread.orgId,
       // The agent's answer is an automatic reply (RFC 3834); a member's is a person's mail and says nothing.
       autoReply: automatic,
     });

@@ -33,7 +33,7 @@ import type { OutboundCall } from '../runtime/types.ts';
 import { simulationCriteriaOf } from '../db/simulations.ts';
 import { callAgentTool, callDataCapturedTools, dataSchemaComplete, enabledTools } from '../tools/calls.ts';
 import {
-  deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, recordEvaluation, recordTurn,
+  deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, openCaptured, recordEvaluation, recordTurn,
   type ConversationRecord,
 } from '../db/conversations.ts';
 import type { FamilyDeps } from '../deps.ts';
@@ -255,6 +255,8 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
   // A call the agent placed (issue 43): the runtime knows why it calls; the callee's answers that end a cold call end it here.
   const placed = await campaignCallOf(deps.sql, conversation);
   if (placed) told.outbound = outboundOf(placed);
+  // Stored sealed (issue 47): the runtime reads the captured data as captured.
+  const captured = openCaptured(deps.secrets, conversation.id, conversation.captured);
   const said = history.at(-1)?.role === 'caller' ? history.at(-1)!.text : '';
   const intent = placed && said ? outboundIntent(said) : null;
   const closing = intent && intent.kind !== 'identify' ? intent : null;
@@ -269,16 +271,16 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
   const memory = closing || rule ? {} : await memoryOf(deps.sql, conversation.orgId, agent, conversation.visitorId);
   const turn: (TurnResult & { streamed?: boolean }) | { cut: TranscriptMessage[] } = closing
     ? {
-      replies: [outboundReply(closing, told, told.outbound!, replyLanguage(said, conversation.language ?? agent.default_language))], captured: conversation.captured,
+      replies: [outboundReply(closing, told, told.outbound!, replyLanguage(said, conversation.language ?? agent.default_language))], captured,
       toolCalls: [{ name: 'campaign_call_closed', args: { intent: closing.kind }, ts: new Date().toISOString() }],
     }
     : rule
     ? {
-      replies: [handoffReply(conversation.language ?? agent.default_language)], captured: conversation.captured,
+      replies: [handoffReply(conversation.language ?? agent.default_language)], captured,
       toolCalls: [{ name: 'transfer_rule_matched', args: { rule_id: rule.id, rule_name: rule.name }, ts: new Date().toISOString() }],
     }
     : await replyOrCut(deps, conversation, stream, (relay) => runtime.reply({
-      agent: told, messages: history, captured: conversation.captured,
+      agent: told, messages: history, captured,
       contactFacts: memory,
       language: replyLanguageOf(agent, conversation.language),
     }, {
@@ -301,7 +303,7 @@ export async function agentTurn(deps: ConversationDeps, agent: Agent, conversati
     if (closing && placed) await closeCall(tx, placed.call, closing, new Date());
     // The turn's tokens go with its first message (the conversation detail shows them per turn).
     const stored = await insertMessages(tx, conversation.id, turn.replies.map((reply, i) => ({ role: 'agent' as const, text: reply, usage: i === 0 ? turn.usage : undefined })));
-    await recordTurn(tx, conversation.id, turn);
+    await recordTurn(tx, deps.secrets, conversation.id, turn);
     if (rule) {
       // Named once per conversation, as a phone transfer is: the live inbox sees why a person is wanted.
       const note = `Transfer rule "${rule.name}" matched: a member of the team is asked to join`;
@@ -346,7 +348,7 @@ async function replyOrCut(deps: ConversationDeps, conversation: ConversationReco
       const current = await findConversationRecord(tx, conversation.id, { forUpdate: true });
       if (!current || current.mode === 'human') return [];
       const stored = await insertMessages(tx, conversation.id, [{ role: 'agent', text, cut: true }]);
-      await recordTurn(tx, conversation.id, { toolCalls: [], captured: current.captured });
+      await recordTurn(tx, deps.secrets, conversation.id, { toolCalls: [], captured: current.captured });
       return stored;
     });
     return { cut };
@@ -405,7 +407,7 @@ export async function evaluateConversation(deps: ConversationDeps, id: string,
   // A simulated conversation is also judged by its scenario's criteria.
   const extra = conversation.isSimulated ? await simulationCriteriaOf(deps.sql, id) : [];
   if (extra.length) judged.acceptance_criteria = [...(judged.acceptance_criteria ?? []), ...extra];
-  const evaluation = await deps.runtime.evaluate({ agent: judged, messages, captured: conversation.captured });
+  const evaluation = await deps.runtime.evaluate({ agent: judged, messages, captured: openCaptured(deps.secrets, id, conversation.captured) });
   const eventId = await deps.sql.begin(async (tx) => {
     // Null when the conversation was deleted meanwhile.
     const evaluated = await recordEvaluation(tx, id, evaluation);

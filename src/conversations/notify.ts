@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { findAgent } from '../db/agents.ts';
-import { findConversationRecord } from '../db/conversations.ts';
+import { findConversationRecord, openCaptured } from '../db/conversations.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { activeNumbersOfAgent } from '../db/phone-numbers.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
 import { publicBaseUrl } from '../telephony/webhook-urls.ts';
@@ -37,14 +38,15 @@ export async function queueBusinessNotification(deps: StartDeps, agent: Pick<Age
     { orgId: conversation.orgId, agentId: conversation.agentId, summary: `Notify the business of agent ${agent.name}: ${reason} in conversation ${conversation.id}` });
 }
 
-export interface NotifyDeps { sql: Db; config: Config; mailer?: Mailer; carrier?: Carrier }
+/** `secrets` opens the captured data (sealed at rest, issue 47) the notification lists. */
+export interface NotifyDeps { sql: Db; config: Config; secrets: SecretBox; mailer?: Mailer; carrier?: Carrier }
 
 async function subjectOf(deps: NotifyDeps, conversationId: string, reason: NotificationReason) {
   const conversation = await findConversationRecord(deps.sql, conversationId);
   if (!conversation) return null;
   const agent = await findAgent(deps.sql, conversation.orgId, conversation.agentId);
   if (!agent) return null;
-  const data = Object.entries(conversation.captured).map(([k, v]) => `${k}: ${String(v)}`);
+  const data = Object.entries(openCaptured(deps.secrets, conversation.id, conversation.captured)).map(([k, v]) => `${k}: ${String(v)}`);
   const text = [
     `${WHAT[reason]} (agent ${agent.name}, ${conversation.surface} conversation ${conversation.id}).`,
     ...(data.length ? ['', 'Captured:', ...data] : []),
@@ -61,7 +63,7 @@ export async function mailBusinessNotification(deps: NotifyDeps, input: { conver
     await (deps.mailer ?? createMailer(deps.config)).send({
       from: { name: found.agent.name, address: `notifications@${domain}` }, to: found.agent.notification_email,
       subject: `${WHAT[input.reason]}: ${found.agent.name}`, text: found.text, autoReply: true,
-      messageId: `notify-${input.conversationId}-${input.reason}@${domain}`,
+      messageId: `notify-${input.conversationId}-${input.reason}@${domain}`, orgId: found.conversation.orgId,
     });
   } catch (err) {
     const code = (err as { responseCode?: number }).responseCode;

@@ -2,7 +2,10 @@ import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { MessageRole, ToolCall, TranscriptMessage } from '../runtime/types.ts';
 import type { Conversation, ConversationListQuery } from '../schemas/conversations.ts';
-import { redactText, type RedactionPolicy } from '../domain/redaction.ts';
+import { redactText } from '../domain/redaction.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { loadAgentRedaction } from './governance.ts';
+import { knownAgentOf, knownRedaction, policyAt, rememberAgentOf, rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
 import type { RedactionSettings } from '../schemas/governance.ts';
 
 /**
@@ -296,26 +299,49 @@ const toMessage = (m: MessageRow): TranscriptMessage => ({ id: m.id, role: m.rol
 /** A message to append: `cut` for a streamed reply the visitor aborted, `usage` the tokens of the turn that wrote it. */
 export interface NewMessage { role: MessageRole; text: string; cut?: boolean; usage?: { input_tokens: number; output_tokens: number } | undefined }
 
-/** What the conversation's agent hides in its stored transcript (issue 47), or null. */
-async function transcriptRedaction(db: Db, conversationId: string): Promise<RedactionPolicy | null> {
-  const [row] = await db<{ redaction: RedactionSettings | null }[]>`select g.redaction from conversations c
-    join agent_governance g on g.agent_id = c.agent_id where c.id = ${conversationId}`;
-  const r = row?.redaction;
-  return r && r.kinds.length && r.targets.includes('transcript') ? { kinds: r.kinds, countries: r.national_id_countries, patterns: r.patterns } : null;
+/** The agent of a conversation and its redaction settings, as this process knows them (src/db/redaction-cache.ts), or read. */
+async function transcriptRedaction(db: Db, conversationId: string): Promise<{ agentId: string; known: KnownRedaction } | null> {
+  const agentId = knownAgentOf(conversationId);
+  const known = agentId ? knownRedaction(agentId) : undefined;
+  if (agentId && known) return { agentId, known };
+  const [row] = await db<{ agent_id: string; redaction: RedactionSettings | null; version: number | null }[]>`select c.agent_id, g.redaction, g.version
+    from conversations c left join agent_governance g on g.agent_id = c.agent_id where c.id = ${conversationId}`;
+  if (!row) return null;
+  const read = { settings: row.redaction, version: row.version ?? 0 };
+  rememberAgentOf(conversationId, row.agent_id);
+  rememberRedaction(row.agent_id, read);
+  return { agentId: row.agent_id, known: read };
+}
+
+async function insertMessage(db: Db, conversationId: string, m: NewMessage, guard: { agentId: string; version: number } | null): Promise<MessageRow | undefined> {
+  const check = guard ? db`where coalesce((select version from agent_governance where agent_id = ${guard.agentId}), 0) = ${guard.version}` : db``;
+  const [row] = await db<MessageRow[]>`insert into conversation_messages (id, conversation_id, role, text, ts, cut, input_tokens, output_tokens)
+    select ${newId()}::uuid, ${conversationId}::uuid, ${m.role}::text, ${m.text}::text, clock_timestamp(), ${m.cut ?? false}::boolean,
+      ${m.usage?.input_tokens ?? null}::integer, ${m.usage?.output_tokens ?? null}::integer ${check}
+    returning id, role, text, ts, cut`;
+  return row;
 }
 
 /**
  * Appends messages in order (ids are time-ordered, and each gets its own timestamp), masked as the
- * agent's redaction asks for its transcript.
+ * agent's redaction asks for its transcript. The settings come from this process's cache: each
+ * insert checks they are still the agent's version, else they are read again and the insert retried.
  */
 export async function insertMessages(db: Db, conversationId: string, messages: NewMessage[]): Promise<TranscriptMessage[]> {
   const out: TranscriptMessage[] = [];
-  const policy = messages.length ? await transcriptRedaction(db, conversationId) : null;
+  if (!messages.length) return out;
+  const found = await transcriptRedaction(db, conversationId);
   for (const raw of messages) {
-    const m = policy ? { ...raw, text: redactText(raw.text, policy) } : raw;
-    const [row] = await db<MessageRow[]>`insert into conversation_messages (id, conversation_id, role, text, ts, cut, input_tokens, output_tokens)
-      values (${newId()}, ${conversationId}, ${m.role}, ${m.text}, clock_timestamp(), ${m.cut ?? false}, ${m.usage?.input_tokens ?? null}, ${m.usage?.output_tokens ?? null})
-      returning id, role, text, ts, cut`;
+    const masked = (known: KnownRedaction | undefined) => {
+      const policy = policyAt(known?.settings, 'transcript');
+      return policy ? { ...raw, text: redactText(raw.text, policy) } : raw;
+    };
+    let row = found ? await insertMessage(db, conversationId, masked(found.known), { agentId: found.agentId, version: found.known.version }) : undefined;
+    if (!row) {
+      // The settings changed since they were read (or the conversation is unknown: the plain insert says so).
+      if (found) found.known = await loadAgentRedaction(db, found.agentId);
+      row = await insertMessage(db, conversationId, masked(found?.known), null);
+    }
     out.push(toMessage(row!));
   }
   return out;
@@ -343,12 +369,31 @@ export async function appendToolCalls(db: Db, id: string, calls: ToolCall[]): Pr
   if (calls.length) await db`update conversations set tool_calls = tool_calls || ${db.json(calls as never)} where id = ${id}`;
 }
 
-/** Records a turn's effects: tool calls appended, captured data replaced, activity time moved. */
-export async function recordTurn(db: Db, id: string, turn: {
+const SEALED = 'sealed:';
+const capturedContext = (conversationId: string, field: string) => `conversations.captured_data:${conversationId}:${field}`;
+
+/**
+ * The captured data as stored (issue 47): each value sealed with the secrets key (bound to its
+ * conversation and field), so what the data schema captured, a phone number say, is kept for the
+ * agent and its callers but never lies in the database in the clear. Sealed values stay as they are.
+ */
+export function sealCaptured(secrets: SecretBox, conversationId: string, captured: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(captured).map(([k, v]) => [k,
+    v === null || v === undefined || (typeof v === 'string' && v.startsWith(SEALED)) ? v : SEALED + secrets.seal(JSON.stringify(v), capturedContext(conversationId, k))]));
+}
+
+/** The captured data as captured: sealed values opened (values stored before sealing pass as they are). */
+export function openCaptured(secrets: SecretBox, conversationId: string, captured: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(captured).map(([k, v]) => [k,
+    typeof v === 'string' && v.startsWith(SEALED) ? JSON.parse(secrets.open(v.slice(SEALED.length), capturedContext(conversationId, k))) as unknown : v]));
+}
+
+/** Records a turn's effects: tool calls appended, captured data replaced (sealed), activity time moved. */
+export async function recordTurn(db: Db, secrets: SecretBox, id: string, turn: {
   toolCalls: ToolCall[]; captured: Record<string, unknown>; usage?: { input_tokens: number; output_tokens: number } | undefined;
 }): Promise<void> {
   await db`update conversations set tool_calls = tool_calls || ${db.json(turn.toolCalls as never)},
-    captured_data = ${db.json(turn.captured as never)}, last_activity_at = now(),
+    captured_data = ${db.json(sealCaptured(secrets, id, turn.captured) as never)}, last_activity_at = now(),
     input_tokens = input_tokens + ${turn.usage?.input_tokens ?? 0}, output_tokens = output_tokens + ${turn.usage?.output_tokens ?? 0} where id = ${id}`;
 }
 

@@ -216,14 +216,14 @@ export async function setConversationEmail(db: Db, conversationId: string, input
 
 /** What a reply in an email conversation needs: where from, where to, the subject and the thread's ids (oldest first). */
 export interface EmailThread {
-  inboxId: string; address: string; senderName: string; to: string; subject: string; messageIds: string[]; lastInbound: string | null;
+  orgId: string; inboxId: string; address: string; senderName: string; to: string; subject: string; messageIds: string[]; lastInbound: string | null;
   /** The correspondent's first name, when their contact has one (the reply's salutation); the conversation's language. */
   firstName: string | null; language: string | null;
 }
 
 export async function findEmailThread(db: Db, conversationId: string): Promise<EmailThread | null> {
-  const [row] = await db<{ inbox_id: string; address: string; sender_name: string; to: string; subject: string | null; first_name: string | null; language: string | null }[]>`
-    select i.id as inbox_id, i.address, i.sender_name, c.email_address as to, c.email_subject as subject, ct.first_name, c.language
+  const [row] = await db<{ org_id: string; inbox_id: string; address: string; sender_name: string; to: string; subject: string | null; first_name: string | null; language: string | null }[]>`
+    select c.org_id, i.id as inbox_id, i.address, i.sender_name, c.email_address as to, c.email_subject as subject, ct.first_name, c.language
     from conversations c join email_inboxes i on i.id = c.email_inbox_id left join contacts ct on ct.id = c.contact_id
     where c.id = ${conversationId} and c.surface = 'email' and c.email_address is not null`;
   if (!row) return null;
@@ -231,7 +231,7 @@ export async function findEmailThread(db: Db, conversationId: string): Promise<E
     select message_id, direction from email_messages where conversation_id = ${conversationId} order by created_at, message_id`;
   const inbound = ids.filter((m) => m.direction === 'in');
   return {
-    inboxId: row.inbox_id, address: row.address, senderName: row.sender_name, to: row.to, subject: row.subject ?? '',
+    orgId: row.org_id, inboxId: row.inbox_id, address: row.address, senderName: row.sender_name, to: row.to, subject: row.subject ?? '',
     messageIds: ids.map((m) => m.message_id), lastInbound: inbound.at(-1)?.message_id ?? null, firstName: row.first_name, language: row.language,
   };
 }

@@ -4,9 +4,17 @@ import type { Db } from './index.ts';
 
 export interface NewEvent { id: string; orgId: string; type: string; agentId: string | null; data: Record<string, unknown> }
 
-export async function insertEvent(tx: Db, event: NewEvent): Promise<void> {
+/**
+ * Writes an event. With `redactionVersion` (the version of its agent's redaction settings its payload was masked with),
+ * it is written only while that is still the agent's version: answers false, writing nothing, when it changed.
+ */
+export async function insertEvent(tx: Db, event: NewEvent, redactionVersion?: number): Promise<boolean> {
   // A json parameter (serialized once by the driver) into a json column: the payload keeps the API's key order.
   // The clock, not the transaction's start: two events of one transaction keep the order they were written in.
-  await tx`insert into events (id, org_id, type, agent_id, data, created_at)
-    values (${event.id}, ${event.orgId}, ${event.type}, ${event.agentId}, ${event.data as never}::json, clock_timestamp())`;
+  const guard = redactionVersion === undefined || !event.agentId
+    ? tx``
+    : tx`where coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${redactionVersion}`;
+  const written = await tx`insert into events (id, org_id, type, agent_id, data, created_at)
+    select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, ${event.data as never}::json, clock_timestamp() ${guard}`;
+  return written.count === 1;
 }

@@ -2,6 +2,7 @@ import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
 import type { Consent, ConsentCreate, RedactionSettings, RedactionTarget } from '../schemas/governance.ts';
 import type { RedactionPolicy } from '../domain/redaction.ts';
+import { policyAt, rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
 
 /** Retention policies, agents' overrides and redaction settings, and consent records (migration 049). */
 
@@ -32,26 +33,34 @@ export async function findAgentGovernance(db: Db, agentId: string): Promise<{ re
 
 export async function upsertAgentRetention(db: Db, orgId: string, agentId: string, retention: RetentionSettings): Promise<void> {
   await db`insert into agent_governance (agent_id, org_id, retention) values (${agentId}, ${orgId}, ${db.json(retention)})
-    on conflict (agent_id) do update set retention = excluded.retention, updated_at = now()`;
+    on conflict (agent_id) do update set retention = excluded.retention, updated_at = now(), version = agent_governance.version + 1`;
 }
 
+/** Replaces an agent's redaction settings; the version goes up, so every replica's cached copy stops applying (src/db/redaction-cache.ts). */
 export async function upsertAgentRedaction(db: Db, orgId: string, agentId: string, redaction: RedactionSettings): Promise<void> {
-  await db`insert into agent_governance (agent_id, org_id, redaction) values (${agentId}, ${orgId}, ${db.json(redaction as never)})
-    on conflict (agent_id) do update set redaction = excluded.redaction, updated_at = now()`;
+  const [row] = await db<{ version: number }[]>`insert into agent_governance (agent_id, org_id, redaction) values (${agentId}, ${orgId}, ${db.json(redaction as never)})
+    on conflict (agent_id) do update set redaction = excluded.redaction, updated_at = now(), version = agent_governance.version + 1
+    returning version`;
+  rememberRedaction(agentId, { settings: redaction, version: row!.version });
 }
 
 /** An agent's redaction settings by agent id alone (the paths that redact know the agent, not always the organization). */
 export async function findAgentRedaction(db: Db, agentId: string): Promise<RedactionSettings | null> {
-  const [row] = await db<{ redaction: RedactionSettings | null }[]>`select redaction from agent_governance where agent_id = ${agentId}`;
-  return row?.redaction ?? null;
+  return (await loadAgentRedaction(db, agentId)).settings;
+}
+
+/** Reads an agent's redaction settings with their version, and remembers them for the writes that apply them. */
+export async function loadAgentRedaction(db: Db, agentId: string): Promise<KnownRedaction> {
+  const [row] = await db<{ redaction: RedactionSettings | null; version: number }[]>`select redaction, version from agent_governance where agent_id = ${agentId}`;
+  const known = { settings: row?.redaction ?? null, version: row?.version ?? 0 };
+  rememberRedaction(agentId, known);
+  return known;
 }
 
 /** The policy an agent applies at `target`, or null when it hides nothing there. */
 export async function agentRedactionPolicy(db: Db, agentId: string | null | undefined, target: RedactionTarget): Promise<RedactionPolicy | null> {
   if (!agentId) return null;
-  const settings = await findAgentRedaction(db, agentId);
-  if (!settings || !settings.kinds.length || !settings.targets.includes(target)) return null;
-  return { kinds: settings.kinds, countries: settings.national_id_countries, patterns: settings.patterns };
+  return policyAt((await loadAgentRedaction(db, agentId)).settings, target);
 }
 
 // ---- consent

@@ -24,6 +24,13 @@ describe('redaction detectors: true and false positives', () => {
     expect(redactText('card 4111 1111 1111 1111 exp 12/29', only('card'))).toBe('card •••• •••• •••• 1111 exp 12/29');
     expect(redactText('card 5500-0000-0000-0004', only('card'))).toBe('card •••• •••• •••• 0004');
     expect(findPersonalData('tracking 4111 1111 1111 1112 and invoice 1234567890123', only('card'))).toEqual([]);
+    // Among other numbers: the window of whole groups that passes, not the whole run that does not.
+    expect(redactText('room 12 4111 1111 1111 1111', only('card'))).toBe('room 12 •••• •••• •••• 1111');
+  });
+
+  it('a phone number followed by a comma and more digits ends with its own digits (not read as an extension)', () => {
+    const policy: RedactionPolicy = { kinds: ['phone', 'card'] };
+    expect(redactText('+1 415 555 0142, 4111 1111 1111 1111', policy)).toBe('+1 ••• ••• 0142, •••• •••• •••• 1111');
   });
 
   it('IBANs (ibantools: country length and mod-97)', () => {

@@ -31,8 +31,9 @@ export const LOG_POLICY: RedactionPolicy = { kinds: ['email', 'phone', 'card', '
 
 const DOT = '•';
 const EMAIL = /(?<![\w.%+-])[\w.%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/gi;
-// 13 to 19 digits, optionally in groups split by one space or dash.
-const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+// Digit groups split by one space or dash: card candidates (13 to 19 digits of whole groups, passing Luhn). A run
+// that starts inside a word ("DE89 3704 ...", an IBAN or a reference) is not one: its letters are matched to skip it.
+const DIGIT_RUN = /(?<![\w-])[a-z]*\d+(?:[ -]\d+)*(?![\d-])/gi;
 const IBAN = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}\b/gi;
 // Runs of letter/digit groups split by a space, dot, dash or slash: national id candidates.
 const ID_RUN = /\b[A-Z0-9]{1,13}(?:[ .\-/][A-Z0-9]{1,13})*\b/gi;
@@ -66,14 +67,43 @@ function findEmails(text: string): Finding[] {
 
 function findPhones(text: string, country: string | undefined): Finding[] {
   const found = findPhoneNumbersInText(text, country ? { defaultCountry: country as CountryCode } : {});
-  return found.map((f) => ({ kind: 'phone' as const, start: f.startsAt, end: f.endsAt, mask: maskPhone(f.number.number, f.number.countryCallingCode) }));
+  return found.map((f) => ({ kind: 'phone' as const, start: f.startsAt, end: f.number.ext ? endOfNumber(text, f.startsAt, f.number.nationalNumber) : f.endsAt,
+    mask: maskPhone(f.number.number, f.number.countryCallingCode) }));
 }
 
+// libphonenumber reads what follows a number after a comma as its extension ("+1 415 555 0142, 4111 ..."): the finding
+// ends where the number's own digits end, so the next value (a card, say) is found by its own detector.
+function endOfNumber(text: string, start: number, nationalNumber: string): number {
+  let digits = '';
+  for (let i = start; i < text.length; i++) {
+    if (!/\d/.test(text[i]!)) continue;
+    digits += text[i];
+    if (digits.endsWith(nationalNumber)) return i + 1;
+  }
+  return text.length;
+}
+
+/** Runs of digit groups (split by one space or dash): a card may sit among other numbers, so every window of whole groups is tried, longest first. */
 function findCards(text: string): Finding[] {
-  return [...text.matchAll(CARD)].flatMap((m) => {
-    const digits = m[0].replace(/\D/g, '');
-    return luhnValid(digits) ? [{ kind: 'card' as const, start: m.index, end: m.index + m[0].length, mask: maskCard(digits) }] : [];
-  });
+  const out: Finding[] = [];
+  for (const run of text.matchAll(DIGIT_RUN)) {
+    if (!/^\d/.test(run[0])) continue;
+    const groups = [...run[0].matchAll(/\d+/g)].map((g) => ({ start: run.index + g.index, end: run.index + g.index + g[0].length, digits: g[0] }));
+    let i = 0;
+    while (i < groups.length) {
+      let found: Finding | null = null;
+      for (let j = groups.length - 1; j >= i && !found; j--) {
+        const digits = groups.slice(i, j + 1).map((g) => g.digits).join('');
+        if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) {
+          found = { kind: 'card', start: groups[i]!.start, end: groups[j]!.end, mask: maskCard(digits) };
+          out.push(found);
+          i = j + 1;
+        }
+      }
+      if (!found) i++;
+    }
+  }
+  return out;
 }
 
 function findIbans(text: string): Finding[] {

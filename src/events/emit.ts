@@ -3,7 +3,8 @@ import type { Db } from '../db/index.ts';
 import { insertEvent } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
 import { checkEventShape } from './shapes.ts';
-import { agentRedactionPolicy } from '../db/governance.ts';
+import { loadAgentRedaction } from '../db/governance.ts';
+import { knownRedaction, policyAt, type KnownRedaction } from '../db/redaction-cache.ts';
 import { PAYLOAD_KEPT_FIELDS, redactValue } from '../domain/redaction.ts';
 
 /** An event to emit: `data` holds the affected resources as the API returns them. */
@@ -35,9 +36,18 @@ export async function emitEvent(tx: Db, input: EventInput): Promise<string> {
   checkEventShape(input.type, input.data);
   const id = newEventId();
   const agentId = input.agentId ?? agentIdOf(input.data);
-  // The agent's redaction with the `webhooks` target masks the payload before it is stored and sent (issue 47).
-  const policy = await agentRedactionPolicy(tx, agentId, 'webhooks');
-  const data = policy ? redactValue(input.data, policy, PAYLOAD_KEPT_FIELDS) : input.data;
-  await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data });
+  // The agent's redaction with the `webhooks` target masks the payload before it is stored and sent (issue 47), as this
+  // process knows it; the write checks that is still the agent's version, else the settings are read again.
+  if (!agentId) {
+    await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data: input.data });
+    return id;
+  }
+  const masked = (known: KnownRedaction) => {
+    const policy = policyAt(known.settings, 'webhooks');
+    return policy ? redactValue(input.data, policy, PAYLOAD_KEPT_FIELDS) : input.data;
+  };
+  const known = knownRedaction(agentId) ?? await loadAgentRedaction(tx, agentId);
+  if (await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data: masked(known) }, known.version)) return id;
+  await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data: masked(await loadAgentRedaction(tx, agentId)) });
   return id;
 }

@@ -1,4 +1,5 @@
 import type { FamilyDeps } from '../deps.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { notFound } from '../errors.ts';
 import { deleteContact, findContact } from '../db/contacts.ts';
 import { lockContact } from '../db/contact-data.ts';
@@ -14,7 +15,7 @@ import { contactDataSteps, type ContactRef } from './plugins.ts';
  * A person's data on request (issue 47): the export gathers, and the erase deletes, what every
  * family's `contact-data.ts` says it keeps of the contact, in one transaction for the erase.
  */
-type Deps = Pick<FamilyDeps, 'sql' | 'temporal' | 'config' | 'log'>;
+type Deps = Pick<FamilyDeps, 'sql' | 'temporal' | 'config' | 'log'> & { secrets: SecretBox };
 
 /** What stays after an erase, on purpose. */
 export const ERASE_REMAINS = [
@@ -35,12 +36,12 @@ async function contactOf(deps: Pick<Deps, 'sql'>, orgId: string, id: string): Pr
 }
 
 /** Everything tied to the contact, as one JSON document. */
-export async function exportContactData(deps: Pick<Deps, 'sql'>, orgId: string, id: string) {
+export async function exportContactData(deps: Pick<Deps, 'sql' | 'config' | 'secrets'>, orgId: string, id: string) {
   const contact = await contactOf(deps, orgId, id);
   const ref = refOf(orgId, contact);
   const data: Record<string, unknown> = {};
   for (const [name, step] of Object.entries(await contactDataSteps())) {
-    if (step.export) data[name] = await step.export(deps.sql, ref);
+    if (step.export) data[name] = await step.export(deps.sql, ref, deps);
   }
   return { contact, exported_at: new Date().toISOString(), data: JSON.parse(JSON.stringify(data)) as Record<string, unknown> };
 }
@@ -57,7 +58,7 @@ export async function eraseContact(deps: Deps, orgId: string, id: string): Promi
     const counts: Record<string, number> = {};
     const runs: string[] = [];
     for (const [name, step] of Object.entries(await contactDataSteps())) {
-      const part = await step.erase(tx, ref);
+      const part = await step.erase(tx, ref, deps);
       counts[name] = part.deleted;
       runs.push(...(part.histories ?? []));
     }

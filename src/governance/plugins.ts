@@ -2,6 +2,8 @@ import { basename, dirname } from 'node:path';
 import type { Db, Sql } from '../db/index.ts';
 import type { RetentionScope } from '../db/retention.ts';
 import type { RetentionKey } from '../schemas/governance.ts';
+import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { CODE_EXT } from '../infra/paths.ts';
 import { importFromEachFolder } from '../modules.ts';
 
@@ -16,6 +18,9 @@ import { importFromEachFolder } from '../modules.ts';
  * Step names are unique across families.
  */
 
+/** What a step may need besides the database: files under DATA_DIR (the mail spool), the secrets key (sealed captured data). */
+export interface StepContext { config: Pick<Config, 'DATA_DIR'>; secrets: SecretBox }
+
 /** One kind of data a retention run deletes, a bounded batch at a time. */
 export interface RetentionStep {
   /** The retention settings key whose days apply (`recordings`, `audit_log`: their families declare their steps). */
@@ -25,7 +30,7 @@ export interface RetentionStep {
   /** Runs once before the batches of a scope (e.g. reports count the days about to go). Idempotent. */
   prepare?(sql: Sql, scope: RetentionScope): Promise<void>;
   /** Deletes up to `batchSize` rows of the scope in the caller's transaction; answers how many went. */
-  deleteBatch(tx: Db, scope: RetentionScope, batchSize: number): Promise<number>;
+  deleteBatch(tx: Db, scope: RetentionScope, batchSize: number, ctx: StepContext): Promise<number>;
 }
 
 /** Who the person is, as the steps of a contact's export and erase find their data. */
@@ -38,8 +43,8 @@ export interface ErasedPart { deleted: number; histories?: string[] }
 export interface ContactDataStep {
   /** Runs first in the erase (before steps without it): its rows may be what later steps look for. */
   order?: number;
-  export?(db: Db, contact: ContactRef): Promise<unknown>;
-  erase(tx: Db, contact: ContactRef): Promise<ErasedPart>;
+  export?(db: Db, contact: ContactRef, ctx: StepContext): Promise<unknown>;
+  erase(tx: Db, contact: ContactRef, ctx: StepContext): Promise<ErasedPart>;
 }
 
 const SRC = new URL('../', import.meta.url);

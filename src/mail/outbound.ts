@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import { newId } from '../ids.ts';
+import { spoolDirOf, spoolFileName } from './spool.ts';
 
 /**
  * Outbound mail, for every part of the service that sends it (email inboxes' replies; reports can
@@ -23,6 +24,8 @@ export interface OutgoingMail {
   references?: string[] | undefined;
   /** Our own id for the message (without angle brackets); generated when absent. */
   messageId?: string | undefined;
+  /** The organization the message is sent for: without SMTP_URL its `.eml` file is named for it (retention and erase find it, `spool.ts`). */
+  orgId?: string | undefined;
   /**
    * An automatic reply (an agent's answer): `Auto-Submitted: auto-replied` (RFC 3834) and
    * `X-Auto-Response-Suppress: All`, so auto-responders, vacation replies and list servers do not
@@ -58,9 +61,9 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mai
         ...(mail.autoReply ? { headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' } } : {}),
       });
       if (!config.SMTP_URL) {
-        const dir = join(config.DATA_DIR, 'mail');
+        const dir = spoolDirOf(config);
         await mkdir(dir, { recursive: true });
-        const file = join(dir, `${Date.now()}-${messageId.replace(/[^\w.-]/g, '_')}.eml`);
+        const file = join(dir, spoolFileName(Date.now(), mail.orgId, messageId));
         await writeFile(file, (info as { message: Buffer }).message);
         return { messageId, file };
       }

@@ -172,7 +172,7 @@ export async function mailRunStep(deps: Pick<RunDeps, 'sql' | 'config' | 'log'> 
     try {
       const sent = await mailer.send({
         from: { name: 'Agent reports', address: `reports@${domain}` }, to,
-        subject: `${report.name}: ${period}`, text, messageId: `report-run-${runId}-${i}@${domain}`,
+        subject: `${report.name}: ${period}`, text, messageId: `report-run-${runId}-${i}@${domain}`, orgId: report.orgId,
         attachments: attach && bytes ? [{ filename: artifact.fileName, content: bytes, contentType: artifact.contentType }] : undefined,
       });
       if (sent.file) deps.log.info({ report_run_id: runId, file: sent.file }, `report mail written to ${sent.file} (no SMTP_URL)`);

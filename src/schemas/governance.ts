@@ -113,7 +113,7 @@ export const ConsentListSchema = Type.Object({
 export const ContactExportSchema = Type.Object({
   contact: Type.Unknown({ description: 'The contact as GET /contacts/:id returns it' }),
   exported_at: Timestamp,
-  data: Type.Record(Type.String(), Type.Unknown(), { description: 'Per place the service keeps data of the person: conversations (with messages, captured data, annotations, tool calls), recordings, data_table_rows, consents, campaign_calls' }),
+  data: Type.Record(Type.String(), Type.Unknown(), { description: 'Per place the service keeps data of the person: conversations (with messages, captured data, annotations, tool calls), recordings, data_table_rows, consents, campaign_calls, mail_spool (spooled .eml files naming them)' }),
 }, { $id: 'ContactExport', additionalProperties: false, description: 'Everything the service keeps tied to a contact' });
 
 export const ContactErasureSchema = Type.Object({

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { XMLParser } from 'fast-xml-parser';
 import { findAgent } from '../db/agents.ts';
 import { activeNumbersOfAgent, type PhoneNumberRecord } from '../db/phone-numbers.ts';
-import { appendToolCalls, findConversationRecord, insertMessages, listMessages, markEnded, recordTurn } from '../db/conversations.ts';
+import { appendToolCalls, findConversationRecord, insertMessages, listMessages, markEnded, openCaptured, recordTurn } from '../db/conversations.ts';
 import { finishSimulation, findSimulation, findTurn, recordSimulationTurn, type SimulationRecord } from '../db/simulations.ts';
 import { emitEvent } from '../events/emit.ts';
 import { conversationEventData, groundingOf, runtimeAgent } from '../conversations/lifecycle.ts';
@@ -158,7 +158,7 @@ export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: 
     const toolDeps = { ...deps, sendTool: deps.sendTool ?? createToolSender(deps) };
     const toolContext: ToolCallContext = { orgId: sim.orgId, agentId: agent.id, conversationId: conversation.id };
     const play = async (): Promise<string[]> => {
-      answer = await answerOf(deps, sim.orgId, agent, [...history, nowMessage(role, said)], conversation.captured, language, {
+      answer = await answerOf(deps, sim.orgId, agent, [...history, nowMessage(role, said)], openCaptured(deps.secrets, conversation.id, conversation.captured), language, {
         told, tools: { model: tools.model, call: (tool, args) => callAgentTool(toolDeps, toolContext, tool, args) },
       });
       // The turn that completes the data schema calls the data_captured tools (turns are serialized by the workflow).
@@ -191,7 +191,7 @@ export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: 
       { role, text: caller.text }, ...(spoken ?? []).map((text) => ({ role: 'agent' as const, text })),
       ...(transfer ? [{ role: 'system' as const, text: transferNote(transfer) }] : []),
     ]);
-    if (answer) await recordTurn(tx, conversation.id, answer);
+    if (answer) await recordTurn(tx, deps.secrets, conversation.id, answer);
     if (followUp) await appendToolCalls(tx, conversation.id, followUp.records);
     // A hand-over ends the run: the caller is with a person now.
     const callerDone = caller.text === null || caller.done || transfer !== null;
