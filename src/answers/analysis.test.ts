@@ -796,3 +796,23 @@ describe('ranking sentences', () => {
     expect(rankSentences('What time do you open on Saturday?', chunks)[0]).toMatchObject({ sentence: 'Saturday — Old Port: 8 am – 6 pm; Back Cove: 8 am – 4 pm' });
   });
 });
+
+// Issue 39, French: a French page's inflected words meet the visitor's, English words stem as PostgreSQL's `english`
+// configuration does, and French function words weigh nothing.
+describe('French as well as English', () => {
+  it('stems French words with French endings and English ones with Porter2', async () => {
+    const { stem } = await import('./analysis.ts');
+    expect(stem('commandes')).toBe(stem('commande'));
+    expect(stem('ouverte')).toBe(stem('ouvert'));
+    expect(stem('boutiques')).toBe(stem('boutique'));
+    expect(stem('plugging')).toBe(stem('plugged'));
+    expect(stem('opening')).toBe('open');
+  });
+
+  it('leaves French function words and modal verbs out of a question\'s terms', async () => {
+    const { analyzeQuestion } = await import('./analysis.ts');
+    const q = analyzeQuestion('pièce montée faut commander combien de temps avant');
+    expect(q.terms.map((t) => t.word).filter((w) => !q.terms.find((t) => t.word === w)?.typeWord)).toEqual(['piece', 'montee', 'commander']);
+    expect(q.want).toBe('duration');
+  });
+});

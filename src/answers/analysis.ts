@@ -180,21 +180,22 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   [/\b(north|south|east|west)[- ](side|end)\b/gi, '$1'],
 ];
 
+/** The words that say the kind of answer wanted, English and French (folded): met by that kind, not by themselves. */
 const TYPE_WORDS: Record<AnswerType, string[]> = {
   price: ['price', 'cost', 'charge', 'fee', 'pay', 'expensive', 'cheap', 'pricey', 'pricy', 'rate', 'much', 'discount', 'extra', 'prix', 'tarif', 'tarifs', 'coute', 'cout', 'payant', 'frais', 'cb'],
-  time: ['time', 'open', 'close', 'hour', 'late', 'early', 'latest', 'earliest', 'morning', 'afternoon', 'evening', 'night', 'tonight', 'heure', 'heures', 'horaire', 'horaires', 'ouvert', 'ouverte', 'ferme', 'fermee'],
-  day: ['day', 'week'],
-  when: ['time', 'day', 'date'],
-  address: ['address', 'located', 'location', 'find', 'city', 'town', 'neighborhood', 'neighbourhood'],
+  time: ['time', 'open', 'close', 'hour', 'late', 'early', 'latest', 'earliest', 'morning', 'afternoon', 'evening', 'night', 'tonight', 'heure', 'heures', 'horaire', 'horaires', 'ouvert', 'ouverte', 'ferme', 'fermee', 'ouvre', 'ouvrez', 'fermez', 'matin', 'soir', 'midi', 'aprem'],
+  day: ['day', 'week', 'jour', 'jours', 'semaine'],
+  when: ['time', 'day', 'date', 'jour', 'moment'],
+  address: ['address', 'located', 'location', 'find', 'city', 'town', 'neighborhood', 'neighbourhood', 'adresse', 'situe', 'situee', 'trouve', 'ville', 'quartier'],
   person: [],
-  duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice', 'warning', 'far', 'advance'],
-  frequency: ['often', 'frequently', 'times'],
-  date: ['year', 'date'],
+  duration: ['long', 'last', 'take', 'fast', 'quick', 'soon', 'ahead', 'notice', 'warning', 'far', 'advance', 'temps', 'longtemps', 'delai', 'delais', 'duree', 'dure', 'avance'],
+  frequency: ['often', 'frequently', 'times', 'souvent', 'fois'],
+  date: ['year', 'date', 'annee', 'an'],
   method: [],
-  payment: ['payment', 'pay', 'accept', 'take', 'method', 'form', 'option', 'means'],
-  phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach'],
-  email: ['email', 'mail', 'address', 'write', 'send'],
-  contact: ['contact', 'reach', 'touch', 'talk', 'speak', 'ask'],
+  payment: ['payment', 'pay', 'accept', 'take', 'method', 'form', 'option', 'means', 'paiement', 'payer', 'regler', 'moyen', 'moyens', 'accepte', 'acceptez'],
+  phone: ['phone', 'number', 'call', 'ring', 'cell', 'mobile', 'telephone', 'reach', 'tel', 'numero', 'appeler', 'joindre'],
+  email: ['email', 'mail', 'address', 'write', 'send', 'courriel', 'adresse', 'ecrire'],
+  contact: ['contact', 'reach', 'touch', 'talk', 'speak', 'ask', 'contacter', 'joindre', 'parler'],
   number: ['many', 'big', 'old', 'age', 'tall', 'high', 'wide', 'deep', 'heavy', 'far'],
 };
 
@@ -492,9 +493,29 @@ function asksAboutChild(text: string): boolean {
   return CHILD_WORDS.test(fold(text)) || words(text).some((w) => w.length > 2 && isChildNoun(w));
 }
 
-/** Porter2 stem of a folded word. */
-const porter2 = createRequire(import.meta.url)('wink-porter2-stemmer') as (word: string) => string;
-export const stem = (word: string): string => porter2(word);
+const require = createRequire(import.meta.url);
+const porter2 = require('wink-porter2-stemmer') as (word: string) => string;
+const frenchStemmer = (require('snowball-stemmers') as { newStemmer(lang: string): { stem(word: string): string } }).newStemmer('french');
+/** Stems already computed: a site's and its questions' words recur. */
+const stemmed = new Map<string, string>();
+const STEMS_KEPT = 100_000;
+
+/**
+ * The stem of a folded word. A word English knows (WordNet, with its inflections, or Porter2's stem of it: "plugging")
+ * is stemmed by Porter2, the stemmer of PostgreSQL's `english` configuration; any other word of five letters or more by Snowball's French stemmer, so that a
+ * French page's "commandes" and a visitor's "commande" meet, as "ouverte" and "ouvert" do. The choice is by the word, not
+ * by the page or the question, so both sides of a match always stem a word alike. An English word WordNet does not know
+ * (a name, a trade's jargon, a typo) loses at most a French ending, on both sides alike.
+ */
+export function stem(word: string): string {
+  let out = stemmed.get(word);
+  if (out !== undefined) return out;
+  const english = porter2(word);
+  out = word.length < 5 || /\d/.test(word) || isKnownWord(word) || isKnownWord(english) ? english : frenchStemmer.stem(word);
+  if (stemmed.size >= STEMS_KEPT) stemmed.clear();
+  stemmed.set(word, out);
+  return out;
+}
 
 /** The words of a text, folded: letters and digits; hyphenated words also whole when a part is short ("wi-fi" → "wifi"). */
 export function words(text: string): string[] {

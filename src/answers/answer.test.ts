@@ -63,3 +63,29 @@ describe('a table row gives the cells the question names', () => {
     expect(composeAnswer('How much is a day pass?', [row(price, 'Pricing')])?.text).toContain(price);
   });
 });
+
+// Issue 39: a fact that lives in a collapsed FAQ entry. The entry whose question is what was asked answers with its
+// answer as the site wrote it, from its start, not with one sentence of it.
+describe('an FAQ entry on what was asked answers whole', () => {
+  const loyalty = ['It is free at the till.', 'You get a stamp for every visit over $5.', 'After 10 stamps, a loaf is on us.', 'The card does not apply to cake orders.'];
+  const entry = { question: 'How does the loyalty card work?', answer: loyalty };
+  const faq = (answer: string): Passage => ({ text: answer, answer, url: 'https://shop.test/faq', title: 'FAQ', section: 'FAQ › How does the loyalty card work?', score: 0.93, entry });
+
+  it('gives the entry from its start, in order, up to the sentence chosen', () => {
+    const reply = composeAnswer('how does the loyalty card work', [faq(loyalty[3]!)])?.text ?? '';
+    expect(reply).toBe(loyalty.join(' '));
+  });
+
+  it('keeps to the sentence chosen when the entry is on something else than what was asked', () => {
+    const other = { question: 'How do I get a copy of my pet\'s records?', answer: ['Ask at the front desk.', 'We email them within 3 days.', 'We do not bill insurance companies directly.'] };
+    const p: Passage = { ...faq(other.answer[2]!), entry: other };
+    expect(composeAnswer('will you bill my pet insurance directly', [p])?.text).toMatch(/^No, we do not bill insurance companies directly\.$/);
+  });
+
+  it('reads the question as retrieval read it (its slips mended)', () => {
+    const row = 'Saturday — Showroom: 9:00 am – 2:00 pm; Trade counter: Closed';
+    const week = ['Monday – Friday — Showroom: 8:00 am – 5:30 pm; Trade counter: 7:00 am – 4:00 pm', row, 'Sunday — Showroom: Closed; Trade counter: Closed'];
+    const rows = week.map((answer): Passage => ({ text: answer, answer, url: 'https://shop.test/hours', title: 'Hours', section: 'Hours', score: 0.9, asked: 'when does the showroom close on saturday' }));
+    expect(composeAnswer('when does the showroom close on satuday', [rows[1]!, rows[0]!, rows[2]!])?.text).toBe('Saturday — Showroom: 9:00 am – 2:00 pm.');
+  });
+});

@@ -29,7 +29,7 @@ function ranked(q: Question, passages: Passage[]): RankedSentence[] {
   if (passages.some((p) => p.answer !== undefined)) {
     return passages.filter((p) => p.answer !== undefined).map((p) => ({
       sentence: p.answer!, context: p.text, url: p.url, title: p.title, section: p.section ?? null, score: p.score, missing: p.missing ?? [], absent: p.absent ?? p.missing ?? [],
-      typed: q.want ? holdsType(p.answer!, q.want) : false,
+      typed: q.want ? holdsType(p.answer!, q.want) : false, ...(p.entry ? { entry: p.entry } : {}),
     }));
   }
   return rankSentences(q, passages).filter((r) => r.score >= ANSWER_THRESHOLD);
@@ -317,7 +317,8 @@ function addressesOf(all: RankedSentence[], first: RankedSentence): string | nul
  * (nothing at or above ANSWER_THRESHOLD): then the caller says it does not know.
  */
 export function composeAnswer(question: string, passages: Passage[]): Answer | null {
-  const q = analyzeQuestion(question);
+  // Read as retrieval read it ("satuday hrs": Saturday's row of the hours, not the week's).
+  const q = analyzeQuestion(passages.find((p) => p.asked)?.asked ?? question);
   if (!q.terms.length) return null;
   const all = ranked(q, passages);
   const best = all[0];
@@ -342,6 +343,10 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
     && (['phone', 'email'] as const).some((kind) => holdsType(r.sentence, kind) && !holdsType(best.sentence, kind))) : [];
   const other = others.find((r) => !LABELLED.test(r.sentence)) ?? others[0];
   if (second ?? other) text = `${text} ${sentenceOf(q, (second ?? other)!)}`;
+  // An FAQ entry whose question is what was asked: its answer as the site wrote it, from its start (its own yes or no,
+  // then what follows), not one sentence of it ("How does the loyalty card work?": the card, the stamps, the reward).
+  const faq = entryAnswer(q, best);
+  if (faq && !second && !other) text = faq;
   // "A shop in Boston?": every address the page gives for the business's premises, each under its name, not the first.
   const premises = best.missing.length > 0 && asksForPremises(q);
   if (premises) text = addressesOf(all, best) ?? text;
@@ -367,6 +372,32 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
     text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score);
   }
   return { text: inLanguageOf(question, text), urls: [best.url] };
+}
+
+/** Sentences and characters of an FAQ answer given whole. */
+const ENTRY_SENTENCES = 3;
+const ENTRY_CHARS = 420;
+
+/**
+ * The answer of the FAQ entry `best` stands in, when the entry's question holds half the words the visitor's question is
+ * about or more (the entry is on what was asked) and its answer has more than the one sentence: its sentences in the
+ * site's order from its start, ENTRY_SENTENCES (or up to `best`, when it is the next) within ENTRY_CHARS; null otherwise.
+ */
+function entryAnswer(q: Question, best: RankedSentence): string | null {
+  const entry = best.entry;
+  if (!entry || entry.answer.length < 2) return null;
+  const asked = stems(entry.question);
+  const about = q.terms.filter((t) => !t.typeWord && (t.proper || t.senses < VAGUE_VERB) && !t.incidental);
+  // Half of what the question is about, at least, is in the entry's question: the entry is on it, not beside it.
+  const held = about.filter((t) => asked.has(t.stem) || [...t.derived, ...t.alternatives].some((a) => asked.has(a))).length;
+  if (!held || held * 2 < about.length) return null;
+  // From the entry's start, which a question marks surely; its end may be lost (a collapsed question the page hides).
+  const at = entry.answer.indexOf(best.sentence);
+  if (at < 0 || at > ENTRY_SENTENCES) return null;
+  const out = entry.answer.slice(0, Math.max(ENTRY_SENTENCES, at + 1)).map((x) => ended(x.replace(/\s+/g, ' ').trim()));
+  while (out.length > at + 1 && out.join(' ').length > ENTRY_CHARS) out.pop();
+  const text = out.join(' ');
+  return q.yesNo ? text : withoutYesNo(text);
 }
 
 const ended = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);

@@ -33,6 +33,28 @@ export interface RankedSentence {
   typed: boolean;
   /** The passage the sentence is from (the very object given to `rankSentences`). */
   source?: SourceChunk;
+  /** The FAQ entry the sentence answers in (`faqEntryOf`): its question and its answer's sentences, in order. */
+  entry?: FaqEntry;
+}
+
+/** A question the site asks itself (an FAQ heading, or a sentence ending in "?") and the sentences that answer it. */
+export interface FaqEntry { question: string; answer: string[] }
+
+/**
+ * The FAQ entry sentence `i` of a passage stands in: the sentences after the last question before it (a sentence ending
+ * in "?", or the passage's own heading when that is a question) up to the next question, when there is one; null for a
+ * sentence that is itself a question or stands under none. Structure of any FAQ page, in any trade or language.
+ */
+export function faqEntryOf(sentences: string[], i: number, heading: string): FaqEntry | null {
+  const isQuestion = (x: string) => /\?\s*$/.test(x);
+  if (isQuestion(sentences[i]!)) return null;
+  let start = i;
+  while (start > 0 && !isQuestion(sentences[start - 1]!)) start--;
+  const question = start > 0 ? sentences[start - 1]! : isQuestion(heading) ? heading : '';
+  if (!question) return null;
+  let end = i;
+  while (end + 1 < sentences.length && !isQuestion(sentences[end + 1]!)) end++;
+  return { question, answer: sentences.slice(start, end + 1) };
 }
 
 /** Corpus statistics for inverse document frequency: passages in all, and per stem how many hold it. */
@@ -49,7 +71,7 @@ const B = 0.75;
 const WEIGHT = { sentence: 1, heading: 0.9, sentenceDerived: 0.9, headingDerived: 0.85, sentenceAlt: 0.6, section: 0.8, headingAlt: 0.55, sectionAlt: 0.5, neighbour: 0.5, neighbourName: 0.7, defined: 0.4, alias: 0.4, passage: 0.35, neighbourAlt: 0.3 };
 
 interface Candidate {
-  chunk: SourceChunk; sentence: string; context: string; s: Set<string>;
+  chunk: SourceChunk; sentence: string; context: string; s: Set<string>; entry?: FaqEntry;
   /** Stems of the sentence's own heading, and of the rest of its section path and page title. */
   own: Set<string>; sec: Set<string>; near: Set<string>; lastHeading: string;
   /** Stems of the whole passage the sentence is in. */
@@ -155,7 +177,9 @@ function candidates(chunks: SourceChunk[]): Candidate[] {
       const names = new Set(personNameWords(sentence));
       // A question the passage asks ("No insurance?", "Broken tooth or bad toothache?") heads the sentence that answers it.
       const asks = i > 0 && /\?\s*$/.test(sentences[i - 1]!) ? sentences[i - 1]! : '';
+      const entry = faqEntryOf(sentences, i, lastHeading);
       out.push({
+        ...(entry ? { entry } : {}),
         chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence, names))), own: stems(`${plainHeading} ${withoutPersonNames(asks)}`), sec, asks,
         near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
         names: new Set([...names].map(stem)), headingNames,
@@ -543,6 +567,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
       sentence: c.sentence, context: c.context, url: c.chunk.url, title: c.chunk.title, section: c.chunk.section ?? null,
       score: Math.min(1, score), missing: q.terms.filter((_, j) => missing[j]).map((t) => t.word),
       absent: q.terms.filter((_, j) => missing[j] && runs[j]!.some((k) => unknown[k])).map((t) => t.word), typed, source: c.chunk,
+      ...(c.entry ? { entry: c.entry } : {}),
     });
   }
   return out;

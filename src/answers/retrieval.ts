@@ -4,7 +4,7 @@ import { analyzeQuestion, BRANCH, isEnglishWord, PAYMENT_WORDS, stem, type Quest
 import { vocabularyOf, withSiteSpelling, type Vocabulary } from './spelling.ts';
 import { languageOfText } from './phrases.ts';
 import { answerByMeaning, dot, embedQuestion, sentenceCosines, sentenceEncoderOn, vectorOf } from './meaning.ts';
-import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type CorpusStats, type RankedSentence } from './rank.ts';
+import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type CorpusStats, type FaqEntry, type RankedSentence } from './rank.ts';
 import { isPost, READER_MODEL_THRESHOLD, readerProbabilities, type ReaderInput } from './reader.ts';
 import { entitiesAsked, entityMatch, preferAsked, siteEntities, type SiteEntities } from './entities.ts';
 import { questionParts } from './parts.ts';
@@ -27,6 +27,10 @@ export interface Passage {
   missing?: string[];
   /** Those of them the site does not mention at all. */
   absent?: string[];
+  /** The FAQ entry the answering sentence stands in (`faqEntryOf`, rank.ts). */
+  entry?: FaqEntry;
+  /** The question as retrieval read it: its shorthand written out and its slips mended against the site's words. */
+  asked?: string;
 }
 
 /** Candidate passages read from the database per question, before sentence ranking; as many sentences are read by meaning. */
@@ -63,7 +67,7 @@ export async function searchKnowledge(store: KnowledgeStore, agentId: string, qu
   // as it was calibrated: those found by meaning alone would be look-alikes it reads as near.
   const fromWords = new Set<object>(chunks);
   const byMeaning = found.length ? null : await answerByMeaning(question, eligible.filter((r) => r.source && fromWords.has(r.source)));
-  return (byMeaning ? [byMeaning] : found).map(passageOf);
+  return (byMeaning ? [byMeaning] : found).map((r) => ({ ...passageOf(r), asked: text }));
 }
 
 /**
@@ -90,7 +94,7 @@ async function learnedAnswers(store: KnowledgeStore, agentId: string, query: str
   if (p.reduce((sum, x) => sum + x, 0) < READER_MODEL_THRESHOLD) return [];
   const scored = candidates.map((c, i) => ({ ...c, p: p[i]! })).sort((a, b) => b.p - a.p);
   // A question naming one location (product, person…) is answered from that one's passages before another's.
-  return preferAsked(entityText(text, asked, entities), scored.map((c) => c.ranked), entities).slice(0, limit).map(passageOf);
+  return preferAsked(entityText(text, asked, entities), scored.map((c) => c.ranked), entities).slice(0, limit).map((r) => ({ ...passageOf(r), asked: text }));
 }
 
 /**
@@ -359,5 +363,8 @@ async function denseScores(indexes: SiteIndex[], text: string): Promise<{ scores
 }
 
 function passageOf(r: RankedSentence): Passage {
-  return { text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing, absent: r.absent };
+  return {
+    text: r.context, url: r.url, title: r.title, score: r.score, section: r.section, answer: r.sentence, missing: r.missing, absent: r.absent,
+    ...(r.entry ? { entry: r.entry } : {}),
+  };
 }

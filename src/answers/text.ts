@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 /**
  * Text utilities every room of the runtime reads with: folding, content terms, sentences,
  * phrase matchers. Pure functions of strings.
@@ -7,6 +8,20 @@
 export function fold(text: string): string {
   return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[’‘`´]/g, "'");
 }
+
+/**
+ * French words that carry no subject of their own, in any trade: the function words and the forms of "être" and
+ * "avoir" (the `stopword` package's French list), and the modal and aspect verbs a question leans on ("faut-il",
+ * "je peux", "vous devez", "on va") with the prepositions of time and place a sentence that answers seldom repeats
+ * ("avant", "chez"). WordNet, which says how vague an English word is, knows no French word: without them every French
+ * question word would weigh as a rare noun does.
+ */
+const FRENCH_FUNCTION_WORDS = [
+  ...(createRequire(import.meta.url)('stopword') as { fra: string[] }).fra.map((w) => fold(w)),
+  ...`faut falloir peut peux peuvent pouvoir pourrais pourrait pourriez dois doit doivent devez devons devoir devrais devrait
+  veut voulez voulons vouloir vais va vas vont allez aller chez vers avant apres entre pendant depuis deja encore toujours
+  bien comme alors donc est-ce ya svp stp`.split(/\s+/),
+].join(' ');
 
 export const STOPWORDS = new Set(`a an the and or but if of to in on at by for with without within about from into over under after before during until is are was were be been
 being am do does did done have has had i me my mine we our ours us you your yours he him his she her it its they them their
@@ -18,7 +33,8 @@ while whilst though although because unless whether along
 le la les l un une des de du d et ou mais au aux en dans sur pour par avec sans sous est sont etre ai as avez avons ont suis es
 je j tu il elle on nous vous ils elles me m te se ce cet cette ces c ca qui que qu quoi quel quelle quels quelles quand comment
 pourquoi combien mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs ne n pas plus y bonjour merci svp peux pouvez
-puis voudrais veux savoir si tres aussi faire fait`.split(/\s+/));
+puis voudrais veux savoir si tres aussi faire fait
+${FRENCH_FUNCTION_WORDS}`.split(/\s+/));
 
 /** Light English stemming, enough for "opening hours" to meet "open" and "hour". */
 function stem(word: string): string {
