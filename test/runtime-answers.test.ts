@@ -10,6 +10,7 @@ import { createLlmRuntime } from '../src/runtime/llm.ts';
 import type { RuntimeAgent } from '../src/runtime/types.ts';
 import { startChatCompletionsServer } from './fixtures/chat-completions-server.ts';
 import { chunkStore } from '../src/knowledge/chunk-store.ts';
+import { loadCorpus, serveCorpusSite } from '../bench/answers/corpus.ts';
 
 // A handful of the answers evaluation's cases (npm run eval:answers), from its three fixture
 // sites (the climbing gym, the dental practice and the bakery), through the real crawl and the public widget
@@ -315,5 +316,45 @@ describe('made-up questions on the evaluation\'s sites', () => {
   it('a sentence close in meaning that names no price does not say what something costs', async () => {
     // The site gives no price for a tasting; the encoder's closest sentence ("Wedding cakes start with a tasting…") was the reply.
     expect(await ask('What does a wedding cake tasting cost?', bakery)).toMatch(/^I'm sorry, I don't know the answer to that\./);
+  });
+});
+
+// Issue 39, French: a French page's accented words are found by a visitor who types without accents, in full text
+// and in the word counts that weigh a question's words (migration 056), and an FAQ entry answers whole. The corpus's
+// French development site (anyone may read it; test sites are never read here).
+describe('a French site, asked without accents', () => {
+  let fr: { id: string; public_key: string; url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    const [site] = loadCorpus(['dev-fr-boulangerie']);
+    const served = await serveCorpusSite(site!);
+    const api = client(svc.url, (await svc.newOrg()).token);
+    const created = await api.post('/api/v1/rest/agents', { name: site!.brand, site_url: `${served.url}/` });
+    expect(created.status, created.text).toBe(201);
+    expect((await api.patch(`/api/v1/rest/agents/${created.body.id}`, { default_language: 'fr' })).status).toBe(200);
+    await eventually(async () => (await api.get(`/api/v1/rest/agents/${created.body.id}`)).body.status === 'active', 120_000, 250);
+    fr = { id: created.body.id, public_key: created.body.public_key, url: served.url, close: () => served.close() };
+  });
+  afterAll(async () => {
+    await fr?.close();
+  });
+
+  it('counts and finds "fidélité" and "gâteaux" written "fidelite" and "gateaux"', async () => {
+    const { df } = await chunkStore(svc.sql).countChunksWithWords(fr.id, ['fidelite', 'gateaux']);
+    expect(df.get('fidelite')).toBeGreaterThan(0);
+    expect(df.get('gateaux')).toBeGreaterThan(0);
+    // The question's word with its accents counts as the same word.
+    expect((await chunkStore(svc.sql).countChunksWithWords(fr.id, ['fidélité'])).df.get('fidelite')).toBe(df.get('fidelite'));
+    const found = await chunkStore(svc.sql).findChunksWithAnyWord(fr.id, ['fidelite'], 5);
+    expect(found.some((c) => /fidélité/i.test(`${c.section} ${c.text}`))).toBe(true);
+  });
+
+  it('answers "how does the loyalty card work" with the FAQ entry\'s answer, the card, the stamps and the reward', async () => {
+    const pub = client(svc.url);
+    const base = `/api/v1/public/widgets/${fr.public_key}/conversations`;
+    const started = await pub.post(base, { page_url: `${fr.url}/` });
+    const sent = await pub.post(`${base}/${started.body.conversation_id}/messages`, { text: 'la carte de fidelite ca marche comment' }, { 'x-visitor-token': started.body.visitor_token });
+    const reply = (sent.body.messages as { role: string; text: string }[]).filter((m) => m.role === 'agent').map((m) => m.text).join('\n');
+    expect(reply).toMatch(/10 tampons/);
+    expect(reply).toMatch(/levain/);
   });
 });

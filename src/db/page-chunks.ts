@@ -15,8 +15,12 @@ const sources = (db: Db, agentId: string) => db`
   union
   select s.id, s.generation from sites s join agent_knowledge_bases k on k.kb_id = s.kb_id where k.agent_id = ${agentId}`;
 
-/** Words made safe for `websearch_to_tsquery`: letters, digits and inner hyphens only. */
-const clean = (words: string[]) => [...new Set(words.map((w) => w.toLowerCase().replace(/[^\p{L}\p{N}-]+/gu, '').replace(/^-+|-+$/g, '')).filter(Boolean))];
+/**
+ * Words made safe for `websearch_to_tsquery`: letters, digits and inner hyphens only, without their accents, as
+ * passages are indexed (migration 056).
+ */
+const clean = (words: string[]) => [...new Set(words.map((w) => w.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+  .replace(/[^\p{L}\p{N}-]+/gu, '').replace(/^-+|-+$/g, '')).filter(Boolean))];
 
 /**
  * The passages holding any of `words` (a stemmed OR query over each passage's section and
