@@ -151,13 +151,21 @@ export const ConfigSchema = Type.Object({
   /** Sent as a bearer token to LLM_BASE_URL; never logged. */
   LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   LLM_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
-  /** Streamed calls' text-to-speech (issue 44): `espeak-ng` (offline, Debian) or `openai` (an OpenAI-compatible `/audio/speech`). */
-  VOICE_TTS: Type.Union([Type.Literal('espeak-ng'), Type.Literal('openai')], { default: 'espeak-ng' }),
+  /**
+   * Streamed calls' text-to-speech (issue 44): `espeak-ng` (offline, Debian), `openai` (an OpenAI-compatible
+   * `/audio/speech`) or `elevenlabs` (ElevenLabs' streaming API, μ-law at 8 kHz).
+   */
+  VOICE_TTS: Type.Union([Type.Literal('espeak-ng'), Type.Literal('openai'), Type.Literal('elevenlabs')], { default: 'espeak-ng' }),
   /** With VOICE_TTS=openai: the API's base URL (its `/audio/speech` is called), its key (never logged), model and voice. */
   VOICE_TTS_BASE_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.openai.com/v1' }),
   VOICE_TTS_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   VOICE_TTS_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini-tts' }),
   VOICE_TTS_VOICE: Type.String({ minLength: 1, default: 'alloy' }),
+  /** With VOICE_TTS=elevenlabs (its key is VOICE_TTS_API_KEY): the API's base URL, model, default voice id, and base voices mapped to voice ids (`alloy=<id>,nova=<id>`). */
+  VOICE_TTS_ELEVENLABS_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.elevenlabs.io/v1' }),
+  VOICE_TTS_ELEVENLABS_MODEL: Type.String({ minLength: 1, default: 'eleven_flash_v2_5' }),
+  VOICE_TTS_ELEVENLABS_VOICE: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9_-]+$', default: '21m00Tcm4TlvDq8ikWAM' }),
+  VOICE_TTS_ELEVENLABS_VOICES: Type.Optional(Type.String({ pattern: '^\\s*([a-z]+\\s*=\\s*[A-Za-z0-9_-]+\\s*)(,\\s*[a-z]+\\s*=\\s*[A-Za-z0-9_-]+\\s*)*$' })),
   /** Streamed calls' speech-to-text: `pocketsphinx` (offline, Debian) or `deepgram` (its live WebSocket protocol). */
   VOICE_STT: Type.Union([Type.Literal('pocketsphinx'), Type.Literal('deepgram')], { default: 'pocketsphinx' }),
   /** With VOICE_STT=deepgram: the live endpoint, the key (never logged) and the model. */

@@ -26,9 +26,7 @@ import { useAnswerReader } from './answers/retrieval.ts';
 import { blobStoreOf } from './storage/store.ts';
 import { useRecordingStore } from './voice/recordings.ts';
 import { attachMediaStreams } from './voice/media-stream.ts';
-import { createEspeak, createPocketsphinx } from './voice/engines.ts';
-import { openAiSpeechFromConfig } from './voice/openai-speech.ts';
-import { deepgramFromConfig } from './voice/deepgram.ts';
+import { speechToTextOf, textToSpeechOf } from './voice/configured-engines.ts';
 
 export interface Service {
   /** Base URL of the API, when this process serves it. */
@@ -122,7 +120,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     // Streamed calls (issue 44): the carrier's media stream WebSocket, on the API's own port.
     const localPort = () => (server!.address() as AddressInfo).port;
     mediaStreams = attachMediaStreams(server, {
-      sql, temporal: client, config, log, runtime, secrets, carrier, stt: config.VOICE_STT === 'deepgram' ? deepgramFromConfig(config) : createPocketsphinx(), tts: config.VOICE_TTS === 'openai' ? openAiSpeechFromConfig(config) : createEspeak(),
+      sql, temporal: client, config, log, runtime, secrets, carrier, stt: speechToTextOf(config), tts: textToSpeechOf(config),
       baseUrl: () => (config.PUBLIC_BASE_URL ?? `http://localhost:${localPort()}`).replace(/\/+$/, ''),
     });
     await new Promise<void>((resolve, reject) => {

@@ -4,6 +4,7 @@ import twilio from 'twilio';
 import { startTestService, type TestService } from './helpers.ts';
 import { orgWithAgent, type Api } from './support/orgs.ts';
 import { spokenLines } from '../src/simulations/turns.ts';
+import { createScriptedCaller } from '../src/runtime/caller.ts';
 
 const AUTH_TOKEN = `tok_${randomBytes(12).toString('hex')}`;
 let svc: TestService;
@@ -105,6 +106,35 @@ describe('phone simulations', () => {
     expect(spokenLines(await voiceWebhook({ ...call, CallStatus: 'in-progress', SpeechResult: steps[0].turns[0].text })).dials).toBe(true);
     const placed = await svc.sql<{ operation: string }[]>`select operation from carrier_operations where target = ${DESTINATION} order by operation`;
     expect(placed.map((o) => o.operation)).toEqual(['call', 'transfer']);
+  }, 120_000);
+
+  it('an agent whose calls stream: the turns are spoken through the sandbox\'s streamed caller (voice_path stream), each side\'s words as the other heard them', async () => {
+    const { api, agent, number } = await agentWithNumber('565');
+    expect((await api.patch(`${R}/agents/${agent.id}`, { phone_settings: { voice_mode: 'stream' } })).status).toBe(200);
+    const scenario = 'Ask about the opening hours.';
+    const made = await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: scenario, surface: 'phone', max_turns: 1 });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toMatchObject({ surface: 'phone', voice_path: 'stream' });
+    const steps = await stepToEnd(api, made.body.id);
+    expect(steps.at(-1).done).toBe(true);
+    const run = (await api.get(`${R}/simulations/${made.body.id}`)).body;
+    expect(run).toMatchObject({ status: 'completed', voice_path: 'stream', turn_count: 1 });
+    // The greeting is stored when the call is answered, as on a streamed call; then each turn is what each side heard.
+    expect(run.messages[0]).toMatchObject({ role: 'agent', text: GREETING });
+    const turn1 = steps[0].turns;
+    expect(turn1[0].role).toBe('caller');
+    expect(turn1.slice(1).length).toBeGreaterThan(0);
+    expect(turn1.slice(1).every((m: any) => m.role === 'agent')).toBe(true);
+    // Recognized speech, not the written lines: the recognizer's lower-case words, no punctuation.
+    for (const m of turn1) expect(m.text).toMatch(/^[a-z' ]+$|^\(nothing recognized\)$/);
+    // The caller's line (the built-in caller's opening) came through the recognizer recognizably.
+    const line = createScriptedCaller({ goal: scenario, maxTurns: 1 }).opening().toLowerCase();
+    expect(turn1[0].text.split(' ').filter((w: string) => w.length > 2 && line.includes(w)).length).toBeGreaterThan(0);
+
+    // The number's own voice_mode wins: a number kept on <Gather> gives a TwiML run of the same agent.
+    expect((await api.patch(`${R}/phone-numbers/${(number as any).id}`, { voice_mode: 'turn' })).status).toBe(200);
+    const turnRun = await api.post(`${R}/simulations`, { opponent_widget_id: agent.id, scenario_text: scenario, surface: 'phone', max_turns: 1 });
+    expect(turnRun.body.voice_path).toBe('twiml');
   }, 120_000);
 
   it('an agent without a number plays the same turns as text (voice_path text); a web run has none', async () => {

@@ -6,6 +6,9 @@ import { createOpenAiSpeech, openAiSpeechFromConfig } from '../src/voice/openai-
 import { ttsVoiceOf } from '../src/voice/engines.ts';
 import { WebSocketServer } from 'ws';
 import { createDeepgram, deepgramFromConfig } from '../src/voice/deepgram.ts';
+import { createElevenLabsSpeech, elevenLabsVoiceSettings, parseVoiceMap } from '../src/voice/elevenlabs.ts';
+import { textToSpeechOf } from '../src/voice/configured-engines.ts';
+import { loadConfig } from '../src/config.ts';
 
 // The OpenAI-compatible speech adapter against a local server speaking `POST /v1/audio/speech` (issue 44).
 let server: Server;
@@ -104,6 +107,84 @@ describe('Deepgram live speech-to-text', () => {
       expect(seen).toHaveLength(1);
     } finally {
       await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
+  });
+});
+
+describe('ElevenLabs streaming text-to-speech', () => {
+  /** A local server speaking ElevenLabs' stream endpoint: it checks the key and the body, and streams μ-law in uneven chunks. */
+  async function elevenLabsServer() {
+    const seen: { method: string; path: string; query: Record<string, string>; key: string | undefined; body: any }[] = [];
+    const srv = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => { raw += c.toString(); });
+      req.on('end', () => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        const body = JSON.parse(raw);
+        seen.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), key: req.headers['xi-api-key'] as string | undefined, body });
+        if (req.headers['xi-api-key'] !== 'xi-test') {
+          res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":{"status":"invalid_api_key"}}');
+          return;
+        }
+        // 0.1 s of μ-law per word (a loud byte and its negative, alternating), sent in chunks of 77 bytes.
+        const audio = Buffer.alloc(800 * String(body.text).split(' ').length);
+        for (let i = 0; i < audio.length; i++) audio[i] = i % 2 ? 0x10 : 0x90;
+        res.writeHead(200, { 'content-type': 'audio/basic', 'transfer-encoding': 'chunked' });
+        for (let at = 0; at < audio.length; at += 77) res.write(audio.subarray(at, at + 77));
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    return { seen, url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`, close: () => new Promise<void>((r) => srv.close(() => r())) };
+  }
+
+  it('posts to the voice\'s stream with xi-api-key, ulaw_8000 and the profile\'s prosody; the μ-law chunks become 8 kHz samples', async () => {
+    const el = await elevenLabsServer();
+    try {
+      const tts = createElevenLabsSpeech({
+        baseUrl: el.url, apiKey: 'xi-test', model: 'eleven_flash_v2_5', voice: 'defaultVoice', voices: parseVoiceMap('nova=novaVoiceId, echo=echoVoiceId'),
+        dispatcher: createOutboundAgent({ allowPrivate: true }),
+      });
+      const samples = await tts.synthesize('Hello there friend', ttsVoiceOf('en', { pace: 'fast', energy: 'high', base_voice: 'nova' }));
+      // No resampling: 800 μ-law bytes a word are 800 samples.
+      expect(samples.length).toBe(2400);
+      expect(Math.max(...samples)).toBeGreaterThan(7000);
+      expect(Math.min(...samples)).toBeLessThan(-7000);
+      expect(el.seen.at(-1)).toEqual({
+        method: 'POST', path: '/v1/text-to-speech/novaVoiceId/stream', query: { output_format: 'ulaw_8000' }, key: 'xi-test',
+        body: { text: 'Hello there friend', model_id: 'eleven_flash_v2_5', voice_settings: { stability: 0.3, similarity_boost: 0.75, style: 0.4, speed: 1.18 } },
+      });
+      // A base voice without a mapping speaks with the default voice; a slow, calm profile is steadier and slower (within ElevenLabs' 0.7 to 1.2).
+      await tts.synthesize('Hi', ttsVoiceOf('en', { pace: 'slow', energy: 'low', base_voice: 'alloy' }));
+      expect(el.seen.at(-1)).toMatchObject({ path: '/v1/text-to-speech/defaultVoice/stream', body: { voice_settings: { stability: 0.75, style: 0, speed: 0.82 } } });
+      expect(elevenLabsVoiceSettings({ ...ttsVoiceOf('en', null), wordsPerMinute: 400 }).speed).toBe(1.2);
+
+      // A refused key is an error (the key itself in no message), not silence.
+      const wrong = createElevenLabsSpeech({ baseUrl: el.url, apiKey: 'xi-wrong', model: 'm', voice: 'v', dispatcher: createOutboundAgent({ allowPrivate: true }) });
+      const err = await wrong.synthesize('Hello', ttsVoiceOf('en', null)).catch((e: Error) => e);
+      expect(String((err as Error).message)).toBe('speech provider answered 401');
+      expect(JSON.stringify(err)).not.toContain('xi-wrong');
+    } finally {
+      await el.close();
+    }
+  });
+
+  it('is chosen by VOICE_TTS=elevenlabs, through the SSRF guard: a private address is refused unless allowed', async () => {
+    const el = await elevenLabsServer();
+    try {
+      const config = loadConfig({
+        VOICE_TTS: 'elevenlabs', VOICE_TTS_API_KEY: 'xi-test', VOICE_TTS_ELEVENLABS_URL: el.url, VOICE_TTS_ELEVENLABS_VOICES: 'onyx=onyxId',
+      });
+      const tts = textToSpeechOf(config);
+      expect(tts.name).toBe('elevenlabs');
+      await expect(tts.synthesize('Hello', ttsVoiceOf('en', null))).rejects.toThrow();
+      expect(el.seen).toHaveLength(0);
+      const allowed = textToSpeechOf({ ...config, ALLOW_PRIVATE_NETWORK_TARGETS: true });
+      expect((await allowed.synthesize('Hello', ttsVoiceOf('en', { base_voice: 'onyx' }))).length).toBe(800);
+      expect(el.seen[0]).toMatchObject({ path: '/v1/text-to-speech/onyxId/stream', key: 'xi-test', body: { model_id: 'eleven_flash_v2_5' } });
+      expect(textToSpeechOf({ ...config, VOICE_TTS: 'espeak-ng' }).name).toBe('espeak-ng');
+    } finally {
+      await el.close();
     }
   });
 });

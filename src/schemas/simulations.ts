@@ -12,7 +12,7 @@ export const TOOL_MODES = ['mock', 'sandbox', 'live'] as const;
 export const SIMULATION_SURFACES = ['web', 'phone'] as const;
 
 /** How a phone run's turns run: through the voice webhook's TwiML turns, or as text. */
-export const VOICE_PATHS = ['text', 'twiml'] as const;
+export const VOICE_PATHS = ['text', 'twiml', 'stream'] as const;
 
 /** `manual`: the API drives each turn with `step`; `auto`: the run plays every turn by itself. */
 export const SIMULATION_MODES = ['manual', 'auto'] as const;
@@ -92,7 +92,10 @@ export const SimulationSchema = Type.Object({
   surface: StringEnum(SIMULATION_SURFACES),
   voice_path: Nullable(StringEnum(VOICE_PATHS, {
     description: 'For `phone`: how the turns ran. `twiml`: through the voice webhook\'s TwiML turns (the agent had an active voice number '
-      + 'when the run was made; a transfer ends the run, no call placed); `text`: the same turns as text; null for `web`',
+      + 'when the run was made; a transfer ends the run, no call placed); `stream`: the agent\'s calls stream (`voice_mode: stream`, '
+      + 'its number\'s or its own): the same turns spoken by the sandbox\'s streamed caller, the caller\'s lines synthesized and '
+      + 'recognized as the agent hears them, the agent\'s audio, in its voice, transcribed back into the transcript; '
+      + '`text`: the same turns as text; null for `web`',
   })),
   mode: StringEnum(SIMULATION_MODES),
   max_turns: Type.Integer(),

@@ -14,7 +14,7 @@ import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import type { TranscriptMessage } from '../schemas/conversations.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { startWorkflow, stopWorkflow, workflowServiceUnavailable } from '../temporal/start.ts';
-import { voiceNumberOf } from './turns.ts';
+import { phoneVoicePathOf } from './turns.ts';
 import { runSimulationKind, stepUpdate } from '../../workflows/simulation.ts';
 import { runWebSimulationKind } from '../../workflows/web-simulation.ts';
 
@@ -85,8 +85,9 @@ export async function resolveRunInput(deps: Pick<SimulationDeps, 'sql'>, orgId: 
  */
 export async function createSimulation(deps: SimulationDeps, made: RunInput): Promise<Simulation> {
   const agent = await agentNamed(deps, made.orgId, made.agentId, 'opponent_widget_id');
-  // A phone run plays the voice webhook's TwiML turns when the agent answers calls on a number, else text turns.
-  const voicePath = made.surface !== 'phone' ? null : await voiceNumberOf(deps.sql, agent.id) ? 'twiml' as const : 'text' as const;
+  // A phone run is spoken through the sandbox's streamed caller when the agent's calls stream, plays the voice
+  // webhook's TwiML turns when the agent answers calls on a number, else text turns.
+  const voicePath = made.surface !== 'phone' ? null : await phoneVoicePathOf(deps.sql, agent);
   const input = { ...made, voicePath };
   const language = (agent.default_language ?? 'en').toLowerCase().split('-')[0]!;
   const greeting = await deps.runtime.greet(await runtimeAgent(deps.sql, agent), { language, contactFacts: {} });

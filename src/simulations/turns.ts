@@ -24,6 +24,9 @@ import { runtimeFor } from '../conversations/agent-runtime.ts';
 import type { SimulationDeps } from './runs.ts';
 import { readAfterCommit } from '../db/commit-gate.ts';
 import { workflowIds } from '../temporal/ids.ts';
+import { callSettingsOf, voiceModeOf } from '../telephony/phone-settings.ts';
+import { createEspeak, createPocketsphinx } from '../voice/engines.ts';
+import { agentHears, agentVoiceOf, callerHears, NOTHING_HEARD, type SimulationSpeech } from './streamed.ts';
 
 /**
  * One turn of a turn-based run, as its activity plays it: the caller's words (the built-in
@@ -39,12 +42,16 @@ import { workflowIds } from '../temporal/ids.ts';
  * (`voiceTurn`): the caller's words are its `SpeechResult`, the agent's are read from the `<Say>`s
  * inside the TwiML's `<Gather>`. A turn that the TwiML hands over (`<Dial>`) ends the run with the
  * rule's announcement and a system note; no carrier call is placed.
+ *
+ * A run on the `stream` voice path (the agent's calls stream) plays the same turn, spoken: the
+ * caller's line as the agent hears it through the service's recognizer, the agent's lines as the
+ * caller hears them in the agent's voice (streamed.ts). The transcript keeps what each side heard.
  */
 
 export interface PlayedTurn { messageIds: string[]; callerDone: boolean }
 
 /** What a turn's activity is given: the service's deps, and the sender its tool calls go through (one per worker). */
-export type TurnDeps = SimulationDeps & { sendTool?: ToolSender | undefined };
+export type TurnDeps = SimulationDeps & { sendTool?: ToolSender | undefined; speech?: SimulationSpeech | undefined };
 
 /** The caller-side message of each played turn, with the agent's words that followed it. */
 function playedTurns(history: TranscriptMessage[]): { caller: string; agent: string }[] {
@@ -125,6 +132,19 @@ export async function voiceNumberOf(db: Db, agentId: string): Promise<PhoneNumbe
   return (await activeNumbersOfAgent(db, agentId)).find((n) => n.enabled && n.voice_enabled) ?? null;
 }
 
+/**
+ * How a phone run of `agent` plays: `stream` when its calls stream (its number's `voice_mode`, else its
+ * own `phone_settings.voice_mode`, number or not), `twiml` through its number's `<Gather>` turns, else `text`.
+ */
+export async function phoneVoicePathOf(db: Db, agent: Agent): Promise<'text' | 'twiml' | 'stream'> {
+  const number = await voiceNumberOf(db, agent.id);
+  if (voiceModeOf(callSettingsOf(agent), number) === 'stream') return 'stream';
+  return number ? 'twiml' : 'text';
+}
+
+/** The engines of a streamed run when the worker was given none: the offline ones. */
+const offlineSpeech = (): SimulationSpeech => ({ stt: createPocketsphinx(), tts: createEspeak() });
+
 const twimlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, ignoreDeclaration: true, isArray: (name) => name === 'Say' });
 
 /** What a TwiML answer says: the agent's words inside `<Gather>`, or, for a hand-over (`<Dial>`), the announcement before it. */
@@ -151,14 +171,16 @@ export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: 
   let followUp: Awaited<ReturnType<typeof callDataCaptured>> | null = null;
   let spoken: string[] | null = null;
   let transfer: TransferRule | null = null;
+  /** On a streamed run, what the agent heard of the caller's line. */
+  let heard: string | null = null;
   if (caller.text !== null) {
     const said = caller.text;
     const told = await runtimeAgent(deps.sql, agent);
     const tools = await enabledTools(deps.sql, agent.id);
     const toolDeps = { ...deps, sendTool: deps.sendTool ?? createToolSender(deps) };
     const toolContext: ToolCallContext = { orgId: sim.orgId, agentId: agent.id, conversationId: conversation.id };
-    const play = async (): Promise<string[]> => {
-      answer = await answerOf(deps, sim.orgId, agent, [...history, nowMessage(role, said)], openCaptured(deps.secrets, conversation.id, conversation.captured), language, {
+    const play = async (words: string): Promise<string[]> => {
+      answer = await answerOf(deps, sim.orgId, agent, [...history, nowMessage(role, words)], openCaptured(deps.secrets, conversation.id, conversation.captured), language, {
         told, tools: { model: tools.model, call: (tool, args) => callAgentTool(toolDeps, toolContext, tool, args) },
       });
       // The turn that completes the data schema calls the data_captured tools (turns are serialized by the workflow).
@@ -169,17 +191,22 @@ export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: 
       }
       return [...answer.replies, ...(followUp?.apology ? [followUp.apology] : [])];
     };
-    if (sim.voicePath === 'twiml') {
+    if (sim.voicePath === 'twiml' || sim.voicePath === 'stream') {
+      const speech = sim.voicePath === 'stream' ? deps.speech ?? offlineSpeech() : null;
+      // A streamed run: the agent answers what its recognizer made of the caller's voice.
+      if (speech) heard = await agentHears(speech, said, conversation.language);
       // The voice webhook's turn, with this run's answer in place of the conversation's: what the carrier would be told to say.
       const number = await voiceNumberOf(deps.sql, agent.id);
       const turn = await voiceTurn(deps, {
-        orgId: sim.orgId, agent, conversationId: conversation.id, language: conversation.language, said,
+        orgId: sim.orgId, agent, conversationId: conversation.id, language: conversation.language, said: heard ?? said,
         action: CARRIER_WEBHOOK_PATHS.voice, ourNumber: number?.phone_number ?? '', answer: play,
       });
       spoken = spokenLines(turn.twiml).lines;
+      // ...and the transcript keeps the agent's words as the caller heard them, in the agent's voice.
+      if (speech) spoken = await callerHears(speech, await agentVoiceOf(deps.sql, sim.orgId, agent, conversation.language), spoken, conversation.language);
       transfer = turn.transfer;
     } else {
-      spoken = await play();
+      spoken = await play(said);
     }
   }
   return deps.sql.begin(async (tx) => {
@@ -188,7 +215,7 @@ export async function playSimulationTurn(deps: TurnDeps, input: { simulationId: 
     const twin = await findTurn(tx, sim.id, input.turn);
     if (twin) return { messageIds: twin.messageIds, callerDone: twin.callerDone };
     const messages = caller.text === null ? [] : await insertMessages(tx, conversation.id, [
-      { role, text: caller.text }, ...(spoken ?? []).map((text) => ({ role: 'agent' as const, text })),
+      { role, text: heard === null ? caller.text : heard || NOTHING_HEARD }, ...(spoken ?? []).map((text) => ({ role: 'agent' as const, text })),
       ...(transfer ? [{ role: 'system' as const, text: transferNote(transfer) }] : []),
     ]);
     if (answer) await recordTurn(tx, deps.secrets, conversation.id, answer);

@@ -13,6 +13,9 @@ import { transferCall, voiceTurn, type InboundDeps } from '../telephony/inbound.
 import { callSettingsOf, timeUpGoodbye, type CallSettings } from '../telephony/phone-settings.ts';
 import { voiceTurnUrl } from '../telephony/webhook-urls.ts';
 import { sentencesOf } from './audio.ts';
+import { SentenceQueue } from './sentence-queue.ts';
+import { spokenText } from '../runtime/voice.ts';
+import { runtimeFor } from '../conversations/agent-runtime.ts';
 import { ttsVoiceOf, type SpeechToText, type SttStream, type TextToSpeech, type TtsVoice } from './engines.ts';
 import { decodeMulaw, FRAME_SAMPLES, MulawFramer, SAMPLE_RATE } from './mulaw.ts';
 import { CallMixer, saveCallRecording } from './recordings.ts';
@@ -34,16 +37,29 @@ export interface VoiceDeps extends InboundDeps { stt: SpeechToText; tts: TextToS
 /** Frames of audio time per second. */
 const FRAMES_PER_SECOND = SAMPLE_RATE / FRAME_SAMPLES;
 
-interface Spoken { messageId: string | null; text: string; heard: string[]; sentences: number }
+/** A reply being spoken: its sentences sent, those the carrier played (`heard`); `open` while a streamed reply is still written. */
+interface Spoken { messageId: string | null; text: string; heard: string[]; sentences: number; open?: boolean }
 
 /** A reply's latency marks, for its turn's timings. */
 interface TurnClock { turn: number; speechEndedAt: Date; transcriptAt?: Date; replyAt?: Date; firstAudioAt?: Date }
 
 /**
- * A reply's source: the whole text today. A runtime that streams tokens (issue 46) plugs in here as
- * an async iterable of text pieces; `speak` cuts sentences as they complete.
+ * A reply's source when its text is whole (the offline runtime, a greeting, a goodbye). The LLM
+ * runtime's reply is spoken while it streams: its tokens go through a `SentenceQueue` (takeTurn).
  */
 export type ReplySource = AsyncIterable<{ messageId: string | null; text: string }>;
+
+async function* listed(sentences: string[]): AsyncIterable<string> { yield* sentences; }
+
+/** The sentences of a streamed reply as they are spoken (no URL, no markup: spokenText), each also kept in `said`. */
+async function* spokenSentences(queue: SentenceQueue, language: string | null, said: string[]): AsyncIterable<string> {
+  for await (const sentence of queue) {
+    const text = spokenText(sentence, language);
+    if (!text) continue;
+    said.push(text);
+    yield text;
+  }
+}
 
 async function* wholeReplies(messages: { id: string | null; text: string }[]): ReplySource {
   for (const m of messages) yield { messageId: m.id, text: m.text };
@@ -199,7 +215,7 @@ export class CallStream {
     this.send({ event: 'clear', streamSid: this.streamSid });
     this.mixer?.clearAgent();
     this.marks.clear();
-    const cut = this.spoken.filter((s) => s.heard.length < s.sentences);
+    const cut = this.spoken.filter((s) => s.open || s.heard.length < s.sentences);
     this.spoken = [];
     // Noted in turn order, before the turn the interrupting words become.
     this.queue(async () => {
@@ -208,7 +224,7 @@ export class CallStream {
     });
   }
 
-  /** Sends the reply sentence by sentence: each is synthesized while the one before plays. */
+  /** Sends the replies sentence by sentence: each is synthesized while the one before plays. */
   private async speak(replies: ReplySource, clock: TurnClock | null): Promise<boolean> {
     const generation = this.generation;
     this.sending = true;
@@ -217,28 +233,55 @@ export class CallStream {
         const sentences = sentencesOf(reply.text);
         const spoken: Spoken = { messageId: reply.messageId, text: reply.text, heard: [], sentences: sentences.length };
         this.spoken.push(spoken);
-        let next = sentences.length ? this.deps.tts.synthesize(sentences[0]!, this.voice) : null;
-        for (let i = 0; i < sentences.length; i++) {
-          const samples = await next!;
-          next = i + 1 < sentences.length ? this.deps.tts.synthesize(sentences[i + 1]!, this.voice) : null;
-          if (generation !== this.generation || this.ended) {
-            void next?.catch(() => {});
-            return false;
-          }
-          const framer = new MulawFramer();
-          for (const frame of [...framer.pushSamples(samples), ...framer.flush()]) {
-            this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
-            if (clock && !clock.firstAudioAt) clock.firstAudioAt = new Date();
-            this.mixer?.addAgent(decodeMulaw(frame));
-          }
-          const name = `${generation}.${this.markCount++}`;
-          this.marks.set(name, { spoken, sentence: sentences[i]! });
-          this.send({ event: 'mark', streamSid: this.streamSid, mark: { name } });
-        }
+        if (!await this.speakSentences(spoken, listed(sentences), generation, clock)) return false;
       }
       return true;
     } finally {
       this.sending = false;
+    }
+  }
+
+  /**
+   * Sends `sentences` as `media` frames, each followed by its `mark`; the next one is taken (and
+   * synthesized) while this one plays. False when a barge-in or the call's end stopped it. A streamed
+   * reply (`spoken.open`) counts its sentences as they come and is the agent speaking from its first one.
+   */
+  private async speakSentences(spoken: Spoken, sentences: AsyncIterable<string>, generation: number, clock: TurnClock | null): Promise<boolean> {
+    const source = sentences[Symbol.asyncIterator]();
+    const pull = async () => {
+      const item = await source.next();
+      if (item.done) return null;
+      const samples = this.deps.tts.synthesize(item.value, this.voice);
+      samples.catch(() => {});
+      return { sentence: item.value, samples };
+    };
+    const streamed = spoken.open === true;
+    try {
+      for (let next = pull(); ;) {
+        const item = await next;
+        if (!item) return true;
+        const samples = await item.samples;
+        next = pull();
+        if (generation !== this.generation || this.ended) {
+          next.catch(() => {});
+          return false;
+        }
+        if (streamed) {
+          spoken.sentences++;
+          this.sending = true;
+        }
+        const framer = new MulawFramer();
+        for (const frame of [...framer.pushSamples(samples), ...framer.flush()]) {
+          this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
+          if (clock && !clock.firstAudioAt) clock.firstAudioAt = new Date();
+          this.mixer?.addAgent(decodeMulaw(frame));
+        }
+        const name = `${generation}.${this.markCount++}`;
+        this.marks.set(name, { spoken, sentence: item.sentence });
+        this.send({ event: 'mark', streamSid: this.streamSid, mark: { name } });
+      }
+    } finally {
+      if (streamed) this.sending = false;
     }
   }
 
@@ -252,12 +295,33 @@ export class CallStream {
     let replies: TranscriptMessage[] = [];
     let closes = false;
     const ourNumber = await this.ourNumber();
+    // With the LLM runtime, the reply is spoken sentence by sentence while the model writes it (issue 44).
+    const streamed = (await runtimeFor(this.deps, this.binding.orgId, this.agent)).kind === 'llm'
+      ? { queue: new SentenceQueue(), spoken: { messageId: null, text: '', heard: [], sentences: 0, open: true } as Spoken, said: [] as string[] }
+      : null;
+    let speaking: Promise<boolean> | null = null;
     const result = await voiceTurn(this.deps, {
       orgId: this.binding.orgId, agent: this.agent, conversationId: this.conversation.id, language: this.conversation.language, said,
       action: voiceTurnUrl(this.deps.baseUrl, this.turn + 1), ourNumber,
       answer: async (words) => {
-        replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, { role: 'caller' });
-        clock.replyAt = new Date();
+        if (!streamed) {
+          replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, { role: 'caller' });
+          clock.replyAt = new Date();
+          return replies.map((m) => m.text);
+        }
+        this.spoken.push(streamed.spoken);
+        speaking = this.speakSentences(streamed.spoken, spokenSentences(streamed.queue, this.conversation.language ?? this.agent.default_language, streamed.said),
+          this.generation, clock);
+        try {
+          replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, {
+            role: 'caller',
+            // The first token is the reply's time (the turn's timings).
+            stream: { onText: (delta) => { clock.replyAt ??= new Date(); streamed.queue.push(delta); } },
+          });
+        } finally {
+          streamed.queue.end();
+        }
+        clock.replyAt ??= new Date();
         return replies.map((m) => m.text);
       },
       closes: async () => (closes = await callClosed(this.deps.sql, this.conversation.id)),
@@ -274,13 +338,32 @@ export class CallStream {
       this.ws.close(1000, 'transferred');
       return;
     }
-    const played = await this.speak(wholeReplies(replies.map((m) => ({ id: m.id, text: m.text }))), clock);
+    const played = streamed && speaking ? await this.afterStreamed(streamed, speaking, replies, clock)
+      : await this.speak(wholeReplies(replies.map((m) => ({ id: m.id, text: m.text }))), clock);
     await recordTurnTimings(this.deps.sql, {
       orgId: this.binding.orgId, agentId: this.agent.id, conversationId: this.conversation.id, turn: clock.turn,
       speechEndedAt: clock.speechEndedAt, transcriptAt: clock.transcriptAt, replyAt: clock.replyAt ?? clock.transcriptAt, firstAudioAt: clock.firstAudioAt ?? null,
       interrupted: !played,
     });
     if (closes) await this.whenPlayed(() => this.end('the agent closed the call', { hangUp: true }));
+  }
+
+  /**
+   * The end of a streamed reply: once stored, the transcript keeps what was spoken (sentence by sentence, cleaned for
+   * the ear, where the stored reply is the whole text made short), and a reply not streamed (a data tool's apology)
+   * is spoken after it. A barge-in notes what was heard of it instead, by the message id known from here on.
+   */
+  private async afterStreamed(streamed: { spoken: Spoken; said: string[] }, speaking: Promise<boolean>, replies: TranscriptMessage[], clock: TurnClock): Promise<boolean> {
+    const played = await speaking;
+    const [first, ...rest] = replies;
+    streamed.spoken.open = false;
+    streamed.spoken.messageId = first?.id ?? null;
+    const said = streamed.said.join(' ');
+    streamed.spoken.text = said;
+    if (!played || !first) return played;
+    if (said && said !== first.text) await keepHeardText(this.deps.sql, this.conversation.id, first.id, said);
+    const unspoken = rest.filter((m) => !said.includes(m.text));
+    return unspoken.length ? this.speak(wholeReplies(unspoken.map((m) => ({ id: m.id, text: m.text }))), clock) : true;
   }
 
   /** max_call_minutes reached (in the call's audio time): the goodbye is said, then the line is hung up. */

@@ -21,7 +21,12 @@ export interface SttStream {
 export interface SpeechToText { readonly name: string; open(): SttStream }
 
 /** How the agent's voice sounds: the engine's voice and its prosody (from the voice profile). */
-export interface TtsVoice { voice: string; wordsPerMinute: number; pitch: number; amplitude: number }
+export interface TtsVoice {
+  voice: string; wordsPerMinute: number; pitch: number; amplitude: number;
+  /** The voice profile's base voice (a provider adapter maps it onto its own voices) and energy (its expressiveness). */
+  baseVoice?: string | undefined;
+  energy?: 'low' | 'medium' | 'high' | undefined;
+}
 
 export interface TextToSpeech { readonly name: string; synthesize(text: string, voice: TtsVoice): Promise<Int16Array> }
 
@@ -92,12 +97,13 @@ export function createEspeak(): TextToSpeech {
  * The espeak-ng voice of a call: the conversation's language, with the voice profile's pace
  * (words a minute), energy (pitch and loudness) and formality (a little slower when formal).
  */
-export function ttsVoiceOf(language: string | null, profile: { pace?: string | null; energy?: string | null; formality?: string | null } | null): TtsVoice {
+export function ttsVoiceOf(language: string | null, profile: { pace?: string | null; energy?: string | null; formality?: string | null; base_voice?: string | null } | null): TtsVoice {
   const lang = (language ?? 'en').toLowerCase();
   const voice = lang.startsWith('fr') ? 'fr' : lang.startsWith('es') ? 'es' : lang.startsWith('de') ? 'de' : 'en-us';
   let wordsPerMinute = profile?.pace === 'slow' ? 140 : profile?.pace === 'fast' ? 200 : 170;
   if (profile?.formality === 'formal') wordsPerMinute -= 10;
   const pitch = profile?.energy === 'low' ? 35 : profile?.energy === 'high' ? 65 : 50;
   const amplitude = profile?.energy === 'low' ? 80 : profile?.energy === 'high' ? 120 : 100;
-  return { voice, wordsPerMinute, pitch, amplitude };
+  const energy = profile?.energy === 'low' || profile?.energy === 'high' ? profile.energy : 'medium';
+  return { voice, wordsPerMinute, pitch, amplitude, energy, ...(profile?.base_voice ? { baseVoice: profile.base_voice } : {}) };
 }

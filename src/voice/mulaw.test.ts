@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMulaw, decodeSample, encodeMulaw, encodeSample, FRAME_SAMPLES, MULAW_SILENCE, MulawFramer } from './mulaw.ts';
 import { parseWav, resample, sentencesOf, wavFile } from './audio.ts';
+import { SentenceQueue } from './sentence-queue.ts';
 
 /** 16-bit little-endian bytes of `samples`. */
 const pcmBytes = (samples: number[]) => {
@@ -69,5 +70,17 @@ describe('audio helpers', () => {
   it('cuts a reply into sentences', () => {
     expect(sentencesOf('Hello, you reached Acme. How can I help? We open at 9!')).toEqual(['Hello, you reached Acme.', 'How can I help?', 'We open at 9!']);
     expect(sentencesOf('No full stop')).toEqual(['No full stop']);
+  });
+});
+
+describe('SentenceQueue', () => {
+  it('hands over each sentence once complete, whatever the pieces, and the rest at the end', async () => {
+    const q = new SentenceQueue();
+    const out: string[] = [];
+    const reading = (async () => { for await (const s of q) out.push(s); })();
+    for (const piece of ['We open', ' at 9.', '30 on www.acme.com', '. Anything', ' else?', ' Call us\nany', 'time']) q.push(piece);
+    q.end();
+    await reading;
+    expect(out).toEqual(['We open at 9.30 on www.acme.com.', 'Anything else?', 'Call us', 'anytime']);
   });
 });

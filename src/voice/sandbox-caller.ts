@@ -81,10 +81,7 @@ export class StreamedCall extends EventEmitter {
 
   /** Says `text` after what is already queued; resolves when its last frame has gone out. */
   async say(text: string): Promise<void> {
-    const samples = await this.engines.tts.synthesize(text, this.engines.voice);
-    const framer = new MulawFramer();
-    const frames = [...framer.pushSamples(samples), ...framer.flush()];
-    await this.sendFrames(frames);
+    await this.sendFrames(await speechFrames(this.engines.tts, this.engines.voice, text));
   }
 
   /** Queues μ-law frames (speech) and resolves when the last one has gone out. */
@@ -134,11 +131,7 @@ export class StreamedCall extends EventEmitter {
   nextAudio(): Promise<void> { return new Promise((resolve) => this.once('media', () => resolve())); }
 
   /** What the agent said in `frames`, by the offline recognizer. */
-  async transcribe(frames: Buffer[]): Promise<string> {
-    const stream = this.engines.stt.open();
-    for (const frame of frames) stream.write(decodeMulaw(frame));
-    return stream.finish();
-  }
+  transcribe(frames: Buffer[]): Promise<string> { return transcribeFrames(this.engines.stt, frames); }
 
   /** The caller hangs up: `stop`, then the socket closes. */
   hangUp(): Promise<{ code: number; reason: string }> {
@@ -205,6 +198,24 @@ export class StreamedCall extends EventEmitter {
   }
 }
 
+/** The sandbox caller's own engines: espeak-ng speaks its lines, pocketsphinx hears the agent. */
+export function sandboxCallerEngines(language: string | null = 'en'): { tts: TextToSpeech; stt: SpeechToText; voice: TtsVoice } {
+  return { tts: createEspeak(), stt: createPocketsphinx(), voice: ttsVoiceOf(language, null) };
+}
+
+/** `text` spoken by `tts` in `voice`, as the 20 ms μ-law frames of a media stream. */
+export async function speechFrames(tts: TextToSpeech, voice: TtsVoice, text: string): Promise<Buffer[]> {
+  const framer = new MulawFramer();
+  return [...framer.pushSamples(await tts.synthesize(text, voice)), ...framer.flush()];
+}
+
+/** What `stt` hears in μ-law `frames`. */
+export async function transcribeFrames(stt: SpeechToText, frames: Buffer[]): Promise<string> {
+  const stream = stt.open();
+  for (const frame of frames) stream.write(decodeMulaw(frame));
+  return (await stream.finish()).trim();
+}
+
 /** The `<Stream url>` of a TwiML answer, or null. */
 export function streamUrlOf(twiml: string): string | null {
   const m = /<Stream url="([^"]+)"/.exec(twiml);
@@ -224,7 +235,8 @@ export async function ringNumber(opts: StreamedCallOptions, callSid: string): Pr
 
 /** Places a streamed sandbox call to `to` and starts its stream; throws when the number does not answer with a stream. */
 export async function placeStreamedCall(opts: StreamedCallOptions): Promise<StreamedCall> {
-  const engines = { tts: opts.tts ?? createEspeak(), stt: opts.stt ?? createPocketsphinx(), voice: opts.voice ?? ttsVoiceOf('en', null) };
+  const own = sandboxCallerEngines();
+  const engines = { tts: opts.tts ?? own.tts, stt: opts.stt ?? own.stt, voice: opts.voice ?? own.voice };
   const callSid = newCallSid();
   const twiml = await ringNumber(opts, callSid);
   const url = streamUrlOf(twiml);
