@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.ts';
-import { insertEvent } from '../db/events.ts';
+import { insertEvent, insertEventUnlessRedacted } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
 import { checkEventShape } from './shapes.ts';
 import { agentRedactionPolicy } from '../db/governance.ts';
@@ -35,9 +35,11 @@ export async function emitEvent(tx: Db, input: EventInput): Promise<string> {
   checkEventShape(input.type, input.data);
   const id = newEventId();
   const agentId = input.agentId ?? agentIdOf(input.data);
-  // The agent's redaction with the `webhooks` target masks the payload before it is stored and sent (issue 47).
+  const event = { id, orgId: input.orgId, type: input.type, agentId, data: input.data };
+  // The agent's redaction with the `webhooks` target masks the payload before it is stored and sent (issue 47):
+  // the event is written as it is in the same statement that finds none (issue 48), else masked here.
+  if (await insertEventUnlessRedacted(tx, event)) return id;
   const policy = await agentRedactionPolicy(tx, agentId, 'webhooks');
-  const data = policy ? redactValue(input.data, policy, PAYLOAD_KEPT_FIELDS) : input.data;
-  await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data });
+  await insertEvent(tx, { ...event, data: policy ? redactValue(input.data, policy, PAYLOAD_KEPT_FIELDS) : input.data });
   return id;
 }
