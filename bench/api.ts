@@ -221,7 +221,8 @@ function buildBaseline(ref: string): string {
   onCleanup('baseline build', async () => rmSync(dir, { recursive: true, force: true }));
   const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive "$0" | tar -x -C "${dir}"`, ref], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (archive.status !== 0) throw new Error(`BENCH_BASELINE: cannot export ${ref}`);
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  // BENCH_BASELINE_MODULES: another node_modules for it (a dependency's patch measured before and after).
+  symlinkSync(process.env.BENCH_BASELINE_MODULES ?? join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   say(`compiling the baseline ${ref} in ${dir}...`);
   spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.build.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
   const main = join(dir, 'dist', 'src', 'main.js');

@@ -55,6 +55,27 @@ describe('audit log', () => {
     expect((await api.get(`${LOG}?to=${encodeURIComponent(first.at)}`)).body.total).toBe(0);
   });
 
+  it('records every one of many writes made at once, each with its own request, outcome and resource', async () => {
+    const { api } = await newOrg(svc);
+    const created = await api.post('/api/v1/rest/agents', { name: 'Many writes' });
+    expect(created.status).toBe(201);
+    const path = `/api/v1/rest/agents/${created.body.id}`;
+    // Concurrent writes are appended together (one statement for those that come while one is written): none is lost.
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) =>
+      api.patch(path, i % 4 === 3 ? { name: 7 } : { name: `Many writes ${i}` }, { 'x-request-id': `burst-${i}` })));
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 24 }, (_, i) => (i % 4 === 3 ? 400 : 200)));
+    const log = await api.get(`${LOG}?operation=update_agent&limit=100`);
+    expect(log.status, log.text).toBe(200);
+    const entries = log.body.data as any[];
+    expect(entries).toHaveLength(24);
+    expect(entries.map((e) => e.request_id).sort()).toEqual(Array.from({ length: 24 }, (_, i) => `burst-${i}`).sort());
+    for (const e of entries) {
+      const i = Number(e.request_id.slice('burst-'.length));
+      expect(e).toMatchObject({ resource_id: created.body.id, method: 'PATCH', path, status: i % 4 === 3 ? 400 : 200,
+        outcome: i % 4 === 3 ? 'failed' : 'succeeded', error_code: i % 4 === 3 ? 'validation_error' : null });
+    }
+  });
+
   it('names the member of a user token and a refused write, and keeps organizations apart', async () => {
     const { api } = await newOrg(svc);
     const other = await newOrg(svc);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../src/errors.ts';
-import { appendAuditEntry } from '../../src/db/audit-log.ts';
+import { appendAuditEntries, appendAuditEntry, type AuditRecord } from '../../src/db/audit-log.ts';
+import type { Sql } from '../../src/db/index.ts';
 import type { AuditChannel } from '../../src/schemas/audit-log.ts';
 import type { AppContext, AppMiddleware } from '../context.ts';
 
@@ -35,6 +36,50 @@ function resourceOf(ctx: AppContext): string | null {
 }
 
 /**
+ * Appends entries to the audit log through `sql`, one statement at a time: an entry that comes while one is
+ * being written waits for it and goes with every other that came meanwhile, in one statement (issue 48: a
+ * write no longer costs a round trip of its own under load, and alone it waits for nothing). Each caller's
+ * promise settles once its own entry is stored (or failed: a batch that fails is written again entry by entry,
+ * so one bad entry fails alone).
+ */
+function batchedAppender(sql: Sql): (record: AuditRecord) => Promise<void> {
+  type Waiting = { record: AuditRecord; resolve: () => void; reject: (err: unknown) => void };
+  let queue: Waiting[] = [];
+  let writing = false;
+  async function drain(): Promise<void> {
+    writing = true;
+    try {
+      while (queue.length > 0) {
+        const batch = queue;
+        queue = [];
+        try {
+          if (batch.length === 1) await appendAuditEntry(sql, batch[0]!.record);
+          else await appendAuditEntries(sql, batch.map((w) => w.record));
+          for (const w of batch) w.resolve();
+        } catch (err) {
+          if (batch.length === 1) batch[0]!.reject(err);
+          else await Promise.all(batch.map((w) => appendAuditEntry(sql, w.record).then(w.resolve, w.reject)));
+        }
+      }
+    } finally {
+      writing = false;
+    }
+  }
+  return (record) => new Promise<void>((resolve, reject) => {
+    queue.push({ record, resolve, reject });
+    if (!writing) void drain();
+  });
+}
+
+/** One appender per pool (the service has one; tests start several services in a process). */
+const appenders = new WeakMap<Sql, (record: AuditRecord) => Promise<void>>();
+function appenderOf(sql: Sql): (record: AuditRecord) => Promise<void> {
+  let append = appenders.get(sql);
+  if (!append) appenders.set(sql, (append = batchedAppender(sql)));
+  return append;
+}
+
+/**
  * Records every write of an authenticated principal in the audit log (issue 45 item 8), after the
  * handler answered or failed and before the answer leaves, so an entry exists once the client has
  * its answer. A request that named no operation (an unknown path) is not an operation and is not kept.
@@ -57,7 +102,7 @@ export function auditTrail(): AppMiddleware {
       const status = failure ? (failure instanceof AppError ? failure.status : 500) : ctx.status;
       const { channel, address } = channelOf(ctx);
       try {
-        await appendAuditEntry(ctx.deps.sql, {
+        await appenderOf(ctx.deps.sql)({
           orgId: principal.orgId, apiKeyId: principal.keyId, memberId: principal.memberId, channel, method: ctx.method, path: ctx.path,
           operation, resourceId: resourceOf(ctx), status, outcome: status < 400 ? 'succeeded' : 'failed',
           errorCode: failure ? (failure instanceof AppError ? failure.code : 'internal_error') : null,

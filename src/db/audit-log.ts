@@ -17,6 +17,18 @@ export async function appendAuditEntry(db: Db, r: AuditRecord): Promise<void> {
       ${r.status}, ${r.outcome}, ${r.errorCode}, ${r.clientAddress}, ${r.requestId})`;
 }
 
+/** Many entries in one statement, in their order (each row's `at` is its own clock reading, so their order holds). */
+export async function appendAuditEntries(db: Db, records: AuditRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const col = <T>(pick: (r: AuditRecord) => T) => records.map(pick);
+  await db`insert into audit_log (id, org_id, api_key_id, member_id, channel, method, path, operation, resource_id, status, outcome,
+      error_code, client_address, request_id)
+    select * from unnest(${col(() => newId())}::uuid[], ${col((r) => r.orgId)}::uuid[], ${col((r) => r.apiKeyId)}::uuid[],
+      ${col((r) => r.memberId)}::uuid[], ${col((r) => r.channel)}::text[], ${col((r) => r.method)}::text[], ${col((r) => r.path)}::text[],
+      ${col((r) => r.operation)}::text[], ${col((r) => r.resourceId)}::text[], ${col((r) => r.status)}::smallint[], ${col((r) => r.outcome)}::text[],
+      ${col((r) => r.errorCode)}::text[], ${col((r) => r.clientAddress)}::text[], ${col((r) => r.requestId)}::text[])`;
+}
+
 interface Row {
   id: string; at: Date; api_key_id: string; member_id: string | null; channel: AuditChannel; method: AuditEntry['method']; path: string;
   operation: string; resource_id: string | null; status: number; outcome: AuditOutcome; error_code: string | null;

@@ -248,12 +248,14 @@ export interface ClaimedDelivery extends PendingDelivery { target: SealedTarget 
  * Claims up to `limit` deliveries waiting for their first attempt, oldest first, at most
  * `perEndpoint` in flight per endpoint counting `inFlight` (this process's attempts under way).
  * Skips rows another dispatcher holds; a claimed row carries `claimed_at`. Each comes with its
- * endpoint and event, as loadAttemptTarget reads them, still sealed.
+ * endpoint and event, as loadAttemptTarget reads them, still sealed. `moreWaiting` answers
+ * hasWaitingDeliveries for what this claim left (null when it claimed nothing: then ask it); a row
+ * another dispatcher is claiming at that moment counts as waiting, which costs at most one more claim.
  */
-export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint: number; inFlight: Map<string, number> }): Promise<ClaimedDelivery[]> {
-  if (opts.limit <= 0) return [];
+export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint: number; inFlight: Map<string, number> }): Promise<{ claimed: ClaimedDelivery[]; moreWaiting: boolean | null }> {
+  if (opts.limit <= 0) return { claimed: [], moreWaiting: null };
   const busyIds = [...opts.inFlight.keys()];
-  const rows = await db<(PendingDelivery & TargetRow)[]>`
+  const rows = await db<(PendingDelivery & TargetRow & { moreWaiting: boolean })[]>`
     with busy as (select * from unnest(${busyIds}::uuid[], ${busyIds.map((id) => opts.inFlight.get(id)!)}::int[]) as b(endpoint_id, n)),
     ranked as (
       select d.id, d.created_at, row_number() over (partition by d.endpoint_id order by d.created_at, d.id) + coalesce(b.n, 0) as slot
@@ -274,8 +276,14 @@ export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint
     update webhook_deliveries d set claimed_at = now() from picked, events e, webhook_endpoints w
     where d.id = picked.id and e.id = d.event_id and w.id = d.endpoint_id
     returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId",
-      ${targetColumns(db)}`;
-  return rows.map(({ deliveryId, eventId, endpointId, orgId, agentId, ...target }) => ({ deliveryId, eventId, endpointId, orgId, agentId, target }));
+      ${targetColumns(db)},
+      -- hasWaitingDeliveries, in this statement (issue 48): the rows it claims still look unclaimed to it, so they are left out.
+      exists (select 1 from webhook_deliveries o where o.status = 'pending' and o.claimed_at is null and o.workflow_started_at is null
+        and o.id not in (select id from picked)) as "moreWaiting"`;
+  return {
+    claimed: rows.map(({ deliveryId, eventId, endpointId, orgId, agentId, moreWaiting: _more, ...target }) => ({ deliveryId, eventId, endpointId, orgId, agentId, target })),
+    moreWaiting: rows.length > 0 ? rows[0]!.moreWaiting : null,
+  };
 }
 
 /** Records that a delivery workflow owns these deliveries now: the dispatcher and the sweep leave them alone. */

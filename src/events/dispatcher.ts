@@ -83,11 +83,12 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
       }
       const room = limits.total - total;
       if (!deliveriesWaiting || room <= 0) return true;
-      const claimed = await claimDeliveries(sql, { limit: room, perEndpoint: limits.perEndpoint, inFlight });
+      const { claimed, moreWaiting } = await claimDeliveries(sql, { limit: room, perEndpoint: limits.perEndpoint, inFlight });
       for (const d of claimed) begin(d);
       // Fewer than there was room for: the rest waits on a full endpoint, or another dispatcher
-      // holds it, or there is none. Ask, so that the next completion here claims again if any waits.
-      deliveriesWaiting = claimed.length === room || await hasWaitingDeliveries(sql);
+      // holds it, or there is none. Ask (the claim answered it when it took any), so that the next
+      // completion here claims again if any waits.
+      deliveriesWaiting = claimed.length === room || (moreWaiting ?? await hasWaitingDeliveries(sql));
       return true;
     } catch (err) {
       log.warn({ err }, 'webhook dispatcher could not read the outbox; retrying');
