@@ -9,6 +9,8 @@ export function fold(text: string): string {
   return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[’‘`´]/g, "'");
 }
 
+const require = createRequire(import.meta.url);
+
 /**
  * French words that carry no subject of their own, in any trade: the function words and the forms of "être" and
  * "avoir" (the `stopword` package's French list), and the modal and aspect verbs a question leans on ("faut-il",
@@ -17,7 +19,7 @@ export function fold(text: string): string {
  * question word would weigh as a rare noun does.
  */
 const FRENCH_FUNCTION_WORDS = [
-  ...(createRequire(import.meta.url)('stopword') as { fra: string[] }).fra.map((w) => fold(w)),
+  ...(require('stopword') as { fra: string[] }).fra.map((w) => fold(w)),
   ...`faut falloir peut peux peuvent pouvoir pourrais pourrait pourriez dois doit doivent devez devons devoir devrais devrait
   veut voulez voulons vouloir vais va vas vont allez aller chez vers avant apres entre pendant depuis deja encore toujours
   bien comme alors donc est-ce ya svp stp`.split(/\s+/),
