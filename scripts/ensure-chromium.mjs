@@ -18,8 +18,10 @@ function hasCommand(name) {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 
+// Another apt-get (a first boot's upgrades, or the voice engines' install from another command) holds dpkg's lock for
+// a while: wait for it rather than fail (apt 1.9.11 and later; older ones ignore the option).
 function aptGet(args) {
-  const result = spawnSync('apt-get', args, {
+  const result = spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });

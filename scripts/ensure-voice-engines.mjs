@@ -18,8 +18,9 @@ const note = (line) => process.stderr.write(`[voice] ${line}\n`);
 const hasCommand = (name) => spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 const present = () => hasCommand(process.env.ESPEAK_NG_PATH || 'espeak-ng') && hasCommand(process.env.POCKETSPHINX_PATH || 'pocketsphinx_continuous') && existsSync(MODEL);
 
+// Wait for dpkg's lock another apt-get holds (a first boot's upgrades, Chromium's install from another command).
 function aptGet(args) {
-  return spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  return spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
 }
 
 /** True when the engines are there, installing Debian's packages first when they are not and we can. */
