@@ -47,12 +47,43 @@ const LINES = [
 ];
 const INTERRUPTION = 'Sorry can I ask something else';
 
-/** CPU seconds of this process and of its children that have exited (the engines' processes), from /proc. */
+/** CPU seconds of `pid` and of its children that have exited, from /proc (0 once it has gone). */
+function processCpu(pid: string): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the command.
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The speech engines' processes (not the Temporal dev server, not esbuild), by their command. */
+const ENGINES = new Set(['python3', 'python3.11', 'pocketsphinx_co', 'espeak-ng', 'sh', 'cat']);
+
+/** CPU seconds of this process and of its engines' processes, those still running (warm decoders) and those that have exited. */
 function cpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the command.
-  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-  return ticks / 100;
+  const engine = (pid: string) => {
+    try {
+      return ENGINES.has(readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
+    } catch {
+      return false;
+    }
+  };
+  return processCpu(String(process.pid)) + descendants(String(process.pid)).filter(engine).reduce((sum, pid) => sum + processCpu(pid), 0);
+}
+
+/** The processes under `pid`, children first. */
+function descendants(pid: string): string[] {
+  const out: string[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) out.push(child, ...descendants(child));
+      } catch { /* the process went */ }
+    }
+  } catch { /* the process went */ }
+  return out;
 }
 
 /** Resident memory of this process and its live children (the engines), in MiB. */
@@ -63,15 +94,6 @@ function rssMb(): number {
     } catch {
       return 0;
     }
-  };
-  const descendants = (pid: string): string[] => {
-    const out: string[] = [];
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) out.push(child, ...descendants(child));
-      } catch { /* the process went */ }
-    }
-    return out;
   };
   return [String(process.pid), ...descendants(String(process.pid))].reduce((sum, pid) => sum + rss(pid), 0);
 }
