@@ -16,6 +16,7 @@
  * rate on the callers' lines (the transcripts the service stored against the scripted lines).
  */
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -23,6 +24,7 @@ import { startService } from '../src/service.ts';
 import { createOrganization } from '../src/auth/keys.ts';
 import { createEspeak, ttsVoiceOf } from '../src/voice/engines.ts';
 import { MulawFramer } from '../src/voice/mulaw.ts';
+import { ENDPOINT_MS } from '../src/voice/vad.ts';
 import { placeStreamedCall, type StreamedCall } from '../src/voice/sandbox-caller.ts';
 import { freshDatabase, onCleanup, percentile, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
 
@@ -30,6 +32,8 @@ const CALLS = positiveInt('BENCH_CALLS', 20);
 const TURNS = positiveInt('BENCH_TURNS', 5);
 const TARGET_P95_MS = 800;
 const TARGET_BARGE_IN_MS = 200;
+/** The silence that ends a caller's turn at the bench agent's `responsiveness: normal`. */
+const ENDPOINT = ENDPOINT_MS.normal;
 
 /** What the callers say, in turn (the same script on every call). */
 const LINES = [
@@ -43,12 +47,43 @@ const LINES = [
 ];
 const INTERRUPTION = 'Sorry can I ask something else';
 
-/** CPU seconds of this process and of its children that have exited (the engines' processes), from /proc. */
+/** CPU seconds of `pid` and of its children that have exited, from /proc (0 once it has gone). */
+function processCpu(pid: string): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the command.
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The speech engines' processes (not the Temporal dev server, not esbuild), by their command. */
+const ENGINES = new Set(['python3', 'python3.11', 'pocketsphinx_co', 'espeak-ng', 'sh', 'cat']);
+
+/** CPU seconds of this process and of its engines' processes, those still running (warm decoders) and those that have exited. */
 function cpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the command.
-  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-  return ticks / 100;
+  const engine = (pid: string) => {
+    try {
+      return ENGINES.has(readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
+    } catch {
+      return false;
+    }
+  };
+  return processCpu(String(process.pid)) + descendants(String(process.pid)).filter(engine).reduce((sum, pid) => sum + processCpu(pid), 0);
+}
+
+/** The processes under `pid`, children first. */
+function descendants(pid: string): string[] {
+  const out: string[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) out.push(child, ...descendants(child));
+      } catch { /* the process went */ }
+    }
+  } catch { /* the process went */ }
+  return out;
 }
 
 /** Resident memory of this process and its live children (the engines), in MiB. */
@@ -59,15 +94,6 @@ function rssMb(): number {
     } catch {
       return 0;
     }
-  };
-  const descendants = (pid: string): string[] => {
-    const out: string[] = [];
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) out.push(child, ...descendants(child));
-      } catch { /* the process went */ }
-    }
-    return out;
   };
   return [String(process.pid), ...descendants(String(process.pid))].reduce((sum, pid) => sum + rss(pid), 0);
 }
@@ -131,6 +157,8 @@ async function main(): Promise<void> {
   const rssBefore = rssMb();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssMb()); }, 1000);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const cpuBefore = cpuSeconds();
   const started = performance.now();
   const latencies: number[] = [];
@@ -172,11 +200,14 @@ async function main(): Promise<void> {
   };
   await Promise.all(Array.from({ length: CALLS }, oneCall));
   clearInterval(sampler);
+  loopDelay.disable();
   const wall = (performance.now() - started) / 1000;
   const cpu = cpuSeconds() - cpuBefore;
 
   // What the service recorded: its own timings, and what its recognizer heard of each line.
-  const timings = await service.sql<{ latency: number }[]>`select extract(epoch from first_audio_at - speech_ended_at) * 1000 as latency
+  const timings = await service.sql<{ latency: number; transcript: number; reply: number; audio: number }[]>`select
+    extract(epoch from first_audio_at - speech_ended_at) * 1000 as latency, extract(epoch from transcript_at - speech_ended_at) * 1000 as transcript,
+    extract(epoch from reply_at - transcript_at) * 1000 as reply, extract(epoch from first_audio_at - reply_at) * 1000 as audio
     from voice_turn_timings where agent_id = ${agent.id} and first_audio_at is not null and not interrupted`;
   const heard = await service.sql<{ conversation_id: string; text: string }[]>`select m.conversation_id, m.text from conversation_messages m
     join conversations c on c.id = m.conversation_id where c.agent_id = ${agent.id} and m.role = 'caller' order by m.conversation_id, m.ts, m.id`;
@@ -199,6 +230,10 @@ async function main(): Promise<void> {
   say(`wall ${wall.toFixed(1)} s, ${latencies.length} turns measured, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   say(`end of caller speech → first agent audio byte, as the caller hears it: ${ms(client)}`);
   say(`  as the service recorded it (voice_turn_timings): ${ms(server)}`);
+  say(`  of which speech end → final transcript (the ${ENDPOINT} ms endpoint included): ${ms(figures(timings.map((t) => Number(t.transcript))))}`);
+  say(`    final transcript → the runtime's reply: ${ms(figures(timings.map((t) => Number(t.reply))))}`);
+  say(`    the reply → its first audio frame sent (synthesis): ${ms(figures(timings.map((t) => Number(t.audio))))}`);
+  say(`event loop delay of the process (every call's frames, the runtime, the callers): p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
   say(`barge-in, the interrupting line's first frame → clear received: ${ms(barge)}`);
   say(`calls dropped: ${dropped} of ${CALLS}`);
   say(`CPU per call-minute: ${(cpu / minutes).toFixed(2)} s (${cpu.toFixed(1)} s over ${minutes.toFixed(1)} call-minutes, this process and its engines)`);

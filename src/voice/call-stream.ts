@@ -77,6 +77,10 @@ export class CallStream {
   private vad!: ReturnType<typeof createVad>;
   private mixer: CallMixer | null = null;
   private stt: SttStream | null = null;
+  /** The transcript of an utterance finished early (finishEarly), while its endpoint is awaited. */
+  private early: Promise<string> | null = null;
+  /** Silent frames after which an utterance's recognizer is finished early: half the endpoint's. */
+  private earlyFrames = 12;
   /** Incremented by a barge-in: the reply being sent stops. */
   private generation = 0;
   /** Marks sent and not yet echoed: the reply and sentence each closes. */
@@ -149,6 +153,7 @@ export class CallStream {
     this.voice = ttsVoiceOf(conversation.language, profile);
     this.endpoint = endpointMs(agent.responsiveness);
     this.vad = createVad({ endpointMs: this.endpoint });
+    this.earlyFrames = Math.max(1, Math.round(this.endpoint / 2 / (1000 / FRAMES_PER_SECOND)));
     if (this.settings.record) this.mixer = new CallMixer();
     this.stt = this.deps.stt.open();
     // The greeting (stored when the call was answered), after the consent line of a recorded call.
@@ -179,15 +184,41 @@ export class CallStream {
     }
     // The utterance's first sound, heard before speech was certain, goes to the recognizer first.
     if (event?.type === 'speech_start') for (const before of event.preroll) this.stt?.write(before);
-    else if (this.vad.speaking || event?.type === 'speech_end') this.stt?.write(frame);
+    else if (this.vad.speaking && this.early) {
+      // Words again after the pause: the early transcript is dropped, and the next recognizer hears the whole utterance.
+      if (this.vad.quietFrames === 0) {
+        this.early = null;
+        for (const heard of this.vad.utterance) this.stt?.write(heard);
+      }
+    } else if (this.vad.speaking || (event?.type === 'speech_end' && !this.early)) this.stt?.write(frame);
+    if (this.vad.speaking && !this.early && this.vad.quietFrames === this.earlyFrames) this.finishEarly();
     if (event?.type === 'speech_end') {
       // The caller stopped speaking when the silence that ended the turn began (frames arrive in real time).
       const clock: TurnClock = { turn: ++this.turn, speechEndedAt: new Date(Date.now() - this.endpoint) };
-      const stt = this.stt;
-      this.stt = this.deps.stt.open();
-      const heard = stt ? stt.finish() : Promise.resolve('');
+      let heard: Promise<string>;
+      if (this.early) {
+        heard = this.early;
+        this.early = null;
+      } else {
+        const stt = this.stt;
+        this.stt = this.deps.stt.open();
+        heard = stt ? stt.finish() : Promise.resolve('');
+      }
       this.queue(() => this.takeTurn(heard, clock));
     }
+  }
+
+  /**
+   * Halfway through the silence that would end the turn, the recognizer is told the utterance is over and a fresh one
+   * takes its place: its last words are decoded while the endpoint is still awaited, not after it. Should the caller
+   * speak again before the endpoint, its transcript is dropped and the fresh recognizer is given the whole utterance.
+   */
+  private finishEarly(): void {
+    const stt = this.stt;
+    this.stt = this.deps.stt.open();
+    const heard = stt ? stt.finish() : Promise.resolve('');
+    heard.catch(() => {});
+    this.early = heard;
   }
 
   /** Runs `step` after the call's earlier steps (turns, notes), in order; a failure is logged and ends the call. */

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { parseWav, resample } from './audio.ts';
 import { SAMPLE_RATE } from './mulaw.ts';
 
@@ -33,12 +34,163 @@ export interface TextToSpeech { readonly name: string; synthesize(text: string, 
 export const POCKETSPHINX = process.env.POCKETSPHINX_PATH || 'pocketsphinx_continuous';
 export const ESPEAK_NG = process.env.ESPEAK_NG_PATH || 'espeak-ng';
 
+/** The en-us model of Debian's `pocketsphinx-en-us`, which `pocketsphinx_continuous` loads by default. */
+const MODEL = '/usr/share/pocketsphinx/model/en-us';
+
 /**
- * Pocketsphinx, fed through stdin as the caller speaks: the model loads and the search runs while
- * the utterance goes on, so only its tail is left to decode at the endpoint. 16 kHz is the model's
- * rate: the 8 kHz line is upsampled.
+ * A warm pocketsphinx decoder (issue 44): libpocketsphinx, through Python's ctypes, behind a framed protocol on
+ * stdin: `a` + length + 16 kHz samples (an utterance's audio, decoded as it comes), `e` + 0 (the utterance is over:
+ * its words come back as one line on stdout). The model is loaded once per process, not once per utterance.
+ */
+const WARM_DECODER = `
+import ctypes, sys
+ps = ctypes.CDLL('libpocketsphinx.so.3'); sb = ctypes.CDLL('libsphinxbase.so.3')
+ps.ps_args.restype = ctypes.c_void_p
+sb.cmd_ln_parse_r.restype = ctypes.c_void_p
+sb.cmd_ln_parse_r.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
+ps.ps_init.restype = ctypes.c_void_p; ps.ps_init.argtypes = [ctypes.c_void_p]
+ps.ps_start_utt.argtypes = [ctypes.c_void_p]; ps.ps_end_utt.argtypes = [ctypes.c_void_p]
+ps.ps_process_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+ps.ps_get_hyp.restype = ctypes.c_char_p; ps.ps_get_hyp.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32)]
+args = [a.encode() for a in ['pocketsphinx'] + sys.argv[1:]]
+config = sb.cmd_ln_parse_r(None, ps.ps_args(), len(args), (ctypes.c_char_p * len(args))(*args), 1)
+decoder = ps.ps_init(config) if config else None
+if not decoder: sys.exit(2)
+inp, out, started = sys.stdin.buffer, sys.stdout, False
+while True:
+    head = inp.read(5)
+    if len(head) < 5: break
+    n = int.from_bytes(head[1:5], 'little')
+    body = inp.read(n) if n else b''
+    if head[0:1] == b'a':
+        if not started: ps.ps_start_utt(decoder); started = True
+        ps.ps_process_raw(decoder, body, len(body) // 2, 0, 0)
+    else:
+        text = ''
+        if started:
+            ps.ps_end_utt(decoder); started = False
+            hyp = ps.ps_get_hyp(decoder, None)
+            text = hyp.decode('utf-8', 'replace') if hyp else ''
+        out.write(text.replace('\\n', ' ') + '\\n'); out.flush()
+`;
+
+/** Idle warm decoders a recognizer keeps for its next utterances (about 40 MiB each); more are closed when freed. */
+const WARM_IDLE = 24;
+
+let warmAvailable: boolean | null = null;
+/** Python 3 with libpocketsphinx loadable and the model present (and no other binary asked for by POCKETSPHINX_PATH). */
+function canRunWarm(): boolean {
+  warmAvailable ??= !process.env.POCKETSPHINX_PATH && existsSync(`${MODEL}/en-us`)
+    && spawnSync('python3', ['-c', "import ctypes; ctypes.CDLL('libpocketsphinx.so.3'); ctypes.CDLL('libsphinxbase.so.3')"], { stdio: 'ignore' }).status === 0;
+  return warmAvailable;
+}
+
+/** One warm decoder process: utterances one after another, each answered by a line. */
+class WarmDecoder {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly lines: ((line: string | null) => void)[] = [];
+  private buffered = '';
+  alive = true;
+
+  constructor() {
+    this.child = spawn('python3', ['-c', WARM_DECODER, '-hmm', `${MODEL}/en-us`, '-lm', `${MODEL}/en-us.lm.bin`, '-dict', `${MODEL}/cmudict-en-us.dict`, '-logfn', '/dev/null'],
+      { stdio: ['pipe', 'pipe', 'ignore'] }) as unknown as ChildProcessWithoutNullStreams;
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => {
+      this.buffered += chunk;
+      for (let at = this.buffered.indexOf('\n'); at >= 0; at = this.buffered.indexOf('\n')) {
+        const line = this.buffered.slice(0, at);
+        this.buffered = this.buffered.slice(at + 1);
+        this.lines.shift()?.(line.trim());
+      }
+    });
+    this.child.stdin.on('error', () => {});
+    const gone = () => {
+      this.alive = false;
+      for (const answer of this.lines.splice(0)) answer(null);
+    };
+    this.child.on('close', gone);
+    this.child.on('error', gone);
+    this.hold(false);
+  }
+
+  /** Only a decoder with an utterance to answer keeps the process running: an idle one ends with the process (its stdin closes). */
+  private hold(busy: boolean): void {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout] as unknown as { ref?: () => void; unref?: () => void }[]) {
+      if (busy) handle.ref?.();
+      else handle.unref?.();
+    }
+  }
+
+  write(samples: Int16Array): void {
+    if (!this.alive || this.child.stdin.destroyed) return;
+    const frame = Buffer.alloc(5 + samples.byteLength);
+    frame.write('a', 0, 'latin1');
+    frame.writeUInt32LE(samples.byteLength, 1);
+    Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength).copy(frame, 5);
+    this.child.stdin.write(frame);
+  }
+
+  /** The utterance is over: its words, or null when the decoder has gone. */
+  end(): Promise<string | null> {
+    if (!this.alive || this.child.stdin.destroyed) return Promise.resolve(null);
+    this.hold(true);
+    return new Promise((resolve) => {
+      this.lines.push((line) => {
+        this.hold(false);
+        resolve(line);
+      });
+      this.child.stdin.write(Buffer.from([0x65, 0, 0, 0, 0]));
+    });
+  }
+
+  close(): void { this.child.stdin.end(); }
+}
+
+/**
+ * Pocketsphinx, fed as the caller speaks: the search runs while the utterance goes on, so only its tail is left to
+ * decode at the endpoint. 16 kHz is the model's rate: the 8 kHz line is upsampled. Warm decoders (the model loaded
+ * once, kept between utterances, a pool shared by the recognizer's calls) when Python 3 can load libpocketsphinx;
+ * otherwise a `pocketsphinx_continuous` process per utterance.
  */
 export function createPocketsphinx(): SpeechToText {
+  if (!canRunWarm()) return continuousPocketsphinx();
+  const idle: WarmDecoder[] = [];
+  const release = (decoder: WarmDecoder) => {
+    if (decoder.alive && idle.length < WARM_IDLE) idle.push(decoder);
+    else decoder.close();
+  };
+  return {
+    name: 'pocketsphinx',
+    open() {
+      // Taken at the utterance's first sound, so the decoder of the one before is free again by then.
+      let decoder: WarmDecoder | null = null;
+      let over = false;
+      return {
+        write(samples) {
+          if (over) return;
+          decoder ??= idle.pop() ?? new WarmDecoder();
+          decoder.write(resample(samples, SAMPLE_RATE, 16000));
+        },
+        async finish() {
+          over = true;
+          if (!decoder) return '';
+          const words = await decoder.end();
+          release(decoder);
+          return words ?? '';
+        },
+        abort() {
+          if (over) return;
+          over = true;
+          if (decoder) void decoder.end().then(() => release(decoder!));
+        },
+      };
+    },
+  };
+}
+
+/** `pocketsphinx_continuous` through stdin, a process (and a model load) per utterance. */
+function continuousPocketsphinx(): SpeechToText {
   return {
     name: 'pocketsphinx',
     open() {

@@ -33,6 +33,10 @@ export function createVad(opts: { endpointMs: number }) {
   let utterance: Int16Array[] = [];
   return {
     get speaking() { return speaking; },
+    /** Silent frames in a row within the utterance going on (0 while its words go on, or outside one). */
+    get quietFrames() { return speaking ? quiet : 0; },
+    /** The frames of the utterance going on, its first sound (the frames before its start) included. */
+    get utterance(): readonly Int16Array[] { return speaking ? utterance : []; },
     push(frame: Int16Array): VadEvent | null {
       const level = rms(frame);
       const isSpeech = level > Math.max(MIN_LEVEL, noiseFloor * 3);
