@@ -36,7 +36,7 @@ function resourceOf(ctx: AppContext): string | null {
 }
 
 /**
- * Appends entries to the audit log through `sql`, one statement at a time: an entry that comes while one is
+ * Appends entries to the audit log through the service's database pool, one statement at a time: an entry that comes while one is
  * being written waits for it and goes with every other that came meanwhile, in one statement (issue 48: a
  * write no longer costs a round trip of its own under load, and alone it waits for nothing). Each caller's
  * promise settles once its own entry is stored (or failed: a batch that fails is written again entry by entry,
