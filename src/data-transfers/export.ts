@@ -13,7 +13,7 @@ import type { DataExport, DataExportCreate, ExportFormat, ExportResource } from 
 import type { DataTable } from '../schemas/data-tables.ts';
 import { blobStoreOf } from '../storage/store.ts';
 import { startWorkflow } from '../temporal/start.ts';
-import { dataExportKind } from '../../workflows/data-export.ts';
+import { dataExportKind } from '../../workflows/data-transfers.ts';
 
 /** What one export covers. */
 export type ExportSpec =

@@ -11,7 +11,7 @@ import type { Contact } from '../schemas/contacts.ts';
 import type { ContactImport } from '../schemas/data-transfers.ts';
 import { blobStoreOf } from '../storage/store.ts';
 import { startWorkflow } from '../temporal/start.ts';
-import { contactImportKind } from '../../workflows/contact-import.ts';
+import { contactImportKind } from '../../workflows/data-transfers.ts';
 
 /** At most this many rows in one import (the CSV body is 1 MiB at most anyway). */
 const MAX_ROWS = 50_000;
