@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { call, eventually, startTestService, type TestService } from './helpers.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, eventually, freshDatabase, startTestService, type TestService } from './helpers.ts';
 import { keyWith, newAgent, newOrg, type Api } from './support/orgs.ts';
 import { spoolDirOf, spoolFileName, spooledMailOf } from '../src/mail/spool.ts';
 import { createSql } from '../src/db/index.ts';
@@ -40,6 +40,7 @@ const logLines: string[] = [];
 let svc: TestService;
 let llm: ChatCompletionsServer;
 let receiver: Receiver;
+let db: Awaited<ReturnType<typeof freshDatabase>>;
 
 beforeAll(async () => {
   // The model answers turns plainly; an evaluation extracts, as a model would, the values the visitor gave (the
@@ -53,11 +54,15 @@ beforeAll(async () => {
     },
   });
   receiver = await startReceiver();
+  // A database of its own: on the run's shared one, any other file's service (with its own settings: private
+  // targets refused, retries minutes apart) may claim this file's webhook deliveries, as replicas of one
+  // deployment do, and the evaluation's event then arrives late or never.
+  db = await freshDatabase();
   svc = await startTestService({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model', ALLOW_PRIVATE_NETWORK_TARGETS: true, WEBHOOK_RETRY_DELAYS: '1,1' }, {
-    env: { LOG_LEVEL: 'info' }, logDestination: { write: (line: string) => { logLines.push(line); } },
+    databaseUrl: db.url, env: { LOG_LEVEL: 'info' }, logDestination: { write: (line: string) => { logLines.push(line); } },
   });
 });
-afterAll(async () => { await svc?.stop(); await llm?.close(); await receiver?.close(); });
+afterAll(async () => { await svc?.stop(); await llm?.close(); await receiver?.close(); await db?.drop(); });
 
 interface Setup { kind: RedactionKind; api: Api; agentId: string; conversationId: string; hook: string }
 
@@ -116,13 +121,13 @@ describe('every redaction kind on every path', () => {
 
   it('webhook payloads, as the receiver got them', async () => {
     for (const s of setups) {
-      // The evaluation's event, delivered: in a full run on a loaded machine its first attempt may miss the 15 s answer
-      // window and wait for its retry (WEBHOOK_RETRY_DELAYS), so the wait allows one.
-      const evaluated = await eventually(async () => receiver.received(s.hook).find((r) => r.body.includes('"conversation.evaluated"')) ?? null, 90_000);
+      // The evaluation's event, delivered: on a loaded machine its first attempt may miss the 15 s answer window and
+      // wait for its retry (WEBHOOK_RETRY_DELAYS, 1 s here), so the wait allows one, and the test's own time both.
+      const evaluated = await eventually(async () => receiver.received(s.hook).find((r) => r.body.includes('"conversation.evaluated"')) ?? null, 45_000);
       expect(JSON.parse(evaluated.body).data.conversation.extracted_data.note).toBe(`${CASES[s.kind].mask} / ${CASES[s.kind].miss}`);
       for (const r of receiver.received(s.hook)) expect(r.body).not.toContain(CASES[s.kind].hit);
     }
-  });
+  }, 120_000);
 
   it('a report\'s figures and its file', async () => {
     await Promise.all(setups.map(async (s) => {
@@ -254,7 +259,7 @@ describe('redaction settings are cached per agent (issue 47 review)', () => {
     expect((await api.put(`${R}/agents/${agent.id}/redaction`, { kinds: ['email'], targets: ['transcript'], national_id_countries: [], patterns: [] })).status).toBe(200);
     const [conversation] = await svc.sql<{ id: string }[]>`insert into conversations (id, org_id, agent_id, surface) values (${randomUUID()}, ${orgId}, ${agent.id}, 'web') returning id`;
     let statements = 0;
-    const counted = createSql(inject('databaseUrl'), { max: 1, onStatement: () => { statements++; } });
+    const counted = createSql(db.url, { max: 1, onStatement: () => { statements++; } });
     try {
       await counted`select 1`; // the connection's own start (postgres.js reads the array types once)
       statements = 0;
