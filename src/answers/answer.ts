@@ -370,8 +370,35 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
     // A table's row says yes or no by its cells ("Manicures — Harbor Point: —"): a "No" shows the whole row, where else it is.
     const row = TABLE_ROW.test(best.sentence.trim()) ? rowSays(cellsAsked(q, best.sentence.trim())) : null;
     text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score);
+    // "No" is seldom all a business says: what it does instead follows ("Harbor doesn't have its own parking lot. There is
+    // metered street parking along Dock Street…", "We don't bill insurers directly. We fill in their claim forms…").
+    if (row === null && !second && !other && !faq && /^No\b/.test(text)) text = withWhatFollows(q, text, best);
   }
   return { text: inLanguageOf(question, text), urls: [best.url] };
+}
+
+/** The most a "No" and what follows it may hold. */
+const REFERS_BACK = /^(instead|rather|but|however|for (these|those|this|that|them)|these|those|this|that|they|them|there you|you can|you may|we can|we('ll| will) (gladly|happily)?\s*(refer|recommend|suggest|give|point)|à la place|plutôt|mais|en revanche|par contre|pour (cela|ça|ceux|celles)|vous pouvez|nous pouvons)\b/i;
+const NO_AND_NEXT_CHARS = 320;
+
+/**
+ * `text` (a "No" on `best`) and the sentence after `best` in its passage, when there is one that states (not a question,
+ * a table's row or a customer's quoted word) and both fit NO_AND_NEXT_CHARS.
+ */
+function withWhatFollows(q: Question, text: string, best: RankedSentence): string {
+  const sentences = splitSentences(best.context);
+  const at = sentences.findIndex((x) => x.trim() === best.sentence.trim());
+  const next = at >= 0 ? sentences[at + 1]?.replace(/\s+/g, ' ').trim() : undefined;
+  if (!next || /\?\s*$/.test(next) || TABLE_ROW.test(next) || /^\s*["“]/.test(next) || next.length < 20) return text;
+  // On the same thing: it refers back to the "No" ("For these we refer you…", "Instead, …"), or shares a word with the
+  // question or the "No" itself; not the next item of a list that only happens to follow ("Tape-in extensions are…").
+  const own = stems(next);
+  const precise = (word: string) => senseCount(word) < VAGUE_VERB;
+  const shared = [...q.terms.flatMap((t) => (t.typeWord || t.senses >= VAGUE_VERB ? [] : [t.stem, ...t.derived])),
+    ...words(best.sentence).filter((w) => !STOPWORDS.has(w) && precise(w)).map(stem)].some((st) => own.has(st));
+  if (!shared && !REFERS_BACK.test(next)) return text;
+  const joined = `${ended(text.trim())} ${ended(next)}`;
+  return joined.length <= NO_AND_NEXT_CHARS ? joined : text;
 }
 
 /** Sentences and characters of an FAQ answer given whole. */
