@@ -3,6 +3,7 @@ import { analyzeQuestion, DAYS, deniedStems, FUNCTION_WORD, namesIn, negatedClau
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from './rank.ts';
 import type { Passage } from './retrieval.ts';
 import { isBaseVerb, isKnownWord, senseCount } from './wordnet.ts';
+import { isPost } from './reader.ts';
 import { languageOfText } from './phrases.ts';
 import { fold, splitSentences, STOPWORDS, truncate } from './text.ts';
 
@@ -370,6 +371,9 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
     // A table's row says yes or no by its cells ("Manicures — Harbor Point: —"): a "No" shows the whole row, where else it is.
     const row = TABLE_ROW.test(best.sentence.trim()) ? rowSays(cellsAsked(q, best.sentence.trim())) : null;
     text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score);
+    // A post tells what happened ("Our $79 special ran from March 1 through April 30, and it's now closed"): holding the
+    // words asked is no "Yes" from it.
+    if (isPost(best.url) && /^Yes\b/.test(text)) text = withoutYesNo(text);
     // "No" is seldom all a business says: what it does instead follows ("Harbor doesn't have its own parking lot. There is
     // metered street parking along Dock Street…", "We don't bill insurers directly. We fill in their claim forms…").
     if (row === null && !second && !other && !faq && /^No\b/.test(text)) text = withWhatFollows(q, text, best);

@@ -60,7 +60,11 @@ export async function searchKnowledge(store: KnowledgeStore, agentId: string, qu
   const ranked = rankSentences(question, [...known.values()], stats, Math.max(limit, CANDIDATES));
   // A blog or news post tells of other businesses, past offers and events: what it says is no answer of the business's
   // own, unless the question asks about its posts ("what did your blog say about…").
-  const eligible = POST_ASKED.test(text) ? ranked : ranked.filter((r) => !POST_PAGE.test(new URL(r.url, 'http://x').pathname));
+  // Nor when the visitor quotes a figure only a post gives ("can I still get the $79 tune-up?", "is the 20% off still on?"):
+  // the post is what they ask about, and it says whether it still holds.
+  const quoted = figuresIn(text);
+  const eligible = POST_ASKED.test(text) ? ranked
+    : ranked.filter((r) => !POST_PAGE.test(new URL(r.url, 'http://x').pathname) || quotesOnlyPosts(quoted, r.sentence, ranked));
   // A question naming one location (product, person…) is answered from that one's passages before another's.
   const found = preferAsked(entityText(text, opts, knowledge.entities), eligible.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
   // The second reading by meaning weighs the sentences of the passages holding the question's words against each other,
@@ -68,6 +72,18 @@ export async function searchKnowledge(store: KnowledgeStore, agentId: string, qu
   const fromWords = new Set<object>(chunks);
   const byMeaning = found.length ? null : await answerByMeaning(question, eligible.filter((r) => r.source && fromWords.has(r.source)));
   return (byMeaning ? [byMeaning] : found).map((r) => ({ ...passageOf(r), asked: text }));
+}
+
+/** The figures of two digits or more a text writes ("$79", "20 %", "-20%", "39 bucks"), without thousands' commas. */
+function figuresIn(text: string): Set<string> {
+  return new Set([...text.replace(/(\d),(?=\d{3}(?!\d))/g, '$1').matchAll(/\d{2,}(?:[.,]\d+)?/g)].map((m) => m[0].replace(',', '.')));
+}
+
+/** Whether `sentence` writes a figure of `quoted` that no sentence outside the posts writes. */
+function quotesOnlyPosts(quoted: Set<string>, sentence: string, ranked: RankedSentence[]): boolean {
+  if (!quoted.size) return false;
+  const own = [...figuresIn(sentence)].filter((f) => quoted.has(f));
+  return own.length > 0 && !ranked.some((r) => !POST_PAGE.test(new URL(r.url, 'http://x').pathname) && own.some((f) => figuresIn(r.sentence).has(f)));
 }
 
 /**
