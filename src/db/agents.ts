@@ -64,10 +64,24 @@ export async function insertAgent(db: Db, orgId: string, input: NewAgent): Promi
 async function findRow(db: Db, orgId: string, where: { id: string } | { publicKey: string }, forUpdate: boolean): Promise<AgentRow | null> {
   let rows: AgentRow[];
   if ('id' in where) {
-    rows = forUpdate
-      ? await db<AgentRow[]>`select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at
-          from agents where id = ${where.id} and org_id = ${orgId} and deleted_at is null for update`
-      : await db<AgentRow[]>`select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at
+    if (forUpdate) {
+      // A change of the agent usually emits an event, which applies its redaction settings (src/events/emit.ts): they are
+      // read here with the row and remembered, rather than by a statement of their own (issue 48). The event's insert
+      // still checks they are the agent's version.
+      const locked = await db<(AgentRow & { redaction_settings: RedactionSettings | null; redaction_version: number | null })[]>`
+        select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at,
+          (select redaction from agent_governance where agent_id = agents.id) as redaction_settings,
+          (select version from agent_governance where agent_id = agents.id) as redaction_version
+        from agents where id = ${where.id} and org_id = ${orgId} and deleted_at is null for update`;
+      const [found] = locked;
+      if (found) {
+        const { redaction_settings: settings, redaction_version: version, ...row } = found;
+        rememberRedaction(row.id, { settings, version: version ?? 0 });
+        return row;
+      }
+      return null;
+    }
+    rows = await db<AgentRow[]>`select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at
           from agents where id = ${where.id} and org_id = ${orgId} and deleted_at is null`;
   } else {
     rows = forUpdate
