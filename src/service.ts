@@ -88,8 +88,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   useSentenceEncoder(config.SENTENCE_ENCODER === 'on');
   useAnswerReader(config.ANSWER_READER);
   useRecordingStore(blobStoreOf(config));
+  // The webhook dispatcher's bookkeeping commits without waiting for the WAL flush (see startDispatcher): a few connections of its own.
+  const bookkeepingSql = opts.worker ? createSql(opts.databaseUrl, { max: 3, asynchronousCommit: true, ...opts.statements }) : null;
   const workers = opts.worker
-    ? await (await import('./temporal/worker.ts')).startWorkers({ sql, config, runtime, secrets, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle })
+    ? await (await import('./temporal/worker.ts')).startWorkers({
+      sql, bookkeepingSql: bookkeepingSql!, config, runtime, secrets, address: opts.temporalAddress, namespace: config.TEMPORAL_NAMESPACE, log, workflowBundle: opts.workflowBundle,
+    })
     : null;
   // Schedules drive recurring work (the webhook recovery sweep); creating them is idempotent.
   if (opts.worker) await ensureSchedules(client, config);
@@ -156,6 +160,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       await workers?.shutdown();
       await authenticator?.close();
       await connection.close();
+      await bookkeepingSql?.end({ timeout: 5 });
       await sql.end({ timeout: 5 });
     })(),
   };

@@ -12,6 +12,8 @@ import {
 import { endSession, findLiveSession, insertCarrierSession } from '../db/carrier-sessions.ts';
 import { findActiveNumberByE164 } from '../db/phone-numbers.ts';
 import type { Agent } from '../schemas/agents.ts';
+import type { Contact } from '../schemas/contacts.ts';
+import type { KnownRedaction } from '../db/redaction-cache.ts';
 import type { ToolSender } from '../tools/send.ts';
 import { secondsUntilOpen } from '../domain/calling-window.ts';
 import { emitEvent } from '../events/emit.ts';
@@ -245,13 +247,14 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
   const campaign = known ? known.campaign : await findCampaignById(deps.sql, call.campaign_id);
   const found = campaign ? await findAgentToRun(deps.sql, call.orgId, campaign.widget_id) : null;
   if (!campaign || !found) return null;
-  const { agent, transfers } = found;
-  if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null, transfers };
+  const { agent, transfers, redaction } = found;
+  if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null, transfers, redaction };
   const number = carrierCall && campaign.from_number ? await findActiveNumberByE164(deps.sql, campaign.from_number) : null;
   try {
-    const outbound = { call: { objective: campaign.objective, opening_line: campaign.opening_line, voicemail_message: campaign.voicemail_message }, callee: await calleeFacts(deps.sql, call) };
+    const callee = await findCallee(deps.sql, call);
+    const outbound = { call: { objective: campaign.objective, opening_line: campaign.opening_line, voicemail_message: campaign.voicemail_message }, callee: factsOf(callee.contact) };
     const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent,
-      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers, outbound },
+      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers, redaction, outbound, ...(callee.byNumber ? { matched: callee.contact } : {}) },
       async (tx, conversationId) => {
         if (!await linkOpenCallConversation(tx, callId, conversationId)) throw new NotOpened();
         if (carrierCall && number) {
@@ -260,17 +263,26 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
           });
         }
       });
-    return { conversationId: conversation.id, greeting, agent, language: conversation.language, transfers };
+    return { conversationId: conversation.id, greeting, agent, language: conversation.language, transfers, redaction };
   } catch (err) {
     if (!(err instanceof NotOpened)) throw err;
     const now = await findCallById(deps.sql, callId);
-    return now?.conversation_id && !now.ended_at ? { conversationId: now.conversation_id, greeting: null, agent, language: null, transfers } : null;
+    return now?.conversation_id && !now.ended_at ? { conversationId: now.conversation_id, greeting: null, agent, language: null, transfers, redaction } : null;
   }
 }
 
 /** What is known of the callee for the opening line's `{{variables}}`: the contact's names and facts. */
 async function calleeFacts(db: Db, call: CallRecord): Promise<Record<string, unknown>> {
-  const contact = call.contact_id ? await findContact(db, call.orgId, call.contact_id) : await matchContact(db, call.orgId, { phone: call.to_number });
+  return factsOf((await findCallee(db, call)).contact);
+}
+
+/** The callee's contact: the call's own, else the one its number matches (`byNumber`: as the conversation would match it). */
+async function findCallee(db: Db, call: CallRecord): Promise<{ contact: Contact | null; byNumber: boolean }> {
+  if (call.contact_id) return { contact: await findContact(db, call.orgId, call.contact_id), byNumber: false };
+  return { contact: await matchContact(db, call.orgId, { phone: call.to_number }), byNumber: true };
+}
+
+function factsOf(contact: Contact | null): Record<string, unknown> {
   if (!contact) return {};
   return { ...contact.facts, ...(contact.first_name ? { first_name: contact.first_name } : {}), ...(contact.last_name ? { last_name: contact.last_name } : {}) };
 }
@@ -279,6 +291,8 @@ export interface OpenedConversation {
   conversationId: string; greeting: string | null; agent: Agent; language: string | null;
   /** Whether the agent has an enabled transfer rule, as read with it. */
   transfers: boolean;
+  /** The agent's redaction settings, as read with it. */
+  redaction: KnownRedaction;
 }
 
 /**
@@ -355,7 +369,7 @@ async function evaluateCallConversation(deps: ConversationDeps, callId: string,
   opened?: OpenedConversation): Promise<boolean> {
   const found = await findCallConversationToEvaluate(deps.sql, callId);
   return found ? evaluateConversation(deps, found.conversation.id, {
-    ...found, ...(opened ? { agent: { agent: opened.agent, transfers: opened.transfers } } : {}),
+    ...found, ...(opened ? { agent: { agent: opened.agent, transfers: opened.transfers, redaction: opened.redaction } } : {}),
   }) : false;
 }
 

@@ -14,6 +14,8 @@ import { retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
+import type { Contact } from '../schemas/contacts.ts';
+import { policyAt, type KnownRedaction } from '../db/redaction-cache.ts';
 import type { AgentRuntime, ReplyStream, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { activitySignal, conversationLifecycleKind, endedSignal, handBackSignal, takeOverSignal } from '../../workflows/conversation.ts';
@@ -67,6 +69,8 @@ export async function runtimeAgent(db: Db, agent: Agent, opts: {
   liveInboxOrgId?: string | null;
   /** Whether it has an enabled transfer rule, when the caller read it with the agent (findAgentToRun). */
   transfers?: boolean;
+  /** Its redaction settings, when the caller read them with the agent (findAgentToRun): not read again. */
+  redaction?: KnownRedaction;
 } = {}): Promise<RuntimeAgent> {
   const transfers = opts.transfers ?? await hasEnabledTransferRules(db, agent.id);
   const staffed = !transfers && !agent.live_chat_alerts && !!opts.liveInboxOrgId && await inboxStaffed(db, opts.liveInboxOrgId);
@@ -77,7 +81,7 @@ export async function runtimeAgent(db: Db, agent: Agent, opts: {
     config_variables: agent.config_variables, can_transfer: transfers || agent.live_chat_alerts || staffed,
     prompt_modules: agent.prompt_modules, tracking_rules: agent.tracking_rules,
     style: agent.voice_profile_id ? await findVoiceStyle(db, agent.id, agent.voice_profile_id) : null,
-    redaction: await agentRedactionPolicy(db, agent.id, 'llm'),
+    redaction: opts.redaction ? policyAt(opts.redaction.settings, 'llm') : await agentRedactionPolicy(db, agent.id, 'llm'),
   };
 }
 
@@ -165,12 +169,16 @@ export async function startCallerConversation(deps: ConversationDeps, orgId: str
   lifecycle?: boolean;
   /** Whether the agent has an enabled transfer rule, when the caller read it with the agent (findAgentToRun). */
   transfers?: boolean;
+  /** The agent's redaction settings, when the caller read them with the agent (findAgentToRun). */
+  redaction?: KnownRedaction;
   /** A call the agent placed (a campaign's): it opens with the campaign's opening line, rendered with what is known of the callee. */
   outbound?: { call: OutboundCall; callee: Record<string, unknown> };
+  /** The contact matchContact just answered for the caller's number (see recordContactConversation): linked without matching again. */
+  matched?: Contact | null;
 }, withinStart: (tx: Db, conversationId: string) => Promise<void>): Promise<{ conversation: ConversationRecord; greeting: string }> {
   const language = languageOf(undefined, agent);
   const memory = agent.cross_channel_memory ? await contactFacts(deps.sql, orgId, { phone: input.caller }) : {};
-  const told = await runtimeAgent(deps.sql, agent, { transfers: input.transfers });
+  const told = await runtimeAgent(deps.sql, agent, { transfers: input.transfers, ...(input.redaction ? { redaction: input.redaction } : {}) });
   const greeting = input.outbound
     ? openingLine(told, input.outbound.call, language, { ...memory, ...input.outbound.callee })
     : await deps.runtime.greet(told, { language, contactFacts: memory });
@@ -179,7 +187,9 @@ export async function startCallerConversation(deps: ConversationDeps, orgId: str
       orgId, agentId: agent.id, surface: input.surface, pageUrl: null, visitorId: null, contactId: null, language, tokenHash: null,
     });
     await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
-    await recordContactConversation(tx, orgId, { conversationId: conversation.id, phone: input.caller, at: conversation.startedAt });
+    await recordContactConversation(tx, orgId, {
+      conversationId: conversation.id, phone: input.caller, at: conversation.startedAt, ...(input.matched !== undefined ? { matched: input.matched } : {}),
+    });
     await withinStart(tx, conversation.id);
     await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
     if (input.lifecycle !== false) await startLifecycle(deps, conversation, agent);
@@ -403,7 +413,7 @@ export async function evaluateConversation(deps: ConversationDeps, id: string,
   if (!found) return false;
   const { agent } = found;
   const messages = known?.messages ?? await listMessages(deps.sql, id);
-  const judged = await runtimeAgent(deps.sql, agent, { transfers: found.transfers });
+  const judged = await runtimeAgent(deps.sql, agent, { transfers: found.transfers, redaction: found.redaction });
   // A simulated conversation is also judged by its scenario's criteria.
   const extra = conversation.isSimulated ? await simulationCriteriaOf(deps.sql, id) : [];
   if (extra.length) judged.acceptance_criteria = [...(judged.acceptance_criteria ?? []), ...extra];

@@ -1,5 +1,7 @@
 import { listPage, type Db } from './index.ts';
 import { newId, newPublicKey } from '../ids.ts';
+import { rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
+import type { RedactionSettings } from '../schemas/governance.ts';
 import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
 // The widget view of an agent (agents and widgets are one entity): made from the one list of widget fields.
 export { toWidget } from '../schemas/widgets.ts';
@@ -62,10 +64,24 @@ export async function insertAgent(db: Db, orgId: string, input: NewAgent): Promi
 async function findRow(db: Db, orgId: string, where: { id: string } | { publicKey: string }, forUpdate: boolean): Promise<AgentRow | null> {
   let rows: AgentRow[];
   if ('id' in where) {
-    rows = forUpdate
-      ? await db<AgentRow[]>`select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at
-          from agents where id = ${where.id} and org_id = ${orgId} and deleted_at is null for update`
-      : await db<AgentRow[]>`select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at
+    if (forUpdate) {
+      // A change of the agent usually emits an event, which applies its redaction settings (src/events/emit.ts): they are
+      // read here with the row and remembered, rather than by a statement of their own (issue 48). The event's insert
+      // still checks they are the agent's version.
+      const locked = await db<(AgentRow & { redaction_settings: RedactionSettings | null; redaction_version: number | null })[]>`
+        select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at,
+          (select redaction from agent_governance where agent_id = agents.id) as redaction_settings,
+          (select version from agent_governance where agent_id = agents.id) as redaction_version
+        from agents where id = ${where.id} and org_id = ${orgId} and deleted_at is null for update`;
+      const [found] = locked;
+      if (found) {
+        const { redaction_settings: settings, redaction_version: version, ...row } = found;
+        rememberRedaction(row.id, { settings, version: version ?? 0 });
+        return row;
+      }
+      return null;
+    }
+    rows = await db<AgentRow[]>`select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at
           from agents where id = ${where.id} and org_id = ${orgId} and deleted_at is null`;
   } else {
     rows = forUpdate
@@ -86,13 +102,23 @@ export async function findAgent(db: Db, orgId: string, id: string, opts: { forUp
  * The agent, and whether it has an enabled transfer rule (what runtimeAgent tells the runtime), in one
  * read: for the steps that read an agent only to run it.
  */
-export interface AgentToRun { agent: Agent; transfers: boolean }
+export interface AgentToRun {
+  agent: Agent; transfers: boolean;
+  /** Its redaction settings (issue 47) as read with it, remembered as loadAgentRedaction remembers them. */
+  redaction: KnownRedaction;
+}
 export async function findAgentToRun(db: Db, orgId: string, id: string): Promise<AgentToRun | null> {
-  const [row] = await db<(AgentRow & { transfers: boolean })[]>`
+  const [row] = await db<(AgentRow & { transfers: boolean; redaction_settings: RedactionSettings | null; redaction_version: number | null })[]>`
     select ${db(COLUMNS)},
-      exists (select 1 from transfer_rules t where t.agent_id = agents.id and t.enabled) as transfers
-    from agents where id = ${id} and org_id = ${orgId} and deleted_at is null`;
-  return row ? { agent: toAgent(row), transfers: row.transfers } : null;
+      exists (select 1 from transfer_rules t where t.agent_id = agents.id and t.enabled) as transfers,
+      g.redaction_settings, g.redaction_version
+    from agents left join lateral (
+      select redaction as redaction_settings, version as redaction_version from agent_governance where agent_id = agents.id) g on true
+    where id = ${id} and org_id = ${orgId} and deleted_at is null`;
+  if (!row) return null;
+  const redaction = { settings: row.redaction_settings, version: row.redaction_version ?? 0 };
+  rememberRedaction(row.id, redaction);
+  return { agent: toAgent(row), transfers: row.transfers, redaction };
 }
 
 /** The agent whose widget id (public key) is `publicKey`, in the organization. */

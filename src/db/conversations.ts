@@ -272,6 +272,8 @@ export async function insertConversation(db: Db, input: {
     values (${newId()}, ${input.orgId}, ${input.agentId}, ${input.surface}, ${input.isSimulated ?? false}, ${input.pageUrl},
       ${input.visitorId}, ${input.contactId}, ${input.language}, ${input.tokenHash})
     returning ${db(RECORD_COLUMNS)}`;
+  // A conversation's agent never changes: its first message needs no lookup of it (transcriptRedaction).
+  rememberAgentOf(row!.id, input.agentId);
   return toRecord(row!);
 }
 

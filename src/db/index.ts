@@ -16,14 +16,20 @@ export interface StatementHooks {
   onStatement?: (() => void) | undefined;
 }
 
-/** Opens the pool. Dates come back as `Date`, so JSON renders them as ISO 8601 with milliseconds and `Z`. */
-export function createSql(url: string, opts: { max?: number } & StatementHooks = {}): Sql {
+/**
+ * Opens the pool. Dates come back as `Date`, so JSON renders them as ISO 8601 with milliseconds and `Z`.
+ * `asynchronousCommit`: its commits return before their WAL is flushed to disk (`synchronous_commit = off`): a
+ * crash of PostgreSQL may lose its last commits (at most about 3 × `wal_writer_delay`), never corrupt or reorder them
+ * (the WAL is replayed up to a point, and every commit of another pool that waits for its flush flushes what came
+ * before it too). Only for writes that are redone when lost (the webhook dispatcher's bookkeeping).
+ */
+export function createSql(url: string, opts: { max?: number; asynchronousCommit?: boolean } & StatementHooks = {}): Sql {
   return postgres(url, {
     max: opts.max ?? 10,
     ...(opts.onQuery ? { debug: (_connection: number, statement: string) => opts.onQuery!(statement) } : {}),
     ...(opts.onStatement ? { socket: countingSocket(opts.onStatement) } : {}),
     onnotice: () => {},
-    connection: { application_name: 'agent-management-service' },
+    connection: { application_name: 'agent-management-service', ...(opts.asynchronousCommit ? { synchronous_commit: 'off' } : {}) },
     types: {
       // bigint counts (totals) fit in a JS number for any realistic table.
       bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },

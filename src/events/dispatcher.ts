@@ -31,15 +31,28 @@ export interface Dispatcher { stop(): Promise<void> }
  * (`webhook-delivery:<event>:<endpoint>`) takes over the retries. A delivery claimed by a
  * process that died is picked up by the recovery sweep (a Temporal Schedule).
  */
-export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql; secrets: SecretBox }): Promise<Dispatcher> {
+export async function startDispatcher(deps: Required<DispatchDeps> & {
+  sql: Sql; secrets: SecretBox;
+  /**
+   * The pool for the dispatcher's bookkeeping (fan-out, claims, successes), whose commits need not wait for the WAL
+   * flush (createSql's `asynchronousCommit`); `sql` when absent. What it writes is redone when a crash of PostgreSQL
+   * loses it: the events stay in the outbox (written with the change they report, in a commit that waited for its
+   * flush), so a lost fan-out is fanned out again, a lost claim or success is attempted again (at least once, with
+   * the same webhook-id). A failed first attempt, which a delivery workflow takes over next, is recorded through
+   * `sql`: that commit waits for the flush of the WAL up to it, the delivery's fan-out and claim included, so no
+   * workflow is ever started for a delivery a crash could still take back.
+   */
+  bookkeeping?: Sql;
+}): Promise<Dispatcher> {
   const { sql, config, log } = deps;
+  const books = deps.bookkeeping ?? sql;
   // Made on the first delivery: an idle service loads no HTTP client (undici is about 11 MiB).
   let agent: ReturnType<typeof createDeliveryAgent> | null = null;
   const limits = { total: config.WEBHOOK_CONCURRENCY, perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY };
   const inFlight = new Map<string, number>();
   const running = new Set<Promise<void>>();
   const openSecret = cachedOpener(deps.secrets);
-  const recordSuccess = batchedRecorder(sql, log);
+  const recordSuccess = batchedRecorder(books, log);
   let total = 0;
   // Work may be waiting: events not yet fanned out, or deliveries left unclaimed for lack of room.
   let eventsWaiting = true;
@@ -76,19 +89,19 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
     try {
       if (eventsWaiting) {
         eventsWaiting = false;
-        const fanned = await fanOutEvents(sql, FAN_OUT_BATCH);
+        const fanned = await fanOutEvents(books, FAN_OUT_BATCH);
         if (fanned.events === FAN_OUT_BATCH) eventsWaiting = again = true;
         // Events no endpoint listens to make no delivery: nothing new to claim.
         if (fanned.deliveries > 0) deliveriesWaiting = true;
       }
       const room = limits.total - total;
       if (!deliveriesWaiting || room <= 0) return true;
-      const { claimed, moreWaiting } = await claimDeliveries(sql, { limit: room, perEndpoint: limits.perEndpoint, inFlight });
+      const { claimed, moreWaiting } = await claimDeliveries(books, { limit: room, perEndpoint: limits.perEndpoint, inFlight });
       for (const d of claimed) begin(d);
       // Fewer than there was room for: the rest waits on a full endpoint, or another dispatcher
       // holds it, or there is none. Ask (the claim answered it when it took any), so that the next
       // completion here claims again if any waits.
-      deliveriesWaiting = claimed.length === room || (moreWaiting ?? await hasWaitingDeliveries(sql));
+      deliveriesWaiting = claimed.length === room || (moreWaiting ?? await hasWaitingDeliveries(books));
       return true;
     } catch (err) {
       log.warn({ err }, 'webhook dispatcher could not read the outbox; retrying');
@@ -132,16 +145,17 @@ export async function startDispatcher(deps: Required<DispatchDeps> & { sql: Sql;
       const target = openAttemptTarget(deps.secrets, d.target, openSecret);
       const outcome = await attemptTarget(agent ??= createDeliveryAgent(config, config.WEBHOOK_CONCURRENCY), target);
       answered();
-      if (outcome.kind !== 'attempted') return await settleDelivery(sql, d.deliveryId, 'failed');
+      if (outcome.kind !== 'attempted') return await settleDelivery(books, d.deliveryId, 'failed');
       const { kind: _kind, ...attempt } = outcome;
       // The key the workflow would have given its first attempt: its retries number on from it.
       const record: AttemptRecord = { ...attempt, deliveryId: d.deliveryId, attemptKey: `${workflowIds.webhookDelivery(d.eventId, d.endpointId)}#0` };
       if (outcome.ok) return await recordSuccess(record);
       const retries = webhookRetryDelays(config).length;
-      await recordAttempt(sql, record, retries === 0 ? 'failed' : null);
+      // Through the durable pool (see `bookkeeping`): once this returns, the delivery its workflow will load is on disk.
+      await recordAttempt(retries === 0 ? books : sql, record, retries === 0 ? 'failed' : null);
       if (retries === 0) return;
       await startDeliveryWorkflow(deps, d, { firstAttemptDone: true });
-      await markWorkflowStarted(sql, [d.deliveryId]);
+      await markWorkflowStarted(books, [d.deliveryId]);
     } catch (err) {
       // Left claimed: the recovery sweep hands it to a workflow once the claim is stale.
       log.warn({ err, delivery_id: d.deliveryId }, 'webhook first attempt could not be completed; the recovery sweep will take it');

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import type { Sql } from '../db/index.ts';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
 import { createSecretBox, loadSecretsKey } from '../crypto/secret-box.ts';
 import { startDispatcher } from '../events/dispatcher.ts';
@@ -90,6 +91,8 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   secrets?: ActivityDeps['secrets'];
   address: string; namespace: string; log: Logger;
   kinds?: TaskQueueKind[]; workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The webhook dispatcher's pool for its bookkeeping, committing asynchronously (see startDispatcher); `sql` when absent. */
+  bookkeepingSql?: Sql;
 }): Promise<WorkerSet> {
   const connection = await NativeConnection.connect({ address: opts.address });
   // Activities that start workflows (the webhook recovery sweep) need a client of their own.
@@ -114,7 +117,7 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   const unregister = registerColocatedClient(new Client({ connection, namespace: opts.namespace }), opts.namespace, kinds.map((kind) => queues[kind]));
   // The webhook fast path lives beside the webhook worker: its retries start eagerly on it.
   const dispatcher = kinds.includes('webhooks')
-    ? await startDispatcher({ sql: opts.sql, temporal, config: opts.config, log: opts.log, secrets }) : null;
+    ? await startDispatcher({ sql: opts.sql, temporal, config: opts.config, log: opts.log, secrets, ...(opts.bookkeepingSql ? { bookkeeping: opts.bookkeepingSql } : {}) }) : null;
   let stopped: Promise<void> | undefined;
   return {
     run: async () => { await running; },
