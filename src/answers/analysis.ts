@@ -259,12 +259,16 @@ function frenchAnswerType(q: string): AnswerType | null {
   if (/\b(combien|cb)\b(?! de (personnes|places|gens|fois))|\bprix\b|\btarifs?\b|\bcoute\w*\b|\bcout\b|\bpayant\b|\bfrais\b|\bca revient a\b/.test(q)) return 'price';
   if (/\b(telephone|tel|numero|num)\b/.test(q)) return 'phone';
   if (/\b(courriel|adresse (e-?)?mail|mail)\b/.test(q)) return 'email';
-  if (/^\W*qui\b|\bc'?est qui\b|\bqui (est|sont|s'occupe|gere|dirige)\b|\bpar qui\b/.test(q)) return 'person';
+  // "c qui le responsable", "c'est qui": "c" is how a chat writes "c'est".
+  if (/^\W*qui\b|\bc'?(est)? qui\b|\bqui (est|sont|s'occupe|gere|dirige)\b|\bpar qui\b/.test(q)) return 'person';
   if (/\b(a )?(quelle|kel|kelle) heure\b|\bhoraires?\b|\bheures? d'?ouverture\b|\bouvert\w*\b.*\b(matin|soir|aprem|apres-midi|midi|dimanche|samedi|lundi|mardi|mercredi|jeudi|vendredi)\b/.test(q)) return 'time';
+  // "vous ouvrez quand", "ça ferme quand le samedi": the hours, asked with "quand" anywhere, as French speech puts it.
+  if (/\b(ouvr(e|es|ez|ent|ons|ir)?|ouverte?s?|ferm(e|es|ez|ent|ons|er|ee|ees)?)\b.*\b(quand|qd)\b|\b(quand|qd)\b.*\b(ouvr(e|es|ez|ent|ons|ir)?|ouverte?s?|ferm(e|es|ez|ent|ons|er|ee|ees)?)\b/.test(q)) return 'time';
   if (/\badresse\b|\bse trouve\b|\bsitue\w*\b|\bou (est|se trouve|etes)\b/.test(q)) return 'address';
   if (/\bquels? jours?\b/.test(q)) return 'day';
   if (/\ben quelle annee\b|\bdepuis quand\b|\bquelle annee\b/.test(q)) return 'date';
-  if (/^\W*(quand|qd)\b/.test(q)) return 'when';
+  // "quand" first, or last ("ils expirent quand", "c quand"), as French speech asks.
+  if (/^\W*(quand|qd)\b|\b(quand|qd)\W*$|\bc'?(est)? (quand|qd)\b/.test(q)) return 'when';
   return null;
 }
 
@@ -278,20 +282,22 @@ const PAYMENT_MEANS = /\b(cash|cheques?|(personal|bank|certified|business|travel
 /** Where to do something ("where can I park", "where do I leave my bike"), not where to find or reach the business. */
 const WHERE_TO = /\bwhere (can|could|do|should|may|would|must) (i|we|you|my|our|\w+) (?!(find|get|go|come|reach|visit|locate|be|see|meet)\b)[a-z]+/;
 const ARRIVE_EARLY = /\bhow (early|soon|long before) (should|do|must|can|would|could) (i|we|you|they) (arrive|come|get (there|here|in)|be there|show up)\b/;
-const LEAD_ASKED = /\bhow far (ahead|out|in advance)\b|\bhow much (notice|warning|advance|lead time)\b|\bhow (long|many \w+) (ahead|in advance|before(hand)?)\b/;
+const LEAD_ASKED = /\bhow far (ahead|out|in advance)\b|\bhow much (notice|warning|advance|lead time)\b|\bhow (long|many \w+) (ahead|in advance|before(hand)?)\b|\bcombien de (temps|jours|semaines|mois|heures) (a l'|d')?(avant|avance)\b|\b(a l'|d')avance\b|\bdelai\b|\bs'y prendre\b|\bprevenir\b/;
 /** A duration said as a lead before something ("two weeks in advance", "72 hours before", "30 days' notice", "up to three months ahead"). */
-export const SAYS_LEAD = /\b(ahead|advance|notice|before|beforehand|prior|early)\b/i;
+export const SAYS_LEAD = /\b(ahead|advance|notice|before|beforehand|prior|early|avance|avant|pr[ée]avis)\b/i;
 /** A holiday, a day out of the week's run ("Christmas", "Labor Day", "on holidays"). */
-export const HOLIDAY = /\b(holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day)\b/i;
+export const HOLIDAY = /\b(holidays?|christmas|thanksgiving|easter|new year'?s?|memorial day|labor day|independence day|jours? f[ée]ri[ée]s?|no[ëe]l|p[âa]ques|nouvel an|toussaint|r[ée]veillon)\b/i;
 /** A day out of the week's run, or one said from today ("today", "tomorrow"). */
-export const OTHER_DAY = new RegExp(`${HOLIDAY.source}|\\b(today|tonight|tomorrow)\\b`, 'i');
+export const OTHER_DAY = new RegExp(`${HOLIDAY.source}|\\b(today|tonight|tomorrow|aujourd'hui|demain|ce soir)\\b`, 'i');
 /** A day, or days, a text names ("on Sundays", "at the weekend", "on Christmas", "today"). */
-export const NAMES_DAY = new RegExp(`\\b((mon|tues|wednes|thurs|fri|satur|sun)days?|week(end|day)s?)\\b|${OTHER_DAY.source}`, 'i');
+export const NAMES_DAY = new RegExp(`\\b((mon|tues|wednes|thurs|fri|satur|sun)days?|week-?(end|day)s?|(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)s?)\\b|${OTHER_DAY.source}`, 'i');
 /** A day of the week's run ("Sunday", "on weekdays"). */
-export const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b/i;
-const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(end|day)s?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b/i;
+export const WEEKDAY_NAME = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek-?(end|day)s?\b|\b(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)s?\b/i;
+const WEEKDAY = /\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek-?(end|day)s?\b|\bholidays?\b|\bchristmas\b|\bthanksgiving\b|\bnew year'?s\b|\bevery day\b|\bdaily\b|\b(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)s?\b|\bjours? f[ée]ri[ée]s?\b|\btous les jours\b|\bno[ëe]l\b/i;
 const CLOCK = /\b\d{1,2}(:\d{2})?\s?(am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b\d{1,2}:\d{2}\b|\bclosed\b|\b\d{1,2}\s?h\s?(\d{2})?\b|\bferm[ée]e?s?\b/i;
 const STREET = /\b\d{1,5}\s+([A-Z][\w.]*\s+){0,3}(street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|way|drive|dr|place|pl|square|sq)\b|\b[A-Z]{2}\s\d{5}\b/i;
+/** A street with its number ("41 Wharf Street"), not only a state and ZIP code. */
+const STREET_NUMBERED = new RegExp(STREET.source.split('|\\b[A-Z]{2}')[0]!, 'i');
 /** Whether `sentence` gives a street address ("41 Wharf Street, …", "…, ME 04101"), not a town named in passing. */
 export const holdsStreetAddress = (sentence: string): boolean => STREET.test(sentence);
 /** A town with its state or country ("in Madison, Wisconsin", "in Portland, OR"). */
@@ -302,29 +308,34 @@ const PLACE = /\b(behind|next to|opposite|across from|beside|upstairs|downstairs
 const WHERE_DONE = /\b(online|on (our|the) (website|site|app)|at (the|either|any) (front )?(desk|counter|reception)|(blocks?|minutes?|doors?) (away|down))\b/i;
 /** Whether `sentence` says where something is done: a place (an address, "in the lot behind the building") or WHERE_DONE. */
 export const holdsPlaceToDo = (sentence: string): boolean => PATTERNS.address(sentence) || WHERE_DONE.test(sentence);
-const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?)[\s-]+(business\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b/i;
+// In French as well ("48 heures", "deux semaines", "12 mois"), and with an adjective between ("a full day", "two business days").
+const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an|half an?|un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|quinze|vingt|trente)[\s-]+((business|full|whole|working|calendar|bonnes?|petites?)\s+)?(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|heures?|jours?|nuits?|semaines?|mois|ans|ann[ée]es?)\b/i;
+/** A duration said as how long something holds ("valid for 12 months", "valables un an", "expires after 90 days"). */
+const VALIDITY = /\b(valid|good for|expires?|expiry|within|valables?|validit[ée]|expire(nt)?|dans les)\b/i;
 /** A question asking for a rate ("…each day?", "…per week?"): a duration per day answers it. */
 export const RATE_ASKED = /\b(a|an|per|each|every)\s+(day|night|week|month|year|session|visit)\b/i;
 /** A duration said per day, week or month ("22 hours a day", "two hours per week") or as a period ("every two weeks"): a rate, not a length. */
 const RATE = new RegExp(`${DURATION.source}\\s+(a|an|per|each|every)\\s+(day|night|week|month|year|session|visit)\\b|\\b(every|each)\\s+(other\\s+)?${DURATION.source}`, 'gi');
-const PHONE = /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d/;
+// North American ("(207) 555-0148"), international ("+33 4 78 …") and French ("04 78 12 34 56") numbers.
+const PHONE = /\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\+\d[\d\s().-]{8,}\d|\b0[1-9](?:[\s.-]?\d{2}){4}\b/;
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}/i;
 /** Nothing to pay ("free", "at no charge", "free of charge", "at no extra cost"). */
-const FREE = /\bfree\b|\b(no|without)( extra| additional)? (charge|cost|fee)\b/i;
+const FREE = /\bfree\b|\b(no|without)( extra| additional)? (charge|cost|fee)\b|\bgratuit(e|s|es)?\b|\bsans (frais|suppl[ée]ment)\b/i;
 /** A price said as an amount ("$22", "75 cents", "15%"). */
 const AMOUNT = /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢|€|£)(?=\W|$)|\d+\s?%/i;
 /** An amount of money ("$149", "$1,150.50", "75 cents", "15%"). */
 const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|€|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
-export const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
+export const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december|janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre|d[ée]cembre)\b/i;
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
   price: (s) => AMOUNT.test(s) || FREE.test(s),
   time: (s) => CLOCK.test(s),
   day: (s) => WEEKDAY.test(s),
   // "When do I book a wedding cake tasting?": "…booked at least three months before the wedding date", a lead, says when.
-  when: (s) => CLOCK.test(s) || WEEKDAY.test(s) || MONTH.test(s) || /\b\d{4}\b/.test(s) || (DURATION.test(s) && SAYS_LEAD.test(s)),
+  // "When does the gift card expire?": "Gift cards are valid for 12 months", a validity, says when too.
+  when: (s) => CLOCK.test(s) || WEEKDAY.test(s) || MONTH.test(s) || /\b\d{4}\b/.test(s) || (DURATION.test(s) && (SAYS_LEAD.test(s) || VALIDITY.test(s))),
   address: (s) => STREET.test(s) || /\b(at|in)\s+(the\s+)?[A-Z][a-z]+/.test(s.slice(1)) || PLACE.test(s),
   duration: (s) => DURATION.test(s),
-  frequency: (s) => FREQUENCY.test(s),
+  frequency: (s) => FREQUENCY.test(s) || FREQUENCY_FR.test(s),
   method: (s) => SAYS_HOW.test(s) || isCommand(s) || /\byou can\b/i.test(s),
   payment: (s) => PAYMENT_MEANS.test(s),
   date: (s) => /\b(1[89]|20)\d{2}\b/.test(s) || (MONTH.test(s) && /\b\d{1,2}(st|nd|rd|th)?\b/.test(s)),
@@ -341,7 +352,7 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
  * "daily" or "monthly" as an adverb ("we bake daily", "open daily from 7 am"), not as an adjective ("monthly memberships").
  */
 /** A way to do something: "online", "by phone", "by emailing…", "in person", "at the front desk". */
-const SAYS_HOW = /\b(online|by (phone|e-?mail|mail|text|calling|emailing|texting|filling)|in person|at the (front desk|counter|reception))\b/i;
+const SAYS_HOW = /\b(online|by (phone|e-?mail|mail|text|calling|emailing|texting|filling)|in person|at the (front desk|counter|reception)|en ligne|par (t[ée]l[ée]phone|e-?mail|mail|courriel|sms)|sur place|en personne|en boutique|au comptoir)\b/i;
 
 /** Whether a sentence opens with a command: its first word (after "Please") a verb in its base form ("Book online…", "Call us…"). */
 function isCommand(sentence: string): boolean {
@@ -349,6 +360,8 @@ function isCommand(sentence: string): boolean {
   return first.length > 2 && !STOPWORDS.has(first) && isBaseVerb(first);
 }
 
+/** A frequency in French ("tous les jours", "chaque semaine", "deux fois par an", "mensuel"). */
+const FREQUENCY_FR = /\b(tous|toutes) les (\d+ )?(jours|nuits|matins|soirs|semaines|mois|ans|ann[ée]es|week-?ends|lundis|mardis|mercredis|jeudis|vendredis|samedis|dimanches)\b|\bchaque (jour|nuit|matin|soir|semaine|mois|ann[ée]e|trimestre|saison|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\b|\b(une|deux|trois|quatre|\d+) fois par\b|\b(quotidien(ne)?s?|hebdomadaires?|mensuel(le)?s?|annuel(le)?s?|trimestriel(le)?s?)\b/i;
 const FREQUENCY = /\b(every|each)\s+(\d+\s+|other\s+|few\s+|couple of\s+|one|two|three|four|five|six|seven|eight|nine|ten|twelve\s+)?\s*(minute|hour|day|night|morning|evening|week|weekend|month|quarter|season|year|(mon|tues|wednes|thurs|fri|satur|sun)day)s?\b|\b(once|twice|three times|four times|\d+\s+times)\s+(a|an|per|each|every)\b|\b(daily|nightly|weekly|fortnightly|biweekly|monthly|quarterly|yearly|annually|hourly)\b(?=\s*([.,;:!?)]|$|from|at|on|in|until))|\bon\s+(mon|tues|wednes|thurs|fri|satur|sun)days\b|\b(mon|tues|wednes|thurs|fri|satur|sun)days?(\s*(,|and|&)\s*(mon|tues|wednes|thurs|fri|satur|sun)days?)+\b/i;
 const HONORIFIC = /\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+/;
 /** A run of capitalised words, after a title or not ("Dr. Helen Park", "Call Grace Hill", "Marcus Bell"). */
@@ -446,7 +459,9 @@ export function typeStrength(sentence: string, type: AnswerType, rateAsked = fal
   if (type === 'duration' && !rateAsked) return DURATION.test(sentence.replace(RATE, '')) ? 1 : 0.5;
   // "How much for one visit?": an amount ("Day pass: $22") before "free" ("Rentals are free on your first visit").
   if (type === 'price') return AMOUNT.test(sentence) ? 1 : 0.8;
-  if (type !== 'address' || STREET.test(sentence)) return 1;
+  if (type !== 'address') return 1;
+  // "412 Kestrel Avenue, Eastfield, PA 17640" before "Eastfield, PA 17640" alone, an address block's last line.
+  if (STREET.test(sentence)) return STREET_NUMBERED.test(sentence) ? 1 : 0.85;
   return CITY.test(sentence) ? 0.6 : 0.25;
 }
 
