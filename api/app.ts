@@ -49,23 +49,35 @@ const end = () => Promise.resolve();
 function area(prefix: string, guards: AppMiddleware[], stack: Koa.Middleware[]): Koa.Middleware {
   const chain = compose([...guards as Koa.Middleware[], ...stack]);
   const under = `${prefix}/`;
-  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(under) ? chain(ctx, end) : next());
+  return (ctx, next) => {
+    const path = ctx.path;
+    return path === prefix || path.startsWith(under) ? chain(ctx, end) : next();
+  };
 }
 
 /** A router's dispatch and its 405/501/OPTIONS answers, as one middleware each. */
 const served = (router: Router): Koa.Middleware[] => [router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware];
 
 /**
- * Serves the paths `router` has routes for (any method: a 405 comes from it too); other paths go further.
- * A path that starts with none of its routes' literal beginnings (each route's path before its first
- * pattern character; matching is case-sensitive) is no route of it: passed on without testing every
- * route's pattern, which every request under /api/v1 paid for five routers (issue 48).
+ * Serves the paths each router has routes for (any method: a 405 comes from it too), trying the routers in order;
+ * other paths go further. A path that starts with none of a router's literal beginnings (each route's path before
+ * its first pattern character; matching is case-sensitive) is no route of it: passed on without testing every
+ * route's pattern, which every request under /api/v1 paid for five routers (issue 48). One middleware for all of
+ * them, reading the path once: each was a frame of the application's chain of its own, which every request went
+ * through (issue 48, round three).
  */
-function ownPaths(router: Router): Koa.Middleware {
-  const stack = compose(served(router));
-  const beginnings = router.stack.map((layer) => (typeof layer.path === 'string' ? layer.path.split(PATTERN)[0]! : ''));
-  const mayMatch = (path: string) => beginnings.some((b) => path.startsWith(b));
-  return (ctx, next) => (mayMatch(ctx.path) && router.match(ctx.path, ctx.method).path.length > 0 ? stack(ctx, end) : next());
+function ownPaths(routers: Router[]): Koa.Middleware {
+  const own = routers.map((router) => {
+    const beginnings = router.stack.map((layer) => (typeof layer.path === 'string' ? layer.path.split(PATTERN)[0]! : ''));
+    return { router, beginnings, stack: compose(served(router)) };
+  });
+  return (ctx, next) => {
+    const path = ctx.path;
+    for (const { router, beginnings, stack } of own) {
+      if (beginnings.some((b) => path.startsWith(b)) && router.match(path, ctx.method).path.length > 0) return stack(ctx, end);
+    }
+    return next();
+  };
 }
 
 /**
@@ -150,13 +162,15 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestContext() as Koa.Middleware);
   app.use(errorHandler() as Koa.Middleware);
   // Liveness, readiness, the OpenAPI document and reference, the embed script: no token.
-  app.use(ownPaths(system));
-  app.use(ownPaths(embedRouter()));
-  // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token, limited per client address; TwiML answers.
-  app.use(ownPaths(carrierWebhooksRouter(deps.config.CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE)));
-  app.use(ownPaths(inboxPageRouter()));
-  // The page behind each problem's `type` URL.
-  app.use(ownPaths(errorPagesRouter()));
+  app.use(ownPaths([
+    system,
+    embedRouter(),
+    // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token, limited per client address; TwiML answers.
+    carrierWebhooksRouter(deps.config.CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE),
+    inboxPageRouter(),
+    // The page behind each problem's `type` URL.
+    errorPagesRouter(),
+  ]));
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],

@@ -126,7 +126,7 @@ type Validator = { validate(value: string): { isValid: boolean } };
 let personValidators: Record<string, Validator[] | undefined> | undefined;
 const validatorsOf = (countries: readonly string[]): Validator[] => {
   if (!countries.length) return [];
-  personValidators ??= (createRequire(import.meta.url)('stdnum') as typeof import('stdnum')).personValidators as Record<string, Validator[] | undefined>;
+  personValidators ??= (createRequire(import.meta.url)('stdnum') as { personValidators: Record<string, Validator[] | undefined> }).personValidators;
   return countries.flatMap((c) => personValidators![c.toUpperCase()] ?? []);
 };
 
