@@ -214,7 +214,11 @@ async function main(): Promise<void> {
   const profileDir = process.env.BENCH_CPU_PROF;
   const baselineRef = process.env.BENCH_BASELINE;
   const baselineMain = baselineRef ? buildBaseline(baselineRef) : null;
-  const service = await startTarget('service', temporalAddress, { nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [] });
+  const service = await startTarget('service', temporalAddress, {
+    nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+    // A free SMTP port (the listener stays on, as in npm start): 2525 may be another checkout's on a shared machine.
+    env: { SMTP_LISTEN_PORT: String(await getFreePort()) },
+  });
   const baseline = baselineMain ? await startTarget(`baseline ${baselineRef}`, temporalAddress, {
     // Its own SMTP port: two processes cannot both listen on 2525 (the listener stays on, as in npm start).
     main: baselineMain, env: { SMTP_LISTEN_PORT: String(await getFreePort()) },

@@ -5,13 +5,14 @@
  * little. This starts the service (src/main.ts start, compiled, as bench:api does) BENCH_PROCESSES times (default 4),
  * each on a fresh database, waits BENCH_IDLE seconds (default 15) and reads its resident memory from /proc: RSS, its
  * anonymous and file-backed parts, and the threads. With BENCH_BASELINE=<git ref> that commit is built as bench:api
- * builds it and started in alternation with this checkout, so both meet the same load; BENCH_COMPARE_ENV='NAME=value'
- * adds this checkout with those settings to the alternation. Prints each process and the
+ * builds it and started in alternation with this checkout, so both meet the same load; BENCH_COMPARE_ENV='NAME=value;...'
+ * adds this checkout with each set of settings to the alternation. Prints each process and the
  * medians; the target is issue 48's (<= 150 MiB).
  */
 import { readFileSync } from 'node:fs';
 import { cleanUp, figure, freshDatabase, median, positiveInt, say, startServiceProcess, startTemporal } from './harness.ts';
 import { buildBaseline } from './baseline.ts';
+import { getFreePort } from '../src/infra/ports.ts';
 
 const PROCESSES = positiveInt('BENCH_PROCESSES', 4);
 const IDLE = positiveInt('BENCH_IDLE', 15);
@@ -42,14 +43,17 @@ async function main(): Promise<void> {
   const runs: { name: string; main: string | undefined; env: NodeJS.ProcessEnv; readings: Reading[] }[] = [
     { name: 'this checkout', main: undefined, env: {}, readings: [] },
     ...(baselineMain ? [{ name: `baseline ${baselineRef}`, main: baselineMain, env: {}, readings: [] }] : []),
-    // BENCH_COMPARE_ENV='NAME=value ...': this checkout again with those settings, in the same alternation.
-    ...(process.env.BENCH_COMPARE_ENV ? [{ name: `this checkout with ${process.env.BENCH_COMPARE_ENV}`, main: undefined,
-      env: Object.fromEntries(process.env.BENCH_COMPARE_ENV.split(/\s+/).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])), readings: [] }] : []),
+    // BENCH_COMPARE_ENV='NAME=value NAME=value;NAME=value': this checkout again with each `;`-separated set of settings
+    // (a value runs to the next space: NODE_OPTIONS takes one flag here), in the same alternation.
+    ...(process.env.BENCH_COMPARE_ENV ?? '').split(';').map((set) => set.trim()).filter(Boolean).map((set) => ({
+      name: `this checkout with ${set}`, main: undefined, readings: [] as Reading[],
+      env: Object.fromEntries(set.split(/\s+/).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+    })),
   ];
   for (let i = 0; i < PROCESSES; i++) {
     for (const run of runs) {
-      // A port of its own for the SMTP listener: a stopping process may still hold the last one's.
-      const r = await idleReading(temporalAddress, run.main, { ...run.env, SMTP_LISTEN_PORT: '0' });
+      // A free port of its own for the SMTP listener (on, as in npm start): a stopping process may still hold the last one's.
+      const r = await idleReading(temporalAddress, run.main, { SMTP_LISTEN_PORT: String(await getFreePort()), ...run.env });
       run.readings.push(r);
       say(`${run.name}, process ${i + 1}: RSS ${r.rss.toFixed(0)} MiB (anonymous ${r.anon.toFixed(0)}, file ${r.file.toFixed(0)}), ${r.threads} threads`);
     }
