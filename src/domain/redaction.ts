@@ -1,6 +1,7 @@
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js/max';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { createRequire } from 'node:module';
+import type * as Stdnum from 'stdnum';
 import type { RedactionKind } from '../schemas/governance.ts';
 
 /**
@@ -126,7 +127,7 @@ type Validator = { validate(value: string): { isValid: boolean } };
 let personValidators: Record<string, Validator[] | undefined> | undefined;
 const validatorsOf = (countries: readonly string[]): Validator[] => {
   if (!countries.length) return [];
-  personValidators ??= (createRequire(import.meta.url)('stdnum') as { personValidators: Record<string, Validator[] | undefined> }).personValidators;
+  personValidators ??= (createRequire(import.meta.url)('stdnum') as typeof Stdnum).personValidators as Record<string, Validator[] | undefined>;
   return countries.flatMap((c) => personValidators![c.toUpperCase()] ?? []);
 };
 
