@@ -49,61 +49,101 @@ const end = () => Promise.resolve();
 function area(prefix: string, guards: AppMiddleware[], stack: Koa.Middleware[]): Koa.Middleware {
   const chain = compose([...guards as Koa.Middleware[], ...stack]);
   const under = `${prefix}/`;
-  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(under) ? chain(ctx, end) : next());
+  return (ctx, next) => {
+    const path = ctx.path;
+    return path === prefix || path.startsWith(under) ? chain(ctx, end) : next();
+  };
 }
 
 /** A router's dispatch and its 405/501/OPTIONS answers, as one middleware each. */
 const served = (router: Router): Koa.Middleware[] => [router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware];
 
 /**
- * Serves the paths `router` has routes for (any method: a 405 comes from it too); other paths go further.
- * A path that starts with none of its routes' literal beginnings (each route's path before its first
- * pattern character; matching is case-sensitive) is no route of it: passed on without testing every
- * route's pattern, which every request under /api/v1 paid for five routers (issue 48).
+ * Serves the paths each router has routes for (any method: a 405 comes from it too), trying the routers in order;
+ * other paths go further. A path that starts with none of a router's literal beginnings (each route's path before
+ * its first pattern character; matching is case-sensitive) is no route of it: passed on without testing every
+ * route's pattern, which every request under /api/v1 paid for five routers (issue 48). One middleware for all of
+ * them, reading the path once: each was a frame of the application's chain of its own, which every request went
+ * through (issue 48, round three).
  */
-function ownPaths(router: Router): Koa.Middleware {
-  const stack = compose(served(router));
-  const beginnings = router.stack.map((layer) => (typeof layer.path === 'string' ? layer.path.split(PATTERN)[0]! : ''));
-  const mayMatch = (path: string) => beginnings.some((b) => path.startsWith(b));
-  return (ctx, next) => (mayMatch(ctx.path) && router.match(ctx.path, ctx.method).path.length > 0 ? stack(ctx, end) : next());
+function ownPaths(routers: Router[]): Koa.Middleware {
+  const own = routers.map((router) => {
+    const beginnings = router.stack.map((layer) => (typeof layer.path === 'string' ? layer.path.split(PATTERN)[0]! : ''));
+    return { router, beginnings, stack: compose(served(router)) };
+  });
+  return (ctx, next) => {
+    const path = ctx.path;
+    for (const { router, beginnings, stack } of own) {
+      if (beginnings.some((b) => path.startsWith(b)) && router.match(path, ctx.method).path.length > 0) return stack(ctx, end);
+    }
+    return next();
+  };
 }
 
-/** The first two path segments below an area's prefix (`rest/agents`), or null when there are fewer. */
-function keyOf(path: string, prefix: string): string | null {
-  const segments = path.slice(prefix.length).split('/', 4);
-  return segments.length >= 3 ? `${segments[1]}/${segments[2]}` : null;
+/**
+ * Where a request path goes below an area's prefix: its first two segments (`rest/agents`, null when it has fewer)
+ * and how many segments it has. A trailing slash is not a segment: a route matches with or without one (non-strict).
+ */
+function pathKeyOf(path: string, prefix: string): { key: string | null; count: number } {
+  const below = path.endsWith('/') ? path.slice(prefix.length, -1) : path.slice(prefix.length);
+  let count = 0;
+  let third = -1;
+  for (let i = below.indexOf('/'); i !== -1; i = below.indexOf('/', i + 1)) if (++count === 3) third = i;
+  return { key: count >= 2 ? below.slice(1, third === -1 ? undefined : third) : null, count };
+}
+
+/** How a route's own path is keyed: its first two segments if both are literal (else null), and its segment count. */
+function routeKeyOf(path: string, prefix: string): { key: string | null; count: number } {
+  const segments = path.slice(prefix.length).split('/');
+  const literal = segments.length >= 3 && !segments.slice(1, 3).some((segment) => segment === '' || PATTERN.test(segment));
+  return { key: literal ? `${segments[1]}/${segments[2]}` : null, count: segments.length - 1 };
 }
 
 /**
  * The routes of an area's families, matched against the ones that can match the request, not all of them:
  * @koa/router tests every route's pattern in turn (about 150 under /api/v1, a tenth of what a GET cost beyond a
  * bare route; issue 48, bench/README.md). The routes are grouped by their first two segments below the prefix
- * (`rest/agents`), one router per group, chosen by the request path's own two segments. A route whose first two
- * segments are not both literal could match any path: it is in every group, in its place, and alone in the group
- * of a path no literal route starts with. Each router holds, in their order, every route that can match the paths
- * it serves, so the route that answers, and the 404, 405 and OPTIONS answers (from the routes matching the path),
- * are those of one router holding every route. Routes are matched case-sensitively, as the key is compared.
+ * (`rest/agents`) and by their number of segments, one router per group, chosen by the request path's own two
+ * segments and count. Every route's pattern is a fixed number of segments (a parameter never spans a `/`, and no
+ * route has an optional or repeated part: checked here), so a route can match only paths of its own count. A route
+ * whose first two segments are not both literal could match any path of its count: it is in every group of that
+ * count, in its place, and alone in the group of a path no literal route starts with. Each router holds, in their
+ * order, every route that can match the paths it serves, so the route that answers, and the 404, 405 and OPTIONS
+ * answers (from the routes matching the path; an empty router answers as one whose routes match nothing), are those
+ * of one router holding every route. Routes are matched case-sensitively, as the key is compared.
  */
 function routeTable(families: RouteFamily[], prefix: string): Koa.Middleware {
-  const routes: (CompiledRoute & { key: string | null })[] = [];
+  const routes: (CompiledRoute & { key: string | null; count: number })[] = [];
   for (const family of families) {
     if (!family.base.startsWith(prefix)) throw new Error(`family ${family.tag} (${family.base}) lies outside its area ${prefix}`);
     for (const r of compileFamily(family)) {
-      const key = keyOf(r.path, prefix);
-      routes.push({ ...r, key: key && !key.split('/').some((s) => s === '' || PATTERN.test(s)) ? key : null });
+      // A parameter with its own pattern, an optional or repeated part, or a wildcard could span segments.
+      if (/[*?+(){}\\]/.test(r.path)) throw new Error(`route ${r.method} ${r.path}: the route table takes fixed-segment paths only`);
+      routes.push({ ...r, ...routeKeyOf(r.path, prefix) });
     }
   }
-  const routerOf = (key: string | null) => {
+  const routerOf = (key: string | null, count: number) => {
     const router = new Router(ROUTER_OPTIONS);
-    registerRoutes(router, routes.filter((r) => r.key === null || r.key === key));
+    registerRoutes(router, routes.filter((r) => (r.key === null || r.key === key) && r.count === count));
     return compose(served(router));
   };
   const groups = new Map<string, Koa.Middleware>();
-  for (const key of new Set(routes.map((r) => r.key))) if (key !== null) groups.set(key, routerOf(key));
-  const rest = routerOf(null);
+  for (const r of routes) {
+    const key = `${r.key}#${r.count}`;
+    if (r.key !== null && !groups.has(key)) groups.set(key, routerOf(r.key, r.count));
+  }
+  // The paths no literal route's group serves: the routes of their count whose first two segments are not literal.
+  const rest = new Map<number, Koa.Middleware>();
+  const restOf = (count: number) => {
+    let router = rest.get(count);
+    if (!router) rest.set(count, (router = routerOf(null, count)));
+    return router;
+  };
+  for (const count of new Set(routes.map((r) => r.count))) restOf(count);
+  const none = routerOf(null, -1);
   return (ctx, next) => {
-    const key = keyOf(ctx.path, prefix);
-    return ((key !== null && groups.get(key)) || rest)(ctx, next);
+    const { key, count } = pathKeyOf(ctx.path, prefix);
+    return ((key !== null && groups.get(`${key}#${count}`)) || rest.get(count) || none)(ctx, next);
   };
 }
 
@@ -122,13 +162,15 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestContext() as Koa.Middleware);
   app.use(errorHandler() as Koa.Middleware);
   // Liveness, readiness, the OpenAPI document and reference, the embed script: no token.
-  app.use(ownPaths(system));
-  app.use(ownPaths(embedRouter()));
-  // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token, limited per client address; TwiML answers.
-  app.use(ownPaths(carrierWebhooksRouter(deps.config.CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE)));
-  app.use(ownPaths(inboxPageRouter()));
-  // The page behind each problem's `type` URL.
-  app.use(ownPaths(errorPagesRouter()));
+  app.use(ownPaths([
+    system,
+    embedRouter(),
+    // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token, limited per client address; TwiML answers.
+    carrierWebhooksRouter(deps.config.CARRIER_WEBHOOK_RATE_LIMIT_PER_MINUTE),
+    inboxPageRouter(),
+    // The page behind each problem's `type` URL.
+    errorPagesRouter(),
+  ]));
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],

@@ -25,21 +25,19 @@
  * BENCH_CPU_RATE (requests a second at which CPU per request is taken, default 500; 0 for saturation),
  * BENCH_DURATION (seconds measured per target, default 10), BENCH_WARMUP (seconds,
  * default 3), BENCH_CONNECTIONS (default 50), BENCH_IDLE (seconds idle before the memory reading,
- * default 10), BENCH_CPU_PROF (a folder: the service process writes a V8 CPU profile there, see
+ * default 10), BENCH_CPU_PROF (a folder: the service process writes a V8 CPU profile there, the bare route one in
+ * its `bare` folder, see
  * bench/README.md), TEST_PG_URL (PostgreSQL server to use, default
  * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { cleanUp, cpuSecondsOf, figure, freshDatabase, median, memoryOf, onCleanup, positiveInt, say, spawnServer, startServiceProcess, startTemporal } from './harness.ts';
 import { createSql } from '../src/db/index.ts';
 import { getFreePort } from '../src/infra/ports.ts';
 import { createOrganization } from '../src/auth/keys.ts';
+import { buildBaseline } from './baseline.ts';
 
 /** The part of autocannon's result this script reads (the package ships no types). */
 interface Histogram { average: number; mean: number; p50: number; p90: number; p99: number; max: number }
@@ -70,7 +68,6 @@ type Autocannon = (opts: AutocannonOptions) => AutocannonRun;
 
 // autocannon is CommonJS without type declarations: load it through require and type what we use.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
 const DURATION = positiveInt('BENCH_DURATION', 10);
 const WARMUP = positiveInt('BENCH_WARMUP', 3);
@@ -211,39 +208,28 @@ async function startTarget(name: string, temporalAddress: string, opts: { main?:
   return { name, url: service.url, pid: service.pid, path, headers, idleRssMb: idle?.rssMb ?? null, databaseUrl };
 }
 
-/**
- * BENCH_BASELINE=<git ref>: that commit of the service, compiled in a scratch folder (sharing this checkout's
- * node_modules), measured in the same rounds: a before and after of the request path in one run, on the same
- * load, which separate runs on a shared machine cannot give.
- */
-function buildBaseline(ref: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ams-bench-baseline-'));
-  onCleanup('baseline build', async () => rmSync(dir, { recursive: true, force: true }));
-  const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive "$0" | tar -x -C "${dir}"`, ref], { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (archive.status !== 0) throw new Error(`BENCH_BASELINE: cannot export ${ref}`);
-  // BENCH_BASELINE_MODULES: another node_modules for it (a dependency's patch measured before and after).
-  symlinkSync(process.env.BENCH_BASELINE_MODULES ?? join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  say(`compiling the baseline ${ref} in ${dir}...`);
-  spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.build.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const main = join(dir, 'dist', 'src', 'main.js');
-  if (!existsSync(main)) throw new Error(`BENCH_BASELINE: the build of ${ref} produced nothing`);
-  return main;
-}
-
 async function main(): Promise<void> {
   say('Starting PostgreSQL database and Temporal dev server...');
   const temporalAddress = await startTemporal();
   const profileDir = process.env.BENCH_CPU_PROF;
   const baselineRef = process.env.BENCH_BASELINE;
   const baselineMain = baselineRef ? buildBaseline(baselineRef) : null;
-  const service = await startTarget('service', temporalAddress, { nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [] });
+  const service = await startTarget('service', temporalAddress, {
+    nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+    // A free SMTP port (the listener stays on, as in npm start): 2525 may be another checkout's on a shared machine.
+    env: { SMTP_LISTEN_PORT: String(await getFreePort()) },
+  });
   const baseline = baselineMain ? await startTarget(`baseline ${baselineRef}`, temporalAddress, {
     // Its own SMTP port: two processes cannot both listen on 2525 (the listener stays on, as in npm start).
     main: baselineMain, env: { SMTP_LISTEN_PORT: String(await getFreePort()) },
   }) : null;
   const { path, headers } = service;
 
-  const bare = await spawnServer('bare Koa app', ['bench/bare-agent-app.ts'], { port: await getFreePort(), readyPath: '/healthz', env: { DATABASE_URL: service.databaseUrl } });
+  // Under BENCH_CPU_PROF the bare route is profiled too (its own folder), so that the two can be accounted side by side.
+  const bare = await spawnServer('bare Koa app', ['bench/bare-agent-app.ts'], {
+    port: await getFreePort(), readyPath: '/healthz', env: { DATABASE_URL: service.databaseUrl },
+    nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, 'bare')] : [],
+  });
   const bareRow = await expectJson(await fetch(bare.url + path), 200, `bare GET ${path}`);
   if (bareRow.id !== path.split('/').pop()) throw new Error('the bare app does not read the same row as the service');
 
@@ -270,7 +256,7 @@ async function main(): Promise<void> {
   figure({ measure: 'idle RSS of npm start', value: service.idleRssMb ?? NaN, unit: 'MiB', op: '<=', target: TARGET_IDLE_RSS_MB,
     detail: service.idleRssMb !== null ? `the service process ${IDLE} s after it was ready` : 'not readable here (needs Linux /proc)' });
   if (loaded) say(`service process RSS after the load: ${loaded.rssMb.toFixed(0)} MiB, peak ${loaded.peakRssMb.toFixed(0)} MiB; bare app peak ${memoryOf(bare.pid)?.peakRssMb.toFixed(0) ?? '?'} MiB`);
-  if (profileDir) say(`CPU profile of the service process: written to ${profileDir} when it stops`);
+  if (profileDir) say(`CPU profiles of the service process and of the bare route: written to ${profileDir} and ${join(profileDir, 'bare')} when they stop`);
 }
 
 // Ctrl-C ends the load at once; the run then stops at its next step and cleans up as usual, so the

@@ -18,6 +18,13 @@ export const ConfigSchema = Type.Object({
   TEMPORAL_UI_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8233 }),
   TEMPORAL_UI_URL: Type.Optional(Type.String({ minLength: 1 })),
   TASK_QUEUE_PREFIX: Type.String({ pattern: '^[a-z0-9-]+$', default: 'ams' }),
+  /**
+   * Where this process's workflow code runs: `thread`, a worker thread of its own (the SDK's default), or `main`, a
+   * V8 context on the main thread (the SDK's in-process mode, with the same deadlock timeout). `main` spares the
+   * thread's own isolate and its copy of the SDK (about 35 MiB of idle RSS, bench/README.md) at the price of workflow
+   * activations sharing the event loop with the API and the activities.
+   */
+  WORKFLOW_THREAD: Type.Union([Type.Literal('thread'), Type.Literal('main')], { default: 'thread' }),
   AMS_BOOTSTRAP_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 200 })),
   SECRETS_KEY: Type.Optional(Type.String({
     pattern: '^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=?$',

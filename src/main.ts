@@ -9,6 +9,7 @@ import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { ensureTemporalCli } from './infra/temporal-cli.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { SEARCH_ATTRIBUTES } from './temporal/index.ts';
+import { isWorkflowPromise } from './temporal/workflow-realm.ts';
 import { collectGarbage, collectStartupGarbage } from './infra/heap.ts';
 import { BusyPortsError, describeBusyPorts, findBusyPorts, type PortNeed } from './infra/ports.ts';
 
@@ -93,7 +94,9 @@ async function main(mode: Mode): Promise<void> {
   // postgres.js can reject a promise nobody holds when a session dies mid-transaction (the rehearsal
   // terminated sessions and all four processes exited on it). A lost connection must not end the
   // process: the pool reconnects. Anything else stays fatal, so bugs still surface.
-  process.on('unhandledRejection', (reason) => {
+  process.on('unhandledRejection', (reason, promise) => {
+    // Workflow code's own (WORKFLOW_THREAD=main): the SDK's listener fails that workflow task, as in a thread.
+    if (isWorkflowPromise(promise)) return;
     if (isDatabaseUnavailable(reason)) return void log.warn({ err: reason }, 'database connection lost (a rejection nobody awaited)');
     log.fatal({ err: reason }, 'unhandled rejection');
     process.exit(1);

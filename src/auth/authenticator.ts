@@ -23,6 +23,11 @@ export interface Principal {
 export interface Authenticator {
   /** The principal of a bearer token, or null when it is unknown or revoked. */
   authenticate(token: string): Promise<Principal | null>;
+  /**
+   * The principal of a token this process holds in its cache, without waiting for anything; undefined when
+   * `authenticate` must look it up (unknown here, expired, or not a token at all).
+   */
+  cached(token: string): Principal | undefined;
   /** Forgets a key at once in this process (and ends what watches it); other processes learn through NOTIFY. */
   forget(keyId: string): void;
   /**
@@ -83,6 +88,12 @@ export async function createAuthenticator(sql: Sql, opts: { ttlMs?: number } = {
     };
   }
 
+  function cached(token: string): Principal | undefined {
+    if (!tokenKindOf(token) || token.length > 200) return undefined;
+    const hit = cache.get(tokenDigest(token));
+    return hit && hit.expires > Date.now() ? hit.principal : undefined;
+  }
+
   async function authenticate(token: string): Promise<Principal | null> {
     const kind = tokenKindOf(token);
     if (!kind || token.length > 200) return null;
@@ -105,5 +116,5 @@ export async function createAuthenticator(sql: Sql, opts: { ttlMs?: number } = {
     return principal;
   }
 
-  return { authenticate, forget, watchRevocation, close: () => subscription.unlisten() };
+  return { authenticate, cached, forget, watchRevocation, close: () => subscription.unlisten() };
 }

@@ -13,6 +13,7 @@ import { activityContextStorage, asyncContextGate, callContextStorageOf } from '
 import { registerColocatedClient } from './eager.ts';
 import { taskQueues, type TaskQueueKind } from './ids.ts';
 import { codeFile } from '../infra/paths.ts';
+import { isWorkflowPromise } from './workflow-realm.ts';
 
 const BUNDLER = codeFile('src', 'temporal', 'bundle-workflows');
 
@@ -41,6 +42,28 @@ const WORKER_SIZES: Record<TaskQueueKind, Pick<WorkerOptions, 'maxCachedWorkflow
 
 type WorkflowCreator = Awaited<ReturnType<typeof Worker['createWorkflowCreator']>>;
 
+/** The SDK's deadlock timeout of a workflow activation (its default outside `debugMode`, which would lift it). */
+const WORKFLOW_TASK_TIMEOUT = '5s';
+
+/**
+ * Creates the workflow creator and, when it runs workflows in this thread (WORKFLOW_THREAD=main), keeps the
+ * process-wide `unhandledRejection` listener the SDK adds for workflow code (once a process) to workflow code:
+ * it would throw on any other rejection, where in a thread of its own it never sees one, so the process's own
+ * handler (src/main.ts) stays the only judge of those.
+ */
+async function scopedWorkflowCreator(create: () => Promise<WorkflowCreator>): Promise<WorkflowCreator> {
+  const before = new Set(process.listeners('unhandledRejection'));
+  const creator = await create();
+  for (const listener of process.listeners('unhandledRejection')) {
+    if (before.has(listener)) continue;
+    process.off('unhandledRejection', listener);
+    process.on('unhandledRejection', (reason, promise) => {
+      if (isWorkflowPromise(promise)) listener(reason, promise);
+    });
+  }
+  return creator;
+}
+
 /**
  * A Worker class whose instances share ONE workflow thread (a V8 isolate holding the SDK and the
  * bundle, about 55 MiB) instead of one each: the SDK's extension point for this is the protected
@@ -54,7 +77,7 @@ function workersSharingOneWorkflowThread(activityNames: string[]): typeof Worker
   let users = 0;
   return class SharedThreadWorker extends Worker {
     protected static override async createWorkflowCreator(...[bundle, options, logger]: Parameters<typeof Worker['createWorkflowCreator']>): Promise<WorkflowCreator> {
-      shared ??= super.createWorkflowCreator(bundle, { ...options, activities: new Map(activityNames.map((name) => [name, async () => undefined])) }, logger);
+      shared ??= scopedWorkflowCreator(() => super.createWorkflowCreator(bundle, { ...options, activities: new Map(activityNames.map((name) => [name, async () => undefined])) }, logger));
       const creator = await shared;
       users += 1;
       let destroyed = false;
@@ -111,6 +134,8 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
     connection, namespace: opts.namespace, taskQueue: queues[kind],
     activities: activities[kind], workflowBundle, ...WORKER_SIZES[kind],
     shutdownGraceTime: '10 seconds',
+    // In the main thread: the SDK's in-process creator (its `debugMode`), with the deadlock timeout it has in a thread.
+    ...(opts.config.WORKFLOW_THREAD === 'main' ? { debugMode: true, isolateExecutionTimeout: WORKFLOW_TASK_TIMEOUT } : {}),
   })));
   const running = Promise.all(workers.map((w) => w.run()));
   // Starts through this client on these queues may be eager (see eager.ts).
