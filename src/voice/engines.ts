@@ -85,15 +85,23 @@ function canRunWarm(): boolean {
   return warmAvailable;
 }
 
+/**
+ * The decoder's search settings beyond the model (bench/stt-decoder.ts measures the alternatives, bench/README.md
+ * bench:voice's third pass): at most 2,000 HMMs and 5 word exits a frame cut its CPU by half on the bench's speech
+ * (the lexicon tree's search is most of it), for 3 more word errors in 134; narrower beams, `-ds 2`, `-topn 2` or no
+ * second pass cost more words for less.
+ */
+export const DECODER_SETTINGS: readonly string[] = ['-maxhmmpf', '2000', '-maxwpf', '5'];
+
 /** One warm decoder process: utterances one after another, each answered by a line. */
-class WarmDecoder {
+export class WarmDecoder {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly lines: ((line: string | null) => void)[] = [];
   private buffered = '';
   alive = true;
 
-  constructor() {
-    this.child = spawn('python3', ['-c', WARM_DECODER, '-hmm', `${MODEL}/en-us`, '-lm', `${MODEL}/en-us.lm.bin`, '-dict', `${MODEL}/cmudict-en-us.dict`, '-logfn', '/dev/null'],
+  constructor(settings: readonly string[] = DECODER_SETTINGS) {
+    this.child = spawn('python3', ['-c', WARM_DECODER, '-hmm', `${MODEL}/en-us`, '-lm', `${MODEL}/en-us.lm.bin`, '-dict', `${MODEL}/cmudict-en-us.dict`, '-logfn', '/dev/null', ...settings],
       { stdio: ['pipe', 'pipe', 'ignore'] }) as unknown as ChildProcessWithoutNullStreams;
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => {
@@ -145,6 +153,9 @@ class WarmDecoder {
   }
 
   close(): void { this.child.stdin.end(); }
+
+  /** The decoder's process id (for the CPU it has used). */
+  get pid(): number | undefined { return this.child.pid; }
 }
 
 /**
