@@ -158,6 +158,7 @@ export class CallStream {
     this.vad = createVad({ endpointMs: this.endpoint });
     this.earlyFrames = Math.max(1, Math.round(this.endpoint / 2 / (1000 / FRAMES_PER_SECOND)));
     if (this.settings.record) this.mixer = new CallMixer();
+    this.deps.stt.warm?.();
     this.stt = this.deps.stt.open();
     // The greeting (stored when the call was answered), after the consent line of a recorded call.
     const opening: { id: string | null; text: string }[] = [];
