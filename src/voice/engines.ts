@@ -93,7 +93,7 @@ function canRunWarm(): boolean {
 /**
  * The decoder's search settings beyond the model (bench/stt-decoder.ts measures the alternatives, bench/README.md
  * bench:voice's third pass): at most 3,000 HMMs and 10 word exits a frame cut its CPU by 40 % on the bench's speech
- * (the lexicon tree's search is most of it), for 6 more word errors in 134; narrower beams, `-ds 2`, `-topn 2` or no
+ * (the lexicon tree's search is most of it), for 7 more word errors in 134; narrower beams, `-ds 2`, `-topn 2` or no
  * second pass cost more words for less. Tighter caps (2,000) lose words a transfer rule listens for ("tomorrow").
  */
 export const DECODER_SETTINGS: readonly string[] = ['-maxhmmpf', '3000', '-maxwpf', '10'];
