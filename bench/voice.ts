@@ -26,6 +26,7 @@ import { createEspeak, ttsVoiceOf } from '../src/voice/engines.ts';
 import { MulawFramer } from '../src/voice/mulaw.ts';
 import { ENDPOINT_MS } from '../src/voice/vad.ts';
 import { placeStreamedCall, type StreamedCall } from '../src/voice/sandbox-caller.ts';
+import { INTERRUPTION, LINES, wordErrors } from './voice-script.ts';
 import { freshDatabase, onCleanup, percentile, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
 
 const CALLS = positiveInt('BENCH_CALLS', 20);
@@ -34,18 +35,6 @@ const TARGET_P95_MS = 800;
 const TARGET_BARGE_IN_MS = 200;
 /** The silence that ends a caller's turn at the bench agent's `responsiveness: normal`. */
 const ENDPOINT = ENDPOINT_MS.normal;
-
-/** What the callers say, in turn (the same script on every call). */
-const LINES = [
-  'What are your opening hours',
-  'Do you deliver to my address',
-  'How much does the basic plan cost',
-  'Can I speak to someone tomorrow',
-  'Thank you very much goodbye',
-  'I would like to book a table for two',
-  'Where is your shop',
-];
-const INTERRUPTION = 'Sorry can I ask something else';
 
 /** CPU seconds of `pid` and of its children that have exited, from /proc (0 once it has gone). */
 function processCpu(pid: string): number {
@@ -96,20 +85,6 @@ function rssMb(): number {
     }
   };
   return [String(process.pid), ...descendants(String(process.pid))].reduce((sum, pid) => sum + rss(pid), 0);
-}
-
-/** Word error rate: word-level edit distance over the reference's words. */
-function wordErrors(reference: string, heard: string): { errors: number; words: number } {
-  const norm = (s: string) => s.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
-  const r = norm(reference);
-  const h = norm(heard);
-  let prev = Array.from({ length: h.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= r.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= h.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return { errors: prev[h.length]!, words: r.length };
 }
 
 const figures = (xs: number[]) => {

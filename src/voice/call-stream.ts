@@ -19,7 +19,7 @@ import { runtimeFor } from '../conversations/agent-runtime.ts';
 import { ttsVoiceOf, type SpeechToText, type SttStream, type TextToSpeech, type TtsVoice } from './engines.ts';
 import { decodeMulaw, FRAME_SAMPLES, MulawFramer, SAMPLE_RATE } from './mulaw.ts';
 import { CallMixer, saveCallRecording } from './recordings.ts';
-import { createVad, endpointMs } from './vad.ts';
+import { createVad, endpointMs, SILENCE_FED } from './vad.ts';
 
 /**
  * One streamed call (issue 44): Twilio's media stream protocol on a WebSocket whose token was
@@ -36,6 +36,7 @@ export interface VoiceDeps extends InboundDeps { stt: SpeechToText; tts: TextToS
 
 /** Frames of audio time per second. */
 const FRAMES_PER_SECOND = SAMPLE_RATE / FRAME_SAMPLES;
+
 
 /** A reply being spoken: its sentences sent, those the carrier played (`heard`); `open` while a streamed reply is still written. */
 interface Spoken { messageId: string | null; text: string; heard: string[]; sentences: number; open?: boolean }
@@ -79,6 +80,8 @@ export class CallStream {
   private stt: SttStream | null = null;
   /** The transcript of an utterance finished early (finishEarly), while its endpoint is awaited. */
   private early: Promise<string> | null = null;
+  /** Silent frames of a pause not yet given to the recognizer (beyond SILENCE_FED): given should words follow, else dropped. */
+  private held: Int16Array[] = [];
   /** Silent frames after which an utterance's recognizer is finished early: half the endpoint's. */
   private earlyFrames = 12;
   /** Incremented by a barge-in: the reply being sent stops. */
@@ -155,6 +158,7 @@ export class CallStream {
     this.vad = createVad({ endpointMs: this.endpoint });
     this.earlyFrames = Math.max(1, Math.round(this.endpoint / 2 / (1000 / FRAMES_PER_SECOND)));
     if (this.settings.record) this.mixer = new CallMixer();
+    this.deps.stt.warm?.();
     this.stt = this.deps.stt.open();
     // The greeting (stored when the call was answered), after the consent line of a recorded call.
     const opening: { id: string | null; text: string }[] = [];
@@ -190,7 +194,12 @@ export class CallStream {
         this.early = null;
         for (const heard of this.vad.utterance) this.stt?.write(heard);
       }
-    } else if (this.vad.speaking || (event?.type === 'speech_end' && !this.early)) this.stt?.write(frame);
+    } else if (this.vad.speaking && this.vad.quietFrames > SILENCE_FED) this.held.push(frame);
+    else if (this.vad.speaking || (event?.type === 'speech_end' && !this.early)) {
+      // A pause that turned out to be within the utterance: the recognizer hears it whole, then the words.
+      for (const pause of this.held.splice(0)) this.stt?.write(pause);
+      this.stt?.write(frame);
+    }
     if (this.vad.speaking && !this.early && this.vad.quietFrames === this.earlyFrames) this.finishEarly();
     if (event?.type === 'speech_end') {
       // The caller stopped speaking when the silence that ended the turn began (frames arrive in real time).
@@ -214,6 +223,8 @@ export class CallStream {
    * speak again before the endpoint, its transcript is dropped and the fresh recognizer is given the whole utterance.
    */
   private finishEarly(): void {
+    // The pause's silence beyond its first frames is not decoded: the utterance is over.
+    this.held = [];
     const stt = this.stt;
     this.stt = this.deps.stt.open();
     const heard = stt ? stt.finish() : Promise.resolve('');

@@ -19,7 +19,12 @@ export interface SttStream {
   abort(): void;
 }
 
-export interface SpeechToText { readonly name: string; open(): SttStream }
+export interface SpeechToText {
+  readonly name: string;
+  open(): SttStream;
+  /** A call begins: what its first utterance needs (a model loaded) is made ready while its greeting plays. */
+  warm?(): void;
+}
 
 /** How the agent's voice sounds: the engine's voice and its prosody (from the voice profile). */
 export interface TtsVoice {
@@ -85,15 +90,23 @@ function canRunWarm(): boolean {
   return warmAvailable;
 }
 
+/**
+ * The decoder's search settings beyond the model (bench/stt-decoder.ts measures the alternatives, bench/README.md
+ * bench:voice's third pass): at most 3,000 HMMs and 10 word exits a frame cut its CPU by 40 % on the bench's speech
+ * (the lexicon tree's search is most of it), for 7 more word errors in 134; narrower beams, `-ds 2`, `-topn 2` or no
+ * second pass cost more words for less. Tighter caps (2,000) lose words a transfer rule listens for ("tomorrow").
+ */
+export const DECODER_SETTINGS: readonly string[] = ['-maxhmmpf', '3000', '-maxwpf', '10'];
+
 /** One warm decoder process: utterances one after another, each answered by a line. */
-class WarmDecoder {
+export class WarmDecoder {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly lines: ((line: string | null) => void)[] = [];
   private buffered = '';
   alive = true;
 
-  constructor() {
-    this.child = spawn('python3', ['-c', WARM_DECODER, '-hmm', `${MODEL}/en-us`, '-lm', `${MODEL}/en-us.lm.bin`, '-dict', `${MODEL}/cmudict-en-us.dict`, '-logfn', '/dev/null'],
+  constructor(settings: readonly string[] = DECODER_SETTINGS) {
+    this.child = spawn('python3', ['-c', WARM_DECODER, '-hmm', `${MODEL}/en-us`, '-lm', `${MODEL}/en-us.lm.bin`, '-dict', `${MODEL}/cmudict-en-us.dict`, '-logfn', '/dev/null', ...settings],
       { stdio: ['pipe', 'pipe', 'ignore'] }) as unknown as ChildProcessWithoutNullStreams;
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => {
@@ -145,6 +158,9 @@ class WarmDecoder {
   }
 
   close(): void { this.child.stdin.end(); }
+
+  /** The decoder's process id (for the CPU it has used). */
+  get pid(): number | undefined { return this.child.pid; }
 }
 
 /**
@@ -162,6 +178,8 @@ export function createPocketsphinx(): SpeechToText {
   };
   return {
     name: 'pocketsphinx',
+    // A decoder for the call's first words, its model loaded now rather than while the caller speaks.
+    warm() { if (idle.length < WARM_IDLE) idle.push(new WarmDecoder()); },
     open() {
       // Taken at the utterance's first sound, so the decoder of the one before is free again by then.
       let decoder: WarmDecoder | null = null;
@@ -220,27 +238,111 @@ function continuousPocketsphinx(): SpeechToText {
   };
 }
 
+/**
+ * A small helper process that starts the engine's commands for us (issue 44): Node forks its whole process to start a
+ * command on the event loop's thread, and a service of several hundred MiB spent 30-100 ms of its loop on every
+ * sentence's espeak-ng; forked from a small Python process, the same command costs the loop a line of JSON. Requests
+ * are answered as their commands end, each by its id: exit code and stdout.
+ */
+const LAUNCHER = `
+import json, subprocess, sys, threading
+out, lock = sys.stdout.buffer, threading.Lock()
+def run(rid, args):
+    try:
+        done = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        code, data = done.returncode, done.stdout
+    except OSError:
+        code, data = -1, b''
+    with lock:
+        out.write(rid.to_bytes(4, 'little') + code.to_bytes(4, 'little', signed=True) + len(data).to_bytes(4, 'little') + data); out.flush()
+for line in sys.stdin.buffer:
+    request = json.loads(line)
+    threading.Thread(target=run, args=(request['id'], request['args']), daemon=True).start()
+`;
+
+/** The launcher of this process, started on first use; null once it could not run (commands are then spawned directly). */
+let launcher: Launcher | null | undefined;
+
+class Launcher {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting = new Map<number, (answer: { code: number; stdout: Buffer } | null) => void>();
+  private next = 0;
+  private buffered = Buffer.alloc(0);
+
+  constructor() {
+    this.child = spawn('python3', ['-c', LAUNCHER], { stdio: ['pipe', 'pipe', 'ignore'] }) as unknown as ChildProcessWithoutNullStreams;
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      while (this.buffered.length >= 12) {
+        const length = this.buffered.readUInt32LE(8);
+        if (this.buffered.length < 12 + length) break;
+        const id = this.buffered.readUInt32LE(0);
+        const code = this.buffered.readInt32LE(4);
+        const stdout = this.buffered.subarray(12, 12 + length);
+        this.buffered = this.buffered.subarray(12 + length);
+        this.answer(id, { code, stdout });
+      }
+    });
+    this.child.stdin.on('error', () => {});
+    const gone = () => {
+      if (launcher === this) launcher = null;
+      for (const id of [...this.waiting.keys()]) this.answer(id, null);
+    };
+    this.child.on('close', gone);
+    this.child.on('error', gone);
+    this.hold();
+  }
+
+  /** Only a launcher with a command running keeps the process running. */
+  private hold(): void {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout] as unknown as { ref?: () => void; unref?: () => void }[]) {
+      if (this.waiting.size) handle.ref?.();
+      else handle.unref?.();
+    }
+  }
+
+  private answer(id: number, answer: { code: number; stdout: Buffer } | null): void {
+    const waiting = this.waiting.get(id);
+    this.waiting.delete(id);
+    this.hold();
+    waiting?.(answer);
+  }
+
+  /** `args` run to their end: exit code (-1: it could not start) and stdout; null when the launcher has gone. */
+  run(args: string[]): Promise<{ code: number; stdout: Buffer } | null> {
+    const id = this.next++ % 0x1_0000_0000;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.hold();
+      this.child.stdin.write(`${JSON.stringify({ id, args })}\n`);
+    });
+  }
+}
+
+/** A command's exit code and stdout, started by the launcher when Python 3 is there (directly otherwise). */
+async function runCommand(command: string, args: string[]): Promise<{ code: number | null; stdout: Buffer }> {
+  if (launcher === undefined) launcher = spawnSync('python3', ['-c', ''], { stdio: 'ignore' }).status === 0 ? new Launcher() : null;
+  const launched = await launcher?.run([command, ...args]);
+  if (launched && launched.code !== -1) return launched;
+  if (launched) throw new Error(`${command} could not be started`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(chunks) }));
+  });
+}
+
 /** espeak-ng's WAV on stdout, resampled to the line's 8 kHz. */
 export function createEspeak(): TextToSpeech {
   return {
     name: 'espeak-ng',
-    synthesize(text, voice) {
-      return new Promise((resolve, reject) => {
-        const child = spawn(ESPEAK_NG, ['--stdout', '-v', voice.voice, '-s', String(voice.wordsPerMinute), '-p', String(voice.pitch), '-a', String(voice.amplitude), '--', text],
-          { stdio: ['ignore', 'pipe', 'ignore'] });
-        const chunks: Buffer[] = [];
-        child.stdout.on('data', (c: Buffer) => chunks.push(c));
-        child.on('error', reject);
-        child.on('close', (code) => {
-          if (code !== 0) return reject(new Error(`espeak-ng exited with ${code}`));
-          try {
-            const wav = parseWav(Buffer.concat(chunks));
-            resolve(resample(wav.samples, wav.rate, SAMPLE_RATE));
-          } catch (err) {
-            reject(err as Error);
-          }
-        });
-      });
+    async synthesize(text, voice) {
+      const { code, stdout } = await runCommand(ESPEAK_NG, ['--stdout', '-v', voice.voice, '-s', String(voice.wordsPerMinute), '-p', String(voice.pitch), '-a', String(voice.amplitude), '--', text]);
+      if (code !== 0) throw new Error(`espeak-ng exited with ${code}`);
+      const wav = parseWav(stdout);
+      return resample(wav.samples, wav.rate, SAMPLE_RATE);
     },
   };
 }

@@ -15,6 +15,11 @@ const START_FRAMES = 3;
 /** Below this level a frame is silence whatever the noise floor (phone line hiss). */
 const MIN_LEVEL = 250;
 const FRAME_MS = 20;
+/**
+ * Silent frames of a pause a call gives its recognizer as they come (100 ms: the end of the last word); the rest of
+ * the pause waits, and is decoded only should the caller speak again, so the silence ending an utterance is not decoded.
+ */
+export const SILENCE_FED = 5;
 
 export type VadEvent = { type: 'speech_start'; preroll: Int16Array[] } | { type: 'speech_end'; frames: Int16Array[] };
 
