@@ -10,7 +10,7 @@
  * medians; the target is issue 48's (<= 150 MiB).
  */
 import { readFileSync } from 'node:fs';
-import { cleanUp, figure, freshDatabase, median, positiveInt, say, startServiceProcess, startTemporal } from './harness.ts';
+import { figure, freshDatabase, median, positiveInt, runBenchmark, say, startServiceProcess, startTemporal } from './harness.ts';
 import { buildBaseline } from './baseline.ts';
 import { getFreePort } from '../src/infra/ports.ts';
 
@@ -67,12 +67,4 @@ async function main(): Promise<void> {
     detail: `${PROCESSES} processes, each ${IDLE} s after it was ready` });
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (err) {
-  process.stderr.write(`benchmark failed: ${(err as Error).stack ?? String(err)}\n`);
-  exitCode = 1;
-}
-if (!(await cleanUp())) exitCode = exitCode || 1;
-process.exit(exitCode);
+await runBenchmark(main);
