@@ -35,11 +35,11 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
   sql: Sql; secrets: SecretBox;
   /**
    * The pool for the dispatcher's bookkeeping (fan-out, claims, successes), whose commits need not wait for the WAL
-   * flush (createSql's `asynchronousCommit`); `sql` when absent. What it writes is redone when a crash of PostgreSQL
+   * flush (createSql's `asynchronousCommit`); the main pool when absent. What it writes is redone when a crash of PostgreSQL
    * loses it: the events stay in the outbox (written with the change they report, in a commit that waited for its
    * flush), so a lost fan-out is fanned out again, a lost claim or success is attempted again (at least once, with
    * the same webhook-id). A failed first attempt, which a delivery workflow takes over next, is recorded through
-   * `sql`: that commit waits for the flush of the WAL up to it, the delivery's fan-out and claim included, so no
+   * the main pool: that commit waits for the flush of the WAL up to it, the delivery's fan-out and claim included, so no
    * workflow is ever started for a delivery a crash could still take back.
    */
   bookkeeping?: Sql;

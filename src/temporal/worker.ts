@@ -114,7 +114,7 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   secrets?: ActivityDeps['secrets'];
   address: string; namespace: string; log: Logger;
   kinds?: TaskQueueKind[]; workflowBundle?: WorkerOptions['workflowBundle'];
-  /** The webhook dispatcher's pool for its bookkeeping, committing asynchronously (see startDispatcher); `sql` when absent. */
+  /** The webhook dispatcher's pool for its bookkeeping, committing asynchronously (see startDispatcher); the main pool when absent. */
   bookkeepingSql?: Sql;
 }): Promise<WorkerSet> {
   const connection = await NativeConnection.connect({ address: opts.address });
