@@ -89,3 +89,21 @@ describe('an FAQ entry on what was asked answers whole', () => {
     expect(composeAnswer('when does the showroom close on satuday', [rows[1]!, rows[0]!, rows[2]!])?.text).toBe('Saturday — Showroom: 9:00 am – 2:00 pm.');
   });
 });
+
+describe('a "No" and what the page says next', () => {
+  const on = (answer: string, text: string, url = 'https://shop.test/locations'): Passage => ({ text, answer, url, title: 'Locations', section: 'Parking', score: 0.9 });
+
+  it('adds the next sentence when it is on the same thing, and not an unrelated one', () => {
+    const no = "Harbor doesn't have its own parking lot.";
+    const related = composeAnswer('does harbor have its own parking lot', [on(no, `${no} There is metered street parking along Dock Street.`)]);
+    expect(related?.text).toBe("No, harbor doesn't have its own parking lot. There is metered street parking along Dock Street.");
+    const unrelated = composeAnswer('does harbor have its own parking lot', [on(no, `${no} Tape-in extensions are offered at Riverside only.`)]);
+    expect(unrelated?.text).toBe("No, harbor doesn't have its own parking lot.");
+  });
+
+  it('gives no "Yes" from a post', () => {
+    const said = 'Our $79 spring furnace tune-up special ran from March 1 through April 30, and it is now closed.';
+    const reply = composeAnswer('can i still get the $79 furnace tune up', [on(said, said, 'https://shop.test/blog/special-ended')]);
+    expect(reply?.text).toBe(said);
+  });
+});

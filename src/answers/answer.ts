@@ -1,9 +1,8 @@
 import { nlp } from './nlp.ts';
 import { analyzeQuestion, DAYS, deniedStems, FUNCTION_WORD, namesIn, negatedClauses, holdsStreetAddress, holdsType, namesYoung, OTHER_DAY, stem, stems, withDayRanges, verbsOf, withoutRelativeClauses, words, type QueryTerm, type Question } from './analysis.ts';
 import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from './rank.ts';
-import type { Passage } from './retrieval.ts';
+import { isPostPage, type Passage } from './retrieval.ts';
 import { isBaseVerb, isKnownWord, senseCount } from './wordnet.ts';
-import { isPost } from './reader.ts';
 import { languageOfText } from './phrases.ts';
 import { fold, splitSentences, STOPWORDS, truncate } from './text.ts';
 
@@ -373,7 +372,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
     text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score);
     // A post tells what happened ("Our $79 special ran from March 1 through April 30, and it's now closed"): holding the
     // words asked is no "Yes" from it.
-    if (isPost(best.url) && /^Yes\b/.test(text)) text = withoutYesNo(text);
+    if (isPostPage(best.url) && /^Yes\b/.test(text)) text = withoutYesNo(text);
     // "No" is seldom all a business says: what it does instead follows ("Harbor doesn't have its own parking lot. There is
     // metered street parking along Dock Street…", "We don't bill insurers directly. We fill in their claim forms…").
     if (row === null && !second && !other && !faq && /^No\b/.test(text)) text = withWhatFollows(q, text, best);
@@ -381,8 +380,9 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   return { text: inLanguageOf(question, text), urls: [best.url] };
 }
 
-/** The most a "No" and what follows it may hold. */
+/** A sentence that refers back to the one before it ("For these we refer you…", "Instead, …"). */
 const REFERS_BACK = /^(instead|rather|but|however|for (these|those|this|that|them)|these|those|this|that|they|them|there you|you can|you may|we can|we('ll| will) (gladly|happily)?\s*(refer|recommend|suggest|give|point)|à la place|plutôt|mais|en revanche|par contre|pour (cela|ça|ceux|celles)|vous pouvez|nous pouvons)\b/i;
+/** The most a "No" and what follows it may hold. */
 const NO_AND_NEXT_CHARS = 320;
 
 /**

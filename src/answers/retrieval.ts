@@ -63,8 +63,10 @@ export async function searchKnowledge(store: KnowledgeStore, agentId: string, qu
   // Nor when the visitor quotes a figure only a post gives ("can I still get the $79 tune-up?", "is the 20% off still on?"):
   // the post is what they ask about, and it says whether it still holds.
   const quoted = figuresIn(text);
+  const elsewhere = new Set(quoted.size ? ranked.filter((r) => !isPostPage(r.url)).flatMap((r) => [...figuresIn(r.sentence)]) : []);
+  const onlyInPosts = [...quoted].filter((f) => !elsewhere.has(f));
   const eligible = POST_ASKED.test(text) ? ranked
-    : ranked.filter((r) => !POST_PAGE.test(new URL(r.url, 'http://x').pathname) || quotesOnlyPosts(quoted, r.sentence, ranked));
+    : ranked.filter((r) => !isPostPage(r.url) || (onlyInPosts.length > 0 && onlyInPosts.some((f) => figuresIn(r.sentence).has(f))));
   // A question naming one location (product, person…) is answered from that one's passages before another's.
   const found = preferAsked(entityText(text, opts, knowledge.entities), eligible.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
   // The second reading by meaning weighs the sentences of the passages holding the question's words against each other,
@@ -79,17 +81,12 @@ function figuresIn(text: string): Set<string> {
   return new Set([...text.replace(/(\d),(?=\d{3}(?!\d))/g, '$1').matchAll(/\d{2,}(?:[.,]\d+)?/g)].map((m) => m[0].replace(',', '.')));
 }
 
-/** Whether `sentence` writes a figure of `quoted` that no sentence outside the posts writes. */
-function quotesOnlyPosts(quoted: Set<string>, sentence: string, ranked: RankedSentence[]): boolean {
-  if (!quoted.size) return false;
-  const own = [...figuresIn(sentence)].filter((f) => quoted.has(f));
-  return own.length > 0 && !ranked.some((r) => !POST_PAGE.test(new URL(r.url, 'http://x').pathname) && own.some((f) => figuresIn(r.sentence).has(f)));
-}
-
 /**
  * A blog's or a news section's page, its index included (not "articles": help centres keep their answers there).
  */
 const POST_PAGE = /\/(blog|blogs|news|posts?|journal|stories|actualites|actus?)(\/|$)/i;
+/** Whether `url` is a post's page (POST_PAGE). */
+export const isPostPage = (url: string): boolean => POST_PAGE.test(new URL(url, 'http://x').pathname);
 /** A question about the site's posts themselves. */
 const POST_ASKED = /\b(blog|blogs|article|articles|post|posts|news|newsletter|actualit\w*|billet)\b/i;
 
