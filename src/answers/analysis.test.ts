@@ -59,6 +59,13 @@ describe('reading a question', () => {
     expect(analyzeQuestion("What's the address of the west side clinic?").terms.map((t) => t.word)).not.toContain('side');
   });
 
+  it('"in charge" asks for a person, not a price; "number for the…" asks for a phone; "quel heure" (misspelt) a time', () => {
+    expect(answerType("who's in charge at the millbrook branch")).toBe('person');
+    expect(answerType('is there a charge for parking')).toBe('price');
+    expect(answerType('number for the dock street clinic')).toBe('phone');
+    expect(answerType('samedi la boutique ouvre a quel heure')).toBe('time');
+  });
+
   it('cents are a price', () => {
     expect(holdsType('Oat milk is 75 cents extra.', 'price')).toBe(true);
     expect(holdsType('We have 75 seats.', 'price')).toBe(false);

@@ -216,9 +216,10 @@ export function answerType(question: string): AnswerType | null {
   if (PAYMENT_ASKED.test(q)) return 'payment';
   // "How do I book an appointment?", "How can we order?": a way to do it ("Book online…", "by phone", "you can…").
   if (/^\W*how (do|can|should|could|would|might) (i|we)\b/.test(q) && !/\b(get|go) (to|there|here)\b|\bfind (you|the)\b/.test(q)) return 'method';
-  if (/\bhow much\b|\b(cost|price|charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
+  // Not "Who's in charge at…?": a person.
+  if (/\bhow much\b|\b(cost|price|(?<!\bin )charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
   // "Who should I call after hours?", "What's the number for emergencies?": a number to call.
-  if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b|\bwho (should|do|can|could) (i|we) (call|ring|phone|text)\b|\bwhat'?s? (is )?(the|your) number\b/.test(q)) return 'phone';
+  if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b|\bwho (should|do|can|could) (i|we) (call|ring|phone|text)\b|\bwhat'?s? (is )?(the|your) number\b|^\W*(the |your )?numbers? (for|of) (the|your)\b/.test(q)) return 'phone';
   if (/\be-?mail(\s+address)?\b(?!s)|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
   // "who" asks for a person as the question's word, not in "…for people who cannot eat gluten?".
   if (/^\W*who\b|(^|[,;]|\band|\bbut|\bso)\s+who\b/.test(q)) return 'person';
@@ -261,7 +262,7 @@ function frenchAnswerType(q: string): AnswerType | null {
   if (/\b(courriel|adresse (e-?)?mail|mail)\b/.test(q)) return 'email';
   // "c qui le responsable", "c'est qui": "c" is how a chat writes "c'est".
   if (/^\W*qui\b|\bc'?(est)? qui\b|\bqui (est|sont|s'occupe|gere|dirige)\b|\bpar qui\b/.test(q)) return 'person';
-  if (/\b(a )?(quelle|kel|kelle) heure\b|\bhoraires?\b|\bheures? d'?ouverture\b|\bouvert\w*\b.*\b(matin|soir|aprem|apres-midi|midi|dimanche|samedi|lundi|mardi|mercredi|jeudi|vendredi)\b/.test(q)) return 'time';
+  if (/\b(a )?(quelle|quel|kel|kelle) heure\b|\bhoraires?\b|\bheures? d'?ouverture\b|\bouvert\w*\b.*\b(matin|soir|aprem|apres-midi|midi|dimanche|samedi|lundi|mardi|mercredi|jeudi|vendredi)\b/.test(q)) return 'time';
   // "vous ouvrez quand", "ça ferme quand le samedi": the hours, asked with "quand" anywhere, as French speech puts it.
   if (/\b(ouvr(e|es|ez|ent|ons|ir)?|ouverte?s?|ferm(e|es|ez|ent|ons|er|ee|ees)?)\b.*\b(quand|qd)\b|\b(quand|qd)\b.*\b(ouvr(e|es|ez|ent|ons|ir)?|ouverte?s?|ferm(e|es|ez|ent|ons|er|ee|ees)?)\b/.test(q)) return 'time';
   if (/\badresse\b|\bse trouve\b|\bsitue\w*\b|\bou (est|se trouve|etes)\b/.test(q)) return 'address';

@@ -107,3 +107,22 @@ describe('a "No" and what the page says next', () => {
     expect(reply?.text).toBe(said);
   });
 });
+
+// Issue 39: "where am i supposed to park at the riverside building" got "There is no customer parking lot at Riverside.",
+// and not the sentence after it, which says what to do instead.
+describe('a denial that answers a question is followed by what the site says instead', () => {
+  const context = 'There is no customer parking lot at Riverside. Instead, pull into one of our covered loading bays behind the building. Units are heated.';
+  const at = (answer: string): Passage => ({ text: context, answer, url: 'https://storage.test/riverside', title: 'Riverside', section: 'Riverside', score: 0.9 });
+
+  it('adds the next sentence when it refers back to the denial', () => {
+    expect(composeAnswer('where do i park at riverside?', [at('There is no customer parking lot at Riverside.')])?.text)
+      .toBe('There is no customer parking lot at Riverside. Instead, pull into one of our covered loading bays behind the building.');
+  });
+
+  it('adds nothing after a sentence that denies nothing, or a next sentence that does not refer back', () => {
+    expect(composeAnswer('where do i load at riverside?', [at('Instead, pull into one of our covered loading bays behind the building.')])?.text)
+      .not.toContain('Units are heated');
+    const plain: Passage = { ...at('There is no customer parking lot at Riverside.'), text: 'There is no customer parking lot at Riverside. Units are heated.' };
+    expect(composeAnswer('where do i park at riverside?', [plain])?.text).toBe('There is no customer parking lot at Riverside.');
+  });
+});

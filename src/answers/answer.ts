@@ -377,6 +377,12 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
     // metered street parking along Dock Street…", "We don't bill insurers directly. We fill in their claim forms…").
     if (row === null && !second && !other && !faq && /^No\b/.test(text)) text = withWhatFollows(q, text, best);
   }
+  // "Where do I park at Riverside?": "There is no customer parking lot at Riverside" is not all the site says when the next
+  // sentence gives what to do instead ("Instead, pull into one of our loading bays…"). Only a sentence that refers back:
+  // a question that is no yes/no asks for something, and a denial's neighbour is otherwise seldom about it.
+  else if (!second && !other && !faq && !premises && !TABLE_ROW.test(best.sentence.trim()) && negatedClauses(best.sentence).length) {
+    text = withWhatFollows(q, text, best, true);
+  }
   return { text: inLanguageOf(question, text), urls: [best.url] };
 }
 
@@ -387,13 +393,15 @@ const NO_AND_NEXT_CHARS = 320;
 
 /**
  * `text` (a "No" on `best`) and the sentence after `best` in its passage, when there is one that states (not a question,
- * a table's row or a customer's quoted word) and both fit NO_AND_NEXT_CHARS.
+ * a table's row or a customer's quoted word) and both fit NO_AND_NEXT_CHARS; with `referringOnly`, only one that refers
+ * back to it.
  */
-function withWhatFollows(q: Question, text: string, best: RankedSentence): string {
+function withWhatFollows(q: Question, text: string, best: RankedSentence, referringOnly = false): string {
   const sentences = splitSentences(best.context);
   const at = sentences.findIndex((x) => x.trim() === best.sentence.trim());
   const next = at >= 0 ? sentences[at + 1]?.replace(/\s+/g, ' ').trim() : undefined;
   if (!next || /\?\s*$/.test(next) || TABLE_ROW.test(next) || /^\s*["“]/.test(next) || next.length < 20) return text;
+  if (referringOnly) return REFERS_BACK.test(next) && `${ended(text.trim())} ${ended(next)}`.length <= NO_AND_NEXT_CHARS ? `${ended(text.trim())} ${ended(next)}` : text;
   // On the same thing: it refers back to the "No" ("For these we refer you…", "Instead, …"), or shares a word with the
   // question or the "No" itself; not the next item of a list that only happens to follow ("Tape-in extensions are…").
   const own = stems(next);

@@ -22,6 +22,33 @@ export function languageOfText(text: string): Lang {
   return fr > en || (fr === en && fr + en > 0 && /[àâçéèêëîïôûùœ]/i.test(text)) ? 'fr' : 'en';
 }
 
+/**
+ * The language of a site's words, by how often it writes each language's markers of four letters or more ("pour",
+ * "avec", "vous" against "your", "with", "that"): `counts` is its vocabulary (folded words to counts).
+ */
+export function languageOfWords(counts: Map<string, number>): Lang {
+  let fr = 0;
+  let en = 0;
+  for (const [word, n] of counts) {
+    if (word.length < 4) continue;
+    const w = fold(word);
+    if (FR_MARKERS.has(w)) fr += n;
+    else if (EN_MARKERS.has(w)) en += n;
+  }
+  return fr > en ? 'fr' : 'en';
+}
+
+/**
+ * The language of a visitor's message on a site in `siteLanguage`: the message's own by its markers when it has two or
+ * more, else the site's ("mon hrs riverside?" is English on an English site: "mon" is one marker of French).
+ */
+export function languageOfQuestion(text: string, siteLanguage: Lang): Lang {
+  const words = fold(text).split(/[^a-z]+/);
+  const fr = words.filter((w) => FR_MARKERS.has(w)).length;
+  const en = words.filter((w) => EN_MARKERS.has(w)).length;
+  return fr + en <= 1 ? siteLanguage : languageOfText(text);
+}
+
 export function pageLanguage(language: string | null | undefined): Lang {
   return /^fr(\b|[-_])/i.test(language?.trim() ?? '') ? 'fr' : 'en';
 }

@@ -2,7 +2,7 @@ import type { ChunkRow } from '../db/page-chunks.ts';
 import type { KnowledgeStore } from './store.ts';
 import { analyzeQuestion, BRANCH, isEnglishWord, PAYMENT_WORDS, stem, type Question } from './analysis.ts';
 import { vocabularyOf, withSiteSpelling, type Vocabulary } from './spelling.ts';
-import { languageOfText } from './phrases.ts';
+import { languageOfQuestion, languageOfWords, type Lang } from './phrases.ts';
 import { answerByMeaning, dot, embedQuestion, sentenceCosines, sentenceEncoderOn, vectorOf } from './meaning.ts';
 import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type CorpusStats, type FaqEntry, type RankedSentence } from './rank.ts';
 import { isPost, READER_MODEL_THRESHOLD, readerProbabilities, type ReaderInput } from './reader.ts';
@@ -278,7 +278,8 @@ async function passagesFor(store: KnowledgeStore, agentId: string, text: string,
  * fused: the best sentence per passage, full text, and closeness of meaning. `known` holds every passage read (those
  * full text found, and the fused ones), `best` each passage's best sentence by its words.
  */
-async function fusedRetrieval(store: KnowledgeStore, agentId: string, query: string, depth: number, story = '') {
+/** Exported for the dev probe (bench/answers/probe.ts). */
+export async function fusedRetrieval(store: KnowledgeStore, agentId: string, query: string, depth: number, story = '') {
   const knowledge = await knowledgeIndex(store, agentId);
   const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
   const question = questionIn(text, story ? spelled(story.slice(0, 1000), knowledge.vocabulary) : '');
@@ -355,9 +356,17 @@ async function knowledgeIndex(store: KnowledgeStore, agentId: string): Promise<{
   return { indexes, entities: { names: union((e) => e.names), entities, brand: union((e) => e.brand) }, vocabulary };
 }
 
+/** The language a vocabulary's site is written in, worked out once per vocabulary. */
+const languages = new WeakMap<Vocabulary, Lang>();
+function siteLanguage(vocabulary: Vocabulary): Lang {
+  let lang = languages.get(vocabulary);
+  if (!lang) languages.set(vocabulary, (lang = languageOfWords(vocabulary.counts)));
+  return lang;
+}
+
 /** The question with chat shorthand written out and its slips mended against the site's words (`spelling.ts`). */
 function spelled(query: string, vocabulary: Vocabulary): string {
-  const lang = languageOfText(query);
+  const lang = languageOfQuestion(query, siteLanguage(vocabulary));
   return withSiteSpelling(query, lang, vocabulary, lang === 'en' ? isEnglishWord : () => false);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { editDistance, nearestSiteWord, vocabularyOf, withSiteSpelling } from './spelling.ts';
+import { languageOfQuestion, languageOfWords } from './phrases.ts';
 
 // Issue 39: "tmrw", "reciept", "satuday" went unread. A slip is mended against the words the site writes.
 
@@ -39,5 +40,39 @@ describe('spelling against the site', () => {
     // "hwo" is "how" or "who": left as typed.
     expect(withSiteSpelling('hwo much', 'en', SITE, english)).toBe('hwo much');
     expect(withSiteSpelling('a kel heure', 'fr', SITE, () => false)).toBe('a quel heure');
+  });
+
+  it('counts the parts of hyphenated and elided words as the site\'s words', () => {
+    const site = vocabularyOf(["Boutique Croix-Rousse : l'atelier ouvre au choix le samedi. Le choix du jour."]);
+    // "croix" is written (in "Croix-Rousse"): not mended into "choix", which the site writes more often.
+    expect(withSiteSpelling('croix rousse atelier', 'fr', site, () => false)).toBe('croix rousse atelier');
+    expect(nearestSiteWord('atelir', site)).toBe('atelier');
+  });
+
+  it('reads a French chat\'s "k" for "qu" or "c"', () => {
+    const site = vocabularyOf(['La boutique ouvre à 7h. Notre boutique du centre. Nous acceptons les cartes bancaires.']);
+    expect(withSiteSpelling('num de tel boutik', 'fr', site, () => false)).toBe('numéro de téléphone boutique');
+    expect(withSiteSpelling('les kartes', 'fr', site, () => false)).toBe('les cartes');
+  });
+
+  it('writes out chat shorthand for days, question words and the means of payment', () => {
+    expect(withSiteSpelling('whos the mgr', 'en', SITE, english)).toBe("who's the manager");
+    expect(withSiteSpelling('mon hrs', 'en', SITE, english)).toBe('monday hours');
+    expect(withSiteSpelling('amex ok?', 'en', SITE, english)).toBe('american express ok?');
+  });
+});
+
+describe('the language a question is read in', () => {
+  it('is the site\'s when the question has one marker of a language or none', () => {
+    const english = vocabularyOf(['Call your nearest branch with your questions. We are open with extended hours from this week.']);
+    const french = vocabularyOf(['Passez nous voir dans nos boutiques, pour vous servir avec plaisir. Nous sommes ouverts.']);
+    expect(languageOfWords(english.counts)).toBe('en');
+    expect(languageOfWords(french.counts)).toBe('fr');
+    // "mon" is French's "my" and a chat's Monday.
+    expect(languageOfQuestion('mon hrs riverside?', 'en')).toBe('en');
+    expect(languageOfQuestion('mon hrs riverside?', 'fr')).toBe('fr');
+    // Two markers or more: the question's own.
+    expect(languageOfQuestion('vous êtes ouverts le dimanche ?', 'en')).toBe('fr');
+    expect(languageOfQuestion('are you open on sunday?', 'fr')).toBe('en');
   });
 });

@@ -14,16 +14,16 @@ const SHORTHAND: Record<'en' | 'fr', Record<string, string>> = {
     pls: 'please', plz: 'please', thx: 'thanks', u: 'you', ur: 'your', r: 'are', b4: 'before',
     appt: 'appointment', appts: 'appointments', apt: 'appointment', hrs: 'hours', mins: 'minutes', wk: 'week', wks: 'weeks',
     wknd: 'weekend', wkend: 'weekend', wkends: 'weekends', tues: 'tuesday', weds: 'wednesday', thurs: 'thursday',
-    sat: 'saturday', sun: 'sunday', pics: 'photos', approx: 'approximately', bday: 'birthday',
+    mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday', yr: 'year', pics: 'photos', approx: 'approximately', bday: 'birthday',
     hw: 'how', wat: 'what', wht: 'what', wen: 'when', whn: 'when', whr: 'where', cn: 'can', dont: "don't", doesnt: "doesn't",
-    cant: "can't", wont: "won't", isnt: "isn't", im: "i'm", ive: "i've", whats: "what's", thru: 'through', nxt: 'next', yrs: 'years',
-    ppl: 'people', bc: 'because', cuz: 'because', abt: 'about', avail: 'available', pkg: 'package',
+    cant: "can't", wont: "won't", isnt: "isn't", im: "i'm", ive: "i've", whats: "what's", whos: "who's", wheres: "where's", hows: "how's", rn: 'right now', thru: 'through', nxt: 'next', yrs: 'years',
+    ppl: 'people', amex: 'american express', mgr: 'manager', mngr: 'manager', num: 'number', bc: 'because', cuz: 'because', abt: 'about', avail: 'available', pkg: 'package',
   },
   fr: {
     stp: "s'il te plaît", svp: "s'il vous plaît", rdv: 'rendez-vous', dispo: 'disponible', dispos: 'disponibles', qd: 'quand', pr: 'pour',
     tjrs: 'toujours', bcp: 'beaucoup', auj: "aujourd'hui", ajd: "aujourd'hui", pk: 'pourquoi', pq: 'pourquoi', koi: 'quoi',
     mnt: 'maintenant', tt: 'tout', ts: 'tous', tte: 'toute', tel: 'téléphone', dimanch: 'dimanche', kel: 'quel', kelle: 'quelle',
-    kels: 'quels', cb: 'combien', vs: 'vous', aprem: 'après-midi', exp: 'exemple', ptit: 'petit', ptite: 'petite',
+    kels: 'quels', amex: 'american express', cb: 'combien', num: 'numéro', vs: 'vous', aprem: 'après-midi', exp: 'exemple', ptit: 'petit', ptite: 'petite',
   },
 };
 
@@ -63,11 +63,17 @@ function deletionsOf(word: string, depth: number, out = new Set<string>()): Set<
   return out;
 }
 
-/** The vocabulary of a site's texts: words of four letters or more. */
+/**
+ * The vocabulary of a site's texts: words of four letters or more. A word joined to another by a hyphen or an elision
+ * counts as itself ("Croix-Rousse" writes "croix" and "rousse", "l'atelier" writes "atelier", "drop-off" writes "drop"):
+ * else a visitor's "croix" would be no word of the site, and be mended into one that is ("choix").
+ */
 export function vocabularyOf(texts: string[]): Vocabulary {
   const counts = new Map<string, number>();
   for (const text of texts) {
-    for (const w of text.toLowerCase().match(WORD) ?? []) if (w.length >= 4 && !/['’-]/.test(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const joined of text.toLowerCase().match(WORD) ?? []) {
+      for (const w of joined.split(/['’-]+/)) if (w.length >= 4) counts.set(w, (counts.get(w) ?? 0) + 1);
+    }
   }
   const deletions = new Map<string, string[]>();
   for (const word of counts.keys()) {
@@ -116,6 +122,16 @@ export function nearestSiteWord(word: string, vocab: Vocabulary): string | null 
 }
 
 /**
+ * A French chat's spelling by sound ("boutik", "kartes"): "k" written for "qu" or "c", the site's word one
+ * edit from the word so respelled. Null when no respelling meets one, or two do.
+ */
+function soundsLike(word: string, vocab: Vocabulary): string | null {
+  if (!word.includes('k')) return null;
+  const found = new Set([word.replace(/k/g, 'qu'), word.replace(/k/g, 'c')].map((w) => (vocab.counts.has(w) ? w : nearestSiteWord(w, vocab))).filter((w) => w !== null));
+  return found.size === 1 ? [...found][0]! : null;
+}
+
+/**
  * `text` with chat shorthand written out and, where `known` says a word is no word of the language, its slips mended
  * against the site's vocabulary. Capitalised words (names) and words the site writes are left as they are.
  */
@@ -127,6 +143,6 @@ export function withSiteSpelling(text: string, lang: 'en' | 'fr', vocab: Vocabul
     if (/\d/.test(w) || vocab.counts.has(w) || known(w)) return w;
     // "hiw much", "waht time": a slip in one of the few words a question is built with, one letter off or two swapped.
     if (w.length <= 4) return questionWord(w, lang) ?? w;
-    return nearestSiteWord(w, vocab) ?? w;
+    return nearestSiteWord(w, vocab) ?? (lang === 'fr' ? soundsLike(w, vocab) : null) ?? w;
   });
 }
