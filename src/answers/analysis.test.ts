@@ -66,6 +66,14 @@ describe('reading a question', () => {
     expect(answerType('samedi la boutique ouvre a quel heure')).toBe('time');
   });
 
+  it('a French question with no question word, ending with its question mark or asked with "est-ce que", is a yes/no one', () => {
+    expect(analyzeQuestion('je peux venir avec mon chien ?').yesNo).toBe(true);
+    expect(analyzeQuestion('est-ce que vous faites des gâteaux sans gluten').yesNo).toBe(true);
+    expect(analyzeQuestion("c'est combien la baguette ?").yesNo).toBe(false);
+    expect(analyzeQuestion('vous ouvrez quand ?').yesNo).toBe(false);
+    expect(analyzeQuestion('où est la boutique ?').yesNo).toBe(false);
+  });
+
   it('cents are a price', () => {
     expect(holdsType('Oat milk is 75 cents extra.', 'price')).toBe(true);
     expect(holdsType('We have 75 seats.', 'price')).toBe(false);

@@ -665,6 +665,17 @@ function withImpliedObjects(terms: QueryTerm[], text: string): QueryTerm[] {
 /** Verbs whose object is a kind of thing ("What can vegans eat?" is answered by the foods a sentence names). */
 const OBJECT_KINDS: Record<string, Set<string>> = { eat: new Set(['food', 'nutriment', 'foodstuff']), drink: new Set(['beverage']) };
 const YES_NO_START = /^(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has)\b/;
+/** French's question words (folded; "où" before folding, "ou" being "or"), a chat's among them ("cb", "kel", "qd"). */
+const FRENCH_ASKS = /\b(qui|quoi|quand|comment|combien|pourquoi|quel|quelle|quels|quelles|lequel|laquelle|lesquels|lesquelles|cb|kel|kelle|qd|koi)\b|^\W*que\b|\bqu'est|\bà quoi\b/;
+/**
+ * A French yes/no question: one with no question word, asked with "est-ce que", or ending with its question mark as
+ * French speech asks ("vous livrez à Villeurbanne ?", "je peux venir avec mon chien ?", "y a des bugnes en juillet ?").
+ */
+function frenchYesNo(text: string): boolean {
+  if (languageOfText(text) !== 'fr' || /(^|[^\p{L}])où([^\p{L}]|$)/iu.test(text)) return false;
+  const q = fold(text).trim();
+  return !FRENCH_ASKS.test(q) && (/\?\s*$/.test(q) || /^est[- ]ce qu/.test(q));
+}
 const QUESTION_START = /^\s*(do|does|did|is|are|was|were|can|could|will|would|should|may|have|has|how|what|when|where|who|which|why)\b/;
 
 /**
@@ -823,7 +834,8 @@ export function analyzeQuestion(asked: string): Question {
   // "If I chip a tooth, can I be seen today?": asked yes or no, after what it tells.
   const yesNoPart = preamble(text)?.ask ?? text;
   return {
-    text: asked, terms: withImpliedObjects(terms, text), want, yesNo: YES_NO_START.test(fold(yesNoPart).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(yesNoPart))),
+    text: asked, terms: withImpliedObjects(terms, text), want,
+    yesNo: (YES_NO_START.test(fold(yesNoPart).trim()) && !/\b(what|which|when|where|who|how)\b/.test(fold(withoutRelativeClauses(yesNoPart)))) || frenchYesNo(yesNoPart),
     forChild: asksAboutChild(text),
     lead: want === 'duration' && (LEAD_ASKED.test(fold(text)) || ARRIVE_EARLY.test(fold(text))),
     whereTo: want === 'address' && WHERE_TO.test(fold(text)),

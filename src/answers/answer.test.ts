@@ -126,3 +126,14 @@ describe('a denial that answers a question is followed by what the site says ins
     expect(composeAnswer('where do i park at riverside?', [plain])?.text).toBe('There is no customer parking lot at Riverside.');
   });
 });
+
+// Issue 39: French yes/no questions ("vous acceptez … ?", "c'est ouvert … ?") are answered "Oui" or "Non" as the sentence says.
+describe('a French yes/no reply', () => {
+  it('says "Non" for a sentence that denies or says closed, "Oui" for one that affirms', () => {
+    expect(composeAnswer('vous acceptez les cartes American Express ?', [passage("Nous n'acceptons pas les cartes American Express.")])?.text)
+      .toBe("Non, nous n'acceptons pas les cartes American Express.");
+    expect(composeAnswer("c'est ouvert le dimanche ?", [passage('Fermée le dimanche.')])?.text).toMatch(/^Non, /);
+    expect(composeAnswer('vous acceptez les chiens en boutique ?', [passage('Les chiens tenus en laisse sont acceptés en boutique.')])?.text)
+      .not.toMatch(/^Non\b/);
+  });
+});

@@ -148,8 +148,9 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   if (TABLE_ROW.test(sentence)) return sentence;
   // What is said for the young only ("We do not whiten teeth for patients under 16") is no answer for everyone: neither yes nor no.
   if (namesYoung(sentence) && !q.forChild) return sentence;
-  const asksOpen = /\bopen\b/i.test(q.text);
-  if (negates(q, sentence, score) || (asksOpen && /\bclosed\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence)}`;
+  // "Are you open on Sunday?" / "c'est ouvert le dimanche ?": "Closed on Sundays", "Fermée le dimanche" say no.
+  const asksOpen = /\bopen\b|\bouv(ert|erte|erts|ertes|re|rez|rent)\b/i.test(fold(q.text));
+  if (negates(q, sentence, score) || (asksOpen && /\bclosed\b|\bferm[ée]e?s?\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence)}`;
   // A negation of another act ("We do not refund punch cards", to "Can I share my punch card?") is no "Yes" either.
   if (deniesOtherAct(q, sentence)) return sentence;
   // "Can I climb without a membership?": a sentence that denies nothing ("Memberships work at both locations") is no "Yes".
