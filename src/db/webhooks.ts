@@ -286,56 +286,6 @@ export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint
   };
 }
 
-/**
- * fanOutEvents and claimDeliveries in one statement (issue 48), for a dispatcher that knows of no delivery waiting: the
- * deliveries it makes are claimed as they are inserted, oldest first, up to `room` in all and `perEndpoint` per endpoint
- * counting `inFlight`, except those of an endpoint an older delivery already waits for (that one goes first, through
- * claimDeliveries). Claimed ones carry `claimed_at` from their insert, in the same commit; the rest wait unclaimed, as
- * fanOutEvents leaves them. `moreWaiting`: some delivery waits unclaimed after it (made by it, or there before).
- */
-export async function fanOutAndClaim(db: Db, opts: { limit: number; room: number; perEndpoint: number; inFlight: Map<string, number> }):
-  Promise<{ events: number; deliveries: number; claimed: ClaimedDelivery[]; moreWaiting: boolean }> {
-  const busyIds = [...opts.inFlight.keys()];
-  const rows = await db<({ events: number; deliveries: number; moreWaiting: boolean; deliveryId: string | null } & PendingDelivery & TargetRow)[]>`
-    with taken as (
-      select id, org_id, type, created_at from events where dispatched_at is null
-      order by created_at limit ${opts.limit} for update skip locked),
-    marked as (
-      update events e set dispatched_at = now() from taken c where e.id = c.id returning e.id),
-    busy as (select * from unnest(${busyIds}::uuid[], ${busyIds.map((id) => opts.inFlight.get(id)!)}::int[]) as b(endpoint_id, n)),
-    made as (
-      select gen_random_uuid() as id, c.org_id, w.id as endpoint_id, c.id as event_id, c.created_at,
-        row_number() over (partition by w.id order by c.created_at, c.id) + coalesce(b.n, 0) <= ${opts.perEndpoint}
-          and not exists (select 1 from webhook_deliveries o where o.endpoint_id = w.id
-            and o.status = 'pending' and o.claimed_at is null and o.workflow_started_at is null) as eligible
-      from taken c join webhook_endpoints w on w.org_id = c.org_id and w.enabled and w.events && array[c.type, '*']
-        left join busy b on b.endpoint_id = w.id),
-    ranked as (
-      select *, eligible and row_number() over (partition by eligible order by created_at, event_id, endpoint_id) <= ${opts.room} as claim from made),
-    inserted as (
-      insert into webhook_deliveries (id, org_id, endpoint_id, event_id, claimed_at)
-      select id, org_id, endpoint_id, event_id, case when claim then now() end from ranked
-      on conflict (event_id, endpoint_id) do nothing returning id, org_id, endpoint_id, event_id, claimed_at),
-    -- As claimDeliveries does: the recovery sweep leaves this endpoint's waiting deliveries alone while this is recent.
-    touched as (
-      update webhook_endpoints set last_claimed_at = now()
-      where id in (select endpoint_id from inserted where claimed_at is not null)
-        and (last_claimed_at is null or last_claimed_at < now() - interval '1 second'))
-    select s.events, s.deliveries, s."moreWaiting",
-      d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId",
-      ${targetColumns(db)}
-    from (select (select count(*) from marked)::int as events, (select count(*) from inserted)::int as deliveries,
-        (exists (select 1 from inserted where claimed_at is null) or exists (select 1 from webhook_deliveries o
-          where o.status = 'pending' and o.claimed_at is null and o.workflow_started_at is null)) as "moreWaiting") s
-      left join (inserted d join events e on e.id = d.event_id join webhook_endpoints w on w.id = d.endpoint_id) on d.claimed_at is not null`;
-  const first = rows[0];
-  return {
-    events: first?.events ?? 0, deliveries: first?.deliveries ?? 0, moreWaiting: first?.moreWaiting ?? false,
-    claimed: rows.filter((r) => r.deliveryId !== null).map(({ deliveryId, eventId, endpointId, orgId, agentId, events: _e, deliveries: _d, moreWaiting: _m, ...target }) =>
-      ({ deliveryId: deliveryId!, eventId, endpointId, orgId, agentId, target })),
-  };
-}
-
 /** Records that a delivery workflow owns these deliveries now: the dispatcher and the sweep leave them alone. */
 export async function markWorkflowStarted(db: Db, deliveryIds: string[]): Promise<void> {
   if (deliveryIds.length === 0) return;

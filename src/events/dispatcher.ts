@@ -3,7 +3,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
 import { listenDurably } from '../db/listen.ts';
 import {
-  claimDeliveries, CLAIM_DELIVERIES, fanOutAndClaim, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
+  claimDeliveries, CLAIM_DELIVERIES, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
   settleDelivery, type AttemptRecord, type ClaimedDelivery,
 } from '../db/webhooks.ts';
 import { workflowIds } from '../temporal/ids.ts';
@@ -87,21 +87,6 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
   /** One look at the outbox; false when the database failed (a retry is scheduled). */
   async function pass(): Promise<boolean> {
     try {
-      if (eventsWaiting && !deliveriesWaiting && limits.total > total) {
-        // No delivery known to wait: the fan-out claims what it makes, in one statement (issue 48). Only a pass
-        // begins attempts, so the room read here can only grow during the statement.
-        eventsWaiting = false;
-        const fanned = await fanOutAndClaim(books, { limit: FAN_OUT_BATCH, room: limits.total - total, perEndpoint: limits.perEndpoint, inFlight });
-        for (const d of fanned.claimed) begin(d);
-        if (fanned.events === FAN_OUT_BATCH) eventsWaiting = again = true;
-        // What waits (made now and left for want of a slot, or there before) is claimed when an attempt under way gives
-        // its slot back (each wakes the pump while deliveries wait), or on the next pass when none is under way.
-        if (fanned.moreWaiting) {
-          deliveriesWaiting = true;
-          if (total === 0) again = true;
-        }
-        return true;
-      }
       if (eventsWaiting) {
         eventsWaiting = false;
         const fanned = await fanOutEvents(books, FAN_OUT_BATCH);
