@@ -104,6 +104,24 @@ describe('agents', () => {
     expect((await api.get(`/api/v1/rest/agents/${agent.id}`)).body.status).toBe('active');
   });
 
+  it('applies every one of concurrent PATCHes of one agent, and emits its status change once', async () => {
+    // A PATCH writes the row only if it is still the version it read (issue 48): the others take the row lock and apply
+    // their change to what the first wrote, so no merge is lost and no second event reports the same change.
+    const { token, orgId } = await svc.newOrg();
+    const api = client(svc.url, token);
+    const { body: agent } = await api.post('/api/v1/rest/agents', { name: 'Busy' });
+    const keys = Array.from({ length: 12 }, (_, i) => `key_${i}`);
+    const answers = await Promise.all(keys.map((key, i) =>
+      api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused', phone_settings: { [key]: i } })));
+    for (const res of answers) expect(res.status, res.text).toBe(200);
+    const final = (await api.get(`/api/v1/rest/agents/${agent.id}`)).body;
+    expect(final.status).toBe('paused');
+    expect(final.phone_settings).toEqual(Object.fromEntries(keys.map((key, i) => [key, i])));
+    const events = await svc.sql<{ type: string; data: { agent: { status: string } } }[]>`select type, data from events where org_id = ${orgId}`;
+    expect(events.map((e) => e.type)).toEqual(['widget.paused']);
+    expect(events[0]!.data.agent.status).toBe('paused');
+  });
+
   it('answers 404 for a missing agent and for another organization\'s agent', async () => {
     const a = await svc.newOrg();
     const b = await svc.newOrg();

@@ -242,6 +242,27 @@ describe('deliveries', () => {
     expect((await api.get(`${W}/${endpoint.id}`)).body).toMatchObject({ success_rate_24h: 1, last_failure_at: null });
   });
 
+  it('sends the agent of a status change exactly as the PATCH answered it, whatever its configuration holds', async () => {
+    // The PATCH and its event are written by one statement, the event's agent planned in memory (issue 48): its JSON must be
+    // the answer's, key order included (jsonb orders an object's keys), and its updated_at the written one.
+    const { api, agent } = await orgWithAgent(svc);
+    const url = receiver.url();
+    await createEndpoint(api, url, ['widget.paused']);
+    const path = `/api/v1/rest/agents/${agent.id}`;
+    const settings = { zz: 1, b: { y: [1, { z: 2, aa: 'é' }], x: 1.5 }, '10': 'ten', '2': 'two', é: true, aaa: null, 'ü-key': 1e21 };
+    expect((await api.patch(path, { phone_settings: settings, localized_copy: { fr: { intro_title: 'Bonjour' } } })).status).toBe(200);
+    expect((await api.put(`${path}/draft`, { persona: 'Staged', phone_settings: { zz: 2, c: 3 } })).status).toBe(200);
+    const patched = await api.patch(path, { status: 'paused', phone_settings: { new_key: [3, 2, 1], zz: null }, localized_copy: { en: { intro_title: 'Hi' } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.has_pending_draft).toBe(true);
+
+    const [got] = await arrived(url);
+    const payload = JSON.parse(got!.body) as { data: { agent: unknown; widget: unknown } };
+    expect(JSON.stringify(payload.data.agent)).toBe(JSON.stringify(patched.body));
+    expect(JSON.stringify(payload.data.agent)).toBe(JSON.stringify((await api.get(path)).body));
+    expect(JSON.stringify(payload.data.widget)).toBe(JSON.stringify((await api.get(`/api/v1/widgets/${agent.public_key}`)).body));
+  });
+
   it('retries failed attempts with the same webhook-id and logs each attempt', async () => {
     const { api, agent, orgId } = await orgWithAgent(svc);
     const url = receiver.url({ failFirst: 2, failStatus: 503 });

@@ -1,7 +1,9 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { AppError, validationError } from '../errors.ts';
-import { agentName, insertAgent, markAgentDeleted, publishDraft, stageDraft, toWidget, updateAgent, type Draft } from '../db/agents.ts';
+import {
+  agentName, insertAgent, markAgentDeleted, planAgentChange, publishDraft, readAgentForChange, stageDraft, toWidget, updateAgent, writeAgentChange, type Draft,
+} from '../db/agents.ts';
 import { insertSite } from '../db/sites.ts';
 import { voiceProfileHeld } from '../db/voice-profiles.ts';
 import { llmProviderHeld } from '../db/llm-providers.ts';
@@ -9,12 +11,13 @@ import { startCrawl } from '../knowledge/crawls.ts';
 import { checkSiteUrl } from '../knowledge/sites.ts';
 import { assertOutboundUrl, outboundPolicy } from '../net/outbound.ts';
 import { agentDeleteHooks } from './delete-hooks.ts';
-import { emitEvent } from '../events/emit.ts';
+import { emitEvent, prepareAgentEvent } from '../events/emit.ts';
 import { statusChangeEvent } from '../events/types.ts';
 import type { Agent, AgentPatch } from '../schemas/agents.ts';
 import { purgeAgentKind } from '../../workflows/purge-agent.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { normalizePatch } from '../domain/agent-config.ts';
+import { SHAPE_CHECKS } from '../validation.ts';
 import { wakeCampaignsOfAgent } from '../campaigns/index.ts';
 import type { FamilyDeps } from '../deps.ts';
 
@@ -72,7 +75,7 @@ async function statusEvents(tx: Db, orgId: string, before: Agent, after: Agent):
  */
 export async function changeAgent(deps: AgentDeps, orgId: string, id: string, body: AgentPatch): Promise<Agent | null> {
   await checkAgentImageUrls(deps.config, body);
-  const result = await deps.sql.begin(async (tx) => {
+  const result = (await changeAgentAtOnce(deps, orgId, id, body)) ?? await deps.sql.begin(async (tx) => {
     const patch = await checkAgentPatch(tx, orgId, body);
     const change = await updateAgent(tx, orgId, id, patch);
     if (!change) return null;
@@ -81,6 +84,41 @@ export async function changeAgent(deps: AgentDeps, orgId: string, id: string, bo
   if (!result) return null;
   if (result.resumed) await wakeCampaignsOfAgent(deps, id);
   return result.agent;
+}
+
+/**
+ * changeAgent's usual case in two statements, neither in a transaction (issue 48): the agent is read, the patch applied
+ * in memory, and the update and its status event written by one statement, which holds only while the row is the
+ * version read (so the outcome is the locked path's, had it run at that statement) and writes the event from the row it
+ * updated (so the outbox row commits with the change, or neither does). Undefined when it cannot: the patch names a
+ * voice profile or an LLM provider (their checks lock those rows in the change's transaction), or the row or its
+ * redaction settings changed in between; the caller then takes the locked path, which decides everything afresh.
+ */
+async function changeAgentAtOnce(deps: AgentDeps, orgId: string, id: string, body: AgentPatch): Promise<{ agent: Agent; resumed: boolean } | null | undefined> {
+  if (typeof body.voice_profile_id === 'string' || typeof body.model?.provider_id === 'string') return undefined;
+  const { patch, errors } = normalizePatch(body);
+  if (errors.length) throw validationError(errors);
+  const snapshot = await readAgentForChange(deps.sql, orgId, id);
+  if (!snapshot) return null;
+  const { before } = snapshot;
+  if (Object.keys(patch).length === 0) return { agent: before, resumed: false };
+  const change = planAgentChange(snapshot, patch);
+  const type = statusChangeEvent(before.status, change.after.status);
+  const event = type
+    ? prepareAgentEvent({ orgId, type, agentId: id, data: agentEventData(change.after) }, snapshot.redaction,
+      agentEventData({ ...change.after, updated_at: before.updated_at }))
+    : null;
+  const agent = await writeAgentChange(deps.sql, change, event);
+  if (!agent) return undefined;
+  if (SHAPE_CHECKS) checkPlannedAgent(change.after, agent);
+  return { agent, resumed: resumedFrom(before, agent) };
+}
+
+/** Test mode: the agent planned in memory (whose event was written) is the agent the update wrote, but for `updated_at`. */
+function checkPlannedAgent(planned: Agent, written: Agent): void {
+  const expected = JSON.stringify({ ...written, updated_at: null });
+  const actual = JSON.stringify({ ...planned, updated_at: null });
+  if (expected !== actual) throw new Error(`planned agent differs from the written one:\n  planned ${actual}\n  written ${expected}`);
 }
 
 /** Whether a change took the agent out of `paused`: its running campaigns, which held their calls, dial again. */

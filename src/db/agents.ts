@@ -1,5 +1,7 @@
 import { listPage, type Db } from './index.ts';
+import { randomBytes } from 'node:crypto';
 import { newId, newPublicKey } from '../ids.ts';
+import type { OutboxEvent } from './events.ts';
 import { rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
 import type { RedactionSettings } from '../schemas/governance.ts';
 import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
@@ -160,6 +162,14 @@ async function writeRow(db: Db, row: AgentRow, basics: Record<BasicField, unknow
   return next!;
 }
 
+/** What a normalized PATCH makes of a row: its basics and configuration, and the pending draft with the same keys pruned. */
+function planPatch(row: AgentRow, patch: AgentPatch): { basics: Record<BasicField, unknown>; config: ConfigObject; draft: { changes: AgentPatch } | null; draftUpdatedAt: Date | null } {
+  const next = applyPatch(basicsOf(row), row.config, patch);
+  const pruned = row.draft ? pruneChanges(row.draft.changes, patch) : null;
+  const keep = pruned && Object.keys(pruned).length > 0;
+  return { ...next, draft: keep ? { changes: pruned } : null, draftUpdatedAt: keep ? row.draft_updated_at : null };
+}
+
 /**
  * Applies a normalized PATCH to the live configuration and prunes the same keys from a pending
  * draft, under a row lock (so a concurrent publish sees all or none of it). Answers the agent
@@ -170,11 +180,104 @@ export async function updateAgent(db: Db, orgId: string, id: string, patch: Agen
   if (!row) return null;
   const before = toAgent(row);
   if (Object.keys(patch).length === 0) return { before, after: before };
-  const next = applyPatch(basicsOf(row), row.config, patch);
-  const pruned = row.draft ? pruneChanges(row.draft.changes, patch) : null;
-  const keep = pruned && Object.keys(pruned).length > 0;
-  const written = await writeRow(db, row, next.basics, next.config, keep ? { changes: pruned } : null, keep ? row.draft_updated_at : null);
+  const next = planPatch(row, patch);
+  const written = await writeRow(db, row, next.basics, next.config, next.draft, next.draftUpdatedAt);
   return { before, after: toAgent(written) };
+}
+
+/**
+ * A live agent as read for a change in one statement (issue 48): the row, the agent it shows, the version of the row
+ * (`xmin`, the transaction that wrote it: any later write of the row makes a new version) and its redaction settings
+ * (remembered, as the locking read remembers them).
+ */
+export interface AgentSnapshot { before: Agent; row: AgentRow; rowVersion: string; redaction: KnownRedaction }
+
+/** Reads a live agent for writeAgentChange, without a lock and outside a transaction; null when there is none. */
+export async function readAgentForChange(db: Db, orgId: string, id: string): Promise<AgentSnapshot | null> {
+  const [found] = await db<(AgentRow & { row_version: string; redaction_settings: RedactionSettings | null; redaction_version: number | null })[]>`
+    select id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at, xmin::text as row_version,
+      (select redaction from agent_governance where agent_id = agents.id) as redaction_settings,
+      (select version from agent_governance where agent_id = agents.id) as redaction_version
+    from agents where id = ${id} and org_id = ${orgId} and deleted_at is null`;
+  if (!found) return null;
+  const { row_version: rowVersion, redaction_settings: settings, redaction_version: version, ...row } = found;
+  const redaction = { settings, version: version ?? 0 };
+  rememberRedaction(row.id, redaction);
+  return { before: toAgent(row), row, rowVersion, redaction };
+}
+
+/**
+ * A change of a snapshot planned in memory: the row as the update will write it, and the agent it will show, with
+ * `updated_at` (the statement's clock, unknown until it runs) as `stampToken`, which writeAgentChange replaces in the
+ * event's JSON text by the written value.
+ */
+export interface AgentChange { snapshot: AgentSnapshot; next: ReturnType<typeof planPatch>; after: Agent; stampToken: string }
+
+export function planAgentChange(snapshot: AgentSnapshot, patch: AgentPatch): AgentChange {
+  const next = planPatch(snapshot.row, patch);
+  // As the update's RETURNING would give them back: jsonb orders an object's keys (see asJsonb).
+  const row: AgentRow = {
+    ...snapshot.row, ...(next.basics as Pick<AgentRow, BasicField>), config: asJsonb(next.config) as ConfigObject,
+    draft: next.draft ? asJsonb(next.draft) as { changes: AgentPatch } : null, draft_updated_at: next.draftUpdatedAt,
+  };
+  const stampToken = `updated_at:${randomBytes(16).toString('hex')}`;
+  const after = toAgent(row);
+  after.updated_at = stampToken;
+  return { snapshot, next, after, stampToken };
+}
+
+/**
+ * Writes a planned change, and the event it emits, in one statement (atomic by itself: one round trip and one commit
+ * instead of begin, a locking read, the update, the event's insert and commit). The update holds only while the row is
+ * still the version the snapshot read (`xmin`), and, with an event, while the agent's redaction settings are still the
+ * version its payload was masked with; the event is inserted from the updated row, so both are written or neither.
+ * Answers the agent as written, or null when nothing was written (the row changed or went, or the settings did): the
+ * caller then makes the change under a row lock, as updateAgent does.
+ */
+export async function writeAgentChange(db: Db, change: AgentChange, event: OutboxEvent | null): Promise<Agent | null> {
+  const { snapshot: { row, rowVersion }, next } = change;
+  const { basics } = next;
+  const written = event ? db`, event as (
+      insert into events (id, org_id, type, agent_id, data, created_at)
+      select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid,
+        replace(${event.json}::text, ${JSON.stringify(change.stampToken)}::text,
+          '"' || to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"')::json, clock_timestamp()
+      from updated u)` : db``;
+  const guard = event
+    ? db`and coalesce((select version from agent_governance where agent_id = ${row.id}), 0) = ${event.redactionVersion}`
+    : db``;
+  const [updated] = await db<AgentRow[]>`
+    with updated as (
+      update agents set name = ${basics.name as string}, persona = ${basics.persona as string | null}, voice = ${basics.voice as string | null},
+        status = ${basics.status as string}, config = ${db.json(next.config as never)},
+        draft = ${next.draft ? db.json(next.draft as never) : null}, draft_updated_at = ${next.draftUpdatedAt}, updated_at = now()
+      where id = ${row.id} and org_id = ${row.org_id} and deleted_at is null and xmin = ${rowVersion}::xid ${guard}
+      returning id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at)
+    ${written}
+    select * from updated`;
+  return updated ? toAgent(updated) : null;
+}
+
+/**
+ * A value as PostgreSQL's jsonb gives it back: an object's keys ordered shorter first, then by their UTF-8 bytes (then
+ * JSON.parse puts integer-like keys first, as building the object here does); undefined members dropped.
+ */
+function asJsonb(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : asJsonb(v)));
+  if (value === null || typeof value !== 'object') return typeof value === 'number' && !Number.isFinite(value) ? null : value;
+  // fromEntries: a `__proto__` key stays a member, as JSON.parse makes it.
+  return Object.fromEntries(Object.keys(value).sort(byJsonbKeyOrder)
+    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+    .map((key) => [key, asJsonb((value as Record<string, unknown>)[key])]));
+}
+
+function byJsonbKeyOrder(a: string, b: string): number {
+  const bytesA = Buffer.byteLength(a);
+  const bytesB = Buffer.byteLength(b);
+  if (bytesA !== bytesB) return bytesA - bytesB;
+  // ASCII: UTF-16 order is byte order.
+  if (bytesA === a.length && bytesB === b.length) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 export interface Draft { changes: AgentPatch; updated_at: string }

@@ -2,6 +2,12 @@ import type { Db } from './index.ts';
 
 /** The events table, the outbox: an event row is written in the transaction of the change it reports. */
 
+/**
+ * An event written by the statement of the change it reports (src/db/agents.ts, writeAgentChange): its data already
+ * masked and as JSON text, and the version of its agent's redaction settings it was masked with.
+ */
+export interface OutboxEvent { id: string; orgId: string; type: string; agentId: string; json: string; redactionVersion: number }
+
 export interface NewEvent { id: string; orgId: string; type: string; agentId: string | null; data: Record<string, unknown> }
 
 /**

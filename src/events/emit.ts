@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.ts';
-import { insertEvent } from '../db/events.ts';
+import { insertEvent, type OutboxEvent } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
 import { checkEventShape } from './shapes.ts';
 import { loadAgentRedaction } from '../db/governance.ts';
@@ -42,12 +42,28 @@ export async function emitEvent(tx: Db, input: EventInput): Promise<string> {
     await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data: input.data });
     return id;
   }
-  const masked = (known: KnownRedaction) => {
-    const policy = policyAt(known.settings, 'webhooks');
-    return policy ? redactValue(input.data, policy, PAYLOAD_KEPT_FIELDS) : input.data;
-  };
   const known = knownRedaction(agentId) ?? await loadAgentRedaction(tx, agentId);
-  if (await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data: masked(known) }, known.version)) return id;
-  await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data: masked(await loadAgentRedaction(tx, agentId)) });
+  if (await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data: masked(input.data, known) }, known.version)) return id;
+  await insertEvent(tx, { id, orgId: input.orgId, type: input.type, agentId, data: masked(input.data, await loadAgentRedaction(tx, agentId)) });
   return id;
+}
+
+/** An event's data as stored and sent: masked by its agent's redaction settings with the `webhooks` target. */
+function masked(data: Record<string, unknown>, known: KnownRedaction): Record<string, unknown> {
+  const policy = policyAt(known.settings, 'webhooks');
+  return policy ? redactValue(data, policy, PAYLOAD_KEPT_FIELDS) : data;
+}
+
+/**
+ * An event of an agent made ready for a statement that writes it with the change it reports (writeAgentChange, issue 48),
+ * masked with `known`, the agent's redaction settings as that change read them: the statement writes nothing unless
+ * they are still the agent's version. `checked` is the data as it will be stored, for the shape check (test mode): the
+ * `data` given may hold a placeholder the statement fills in.
+ */
+export function prepareAgentEvent(input: EventInput & { agentId: string }, known: KnownRedaction, checked: Record<string, unknown>): OutboxEvent {
+  checkEventShape(input.type, checked);
+  return {
+    id: newEventId(), orgId: input.orgId, type: input.type, agentId: input.agentId,
+    json: JSON.stringify(masked(input.data, known)), redactionVersion: known.version,
+  };
 }
