@@ -69,7 +69,7 @@ for (const site of sites) {
     };
     dbMs = 0;
     const started = performance.now();
-    const turn = await runtime.reply({ agent: told, messages: [{ role: 'visitor', text: question.q }], captured: {}, contactFacts: {}, language: site.language }, {
+    const turn = await runtime.reply({ agent: told, messages: [{ id: 'visitor-1', role: 'visitor', text: question.q, ts: '2026-12-07T12:00:00.000Z' }], captured: {}, contactFacts: {}, language: site.language }, {
       searchKnowledge: (query, limit, asked) => time((ms) => { search += ms; }, () => searchKnowledge(store, id, query, { limit: limit ?? 5, ...asked })),
       searchNotes: (query) => time((ms) => { lookups += ms; }, () => clocked(() => matchTrainingNotes(db as never, id, query))),
       lookupRows: (query) => time((ms) => { lookups += ms; }, () => clocked(() => answerFromRows(db as never, id, query))),
