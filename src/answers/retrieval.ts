@@ -343,6 +343,14 @@ async function siteIndexOf(store: KnowledgeStore, siteId: string, generation: nu
   return entry;
 }
 
+/**
+ * The agent's knowledge read into memory (its passages' vectors, entities and vocabulary) ahead of its first question;
+ * whether it has any (without, a question never loads the encoder: `denseScores`).
+ */
+export async function warmKnowledge(store: KnowledgeStore, agentId: string): Promise<boolean> {
+  return (await knowledgeIndex(store, agentId)).indexes.length > 0;
+}
+
 /** The agent's knowledge as retrieval keeps it: every source's index, and the entities and vocabulary of all of them. */
 async function knowledgeIndex(store: KnowledgeStore, agentId: string): Promise<{ indexes: SiteIndex[]; entities: SiteEntities; vocabulary: Vocabulary }> {
   const indexes = await Promise.all((await store.knowledgeSources(agentId)).map((s) => siteIndexOf(store, s.id, s.generation)));
