@@ -190,6 +190,18 @@ function readingsOf(chunk: SourceChunk): SentenceReading[] {
   return out;
 }
 
+/**
+ * The sentences of `chunks` read ahead of the questions that will rank them (`warmAnswerEngine`): a passage per turn of
+ * the event loop, at most READ_AHEAD of them (the kept readings' third).
+ */
+export async function readAhead(chunks: SourceChunk[]): Promise<void> {
+  for (const chunk of chunks.slice(0, READ_AHEAD)) {
+    readingsOf(chunk);
+    await new Promise<void>((resolve) => { setImmediate(resolve); });
+  }
+}
+const READ_AHEAD = 1000;
+
 function candidates(chunks: SourceChunk[]): Candidate[] {
   const out: Candidate[] = [];
   const name = siteName(chunks);
