@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { languageOfText } from './phrases.ts';
-import { fold, STOPWORDS } from './text.ts';
+import { fold, remembered, STOPWORDS } from './text.ts';
 import { antonyms, derivations, editsOf, irregularBase, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
 
 /**
@@ -327,6 +327,9 @@ const AMOUNT = /[$€£]\s?\d|\d\s?(usd|eur|dollars?|euros?|cents?|¢|€|£)(?=
 /** An amount of money ("$149", "$1,150.50", "75 cents", "15%"). */
 const MONEY = /[$€£]\s?\d[\d,]*(\.\d+)?|\b\d[\d,]*(\.\d+)?\s?(%|€|percent\b|dollars?\b|euros?\b|cents?\b|bucks\b|usd\b|eur\b)/gi;
 export const MONTH = /\b(january|february|march|april|may|june|july|august|september|october|november|december|janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre|d[ée]cembre)\b/i;
+/** Every phone number and every time of day of a text (PHONE, CLOCK), to take them out of it. */
+const PHONES = new RegExp(PHONE.source, 'g');
+const CLOCKS = new RegExp(CLOCK.source, 'gi');
 const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = {
   price: (s) => AMOUNT.test(s) || FREE.test(s),
   time: (s) => CLOCK.test(s),
@@ -345,7 +348,7 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   contact: (s) => PHONE.test(s) || EMAIL.test(s),
   // "How many patients do you have?" is not answered by "New patient exam: $149": a count is no price.
   // Nor is a phone number or a time of day ("Catering: … (207) 555-0148" to "How many people can you cater for?").
-  number: (s) => /\d/.test(s.replace(MONEY, '').replace(new RegExp(PHONE.source, 'g'), '').replace(new RegExp(CLOCK.source, 'gi'), '')),
+  number: (s) => /\d/.test(s.replace(MONEY, '').replace(PHONES, '').replace(CLOCKS, '')),
 };
 
 /**
@@ -483,9 +486,15 @@ function byName(sentence: string): boolean {
 /** Whether a sentence holds an answer of that kind. */
 export function holdsType(sentence: string, type: AnswerType): boolean {
   // compromise misses some names ("Helen Park" reads as a park): a title or a known first name says a person too.
-  if (type === 'person') return HONORIFIC.test(sentence) || namedWithRole(sentence) || byName(sentence) || nlp(sentence).people().length > 0 || nlp(sentence).has('#FirstName');
+  if (type === 'person') return HONORIFIC.test(sentence) || namedWithRole(sentence) || byName(sentence) || namesPerson(sentence);
   return PATTERNS[type](sentence);
 }
+
+/** Whether compromise reads a person in `sentence`, or a first name. Kept per sentence: the ranking asks it of every candidate. */
+const namesPerson = remembered(5000, (sentence: string): boolean => {
+  const doc = nlp(sentence);
+  return doc.people().length > 0 || doc.has('#FirstName');
+});
 
 /**
  * Whether a text is for young people ("Youth programs", "Bring your child for a first visit…"). A question that names
@@ -637,9 +646,8 @@ export function definedBy(text: string): Set<string> {
 }
 
 /** The words of a text's main verbs, as compromise tags them: not auxiliaries, copulas or modals ("park" in "Where can I park?"). */
-export function verbsOf(text: string): Set<string> {
-  return new Set((nlp(text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v)));
-}
+export const verbsOf: (text: string) => Set<string> = remembered(200, (text) =>
+  new Set((nlp(text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v))));
 
 const DETERMINER = /^(a|an|the|my|our|your|his|her|their|this|that|these|those)$/;
 
@@ -700,7 +708,7 @@ export function preamble(text: string): { told: string; ask: string } | null {
  * negation is not the question's ("What happens if I don't come?" is asked in the negative; "…for people who cannot
  * eat gluten?" is not). compromise tells a noun ("people", "someone") from a verb's object ("tell me where").
  */
-export function withoutRelativeClauses(text: string): string {
+export const withoutRelativeClauses: (text: string) => string = remembered(200, (text) => {
   const starts: number[] = nlp(text).match('(#Noun && !#Pronoun) [(who|where|when)]', 0).json({ offset: true })
     .map((m: { offset: { start: number } }) => m.offset.start);
   let out = text;
@@ -709,7 +717,7 @@ export function withoutRelativeClauses(text: string): string {
     out = `${out.slice(0, start).trimEnd()}${end < 0 ? '' : out.slice(start + end)}`;
   }
   return out;
-}
+});
 // "business" and "company" name the site's owner, whatever words its pages use for it; "people" whom a question is for ("anything for people who cannot eat gluten?").
 /** Grammar, not content: indefinite pronouns ("anything", "someone", "anywhere") and "cannot". */
 const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
@@ -763,8 +771,23 @@ export function namesIn(text: string): Set<string> {
 /** A word for a business's premises or one of its branches ("gym", "office", "store", "location"). */
 const isPremises = (word: string): boolean => isPremisesNoun(word) || BRANCH.some((b) => stem(b) === stem(word));
 
-/** A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no. */
+/**
+ * A question's content terms with their stems, synonyms and roles, the answer type it wants and whether it asks yes or no.
+ * Kept for the questions read last (`remembered`), frozen: the training notes, the data rows, retrieval and the reply each
+ * read the same message.
+ */
 export function analyzeQuestion(asked: string): Question {
+  return questionsRead(asked);
+}
+
+const questionsRead = remembered(100, (asked: string): Question => {
+  const question = readQuestion(asked);
+  for (const term of question.terms) Object.freeze(term);
+  Object.freeze(question.terms);
+  return Object.freeze(question);
+});
+
+function readQuestion(asked: string): Question {
   const text = withHolidayEves(DOMAIN_PHRASES.reduce((t, [re, word]) => t.replace(re, word), withSpelling(asked)));
   const want = answerType(text);
   const typeWords = new Set((want ? TYPE_WORDS[want] : []).map(stem));
@@ -773,9 +796,10 @@ export function analyzeQuestion(asked: string): Question {
   // Written in lower case, a word WordNet knows only as a name ("a gym in seattle?") is one.
   for (const w of text.match(/\b[a-z]{3,}\b/g) ?? []) if (!STOPWORDS.has(w) && isInstanceName(w)) proper.add(w);
   // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.
-  const nouns = new Set((nlp(text).match('#Noun').not('#Pronoun').out('array') as string[]).flatMap((a) => words(a)));
-  const adjectives = new Set((nlp(text).match('#Adjective').out('array') as string[]).flatMap((a) => words(a)));
-  const adverbs = new Set((nlp(text).match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
+  const doc = nlp(text);
+  const nouns = new Set((doc.match('#Noun').not('#Pronoun').out('array') as string[]).flatMap((a) => words(a)));
+  const adjectives = new Set((doc.match('#Adjective').out('array') as string[]).flatMap((a) => words(a)));
+  const adverbs = new Set((doc.match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
   const phrase = new Map<string, string[]>();

@@ -91,6 +91,15 @@ function encode(texts: string[]): Promise<number[][]> {
   });
 }
 
+/**
+ * The encoder's thread started and its model loaded ahead of a question (a streamed call's greeting, issue 44): the
+ * model loads in the encoder's own thread; resolves when it has read a first text, never rejects (a question that needs
+ * it then tries again, as always).
+ */
+export async function warmSentenceEncoder(): Promise<void> {
+  if (enabled) await encode(['hello']).catch(() => {});
+}
+
 /** Unit vectors of `texts`, in order, from the cache where they are. */
 async function embed(texts: string[]): Promise<Float32Array[]> {
   const todo = [...new Set(texts.filter((t) => !cache.has(t)))];

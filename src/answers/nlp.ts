@@ -12,6 +12,17 @@ export function nlp(text: string): ReturnType<typeof compromise> {
   return loaded(text);
 }
 
+/**
+ * compromise loaded, and one sentence read with it (its first reading sets up more than the next ones), ahead of a
+ * question: a streamed call's greeting (issue 44). Two blocks of the event loop (loading it is one, 0.3-0.6 s, which no
+ * part of it can be split from), a turn of the loop between them.
+ */
+export async function warmNlp(): Promise<void> {
+  loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;
+  await new Promise<void>((resolve) => { setImmediate(resolve); });
+  nlp('Where can I park on Saturday morning, Dr. Park?').match('#Noun').out('array');
+}
+
 /** compromise's lexicon: a word (lower case) to its tag. */
 function lexicon(): Record<string, unknown> {
   loaded ??= createRequire(import.meta.url)('compromise') as typeof compromise;

@@ -100,6 +100,16 @@ interface Candidate {
   young: boolean;
   /** Whether the sentence itself is ("Dr. Ruiz sees children from age one", "For ages 10 to 17"). */
   youngSentence: boolean;
+  /** Stems of the sentence as written, people's names included (whether it names the business). */
+  plain: Set<string>;
+  /** The words of the people it names in full (`personNameWords`), lower case. */
+  people: Set<string>;
+  /** Its words written after another word (INNER_WORD): where a site's names show their capitals (`withSiteNames`). */
+  inner: string[];
+  /** Its stems, its heading's and its section's of KINDRED letters or more, in that order (`withKindredStems`). */
+  long: string[];
+  /** The stems of its passage's words, in order (`withSiteAliases`). */
+  textStems: string[];
 }
 
 /** A word with many senses ("take": 44, "use": 13) says less of what is asked than a precise one ("refund": 3). */
@@ -158,37 +168,82 @@ function siteName(chunks: SourceChunk[]): Set<string> {
   return n >= 2 && n * 2 >= titles.size ? stems(best) : new Set();
 }
 
+/** A sentence of a passage as the ranking reads it, whatever the question: a candidate but its passage and its site's name. */
+type SentenceReading = Omit<Candidate, 'chunk' | 'namesBusiness'>;
+
+/**
+ * Passages read lately, by their text, section and title: each passage's sentences read once, not once per question (or
+ * twice, as retrieval ranks its candidates and then the fused passages): a site's passages recur from one question to the
+ * next. At most READINGS_KEPT passages (the first read out first).
+ */
+const readings = new Map<string, SentenceReading[]>();
+const READINGS_KEPT = 3000;
+
+function readingsOf(chunk: SourceChunk): SentenceReading[] {
+  const key = `${chunk.section ?? ''}\u0000${chunk.title ?? ''}\u0000${chunk.text}`;
+  let out = readings.get(key);
+  if (!out) {
+    out = readChunk(chunk);
+    if (readings.size >= READINGS_KEPT) readings.delete(readings.keys().next().value!);
+    readings.set(key, out);
+  }
+  return out;
+}
+
+/**
+ * The sentences of `chunks` read ahead of the questions that will rank them (`warmAnswerEngine`): a passage per turn of
+ * the event loop, at most READ_AHEAD of them (the kept readings' third).
+ */
+export async function readAhead(chunks: SourceChunk[]): Promise<void> {
+  for (const chunk of chunks.slice(0, READ_AHEAD)) {
+    readingsOf(chunk);
+    await new Promise<void>((resolve) => { setImmediate(resolve); });
+  }
+}
+const READ_AHEAD = 1000;
+
 function candidates(chunks: SourceChunk[]): Candidate[] {
   const out: Candidate[] = [];
   const name = siteName(chunks);
   for (const chunk of chunks) {
-    const sentences = splitSentences(chunk.text);
-    // A person's name is no common word ("Dr. Helen Park" does not answer "Is there parking?"): names are met by names only.
-    const sec = stems(withoutPersonNames(`${chunk.section ?? ''} ${chunk.title ?? ''}`));
-    const lastHeading = chunk.section?.split(' › ').at(-1) ?? '';
-    const headingWords = new Set(personNameWords(lastHeading));
-    const plainHeading = withoutPersonNames(lastHeading, headingWords);
-    const headingNames = new Set([...headingWords].map(stem));
-    const all = stems(withDayRanges(withoutPersonNames(chunk.text)));
-    const passageKinds = numberKinds(chunk.text);
-    const youngSection = namesYoung(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
-    sentences.forEach((sentence, i) => {
-      const window = sentences.slice(Math.max(0, i - 1), i + 2);
-      const names = new Set(personNameWords(sentence));
-      // A question the passage asks ("No insurance?", "Broken tooth or bad toothache?") heads the sentence that answers it.
-      const asks = i > 0 && /\?\s*$/.test(sentences[i - 1]!) ? sentences[i - 1]! : '';
-      const entry = faqEntryOf(sentences, i, lastHeading);
-      out.push({
-        ...(entry ? { entry } : {}),
-        chunk, sentence, context: window.join(' '), s: stems(withDayRanges(withoutPersonNames(sentence, names))), own: stems(`${plainHeading} ${withoutPersonNames(asks)}`), sec, asks,
-        near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
-        names: new Set([...names].map(stem)), headingNames,
-        defined: new Set([...definedBy(sentence), ...definedBy(plainHeading.toLowerCase())]),
-        namesBusiness: name.size > 0 && [...name].every((st) => stems(sentence).has(st)),
-        denied: deniedStems(sentence), young: youngSection || namesYoung(sentence), youngSentence: namesYoung(sentence), namesNames: namesIn(sentence).size > 0, ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
-      });
-    });
+    for (const r of readingsOf(chunk)) out.push({ ...r, chunk, namesBusiness: name.size > 0 && [...name].every((st) => r.plain.has(st)) });
   }
+  return out;
+}
+
+/** The sentences of a passage as the ranking reads them (the passage's section and title read with them; not its URL). */
+function readChunk(chunk: SourceChunk): SentenceReading[] {
+  const out: SentenceReading[] = [];
+  const sentences = splitSentences(chunk.text);
+  // A person's name is no common word ("Dr. Helen Park" does not answer "Is there parking?"): names are met by names only.
+  const sec = stems(withoutPersonNames(`${chunk.section ?? ''} ${chunk.title ?? ''}`));
+  const lastHeading = chunk.section?.split(' › ').at(-1) ?? '';
+  const headingWords = new Set(personNameWords(lastHeading));
+  const plainHeading = withoutPersonNames(lastHeading, headingWords);
+  const headingNames = new Set([...headingWords].map(stem));
+  const all = stems(withDayRanges(withoutPersonNames(chunk.text)));
+  const passageKinds = numberKinds(chunk.text);
+  const youngSection = namesYoung(`${chunk.section ?? ''} ${chunk.title ?? ''}`);
+  const textStems = words(chunk.text).map(stem);
+  sentences.forEach((sentence, i) => {
+    const window = sentences.slice(Math.max(0, i - 1), i + 2);
+    const names = new Set(personNameWords(sentence));
+    // A question the passage asks ("No insurance?", "Broken tooth or bad toothache?") heads the sentence that answers it.
+    const asks = i > 0 && /\?\s*$/.test(sentences[i - 1]!) ? sentences[i - 1]! : '';
+    const entry = faqEntryOf(sentences, i, lastHeading);
+    const s = stems(withDayRanges(withoutPersonNames(sentence, names)));
+    const own = stems(`${plainHeading} ${withoutPersonNames(asks)}`);
+    out.push({
+      ...(entry ? { entry } : {}),
+      sentence, context: window.join(' '), s, own, sec, asks,
+      near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
+      names: new Set([...names].map(stem)), headingNames,
+      defined: new Set([...definedBy(sentence), ...definedBy(plainHeading.toLowerCase())]),
+      plain: stems(sentence), people: names, inner: [...sentence.matchAll(INNER_WORD)].map((m) => m[1]!),
+      long: [...s, ...own, ...sec].filter((st) => st.length >= KINDRED), textStems,
+      denied: deniedStems(sentence), young: youngSection || namesYoung(sentence), youngSentence: namesYoung(sentence), namesNames: namesIn(sentence).size > 0, ranges: rangesIn(sentence), owner: contactOwner(sentence), ...numberKinds(sentence), passageKinds,
+    });
+  });
   return out;
 }
 
@@ -267,12 +322,13 @@ function withSiteNames(terms: QueryTerm[], question: string, cands: Candidate[])
   const asked = new Set(lower.map((t) => t.word));
   const capital = new Map<string, number>();
   const plain = new Set<string>();
-  for (const c of new Set(cands.map((x) => x.sentence))) {
+  const read = new Set<string>();
+  for (const c of cands) {
+    if (read.has(c.sentence)) continue;
+    read.add(c.sentence);
     // Not a person's name ("Where do I park?" is no question about "Dr. Helen Park").
-    const people = new Set(personNameWords(c));
-    // After a word, not after a table row's dash or semicolon, nor as a label ("— Serves: 8 to 10; Price: $48").
-    for (const m of c.matchAll(/(?<=[\w,]\s+)([A-Za-z]+)\b(?!:)/g)) {
-      const w = m[1]!;
+    const people = c.people;
+    for (const w of c.inner) {
       const low = w.toLowerCase();
       if (!asked.has(low) || people.has(low)) continue;
       if (/^[A-Z][a-z]+$/.test(w)) capital.set(low, (capital.get(low) ?? 0) + 1);
@@ -289,10 +345,13 @@ function withSiteNames(terms: QueryTerm[], question: string, cands: Candidate[])
   });
 }
 
+/** The two words after "your" or "our" (`ownedWords`). */
+const OWNED = { your: /\byour\s+([A-Za-z-]+)(?:\s+([A-Za-z-]+))?/gi, our: /\bour\s+([A-Za-z-]+)(?:\s+([A-Za-z-]+))?/gi };
+
 /** The stems of the two words after each `owner` ("your", "our") in `text`: what it says belongs to the business. */
-function ownedWords(text: string, owner: string): Set<string> {
+function ownedWords(text: string, owner: 'your' | 'our'): Set<string> {
   const out = new Set<string>();
-  for (const m of text.matchAll(new RegExp(`\\b${owner}\\s+([A-Za-z-]+)(?:\\s+([A-Za-z-]+))?`, 'gi'))) {
+  for (const m of text.matchAll(OWNED[owner])) {
     for (const w of [m[1], m[2]]) if (w && !STOPWORDS.has(w.toLowerCase())) out.add(stem(w.toLowerCase()));
   }
   return out;
@@ -322,6 +381,9 @@ function nameRuns(q: Question): number[][] {
   });
 }
 
+/** A word after another word, not after a table row's dash or semicolon, nor as a label ("— Serves: 8 to 10; Price: $48"). */
+const INNER_WORD = /(?<=[\w,]\s+)([A-Za-z]+)\b(?!:)/g;
+
 /** How many leading letters two stems must share to be read as one word's family ("allergi" and "allergen"). */
 const KINDRED = 6;
 
@@ -337,7 +399,7 @@ export function kindredPrefixes(terms: QueryTerm[]): string[] {
  */
 function withKindredStems(terms: QueryTerm[], cands: Candidate[]): QueryTerm[] {
   const vocabulary = new Set<string>();
-  for (const c of cands) for (const set of [c.s, c.own, c.sec]) for (const st of set) if (st.length >= KINDRED) vocabulary.add(st);
+  for (const c of cands) for (const st of c.long) vocabulary.add(st);
   return terms.map((t) => {
     if (!kindredPrefixes([t]).length) return t;
     const prefix = t.stem.slice(0, KINDRED);
@@ -383,7 +445,7 @@ function withSiteAliases(terms: QueryTerm[], question: string, cands: Candidate[
     sections.set(key, section);
     if (section.texts.has(c.chunk.text)) continue;
     section.texts.add(c.chunk.text);
-    section.stems.push('', ...words(c.chunk.text).map(stem));
+    section.stems.push('', ...c.textStems);
   }
   const aliases = new Map<QueryTerm, Set<string>[]>();
   for (const [t, u] of phrases) {
@@ -557,10 +619,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     + (hoursFirst && HOURS.test(`${x.c.chunk.url} ${x.c.chunk.section ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
     + (x.says ? 0.02 : 0) + (negative && DENIES.test(`${x.c.asks} ${x.c.sentence}`) ? 0.1 : 0) + (negative && deniesAsked(x.c) ? 0.05 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0)
     - (refusedLast && DENIES.test(x.c.sentence) ? 0.25 : 0);
-  scored.sort((a, b) => key(b) - key(a));
+  // Each sentence's key once, not once per comparison of the sort.
+  const ordered = scored.map((x) => ({ x, k: key(x) })).sort((a, b) => b.k - a.k).map(({ x }) => x);
   const seen = new Set<string>();
   const out: RankedSentence[] = [];
-  for (const { c, score, typed } of scored) {
+  for (const { c, score, typed } of ordered) {
     if (seen.has(c.sentence) || out.length >= limit) continue;
     seen.add(c.sentence);
     out.push({

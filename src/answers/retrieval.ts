@@ -4,7 +4,7 @@ import { analyzeQuestion, BRANCH, isEnglishWord, PAYMENT_WORDS, stem, type Quest
 import { vocabularyOf, withSiteSpelling, type Vocabulary } from './spelling.ts';
 import { languageOfQuestion, languageOfWords, type Lang } from './phrases.ts';
 import { answerByMeaning, dot, embedQuestion, sentenceCosines, sentenceEncoderOn, vectorOf } from './meaning.ts';
-import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, type CorpusStats, type FaqEntry, type RankedSentence } from './rank.ts';
+import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, readAhead, type CorpusStats, type FaqEntry, type RankedSentence } from './rank.ts';
 import { isPost, READER_MODEL_THRESHOLD, readerProbabilities, type ReaderInput } from './reader.ts';
 import { entitiesAsked, entityMatch, preferAsked, siteEntities, type SiteEntities } from './entities.ts';
 import { questionParts } from './parts.ts';
@@ -342,6 +342,19 @@ async function siteIndexOf(store: KnowledgeStore, siteId: string, generation: nu
     held -= e.ids.length;
   }
   return entry;
+}
+
+/**
+ * The agent's knowledge read into memory (its passages' vectors, entities and vocabulary) ahead of its first question;
+ * whether it has any (without, a question never loads the encoder: `denseScores`).
+ */
+export async function warmKnowledge(store: KnowledgeStore, agentId: string): Promise<boolean> {
+  return (await knowledgeIndex(store, agentId)).indexes.length > 0;
+}
+
+/** The sentences of the agent's passages read as the ranking reads them (`readAhead`), ahead of its first question. */
+export async function readKnowledgeAhead(store: KnowledgeStore, agentId: string): Promise<void> {
+  for (const s of await store.knowledgeSources(agentId)) await readAhead(await store.chunksOfGeneration(s.id, s.generation));
 }
 
 /** The agent's knowledge as retrieval keeps it: every source's index, and the entities and vocabulary of all of them. */

@@ -90,6 +90,22 @@ export function truncate(text: string, max: number): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max - 20)).replace(/[\s,;:]+$/, '')}…`;
 }
 
+/**
+ * `read`, a pure function of a text, with its results kept for the `kept` texts read last (the first read out first):
+ * a question is read by the training notes, the data rows, retrieval and the reply alike, and a site's sentences recur
+ * from one question to the next. The results are shared: callers never change them.
+ */
+export function remembered<T>(kept: number, read: (text: string) => T): (text: string) => T {
+  const results = new Map<string, T>();
+  return (text) => {
+    if (results.has(text)) return results.get(text)!;
+    const out = read(text);
+    if (results.size >= kept) results.delete(results.keys().next().value!);
+    results.set(text, out);
+    return out;
+  };
+}
+
 /** The index of the last item that passes `test`, or -1. */
 export function lastIndexOf<T>(items: T[], test: (item: T) => boolean): number {
   for (let i = items.length - 1; i >= 0; i -= 1) if (test(items[i]!)) return i;

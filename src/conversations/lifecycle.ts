@@ -11,6 +11,7 @@ import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceStyle } from '../db/voice-profiles.ts';
 import { emitEvent } from '../events/emit.ts';
 import { retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
+import { warmAnswerEngine } from '../answers/warm.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
@@ -246,6 +247,14 @@ export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'sear
     searchNotes: (query) => matchTrainingNotes(sql, agentId, query),
     lookupRows: (query) => answerFromRows(sql, agentId, query),
   };
+}
+
+/**
+ * The answer engine made ready for the agent's first question (`warmAnswerEngine`): a streamed call starts it while its
+ * greeting plays, so that its first turn does not load WordNet, compromise, the encoder and the agent's index (issue 44).
+ */
+export function warmGrounding(sql: Sql, agentId: string): Promise<void> {
+  return warmAnswerEngine(chunkStore(sql), agentId);
 }
 
 /**

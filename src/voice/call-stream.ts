@@ -5,7 +5,7 @@ import { findPhoneNumberById } from '../db/phone-numbers.ts';
 import { findConversationRecord, insertMessages, listMessages, type ConversationRecord } from '../db/conversations.ts';
 import { findVoiceProfile } from '../db/voice-profiles.ts';
 import { keepHeardText, recordTurnTimings, type StreamTokenBinding } from '../db/voice.ts';
-import { addSystemMessage, endConversation, sendVisitorMessage } from '../conversations/lifecycle.ts';
+import { addSystemMessage, endConversation, sendVisitorMessage, warmGrounding } from '../conversations/lifecycle.ts';
 import { callClosed } from '../conversations/call-outcomes.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { TranscriptMessage } from '../runtime/types.ts';
@@ -168,7 +168,12 @@ export class CallStream {
     }
     const greeting = (await listMessages(this.deps.sql, conversation.id)).filter((m) => m.role === 'agent' && m.text !== this.settings.recordingConsent);
     opening.push(...greeting.map((m) => ({ id: m.id, text: m.text })));
-    this.queue(async () => { await this.speak(wholeReplies(opening), null); });
+    this.queue(async () => {
+      await this.speak(wholeReplies(opening), null);
+      // While the greeting plays, the answer engine's first use (WordNet, compromise, the encoder, the agent's index),
+      // not on the caller's first turn; in the background, not in the turns' queue.
+      void warmGrounding(this.deps.sql, agent.id).catch((err: unknown) => this.deps.log.warn({ err }, 'the answer engine was not warmed'));
+    });
   }
 
   private async onMedia(media: { payload?: string } | undefined): Promise<void> {
