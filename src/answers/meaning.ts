@@ -112,8 +112,12 @@ const unit = (vector: number[]): Float32Array => {
   return v;
 };
 
-/** Passages encoded per call to the encoder: bounded, so that one large page does not hold it for long. */
-const PASSAGE_BATCH = 32;
+/**
+ * Passages encoded per call to the encoder: a question waits for at most one call (the passages' vectors are computed
+ * while the site already answers, issue 48). A passage's vector is the same in any batch; larger batches were no
+ * faster a passage (8: 161 ms, 32: 217, 64: 236, on a loaded machine) and grew the encoder's wasm memory (bench/README.md).
+ */
+const PASSAGE_BATCH = 8;
 /**
  * Characters of a passage (its section first) that are encoded. The encoder's cost grows with the text (about 50 ms
  * for 300 characters on this project's reference machine) and a long text's vector is an average that says less.
@@ -121,21 +125,24 @@ const PASSAGE_BATCH = 32;
 const PASSAGE_CHARS = 600;
 
 /**
- * The unit vectors of passages as stored with them (float32, little-endian), computed when a page
- * is crawled; null when the encoder is off or fails: a passage without one is still found by its
- * words, so a crawl never fails for it.
+ * The unit vectors of passages as stored with them (float32, little-endian), computed after a site is
+ * ready or when a file is read; null when the encoder is off or fails: a passage without one is still
+ * found by its words, so neither fails for it.
  */
 export async function embedPassages(texts: string[]): Promise<Buffer[] | null> {
   if (!enabled || !texts.length) return null;
   try {
-    const out: Buffer[] = [];
-    for (let i = 0; i < texts.length; i += PASSAGE_BATCH) {
-      for (const vector of await encode(texts.slice(i, i + PASSAGE_BATCH).map((t) => t.slice(0, PASSAGE_CHARS)))) {
+    // The same text (a block repeated on every page) is encoded once.
+    const distinct = [...new Set(texts.map((t) => t.slice(0, PASSAGE_CHARS)))];
+    const byText = new Map<string, Buffer>();
+    for (let i = 0; i < distinct.length; i += PASSAGE_BATCH) {
+      const batch = distinct.slice(i, i + PASSAGE_BATCH);
+      (await encode(batch)).forEach((vector, k) => {
         const v = unit(vector);
-        out.push(Buffer.from(v.buffer, v.byteOffset, v.byteLength));
-      }
+        byText.set(batch[k]!, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+      });
     }
-    return out;
+    return texts.map((t) => byText.get(t.slice(0, PASSAGE_CHARS))!);
   } catch {
     return null;
   }
