@@ -10,9 +10,9 @@ const { prepareCrawl, finishCrawl, failCrawl } = proxyActivities<CrawlActivities
 });
 
 const { fillPassageVectors } = proxyActivities<CrawlActivities>({
-  // Encoding takes about 40 to 80 ms a passage; a heartbeat every step of 64 passages.
+  // Encoding takes about 40 to 80 ms a passage on a quiet machine; a heartbeat every step of 16 passages.
   startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 

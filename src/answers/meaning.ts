@@ -68,7 +68,13 @@ function startEncoder(): Encoder {
     started.pending.delete(id);
     if (!started.pending.size) worker.unref();
     if (vectors) waiting?.resolve(vectors);
-    else waiting?.reject(new Error(error));
+    else {
+      waiting?.reject(new Error(error));
+      // A TensorFlow.js wasm instance that failed once may stay broken (an aborted wasm module answers every later call
+      // with the same error): the next call starts a fresh encoder.
+      if (encoder === started) encoder = undefined;
+      void worker.terminate();
+    }
   });
   const fail = (error: Error) => {
     if (encoder === started) encoder = undefined;

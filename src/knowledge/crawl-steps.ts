@@ -138,8 +138,8 @@ export async function finishCrawl(deps: CrawlStepDeps, input: { siteId: string; 
   await syncCrawlSchedule(deps, sql, result.site);
 }
 
-/** Passages encoded per step of `fillPassageVectors`: a heartbeat and a commit each. */
-const VECTOR_STEP = 64;
+/** Passages encoded per step of `fillPassageVectors`: a heartbeat and a commit each (seconds apart on a loaded machine). */
+const VECTOR_STEP = 16;
 
 /** Where `fillPassageVectors` is: the generation it fills and the last passage it read (its heartbeat, kept across retries). */
 export interface VectorProgress { generation: number; afterId: string; stored: number }
@@ -148,8 +148,8 @@ export interface VectorProgress { generation: number; afterId: string; stored: n
  * Computes the vectors of the passages of the index a site serves that have none yet (stored since the site became
  * ready, issue 48), in id order, committing them and the site's `passages_embedding` step by step: a retry resumes
  * after the last passage of its heartbeat. It stops, leaving the rest to the next crawl, when the site is asked to be
- * crawled again (`queued`), is crawling, serves another generation, or is gone. A passage the encoder cannot read
- * stays without a vector (found by its words), as before.
+ * crawled again (`queued`), is crawling, serves another generation, or is gone. When the encoder fails, the attempt
+ * fails and its retry resumes (after the activity's last retry, the passages left are found by their words only).
  */
 export async function fillPassageVectors(deps: CrawlStepDeps, input: { siteId: string },
   ctx: CrawlActivityContext & { resumeFrom?: VectorProgress }): Promise<{ stored: number; stoppedBy: 'done' | 'requeued' }> {
@@ -165,9 +165,11 @@ export async function fillPassageVectors(deps: CrawlStepDeps, input: { siteId: s
     }
     if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('filling the vectors was interrupted');
     const rows = await chunksWithoutVectors(sql, site.id, site.generation, progress.afterId, VECTOR_STEP);
-    const vectors = rows.length ? await embedPassages(rows.map((c) => (c.section ? `${c.section}\n${c.text}` : c.text))) : null;
+    const vectors = rows.length ? await embedPassages(rows.map((c) => (c.section ? `${c.section}\n${c.text}` : c.text))) : [];
+    // The encoder failed (it is started afresh on the next call): this attempt fails, and the retry resumes here.
+    if (!vectors) throw ApplicationFailure.retryable('the sentence encoder failed', 'EncoderFailed');
     const afterId = rows.at(-1)?.id ?? progress.afterId;
-    const stored = vectors ? rows.map((r, i) => ({ id: r.id, embedding: vectors[i]! })) : [];
+    const stored = rows.map((r, i) => ({ id: r.id, embedding: vectors[i]! }));
     await storeChunkVectors(sql, site.id, site.generation, stored, afterId);
     progress = { generation: site.generation, afterId, stored: progress.stored + stored.length };
     ctx.heartbeat(progress);
