@@ -38,7 +38,8 @@ beforeAll(async () => {
     startClinicSite().then((site) => crawled('Brightwater Dental', site)),
     startBakerySite().then((site) => crawled('Hearth & Crumb', site)),
   ]);
-});
+  // Three sites' passages encoded (after each is ready, issue 48) on a 2-core machine shared with other work.
+}, 300_000);
 afterAll(async () => {
   await svc?.stop();
   await gym?.site.close();
@@ -334,7 +335,7 @@ describe('a French site, asked without accents', () => {
     expect((await api.patch(`/api/v1/rest/agents/${created.body.id}`, { default_language: 'fr' })).status).toBe(200);
     await indexedByMeaning(api, created.body.id);
     fr = { id: created.body.id, public_key: created.body.public_key, url: served.url, close: () => served.close() };
-  });
+  }, 300_000);
   afterAll(async () => {
     await fr?.close();
   });
