@@ -45,14 +45,20 @@ export const sentenceEncoderOn = (): boolean => enabled;
  * The encoder runs in a worker thread of its own, started on first use (the model loads in about 0.5 s and holds
  * 100-190 MiB): an idle service does not hold it, and encoding (30-200 ms a question) does not hold the event loop
  * of the process that answers. Plain CommonJS, so that it needs no TypeScript loader wherever the service runs.
+ * It runs one call at a time: the graph model's asynchronous execution is not written for calls interleaved on it
+ * (with several sites' passages encoded at once, issue 48, passages were given wrong vectors and the encoder then
+ * failed every call).
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const model = require(workerData.embeddings).initModel(require(workerData.weights).modelSource);
-parentPort.on('message', ({ id, texts }) => model.then((m) => m.embed(texts)).then(
-  (vectors) => parentPort.postMessage({ id, vectors }),
-  (error) => parentPort.postMessage({ id, error: String(error) }),
-));`;
+let last = model;
+parentPort.on('message', ({ id, texts }) => {
+  last = last.catch(() => undefined).then(() => model).then((m) => m.embed(texts)).then(
+    (vectors) => parentPort.postMessage({ id, vectors }),
+    (error) => parentPort.postMessage({ id, error: String(error) }),
+  );
+});`;
 
 interface Encoder { worker: Worker; pending: Map<number, { resolve: (v: number[][]) => void; reject: (e: Error) => void }>; next: number }
 let encoder: Encoder | undefined;
