@@ -84,7 +84,7 @@ export async function knowledgeSources(db: Db, agentId: string): Promise<{ id: s
 export async function vectorsOfGeneration(db: Db, siteId: string, generation: number): Promise<{ id: string; embedding: Uint8Array }[]> {
   return db<{ id: string; embedding: Uint8Array }[]>`
     select id::text as id, embedding from page_chunks
-    where site_id = ${siteId} and generation = ${generation} and embedding is not null order by id`;
+    where site_id = ${siteId} and generation = ${generation} and embedding is not null order by page_chunks.id`;
 }
 
 /** Every passage of one site's generation, with its page and its vector (null when stored without one). */

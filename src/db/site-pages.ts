@@ -112,7 +112,7 @@ export async function chunksWithoutVectors(db: Db, siteId: string, generation: n
   return db<{ id: string; text: string; section: string | null }[]>`
     select id::text as id, text, section from page_chunks
     where site_id = ${siteId} and generation = ${generation} and embedding is null and id > ${afterId}::bigint
-    order by id limit ${limit}`;
+    order by page_chunks.id limit ${limit}`;
 }
 
 /**
