@@ -4,7 +4,8 @@ import { activateDraftAgent, findAgent } from '../src/db/agents.ts';
 import type { Db } from '../src/db/index.ts';
 import { emitEvent } from '../src/events/emit.ts';
 import {
-  failCrawl, finishCrawl, prepareCrawl, requestScheduledCrawl, runCrawl, type CrawlLimits, type CrawlSummary,
+  failCrawl, fillPassageVectors, finishCrawl, prepareCrawl, requestScheduledCrawl, runCrawl, type CrawlLimits, type CrawlSummary,
+  type VectorProgress,
 } from '../src/knowledge/crawl-steps.ts';
 import type { ActivityDeps, ActivityRegistration } from './index.ts';
 
@@ -23,6 +24,12 @@ export function createCrawlActivities(activityDeps: ActivityDeps) {
     },
     /** Swaps the new generation in; a draft agent's first crawl makes it active. */
     finishCrawl: (input: Parameters<typeof finishCrawl>[1]) => finishCrawl(deps, input),
+    /** Computes the vectors of the passages served without one, after the site is ready; a retry resumes from its heartbeat. */
+    fillPassageVectors: (input: { siteId: string }) => {
+      const ctx = Context.current();
+      const resumeFrom = ctx.info.heartbeatDetails as VectorProgress | undefined;
+      return fillPassageVectors(deps, input, { heartbeat: (p) => ctx.heartbeat(p), signal: ctx.cancellationSignal, ...(resumeFrom ? { resumeFrom } : {}) });
+    },
     /** Records a failed crawl: the index served now stays. */
     failCrawl: (input: Parameters<typeof failCrawl>[1]) => failCrawl(deps, input),
     /** A Schedule's tick: crawl the site, or join the crawl running. */

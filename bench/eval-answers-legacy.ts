@@ -112,7 +112,7 @@ async function askAll(fixture: Fixture, site: AnswersSite, rest: string, auth: R
   for (;;) {
     const sites = await json(await fetch(`${rest}/sites?widget_id=${agent.id}`, { headers: auth }));
     const s = sites.data[0];
-    if (s?.status === 'ready') {
+    if (s?.status === 'ready' && s.passages_embedding === 0) {
       say(`${fixture.name}: crawled ${s.pages_crawled} of the site's ${site.pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       break;
     }

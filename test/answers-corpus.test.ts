@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, eventually, startTestService, type TestService } from './helpers.ts';
+import { client, indexedByMeaning, startTestService, type TestService } from './helpers.ts';
 import { judge, loadCorpus, serveCorpusSite, type CorpusSite, type ServedSite } from '../bench/answers/corpus.ts';
 
 // Issue 39: the quick subset of `npm run eval:answers` that CI runs. Two sites of the test split (read by no one who
@@ -26,7 +26,7 @@ async function score(site: CorpusSite): Promise<{ facts: number; unknowns: numbe
   const { token } = await svc.newOrg();
   const api = client(svc.url, token);
   const agent = (await api.post('/api/v1/rest/agents', { name: site.brand, site_url: `${web.url}/` })).body;
-  await eventually(async () => (await api.get(`/api/v1/rest/agents/${agent.id}`)).body.status === 'active', 120_000, 250);
+  await indexedByMeaning(api, agent.id);
   const pub = client(svc.url);
   const base = `/api/v1/public/widgets/${agent.public_key}/conversations`;
   let facts = 0;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, eventually, startTestService, type TestService } from './helpers.ts';
+import { client, eventually, indexedByMeaning, startTestService, type TestService } from './helpers.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/fixture-site.ts';
 import { workflowIds } from '../src/temporal/index.ts';
 
@@ -40,8 +40,7 @@ async function crawledAgent(config: Record<string, unknown> = {}) {
   const { token, orgId } = await svc.newOrg();
   const api = client(svc.url, token);
   const agent = (await api.post(`${REST}/agents`, { name: 'Marina', site_url: web.url })).body;
-  const site = (await api.get(`${REST}/sites?widget_id=${agent.id}`)).body.data[0];
-  await eventually(async () => (await api.get(`${REST}/sites/${site.id}`)).body.status === 'ready', 60_000);
+  await indexedByMeaning(api, agent.id);
   const patched = await api.patch(`${REST}/agents/${agent.id}`, config);
   expect(patched.status, patched.text).toBe(200);
   return { api, orgId, agent: patched.body };

@@ -125,3 +125,14 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * Waits until the agent's site is `ready` and searched by meaning too (its passages' vectors, computed after it is
+ * ready, all there: `passages_embedding` 0), as the answers of tests that read them need.
+ */
+export async function indexedByMeaning(api: ReturnType<typeof client>, agentId: string, timeoutMs = 180_000): Promise<void> {
+  await eventually(async () => {
+    const site = (await api.get(`/api/v1/rest/sites?widget_id=${agentId}`)).body.data?.[0];
+    return site?.status === 'ready' && site.passages_embedding === 0;
+  }, timeoutMs, 250);
+}

@@ -154,7 +154,8 @@ export async function crawledAgent(rest: string, auth: Record<string, string>, n
   if (Object.keys(patch).length) await call(`/agents/${agent.id}`, { method: 'PATCH', body: JSON.stringify(patch) });
   for (const started = Date.now(); ;) {
     const site = (await call(`/sites?widget_id=${agent.id}`)).data[0];
-    if (site?.status === 'ready') return { agent, pages: site.pages_crawled, seconds: (Date.now() - started) / 1000 };
+    // The evaluation reads the whole engine: the passages' meaning vectors too, computed after the site is ready.
+    if (site?.status === 'ready' && site.passages_embedding === 0) return { agent, pages: site.pages_crawled, seconds: (Date.now() - started) / 1000 };
     if (site?.status === 'failed') throw new Error(`${name}: crawl failed: ${site.error}`);
     if (Date.now() - started > 180_000) throw new Error(`${name}: the crawl did not finish in 3 minutes`);
     await new Promise((r) => setTimeout(r, 300));

@@ -45,14 +45,20 @@ export const sentenceEncoderOn = (): boolean => enabled;
  * The encoder runs in a worker thread of its own, started on first use (the model loads in about 0.5 s and holds
  * 100-190 MiB): an idle service does not hold it, and encoding (30-200 ms a question) does not hold the event loop
  * of the process that answers. Plain CommonJS, so that it needs no TypeScript loader wherever the service runs.
+ * It runs one call at a time: the graph model's asynchronous execution is not written for calls interleaved on it
+ * (with several sites' passages encoded at once, issue 48, passages were given wrong vectors and the encoder then
+ * failed every call).
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const model = require(workerData.embeddings).initModel(require(workerData.weights).modelSource);
-parentPort.on('message', ({ id, texts }) => model.then((m) => m.embed(texts)).then(
-  (vectors) => parentPort.postMessage({ id, vectors }),
-  (error) => parentPort.postMessage({ id, error: String(error) }),
-));`;
+let last = model;
+parentPort.on('message', ({ id, texts }) => {
+  last = last.catch(() => undefined).then(() => model).then((m) => m.embed(texts)).then(
+    (vectors) => parentPort.postMessage({ id, vectors }),
+    (error) => parentPort.postMessage({ id, error: String(error) }),
+  );
+});`;
 
 interface Encoder { worker: Worker; pending: Map<number, { resolve: (v: number[][]) => void; reject: (e: Error) => void }>; next: number }
 let encoder: Encoder | undefined;
@@ -68,7 +74,13 @@ function startEncoder(): Encoder {
     started.pending.delete(id);
     if (!started.pending.size) worker.unref();
     if (vectors) waiting?.resolve(vectors);
-    else waiting?.reject(new Error(error));
+    else {
+      waiting?.reject(new Error(error));
+      // A TensorFlow.js wasm instance that failed once may stay broken (an aborted wasm module answers every later call
+      // with the same error): the next call starts a fresh encoder.
+      if (encoder === started) encoder = undefined;
+      void worker.terminate();
+    }
   });
   const fail = (error: Error) => {
     if (encoder === started) encoder = undefined;
@@ -121,8 +133,12 @@ const unit = (vector: number[]): Float32Array => {
   return v;
 };
 
-/** Passages encoded per call to the encoder: bounded, so that one large page does not hold it for long. */
-const PASSAGE_BATCH = 32;
+/**
+ * Passages encoded per call to the encoder: a question waits for at most one call (the passages' vectors are computed
+ * while the site already answers, issue 48). A passage's vector is the same in any batch; larger batches were no
+ * faster a passage (8: 161 ms, 32: 217, 64: 236, on a loaded machine) and grew the encoder's wasm memory (bench/README.md).
+ */
+const PASSAGE_BATCH = 8;
 /**
  * Characters of a passage (its section first) that are encoded. The encoder's cost grows with the text (about 50 ms
  * for 300 characters on this project's reference machine) and a long text's vector is an average that says less.
@@ -130,21 +146,24 @@ const PASSAGE_BATCH = 32;
 const PASSAGE_CHARS = 600;
 
 /**
- * The unit vectors of passages as stored with them (float32, little-endian), computed when a page
- * is crawled; null when the encoder is off or fails: a passage without one is still found by its
- * words, so a crawl never fails for it.
+ * The unit vectors of passages as stored with them (float32, little-endian), computed after a site is
+ * ready or when a file is read; null when the encoder is off or fails: a passage without one is still
+ * found by its words, so neither fails for it.
  */
 export async function embedPassages(texts: string[]): Promise<Buffer[] | null> {
   if (!enabled || !texts.length) return null;
   try {
-    const out: Buffer[] = [];
-    for (let i = 0; i < texts.length; i += PASSAGE_BATCH) {
-      for (const vector of await encode(texts.slice(i, i + PASSAGE_BATCH).map((t) => t.slice(0, PASSAGE_CHARS)))) {
+    // The same text (a block repeated on every page) is encoded once.
+    const distinct = [...new Set(texts.map((t) => t.slice(0, PASSAGE_CHARS)))];
+    const byText = new Map<string, Buffer>();
+    for (let i = 0; i < distinct.length; i += PASSAGE_BATCH) {
+      const batch = distinct.slice(i, i + PASSAGE_BATCH);
+      (await encode(batch)).forEach((vector, k) => {
         const v = unit(vector);
-        out.push(Buffer.from(v.buffer, v.byteOffset, v.byteLength));
-      }
+        byText.set(batch[k]!, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+      });
     }
-    return out;
+    return texts.map((t) => byText.get(t.slice(0, PASSAGE_CHARS))!);
   } catch {
     return null;
   }

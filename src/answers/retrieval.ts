@@ -232,8 +232,8 @@ const FUSED_DEPTH = 40;
  * model that reads them and judges itself whether they answer (the LLM runtime). Three rankings of
  * the agent's passages are fused by reciprocal rank: their best sentence's score (`rankSentences`,
  * the offline runtime's reading), PostgreSQL full text over the question's words and synonyms, and
- * the closeness of the passage's meaning to the question's (the sentence encoder's vectors, stored
- * at crawl time). A passage comes whole (section and text), with the sentence that answers best
+ * the closeness of the passage's meaning to the question's (the sentence encoder's vectors, computed
+ * after the crawl: a passage still without one is found by the other two). A passage comes whole (section and text), with the sentence that answers best
  * where the words found one.
  */
 export async function retrievePassages(store: KnowledgeStore, agentId: string, query: string, opts: { limit?: number } = {}): Promise<Passage[]> {
@@ -312,27 +312,32 @@ export function fuseRankings(rankings: string[][]): [id: string, score: number][
   return [...fused].sort((a, b) => b[1] - a[1]);
 }
 
-/** What retrieval keeps of a generation of a site: its passages' vectors and its entities. */
-interface SiteIndex { ids: string[]; vectors: Float32Array[]; entities: SiteEntities; vocabulary: Vocabulary }
+/**
+ * What retrieval keeps of a generation of a site: its passages' vectors and its entities; `embedding`, how many of its
+ * passages were still waiting for their vector when the vectors were read.
+ */
+interface SiteIndex { ids: string[]; vectors: Float32Array[]; entities: SiteEntities; vocabulary: Vocabulary; embedding: number }
 
 /** The generations read lately, by `site:generation` (least recently used first out). */
 const siteIndexes = new Map<string, SiteIndex>();
 /** Passages whose vectors are kept in memory (2 KiB each). */
 const CACHED_PASSAGES = 40_000;
 
-async function siteIndexOf(store: KnowledgeStore, siteId: string, generation: number): Promise<SiteIndex> {
+async function siteIndexOf(store: KnowledgeStore, siteId: string, generation: number, embedding = 0): Promise<SiteIndex> {
   const key = `${siteId}:${generation}`;
   const cached = siteIndexes.get(key);
   if (cached) {
     siteIndexes.delete(key);
-    siteIndexes.set(key, cached);
-    return cached;
+    // Vectors computed since they were read (the site became ready before them, issue 48): only those are read again.
+    const entry = cached.embedding === embedding ? cached : { ...cached, ...await vectorsOf(store, siteId, generation), embedding };
+    siteIndexes.set(key, entry);
+    return entry;
   }
   const rows = await store.chunksOfGeneration(siteId, generation);
   const embedded = rows.filter((r) => r.embedding);
   const entry = {
     ids: embedded.map((r) => r.id), vectors: embedded.map((r) => vectorOf(r.embedding!)), entities: siteEntities(rows),
-    vocabulary: vocabularyOf(rows.flatMap((r) => [r.text, r.section ?? ''])),
+    vocabulary: vocabularyOf(rows.flatMap((r) => [r.text, r.section ?? ''])), embedding,
   };
   siteIndexes.set(key, entry);
   let held = [...siteIndexes.values()].reduce((n, e) => n + e.ids.length, 0);
@@ -357,9 +362,14 @@ export async function readKnowledgeAhead(store: KnowledgeStore, agentId: string)
   for (const s of await store.knowledgeSources(agentId)) await readAhead(await store.chunksOfGeneration(s.id, s.generation));
 }
 
+async function vectorsOf(store: KnowledgeStore, siteId: string, generation: number): Promise<Pick<SiteIndex, 'ids' | 'vectors'>> {
+  const rows = await store.vectorsOfGeneration(siteId, generation);
+  return { ids: rows.map((r) => r.id), vectors: rows.map((r) => vectorOf(r.embedding)) };
+}
+
 /** The agent's knowledge as retrieval keeps it: every source's index, and the entities and vocabulary of all of them. */
 async function knowledgeIndex(store: KnowledgeStore, agentId: string): Promise<{ indexes: SiteIndex[]; entities: SiteEntities; vocabulary: Vocabulary }> {
-  const indexes = await Promise.all((await store.knowledgeSources(agentId)).map((s) => siteIndexOf(store, s.id, s.generation)));
+  const indexes = await Promise.all((await store.knowledgeSources(agentId)).map((s) => siteIndexOf(store, s.id, s.generation, s.embedding)));
   if (indexes.length === 1) return { indexes, entities: indexes[0]!.entities, vocabulary: indexes[0]!.vocabulary };
   const union = (pick: (e: SiteEntities) => Set<string>) => new Set(indexes.flatMap((i) => [...pick(i.entities)]));
   const entities = new Map<string, Set<string>>();

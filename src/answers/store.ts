@@ -12,10 +12,15 @@ export interface KnowledgeStore {
   findChunksWithAnyWord(agentId: string, words: string[], limit: number, prefixes?: string[]): Promise<ChunkRow[]>;
   /** How many chunks there are, and how many hold each word: the statistics of term weights. */
   countChunksWithWords(agentId: string, words: string[]): Promise<{ total: number; df: Map<string, number> }>;
-  /** The sites and knowledge bases the agent answers from, each with the index generation it serves. */
-  knowledgeSources(agentId: string): Promise<{ id: string; generation: number }[]>;
+  /**
+   * The sites and knowledge bases the agent answers from, each with the index generation it serves and how many of its
+   * passages still wait for their vector (`embedding`, computed after the site is ready; absent: none).
+   */
+  knowledgeSources(agentId: string): Promise<{ id: string; generation: number; embedding?: number }[]>;
   /** Every chunk of one served generation of a source, with its page and vector (null when stored without one). */
   chunksOfGeneration(sourceId: string, generation: number): Promise<GenerationChunk[]>;
+  /** The vectors of one served generation's passages that have one (read again while they are being computed). */
+  vectorsOfGeneration(sourceId: string, generation: number): Promise<{ id: string; embedding: Uint8Array }[]>;
   /** The chunks of these ids. */
   chunksByIds(ids: string[]): Promise<ChunkRow[]>;
 }

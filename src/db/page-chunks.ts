@@ -11,9 +11,9 @@ import type { Db } from './index.ts';
 export interface ChunkRow { id: string; text: string; section: string | null; url: string; title: string | null; ord: number; rank: number }
 
 const sources = (db: Db, agentId: string) => db`
-  select s.id, s.generation from sites s where s.agent_id = ${agentId}
+  select s.id, s.generation, s.passages_embedding from sites s where s.agent_id = ${agentId}
   union
-  select s.id, s.generation from sites s join agent_knowledge_bases k on k.kb_id = s.kb_id where k.agent_id = ${agentId}`;
+  select s.id, s.generation, s.passages_embedding from sites s join agent_knowledge_bases k on k.kb_id = s.kb_id where k.agent_id = ${agentId}`;
 
 /**
  * Words made safe for `websearch_to_tsquery`: letters, digits and inner hyphens only, without their accents, as
@@ -71,9 +71,20 @@ export async function countChunksWithWords(db: Db, agentId: string, words: strin
   return { total: totals[0]?.n ?? 0, df: new Map(counts.map((r) => [r.word, r.n])) };
 }
 
-/** The index generations an agent's knowledge is served from: its own site's and its knowledge bases'. */
-export async function knowledgeSources(db: Db, agentId: string): Promise<{ id: string; generation: number }[]> {
-  return db<{ id: string; generation: number }[]>`${sources(db, agentId)}`;
+/**
+ * The index generations an agent's knowledge is served from: its own site's and its knowledge bases', each with how
+ * many of its passages still wait for their vector.
+ */
+export async function knowledgeSources(db: Db, agentId: string): Promise<{ id: string; generation: number; embedding: number }[]> {
+  const rows = await db<{ id: string; generation: number; passages_embedding: number }[]>`${sources(db, agentId)}`;
+  return rows.map((r) => ({ id: r.id, generation: r.generation, embedding: r.passages_embedding }));
+}
+
+/** The vectors of one generation's passages that have one. */
+export async function vectorsOfGeneration(db: Db, siteId: string, generation: number): Promise<{ id: string; embedding: Uint8Array }[]> {
+  return db<{ id: string; embedding: Uint8Array }[]>`
+    select id::text as id, embedding from page_chunks
+    where site_id = ${siteId} and generation = ${generation} and embedding is not null order by page_chunks.id`;
 }
 
 /** Every passage of one site's generation, with its page and its vector (null when stored without one). */

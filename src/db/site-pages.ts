@@ -24,9 +24,14 @@ const asyncCommit = (tx: Db) => tx`set local synchronous_commit to off`;
 /** The full-text configurations passages are read with: their page's language's, English for any other. */
 export type TextConfig = 'english' | 'french';
 
-/** Stores a fetched page and its passages (read in `language`) in a generation; a page already there (a resumed crawl) is left as it is. */
+/**
+ * Stores a fetched page and its passages (read in `language`) in a generation; a page already there (a resumed crawl)
+ * is left as it is. With `reuseVectors` (a re-crawl), a passage whose section and text the page's previous copy had
+ * takes that copy's vector: only new text waits for the encoder.
+ */
 export async function insertFetchedPage(sql: Sql, siteId: string, generation: number, page: StoredPage,
-  chunks: { text: string; section: string | null; embedding?: Buffer | null }[], language: TextConfig = 'english'): Promise<void> {
+  chunks: { text: string; section: string | null; embedding?: Buffer | null }[], language: TextConfig = 'english',
+  reuseVectors = false): Promise<void> {
   await sql.begin(async (tx) => {
     await asyncCommit(tx);
     const [row] = await tx<{ id: string }[]>`
@@ -37,6 +42,12 @@ export async function insertFetchedPage(sql: Sql, siteId: string, generation: nu
     if (!row) return;
     const rows = chunks.map((c, ord) => ({ page_id: row.id, site_id: siteId, generation, ord, text: c.text, section: c.section, embedding: c.embedding ?? null, language }));
     if (rows.length) await tx`insert into page_chunks ${tx(rows)}`;
+    if (rows.length && reuseVectors) {
+      await tx`update page_chunks c set embedding = o.embedding
+        from site_pages op join page_chunks o on o.page_id = op.id
+        where c.page_id = ${row.id} and c.embedding is null and op.site_id = ${siteId} and op.generation = ${generation - 1} and op.url = ${page.url}
+          and o.embedding is not null and o.text = c.text and o.section is not distinct from c.section`;
+    }
   });
 }
 
@@ -93,4 +104,35 @@ export async function deletePagesOfAgentBatch(db: Db, agentId: string, batchSize
   return (await db`
     delete from site_pages where id in (
       select p.id from site_pages p join sites s on s.id = p.site_id where s.agent_id = ${agentId} limit ${batchSize})`).count;
+}
+
+/** Passages of a generation still without a vector, after `afterId` in id order, at most `limit`. */
+export async function chunksWithoutVectors(db: Db, siteId: string, generation: number, afterId: string, limit: number):
+  Promise<{ id: string; text: string; section: string | null }[]> {
+  return db<{ id: string; text: string; section: string | null }[]>`
+    select id::text as id, text, section from page_chunks
+    where site_id = ${siteId} and generation = ${generation} and embedding is null and id > ${afterId}::bigint
+    order by page_chunks.id limit ${limit}`;
+}
+
+/**
+ * Stores passages' vectors and counts again, on the site, those of its generation still waiting for theirs (without
+ * a vector and after `afterId`: one the encoder could not read is not counted as waiting).
+ */
+export async function storeChunkVectors(sql: Sql, siteId: string, generation: number, vectors: { id: string; embedding: Buffer }[],
+  afterId: string): Promise<number> {
+  return sql.begin(async (tx) => {
+    // Pipelined in the one transaction: a round trip for them all.
+    await Promise.all(vectors.map((v) => tx`update page_chunks set embedding = ${v.embedding} where id = ${v.id}::bigint and site_id = ${siteId}`));
+    const [site] = await tx<{ passages_embedding: number }[]>`
+      update sites set passages_embedding = (select count(*)::int from page_chunks
+        where site_id = ${siteId} and generation = ${generation} and embedding is null and id > ${afterId}::bigint)
+      where id = ${siteId} and generation = ${generation} returning passages_embedding`;
+    return site?.passages_embedding ?? 0;
+  });
+}
+
+/** A site's passages no longer wait for vectors (none will be computed: the encoder is off). */
+export async function clearPassagesEmbedding(db: Db, siteId: string, generation: number): Promise<void> {
+  await db`update sites set passages_embedding = 0 where id = ${siteId} and generation = ${generation}`;
 }

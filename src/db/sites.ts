@@ -8,10 +8,11 @@ interface SiteRow {
   id: string; org_id: string; agent_id: string | null; kb_id: string | null; url: string; status: SiteStatus;
   generation: number; pages_crawled: number; last_crawled_at: Date | null; error: string | null;
   crawl_cadence: CrawlCadence; next_crawl_at: Date | null; created_at: Date; updated_at: Date;
+  passages: number; passages_embedding: number;
 }
 
 const COLUMNS = ['id', 'org_id', 'agent_id', 'kb_id', 'url', 'status', 'generation', 'pages_crawled', 'last_crawled_at', 'error',
-  'crawl_cadence', 'next_crawl_at', 'created_at', 'updated_at'];
+  'crawl_cadence', 'next_crawl_at', 'created_at', 'updated_at', 'passages', 'passages_embedding'];
 
 /** What the crawl machinery needs of a site beyond its API shape. */
 export interface SiteRecord extends Site { orgId: string; generation: number }
@@ -21,7 +22,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export function toSite(row: SiteRow): SiteRecord {
   return {
     id: row.id, widget_id: row.agent_id, kb_id: row.kb_id, url: row.url, status: row.status,
-    pages_crawled: row.pages_crawled, last_crawled_at: iso(row.last_crawled_at), error: row.error,
+    pages_crawled: row.pages_crawled, passages: row.passages, passages_embedding: row.passages_embedding, last_crawled_at: iso(row.last_crawled_at), error: row.error,
     crawl_cadence: row.crawl_cadence, next_crawl_at: iso(row.next_crawl_at),
     created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
     orgId: row.org_id, generation: row.generation,
@@ -147,11 +148,18 @@ export async function lockSiteById(tx: Db, id: string): Promise<SiteRecord | nul
 
 /**
  * Records a finished crawl: the new generation is served, with its page count and the next crawl
- * time. `more`: another pass follows, so the site stays `crawling`.
+ * time. `more`: another pass follows, so the site stays `crawling`. `vectorsFollow`: the passages stored without
+ * a vector get theirs next (`fillPassageVectors`), so they count as still embedding.
  */
-export async function markSiteCrawled(tx: Db, id: string, done: { generation: number; pages: number; at: Date; nextCrawlAt: Date | null; more?: boolean }):
-  Promise<SiteRecord> {
+export async function markSiteCrawled(tx: Db, id: string,
+  done: { generation: number; pages: number; at: Date; nextCrawlAt: Date | null; more?: boolean; vectorsFollow: boolean }): Promise<SiteRecord> {
+  // Unless none will be computed (the sentence encoder is off), the passages without a vector wait for theirs.
+  const embedding = done.vectorsFollow
+    ? tx`(select count(*)::int from page_chunks where site_id = ${id} and generation = ${done.generation} and embedding is null)`
+    : tx`0`;
   const [row] = await tx<SiteRow[]>`update sites set generation = ${done.generation}, pages_crawled = ${done.pages},
+    passages = (select count(*)::int from page_chunks where site_id = ${id} and generation = ${done.generation}),
+    passages_embedding = ${embedding},
     last_crawled_at = ${done.at}, status = ${done.more ? 'crawling' : 'ready'}, error = null, next_crawl_at = ${done.nextCrawlAt}, updated_at = now()
     where id = ${id} returning ${tx(COLUMNS)}`;
   return toSite(row!);

@@ -1,6 +1,8 @@
 import type { KnowledgeStore } from '../answers/store.ts';
 import type { Db } from '../db/index.ts';
-import { chunksByIds, chunksOfGeneration, countChunksWithWords, findChunksWithAnyWord, knowledgeSources } from '../db/page-chunks.ts';
+import {
+  chunksByIds, chunksOfGeneration, countChunksWithWords, findChunksWithAnyWord, knowledgeSources, vectorsOfGeneration,
+} from '../db/page-chunks.ts';
 
 /** The engine's view of an agent's chunks (`src/answers/store.ts`), read from PostgreSQL through the repository. */
 export function chunkStore(db: Db): KnowledgeStore {
@@ -9,6 +11,7 @@ export function chunkStore(db: Db): KnowledgeStore {
     countChunksWithWords: (agentId, words) => countChunksWithWords(db, agentId, words),
     knowledgeSources: (agentId) => knowledgeSources(db, agentId),
     chunksOfGeneration: (sourceId, generation) => chunksOfGeneration(db, sourceId, generation),
+    vectorsOfGeneration: (sourceId, generation) => vectorsOfGeneration(db, sourceId, generation),
     chunksByIds: (ids) => chunksByIds(db, ids),
   };
 }

@@ -10,14 +10,14 @@ import {
   findSiteById, lockSiteById, markSiteCrawled, markSiteCrawling, markSiteFailed, markSiteQueued,
 } from '../db/sites.ts';
 import {
-  carryUnchangedPage, countPagesOfGeneration, deletePagesBeforeGeneration, deletePagesFromGeneration, insertFetchedPage,
-  pagesOfGeneration, validatorsOfGeneration,
+  carryUnchangedPage, chunksWithoutVectors, clearPassagesEmbedding, countPagesOfGeneration, deletePagesBeforeGeneration,
+  deletePagesFromGeneration, insertFetchedPage, pagesOfGeneration, storeChunkVectors, validatorsOfGeneration,
 } from '../db/site-pages.ts';
 import { nextCrawlAt } from '../domain/crawl-cadence.ts';
 import { deleteCrawlSchedule, startCrawl, syncCrawlSchedule } from './crawls.ts';
 import { languageOfText } from '../answers/phrases.ts';
 import { chunkSections, crawl, isTransientFailure, type CrawlResult } from '../crawler/index.ts';
-import { embedPassages } from '../answers/meaning.ts';
+import { embedPassages, sentenceEncoderOn } from '../answers/meaning.ts';
 import { OutboundTargetError, outboundPolicy } from '../net/outbound.ts';
 import type { FamilyDeps } from '../deps.ts';
 
@@ -85,11 +85,10 @@ export async function runCrawl(deps: CrawlStepDeps, input: { siteId: string; gen
         await carryUnchangedPage(sql, siteId, generation, page);
         progress.unchanged++;
       } else {
-        const chunks = chunkSections(page.text, page.title);
-        const vectors = await embedPassages(chunks.map((c) => (c.section ? `${c.section}\n${c.text}` : c.text)));
-        // Its passages' full text is read in the page's language (French pages are stemmed as French).
+        // Its passages' full text is read in the page's language (French pages are stemmed as French). Their vectors
+        // come after the site is ready (`fillPassageVectors`): encoding them here made a crawl over 100 times slower (issue 48).
         const language = languageOfText(page.text) === 'fr' ? 'french' : 'english';
-        await insertFetchedPage(sql, siteId, generation, page, chunks.map((c, i) => ({ ...c, embedding: vectors?.[i] ?? null })), language);
+        await insertFetchedPage(sql, siteId, generation, page, chunkSections(page.text, page.title), language, previous.has(page.url));
       }
       progress.stored++;
       beat();
@@ -129,7 +128,7 @@ export async function finishCrawl(deps: CrawlStepDeps, input: { siteId: string; 
     const now = new Date();
     const crawled = await markSiteCrawled(tx, site.id, {
       generation: input.generation, pages: input.summary.pages, at: now, nextCrawlAt: nextCrawlAt(site.crawl_cadence, now),
-      more: input.more === true,
+      more: input.more === true, vectorsFollow: sentenceEncoderOn(),
     });
     await deletePagesBeforeGeneration(tx, site.id, input.generation);
     if (site.widget_id) await deps.siteIndexed(tx, site.orgId, site.widget_id);
@@ -137,6 +136,45 @@ export async function finishCrawl(deps: CrawlStepDeps, input: { siteId: string; 
   });
   if (!result) return;
   await syncCrawlSchedule(deps, sql, result.site);
+}
+
+/** Passages encoded per step of `fillPassageVectors`: a heartbeat and a commit each (seconds apart on a loaded machine). */
+const VECTOR_STEP = 16;
+
+/** Where `fillPassageVectors` is: the generation it fills and the last passage it read (its heartbeat, kept across retries). */
+export interface VectorProgress { generation: number; afterId: string; stored: number }
+
+/**
+ * Computes the vectors of the passages of the index a site serves that have none yet (stored since the site became
+ * ready, issue 48), in id order, committing them and the site's `passages_embedding` step by step: a retry resumes
+ * after the last passage of its heartbeat. It stops, leaving the rest to the next crawl, when the site is asked to be
+ * crawled again (`queued`), is crawling, serves another generation, or is gone. When the encoder fails, the attempt
+ * fails and its retry resumes (after the activity's last retry, the passages left are found by their words only).
+ */
+export async function fillPassageVectors(deps: CrawlStepDeps, input: { siteId: string },
+  ctx: CrawlActivityContext & { resumeFrom?: VectorProgress }): Promise<{ stored: number; stoppedBy: 'done' | 'requeued' }> {
+  const { sql } = deps;
+  let progress: VectorProgress | undefined = ctx.resumeFrom;
+  for (;;) {
+    const site = await findSiteById(sql, input.siteId);
+    if (!site || site.status === 'queued' || site.status === 'crawling') return { stored: progress?.stored ?? 0, stoppedBy: 'requeued' };
+    if (progress?.generation !== site.generation) progress = { generation: site.generation, afterId: '0', stored: 0 };
+    if (!sentenceEncoderOn()) {
+      await clearPassagesEmbedding(sql, site.id, site.generation);
+      return { stored: 0, stoppedBy: 'done' };
+    }
+    if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('filling the vectors was interrupted');
+    const rows = await chunksWithoutVectors(sql, site.id, site.generation, progress.afterId, VECTOR_STEP);
+    const vectors = rows.length ? await embedPassages(rows.map((c) => (c.section ? `${c.section}\n${c.text}` : c.text))) : [];
+    // The encoder failed (it is started afresh on the next call): this attempt fails, and the retry resumes here.
+    if (!vectors) throw ApplicationFailure.retryable('the sentence encoder failed', 'EncoderFailed');
+    const afterId = rows.at(-1)?.id ?? progress.afterId;
+    const stored = rows.map((r, i) => ({ id: r.id, embedding: vectors[i]! }));
+    await storeChunkVectors(sql, site.id, site.generation, stored, afterId);
+    progress = { generation: site.generation, afterId, stored: progress.stored + stored.length };
+    ctx.heartbeat(progress);
+    if (rows.length < VECTOR_STEP) return { stored: progress.stored, stoppedBy: 'done' };
+  }
 }
 
 /** Records a failed crawl: the index served now stays; the partial generation goes. */

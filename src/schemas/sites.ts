@@ -22,6 +22,12 @@ export const SiteSchema = Type.Object({
       + '`failed`: the last crawl failed (see `error`); the previous index, if any, is still served',
   }),
   pages_crawled: Type.Integer({ minimum: 0, description: 'Pages in the index served now' }),
+  passages: Type.Integer({ minimum: 0, description: 'Passages (the chunks answers are read from) in the index served now' }),
+  passages_embedding: Type.Integer({
+    minimum: 0,
+    description: 'Passages of the index served now whose meaning vectors are still being computed (after the site became `ready`): '
+      + 'until then they are found by their words only; 0 once the index is searched by meaning too',
+  }),
   last_crawled_at: Nullable(Timestamp),
   error: Nullable(Type.String()),
   crawl_cadence: Cadence,
