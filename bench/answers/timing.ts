@@ -53,6 +53,7 @@ const store: KnowledgeStore = {
   knowledgeSources: (...a) => clocked(() => base.knowledgeSources(...a)),
   chunksOfGeneration: (...a) => clocked(() => base.chunksOfGeneration(...a)),
   chunksByIds: (...a) => clocked(() => base.chunksByIds(...a)),
+  vectorsOfGeneration: (...a) => clocked(() => base.vectorsOfGeneration(...a)),
 };
 
 interface Timed { site: string; q: string; reply: string; ms: number; db: number; search: number; lookups: number; compose: number }
