@@ -116,17 +116,38 @@ export async function chunksWithoutVectors(db: Db, siteId: string, generation: n
 }
 
 /**
- * Stores passages' vectors and counts again, on the site, those of its generation still waiting for theirs (without
- * a vector and after `afterId`: one the encoder could not read is not counted as waiting).
+ * Counts again, on the site, the passages of its generation still waiting for a vector: those without one after
+ * `afterId` (one before it the encoder could not read is not counted as waiting). Once per attempt of
+ * `fillPassageVectors`: each step then subtracts what it stored (`storeChunkVectors`). The site's row is locked first,
+ * so that a step committing meanwhile (a timed-out attempt still running beside its retry) is counted or subtracted,
+ * never both.
  */
-export async function storeChunkVectors(sql: Sql, siteId: string, generation: number, vectors: { id: string; embedding: Buffer }[],
-  afterId: string): Promise<number> {
+export async function countChunksWaiting(sql: Sql, siteId: string, generation: number, afterId: string): Promise<number> {
   return sql.begin(async (tx) => {
-    // Pipelined in the one transaction: a round trip for them all.
-    await Promise.all(vectors.map((v) => tx`update page_chunks set embedding = ${v.embedding} where id = ${v.id}::bigint and site_id = ${siteId}`));
+    const [locked] = await tx`select 1 from sites where id = ${siteId} and generation = ${generation} for update`;
+    if (!locked) return 0;
     const [site] = await tx<{ passages_embedding: number }[]>`
       update sites set passages_embedding = (select count(*)::int from page_chunks
         where site_id = ${siteId} and generation = ${generation} and embedding is null and id > ${afterId}::bigint)
+      where id = ${siteId} and generation = ${generation} returning passages_embedding`;
+    return site?.passages_embedding ?? 0;
+  });
+}
+
+/**
+ * Stores passages' vectors and subtracts from the site's count of passages waiting (`passages_embedding`, while it
+ * still serves `generation`) those that had none: a passage given its vector already (by an earlier attempt of the
+ * same step) is neither written again nor subtracted twice, and the count never goes below zero. Returns the count left.
+ */
+export async function storeChunkVectors(sql: Sql, siteId: string, generation: number, vectors: { id: string; embedding: Buffer }[]):
+  Promise<number> {
+  return sql.begin(async (tx) => {
+    // Pipelined in the one transaction: a round trip for them all.
+    const updated = await Promise.all(vectors.map((v) => tx`update page_chunks set embedding = ${v.embedding}
+      where id = ${v.id}::bigint and site_id = ${siteId} and embedding is null`));
+    const stored = updated.reduce((n, r) => n + r.count, 0);
+    const [site] = await tx<{ passages_embedding: number }[]>`
+      update sites set passages_embedding = greatest(passages_embedding - ${stored}::int, 0)
       where id = ${siteId} and generation = ${generation} returning passages_embedding`;
     return site?.passages_embedding ?? 0;
   });
