@@ -84,7 +84,7 @@ describe('passage vectors after the site is ready', () => {
     const agent = (await api.post(`${REST}/agents`, { name: 'Vectors counted', site_url: `${web.url}/` })).body;
     const siteId = (await api.get(`${REST}/sites?widget_id=${agent.id}`)).body.data[0].id as string;
     await svc.temporal.workflow.getHandle(workflowIds.crawl(siteId)).result();
-    const [{ generation }] = await svc.sql<{ generation: number }[]>`select generation from sites where id = ${siteId}`;
+    const generation = (await svc.sql<{ generation: number }[]>`select generation from sites where id = ${siteId}`)[0]!.generation;
     const rows = await svc.sql<{ id: string; embedding: Buffer }[]>`
       select id::text as id, embedding from page_chunks where site_id = ${siteId} and generation = ${generation} order by id`;
     const passages = rows.length;

@@ -281,8 +281,8 @@ async function passagesFor(store: KnowledgeStore, agentId: string, text: string,
 /** Exported for the dev probe (bench/answers/probe.ts). */
 export async function fusedRetrieval(store: KnowledgeStore, agentId: string, query: string, depth: number, story = '') {
   const knowledge = await knowledgeIndex(store, agentId);
-  const text = spelled(query.slice(0, 1000), knowledge.vocabulary);
-  const question = questionIn(text, story ? spelled(story.slice(0, 1000), knowledge.vocabulary) : '');
+  const text = spelled(query.slice(0, 1000), knowledge);
+  const question = questionIn(text, story ? spelled(story.slice(0, 1000), knowledge) : '');
   const [{ chunks, ranked, stats }, { scores: dense, question: vector }] = await Promise.all([
     question.terms.length ? lexicalCandidates(store, agentId, question, CANDIDATES) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[], stats: undefined }),
     denseScores(knowledge.indexes, text),
@@ -313,10 +313,13 @@ export function fuseRankings(rankings: string[][]): [id: string, score: number][
 }
 
 /**
- * What retrieval keeps of a generation of a site: its passages' vectors and its entities; `embedding`, how many of its
- * passages were still waiting for their vector when the vectors were read.
+ * What retrieval keeps of a generation of a site: its passages' vectors, its entities, its words and the language they
+ * are written in, and how many passages it has; `embedding`, how many of its passages were still waiting for their
+ * vector when the vectors were read.
  */
-interface SiteIndex { ids: string[]; vectors: Float32Array[]; entities: SiteEntities; vocabulary: Vocabulary; embedding: number }
+interface SiteIndex {
+  ids: string[]; vectors: Float32Array[]; entities: SiteEntities; vocabulary: Vocabulary; language: Lang; passages: number; embedding: number;
+}
 
 /** The generations read lately, by `site:generation` (least recently used first out). */
 const siteIndexes = new Map<string, SiteIndex>();
@@ -335,9 +338,10 @@ async function siteIndexOf(store: KnowledgeStore, siteId: string, generation: nu
   }
   const rows = await store.chunksOfGeneration(siteId, generation);
   const embedded = rows.filter((r) => r.embedding);
+  const vocabulary = vocabularyOf(rows.flatMap((r) => [r.text, r.section ?? '']));
   const entry = {
     ids: embedded.map((r) => r.id), vectors: embedded.map((r) => vectorOf(r.embedding!)), entities: siteEntities(rows),
-    vocabulary: vocabularyOf(rows.flatMap((r) => [r.text, r.section ?? ''])), embedding,
+    vocabulary, language: languageOfWords(vocabulary.counts), passages: rows.length, embedding,
   };
   siteIndexes.set(key, entry);
   let held = [...siteIndexes.values()].reduce((n, e) => n + e.ids.length, 0);
@@ -367,30 +371,55 @@ async function vectorsOf(store: KnowledgeStore, siteId: string, generation: numb
   return { ids: rows.map((r) => r.id), vectors: rows.map((r) => vectorOf(r.embedding)) };
 }
 
+/** The entities, words and language of an agent's sources together. */
+export interface MergedKnowledge { entities: SiteEntities; vocabulary: Vocabulary; language: Lang }
+
 /** The agent's knowledge as retrieval keeps it: every source's index, and the entities and vocabulary of all of them. */
-async function knowledgeIndex(store: KnowledgeStore, agentId: string): Promise<{ indexes: SiteIndex[]; entities: SiteEntities; vocabulary: Vocabulary }> {
+async function knowledgeIndex(store: KnowledgeStore, agentId: string): Promise<MergedKnowledge & { indexes: SiteIndex[] }> {
   const indexes = await Promise.all((await store.knowledgeSources(agentId)).map((s) => siteIndexOf(store, s.id, s.generation, s.embedding)));
-  if (indexes.length === 1) return { indexes, entities: indexes[0]!.entities, vocabulary: indexes[0]!.vocabulary };
+  return { indexes, ...mergedKnowledge(indexes) };
+}
+
+/**
+ * Several sources' knowledge merged, kept while they are the same (by their vocabularies, which a source's index keeps
+ * for its generation): an agent with several sites or files merged every source's words again for every question.
+ */
+const merges = new WeakMap<Vocabulary, { parts: Vocabulary[]; merged: MergedKnowledge }>();
+
+/**
+ * The entities and words of the sources together, and their language: each source's own (worked out once, on its own
+ * words), the one most of their passages are written in when they differ (a French site beside an English one). The
+ * merged words' language would be neither's: capped at 20 a word, they counted French's markers of four letters or
+ * more (twice as many as English's) as often as a far larger English site's.
+ * Exported for its unit test.
+ */
+export function mergedKnowledge(indexes: Pick<SiteIndex, 'entities' | 'vocabulary' | 'language' | 'passages'>[]): MergedKnowledge {
+  const only = indexes.length === 1 ? indexes[0]! : undefined;
+  if (only) return { entities: only.entities, vocabulary: only.vocabulary, language: only.language };
+  const first = indexes[0]?.vocabulary;
+  const kept = first && merges.get(first);
+  if (kept && kept.parts.length === indexes.length && kept.parts.every((v, i) => v === indexes[i]!.vocabulary)) return kept.merged;
   const union = (pick: (e: SiteEntities) => Set<string>) => new Set(indexes.flatMap((i) => [...pick(i.entities)]));
   const entities = new Map<string, Set<string>>();
   for (const i of indexes) for (const [n, groups] of i.entities.entities) entities.set(n, new Set([...entities.get(n) ?? [], ...groups]));
   // Several sources (knowledge bases): their words together, as one text per word and count.
   const vocabulary = vocabularyOf(indexes.flatMap((i) => [...i.vocabulary.counts].map(([w, n]) => `${w} `.repeat(Math.min(n, 20)))));
-  return { indexes, entities: { names: union((e) => e.names), entities, brand: union((e) => e.brand) }, vocabulary };
+  const merged = { entities: { names: union((e) => e.names), entities, brand: union((e) => e.brand) }, vocabulary, language: languageOfSources(indexes) };
+  if (first) merges.set(first, { parts: indexes.map((i) => i.vocabulary), merged });
+  return merged;
 }
 
-/** The language a vocabulary's site is written in, worked out once per vocabulary. */
-const languages = new WeakMap<Vocabulary, Lang>();
-function siteLanguage(vocabulary: Vocabulary): Lang {
-  let lang = languages.get(vocabulary);
-  if (!lang) languages.set(vocabulary, (lang = languageOfWords(vocabulary.counts)));
-  return lang;
+/** The language most of the sources' passages are written in (English when they are as many, or none). */
+function languageOfSources(sources: { language: Lang; passages: number }[]): Lang {
+  let fr = 0;
+  for (const s of sources) fr += s.language === 'fr' ? s.passages : -s.passages;
+  return fr > 0 ? 'fr' : 'en';
 }
 
-/** The question with chat shorthand written out and its slips mended against the site's words (`spelling.ts`). */
-function spelled(query: string, vocabulary: Vocabulary): string {
-  const lang = languageOfQuestion(query, siteLanguage(vocabulary));
-  return withSiteSpelling(query, lang, vocabulary, lang === 'en' ? isEnglishWord : () => false);
+/** The question with chat shorthand written out and its slips mended against the sources' words (`spelling.ts`). */
+function spelled(query: string, knowledge: MergedKnowledge): string {
+  const lang = languageOfQuestion(query, knowledge.language);
+  return withSiteSpelling(query, lang, knowledge.vocabulary, lang === 'en' ? isEnglishWord : () => false);
 }
 
 /**

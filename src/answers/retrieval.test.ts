@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { siteEntities } from './entities.ts';
+import { languageOfQuestion, languageOfWords } from './phrases.ts';
+import { mergedKnowledge } from './retrieval.ts';
+import { vocabularyOf } from './spelling.ts';
+
+/** A source as retrieval keeps it, for its words and language: `passages` copies of `text`. */
+function source(text: string, passages: number) {
+  const vocabulary = vocabularyOf(Array.from({ length: passages }, () => text));
+  return { vocabulary, entities: siteEntities([]), language: languageOfWords(vocabulary.counts), passages };
+}
+
+describe('an agent\'s sources merged (several sites or files)', () => {
+  const english = source('Call your nearest branch with your questions. We are open with extended hours from this week.', 400);
+  const french = source('Bonjour et merci : pour vous servir, nous sommes chez vous avec votre commande dans la semaine. '
+    + 'Quel jour, quand, combien, comment ? Cette offre est sans engagement, avez-vous des questions ?', 20);
+
+  it('are in the language most of their passages are written in, each source\'s worked out on its own words', () => {
+    expect([english.language, french.language]).toEqual(['en', 'fr']);
+    const merged = mergedKnowledge([english, french]);
+    expect(merged.language).toBe('en');
+    // The merged words (capped at 20 a word) count French's many markers as often as the far larger English site's.
+    expect(languageOfWords(merged.vocabulary.counts)).toBe('fr');
+    // A question without two markers of a language is read in the sources': English here.
+    expect(languageOfQuestion('hrs riverside?', merged.language)).toBe('en');
+    const largerFrench = [source('Nous sommes ouverts pour vous avec plaisir.', 300), source('Open with free parking, your way.', 100)];
+    expect(mergedKnowledge(largerFrench).language).toBe('fr');
+    expect(mergedKnowledge([]).language).toBe('en');
+  });
+
+  it('are merged once while the sources stay the same, again when one changes', () => {
+    const merged = mergedKnowledge([english, french]);
+    expect(mergedKnowledge([english, french])).toBe(merged);
+    const other = mergedKnowledge([english, source('Open every day with free parking.', 5)]);
+    expect(other).not.toBe(merged);
+    expect(other.vocabulary.counts.has('parking')).toBe(true);
+    expect(mergedKnowledge([english])).toEqual({ entities: english.entities, vocabulary: english.vocabulary, language: 'en' });
+  });
+});
