@@ -54,9 +54,18 @@ describe('site entities', () => {
 
 describe('reciprocal rank fusion', () => {
   it('an item high in two rankings beats one first in a single ranking; ties keep the order first met', () => {
-    const fused = fuseRankings([['a', 'b', 'c'], ['b', 'd'], ['e', 'b']]);
+    const fused = fuseRankings([['a', 'b', 'c'], ['b', 'd'], ['e', 'b']], [], 60);
     expect(fused.map(([id]) => id)).toEqual(['b', 'a', 'e', 'd', 'c']);
     expect(fused[0]![1]).toBeCloseTo(1 / 62 + 1 / 61 + 1 / 62, 10);
+  });
+
+  it('weighs each ranking by its weight: a first place in a ranking weighted twice beats a second place in two others', () => {
+    const fused = fuseRankings([['a', 'b'], ['b', 'c'], ['c', 'b']], [2, 1, 1], 10);
+    expect(fused.map(([id]) => id)).toEqual(['b', 'a', 'c']);
+    expect(fused[0]![1]).toBeCloseTo(2 / 12 + 1 / 11 + 1 / 12, 10);
+    expect(fused[1]![1]).toBeCloseTo(2 / 11, 10);
+    // Equal weights: the item in two rankings' first places wins.
+    expect(fuseRankings([['a', 'b'], ['b', 'c'], ['c', 'b']], [1, 1, 1], 10)[0]![0]).toBe('b');
   });
 
   it('reads each ranking to a bounded depth only', () => {

@@ -222,8 +222,21 @@ async function lexicalCandidates(store: KnowledgeStore, agentId: string, questio
   return { chunks, ranked: rankSentences(question, chunks, stats, Math.max(limit, CANDIDATES)), stats };
 }
 
-/** Reciprocal rank fusion's constant: how little the first places of one ranking outweigh the next (Cormack et al., 2009). */
-const RRF_K = 60;
+/**
+ * Reciprocal rank fusion (Cormack et al., 2009): its constant, how little the first places of one ranking outweigh the
+ * next, and each ranking's weight: the passage's best sentence by the question's words, full text, closeness of meaning.
+ * Calibrated on the development sites' fact questions by the LLM path's recall@5 (bench/answers/recall-ranks.ts,
+ * bench/README.md "Seventh pass"): the paper's k = 60 with equal weights held the fact in the first five passages for
+ * 233 of 269, k = 10 with the sentence ranking weighted twice for 252; every k from 5 to 10 with that ranking weighted
+ * 1.5 to 3 gives 250 to 253, so the choice sits on a plateau, not a peak. The sentence ranking reads the question as
+ * the offline reader does (answer types, entities, polarity); full text and meaning, each alone, find look-alikes.
+ */
+let fusion = { k: 10, weights: [2, 1, 1] };
+
+/** For the calibration script only: the fusion's constant and weights (the three rankings' order above). */
+export function useFusion(k: number, weights: number[]): void {
+  fusion = { k, weights };
+}
 /** How many places of each ranking take part in the fusion. */
 const FUSED_DEPTH = 40;
 
@@ -296,19 +309,23 @@ export async function fusedRetrieval(store: KnowledgeStore, agentId: string, que
     best.set(id, r);
     bySentences.push(id);
   }
-  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, depth);
+  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)], fusion.weights).slice(0, depth);
   const known = new Map(chunks.map((c) => [c.id, c]));
   for (const c of await store.chunksByIds(fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
   return { text, question, knowledge, stats, dense, vector, fused, known, best, chunks };
 }
 
 /**
- * Reciprocal rank fusion: each ranking's first FUSED_DEPTH places give an item 1 / (RRF_K + place); items by their
- * sum, best first (ties keep the order first met). An item high in two rankings beats one first in a single ranking.
+ * Weighted reciprocal rank fusion: each ranking's first FUSED_DEPTH places give an item its ranking's weight /
+ * (k + place); items by their sum, best first (ties keep the order first met). An item high in two rankings beats
+ * one first in a single ranking of the same weight.
  */
-export function fuseRankings(rankings: string[][]): [id: string, score: number][] {
+export function fuseRankings(rankings: string[][], weights: readonly number[] = [], k = fusion.k): [id: string, score: number][] {
   const fused = new Map<string, number>();
-  for (const ranking of rankings) ranking.slice(0, FUSED_DEPTH).forEach((id, i) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1)));
+  rankings.forEach((ranking, r) => {
+    const weight = weights[r] ?? 1;
+    ranking.slice(0, FUSED_DEPTH).forEach((id, i) => fused.set(id, (fused.get(id) ?? 0) + weight / (k + i + 1)));
+  });
   return [...fused].sort((a, b) => b[1] - a[1]);
 }
 
