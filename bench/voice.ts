@@ -9,12 +9,15 @@
  *
  * Prints: end of caller speech → first agent audio byte (p50, p95, p99) as the caller hears it (its
  * last speech frame sent → the first agent frame received, endpointing included) and as the service
- * recorded it; barge-in (the interrupting line's first frame sent → `clear` received); calls dropped;
+ * recorded it; barge-in (the interrupting line's first frame sent → `clear` received), split into the detector's
+ * confirmation (the line's first frame → the frame on which the service confirmed speech, both as sent, and that frame's
+ * number in the line), that frame sent → the service's detection, and the detection → `clear` received; calls dropped;
  * CPU per call-minute (this process and its engine processes: the service, the engines and the
  * callers' pacing; the callers' lines are synthesized before the clock starts); RSS per call (this
  * process and its children at the peak, less before the calls); the offline recognizer's word error
  * rate on the callers' lines (the transcripts the service stored against the scripted lines).
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -25,6 +28,7 @@ import { createOrganization } from '../src/auth/keys.ts';
 import { createEspeak, ttsVoiceOf } from '../src/voice/engines.ts';
 import { MulawFramer } from '../src/voice/mulaw.ts';
 import { ENDPOINT_MS } from '../src/voice/vad.ts';
+import { bargeInChannel, type BargeInEvent } from '../src/voice/call-stream.ts';
 import { placeStreamedCall, type StreamedCall } from '../src/voice/sandbox-caller.ts';
 import { INTERRUPTION, LINES, wordErrors } from './voice-script.ts';
 import { freshDatabase, onCleanup, percentile, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
@@ -138,6 +142,10 @@ async function main(): Promise<void> {
   const started = performance.now();
   const latencies: number[] = [];
   const bargeIns: number[] = [];
+  // The service's detection of each barge-in (the service runs in this process: one clock), by stream.
+  const detections = new Map<string, BargeInEvent>();
+  subscribe(bargeInChannel.name, (event) => { const e = event as BargeInEvent; detections.set(e.streamSid, e); });
+  const split = { frames: [] as number[], confirm: [] as number[], inbound: [] as number[], outbound: [] as number[], write: [] as number[] };
   let dropped = 0;
   const callMinutes: number[] = [];
 
@@ -163,7 +171,17 @@ async function main(): Promise<void> {
       await answer;
       const cleared = new Promise<number>((resolve) => call!.once('clear', () => resolve(performance.now())));
       await call.sendFrames(interruption);
-      bargeIns.push(await cleared - call.speechStartedAt);
+      const clearedAt = await cleared;
+      bargeIns.push(clearedAt - call.speechStartedAt);
+      const detection = detections.get(call.streamSid);
+      const at = detection ? detection.frame - call.speechStartedFrame : -1;
+      if (detection && at >= 0 && at < call.lineSentAt.length) {
+        split.frames.push(at + 1);
+        split.confirm.push(call.lineSentAt[at]! - call.lineSentAt[0]!);
+        split.inbound.push(detection.detectedAt - call.lineSentAt[at]!);
+        split.write.push(detection.clearSentAt - detection.detectedAt);
+        split.outbound.push(clearedAt - detection.detectedAt);
+      }
       await reply;
       await call.hangUp();
     } catch (err) {
@@ -210,6 +228,10 @@ async function main(): Promise<void> {
   say(`    the reply → its first audio frame sent (synthesis): ${ms(figures(timings.map((t) => Number(t.audio))))}`);
   say(`event loop delay of the process (every call's frames, the runtime, the callers): p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
   say(`barge-in, the interrupting line's first frame → clear received: ${ms(barge)}`);
+  const count = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).map((n) => `${n}: ${xs.filter((x) => x === n).length}`).join(', ');
+  say(`  of which the detector: speech confirmed on the line's frame (1 = its first; calls) ${count(split.frames)}; its first frame sent → that frame sent: ${ms(figures(split.confirm))}`);
+  say(`    that frame sent → the service's detection (the caller's pacing, the socket, the event loop): ${ms(figures(split.inbound))}`);
+  say(`    detection → clear received (written in ${ms(figures(split.write))}): ${ms(figures(split.outbound))}`);
   say(`calls dropped: ${dropped} of ${CALLS}`);
   say(`CPU per call-minute: ${(cpu / minutes).toFixed(2)} s (${cpu.toFixed(1)} s over ${minutes.toFixed(1)} call-minutes, this process and its engines)`);
   say(`RSS per call: ${((rssPeak - rssBefore) / CALLS).toFixed(1)} MiB (peak ${rssPeak.toFixed(0)} MiB, before ${rssBefore.toFixed(0)} MiB, with the engines' processes)`);
