@@ -11,7 +11,8 @@
  * last speech frame sent → the first agent frame received, endpointing included) and as the service
  * recorded it; barge-in (the interrupting line's first frame sent → `clear` received), split into the detector's
  * confirmation (the line's first frame → the frame on which the service confirmed speech, both as sent, and that frame's
- * number in the line), that frame sent → the service's detection, and the detection → `clear` received; calls dropped;
+ * number in the line), that frame sent → the service's detection, and the detection → `clear` received, and the
+ * service's own part (the detector's frames at 20 ms each, then the confirming frame sent → `clear` written); calls dropped;
  * CPU per call-minute (this process and its engine processes: the service, the engines and the
  * callers' pacing; the callers' lines are synthesized before the clock starts); RSS per call (this
  * process and its children at the peak, less before the calls); the offline recognizer's word error
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
   // The service's detection of each barge-in (the service runs in this process: one clock), by stream.
   const detections = new Map<string, BargeInEvent>();
   subscribe(bargeInChannel.name, (event) => { const e = event as BargeInEvent; detections.set(e.streamSid, e); });
-  const split = { frames: [] as number[], confirm: [] as number[], inbound: [] as number[], outbound: [] as number[], write: [] as number[] };
+  const split = { frames: [] as number[], confirm: [] as number[], inbound: [] as number[], outbound: [] as number[], write: [] as number[], service: [] as number[] };
   let dropped = 0;
   const callMinutes: number[] = [];
 
@@ -181,6 +182,9 @@ async function main(): Promise<void> {
         split.inbound.push(detection.detectedAt - call.lineSentAt[at]!);
         split.write.push(detection.clearSentAt - detection.detectedAt);
         split.outbound.push(clearedAt - detection.detectedAt);
+        // The service's own part: the detector's audio (a carrier sends a frame every 20 ms), then its confirming frame
+        // sent → `clear` written; not the in-process callers' pacing and reading, which wait for this process's event loop.
+        split.service.push(at * 20 + detection.clearSentAt - call.lineSentAt[at]!);
       }
       await reply;
       await call.hangUp();
