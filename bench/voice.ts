@@ -9,12 +9,17 @@
  *
  * Prints: end of caller speech → first agent audio byte (p50, p95, p99) as the caller hears it (its
  * last speech frame sent → the first agent frame received, endpointing included) and as the service
- * recorded it; barge-in (the interrupting line's first frame sent → `clear` received); calls dropped;
+ * recorded it; barge-in (the interrupting line's first frame sent → `clear` received), split into the detector's
+ * confirmation (the line's first frame → the frame on which the service confirmed speech, both as sent, and that frame's
+ * number in the line), that frame sent → the service's detection, and the detection → `clear` received, and the
+ * service's own part (the detector's frames at 20 ms each, then the confirming frame sent → `clear` written); calls dropped;
  * CPU per call-minute (this process and its engine processes: the service, the engines and the
  * callers' pacing; the callers' lines are synthesized before the clock starts); RSS per call (this
  * process and its children at the peak, less before the calls); the offline recognizer's word error
- * rate on the callers' lines (the transcripts the service stored against the scripted lines).
+ * rate on the callers' lines (the transcripts the service stored against the scripted lines). The callers run on the
+ * service's event loop, or with BENCH_CALLERS=thread on a worker thread of their own (bench/voice-callers.ts).
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -25,12 +30,15 @@ import { createOrganization } from '../src/auth/keys.ts';
 import { createEspeak, ttsVoiceOf } from '../src/voice/engines.ts';
 import { MulawFramer } from '../src/voice/mulaw.ts';
 import { ENDPOINT_MS } from '../src/voice/vad.ts';
-import { placeStreamedCall, type StreamedCall } from '../src/voice/sandbox-caller.ts';
+import { bargeInChannel, type BargeInEvent } from '../src/voice/call-stream.ts';
 import { INTERRUPTION, LINES, wordErrors } from './voice-script.ts';
+import { runCallers, runCallersOnThread, type CallerPlan } from './voice-callers.ts';
 import { freshDatabase, onCleanup, percentile, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
 
 const CALLS = positiveInt('BENCH_CALLS', 20);
 const TURNS = positiveInt('BENCH_TURNS', 5);
+/** `thread`: the callers on a worker thread of their own, off the service's event loop (bench/voice-callers.ts). */
+const CALLERS = process.env.BENCH_CALLERS === 'thread' ? 'thread' : 'inline';
 const TARGET_P95_MS = 800;
 const TARGET_BARGE_IN_MS = 200;
 /** The silence that ends a caller's turn at the bench agent's `responsiveness: normal`. */
@@ -128,7 +136,8 @@ async function main(): Promise<void> {
   const script = await Promise.all(Array.from({ length: TURNS }, (_, i) => framesOf(LINES[i % LINES.length]!)));
   const interruption = await framesOf(INTERRUPTION);
 
-  say(`${CALLS} streamed calls at once, ${TURNS} turns each, then one barge-in each (offline engines: pocketsphinx, espeak-ng)...`);
+  say(`${CALLS} streamed calls at once, ${TURNS} turns each, then one barge-in each (offline engines: pocketsphinx, espeak-ng; `
+    + `the callers ${CALLERS === 'thread' ? 'on a worker thread of their own' : 'on the service\'s event loop'})...`);
   const rssBefore = rssMb();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssMb()); }, 1000);
@@ -138,42 +147,38 @@ async function main(): Promise<void> {
   const started = performance.now();
   const latencies: number[] = [];
   const bargeIns: number[] = [];
+  // The service's detection of each barge-in (the service runs in this process: one clock), by stream.
+  const detections = new Map<string, BargeInEvent>();
+  subscribe(bargeInChannel.name, (event) => { const e = event as BargeInEvent; detections.set(e.streamSid, e); });
+  const split = { frames: [] as number[], confirm: [] as number[], inbound: [] as number[], outbound: [] as number[], write: [] as number[], service: [] as number[] };
   let dropped = 0;
   const callMinutes: number[] = [];
-
-  const oneCall = async () => {
-    const t0 = performance.now();
-    let call: StreamedCall | null = null;
-    try {
-      call = await placeStreamedCall({ baseUrl: service.url!, signingToken: 'bench-voice-token', to: number, tts, voice });
-      let closedEarly = false;
-      void call.closed.then(() => { closedEarly = true; });
-      await call.nextReply();
-      for (const frames of script) {
-        const reply = call.nextReply();
-        await call.sendFrames(frames);
-        const heard = await reply;
-        if (closedEarly) throw new Error('the call closed');
-        latencies.push(heard.firstFrameAt - call.lastSpeechSentAt);
-      }
-      // A line said over the agent's next answer.
-      const answer = call.nextAudio();
-      const reply = call.nextReply();
-      await call.sendFrames(script[0]!);
-      await answer;
-      const cleared = new Promise<number>((resolve) => call!.once('clear', () => resolve(performance.now())));
-      await call.sendFrames(interruption);
-      bargeIns.push(await cleared - call.speechStartedAt);
-      await reply;
-      await call.hangUp();
-    } catch (err) {
+  const plan: CallerPlan = { url: service.url!, signingToken: 'bench-voice-token', number, calls: CALLS, script, interruption };
+  const results = CALLERS === 'thread' ? await runCallersOnThread(plan) : await runCallers(plan);
+  const absolute = (at: number) => performance.timeOrigin + at;
+  for (const result of results) {
+    callMinutes.push(result.minutes);
+    latencies.push(...result.latencies);
+    if (result.dropped !== null) {
       dropped++;
-      process.stderr.write(`a call dropped: ${(err as Error).message}\n`);
-      call?.drop();
+      process.stderr.write(`a call dropped: ${result.dropped}\n`);
     }
-    callMinutes.push((performance.now() - t0) / 60_000);
-  };
-  await Promise.all(Array.from({ length: CALLS }, oneCall));
+    const barge = result.bargeIn;
+    if (!barge) continue;
+    bargeIns.push(barge.clearedAt - barge.startedAt);
+    const detection = detections.get(barge.streamSid);
+    const at = detection ? detection.frame - barge.startedFrame : -1;
+    if (!detection || at < 0 || at >= barge.lineSentAt.length) continue;
+    const detectedAt = absolute(detection.detectedAt);
+    split.frames.push(at + 1);
+    split.confirm.push(barge.lineSentAt[at]! - barge.lineSentAt[0]!);
+    split.inbound.push(detectedAt - barge.lineSentAt[at]!);
+    split.write.push(detection.clearSentAt - detection.detectedAt);
+    split.outbound.push(barge.clearedAt - detectedAt);
+    // The service's own part: the detector's audio (a carrier sends a frame every 20 ms), then its confirming frame
+    // sent → `clear` written; not the callers' pacing and reading, which wait for their event loop.
+    split.service.push(at * 20 + absolute(detection.clearSentAt) - barge.lineSentAt[at]!);
+  }
   clearInterval(sampler);
   loopDelay.disable();
   const wall = (performance.now() - started) / 1000;
@@ -208,8 +213,13 @@ async function main(): Promise<void> {
   say(`  of which speech end → final transcript (the ${ENDPOINT} ms endpoint included): ${ms(figures(timings.map((t) => Number(t.transcript))))}`);
   say(`    final transcript → the runtime's reply: ${ms(figures(timings.map((t) => Number(t.reply))))}`);
   say(`    the reply → its first audio frame sent (synthesis): ${ms(figures(timings.map((t) => Number(t.audio))))}`);
-  say(`event loop delay of the process (every call's frames, the runtime, the callers): p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
+  say(`event loop delay of the process (every call's frames, the runtime${CALLERS === 'thread' ? '' : ', the callers'}): p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
   say(`barge-in, the interrupting line's first frame → clear received: ${ms(barge)}`);
+  const count = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).map((n) => `${n}: ${xs.filter((x) => x === n).length}`).join(', ');
+  say(`  of which the detector: speech confirmed on the line's frame (1 = its first; calls) ${count(split.frames)}; its first frame sent → that frame sent: ${ms(figures(split.confirm))}`);
+  say(`    that frame sent → the service's detection (the socket, the service's event loop): ${ms(figures(split.inbound))}`);
+  say(`    detection → clear received (written in ${ms(figures(split.write))}): ${ms(figures(split.outbound))}`);
+  say(`  the service's own part: the detector's frames at 20 ms each, then its confirming frame sent → clear written: ${ms(figures(split.service))}`);
   say(`calls dropped: ${dropped} of ${CALLS}`);
   say(`CPU per call-minute: ${(cpu / minutes).toFixed(2)} s (${cpu.toFixed(1)} s over ${minutes.toFixed(1)} call-minutes, this process and its engines)`);
   say(`RSS per call: ${((rssPeak - rssBefore) / CALLS).toFixed(1)} MiB (peak ${rssPeak.toFixed(0)} MiB, before ${rssBefore.toFixed(0)} MiB, with the engines' processes)`);

@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel';
 import type { WebSocket } from 'ws';
 import { findAgent } from '../db/agents.ts';
 import { endSession, findLiveSession, type CarrierSession } from '../db/carrier-sessions.ts';
@@ -33,6 +34,14 @@ import { createVad, endpointMs, SILENCE_FED } from './vad.ts';
  */
 
 export interface VoiceDeps extends InboundDeps { stt: SpeechToText; tts: TextToSpeech; baseUrl: string }
+
+/**
+ * Each barge-in, for bench:voice's split of its figure (the detector's frames, then the wait for the event loop):
+ * the call's stream, its inbound frame that confirmed speech (counted from the stream's first), and when (`performance.now()`)
+ * the detector confirmed it and the `clear` was written. Nothing is published without a subscriber.
+ */
+export const bargeInChannel = channel('ams:voice:barge-in');
+export interface BargeInEvent { streamSid: string; frame: number; detectedAt: number; clearSentAt: number }
 
 /** Frames of audio time per second. */
 const FRAMES_PER_SECOND = SAMPLE_RATE / FRAME_SAMPLES;
@@ -187,10 +196,10 @@ export class CallStream {
       return;
     }
     if (this.closing) return;
-    const event = this.vad.push(frame);
-    if (event?.type === 'speech_start') {
-      if (this.agentSpeaking() && this.agent.interruptions !== 'wait') this.bargeIn();
-    }
+    // Over the agent's voice, speech is confirmed a frame sooner (vad.ts, EAGER_QUARTERS): the barge-in waits less.
+    const interrupting = this.agentSpeaking() && this.agent.interruptions !== 'wait';
+    const event = this.vad.push(frame, { eager: interrupting });
+    if (event?.type === 'speech_start' && interrupting) this.bargeIn();
     // The utterance's first sound, heard before speech was certain, goes to the recognizer first.
     if (event?.type === 'speech_start') for (const before of event.preroll) this.stt?.write(before);
     else if (this.vad.speaking && this.early) {
@@ -258,8 +267,10 @@ export class CallStream {
 
   /** The caller spoke over the agent: the carrier drops what it has not played, and the transcript keeps what was heard. */
   private bargeIn(): void {
+    const detectedAt = bargeInChannel.hasSubscribers ? performance.now() : 0;
     this.generation++;
     this.send({ event: 'clear', streamSid: this.streamSid });
+    if (detectedAt) bargeInChannel.publish({ streamSid: this.streamSid, frame: this.frames, detectedAt, clearSentAt: performance.now() } satisfies BargeInEvent);
     this.mixer?.clearAgent();
     this.marks.clear();
     const cut = this.spoken.filter((s) => s.open || s.heard.length < s.sentences);

@@ -47,6 +47,10 @@ export class StreamedCall extends EventEmitter {
   lastSpeechSentAt = 0;
   /** When the first frame of the caller's latest line went out (ms, performance clock). */
   speechStartedAt = 0;
+  /** The media frame the caller's latest line began with, counted from the stream's first (as the service counts them). */
+  speechStartedFrame = 0;
+  /** When each frame of the caller's latest line went out (ms, performance clock): where a barge-in was detected, for the bench. */
+  lineSentAt: number[] = [];
   readonly closed: Promise<{ code: number; reason: string }>;
   private queue: { frame: Buffer; speech: boolean; first?: boolean; done?: () => void }[] = [];
   private sent = 0;
@@ -148,7 +152,12 @@ export class StreamedCall extends EventEmitter {
     if (!this.open) return;
     const item = this.queue.shift();
     this.sendMedia(item?.frame ?? Buffer.alloc(FRAME_SAMPLES, MULAW_SILENCE));
-    if (item?.first) this.speechStartedAt = performance.now();
+    if (item?.first) {
+      this.speechStartedAt = performance.now();
+      this.speechStartedFrame = this.sent;
+      this.lineSentAt = [];
+    }
+    if (item?.speech) this.lineSentAt.push(performance.now());
     if (item?.speech) this.lastSpeechSentAt = performance.now();
     item?.done?.();
     // Paced by the clock, not by the timer's drift: frame n leaves at start + 20 n ms.
