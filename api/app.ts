@@ -62,6 +62,16 @@ function area(prefix: string, chainOf: (ctx: AppContext) => Koa.Middleware): Par
 const served = (router: Router): Koa.Middleware[] => [router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware];
 
 /**
+ * The same two as one middleware: the 405/501/OPTIONS answers wrap the dispatch as koa-compose would chain them
+ * (`allowedMethods` calls its `next` once, then looks at what the route answered), without its bound frames (issue 48).
+ */
+function servedAlone(router: Router): Koa.Middleware {
+  const routes = router.routes() as Koa.Middleware;
+  const allowed = router.allowedMethods() as Koa.Middleware;
+  return (ctx, next) => allowed(ctx, () => Promise.resolve(routes(ctx, next)));
+}
+
+/**
  * Serves the paths each router has routes for (any method: a 405 comes from it too), trying the routers in order;
  * other paths go further. A path that starts with none of a router's literal beginnings (each route's path before
  * its first pattern character; matching is case-sensitive) is no route of it: passed on without testing every
@@ -127,7 +137,7 @@ function routeTable(families: RouteFamily[], prefix: string): Koa.Middleware {
   const routerOf = (key: string | null, count: number) => {
     const router = new Router(ROUTER_OPTIONS);
     registerRoutes(router, routes.filter((r) => (r.key === null || r.key === key) && r.count === count));
-    return compose(served(router));
+    return servedAlone(router);
   };
   const groups = new Map<string, Koa.Middleware>();
   for (const r of routes) {
