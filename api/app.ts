@@ -62,13 +62,14 @@ function area(prefix: string, chainOf: (ctx: AppContext) => Koa.Middleware): Par
 const served = (router: Router): Koa.Middleware[] => [router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware];
 
 /**
- * The same two as one middleware: the 405/501/OPTIONS answers wrap the dispatch as koa-compose would chain them
- * (`allowedMethods` calls its `next` once, then looks at what the route answered), without its bound frames (issue 48).
+ * The same two as one middleware, chained as koa-compose chains them (the dispatch first; `allowedMethods` runs when
+ * no route took the request, as its `next`), without its bound frames and promises (issue 48). Each calls its `next`
+ * at most once and returns a promise, which is all koa-compose added.
  */
 function servedAlone(router: Router): Koa.Middleware {
   const routes = router.routes() as Koa.Middleware;
   const allowed = router.allowedMethods() as Koa.Middleware;
-  return (ctx, next) => allowed(ctx, () => Promise.resolve(routes(ctx, next)));
+  return (ctx, next) => routes(ctx, () => allowed(ctx, next));
 }
 
 /**
