@@ -1,12 +1,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import type { AppDeps, AppMiddleware } from './context.ts';
-import { requestContext } from './middleware/request-context.ts';
+import type { AppContext, AppDeps } from './context.ts';
+import { logRequest, startRequest } from './middleware/request-context.ts';
 import { clientAddressOf } from './middleware/client-address.ts';
-import { errorHandler } from './middleware/errors.ts';
+import { refuseUnanswered, renderFailure } from './middleware/errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
-import { auditTrail } from './middleware/audit.ts';
+import { auditTrail, isWrite } from './middleware/audit.ts';
 import { compileFamily, registerRoutes, ROUTER_OPTIONS, type CompiledRoute, type RouteFamily } from './routing.ts';
 import { loadFamilies } from './families.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -19,7 +19,7 @@ import { publicRateLimit } from './middleware/public-rate-limit.ts';
 import { createRateLimiter } from './middleware/rate-limit.ts';
 import { conversationCardsRouter } from './routes/conversation-cards.ts';
 import { reportArtifactsRouter } from './routes/report-artifacts.ts';
-import { mcpEndpoint } from './mcp/endpoint.ts';
+import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.ts';
 import { carrierWebhooksRouter } from './routes/carrier-webhooks.ts';
 
 /** Every resource family the API serves (each module of api/routes/ exporting one), in the order the reference lists them. */
@@ -43,20 +43,34 @@ const PATTERN = /[:*?+(){}\\]/;
 const end = () => Promise.resolve();
 
 /**
- * Serves `stack` (routers' middleware) behind `guards` for every request under `prefix`; no request under it goes further.
- * The guards run before the routers, so an unknown path there is still guarded, then a 404 from the router.
+ * A part of the application: it serves the request (the promise of its answer) when the path is one of its own,
+ * else answers undefined and the next part is asked. The front frame asks each in turn (createApp).
  */
-function area(prefix: string, guards: AppMiddleware[], stack: Koa.Middleware[]): Koa.Middleware {
-  const chain = compose([...guards as Koa.Middleware[], ...stack]);
+type Part = (ctx: AppContext, path: string) => Promise<void> | undefined;
+
+/**
+ * Serves every request under `prefix` with the chain `chainOf` picks for it (guards, then routers' middleware); no
+ * request under it goes further. The guards run before the routers, so an unknown path there is still guarded, then a
+ * 404 from the router.
+ */
+function area(prefix: string, chainOf: (ctx: AppContext) => Koa.Middleware): Part {
   const under = `${prefix}/`;
-  return (ctx, next) => {
-    const path = ctx.path;
-    return path === prefix || path.startsWith(under) ? chain(ctx, end) : next();
-  };
+  return (ctx, path) => (path === prefix || path.startsWith(under) ? chainOf(ctx)(ctx as Koa.Context, end) : undefined);
 }
 
 /** A router's dispatch and its 405/501/OPTIONS answers, as one middleware each. */
 const served = (router: Router): Koa.Middleware[] => [router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware];
+
+/**
+ * The same two as one middleware, chained as koa-compose chains them (the dispatch first; `allowedMethods` runs when
+ * no route took the request, as its `next`), without its bound frames and promises (issue 48). Each calls its `next`
+ * at most once and returns a promise, which is all koa-compose added.
+ */
+function servedAlone(router: Router): Koa.Middleware {
+  const routes = router.routes() as Koa.Middleware;
+  const allowed = router.allowedMethods() as Koa.Middleware;
+  return (ctx, next) => routes(ctx, () => allowed(ctx, next));
+}
 
 /**
  * Serves the paths each router has routes for (any method: a 405 comes from it too), trying the routers in order;
@@ -66,17 +80,16 @@ const served = (router: Router): Koa.Middleware[] => [router.routes() as Koa.Mid
  * them, reading the path once: each was a frame of the application's chain of its own, which every request went
  * through (issue 48, round three).
  */
-function ownPaths(routers: Router[]): Koa.Middleware {
+function ownPaths(routers: Router[]): Part {
   const own = routers.map((router) => {
     const beginnings = router.stack.map((layer) => (typeof layer.path === 'string' ? layer.path.split(PATTERN)[0]! : ''));
     return { router, beginnings, stack: compose(served(router)) };
   });
-  return (ctx, next) => {
-    const path = ctx.path;
+  return (ctx, path) => {
     for (const { router, beginnings, stack } of own) {
-      if (beginnings.some((b) => path.startsWith(b)) && router.match(path, ctx.method).path.length > 0) return stack(ctx, end);
+      if (beginnings.some((b) => path.startsWith(b)) && router.match(path, ctx.method).path.length > 0) return stack(ctx as Koa.Context, end);
     }
-    return next();
+    return undefined;
   };
 }
 
@@ -125,7 +138,7 @@ function routeTable(families: RouteFamily[], prefix: string): Koa.Middleware {
   const routerOf = (key: string | null, count: number) => {
     const router = new Router(ROUTER_OPTIONS);
     registerRoutes(router, routes.filter((r) => (r.key === null || r.key === key) && r.count === count));
-    return compose(served(router));
+    return servedAlone(router);
   };
   const groups = new Map<string, Koa.Middleware>();
   for (const r of routes) {
@@ -147,7 +160,34 @@ function routeTable(families: RouteFamily[], prefix: string): Koa.Middleware {
   };
 }
 
-/** Builds the Koa application: request id and errors first, then the system routes and the two areas. */
+/**
+ * The one frame of the application's chain (issue 48, round five: each frame cost a bound dispatch and a promise, and
+ * each read the path through Koa's delegates): sets the client address (`ctx.ip`) first, then the request id and its
+ * logger, asks the parts in order for the one serving the path, turns what nothing answered into 404 (or the router's
+ * bare 405) and whatever was thrown into a problem, and writes the access line last, once the answer is final. This
+ * is what the client-address, request-context and error middleware did as three frames, in the same order.
+ */
+function front(addressOf: (ctx: AppContext) => string, parts: Part[]): Koa.Middleware {
+  return async (koaCtx) => {
+    const ctx = koaCtx as unknown as AppContext;
+    ctx.request.ip = addressOf(ctx);
+    startRequest(ctx);
+    const started = performance.now();
+    try {
+      const path = ctx.path;
+      let served: Promise<void> | undefined;
+      for (const part of parts) if ((served = part(ctx, path)) !== undefined) break;
+      await served;
+      refuseUnanswered(ctx);
+    } catch (err) {
+      renderFailure(ctx, err);
+    } finally {
+      logRequest(ctx, started);
+    }
+  };
+}
+
+/** Builds the Koa application: one front frame, then the system routes and the two areas (see `front`). */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // errors are logged by our error middleware, with the request id
@@ -158,11 +198,8 @@ export function createApp(deps: AppDeps): Koa {
   const publicFamilies = FAMILIES.filter((f) => f.public);
   const authenticatedFamilies = FAMILIES.filter((f) => !f.public);
 
-  app.use(clientAddressOf(deps.config.TRUSTED_PROXIES) as Koa.Middleware);
-  app.use(requestContext() as Koa.Middleware);
-  app.use(errorHandler() as Koa.Middleware);
   // Liveness, readiness, the OpenAPI document and reference, the embed script: no token.
-  app.use(ownPaths([
+  const own = ownPaths([
     system,
     embedRouter(),
     // The carrier's webhooks: authenticated by X-Twilio-Signature, not a bearer token, limited per client address; TwiML answers.
@@ -170,15 +207,24 @@ export function createApp(deps: AppDeps): Koa {
     inboxPageRouter(),
     // The page behind each problem's `type` URL.
     errorPagesRouter(),
-  ]));
+  ]);
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
-  app.use(area(PUBLIC_PREFIX, [publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE))],
-    [routeTable(publicFamilies, PUBLIC_PREFIX), ...served(conversationCardsRouter()), ...served(reportArtifactsRouter())]));
+  const publicChain = compose([publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE)),
+    routeTable(publicFamilies, PUBLIC_PREFIX), ...served(conversationCardsRouter()), ...served(reportArtifactsRouter())] as Koa.Middleware[]);
   // Everything else under /api/v1, and the MCP endpoint: a bearer token (unknown ones limited per client address), counted against its rate limit;
-  // every write then goes into the audit log (MCP tool calls too: they run through this area in-process).
+  // every write then goes into the audit log (MCP tool calls too: they run through this area in-process). A read skips
+  // the audit frame, which passes reads on untouched.
   const auth = authenticate(createRateLimiter(deps.config.AUTH_FAILURE_LIMIT_PER_MINUTE));
-  app.use(mcpEndpoint(FAMILIES, { version: API_VERSION, auth, listener: () => app.callback() }) as Koa.Middleware);
-  app.use(area(AUTHENTICATED_PREFIX, [auth, auditTrail()], [routeTable(authenticatedFamilies, AUTHENTICATED_PREFIX)]));
+  const table = routeTable(authenticatedFamilies, AUTHENTICATED_PREFIX);
+  const reads = compose([auth, table] as Koa.Middleware[]);
+  const writes = compose([auth, auditTrail(), table] as Koa.Middleware[]);
+  const mcp = mcpEndpoint(FAMILIES, { version: API_VERSION, auth, listener: () => app.callback() });
+  app.use(front(clientAddressOf(deps.config.TRUSTED_PROXIES), [
+    own,
+    area(PUBLIC_PREFIX, () => publicChain),
+    (ctx, path) => (path === MCP_PATH ? mcp(ctx) : undefined),
+    area(AUTHENTICATED_PREFIX, (ctx) => (isWrite(ctx.method) ? writes : reads)),
+  ]));
   return app;
 }

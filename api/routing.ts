@@ -8,7 +8,7 @@ import type { Principal } from '../src/auth/authenticator.ts';
 import { compileValidator, formatErrors, SHAPE_CHECKS, type FieldError } from '../src/validation.ts';
 import { NoQuery } from '../src/schemas/common.ts';
 import type { AppContext, AppDeps } from './context.ts';
-import { isCsvRequest, readCsvBody, readJsonBody } from './middleware/body.ts';
+import { hasBody, isCsvRequest, readCsvBody, readJsonBody } from './middleware/body.ts';
 import { isMultipartRequest, readUpload, type Upload } from './middleware/upload.ts';
 import { nulCharacterErrors } from './json-scan.ts';
 import { requestLineErrors } from './url-text.ts';
@@ -190,7 +190,8 @@ function compose(def: RouteDef, isPublic: boolean) {
     };
     const upload = def.acceptsUpload && isMultipartRequest(ctx) ? await readUpload(ctx, def.acceptsUpload.maxBytes) : undefined;
     const csv = !upload && def.acceptsCsv && isCsvRequest(ctx) ? await readCsvBody(ctx) : undefined;
-    const raw = csv === undefined && !upload ? await readJsonBody(ctx) : undefined;
+    // A request without a body (every GET, nearly) has nothing to read: no promise to wait for (issue 48).
+    const raw = csv === undefined && !upload && hasBody(ctx) ? await readJsonBody(ctx) : undefined;
     if (upload) Object.assign(input, { upload, body: {} });
     else if (csv !== undefined) Object.assign(input, { csv, body: {} });
     else if (body) {
@@ -206,11 +207,11 @@ function compose(def: RouteDef, isPublic: boolean) {
     // A path id that is not even well-formed names nothing: 404, as for an unknown one.
     if (params && !params(ctx.params)) throw new AppError(404, 'not_found', 'resource not found');
 
-    const execute = async (): Promise<StoredResponse> => {
-      const reply = await def.handler(input as never);
+    const stored = (reply: Reply): StoredResponse => {
       checkReply?.(reply);
       return { status: reply.status, headers: reply.headers ?? {}, body: reply.body };
     };
+    const execute = async (): Promise<StoredResponse> => stored(await def.handler(input as never));
     const key = def.method === 'POST' && !isPublic ? ctx.get('Idempotency-Key') : '';
     let reply: StoredResponse & { replayed?: boolean };
     if (key) {
@@ -220,7 +221,8 @@ function compose(def: RouteDef, isPublic: boolean) {
         fingerprint(ctx.deps.secrets, def.method, ctx.path, upload ? { upload: uploadFingerprint(upload) } : csv === undefined ? input.body : { csv }), execute, canReplay);
       if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
     } else {
-      reply = await execute();
+      // The handler's answer without a function of its own around it: one promise fewer per request (issue 48).
+      reply = stored(await def.handler(input as never));
     }
     ctx.status = reply.status;
     for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);

@@ -26,8 +26,9 @@
  * BENCH_DURATION (seconds measured per target, default 10), BENCH_WARMUP (seconds,
  * default 3), BENCH_CONNECTIONS (default 50), BENCH_IDLE (seconds idle before the memory reading,
  * default 10), BENCH_CPU_PROF (a folder: the service process writes a V8 CPU profile there, the bare route one in
- * its `bare` folder, see
- * bench/README.md), TEST_PG_URL (PostgreSQL server to use, default
+ * its `bare` folder and the BENCH_BASELINE one in its `baseline` folder, see bench/README.md), BENCH_CPU_PROF_INTERVAL
+ * (the profiler's sampling interval in microseconds, V8's default 1000: at 500 requests/s a sample is then 2 requests' worth),
+ * TEST_PG_URL (PostgreSQL server to use, default
  * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer).
  */
 import { randomBytes } from 'node:crypto';
@@ -212,23 +213,27 @@ async function main(): Promise<void> {
   say('Starting PostgreSQL database and Temporal dev server...');
   const temporalAddress = await startTemporal();
   const profileDir = process.env.BENCH_CPU_PROF;
+  const interval = process.env.BENCH_CPU_PROF_INTERVAL ? positiveInt('BENCH_CPU_PROF_INTERVAL', 1000) : null;
+  const profiled = (dir: string): string[] => (profileDir
+    ? ['--cpu-prof', '--cpu-prof-dir', dir, ...(interval ? ['--cpu-prof-interval', String(interval)] : [])]
+    : []);
   const baselineRef = process.env.BENCH_BASELINE;
   const baselineMain = baselineRef ? buildBaseline(baselineRef) : null;
   const service = await startTarget('service', temporalAddress, {
-    nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+    nodeArgs: profiled(profileDir ?? ''),
     // A free SMTP port (the listener stays on, as in npm start): 2525 may be another checkout's on a shared machine.
     env: { SMTP_LISTEN_PORT: String(await getFreePort()) },
   });
   const baseline = baselineMain ? await startTarget(`baseline ${baselineRef}`, temporalAddress, {
     // Its own SMTP port: two processes cannot both listen on 2525 (the listener stays on, as in npm start).
-    main: baselineMain, env: { SMTP_LISTEN_PORT: String(await getFreePort()) },
+    main: baselineMain, nodeArgs: profiled(join(profileDir ?? '', 'baseline')), env: { SMTP_LISTEN_PORT: String(await getFreePort()) },
   }) : null;
   const { path, headers } = service;
 
   // Under BENCH_CPU_PROF the bare route is profiled too (its own folder), so that the two can be accounted side by side.
   const bare = await spawnServer('bare Koa app', ['bench/bare-agent-app.ts'], {
     port: await getFreePort(), readyPath: '/healthz', env: { DATABASE_URL: service.databaseUrl },
-    nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, 'bare')] : [],
+    nodeArgs: profiled(join(profileDir ?? '', 'bare')),
   });
   const bareRow = await expectJson(await fetch(bare.url + path), 200, `bare GET ${path}`);
   if (bareRow.id !== path.split('/').pop()) throw new Error('the bare app does not read the same row as the service');

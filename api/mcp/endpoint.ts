@@ -13,9 +13,11 @@ export const MCP_PATH = '/mcp';
  * (`listener`), so the tools need nothing of their own. The SDK is loaded on the first call
  * (serve.ts), not at start-up.
  *
- * @example app.use(mcpEndpoint(FAMILIES, { version: '1.0.0', auth: authenticate(failures), listener: () => app.callback() }))
+ * It serves MCP_PATH only: the app sends it the requests of that path (api/app.ts).
+ *
+ * @example const mcp = mcpEndpoint(FAMILIES, { version: '1.0.0', auth: authenticate(failures), listener: () => app.callback() }); await mcp(ctx);
  */
-export function mcpEndpoint(families: RouteFamily[], opts: { version: string; auth: AppMiddleware; listener: () => RequestListener }): AppMiddleware {
+export function mcpEndpoint(families: RouteFamily[], opts: { version: string; auth: AppMiddleware; listener: () => RequestListener }): (ctx: AppContext) => Promise<void> {
   const { auth } = opts;
   let handler: Promise<(ctx: AppContext) => Promise<void>> | undefined;
 
@@ -30,5 +32,5 @@ export function mcpEndpoint(families: RouteFamily[], opts: { version: string; au
     await (await handler)(ctx);
   };
 
-  return (ctx, next) => (ctx.path === MCP_PATH ? auth(ctx, () => serve(ctx)) : next());
+  return (ctx) => auth(ctx, () => serve(ctx)) as Promise<void>;
 }

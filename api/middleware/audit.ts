@@ -13,6 +13,9 @@ export const carriedCallers = new WeakMap<IncomingMessage, { channel: 'mcp'; add
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Whether a request of this method is a write, which `auditTrail` records (it passes any other on untouched). */
+export const isWrite = (method: string): boolean => WRITES.has(method);
+
 /** The /inbox console calls the REST API from its own page: the browser names that page in `Referer`. */
 function channelOf(ctx: AppContext): { channel: AuditChannel; address: string } {
   const carried = carriedCallers.get(ctx.req);

@@ -4,6 +4,8 @@ import type { Principal } from '../../src/auth/authenticator.ts';
 import type { AppMiddleware } from '../context.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+
 /**
  * The principal of an in-process request (an MCP tool call) made on behalf of a request that was
  * already authenticated and counted: it is neither looked up nor counted again. Only code in this
@@ -21,14 +23,18 @@ export const carriedPrincipals = new WeakMap<IncomingMessage, Principal>();
  * Guessing gains nothing from this: a token is 256 random bits.
  */
 export function authenticate(failures: RateLimiter): AppMiddleware {
+  // The policy's text changes only with the limit, which is the limiter's own: made once, not per request (issue 48).
+  let policyLimit = -1;
+  let policy = '';
   return async (ctx, next) => {
     const carried = carriedPrincipals.get(ctx.req);
     if (carried) {
       ctx.state.principal = carried;
       return next();
     }
-    const header = ctx.get('Authorization');
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    // As Koa's ctx.get reads it, without its delegates (issue 48).
+    const header = ctx.req.headers.authorization || '';
+    const match = BEARER.exec(header);
     // A cached token answers at once: no promise to wait for on nearly every request (issue 48).
     const principal = match ? ctx.deps.authenticator.cached(match[1]!) ?? await ctx.deps.authenticator.authenticate(match[1]!) : null;
     if (!principal) {
@@ -44,8 +50,10 @@ export function authenticate(failures: RateLimiter): AppMiddleware {
     }
     ctx.state.principal = principal;
     const rate = ctx.deps.rateLimiter.take(principal.keyId);
-    ctx.set('RateLimit-Policy', `"default";q=${rate.limit};w=60`);
-    ctx.set('RateLimit', `"default";r=${rate.remaining};t=${rate.resetSeconds}`);
+    if (rate.limit !== policyLimit) policy = `"default";q=${(policyLimit = rate.limit)};w=60`;
+    // On Node's response, as Koa's ctx.set would (nothing is sent yet), without its per-call arrays (issue 48).
+    ctx.res.setHeader('RateLimit-Policy', policy);
+    ctx.res.setHeader('RateLimit', `"default";r=${rate.remaining};t=${rate.resetSeconds}`);
     if (!rate.allowed) {
       throw new AppError(429, 'rate_limited', `rate limit of ${rate.limit} requests a minute exceeded`, {
         headers: { 'Retry-After': String(rate.resetSeconds) },

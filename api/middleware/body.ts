@@ -10,7 +10,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Strict: a byte sequence that is not UTF-8 is an error, not a U+FFFD (a leading byte order mark is dropped). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-function hasBody(ctx: AppContext): boolean {
+/** Whether the request carries a body (a length other than 0, or chunked): one without it has nothing to read. */
+export function hasBody(ctx: AppContext): boolean {
   const length = ctx.get('Content-Length');
   return ctx.get('Transfer-Encoding') !== '' || (length !== '' && length !== '0');
 }
