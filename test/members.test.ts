@@ -216,6 +216,15 @@ describe('assignment', () => {
     ]);
     expectProblem(await api.post(`${REST}/conversations/${freed}/assign`, { member_id: '00000000-0000-7000-8000-000000000000' }), 400, 'validation_error');
 
+    // Live notices for the assignees (a member's stream carries only their own), told before the take-over below: a
+    // conversation a person has taken over tells no one, so a notice still queued then is rightly never sent.
+    // And by mail (no SMTP_URL here: an .eml file per notice and member, under DATA_DIR/mail).
+    const toA = (await historyOf(api, third.id)).find((step) => step.member_email === 'a@example.com')!;
+    await eventually(async () => (await readdir(join(svc.config.DATA_DIR, 'mail'))).some((f) => f.includes(`notice-${toA.id}-${a.member.id}`)));
+    const notices = await svc.sql<{ data: any }[]>`select data from live_events where org_id = ${orgId} and type = 'notification'`;
+    expect(notices.some((n) => n.data.kind === 'assigned' && n.data.member_email === 'a@example.com' && n.data.conversation_id === third.id)).toBe(true);
+    expect(notices.some((n) => n.data.kind === 'waiting' && n.data.conversation_id === third.id)).toBe(true);
+
     // Taking over ends the workflow; its history replays.
     expect((await a.api.post(`${REST}/conversations/${third.id}/advisor`, { action: 'take_over' })).status).toBe(200);
     const handle = svc.temporal.workflow.getHandle(workflowIds.assignment(third.id));
@@ -227,13 +236,6 @@ describe('assignment', () => {
     expect(events.filter((e) => e.data.conversation.id === freed).map((e) => e.type))
       .toEqual(['conversation.assigned', 'conversation.released', 'conversation.assigned']);
     expect(events[0]!.data.assignment).toMatchObject({ conversation_id: expect.any(String), member_id: expect.any(String) });
-    // Live notices for the assignees (a member's stream carries only their own).
-    // And by mail (no SMTP_URL here: an .eml file per notice and member, under DATA_DIR/mail).
-    const toA = (await historyOf(api, third.id)).find((step) => step.member_email === 'a@example.com')!;
-    await eventually(async () => (await readdir(join(svc.config.DATA_DIR, 'mail'))).some((f) => f.includes(`notice-${toA.id}-${a.member.id}`)));
-    const notices = await svc.sql<{ data: any }[]>`select data from live_events where org_id = ${orgId} and type = 'notification'`;
-    expect(notices.some((n) => n.data.kind === 'assigned' && n.data.member_email === 'a@example.com' && n.data.conversation_id === third.id)).toBe(true);
-    expect(notices.some((n) => n.data.kind === 'waiting' && n.data.conversation_id === third.id)).toBe(true);
   }, 60_000);
 
   it('a member going offline mid-wait loses the conversation to the next member; one coming online takes the queue', async () => {
