@@ -36,11 +36,7 @@ const vectorsOf = async (siteId: string) => (await svc.sql<{ passages: number; e
 describe('passage vectors after the site is ready', () => {
   it('the crawl swaps the index in first, then fills every passage\'s vector, counting down passages_embedding', async () => {
     const { api } = await newOrg(svc);
-    const agent = (await api.post(`${REST}/agents`, { name: 'Vectors', site_url: `${web.url}/` })).body;
-    const ready = await eventually(async () => {
-      const site = (await api.get(`${REST}/sites?widget_id=${agent.id}`)).body.data[0];
-      return site?.status === 'ready' && site;
-    }, 120_000);
+    const ready = await readySite(api, 'Vectors');
     expect(ready.passages).toBeGreaterThan(0);
     expect(ready.passages_embedding).toBeLessThanOrEqual(ready.passages);
 
@@ -117,11 +113,7 @@ describe('passage vectors after the site is ready', () => {
     useSentenceEncoder(false);
     try {
       const { api } = await newOrg(svc);
-      const agent = (await api.post(`${REST}/agents`, { name: 'No vectors', site_url: `${web.url}/` })).body;
-      const ready = await eventually(async () => {
-        const site = (await api.get(`${REST}/sites?widget_id=${agent.id}`)).body.data[0];
-        return site?.status === 'ready' && site;
-      }, 120_000);
+      const ready = await readySite(api, 'No vectors');
       expect(ready.passages).toBeGreaterThan(0);
       expect(ready.passages_embedding).toBe(0);
       const handle = svc.temporal.workflow.getHandle(workflowIds.crawl(ready.id));
@@ -141,6 +133,15 @@ describe('passage vectors after the site is ready', () => {
       useSentenceEncoder(true);
     }
   });
+
+  /** A new agent on the fixture site, and its site once ready (its pages stored and indexed by their words). */
+  async function readySite(api: Awaited<ReturnType<typeof newOrg>>['api'], name: string) {
+    const agent = (await api.post(`${REST}/agents`, { name, site_url: `${web.url}/` })).body;
+    return eventually(async () => {
+      const site = (await api.get(`${REST}/sites?widget_id=${agent.id}`)).body.data[0];
+      return site?.status === 'ready' && site;
+    }, 120_000);
+  }
 
   /** The agent's site once some of its passages have their vector and others still wait. */
   async function fillingSite(api: Awaited<ReturnType<typeof newOrg>>['api'], agentId: string) {
