@@ -320,6 +320,9 @@ export async function startServiceProcess(opts: { databaseUrl: string; temporalA
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2',
       DATABASE_URL: opts.databaseUrl, TEMPORAL_ADDRESS: opts.temporalAddress, PORT: String(port), HOST: '127.0.0.1',
       LOG_LEVEL: 'warn', SECRETS_KEY: randomBytes(32).toString('base64'),
+      // No inbound SMTP listener unless a bench asks for one (bench:api's, on a free port): on the default port 2525
+      // it kept a developer's own `npm start` from starting while bench:crawl ran.
+      SMTP_LISTEN_PORT: '0',
       TASK_QUEUE_PREFIX: `bench${randomBytes(3).toString('hex')}`, ...opts.env,
     },
   });
