@@ -151,6 +151,13 @@ describe('passage vectors after the site is ready', () => {
     }, 180_000, 50);
   }
 
+  /** A new organization's agent on the long fixture site, once some of its passages have their vector and others wait. */
+  async function agentWithSiteFilling(name: string) {
+    const { api } = await newOrg(svc);
+    const agent = (await api.post(`${REST}/agents`, { name, site_url: `${long.url}/` })).body;
+    return { api, agent, site: await fillingSite(api, agent.id) };
+  }
+
   /** The crawl workflow ended by the delete (terminated), its vectors' activity scheduled once and never failed. */
   async function expectStoppedByDelete(siteId: string) {
     const handle = svc.temporal.workflow.getHandle(workflowIds.crawl(siteId));
@@ -162,9 +169,7 @@ describe('passage vectors after the site is ready', () => {
   }
 
   it('a site deleted while its vectors are filled: the crawl workflow stops, nothing of the site is left', async () => {
-    const { api } = await newOrg(svc);
-    const agent = (await api.post(`${REST}/agents`, { name: 'Deleted site', site_url: `${long.url}/` })).body;
-    const site = await fillingSite(api, agent.id);
+    const { api, agent, site } = await agentWithSiteFilling('Deleted site');
     expect((await api.delete(`${REST}/sites/${site.id}`)).status).toBe(204);
     await expectStoppedByDelete(site.id);
     expect((await api.get(`${REST}/sites/${site.id}`)).status).toBe(404);
@@ -174,9 +179,7 @@ describe('passage vectors after the site is ready', () => {
   });
 
   it('an agent deleted while its site\'s vectors are filled: the crawl workflow stops, the purge leaves nothing of the site', async () => {
-    const { api } = await newOrg(svc);
-    const agent = (await api.post(`${REST}/agents`, { name: 'Deleted agent', site_url: `${long.url}/` })).body;
-    const site = await fillingSite(api, agent.id);
+    const { api, agent, site } = await agentWithSiteFilling('Deleted agent');
     expect((await api.delete(`${REST}/agents/${agent.id}`)).status).toBe(204);
     await expectStoppedByDelete(site.id);
     await svc.temporal.workflow.getHandle(workflowIds.agentPurge(agent.id)).result();
