@@ -309,7 +309,7 @@ export async function fusedRetrieval(store: KnowledgeStore, agentId: string, que
     best.set(id, r);
     bySentences.push(id);
   }
-  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)], fusion.weights).slice(0, depth);
+  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, depth);
   const known = new Map(chunks.map((c) => [c.id, c]));
   for (const c of await store.chunksByIds(fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
   return { text, question, knowledge, stats, dense, vector, fused, known, best, chunks };
@@ -318,9 +318,10 @@ export async function fusedRetrieval(store: KnowledgeStore, agentId: string, que
 /**
  * Weighted reciprocal rank fusion: each ranking's first FUSED_DEPTH places give an item its ranking's weight /
  * (k + place); items by their sum, best first (ties keep the order first met). An item high in two rankings beats
- * one first in a single ranking of the same weight.
+ * one first in a single ranking of the same weight. The weights and k are the calibrated fusion's unless given
+ * (a ranking beyond the weights given weighs 1).
  */
-export function fuseRankings(rankings: string[][], weights: readonly number[] = [], k = fusion.k): [id: string, score: number][] {
+export function fuseRankings(rankings: string[][], weights: readonly number[] = fusion.weights, k = fusion.k): [id: string, score: number][] {
   const fused = new Map<string, number>();
   rankings.forEach((ranking, r) => {
     const weight = weights[r] ?? 1;
