@@ -68,7 +68,7 @@ describe('passage vectors after the site is ready', () => {
     // A retry resumes after the last passage its heartbeat names: those before it are not read again.
     await svc.sql`update sites set status = 'ready' where id = ${siteId}`;
     const [site] = await svc.sql<{ generation: number }[]>`select generation from sites where id = ${siteId}`;
-    const ids = (await svc.sql<{ id: string }[]>`select id::text as id from page_chunks where site_id = ${siteId} order by id`).map((r) => r.id);
+    const ids = (await svc.sql<{ id: string }[]>`select id::text as id from page_chunks where site_id = ${siteId} order by page_chunks.id`).map((r) => r.id);
     const resumeFrom = { generation: site!.generation, afterId: ids[1]!, stored: 2 };
     expect(await fillPassageVectors(deps, { siteId }, { ...ctx, resumeFrom })).toEqual({ stored: passages, stoppedBy: 'done' });
     expect((await vectorsOf(siteId)).embedded).toBe(passages - 2);
@@ -82,7 +82,7 @@ describe('passage vectors after the site is ready', () => {
     await svc.temporal.workflow.getHandle(workflowIds.crawl(siteId)).result();
     const generation = (await svc.sql<{ generation: number }[]>`select generation from sites where id = ${siteId}`)[0]!.generation;
     const rows = await svc.sql<{ id: string; embedding: Buffer }[]>`
-      select id::text as id, embedding from page_chunks where site_id = ${siteId} and generation = ${generation} order by id`;
+      select id::text as id, embedding from page_chunks where site_id = ${siteId} and generation = ${generation} order by page_chunks.id`;
     const passages = rows.length;
     expect(passages).toBeGreaterThan(5);
     await svc.sql`update page_chunks set embedding = null where site_id = ${siteId}`;
