@@ -156,12 +156,21 @@ describe('main content extraction', () => {
     const faq = `<h1>FAQ</h1>${paragraphs(2, 'Intro')}
       <button aria-expanded="false" aria-controls="faq-1">Is there a fee?</button><div id="faq-1" hidden><p>A storage fee of $5 per day applies after a week.</p></div>
       <div class="accordion-item"><h3>Do you open on Sundays?</h3><div class="accordion-body" style="display:none"><p>Sundays we open from noon.</p></div></div>
+      <div class="faq-item"><h3><button aria-expanded="false">Can I bring my dog?</button></h3><div class="faq-answer" hidden><p>Dogs on a lead are welcome.</p></div></div>
+      <button class="menu-toggle" aria-expanded="false" aria-controls="site-menu">Menu toggle label</button><ul id="site-menu"><li><a href="/a">A</a></li><li><a href="/b">B</a></li></ul>
+      <button type="button">Print this page</button>
       <div class="cookie-notice" hidden><p>We use cookies boilerplate.</p></div>
       <div id="unrelated" aria-hidden="true"><p>Screen-reader-hidden boilerplate.</p></div>`;
     for (const html of [page(`<main>${faq}</main>`), page(`<div class="post-content">${faq}${paragraphs(4, 'More')}</div>`)]) {
       const out = extractHtml(html, 'https://example.com/faq');
       expect(out.text).toContain('A storage fee of $5 per day');
       expect(out.text).toContain('Sundays we open from noon.');
+      // The question a trigger button names labels its answer; a menu's toggle or a plain button stays a control.
+      expect(out.text.split('\n\n')).toContain('Is there a fee?');
+      expect(out.text.split('\n\n')).toContain('### Can I bring my dog?');
+      expect(out.text).toContain('Dogs on a lead are welcome.');
+      expect(out.text).not.toContain('Menu toggle label');
+      expect(out.text).not.toContain('Print this page');
       expect(out.text).not.toContain('cookies boilerplate');
       expect(out.text).not.toContain('Screen-reader-hidden');
     }

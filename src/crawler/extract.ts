@@ -244,11 +244,15 @@ interface Collected {
   /** Hidden elements (`hidden`, `aria-hidden`, `display: none`), and the ids other elements say they open. */
   hidden: HtmlElement[];
   controlled: Set<string>;
+  /** Buttons that say what they open (`aria-controls`, `data-(bs-)target`, `aria-expanded`), and the elements by id. */
+  triggers: HtmlElement[];
+  byId: Map<string, HtmlElement>;
 }
 
 function collect(root: AnyNode): Collected {
   const c: Collected = {
     title: null, metas: [], canonicalHref: null, baseHref: null, hrefs: [], articles: [], mains: [], body: null, hidden: [], controlled: new Set(),
+    triggers: [], byId: new Map(),
   };
   const walk = (node: AnyNode, inArticle: boolean, inSvg: boolean, depth: number) => {
     if (depth > MAX_NESTING || !('children' in node)) return;
@@ -266,6 +270,8 @@ function collect(root: AnyNode): Collected {
       if (name === 'article' && !inArticle) c.articles.push(child);
       if (name === 'main' || attribs.role === 'main') c.mains.push(child);
       for (const id of controlledIds(attribs)) c.controlled.add(id);
+      if (attribs.id && !c.byId.has(attribs.id)) c.byId.set(attribs.id, child);
+      if (name === 'button' && isTrigger(attribs)) c.triggers.push(child);
       if (attribs.hidden !== undefined || attribs['aria-hidden'] === 'true' || DISPLAY_NONE.test(attribs.style ?? '')) c.hidden.push(child);
       walk(child, inArticle || name === 'article', inSvg || name === 'svg', depth + 1);
     }
@@ -301,9 +307,52 @@ const visible = (attribs: Record<string, string | undefined>) => {
   if (attribs.style) attribs.style = attribs.style.replace(new RegExp(DISPLAY_NONE.source, 'gi'), '$1');
 };
 
-/** Shows the collapsed panels of the parsed page (htmlparser2), so that the text walk keeps them. */
+/** A button that says it opens something: what it names is the label of what it opens. */
+const isTrigger = (attribs: Record<string, string | undefined>) =>
+  attribs['aria-expanded'] !== undefined || attribs['aria-controls'] !== undefined || attribs['data-target'] !== undefined || attribs['data-bs-target'] !== undefined;
+
+/**
+ * Whether a panel a button opens holds content: not a menu or a list of links (a site menu's "Menu" toggle), but an
+ * accordion's answer or a tab's panel.
+ */
+function isContentPanel<N>(tree: Tree<N>, panel: N): boolean {
+  const tag = tree.tag(panel);
+  return tag !== null && !FURNITURE.has(tag) && !LINK_LIST.has(tag) && tag !== 'header' && linkDensity(tree, panel) <= 0.5;
+}
+
+/**
+ * The panels a trigger opens: those its `aria-controls` or `data-(bs-)target` name, else (a script that opens what
+ * follows the button) the element after it, or after the heading the button stands in.
+ */
+function panelsOf<N>(tree: Tree<N>, attribs: Record<string, string | undefined>, byId: (id: string) => N | null, next: () => N | null): N[] {
+  const ids = controlledIds({ ...attribs, href: undefined });
+  if (ids.length) return ids.map(byId).filter((n): n is N => n !== null);
+  const after = next();
+  return after ? [after] : [];
+}
+
+/**
+ * An accordion's or a tab's trigger button as what it is to a reader, the label of the panel it opens ("Do you sell
+ * gift cards?" above "Yes, in multiples of $25."): a `<summary>`, which the text walk keeps as a paragraph of its own
+ * (buttons are left out, being controls). A button that opens a menu or nothing on the page stays a control.
+ */
+const LABEL = 'summary';
+
+/** Shows the collapsed panels of the parsed page (htmlparser2), and labels them with their triggers' text, so that the text walk keeps both. */
 function openDisclosures(c: Collected): void {
   for (const el of c.hidden) if (isDisclosure(el.attribs, c.controlled)) visible(el.attribs);
+  for (const button of c.triggers) {
+    const panels = panelsOf(htmlparser2Tree, button.attribs, (id) => c.byId.get(id) ?? null, () => nextElement(button));
+    if (panels.length && panels.every((p) => isContentPanel(htmlparser2Tree, p))) button.name = LABEL;
+  }
+}
+
+/** The element after `el`, or after its heading when it stands alone in one (`<h3><button>…</button></h3><div>…`). */
+function nextElement(el: HtmlElement): HtmlElement | null {
+  const parent = el.parent;
+  const from = parent && parent.type === 'tag' && HEADING.test(parent.name) ? parent : el;
+  for (let n = from.next; n; n = n.next) if (n.type === 'tag') return n;
+  return null;
 }
 
 /** The same for a DOM (Readability's linkedom document). */
@@ -320,6 +369,19 @@ function openDomDisclosures(doc: Document): void {
     if (attribs['aria-hidden'] === 'true') el.removeAttribute('aria-hidden');
     visible(attribs);
     if (attribs.style !== undefined) el.setAttribute('style', attribs.style);
+  }
+  for (const button of doc.querySelectorAll('button')) {
+    const attribs = attributesOf(button);
+    if (!isTrigger(attribs)) continue;
+    const next = () => {
+      const parent = button.parentElement;
+      return (parent && HEADING.test(parent.localName) ? parent : button).nextElementSibling;
+    };
+    const panels = panelsOf<Node>(domTree, attribs, (id) => doc.getElementById(id), next);
+    if (!panels.length || !panels.every((p) => isContentPanel(domTree, p))) continue;
+    const label = doc.createElement(LABEL);
+    while (button.firstChild) label.appendChild(button.firstChild);
+    button.replaceWith(label);
   }
 }
 
