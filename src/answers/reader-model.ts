@@ -6,7 +6,7 @@ import type { ReaderModel } from './reader.ts';
  */
 export const READER_MODEL: ReaderModel = {
   features: ["lexical","lexical_top","lexical_rank","fused_rank","passage_cosine","dense_rank","lexical_x_cosine","kind_held","kind_missing","yes_no","entity_asked","entity_other","post","missing","absent","asks","sentence_cosine","sentence_rank"],
-  weights: [4.9098,-0.071,1.7057,1.3681,0.5021,1.2685,0.6701,0.605,-0.8374,-0.2219,0.5663,-0.0288,-2.3582,0.6702,-0.9235,-1.1399,2.3608,0.1866],
-  bias: 6.2208,
-  threshold: 0.87,
+  weights: [5.0519,-0.1747,1.8228,1.1747,0.4932,1.3862,0.593,0.5848,-0.8609,-0.2068,0.8289,-0.0237,-2.4039,0.7003,-0.9257,-1.197,2.6773,0.137],
+  bias: 6.2962,
+  threshold: 0.9,
 };
