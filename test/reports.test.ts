@@ -732,4 +732,28 @@ describe('report rollups', () => {
     expect(after[0]).not.toEqual(before[0]);
     expect(after[0]!.goals!.criteria.find((c) => c.criterion === 'Polite')).toMatchObject({ pass: 2, fail: 1 });
   });
+
+  it('give the call figures of the call records: phone conversations less those campaign calls made, in any time zone and period', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const agent = await newAgent(api, 'Front desk');
+    await seedCalls(orgId, agent.id);
+    const created = await createReport(api, { name: 'Calls', data_categories: ['calls'], timezone: 'Asia/Kolkata' });
+    const report = (await findReport(svc.sql, orgId, created.id))!;
+    const now = new Date();
+    const periods = [
+      { start: new Date(PERIOD.period_start), end: new Date(PERIOD.period_end) },
+      { start: new Date('2026-10-04T06:00:00Z'), end: new Date('2026-10-05T09:30:00Z') }, // partial days: the inbound call, the first campaign call
+    ];
+    const seen: unknown[] = [];
+    for (const r of [report, { ...report, timezone: 'UTC' }, { ...report, timezone: 'UTC', widget_ids: [agent.id] }]) {
+      for (const period of periods) {
+        const fromRollups = await aggregateReport(svc.sql, r, period, now);
+        expect(fromRollups, `${r.timezone} ${period.start.toISOString()}`).toEqual(await aggregateReport(svc.sql, r, period, now, { direct: true }));
+        seen.push(fromRollups.calls!.by_outcome);
+      }
+    }
+    expect(seen[0]).toEqual([{ outcome: 'busy', count: 1, talk_seconds: 0 }, { outcome: 'handoff_requested', count: 1, talk_seconds: 40 },
+      { outcome: 'resolved', count: 1, talk_seconds: 31 }, { outcome: 'unresolved', count: 1, talk_seconds: 31 }]);
+    expect(seen[1]).toEqual([{ outcome: 'handoff_requested', count: 1, talk_seconds: 40 }, { outcome: 'resolved', count: 1, talk_seconds: 31 }]);
+  });
 });

@@ -11,7 +11,7 @@ import type { Db } from './index.ts';
 export interface Scope { orgId: string; agentIds: string[]; start: Date; end: Date; timezone: string }
 
 /** The conversations in scope, as a SQL condition on alias `c`. */
-function inScope(db: Db, s: Scope) {
+export function inScope(db: Db, s: Scope) {
   const agents = s.agentIds.length
     ? db`and c.agent_id = any(${s.agentIds}::uuid[])`
     : db`and c.agent_id in (select id from agents where org_id = ${s.orgId} and deleted_at is null)`;
@@ -91,32 +91,50 @@ export async function contactCounts(db: Db, s: Scope): Promise<{ new: number; re
   return { new: row?.new ?? 0, returning: row?.returning ?? 0 };
 }
 
+/** A call figure: the calls of one outcome and their talk time in whole seconds. */
+export interface CallRow { outcome: string; count: number; talk_seconds: number }
+
+/**
+ * The campaign calls dialed in the period, one `(outcome, talk)` row each (see `callRows`): answered
+ * or not, talk time `answered_at` to the end (still going: to now), the conversation's outcome or the
+ * call's status when nobody answered.
+ */
+export function campaignCallFacts(db: Db, s: Scope) {
+  const agents = s.agentIds.length
+    ? db`and k.agent_id = any(${s.agentIds}::uuid[])`
+    : db`and k.agent_id in (select id from agents where org_id = ${s.orgId} and deleted_at is null)`;
+  return db`
+    select case when cc.answered_at is null then cc.status else coalesce(c.outcome, 'unknown') end as outcome,
+      case when cc.answered_at is null then 0
+        else coalesce(cc.duration_seconds, greatest(0, extract(epoch from (coalesce(cc.ended_at, now()) - cc.answered_at)))) end as talk
+    from campaign_calls cc join campaigns k on k.id = cc.campaign_id left join conversations c on c.id = cc.conversation_id
+    where cc.org_id = ${s.orgId} and cc.started_at >= ${s.start} and cc.started_at < ${s.end} ${agents}
+      and (c.id is null or not c.is_simulated)`;
+}
+
+/** `(outcome, count, talk)` rows as call figures: talk rounded to whole seconds, most calls first. */
+export function toCallRows(rows: { outcome: string; count: number; talk: string }[]): CallRow[] {
+  return rows.map((r) => ({ outcome: r.outcome, count: r.count, talk_seconds: Math.round(Number(r.talk)) }))
+    .sort((a, b) => b.count - a.count || (a.outcome < b.outcome ? -1 : 1));
+}
+
 /**
  * The period's calls by outcome, from the calls' own records (issue 42, D5). A campaign call is
  * counted when it was dialed in the period, answered or not: its talk time is the carrier's,
  * `answered_at` to its end (still going: to now), and its outcome is its conversation's, or its
  * status when nobody answered (`busy`, `no_answer`, `failed`, `canceled`). An inbound call is its
  * phone conversation (the service answers when the call arrives), from its start to its end.
+ * A report reads the inbound calls from the rollups (`rollupFigures`); this is what they must equal.
  */
-export async function callRows(db: Db, s: Scope): Promise<{ outcome: string; count: number; talk_seconds: number }[]> {
-  const agents = s.agentIds.length
-    ? db`and k.agent_id = any(${s.agentIds}::uuid[])`
-    : db`and k.agent_id in (select id from agents where org_id = ${s.orgId} and deleted_at is null)`;
-  const rows = await db<{ outcome: string; count: number; talk: string }[]>`
+export async function callRows(db: Db, s: Scope): Promise<CallRow[]> {
+  return toCallRows(await db<{ outcome: string; count: number; talk: string }[]>`
     select outcome, count(*)::int as count, coalesce(sum(talk), 0) as talk from (
       select coalesce(c.outcome, 'unknown') as outcome, extract(epoch from (c.ended_at - c.started_at)) as talk
       from conversations c
       where ${inScope(db, s)} and c.surface = 'phone' and not exists (select 1 from campaign_calls cc where cc.conversation_id = c.id)
       union all
-      select case when cc.answered_at is null then cc.status else coalesce(c.outcome, 'unknown') end,
-        case when cc.answered_at is null then 0
-          else coalesce(cc.duration_seconds, greatest(0, extract(epoch from (coalesce(cc.ended_at, now()) - cc.answered_at)))) end
-      from campaign_calls cc join campaigns k on k.id = cc.campaign_id left join conversations c on c.id = cc.conversation_id
-      where cc.org_id = ${s.orgId} and cc.started_at >= ${s.start} and cc.started_at < ${s.end} ${agents}
-        and (c.id is null or not c.is_simulated)
-    ) x group by 1`;
-  return rows.map((r) => ({ outcome: r.outcome, count: r.count, talk_seconds: Math.round(Number(r.talk)) }))
-    .sort((a, b) => b.count - a.count || (a.outcome < b.outcome ? -1 : 1));
+      select outcome, talk from (${campaignCallFacts(db, s)}) k
+    ) x group by 1`);
 }
 
 export interface LatencyFigures { turns: number; p50_ms: number | null; p95_ms: number | null }

@@ -1,6 +1,6 @@
 import type { Db, Sql } from './index.ts';
-import type { ConversationFacts, Scope } from './report-data.ts';
-import { sortFacts } from './report-data.ts';
+import type { CallRow, ConversationFacts, Scope } from './report-data.ts';
+import { campaignCallFacts, inScope, sortFacts, toCallRows } from './report-data.ts';
 
 /**
  * Report rollups (migration 025): per organization, report time zone, local day and agent, the
@@ -98,8 +98,11 @@ export interface RollupFigures {
   annotations: { tags: { tag: string; count: number }[]; labels: { label: string; count: number }[]; notes: number };
 }
 
-/** Refreshes the period's days, then reads every rollup-backed figure of the scope. */
-export async function rollupFigures(sql: Sql, s: Scope): Promise<RollupFigures> {
+/**
+ * Refreshes the period's days, then reads every rollup-backed figure of the scope; with `calls`, the
+ * call figures too (what `callRows` gives): the inbound calls from the rollups' phone rows.
+ */
+export async function rollupFigures(sql: Sql, s: Scope, opts: { calls?: boolean } = {}): Promise<RollupFigures & { calls?: CallRow[] }> {
   const { days, fringes } = await splitPeriod(sql, s);
   await refreshRollups(sql, s.orgId, s.timezone, days);
   const agents = s.agentIds.length
@@ -115,7 +118,7 @@ export async function rollupFigures(sql: Sql, s: Scope): Promise<RollupFigures> 
     const union = parts.reduce((a, b) => sql`${a} union all ${b}`);
     return sql`(select * from (${union}) u where true ${agents}) r`;
   };
-  const [so, talkRows, intents, ratings, criteria, [contacts], marks, [notes]] = await Promise.all([
+  const [so, talkRows, intents, ratings, criteria, [contacts], marks, [notes], calls] = await Promise.all([
     sql<{ day: string; agent_id: string; surface: string; outcome: string; count: number }[]>`
       select to_char(day, 'YYYY-MM-DD') as day, agent_id, k1 as surface, k2 as outcome, sum(n)::int as count from ${rows('so')} group by 1, 2, 3, 4`,
     // Talk time is summed exactly (numeric seconds) before it is rounded, as the direct query does.
@@ -127,14 +130,29 @@ export async function rollupFigures(sql: Sql, s: Scope): Promise<RollupFigures> 
       select k1 as criterion, coalesce(sum(n) filter (where k2 = 'pass'), 0)::int as pass, coalesce(sum(n) filter (where k2 = 'fail'), 0)::int as fail,
         coalesce(sum(n) filter (where k2 = 'not_applicable'), 0)::int as not_applicable
       from ${rows('criterion')} group by 1 order by 1`,
+    // Each contact met once: its rows (one per day and agent) are made distinct before contacts is read.
     sql<{ new: number; returning: number }[]>`
-      select count(distinct ct.id) filter (where coalesce(ct.first_seen_at, ct.created_at) >= ${s.start})::int as new,
-        count(distinct ct.id) filter (where coalesce(ct.first_seen_at, ct.created_at) < ${s.start})::int as returning
-      from ${rows('contact')} join contacts ct on ct.id = r.k1::uuid`,
+      select count(*) filter (where coalesce(ct.first_seen_at, ct.created_at) >= ${s.start})::int as new,
+        count(*) filter (where coalesce(ct.first_seen_at, ct.created_at) < ${s.start})::int as returning
+      from contacts ct where ct.id in (select r.k1::uuid from ${rows('contact')})`,
     sql<{ kind: 'tag' | 'label'; value: string; count: number }[]>`
       select kind, value, sum(n)::int as count from (select 'tag' as kind, k1 as value, n from ${rows('tag')}
         union all select 'label', k1, n from ${rows('label')}) m group by 1, 2 order by 3 desc, 2`,
     sql<{ n: number }[]>`select coalesce(sum(n), 0)::int as n from ${rows('notes')}`,
+    // The phone conversations (as callRows' inbound calls), less those a campaign call made (the
+    // campaign_calls of the organization: a call and its conversation are always of the same one),
+    // which are counted with their call. An outcome left with no call is no row, as in callRows.
+    opts.calls ? sql<{ outcome: string; count: number; talk: string }[]>`
+      select outcome, sum(count)::int as count, coalesce(sum(talk), 0) as talk from (
+        select r.k2 as outcome, sum(r.n) as count, sum(r.talk) as talk from ${rows('so')} where r.k1 = 'phone' group by 1
+        union all
+        select coalesce(c.outcome, 'unknown'), -count(*), -sum(extract(epoch from (c.ended_at - c.started_at))) from conversations c
+        where ${inScope(sql, s)} and c.surface = 'phone'
+          and c.id in (select cc.conversation_id from campaign_calls cc where cc.org_id = ${s.orgId} and cc.conversation_id is not null)
+        group by 1
+        union all
+        select outcome, 1, talk from (${campaignCallFacts(sql, s)}) k
+      ) x group by 1 having sum(count) <> 0` : null,
   ]);
   // The direct query's grouping sets, summed from the (day, agent, surface, outcome) rows.
   const facts: ConversationFacts = { volume: [], outcomes: [], intents, surfaceOutcomes: [], ratings };
@@ -151,6 +169,7 @@ export async function rollupFigures(sql: Sql, s: Scope): Promise<RollupFigures> 
   facts.surfaceOutcomes = talkRows.map((r) => ({ surface: r.surface, outcome: r.outcome, count: r.count, talk_seconds: Number(r.talk_seconds) }));
   sortFacts(facts);
   return {
+    ...(calls ? { calls: toCallRows(calls) } : {}),
     facts, criteria, contacts: { new: contacts?.new ?? 0, returning: contacts?.returning ?? 0 },
     annotations: {
       tags: marks.filter((m) => m.kind === 'tag').slice(0, 50).map((m) => ({ tag: m.value, count: m.count })),

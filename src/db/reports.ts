@@ -174,6 +174,14 @@ export async function runData<T>(db: Db, runId: string): Promise<T | null> {
   return row?.data ?? null;
 }
 
+/** The period and headline of a run's figures (what its mail says), without reading the rest of them. */
+export async function runSummary<T>(db: Db, runId: string): Promise<T | null> {
+  const [row] = await db<{ data: T | null }[]>`
+    select case when data is not null then jsonb_build_object('period', data->'period', 'headline', data->'headline') end as data
+    from report_runs where id = ${runId}`;
+  return row?.data ?? null;
+}
+
 /** Records a run's artifact, whose bytes the caller put in the blob store under `key`. */
 export async function saveRunArtifact(db: Db, runId: string, artifact: { key: string; size: number; contentType: string; fileName: string }): Promise<void> {
   await db`update report_runs set artifact = null, artifact_key = ${artifact.key}, artifact_size = ${artifact.size},

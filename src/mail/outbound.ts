@@ -41,6 +41,14 @@ export interface Mailer {
 
 const bracket = (id: string) => `<${id}>`;
 
+/**
+ * Loads nodemailer ahead of a message that is coming (a report run's aggregate step, once its figures
+ * are in): the first message of a process then does not wait for the module. Idle still does not hold it.
+ */
+export async function warmMailer(): Promise<void> {
+  await import('nodemailer');
+}
+
 /** A mailer for the configuration: SMTP when SMTP_URL is set, else .eml files. */
 export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mailer {
   // nodemailer is loaded with the first message, not at start (issue 48: what idle does not need stays unloaded).

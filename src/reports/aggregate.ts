@@ -1,6 +1,6 @@
 import type { Sql } from '../db/index.ts';
 import {
-  agentNames, annotationRows, callRows, contactCounts, conversationFacts, creditsSpent, criteriaRows, turnLatencyRows, usageRows, type Scope,
+  agentNames, annotationRows, callRows, type CallRow, contactCounts, conversationFacts, creditsSpent, criteriaRows, turnLatencyRows, usageRows, type Scope,
 } from '../db/report-data.ts';
 import { rollupFigures, type RollupFigures } from '../db/report-rollups.ts';
 import { localDay } from '../domain/report-periods.ts';
@@ -27,11 +27,12 @@ function sumBy<T>(rows: T[], key: (r: T) => string, value: (r: T) => number): Ma
 }
 
 /** The conversation figures straight from the period's conversations: what the rollups must equal. */
-async function directFigures(db: Sql, scope: Scope): Promise<RollupFigures> {
-  const [facts, criteria, contacts, annotations] = await Promise.all([
+async function directFigures(db: Sql, scope: Scope, withCalls: boolean): Promise<RollupFigures & { calls?: CallRow[] }> {
+  const [facts, criteria, contacts, annotations, calls] = await Promise.all([
     conversationFacts(db, scope), criteriaRows(db, scope), contactCounts(db, scope), annotationRows(db, scope),
+    withCalls ? callRows(db, scope) : null,
   ]);
-  return { facts, criteria, contacts, annotations };
+  return { facts, criteria, contacts, annotations, ...(calls ? { calls } : {}) };
 }
 
 /**
@@ -45,11 +46,10 @@ export async function aggregateReport(
 ): Promise<ReportData> {
   const scope: Scope = { orgId: report.orgId, agentIds: report.widget_ids, start: period.start, end: period.end, timezone: report.timezone };
   const wants = (c: DataCategory) => report.data_categories.includes(c);
-  const [{ facts, criteria, contacts, annotations }, usage, spent, calls, latency] = await Promise.all([
-    opts.direct ? directFigures(db, scope) : rollupFigures(db, scope),
+  const [{ facts, criteria, contacts, annotations, calls }, usage, spent, latency] = await Promise.all([
+    opts.direct ? directFigures(db, scope, wants('calls')) : rollupFigures(db, scope, { calls: wants('calls') }),
     wants('usage') ? usageRows(db, scope) : null,
     wants('usage') ? creditsSpent(db, scope) : null,
-    wants('calls') ? callRows(db, scope) : null,
     wants('calls') ? turnLatencyRows(db, scope) : null,
   ]);
   const volume = facts.volume;

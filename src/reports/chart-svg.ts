@@ -13,8 +13,8 @@ import type { Section } from './figures.ts';
 export const PALETTE = ['#2563eb', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#84cc16'];
 
 let libraries: Promise<[typeof Vega, typeof VegaLite]> | undefined;
-/** Vega is large: loaded on the first chart, not with the service. */
-const loadVega = () => (libraries ??= Promise.all([import('vega'), import('vega-lite')]));
+/** Vega is large: loaded on the first chart (or by `warmRenderer` when a document's run starts), not with the service. */
+export const loadVega = () => (libraries ??= Promise.all([import('vega'), import('vega-lite')]));
 
 export function chartSpec(chart: Section['chart'], size: { width: number; height: number }): Record<string, unknown> {
   const values = chart.series.flatMap((s, si) => s.values.map((value, i) => ({ label: chart.labels[i], series: s.name, order: si, value })));

@@ -134,7 +134,7 @@ export function sectionsOf(data: ReportData): Section[] {
 }
 
 /** The few lines a mail and a cover page lead with. */
-export function headlineLines(data: ReportData): string[] {
+export function headlineLines(data: Pick<ReportData, 'headline'>): string[] {
   return [
     `Conversations: ${data.headline.conversations}`,
     `Goal pass rate: ${pct(data.headline.pass_rate)}`,

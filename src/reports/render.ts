@@ -20,3 +20,26 @@ export async function renderArtifact(format: Report['format'], data: ReportData)
   }
   return { bytes: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json', fileName: fileName('json') };
 }
+
+const warming = new Map<Report['format'], Promise<void>>();
+
+/**
+ * Loads the renderer of `format` (for a document: pdfkit, svg-to-pdfkit, Vega and Vega-Lite, about
+ * 0.3-0.5 s of module loading on this 2-core machine), once per process, so that a run's render step
+ * finds it loaded. The aggregate step starts it once its figures are in. Not done at
+ * start-up, where Vega alone would add about 30 MB to idle memory. A failure is only a missed head
+ * start: the render step loads the renderer itself (and says what failed).
+ */
+export function warmRenderer(format: Report['format']): Promise<void> {
+  let warm = warming.get(format);
+  if (!warm) {
+    warm = format === 'document' ? Promise.all([import('./render-pdf.ts'), import('./chart-svg.ts').then((m) => m.loadVega())]).then(() => undefined)
+      : format === 'presentation' ? import('./render-pptx.ts').then(() => undefined)
+        : Promise.resolve();
+    warming.set(format, warm);
+    warm.catch(() => {
+      warming.delete(format);
+    });
+  }
+  return warm;
+}

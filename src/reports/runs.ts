@@ -6,20 +6,20 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { appendLedgerEntry, ledgerEntryByReference } from '../db/credits.ts';
 import {
   findReport, findReportById, findRunById, findScheduledRun, insertRun, markRunFailed, markRunMailed, markRunMailedTo, markRunSucceeded, runArtifact,
-  runData, runMailedTo, saveRunArtifact, saveRunData, type RunRecord, type StoredArtifact,
+  runData, runMailedTo, runSummary, saveRunArtifact, saveRunData, type RunRecord, type StoredArtifact,
 } from '../db/reports.ts';
 import { chargeCredits } from '../credits/index.ts';
 import { closedPeriod, periodToDate, type PeriodFrequency } from '../domain/report-periods.ts';
 import { AppError, fieldError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { createMailer, type Mailer } from '../mail/outbound.ts';
+import { createMailer, warmMailer, type Mailer } from '../mail/outbound.ts';
 import type { ReportData, ReportRun, ReportRunCreate } from '../schemas/reports.ts';
 import { startWorkflow } from '../temporal/start.ts';
 import { generateReportKind } from '../../workflows/report-run.ts';
 import { aggregateReport } from './aggregate.ts';
 import { headlineLines } from './figures.ts';
 import { artifactUrl } from './links.ts';
-import { renderArtifact } from './render.ts';
+import { renderArtifact, warmRenderer } from './render.ts';
 import { blobStoreOf } from '../storage/store.ts';
 import type { FamilyDeps } from '../deps.ts';
 
@@ -114,6 +114,11 @@ export async function aggregateRunStep(deps: Pick<RunDeps, 'sql'>, runId: string
   const { run, report } = await readAfterCommit(deps.sql, generateReportKind.id(runId), (tx) => runAndReport(tx, runId));
   if (run.run.status !== 'generating') return;
   const data = await aggregateReport(deps.sql, report, { start: new Date(run.run.period_start), end: new Date(run.run.period_end) });
+  // The renderer and the mailer load while the figures are saved and the render step is scheduled, when
+  // this process would otherwise wait (loaded during the queries, they slowed the aggregate as much as
+  // they saved). Nothing waits for them: a failure to load shows in the step that needs the module.
+  void warmRenderer(report.format).catch(() => {});
+  if (report.recipients.length) void warmMailer().catch(() => {});
   await saveRunData(deps.sql, runId, data);
 }
 
@@ -152,7 +157,7 @@ const publicBase = (config: Config) => config.PUBLIC_BASE_URL ?? `http://localho
 export async function mailRunStep(deps: Pick<RunDeps, 'sql' | 'config' | 'log'> & { secrets: SecretBox; mailer?: Mailer }, runId: string): Promise<void> {
   const { run, report } = await runAndReport(deps.sql, runId);
   if (run.run.status !== 'generating' || report.recipients.length === 0) return;
-  const [artifact, data] = await Promise.all([runArtifact(deps.sql, runId), runData<ReportData>(deps.sql, runId)]);
+  const [artifact, data] = await Promise.all([runArtifact(deps.sql, runId), runSummary<Pick<ReportData, 'period' | 'headline'>>(deps.sql, runId)]);
   if (!artifact || !data) throw ApplicationFailure.nonRetryable('the run has no artifact', 'no_artifact');
   const bytes = artifact.size <= MAX_ATTACHMENT_BYTES ? await artifactBytes(deps, artifact) : null;
   if (artifact.size <= MAX_ATTACHMENT_BYTES && !bytes) throw ApplicationFailure.nonRetryable('the run\'s artifact is missing from the store', 'no_artifact');
