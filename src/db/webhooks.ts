@@ -220,6 +220,36 @@ export async function wakeDispatchers(db: Db): Promise<void> {
 export const CLAIM_DELIVERIES = 'deliveries';
 
 /**
+ * The payload of a wake sent by a statement that fanned out an event it wrote (fanOutWrittenEvent): deliveries to
+ * claim, no event to fan out.
+ */
+export const FANNED_OUT = 'fanned-out';
+
+/**
+ * The common table expressions that fan out an event written by the same statement (issue 48, round six), as
+ * fanOutEvents would at once: after a CTE `event` that inserts it already dispatched (`dispatched_at`) and returns its
+ * `id`, `org_id` and `type`, `fanned` makes one delivery per enabled endpoint of its organization subscribed to its type
+ * or `*`, and `woke` wakes the dispatchers to claim them (FANNED_OUT) when it made any. `woke` is a plain select: the
+ * statement must read it (`(select count(*) from woke)`) for the wake to be sent. One statement is one transaction: the
+ * deliveries commit with the event, or neither does; the wake is delivered at that commit.
+ */
+export const fanOutWrittenEvent = (db: Db) => db`, fanned as (
+      insert into webhook_deliveries (id, org_id, endpoint_id, event_id)
+      select gen_random_uuid(), e.org_id, w.id, e.id
+      from event e join webhook_endpoints w on w.org_id = e.org_id and w.enabled and w.events && array[e.type, '*']
+      returning 1),
+    woke as (select pg_notify(${OUTBOX_CHANNEL}, ${FANNED_OUT}) where exists (select 1 from fanned))`;
+
+/**
+ * Whether a statement failed because an endpoint it made a delivery for was deleted meanwhile (the delivery's foreign
+ * key): nothing it wrote is kept, and it may be made again another way.
+ */
+export function isEndpointGone(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint_name?: unknown } | null;
+  return e?.code === '23503' && e.constraint_name === 'webhook_deliveries_endpoint_id_fkey';
+}
+
+/**
  * Fans out up to `limit` undispatched events: one delivery per enabled endpoint of the event's
  * organization subscribed to its type or `*`, and the event marked dispatched, in one statement.
  * Rows another dispatcher holds are skipped (FOR UPDATE SKIP LOCKED). Returns how many events it took

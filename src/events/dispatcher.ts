@@ -3,7 +3,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
 import { listenDurably } from '../db/listen.ts';
 import {
-  claimDeliveries, CLAIM_DELIVERIES, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
+  claimDeliveries, CLAIM_DELIVERIES, FANNED_OUT, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
   settleDelivery, type AttemptRecord, type ClaimedDelivery,
 } from '../db/webhooks.ts';
 import { workflowIds } from '../temporal/ids.ts';
@@ -163,8 +163,9 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
   }
 
   const listener = await listenDurably(sql, OUTBOX_CHANNEL, (payload) => {
-    eventsWaiting = true;
-    if (payload === CLAIM_DELIVERIES) deliveriesWaiting = true;
+    // An event fanned out by the statement that wrote it (FANNED_OUT) left deliveries to claim and nothing to fan out.
+    if (payload !== FANNED_OUT) eventsWaiting = true;
+    if (payload === CLAIM_DELIVERIES || payload === FANNED_OUT) deliveriesWaiting = true;
     wake();
   }, () => {
     // (Re)connected: notifications sent meanwhile are lost, so look at the outbox itself.
