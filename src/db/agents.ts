@@ -1,6 +1,5 @@
 import { listPage, type Db } from './index.ts';
-import { randomBytes } from 'node:crypto';
-import { newId, newPublicKey } from '../ids.ts';
+import { newId, newPublicKey, pooledRandomBytes } from '../ids.ts';
 import type { OutboxEvent } from './events.ts';
 import { fanOutWrittenEvent, isEndpointGone } from './webhooks.ts';
 import { rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
@@ -239,7 +238,7 @@ export function planAgentChange(snapshot: AgentSnapshot, patch: AgentPatch): Age
     ...snapshot.row, ...(next.basics as Pick<AgentRow, BasicField>), config: asJsonb(next.config) as ConfigObject,
     draft: next.draft ? asJsonb(next.draft) as { changes: AgentPatch } : null, draft_updated_at: next.draftUpdatedAt,
   };
-  const stampToken = `updated_at:${randomBytes(16).toString('hex')}`;
+  const stampToken = `updated_at:${pooledRandomBytes(16).toString('hex')}`;
   const after = toAgent(row);
   after.updated_at = stampToken;
   return { snapshot, next, after, stampToken };
