@@ -73,10 +73,13 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
   };
 
   async function pump(): Promise<void> {
-    // Never finishes synchronously: `pumping` is assigned before it can be cleared.
-    await null;
     try {
       while (again && !stopped) {
+        // Each pass waits for the end of this turn of the event loop, so that the wakes that came in one read of the
+        // sockets (notifications, endpoints' answers) make one claim, not one each (issue 48, round six). It also keeps
+        // the pump from finishing synchronously: `pumping` is assigned before it can be cleared.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (stopped) break;
         again = false;
         if (!(await pass())) return;
       }
