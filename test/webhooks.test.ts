@@ -424,9 +424,11 @@ describe('deliveries', () => {
       const url = receiver.url({ failFirst: 1 });
       const endpoint = await createEndpoint(api, url);
       expect((await api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' })).status).toBe(200);
-      // Committed to the outbox, and left there: no dispatcher fanned it out.
-      expect(await apiOnly.sql`select 1 from events where org_id = ${orgId} and type = 'widget.paused' and dispatched_at is null`).toHaveLength(1);
-      expect(await apiOnly.sql`select 1 from webhook_deliveries where org_id = ${orgId}`).toHaveLength(0);
+      // Committed to the outbox with its delivery (an agent's PATCH fans its event out in its own statement, issue 48),
+      // and left there: no dispatcher claimed or attempted it.
+      expect(await apiOnly.sql`select 1 from events where org_id = ${orgId} and type = 'widget.paused'`).toHaveLength(1);
+      expect(await apiOnly.sql`select 1 from webhook_deliveries where org_id = ${orgId} and status = 'pending' and claimed_at is null
+        and workflow_started_at is null and not exists (select 1 from webhook_delivery_attempts a where a.delivery_id = webhook_deliveries.id)`).toHaveLength(1);
 
       const workersStartedAt = Date.now();
       const workers = await startWorkers({

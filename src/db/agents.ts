@@ -1,7 +1,7 @@
 import { listPage, type Db } from './index.ts';
-import { randomBytes } from 'node:crypto';
-import { newId, newPublicKey } from '../ids.ts';
+import { newId, newPublicKey, pooledRandomBytes } from '../ids.ts';
 import type { OutboxEvent } from './events.ts';
+import { fanOutWrittenEvent, isEndpointGone } from './webhooks.ts';
 import { rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
 import type { RedactionSettings } from '../schemas/governance.ts';
 import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
@@ -238,7 +238,7 @@ export function planAgentChange(snapshot: AgentSnapshot, patch: AgentPatch): Age
     ...snapshot.row, ...(next.basics as Pick<AgentRow, BasicField>), config: asJsonb(next.config) as ConfigObject,
     draft: next.draft ? asJsonb(next.draft) as { changes: AgentPatch } : null, draft_updated_at: next.draftUpdatedAt,
   };
-  const stampToken = `updated_at:${randomBytes(16).toString('hex')}`;
+  const stampToken = `updated_at:${pooledRandomBytes(16).toString('hex')}`;
   const after = toAgent(row);
   after.updated_at = stampToken;
   return { snapshot, next, after, stampToken };
@@ -255,12 +255,15 @@ export function planAgentChange(snapshot: AgentSnapshot, patch: AgentPatch): Age
 export async function writeAgentChange(db: Db, change: AgentChange, event: OutboxEvent | null): Promise<Agent | null> {
   const { snapshot: { row, rowVersion }, next } = change;
   const { basics } = next;
+  // The event is fanned out by this statement too (issue 48, round six): it is written dispatched, with its deliveries.
   const written = event ? db`, event as (
-      insert into events (id, org_id, type, agent_id, data, created_at)
+      insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
       select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid,
         replace(${event.json}::text, ${JSON.stringify(change.stampToken)}::text,
-          '"' || to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"')::json, clock_timestamp()
-      from updated u)` : db``;
+          '"' || to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"')::json, clock_timestamp(), now()
+      from updated u
+      returning id, org_id, type)
+    ${fanOutWrittenEvent(db)}` : db``;
   const guard = event
     ? db`and coalesce((select version from agent_governance where agent_id = ${row.id}), 0) = ${event.redactionVersion}`
     : db``;
@@ -272,7 +275,12 @@ export async function writeAgentChange(db: Db, change: AgentChange, event: Outbo
       where id = ${row.id} and org_id = ${row.org_id} and deleted_at is null and xmin = ${rowVersion}::xid ${guard}
       returning id, org_id, public_key, name, status, voice, persona, site_url, config, draft, draft_updated_at, created_at, updated_at)
     ${written}
-    select * from updated`;
+    select * ${event ? db`, (select count(*) from woke) as woke` : db``} from updated`.catch((err: unknown) => {
+    // An endpoint deleted while this statement fanned out to it: nothing was written; the locked path writes the
+    // event for the dispatcher to fan out.
+    if (isEndpointGone(err)) return [];
+    throw err;
+  });
   return updated ? toAgent(updated) : null;
 }
 

@@ -220,6 +220,36 @@ export async function wakeDispatchers(db: Db): Promise<void> {
 export const CLAIM_DELIVERIES = 'deliveries';
 
 /**
+ * The payload of a wake sent by a statement that fanned out an event it wrote (fanOutWrittenEvent): deliveries to
+ * claim, no event to fan out.
+ */
+export const FANNED_OUT = 'fanned-out';
+
+/**
+ * The common table expressions that fan out an event written by the same statement (issue 48, round six), as
+ * fanOutEvents would at once: after a CTE `event` that inserts it already dispatched (`dispatched_at`) and returns its
+ * `id`, `org_id` and `type`, `fanned` makes one delivery per enabled endpoint of its organization subscribed to its type
+ * or `*`, and `woke` wakes the dispatchers to claim them (FANNED_OUT) when it made any. `woke` is a plain select: the
+ * statement must read it (`(select count(*) from woke)`) for the wake to be sent. One statement is one transaction: the
+ * deliveries commit with the event, or neither does; the wake is delivered at that commit.
+ */
+export const fanOutWrittenEvent = (db: Db) => db`, fanned as (
+      insert into webhook_deliveries (id, org_id, endpoint_id, event_id)
+      select gen_random_uuid(), e.org_id, w.id, e.id
+      from event e join webhook_endpoints w on w.org_id = e.org_id and w.enabled and w.events && array[e.type, '*']
+      returning 1),
+    woke as (select pg_notify(${OUTBOX_CHANNEL}, ${FANNED_OUT}) where exists (select 1 from fanned))`;
+
+/**
+ * Whether a statement failed because an endpoint it made a delivery for was deleted meanwhile (the delivery's foreign
+ * key): nothing it wrote is kept, and it may be made again another way.
+ */
+export function isEndpointGone(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint_name?: unknown } | null;
+  return e?.code === '23503' && e.constraint_name === 'webhook_deliveries_endpoint_id_fkey';
+}
+
+/**
  * Fans out up to `limit` undispatched events: one delivery per enabled endpoint of the event's
  * organization subscribed to its type or `*`, and the event marked dispatched, in one statement.
  * Rows another dispatcher holds are skipped (FOR UPDATE SKIP LOCKED). Returns how many events it took
@@ -249,12 +279,18 @@ export interface ClaimedDelivery extends PendingDelivery { target: SealedTarget 
  * `perEndpoint` in flight per endpoint counting `inFlight` (this process's attempts under way).
  * Skips rows another dispatcher holds; a claimed row carries `claimed_at`. Each comes with its
  * endpoint and event, as loadAttemptTarget reads them, still sealed. `moreWaiting` answers
- * hasWaitingDeliveries for what this claim left (null when it claimed nothing: then ask it); a row
- * another dispatcher is claiming at that moment counts as waiting, which costs at most one more claim.
+ * whether any delivery still waits for its first attempt, unclaimed, after this claim, whether it claimed any or not; a row another
+ * dispatcher is claiming at that moment counts as waiting, which costs at most one more claim.
+ *
+ * `successes`: successful attempts to record in the same statement (issue 48, round six), with what
+ * recordSuccesses does for each; they are stored when this returns, and not at all when it throws.
+ * The rows they settle are claimed already, so the claim never picks them.
  */
-export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint: number; inFlight: Map<string, number> }): Promise<{ claimed: ClaimedDelivery[]; moreWaiting: boolean | null }> {
-  if (opts.limit <= 0) return { claimed: [], moreWaiting: null };
+export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint: number; inFlight: Map<string, number>; successes?: AttemptRecord[] }):
+  Promise<{ claimed: ClaimedDelivery[]; moreWaiting: boolean }> {
   const busyIds = [...opts.inFlight.keys()];
+  const successes = opts.successes ?? [];
+  const col = <T>(pick: (a: AttemptRecord) => T) => successes.map(pick);
   const rows = await db<(PendingDelivery & TargetRow & { moreWaiting: boolean })[]>`
     with busy as (select * from unnest(${busyIds}::uuid[], ${busyIds.map((id) => opts.inFlight.get(id)!)}::int[]) as b(endpoint_id, n)),
     ranked as (
@@ -262,28 +298,58 @@ export async function claimDeliveries(db: Db, opts: { limit: number; perEndpoint
       from webhook_deliveries d left join busy b on b.endpoint_id = d.endpoint_id
       where d.status = 'pending' and d.claimed_at is null and d.workflow_started_at is null),
     picked as (
-      select id from webhook_deliveries
+      select id, endpoint_id from webhook_deliveries
       where id in (select id from ranked where slot <= ${opts.perEndpoint} order by created_at, id limit ${opts.limit})
         -- Re-checked on rows another dispatcher changed meanwhile.
         and status = 'pending' and claimed_at is null and workflow_started_at is null
       for update skip locked),
-    -- The recovery sweep leaves this endpoint's waiting deliveries alone while this is recent
-    -- (written at most once a second per endpoint).
-    touched as (
-      update webhook_endpoints set last_claimed_at = now()
-      where id in (select endpoint_id from webhook_deliveries where id in (select id from picked))
-        and (last_claimed_at is null or last_claimed_at < now() - interval '1 second'))
-    update webhook_deliveries d set claimed_at = now() from picked, events e, webhook_endpoints w
-    where d.id = picked.id and e.id = d.event_id and w.id = d.endpoint_id
-    returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId",
-      ${targetColumns(db)},
-      -- hasWaitingDeliveries, in this statement (issue 48): the rows it claims still look unclaimed to it, so they are left out.
-      exists (select 1 from webhook_deliveries o where o.status = 'pending' and o.claimed_at is null and o.workflow_started_at is null
-        and o.id not in (select id from picked)) as "moreWaiting"`;
+    ${successesRecorded(db, col)},
+    -- One update of the endpoints for both (one statement may not update a row twice): the recovery sweep leaves this
+    -- endpoint's waiting deliveries alone while last_claimed_at is recent (written at most once a second per endpoint);
+    -- a success ends the failure streak of its endpoint.
+    endpoints as (
+      update webhook_endpoints w set
+        last_claimed_at = case when w.id in (select endpoint_id from picked) and (w.last_claimed_at is null or w.last_claimed_at < now() - interval '1 second')
+          then now() else w.last_claimed_at end,
+        failing_since = case when w.id in (select endpoint_id from recovered) then null else w.failing_since end
+      where (w.id in (select endpoint_id from picked) and (w.last_claimed_at is null or w.last_claimed_at < now() - interval '1 second'))
+        or (w.failing_since is not null and w.id in (select endpoint_id from recovered))),
+    claimed as (
+      update webhook_deliveries d set claimed_at = now() from picked, events e, webhook_endpoints w
+      where d.id = picked.id and e.id = d.event_id and w.id = d.endpoint_id
+      returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId",
+        ${targetColumns(db)})
+    -- The backlog check, in this statement (issue 48), answered even when it claims nothing: the rows it claims still
+    -- look unclaimed to it, so they are left out.
+    select c.*, m."moreWaiting" from (select exists (select 1 from webhook_deliveries o where o.status = 'pending' and o.claimed_at is null
+      and o.workflow_started_at is null and o.id not in (select id from picked)) as "moreWaiting") m left join claimed c on true`;
   return {
-    claimed: rows.map(({ deliveryId, eventId, endpointId, orgId, agentId, moreWaiting: _more, ...target }) => ({ deliveryId, eventId, endpointId, orgId, agentId, target })),
-    moreWaiting: rows.length > 0 ? rows[0]!.moreWaiting : null,
+    claimed: rows.filter((r) => r.deliveryId !== null)
+      .map(({ deliveryId, eventId, endpointId, orgId, agentId, moreWaiting: _more, ...target }) => ({ deliveryId, eventId, endpointId, orgId, agentId, target })),
+    moreWaiting: rows[0]?.moreWaiting ?? true,
   };
+}
+
+/**
+ * The common table expressions that record successful attempts (recordSuccesses, and the claim that carries them):
+ * `input`, `attempt` (each attempt stored once), `settle` (its delivery `succeeded`) and `recovered` (the endpoints whose
+ * failure streak a stored attempt ends: `endpoint_id`, of those with one).
+ */
+function successesRecorded(db: Db, col: <T>(pick: (a: AttemptRecord) => T) => T[]) {
+  return db`input as (
+      select * from unnest(${col(() => newId())}::uuid[], ${col((a) => a.deliveryId)}::uuid[], ${col((a) => a.attemptKey)}::text[],
+        ${col((a) => a.at)}::timestamptz[], ${col((a) => a.statusCode)}::int[], ${col((a) => a.responseExcerpt)}::text[], ${col((a) => a.durationMs)}::int[])
+        as i(id, delivery_id, attempt_key, at, status_code, response_excerpt, duration_ms)),
+    attempt as (
+      insert into webhook_delivery_attempts (id, delivery_id, attempt_key, at, status_code, error, response_excerpt, duration_ms)
+      select i.id, i.delivery_id, i.attempt_key, i.at, i.status_code, null, i.response_excerpt, i.duration_ms
+      from input i join webhook_deliveries d on d.id = i.delivery_id
+      on conflict (delivery_id, attempt_key) do nothing returning delivery_id),
+    settle as (
+      update webhook_deliveries d set status = 'succeeded', updated_at = now() from input i where d.id = i.delivery_id returning d.id),
+    recovered as (
+      select w.id as endpoint_id from webhook_endpoints w
+      where w.failing_since is not null and w.id in (select d.endpoint_id from webhook_deliveries d join attempt a on a.delivery_id = d.id))`;
 }
 
 /** Records that a delivery workflow owns these deliveries now: the dispatcher and the sweep leave them alone. */
@@ -314,13 +380,6 @@ export async function claimStrandedDeliveries(db: Db, olderThanSeconds: number, 
     where d.id = picked.id and e.id = d.event_id
     returning d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.org_id as "orgId", e.agent_id as "agentId",
       exists (select 1 from webhook_delivery_attempts a where a.delivery_id = d.id) as attempted`;
-}
-
-/** Whether any delivery waits for its first attempt, unclaimed (a dispatcher's backlog check). */
-export async function hasWaitingDeliveries(db: Db): Promise<boolean> {
-  const [row] = await db<{ found: boolean }[]>`select exists (select 1 from webhook_deliveries
-    where status = 'pending' and claimed_at is null and workflow_started_at is null) as found`;
-  return row?.found ?? false;
 }
 
 // ---- what the delivery activities read and write
@@ -410,20 +469,8 @@ export async function recordSuccesses(db: Db, attempts: AttemptRecord[]): Promis
   if (attempts.length === 0) return;
   const col = <T>(pick: (a: AttemptRecord) => T) => attempts.map(pick);
   await db`
-    with input as (
-      select * from unnest(${col(() => newId())}::uuid[], ${col((a) => a.deliveryId)}::uuid[], ${col((a) => a.attemptKey)}::text[],
-        ${col((a) => a.at)}::timestamptz[], ${col((a) => a.statusCode)}::int[], ${col((a) => a.responseExcerpt)}::text[], ${col((a) => a.durationMs)}::int[])
-        as i(id, delivery_id, attempt_key, at, status_code, response_excerpt, duration_ms)),
-    attempt as (
-      insert into webhook_delivery_attempts (id, delivery_id, attempt_key, at, status_code, error, response_excerpt, duration_ms)
-      select i.id, i.delivery_id, i.attempt_key, i.at, i.status_code, null, i.response_excerpt, i.duration_ms
-      from input i join webhook_deliveries d on d.id = i.delivery_id
-      on conflict (delivery_id, attempt_key) do nothing returning delivery_id),
-    settle as (
-      update webhook_deliveries d set status = 'succeeded', updated_at = now() from input i where d.id = i.delivery_id returning d.id)
-    update webhook_endpoints w set failing_since = null
-    where w.failing_since is not null
-      and w.id in (select d.endpoint_id from webhook_deliveries d join attempt a on a.delivery_id = d.id)`;
+    with ${successesRecorded(db, col)}
+    update webhook_endpoints w set failing_since = null where w.id in (select endpoint_id from recovered)`;
 }
 
 /** Settles a delivery without an attempt (its endpoint was disabled meanwhile). */

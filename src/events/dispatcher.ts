@@ -3,7 +3,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/index.ts';
 import { listenDurably } from '../db/listen.ts';
 import {
-  claimDeliveries, CLAIM_DELIVERIES, fanOutEvents, hasWaitingDeliveries, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
+  claimDeliveries, CLAIM_DELIVERIES, FANNED_OUT, fanOutEvents, markWorkflowStarted, openAttemptTarget, OUTBOX_CHANNEL, recordAttempt, recordSuccesses,
   settleDelivery, type AttemptRecord, type ClaimedDelivery,
 } from '../db/webhooks.ts';
 import { workflowIds } from '../temporal/ids.ts';
@@ -52,7 +52,8 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
   const inFlight = new Map<string, number>();
   const running = new Set<Promise<void>>();
   const openSecret = cachedOpener(deps.secrets);
-  const recordSuccess = batchedRecorder(books, log);
+  // While the pump runs, successes wait for its next claim, which stores them in its own statement (issue 48).
+  const successes = batchedRecorder(books, log, () => pumping !== null);
   let total = 0;
   // Work may be waiting: events not yet fanned out, or deliveries left unclaimed for lack of room.
   let eventsWaiting = true;
@@ -72,15 +73,20 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
   };
 
   async function pump(): Promise<void> {
-    // Never finishes synchronously: `pumping` is assigned before it can be cleared.
-    await null;
     try {
       while (again && !stopped) {
+        // Each pass waits for the end of this turn of the event loop, so that the wakes that came in one read of the
+        // sockets (notifications, endpoints' answers) make one claim, not one each (issue 48, round six). It also keeps
+        // the pump from finishing synchronously: `pumping` is assigned before it can be cleared.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (stopped) break;
         again = false;
         if (!(await pass())) return;
       }
     } finally {
       pumping = null;
+      // Successes that waited for a claim that did not come are stored on their own.
+      successes.kick();
     }
   }
 
@@ -95,13 +101,29 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
         if (fanned.deliveries > 0) deliveriesWaiting = true;
       }
       const room = limits.total - total;
-      if (!deliveriesWaiting || room <= 0) return true;
-      const { claimed, moreWaiting } = await claimDeliveries(books, { limit: room, perEndpoint: limits.perEndpoint, inFlight });
+      if (!deliveriesWaiting || room <= 0) {
+        successes.kick();
+        return true;
+      }
+      const recorded = successes.take();
+      let claim;
+      try {
+        claim = await claimDeliveries(books, { limit: room, perEndpoint: limits.perEndpoint, inFlight, successes: recorded.map((w) => w.record) });
+      } catch (err) {
+        if (recorded.length === 0) throw err;
+        // Stored one by one, as a failed batch of successes is; the claim is made again at once, without them.
+        log.warn({ err, attempts: recorded.length }, 'webhook claim with successes failed; recording them one by one');
+        await successes.storeEach(recorded);
+        again = true;
+        return true;
+      }
+      for (const w of recorded) w.resolve();
+      const { claimed, moreWaiting } = claim;
       for (const d of claimed) begin(d);
       // Fewer than there was room for: the rest waits on a full endpoint, or another dispatcher
-      // holds it, or there is none. Ask (the claim answered it when it took any), so that the next
-      // completion here claims again if any waits.
-      deliveriesWaiting = claimed.length === room || (moreWaiting ?? await hasWaitingDeliveries(books));
+      // holds it, or there is none. The claim answered whether any waits, so that the next
+      // completion here claims again if so.
+      deliveriesWaiting = claimed.length === room || moreWaiting;
       return true;
     } catch (err) {
       log.warn({ err }, 'webhook dispatcher could not read the outbox; retrying');
@@ -149,7 +171,7 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
       const { kind: _kind, ...attempt } = outcome;
       // The key the workflow would have given its first attempt: its retries number on from it.
       const record: AttemptRecord = { ...attempt, deliveryId: d.deliveryId, attemptKey: `${workflowIds.webhookDelivery(d.eventId, d.endpointId)}#0` };
-      if (outcome.ok) return await recordSuccess(record);
+      if (outcome.ok) return await successes.record(record);
       const retries = webhookRetryDelays(config).length;
       // Through the durable pool (see `bookkeeping`): once this returns, the delivery its workflow will load is on disk.
       await recordAttempt(retries === 0 ? books : sql, record, retries === 0 ? 'failed' : null);
@@ -163,8 +185,9 @@ export async function startDispatcher(deps: Required<DispatchDeps> & {
   }
 
   const listener = await listenDurably(sql, OUTBOX_CHANNEL, (payload) => {
-    eventsWaiting = true;
-    if (payload === CLAIM_DELIVERIES) deliveriesWaiting = true;
+    // An event fanned out by the statement that wrote it (FANNED_OUT) left deliveries to claim and nothing to fan out.
+    if (payload !== FANNED_OUT) eventsWaiting = true;
+    if (payload === CLAIM_DELIVERIES || payload === FANNED_OUT) deliveriesWaiting = true;
     wake();
   }, () => {
     // (Re)connected: notifications sent meanwhile are lost, so look at the outbox itself.
@@ -201,20 +224,36 @@ function cachedOpener(secretBox: SecretBox): (sealed: string, context: string) =
   };
 }
 
+/** A success waiting to be stored, and its caller's promise. */
+interface WaitingSuccess { record: AttemptRecord; resolve: () => void; reject: (err: unknown) => void }
+
 /**
  * Records successful attempts in batches: one statement for all that finish while the previous
  * one runs (or in the same turn of the event loop). Each caller's promise settles when its own
  * record is stored, so an attempt holds its slot until then and unrecorded work stays bounded.
  * A batch that fails is recorded one by one, so one bad row does not fail the others.
+ *
+ * While `deferred()` (the dispatcher's pump is running), the batch waits instead: the pump's next
+ * claim takes it (`take`) and stores it in the claim's own statement, one statement less, or the
+ * pump, ending or not claiming, hands it back (`kick`), and it is stored on its own as before.
  */
-function batchedRecorder(sql: Sql, log: Required<DispatchDeps>['log']): (record: AttemptRecord) => Promise<void> {
-  type Waiting = { record: AttemptRecord; resolve: () => void; reject: (err: unknown) => void };
-  let queue: Waiting[] = [];
+function batchedRecorder(sql: Sql, log: Required<DispatchDeps>['log'], deferred: () => boolean): {
+  record(record: AttemptRecord): Promise<void>; take(): WaitingSuccess[]; kick(): void; storeEach(batch: WaitingSuccess[]): Promise<void>;
+} {
+  let queue: WaitingSuccess[] = [];
   let flushing = false;
+  let scheduled = false;
 
-  async function flush(): Promise<void> {
+  const storeEach = async (batch: WaitingSuccess[]) => {
+    await Promise.all(batch.map((w) => recordAttempt(sql, w.record, 'succeeded').then(w.resolve, w.reject)));
+  };
+
+  async function flush(handedBack: boolean): Promise<void> {
+    scheduled = false;
+    if (flushing) return;
+    flushing = true;
     try {
-      while (queue.length > 0) {
+      while (queue.length > 0 && (handedBack || !deferred())) {
         const batch = queue;
         queue = [];
         try {
@@ -222,21 +261,30 @@ function batchedRecorder(sql: Sql, log: Required<DispatchDeps>['log']): (record:
           for (const w of batch) w.resolve();
         } catch (err) {
           log.warn({ err, attempts: batch.length }, 'webhook successes could not be recorded together; recording them one by one');
-          await Promise.all(batch.map((w) => recordAttempt(sql, w.record, 'succeeded').then(w.resolve, w.reject)));
+          await storeEach(batch);
         }
       }
     } finally {
       flushing = false;
-      // Anything queued after the loop's last look (cannot happen today: no await between) still flushes.
-      if (queue.length > 0) schedule();
     }
   }
-  function schedule(): void {
-    flushing = true;
-    setImmediate(() => void flush());
+  /** Stores what waits, unless a flush is under way (its loop takes it) or scheduled; `handedBack`: whatever the pump does. */
+  function schedule(handedBack: boolean): void {
+    if (scheduled || flushing || queue.length === 0) return;
+    scheduled = true;
+    setImmediate(() => void flush(handedBack));
   }
-  return (record) => new Promise<void>((resolve, reject) => {
-    queue.push({ record, resolve, reject });
-    if (!flushing) schedule();
-  });
+  return {
+    record: (record) => new Promise<void>((resolve, reject) => {
+      queue.push({ record, resolve, reject });
+      schedule(false);
+    }),
+    take() {
+      const batch = queue;
+      queue = [];
+      return batch;
+    },
+    kick: () => schedule(true),
+    storeEach,
+  };
 }

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.ts';
+import { pooledRandomBytes } from '../ids.ts';
 import { insertEvent, type OutboxEvent } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
 import { checkEventShape } from './shapes.ts';
@@ -18,7 +18,7 @@ export interface EventInput {
 
 /** `evt_` and 24 URL-safe random characters. */
 export function newEventId(): string {
-  return 'evt_' + randomBytes(18).toString('base64url');
+  return 'evt_' + pooledRandomBytes(18).toString('base64url');
 }
 
 function agentIdOf(data: Record<string, unknown>): string | null {
