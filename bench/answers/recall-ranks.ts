@@ -2,10 +2,9 @@
  * Dev only: where the LLM path's passages hold each fact question's fact, for the dev sites kept by `EVAL_REUSE`.
  * For each fact question, the first place (1-based) among `retrievePassages`' first 20 at which the passages so far
  * hold every expected group, as the echo model's reply would (`holdsAll` over "[section] text (Source: url)" lines);
- * prints recall@1/3/5/10/20 per site and the questions missed at 5 with their place. `RANKS_GRID="60:1,1,1 10:2,1,1:0.35,0.25"`
- * calibrates the fusion (src/answers/retrieval.ts): each setting, the constant k, the three rankings' weights and,
- * optionally, the best sentence score from which the rankings by words weigh in full and the least share they keep
- * (`wordsWeighed`; 0 for always in full), in turn, the totals only.
+ * prints recall@1/3/5/10/20 per site and the questions missed at 5 with their place. `RANKS_GRID="60:1,1,1 10:2,1,1"`
+ * calibrates the fusion (src/answers/retrieval.ts): each setting, the constant k and the three rankings' weights, in
+ * turn, the totals only.
  * `node --import tsx bench/answers/recall-ranks.ts <reuse file> <dev site>…`. Never a test site.
  */
 import { readFileSync } from 'node:fs';
@@ -23,13 +22,12 @@ const db = postgres(reused.databaseUrl, { max: 2, onnotice: () => {} });
 const store = chunkStore(db as never);
 const CUTS = [1, 3, 5, 10, 20];
 const grid = (process.env.RANKS_GRID ?? '').split(/\s+/).filter(Boolean).map((g) => {
-  const [k, w, m] = g.split(':');
-  const [matched, least] = (m ?? '').split(',').map(Number);
-  return { k: Number(k), weights: (w ?? '1,1,1').split(',').map(Number), matched, least };
+  const [k, w] = g.split(':');
+  return { k: Number(k), weights: (w ?? '1,1,1').split(',').map(Number) };
 });
 const quiet = grid.length > 0;
 for (const setting of grid.length ? grid : [null]) {
-  if (setting) useFusion(setting.k, setting.weights, setting.matched, setting.least);
+  if (setting) useFusion(setting.k, setting.weights);
   const total = new Map<number, number>();
   let facts = 0;
   for (const site of loadCorpus(sites)) {
@@ -53,7 +51,7 @@ for (const setting of grid.length ? grid : [null]) {
     for (const c of CUTS) total.set(c, (total.get(c) ?? 0) + (at.get(c) ?? 0));
     if (!quiet) console.log(`${site.name.padEnd(22)} ${CUTS.map((c) => `@${c} ${at.get(c) ?? 0}/${n}`).join('  ')}`);
   }
-  const label = setting ? `k ${setting.k}, weights ${setting.weights.join(',')}${setting.matched === undefined ? '' : `, matched ${setting.matched}, least ${setting.least}`}` : 'all';
+  const label = setting ? `k ${setting.k}, weights ${setting.weights.join(',')}` : 'all';
   console.log(`${label.padEnd(22)} ${CUTS.map((c) => `@${c} ${total.get(c) ?? 0}/${facts}`).join('  ')}`);
 }
 await db.end();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { entitiesAsked, entityMatch, preferAsked, siteEntities, siteNames } from './entities.ts';
-import { fuseRankings, wordsWeighed } from './retrieval.ts';
+import { fuseRankings } from './retrieval.ts';
 
 // Issue 39: one location's hours were given for another's. A passage knows the entity it stands under.
 
@@ -66,20 +66,6 @@ describe('reciprocal rank fusion', () => {
     expect(fused[1]![1]).toBeCloseTo(2 / 11, 10);
     // Equal weights: the item in two rankings' first places wins.
     expect(fuseRankings([['a', 'b'], ['b', 'c'], ['c', 'b']], [1, 1, 1], 10)[0]![0]).toBe('b');
-  });
-
-  it('weighs the rankings by words less when the question\'s words barely match, never meaning', () => {
-    expect(wordsWeighed(0.8)).toEqual([2, 1, 1]);
-    expect(wordsWeighed(0.35)).toEqual([2, 1, 1]);
-    const weak = wordsWeighed(0.175);
-    expect(weak[0]).toBeCloseTo(1, 10);
-    expect(weak[1]).toBeCloseTo(0.5, 10);
-    expect(weak[2]).toBe(1);
-    expect(wordsWeighed(0)).toEqual([0.5, 0.25, 1]);
-    // Words that barely match: meaning's first place beats the words' first place.
-    const [words, fullText, meaning] = [['a', 'x'], ['a', 'y'], ['c', 'z']];
-    expect(fuseRankings([words, fullText, meaning], wordsWeighed(0.9))[0]![0]).toBe('a');
-    expect(fuseRankings([words, fullText, meaning], wordsWeighed(0.05))[0]![0]).toBe('c');
   });
 
   it('reads each ranking to a bounded depth only', () => {

@@ -6,7 +6,7 @@ import type { ReaderModel } from './reader.ts';
  */
 export const READER_MODEL: ReaderModel = {
   features: ["lexical","lexical_top","lexical_rank","fused_rank","passage_cosine","dense_rank","lexical_x_cosine","kind_held","kind_missing","yes_no","entity_asked","entity_other","post","missing","absent","asks","sentence_cosine","sentence_rank"],
-  weights: [5.0519,-0.1747,1.8228,1.1747,0.4932,1.3862,0.593,0.5848,-0.8609,-0.2068,0.8289,-0.0237,-2.4039,0.7003,-0.9257,-1.197,2.6773,0.137],
-  bias: 6.2962,
+  weights: [5.1463,-0.1975,1.8386,1.2468,0.6166,1.3826,0.4891,0.5897,-0.8436,-0.2087,0.8001,-0.0233,-2.3759,0.7079,-0.9231,-1.2026,2.4236,0.1438],
+  bias: 6.3326,
   threshold: 0.9,
 };

@@ -35,8 +35,6 @@ export interface Passage {
 
 /** Candidate passages read from the database per question, before sentence ranking; as many sentences are read by meaning. */
 const CANDIDATES = 40;
-/** Sentences of those passages ranked by their words, so that every passage has its best sentence's place in the fusion. */
-const SENTENCES_RANKED = Number(process.env.XS ?? 40);
 
 /**
  * The sentences of an agent's knowledge that answer `query`, best first, each with its
@@ -221,7 +219,7 @@ async function lexicalCandidates(store: KnowledgeStore, agentId: string, questio
   }
   const stats = { total: counts.total, df };
   if (!chunks.length) return { chunks, ranked: [], stats };
-  return { chunks, ranked: rankSentences(question, chunks, stats, SENTENCES_RANKED), stats };
+  return { chunks, ranked: rankSentences(question, chunks, stats, Math.max(limit, CANDIDATES)), stats };
 }
 
 /**
@@ -233,25 +231,11 @@ async function lexicalCandidates(store: KnowledgeStore, agentId: string, questio
  * 1.5 to 3 gives 250 to 253, so the choice sits on a plateau, not a peak. The sentence ranking reads the question as
  * the offline reader does (answer types, entities, polarity); full text and meaning, each alone, find look-alikes.
  */
-let fusion = { k: 10, weights: [2, 1, 1], matched: 0.35, least: 0.25 };
+let fusion = { k: 10, weights: [2, 1, 1] };
 
-/** For the calibration script only: the fusion's constant and weights (the three rankings' order above), and `wordsWeighed`'s. */
-export function useFusion(k: number, weights: number[], matched = fusion.matched, least = fusion.least): void {
-  fusion = { k, weights, matched, least };
-}
-
-/**
- * The fusion's weights for a question whose best sentence by its words scores `best` (`rankSentences`, 0 to 1): the two
- * rankings by words weigh in full when the words match well (`matched` or more), and in proportion below, down to
- * `least` of their weight, when they barely do ("how long have you guys been around": no sentence says "long" or
- * "around" of the business; "founded in 1998" is found by its meaning alone). Their places then rank sentences that
- * share a word or two with the question, which says little; the closeness of meaning does not depend on the words.
- * Calibrated with the fusion (bench/README.md, "Eighth pass"): 0.35 and a quarter. Exported for its unit test.
- */
-export function wordsWeighed(best: number): number[] {
-  const { weights, matched, least } = fusion;
-  const sure = matched > 0 ? Math.max(least, Math.min(1, best / matched)) : 1;
-  return weights.map((w, i) => (i < 2 ? w * sure : w));
+/** For the calibration script only: the fusion's constant and weights (the three rankings' order above). */
+export function useFusion(k: number, weights: number[]): void {
+  fusion = { k, weights };
 }
 /** How many places of each ranking take part in the fusion. */
 const FUSED_DEPTH = 40;
@@ -325,7 +309,7 @@ export async function fusedRetrieval(store: KnowledgeStore, agentId: string, que
     best.set(id, r);
     bySentences.push(id);
   }
-  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)], wordsWeighed(ranked[0]?.score ?? 0)).slice(0, depth);
+  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, depth);
   const known = new Map(chunks.map((c) => [c.id, c]));
   for (const c of await store.chunksByIds(fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
   return { text, question, knowledge, stats, dense, vector, fused, known, best, chunks };
