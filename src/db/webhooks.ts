@@ -220,6 +220,12 @@ export async function wakeDispatchers(db: Db): Promise<void> {
 export const CLAIM_DELIVERIES = 'deliveries';
 
 /**
+ * The endpoints `w` that receive the events `e` (id, org_id, type) of the query it joins: those of the event's
+ * organization, enabled and subscribed to its type or `*`. Both fan-outs (fanOutWrittenEvent, fanOutEvents) join it.
+ */
+const subscribers = (db: Db) => db`join webhook_endpoints w on w.org_id = e.org_id and w.enabled and w.events && array[e.type, '*']`;
+
+/**
  * The payload of a wake sent by a statement that fanned out an event it wrote (fanOutWrittenEvent): deliveries to
  * claim, no event to fan out.
  */
@@ -236,7 +242,7 @@ export const FANNED_OUT = 'fanned-out';
 export const fanOutWrittenEvent = (db: Db) => db`, fanned as (
       insert into webhook_deliveries (id, org_id, endpoint_id, event_id)
       select gen_random_uuid(), e.org_id, w.id, e.id
-      from event e join webhook_endpoints w on w.org_id = e.org_id and w.enabled and w.events && array[e.type, '*']
+      from event e ${subscribers(db)}
       returning 1),
     woke as (select pg_notify(${OUTBOX_CHANNEL}, ${FANNED_OUT}) where exists (select 1 from fanned))`;
 
@@ -264,8 +270,8 @@ export async function fanOutEvents(db: Db, limit: number): Promise<{ events: num
       update events e set dispatched_at = now() from claimed c where e.id = c.id returning e.id),
     inserted as (
       insert into webhook_deliveries (id, org_id, endpoint_id, event_id)
-      select gen_random_uuid(), c.org_id, w.id, c.id
-      from claimed c join webhook_endpoints w on w.org_id = c.org_id and w.enabled and w.events && array[c.type, '*']
+      select gen_random_uuid(), e.org_id, w.id, e.id
+      from claimed e ${subscribers(db)}
       on conflict (event_id, endpoint_id) do nothing returning id)
     select (select count(*) from marked)::int as events, (select count(*) from inserted)::int as deliveries`;
   return { events: row?.events ?? 0, deliveries: row?.deliveries ?? 0 };
