@@ -324,7 +324,7 @@ function isContentPanel<N>(tree: Tree<N>, panel: N): boolean {
  * The panels a trigger opens: those its `aria-controls` or `data-(bs-)target` name, else (a script that opens what
  * follows the button) the element after it, or after the heading the button stands in.
  */
-function panelsOf<N>(tree: Tree<N>, attribs: Record<string, string | undefined>, byId: (id: string) => N | null, next: () => N | null): N[] {
+function panelsOf<N>(attribs: Record<string, string | undefined>, byId: (id: string) => N | null, next: () => N | null): N[] {
   const ids = controlledIds({ ...attribs, href: undefined });
   if (ids.length) return ids.map(byId).filter((n): n is N => n !== null);
   const after = next();
@@ -342,7 +342,7 @@ const LABEL = 'summary';
 function openDisclosures(c: Collected): void {
   for (const el of c.hidden) if (isDisclosure(el.attribs, c.controlled)) visible(el.attribs);
   for (const button of c.triggers) {
-    const panels = panelsOf(htmlparser2Tree, button.attribs, (id) => c.byId.get(id) ?? null, () => nextElement(button));
+    const panels = panelsOf(button.attribs, (id) => c.byId.get(id) ?? null, () => nextElement(button));
     if (panels.length && panels.every((p) => isContentPanel(htmlparser2Tree, p))) button.name = LABEL;
   }
 }
@@ -377,7 +377,7 @@ function openDomDisclosures(doc: Document): void {
       const parent = button.parentElement;
       return (parent && HEADING.test(parent.localName) ? parent : button).nextElementSibling;
     };
-    const panels = panelsOf<Node>(domTree, attribs, (id) => doc.getElementById(id), next);
+    const panels = panelsOf<Node>(attribs, (id) => doc.getElementById(id), next);
     if (!panels.length || !panels.every((p) => isContentPanel(domTree, p))) continue;
     const label = doc.createElement(LABEL);
     while (button.firstChild) label.appendChild(button.firstChild);
