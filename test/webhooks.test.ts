@@ -415,6 +415,32 @@ describe('deliveries', () => {
     expect(row!.failing_since).toBeNull();
   });
 
+  // Issue 48: an agent's PATCH fans its event out in its own statement. An endpoint deleted while that statement makes
+  // its delivery fails it whole (the delivery's foreign key); the PATCH is then made under the row lock, and its event is
+  // written for the dispatcher, which fans it out to the endpoints left.
+  it('answers a PATCH whose fan-out meets an endpoint deleted meanwhile, and delivers its event to the endpoints left', async () => {
+    const { api, agent, orgId } = await orgWithAgent(svc);
+    const kept = receiver.url();
+    const gone = receiver.url();
+    await createEndpoint(api, kept, ['widget.paused']);
+    const doomed = await createEndpoint(api, gone, ['widget.paused']);
+    let patched: Promise<{ status: number }> | undefined;
+    await svc.sql.begin(async (tx) => {
+      await tx`delete from webhook_endpoints where id = ${doomed.id}`;
+      // Committed once the PATCH's statement waits on the deleted row (its delivery's foreign key check).
+      patched = api.patch(`/api/v1/rest/agents/${agent.id}`, { status: 'paused' });
+      await eventually(async () => (await svc.sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
+        where wait_event_type = 'Lock' and query like '%fanned as%'`)[0]!.n > 0);
+    });
+    expect((await patched!).status).toBe(200);
+    await arrived(kept, 1);
+    await settled(svc, [orgId]);
+    expect(receiver.received(kept).map((r) => JSON.parse(r.body).type)).toEqual(['widget.paused']);
+    expect(receiver.received(gone)).toHaveLength(0);
+    expect(await svc.sql`select 1 from events where org_id = ${orgId} and type = 'widget.paused'`).toHaveLength(1);
+    expect((await api.get(`/api/v1/rest/agents/${agent.id}`)).body.status).toBe('paused');
+  });
+
   it('delivers a change committed while no worker ran, once the workers start', async () => {
     // A database of its own: the worker of `svc` would otherwise deliver it at once.
     const own = await freshDatabase();
