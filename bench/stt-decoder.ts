@@ -12,12 +12,13 @@
  * (VARIANTS below) or give settings (`'-maxhmmpf 2000 -ds 2'`); none: every variant.
  */
 import { readFileSync } from 'node:fs';
-import { createEspeak, DECODER_SETTINGS, ttsVoiceOf, WarmDecoder } from '../src/voice/engines.ts';
+import { createEspeak, DECODER_SETTINGS, POCKETSPHINX_MODEL as MODEL, ttsVoiceOf, WarmDecoder } from '../src/voice/engines.ts';
 import { resample } from '../src/voice/audio.ts';
 import { decodeMulaw, FRAME_SAMPLES, MulawFramer, SAMPLE_RATE } from '../src/voice/mulaw.ts';
 import { createVad, ENDPOINT_MS, SILENCE_FED } from '../src/voice/vad.ts';
 import { median, positiveInt, runBenchmark, say } from './harness.ts';
-import { LINES, INTERRUPTION, wordErrors } from './voice-script.ts';
+import { AGENT_GREETING, AGENT_NAME, LINES, INTERRUPTION, wordErrors } from './voice-script.ts';
+import { lexiconOf, wordsOf } from '../src/voice/lexicon.ts';
 
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
 /** Silent frames of a pause fed as they come (the call's SILENCE_FED; BENCH_SILENCE_FED to compare). */
@@ -101,16 +102,24 @@ async function utterancesOf(text: string): Promise<Int16Array[][]> {
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(VARIANTS);
-  const lines = [...LINES, INTERRUPTION, ...MORE_LINES];
-  const benchLines = LINES.length + 1;
+  // BENCH_STT_LINES ('line|line'): only these lines (one figure), e.g. a test's line that must be heard.
+  const only = process.env.BENCH_STT_LINES?.split('|').filter(Boolean);
+  const lines = only ?? [...LINES, INTERRUPTION, ...MORE_LINES];
+  const benchLines = only ? lines.length : LINES.length + 1;
   const utterances = await Promise.all(lines.map(utterancesOf));
   const seconds = utterances.flat().reduce((sum, u) => sum + u.length * FRAME_SAMPLES, 0) / SAMPLE_RATE;
   say(`silence fed ${SILENCE} frames; ${lines.length} lines (${benchLines} of bench:voice), ${utterances.flat().length} utterances, ${seconds.toFixed(1)} s of audio fed per round, ${ROUNDS} rounds a variant; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   // The variants side by side (each decoder its own process): their CPU is their own, whatever runs beside them.
   const results = await Promise.all(names.map(async (name) => {
     // A name of VARIANTS, or the settings themselves (`'-beam 1e-40 -ds 2'`).
-    const settings = name.startsWith('-') ? name.split(/\s+/) : VARIANTS[name];
-    if (!settings) throw new Error(`no variant ${name}`);
+    // `lexicon-N [settings]`: the lexicon of a call to the bench agent with N of the model's words (lexicon.ts).
+    const [head, ...rest] = name.split(/\s+/);
+    const common = /^lexicon-(\d+)$/.exec(head!)?.[1];
+    const lexicon = common ? await lexiconOf(MODEL, wordsOf([AGENT_NAME, AGENT_GREETING]), Number(common)) : null;
+    if (common && !lexicon) throw new Error(`the lexicon of ${name} could not be built`);
+    const given = common ? (rest.length ? rest : DECODER_SETTINGS) : name.startsWith('-') ? name.split(/\s+/) : VARIANTS[name];
+    if (!given) throw new Error(`no variant ${name}`);
+    const settings = lexicon ? [...given, '-dict', lexicon.dict, ...(lexicon.added ? ['-added', lexicon.added] : [])] : given;
     const decoder = new WarmDecoder(settings);
     if (await decoder.end() === null) throw new Error(`the decoder did not start with ${settings.join(' ')}`);
     const cpu: number[] = [];
@@ -136,7 +145,7 @@ async function main(): Promise<void> {
       cpu.push(cpuOf(decoder.pid!) - before);
     }
     decoder.close();
-    return `${(name.startsWith('-') ? 'given' : name).padEnd(22)} CPU ${(median(cpu) / seconds).toFixed(3)} s per audio second, WER ${((errors[0]! / words[0]!) * 100).toFixed(1)} % (${errors[0]} / ${words[0]}), more lines ${((errors[1]! / words[1]!) * 100).toFixed(1)} % (${errors[1]} / ${words[1]}), heard "${first}"  [${settings.join(' ')}]`;
+    return `${(name.startsWith('-') ? 'given' : common ? `lexicon-${common}` : name).padEnd(22)} CPU ${(median(cpu) / seconds).toFixed(3)} s per audio second, WER ${((errors[0]! / words[0]!) * 100).toFixed(1)} % (${errors[0]} / ${words[0]}), more lines ${((errors[1]! / words[1]!) * 100).toFixed(1)} % (${errors[1]} / ${words[1]}), heard "${first}"  [${settings.join(' ')}]`;
   }));
   for (const line of results) say(line);
 }

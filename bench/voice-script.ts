@@ -1,5 +1,9 @@
 /** What bench:voice's callers say (bench/voice.ts), and the word error rate of what was heard: shared with bench/stt-decoder.ts. */
 
+/** The bench agent's name and greeting (its only words: it has no knowledge). */
+export const AGENT_NAME = 'Bench voice';
+export const AGENT_GREETING = 'Hello, Acme here. How can I help?';
+
 /** What the callers say, in turn (the same script on every call). */
 export const LINES = [
   'What are your opening hours',

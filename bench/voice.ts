@@ -31,7 +31,7 @@ import { createEspeak, ttsVoiceOf } from '../src/voice/engines.ts';
 import { MulawFramer } from '../src/voice/mulaw.ts';
 import { ENDPOINT_MS } from '../src/voice/vad.ts';
 import { bargeInChannel, type BargeInEvent } from '../src/voice/call-stream.ts';
-import { INTERRUPTION, LINES, wordErrors } from './voice-script.ts';
+import { AGENT_GREETING, AGENT_NAME, INTERRUPTION, LINES, wordErrors } from './voice-script.ts';
 import { runCallers, runCallersOnThread, type CallerPlan } from './voice-callers.ts';
 import { freshDatabase, onCleanup, percentile, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
 
@@ -120,9 +120,9 @@ async function main(): Promise<void> {
     if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(json)}`);
     return json;
   };
-  const agent = await api('POST', '/agents', { name: 'Bench voice' });
+  const agent = await api('POST', '/agents', { name: AGENT_NAME });
   await api('PATCH', `/agents/${agent.id}`, {
-    greeting: 'Hello, Acme here. How can I help?', interruptions: 'allow', responsiveness: 'normal', phone_settings: { voice_mode: 'stream' },
+    greeting: AGENT_GREETING, interruptions: 'allow', responsiveness: 'normal', phone_settings: { voice_mode: 'stream' },
   });
   const number = (await api('POST', '/phone-numbers', { widget_id: agent.id })).phone_number as string;
 

@@ -460,3 +460,12 @@ function passageOf(r: RankedSentence): Passage {
     ...(r.entry ? { entry: r.entry } : {}),
   };
 }
+
+/**
+ * The words of the agent's knowledge (of four letters or more, as its vocabulary keeps them), the most written first,
+ * at most `limit`: what a call's recognizer listens for beyond common words (src/voice/lexicon.ts).
+ */
+export async function knowledgeWords(store: KnowledgeStore, agentId: string, limit: number): Promise<string[]> {
+  const { vocabulary } = await knowledgeIndex(store, agentId);
+  return [...vocabulary.counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit).map(([w]) => w);
+}

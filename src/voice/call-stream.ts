@@ -21,6 +21,7 @@ import { ttsVoiceOf, type SpeechToText, type SttStream, type TextToSpeech, type 
 import { decodeMulaw, FRAME_SAMPLES, MulawFramer, SAMPLE_RATE } from './mulaw.ts';
 import { CallMixer, saveCallRecording } from './recordings.ts';
 import { createVad, endpointMs, SILENCE_FED } from './vad.ts';
+import { callWords } from './call-words.ts';
 
 /**
  * One streamed call (issue 44): Twilio's media stream protocol on a WebSocket whose token was
@@ -87,6 +88,8 @@ export class CallStream {
   private vad!: ReturnType<typeof createVad>;
   private mixer: CallMixer | null = null;
   private stt: SttStream | null = null;
+  /** The words of this call's agent, for the recognizer (call-words.ts). */
+  private words: Promise<readonly string[]> | undefined;
   /** The transcript of an utterance finished early (finishEarly), while its endpoint is awaited. */
   private early: Promise<string> | null = null;
   /** Silent frames of a pause not yet given to the recognizer (beyond SILENCE_FED): given should words follow, else dropped. */
@@ -167,8 +170,10 @@ export class CallStream {
     this.vad = createVad({ endpointMs: this.endpoint });
     this.earlyFrames = Math.max(1, Math.round(this.endpoint / 2 / (1000 / FRAMES_PER_SECOND)));
     if (this.settings.record) this.mixer = new CallMixer();
-    this.deps.stt.warm?.();
-    this.stt = this.deps.stt.open();
+    // The words the recognizer listens for (the agent's own with common ones), read while the greeting plays.
+    this.words = callWords(this.deps.sql, this.binding.orgId, agent, this.settings.record ? this.settings.recordingConsent : null);
+    this.deps.stt.warm?.(this.words);
+    this.stt = this.deps.stt.open(this.words);
     // The greeting (stored when the call was answered), after the consent line of a recorded call.
     const opening: { id: string | null; text: string }[] = [];
     if (this.settings.record && this.settings.recordingConsent) {
@@ -224,7 +229,7 @@ export class CallStream {
         this.early = null;
       } else {
         const stt = this.stt;
-        this.stt = this.deps.stt.open();
+        this.stt = this.deps.stt.open(this.words);
         heard = stt ? stt.finish() : Promise.resolve('');
       }
       this.queue(() => this.takeTurn(heard, clock));
@@ -240,7 +245,7 @@ export class CallStream {
     // The pause's silence beyond its first frames is not decoded: the utterance is over.
     this.held = [];
     const stt = this.stt;
-    this.stt = this.deps.stt.open();
+    this.stt = this.deps.stt.open(this.words);
     const heard = stt ? stt.finish() : Promise.resolve('');
     heard.catch(() => {});
     this.early = heard;

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { parseWav, resample } from './audio.ts';
+import { lexiconOf, type Lexicon } from './lexicon.ts';
 import { SAMPLE_RATE } from './mulaw.ts';
 
 /**
@@ -21,9 +22,13 @@ export interface SttStream {
 
 export interface SpeechToText {
   readonly name: string;
-  open(): SttStream;
+  /**
+   * `words`: the words the call is likely to hear (the agent's own), which a recognizer may search among first
+   * (pocketsphinx: lexicon.ts); the same promise for every utterance of a call.
+   */
+  open(words?: Promise<readonly string[]>): SttStream;
   /** A call begins: what its first utterance needs (a model loaded) is made ready while its greeting plays. */
-  warm?(): void;
+  warm?(words?: Promise<readonly string[]>): void;
 }
 
 /** How the agent's voice sounds: the engine's voice and its prosody (from the voice profile). */
@@ -40,7 +45,8 @@ export const POCKETSPHINX = process.env.POCKETSPHINX_PATH || 'pocketsphinx_conti
 export const ESPEAK_NG = process.env.ESPEAK_NG_PATH || 'espeak-ng';
 
 /** The en-us model of Debian's `pocketsphinx-en-us`, which `pocketsphinx_continuous` loads by default. */
-const MODEL = '/usr/share/pocketsphinx/model/en-us';
+export const POCKETSPHINX_MODEL = '/usr/share/pocketsphinx/model/en-us';
+const MODEL = POCKETSPHINX_MODEL;
 
 /**
  * A warm pocketsphinx decoder (issue 44): libpocketsphinx, through Python's ctypes, behind a framed protocol on
@@ -57,10 +63,19 @@ ps.ps_init.restype = ctypes.c_void_p; ps.ps_init.argtypes = [ctypes.c_void_p]
 ps.ps_start_utt.argtypes = [ctypes.c_void_p]; ps.ps_end_utt.argtypes = [ctypes.c_void_p]
 ps.ps_process_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
 ps.ps_get_hyp.restype = ctypes.c_char_p; ps.ps_get_hyp.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32)]
-args = [a.encode() for a in ['pocketsphinx'] + sys.argv[1:]]
+ps.ps_add_word.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+argv = sys.argv[1:]
+added = []
+if '-added' in argv:
+    at = argv.index('-added')
+    with open(argv[at + 1], encoding='utf-8') as f: added = [line.split(' ', 1) for line in f if ' ' in line]
+    del argv[at:at + 2]
+args = [a.encode() for a in ['pocketsphinx'] + argv]
 config = sb.cmd_ln_parse_r(None, ps.ps_args(), len(args), (ctypes.c_char_p * len(args))(*args), 1)
 decoder = ps.ps_init(config) if config else None
 if not decoder: sys.exit(2)
+for i, (word, phones) in enumerate(added):
+    ps.ps_add_word(decoder, word.encode(), phones.strip().encode(), 1 if i == len(added) - 1 else 0)
 inp, out, started = sys.stdin.buffer, sys.stdout, False
 while True:
     head = inp.read(5)
@@ -92,11 +107,24 @@ function canRunWarm(): boolean {
 
 /**
  * The decoder's search settings beyond the model (bench/stt-decoder.ts measures the alternatives, bench/README.md
- * bench:voice's third pass): at most 3,000 HMMs and 10 word exits a frame cut its CPU by 40 % on the bench's speech
- * (the lexicon tree's search is most of it), for 7 more word errors in 134; narrower beams, `-ds 2`, `-topn 2` or no
- * second pass cost more words for less. Tighter caps (2,000) lose words a transfer rule listens for ("tomorrow").
+ * bench:voice's third and fifth passes): at most 3,000 HMMs and 10 word exits a frame cut its CPU by 40 % on the bench's
+ * speech (the lexicon tree's search is most of it), for 7 more word errors in 134; narrower beams, `-ds 2`, `-topn 2`
+ * cost more words for less. Tighter caps (2,000) lose words a transfer rule listens for ("tomorrow"). No second
+ * (flat-lexicon) pass: it was a quarter of the CPU left and, with these caps, heard no more words (90 errors in 134
+ * with it and without, fifth pass).
  */
-export const DECODER_SETTINGS: readonly string[] = ['-maxhmmpf', '3000', '-maxwpf', '10'];
+export const DECODER_SETTINGS: readonly string[] = ['-maxhmmpf', '3000', '-maxwpf', '10', '-fwdflat', 'no'];
+
+/** The model's arguments, each replaced by one of `settings` of the same name (`-lm`, `-dict`), then the other settings. */
+function decoderArguments(settings: readonly string[]): string[] {
+  const model: Record<string, string> = { '-hmm': `${MODEL}/en-us`, '-lm': `${MODEL}/en-us.lm.bin`, '-dict': `${MODEL}/cmudict-en-us.dict`, '-logfn': '/dev/null' };
+  const rest: string[] = [];
+  for (let i = 0; i < settings.length; i += 2) {
+    if (settings[i]! in model) model[settings[i]!] = settings[i + 1]!;
+    else rest.push(settings[i]!, settings[i + 1]!);
+  }
+  return [...Object.entries(model).flat(), ...rest];
+}
 
 /** One warm decoder process: utterances one after another, each answered by a line. */
 export class WarmDecoder {
@@ -105,8 +133,12 @@ export class WarmDecoder {
   private buffered = '';
   alive = true;
 
-  constructor(settings: readonly string[] = DECODER_SETTINGS) {
-    this.child = spawn('python3', ['-c', WARM_DECODER, '-hmm', `${MODEL}/en-us`, '-lm', `${MODEL}/en-us.lm.bin`, '-dict', `${MODEL}/cmudict-en-us.dict`, '-logfn', '/dev/null', ...settings],
+  /**
+   * `settings` beyond the model (a lexicon's `-dict` replaces the model's dictionary; `-added FILE`: `word phones`
+   * lines added to the dictionary and the language model); `lexicon` names the pool it returns to.
+   */
+  constructor(settings: readonly string[] = DECODER_SETTINGS, readonly lexicon = '') {
+    this.child = spawn('python3', ['-c', WARM_DECODER, ...decoderArguments(settings)],
       { stdio: ['pipe', 'pipe', 'ignore'] }) as unknown as ChildProcessWithoutNullStreams;
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => {
@@ -167,44 +199,90 @@ export class WarmDecoder {
  * Pocketsphinx, fed as the caller speaks: the search runs while the utterance goes on, so only its tail is left to
  * decode at the endpoint. 16 kHz is the model's rate: the 8 kHz line is upsampled. Warm decoders (the model loaded
  * once, kept between utterances, a pool shared by the recognizer's calls) when Python 3 can load libpocketsphinx;
- * otherwise a `pocketsphinx_continuous` process per utterance.
+ * otherwise a `pocketsphinx_continuous` process per utterance. A call that gives its words searches the lexicon of
+ * those words and the model's most probable ones (lexicon.ts), with a pool of decoders per lexicon.
  */
 export function createPocketsphinx(): SpeechToText {
   if (!canRunWarm()) return continuousPocketsphinx();
-  const idle: WarmDecoder[] = [];
+  /** Idle decoders by their lexicon's dictionary ('' for the whole model's). */
+  const idle = new Map<string, WarmDecoder[]>();
+  let idleCount = 0;
+  const lexicons = new WeakMap<Promise<readonly string[]>, Promise<Lexicon | null>>();
+  const lexiconFor = (words: Promise<readonly string[]> | undefined): Promise<Lexicon | null> => {
+    if (!words) return Promise.resolve(null);
+    let lexicon = lexicons.get(words);
+    if (!lexicon) {
+      // Words that could not be read, or a lexicon that could not be built: the whole model, as before.
+      lexicon = words.then((w) => lexiconOf(MODEL, w), () => null).catch(() => null);
+      lexicons.set(words, lexicon);
+    }
+    return lexicon;
+  };
+  const take = (lexicon: Lexicon | null): WarmDecoder => {
+    const decoder = idle.get(lexicon?.dict ?? '')?.pop();
+    if (decoder) idleCount--;
+    return decoder ?? new WarmDecoder([...DECODER_SETTINGS, ...lexiconSettings(lexicon)], lexicon?.dict ?? '');
+  };
   const release = (decoder: WarmDecoder) => {
-    if (decoder.alive && idle.length < WARM_IDLE) idle.push(decoder);
-    else decoder.close();
+    if (!decoder.alive || idleCount >= WARM_IDLE) return decoder.close();
+    const pool = idle.get(decoder.lexicon) ?? [];
+    pool.push(decoder);
+    idle.set(decoder.lexicon, pool);
+    idleCount++;
   };
   return {
     name: 'pocketsphinx',
     // A decoder for the call's first words, its model loaded now rather than while the caller speaks.
-    warm() { if (idle.length < WARM_IDLE) idle.push(new WarmDecoder()); },
-    open() {
-      // Taken at the utterance's first sound, so the decoder of the one before is free again by then.
+    warm(words) {
+      void lexiconFor(words).then((lexicon) => { if (idleCount < WARM_IDLE) release(take(lexicon)); });
+    },
+    open(words) {
+      // Taken at the utterance's first sound, so the decoder of the one before is free again by then; until the
+      // call's lexicon is ready (built while the greeting plays, or read from its cache), the audio waits for it.
+      const lexicon = lexiconFor(words);
       let decoder: WarmDecoder | null = null;
+      let waiting: Int16Array[] | null = null;
       let over = false;
+      const started = (): Promise<WarmDecoder | null> => lexicon.then((l) => {
+        if (!decoder && waiting) {
+          decoder = take(l);
+          for (const samples of waiting) decoder.write(samples);
+          waiting = null;
+        }
+        return decoder;
+      });
       return {
         write(samples) {
           if (over) return;
-          decoder ??= idle.pop() ?? new WarmDecoder();
-          decoder.write(resample(samples, SAMPLE_RATE, 16000));
+          const up = resample(samples, SAMPLE_RATE, 16000);
+          if (decoder) return decoder.write(up);
+          if (waiting) return void waiting.push(up);
+          waiting = [up];
+          void started();
         },
         async finish() {
           over = true;
-          if (!decoder) return '';
-          const words = await decoder.end();
-          release(decoder);
+          if (!decoder && !waiting) return '';
+          const taken = await started();
+          if (!taken) return '';
+          const words = await taken.end();
+          release(taken);
           return words ?? '';
         },
         abort() {
           if (over) return;
           over = true;
-          if (decoder) void decoder.end().then(() => release(decoder!));
+          if (decoder || waiting) void started().then((taken) => taken?.end().then(() => release(taken)));
         },
       };
     },
   };
+}
+
+/** A lexicon's arguments to the decoder: its dictionary and the words added to the language model. */
+function lexiconSettings(lexicon: Lexicon | null): string[] {
+  if (!lexicon) return [];
+  return ['-dict', lexicon.dict, ...(lexicon.added ? ['-added', lexicon.added] : [])];
 }
 
 /** `pocketsphinx_continuous` through stdin, a process (and a model load) per utterance. */
