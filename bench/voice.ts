@@ -203,6 +203,15 @@ async function main(): Promise<void> {
     });
   }
 
+  // BENCH_HEARD=1: what the recognizer heard of each line, each distinct transcript with how many calls heard it.
+  if (process.env.BENCH_HEARD) {
+    LINES.slice(0, TURNS).forEach((line, i) => {
+      const counts = new Map<string, number>();
+      for (const lines of byCall.values()) if (lines[i] !== undefined) counts.set(lines[i]!, (counts.get(lines[i]!) ?? 0) + 1);
+      say(`heard "${line}": ${[...counts].sort((a, b) => b[1] - a[1]).map(([t, n]) => `${n}× "${t}"`).join(', ')}`);
+    });
+  }
+
   const client = figures(latencies);
   const server = figures(timings.map((t) => Number(t.latency)));
   const barge = figures(bargeIns);
