@@ -10,7 +10,7 @@ import { contactFacts, mergeContactFacts, recordContactConversation } from '../d
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceStyle } from '../db/voice-profiles.ts';
 import { emitEvent } from '../events/emit.ts';
-import { retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
+import { knowledgeWords, retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
 import { warmAnswerEngine } from '../answers/warm.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
@@ -255,6 +255,11 @@ export function groundingOf(sql: Sql, agentId: string): Pick<RuntimeTools, 'sear
  */
 export function warmGrounding(sql: Sql, agentId: string): Promise<void> {
   return warmAnswerEngine(chunkStore(sql), agentId);
+}
+
+/** The words of the agent's knowledge, the most written first, at most `limit` (a streamed call's recognizer listens for them). */
+export function groundingWords(sql: Sql, agentId: string, limit: number): Promise<string[]> {
+  return knowledgeWords(chunkStore(sql), agentId, limit);
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Sql } from '../db/index.ts';
 import { listTransferRules } from '../db/transfer-rules.ts';
-import { knowledgeWords } from '../answers/retrieval.ts';
-import { chunkStore } from '../knowledge/chunk-store.ts';
+import { groundingWords } from '../conversations/lifecycle.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { LEXICON_KNOWLEDGE, wordsOf } from './lexicon.ts';
 
@@ -11,6 +10,6 @@ import { LEXICON_KNOWLEDGE, wordsOf } from './lexicon.ts';
  * recognizer searches these with the language model's most probable words (lexicon.ts); a provider ignores them.
  */
 export async function callWords(sql: Sql, orgId: string, agent: Agent, consent: string | null): Promise<string[]> {
-  const [rules, knowledge] = await Promise.all([listTransferRules(sql, orgId, agent.id), knowledgeWords(chunkStore(sql), agent.id, LEXICON_KNOWLEDGE)]);
+  const [rules, knowledge] = await Promise.all([listTransferRules(sql, orgId, agent.id), groundingWords(sql, agent.id, LEXICON_KNOWLEDGE)]);
   return wordsOf([agent.name, agent.greeting, consent, ...rules.flatMap((r) => [r.name, r.condition]), ...knowledge]);
 }
