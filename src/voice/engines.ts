@@ -218,10 +218,11 @@ export function createPocketsphinx(): SpeechToText {
     }
     return lexicon;
   };
+  const load = (lexicon: Lexicon | null) => new WarmDecoder([...DECODER_SETTINGS, ...lexiconSettings(lexicon)], lexicon?.dict ?? '');
   const take = (lexicon: Lexicon | null): WarmDecoder => {
     const decoder = idle.get(lexicon?.dict ?? '')?.pop();
     if (decoder) idleCount--;
-    return decoder ?? new WarmDecoder([...DECODER_SETTINGS, ...lexiconSettings(lexicon)], lexicon?.dict ?? '');
+    return decoder ?? load(lexicon);
   };
   const release = (decoder: WarmDecoder) => {
     if (!decoder.alive || idleCount >= WARM_IDLE) return decoder.close();
@@ -234,7 +235,7 @@ export function createPocketsphinx(): SpeechToText {
     name: 'pocketsphinx',
     // A decoder for the call's first words, its model loaded now rather than while the caller speaks.
     warm(words) {
-      void lexiconFor(words).then((lexicon) => { if (idleCount < WARM_IDLE) release(take(lexicon)); });
+      void lexiconFor(words).then((lexicon) => { if (idleCount < WARM_IDLE) release(load(lexicon)); });
     },
     open(words) {
       // Taken at the utterance's first sound, so the decoder of the one before is free again by then; until the
