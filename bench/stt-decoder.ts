@@ -9,7 +9,9 @@
  * model load excluded), the word error rate against the scripted lines (the bench's, and a dozen more lines a caller
  * might say), and what it heard of the first line.
  * BENCH_ROUNDS (default 3) passes over the lines per variant; the CPU is their median. The arguments name variants
- * (VARIANTS below) or give settings (`'-maxhmmpf 2000 -ds 2'`); none: every variant.
+ * (VARIANTS below), give settings (`'-maxhmmpf 2000 -ds 2'`), or a call's lexicon (`'lexicon-5000 [settings]'`: the bench
+ * agent's words and the language model's 5,000 most probable, src/voice/lexicon.ts; bench:voice's fifth pass); none:
+ * every variant. BENCH_STT_LINES ('line|line') decodes only those lines.
  */
 import { readFileSync } from 'node:fs';
 import { createEspeak, DECODER_SETTINGS, POCKETSPHINX_MODEL as MODEL, ttsVoiceOf, WarmDecoder } from '../src/voice/engines.ts';
