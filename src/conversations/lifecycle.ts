@@ -6,17 +6,17 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgentToRun, type AgentToRun } from '../db/agents.ts';
-import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
+import { contactFacts, mergeContactFacts, namesSomeone, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceStyle } from '../db/voice-profiles.ts';
-import { emitEvent } from '../events/emit.ts';
+import { checkWrittenEvent, emitEvent, newEventId } from '../events/emit.ts';
 import { retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
 import { warmAnswerEngine } from '../answers/warm.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { Contact } from '../schemas/contacts.ts';
-import { policyAt, type KnownRedaction } from '../db/redaction-cache.ts';
+import { knownRedaction, policyAt, type KnownRedaction } from '../db/redaction-cache.ts';
 import type { AgentRuntime, ReplyStream, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
 import { activitySignal, conversationLifecycleKind, endedSignal, handBackSignal, takeOverSignal } from '../../workflows/conversation.ts';
@@ -36,7 +36,8 @@ import type { OutboundCall } from '../runtime/types.ts';
 import { simulationCriteriaOf } from '../db/simulations.ts';
 import { callAgentTool, callDataCapturedTools, dataSchemaComplete, enabledTools } from '../tools/calls.ts';
 import {
-  deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, openCaptured, recordEvaluation, recordTurn,
+  deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, openCaptured, recordEvaluation,
+  recordEvaluationWithEvent, recordTurn,
   type ConversationRecord,
 } from '../db/conversations.ts';
 import type { FamilyDeps } from '../deps.ts';
@@ -427,14 +428,24 @@ export async function evaluateConversation(deps: ConversationDeps, id: string,
   const extra = conversation.isSimulated ? await simulationCriteriaOf(deps.sql, id) : [];
   if (extra.length) judged.acceptance_criteria = [...(judged.acceptance_criteria ?? []), ...extra];
   const evaluation = await deps.runtime.evaluate({ agent: judged, messages, captured: openCaptured(deps.secrets, id, conversation.captured) });
+  const identity = { visitorId: conversation.visitorId, ...identityOf(agent, evaluation.extracted_data) };
+  // No contact to match and a payload its redaction leaves as it is: the update and its event in one statement.
+  const masking = knownRedaction(agent.id) ?? found.redaction;
+  if (!namesSomeone(identity) && !policyAt(masking.settings, 'webhooks')) {
+    const event = { id: newEventId(), orgId: conversation.orgId, type: 'conversation.evaluated' as const, agentId: agent.id, redactionVersion: masking.version };
+    const written = await recordEvaluationWithEvent(deps.sql, id, evaluation, event);
+    if (written) {
+      checkWrittenEvent(event.type, written.data, { conversation: written.row });
+      return true;
+    }
+    // Gone, or the agent's redaction changed: the transaction's path says which, and masks as the settings now say.
+  }
   const eventId = await deps.sql.begin(async (tx) => {
     // Null when the conversation was deleted meanwhile.
     const evaluated = await recordEvaluation(tx, id, evaluation);
     if (!evaluated) return null;
     // Matched to a contact on the phone or email it revealed (or the visitor id), whose facts it adds to.
-    const contact = await recordContactConversation(tx, conversation.orgId, {
-      conversationId: id, visitorId: conversation.visitorId, at: conversation.startedAt, ...identityOf(agent, evaluation.extracted_data),
-    });
+    const contact = await recordContactConversation(tx, conversation.orgId, { conversationId: id, at: conversation.startedAt, ...identity });
     if (contact) await mergeContactFacts(tx, contact.id, evaluation.extracted_data);
     // A contact matched now is linked to it: read the row again then.
     const data = contact ? await conversationEventData(tx, id) : { conversation: evaluated };

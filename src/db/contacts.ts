@@ -59,6 +59,12 @@ function normalizeIdentity(identity: ContactIdentity): { phone: string | null; e
   return { phone: normalizePhone(identity.phone), email: normalizeEmail(identity.email), visitorId: visitorId && visitorId.length <= 200 ? visitorId : null };
 }
 
+/** Whether these identities name anyone once normalized (recordContactConversation does nothing for those that do not). */
+export function namesSomeone(identity: ContactIdentity): boolean {
+  const id = normalizeIdentity(identity);
+  return Boolean(id.phone || id.email || id.visitorId);
+}
+
 /** Runs `fn` in the caller's transaction, or in a new one. */
 function inTransaction<T>(db: Db, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
   return 'savepoint' in db ? fn(db) : (db.begin(fn) as Promise<T>);

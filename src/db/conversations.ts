@@ -436,6 +436,45 @@ export async function recordEvaluation(db: Db, id: string, evaluation: {
   return row ? toConversation(row) : null;
 }
 
+/**
+ * The list row of conversation `c` (rowColumns) as JSON built by PostgreSQL, as toConversation gives it (keys in its
+ * order; times as toISOString writes them, to the millisecond, in UTC).
+ */
+const rowJson = (db: Db) => db`json_build_object('id', c.id, 'widget_id', c.agent_id, 'surface', c.surface, 'is_simulated', c.is_simulated,
+    'status', c.status, 'started_at', to_char(c.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'ended_at', to_char(c.ended_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'duration_seconds', greatest(0, round(extract(epoch from coalesce(c.ended_at, c.last_activity_at) - c.started_at)))::int,
+    'page_url', c.page_url, 'intent', c.intent, 'outcome', c.outcome, 'extracted_data', c.extracted_data,
+    'criteria_results', c.criteria_results, 'contact_id', c.contact_id, 'labels', c.labels)`;
+
+/**
+ * recordEvaluation and the event reporting it (`{conversation}`: the list row as the update wrote it), in one statement
+ * (issue 48: begin, update, insert and commit were 4), for an event whose payload its agent's redaction does not mask.
+ * Both are written only while the agent's redaction settings are still at `event.redactionVersion` (as insertEvent's
+ * guard); null when nothing was written (the conversation is gone, or the settings changed: the caller takes the
+ * transaction's path). Answers the list row and the event's data as stored.
+ */
+export async function recordEvaluationWithEvent(db: Db, id: string, evaluation: Parameters<typeof recordEvaluation>[2],
+  event: { id: string; orgId: string; type: string; agentId: string; redactionVersion: number }):
+  Promise<{ row: Conversation; data: Record<string, unknown> } | null> {
+  const labels = evaluation.labels ?? [];
+  const [row] = await db<(ConversationRow & { event_data: Record<string, unknown> })[]>`with
+    evaluated as (
+      update conversations c set extracted_data = ${db.json(evaluation.extracted_data as never)},
+        criteria_results = ${db.json(evaluation.criteria_results as never)}, intent = ${evaluation.intent}, outcome = ${evaluation.outcome},
+        labels = array(select l from unnest(c.labels || ${labels}::text[]) with ordinality u(l, n) group by l order by min(n)),
+        evaluation_status = 'completed', evaluated_at = now()
+      where c.id = ${id} and coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${event.redactionVersion}
+      returning ${rowColumns(db)}, json_build_object('conversation', ${rowJson(db)}) as event_data),
+    event as (
+      insert into events (id, org_id, type, agent_id, data, created_at)
+      select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, event_data, clock_timestamp() from evaluated)
+    select * from evaluated`;
+  if (!row) return null;
+  const { event_data: data, ...listed } = row;
+  return { row: toConversation(listed), data };
+}
+
 /** The list rows of conversations by id (the `conversation` of conversation.deleted events), in no particular order. */
 export async function findConversationRows(db: Db, ids: string[]): Promise<Conversation[]> {
   if (ids.length === 0) return [];
