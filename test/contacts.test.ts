@@ -311,6 +311,23 @@ describe('matching conversations to contacts', () => {
     expect((await svc.sql`select contact_id from conversations where id = ${foreign}`)[0]!.contact_id).toBeNull();
   });
 
+  it('one phone or one email alone: creates or finds its contact, relinks a conversation linked to another, uncounting that one', async () => {
+    const { api, orgId } = await newOrg(svc);
+    const conv = await conversation(orgId, await agentOf(api));
+    const at = new Date('2026-04-01T10:00:00.000Z');
+    const byPhone = await recordContactConversation(svc.sql, orgId, { conversationId: conv, phone: phone(), at });
+    expect(byPhone).toMatchObject({ email_lower: null, conversation_count: 1, first_seen_at: at.toISOString(), last_seen_at: at.toISOString() });
+    const held = await create(api, { email_lower: email() });
+    const later = new Date('2026-04-02T10:00:00.000Z');
+    const byEmail = await recordContactConversation(svc.sql, orgId, { conversationId: conv, email: held.email_lower.toUpperCase(), at: later });
+    expect(byEmail).toMatchObject({ id: held.id, phone_e164: null, conversation_count: 1, first_seen_at: later.toISOString() });
+    expect((await api.get(`${K}/${byPhone!.id}`)).body.conversation_count).toBe(0);
+    // Again: linked already, nothing changes (not even its updated_at).
+    const again = await recordContactConversation(svc.sql, orgId, { conversationId: conv, email: held.email_lower, at: new Date() });
+    expect(again).toEqual(byEmail);
+    expect((await svc.sql`select contact_id from conversations where id = ${conv}`)[0]!.contact_id).toBe(held.id);
+  });
+
   it('does not take a phone or email another contact has when filling one in', async () => {
     const { api, orgId } = await newOrg(svc);
     const holder = await create(api, { email_lower: email() });

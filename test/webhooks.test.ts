@@ -10,7 +10,7 @@ import { emitEvent } from '../src/events/emit.ts';
 import { startDeliveryWorkflow } from '../src/events/dispatch.ts';
 import { startDispatcher } from '../src/events/dispatcher.ts';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
-import { sealPlaintextWebhookSecrets } from '../src/db/webhooks.ts';
+import { insertEndpoint, sealPlaintextWebhookSecrets } from '../src/db/webhooks.ts';
 import { colocatedClient } from '../src/temporal/eager.ts';
 import { taskQueues } from '../src/temporal/index.ts';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/index.ts';
@@ -573,6 +573,63 @@ describe('deliveries', () => {
     // The sweep fanned the event out and woke the dispatchers, one of which attempted it; had it not
     // woken them, the next sweep (2 s later, claims older than 2 s) would have handed it to a workflow.
     expect(delivery.workflow_started_at).toBeNull();
+  });
+
+  it('writes an event no endpoint receives dispatched; one written beside an endpoint is received once the endpoint commits first', async () => {
+    const { api, agent, orgId } = await orgWithAgent(svc);
+    const widget = (await api.get(`/api/v1/widgets/${agent.public_key}`)).body;
+    const emit = (db: Parameters<typeof emitEvent>[0]) => emitEvent(db, { orgId, type: 'widget.activated', data: { agent, widget } });
+    const dispatchedAt = async (id: string) => (await svc.sql<{ at: Date | null }[]>`select dispatched_at as at from events where id = ${id}`)[0]!.at;
+    // No endpoint: nothing for a dispatcher to fan out.
+    const unheard = await svc.sql.begin(emit);
+    expect(await dispatchedAt(unheard)).not.toBeNull();
+
+    // An endpoint being created while the event is written, committed before it: the event is left to the dispatcher,
+    // whose fan-out, after the event's commit, sees the endpoint.
+    const url = receiver.url();
+    const box = createSecretBox(Buffer.from(KEY.SECRETS_KEY, 'base64'));
+    let commitEndpoint!: () => void;
+    let endpointWritten!: () => void;
+    const written = new Promise<void>((resolve) => { endpointWritten = resolve; });
+    const endpoint = svc.sql.begin(async (tx) => {
+      await insertEndpoint(tx, box, orgId, { url, events: ['*'], secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` });
+      endpointWritten();
+      await new Promise<void>((resolve) => { commitEndpoint = resolve; });
+    });
+    await written;
+    const heard = await svc.sql.begin(async (tx) => {
+      const id = await emit(tx);
+      commitEndpoint();
+      await endpoint;
+      return id;
+    });
+    const [got] = await arrived(url);
+    expect(got!.headers['webhook-id']).toBe(heard);
+
+    // The other order, in an organization with no endpoint: an event written first holds the endpoints' lock until it
+    // commits, so an endpoint created meanwhile commits after it, and does not receive it.
+    const other = await orgWithAgent(svc);
+    const otherWidget = (await other.api.get(`/api/v1/widgets/${other.agent.public_key}`)).body;
+    const later = receiver.url();
+    let commitEvent!: () => void;
+    let eventWritten!: () => void;
+    const writtenFirst = new Promise<void>((resolve) => { eventWritten = resolve; });
+    const first = svc.sql.begin(async (tx) => {
+      const id = await emitEvent(tx, { orgId: other.orgId, type: 'widget.activated', data: { agent: other.agent, widget: otherWidget } });
+      eventWritten();
+      await new Promise<void>((resolve) => { commitEvent = resolve; });
+      return id;
+    });
+    await writtenFirst;
+    const created = other.api.post(W, { url: later, events: ['*'] });
+    await eventually(async () => (await svc.sql`select 1 from pg_stat_activity
+      where wait_event_type = 'Lock' and wait_event = 'advisory' and query like '%webhook_endpoints%'`).length > 0);
+    commitEvent();
+    expect(await dispatchedAt(await first)).not.toBeNull();
+    expect((await created).status).toBe(201);
+    await settled(svc, [orgId, other.orgId]);
+    expect(receiver.received(later)).toHaveLength(0);
+    expect(receiver.received(url).map((r) => r.headers['webhook-id'])).toEqual([heard]);
   });
 
   it('hands a delivery whose dispatcher died mid-attempt to a workflow, through the recovery sweep', async () => {

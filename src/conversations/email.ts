@@ -7,7 +7,6 @@ import {
   emailMessageKnown, findEmailThread, findInboxByAddress, findThreadConversation, recordEmailMessage, setConversationEmail, setEmailDelivery, takeAutoReply,
 } from '../db/email-inboxes.ts';
 import { touchVisitor } from '../db/live-inbox.ts';
-import { emitEvent } from '../events/emit.ts';
 import { createMailer, type Mailer } from '../mail/outbound.ts';
 import type { InboundMail } from '../mail/inbound.ts';
 import { framedReply } from '../mail/reply-text.ts';
@@ -16,7 +15,7 @@ import { sendEmailReplyKind } from '../../workflows/send-email-reply.ts';
 import { startWorkflow, type StartDeps } from '../temporal/start.ts';
 import { flagNeedsHuman } from '../db/live-inbox.ts';
 import { requestPerson } from '../assignments/index.ts';
-import { addSystemMessage, agentTurn, conversationEventData, signalLifecycle, startLifecycle, type ConversationDeps } from './lifecycle.ts';
+import { addSystemMessage, agentTurn, emitConversationEvent, signalLifecycle, startLifecycle, type ConversationDeps } from './lifecycle.ts';
 
 /**
  * The email channel: mail to an inbox's address becomes a conversation with surface `email`,
@@ -86,7 +85,7 @@ async function receiveInInbox(deps: ConversationDeps & { mailer?: Mailer }, inbo
         conversationId = conversation.id;
         await setConversationEmail(tx, conversationId, { inboxId: inbox.id, address: mail.from, subject: mail.subject });
         await recordContactConversation(tx, inbox.org_id, { conversationId, email: mail.from, at: conversation.startedAt });
-        eventId = await emitEvent(tx, { orgId: inbox.org_id, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversationId) });
+        eventId = await emitConversationEvent(tx, { orgId: inbox.org_id, agentId: agent.id, type: 'conversation.started', conversationId });
       }
       // The same message delivered twice at once: the second waits on the first's key, then undoes everything it did.
       if (!(await recordEmailMessage(tx, { messageId, conversationId, inboxId: inbox.id, direction: 'in' }))) throw new Redelivery();

@@ -1,4 +1,4 @@
-import { agentRedactionPolicy } from '../db/governance.ts';
+import { agentRedactionPolicy, loadAgentRedaction } from '../db/governance.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { deleteConversationRecording } from '../voice/recordings.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -6,19 +6,21 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Db, Sql } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { findAgentToRun, type AgentToRun } from '../db/agents.ts';
-import { contactFacts, mergeContactFacts, recordContactConversation } from '../db/contacts.ts';
+import { contactFacts, mergeContactFacts, namesSomeone, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceStyle } from '../db/voice-profiles.ts';
-import { emitEvent } from '../events/emit.ts';
+import { checkWrittenEvent, emitEvent, newEventId } from '../events/emit.ts';
 import { knowledgeWords, retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
 import { warmAnswerEngine } from '../answers/warm.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
 import { answerFromRows } from '../knowledge/rows.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { Contact } from '../schemas/contacts.ts';
-import { policyAt, type KnownRedaction } from '../db/redaction-cache.ts';
+import { knownAgentOf, knownRedaction, policyAt, type KnownRedaction } from '../db/redaction-cache.ts';
 import type { AgentRuntime, ReplyStream, RuntimeAgent, RuntimeTools, ToolCall, TranscriptMessage, TurnResult } from '../runtime/types.ts';
 import { workflowIds } from '../temporal/ids.ts';
+import type { EventType } from '../schemas/events.ts';
+import { SHAPE_CHECKS } from '../validation.ts';
 import { activitySignal, conversationLifecycleKind, endedSignal, handBackSignal, takeOverSignal } from '../../workflows/conversation.ts';
 import { queueBusinessNotification } from './notify.ts';
 import { startWorkflow, stopWorkflow } from '../temporal/start.ts';
@@ -36,7 +38,8 @@ import type { OutboundCall } from '../runtime/types.ts';
 import { simulationCriteriaOf } from '../db/simulations.ts';
 import { callAgentTool, callDataCapturedTools, dataSchemaComplete, enabledTools } from '../tools/calls.ts';
 import {
-  deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, openCaptured, recordEvaluation, recordTurn,
+  deleteConversation, findConversationRow, findConversationRecord, insertConversation, insertMessages, listMessages, markEnded, openCaptured, recordEvaluation,
+  insertConversationEvent, recordEvaluationWithEvent, recordTurn,
   type ConversationRecord,
 } from '../db/conversations.ts';
 import type { FamilyDeps } from '../deps.ts';
@@ -93,6 +96,23 @@ const inLiveInbox = (conversation: ConversationRecord) =>
 /** The conversation as its events carry it: as the conversations list shows it. */
 export async function conversationEventData(db: Db, id: string): Promise<Record<string, unknown>> {
   return { conversation: (await findConversationRow(db, id)) ?? { id } };
+}
+
+/**
+ * Emits an event of a conversation carrying it as it reads now (conversationEventData), in one statement when its agent's
+ * redaction leaves the payload as it is (the row is not read first). Answers the event's id.
+ */
+export async function emitConversationEvent(tx: Db, input: { orgId: string; agentId: string; type: EventType; conversationId: string }): Promise<string> {
+  const known = knownRedaction(input.agentId) ?? await loadAgentRedaction(tx, input.agentId);
+  if (!policyAt(known.settings, 'webhooks')) {
+    const id = newEventId();
+    const data = await insertConversationEvent(tx, input.conversationId, { ...input, id, redactionVersion: known.version });
+    if (data) {
+      if (SHAPE_CHECKS) checkWrittenEvent(input.type, data, await conversationEventData(tx, input.conversationId));
+      return id;
+    }
+  }
+  return emitEvent(tx, { orgId: input.orgId, agentId: input.agentId, type: input.type, data: await conversationEventData(tx, input.conversationId) });
 }
 
 /** The phone and email a conversation's data names (fields typed `phone` and `email` in the agent's data_schema). */
@@ -152,7 +172,7 @@ export async function startConversation(deps: ConversationDeps, orgId: string, a
     const messages = await insertMessages(tx, conversation.id, [{ role: 'agent', text: greeting }]);
     // A returning visitor's contact: linked (and counted) at once.
     await recordContactConversation(tx, orgId, { conversationId: conversation.id, visitorId, at: conversation.startedAt });
-    const eventId = await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
+    const eventId = await emitConversationEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', conversationId: conversation.id });
     await startLifecycle(deps, conversation, agent);
     return { conversation, messages, eventId };
   });
@@ -192,7 +212,7 @@ export async function startCallerConversation(deps: ConversationDeps, orgId: str
       conversationId: conversation.id, phone: input.caller, at: conversation.startedAt, ...(input.matched !== undefined ? { matched: input.matched } : {}),
     });
     await withinStart(tx, conversation.id);
-    await emitEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', data: await conversationEventData(tx, conversation.id) });
+    await emitConversationEvent(tx, { orgId, agentId: agent.id, type: 'conversation.started', conversationId: conversation.id });
     if (input.lifecycle !== false) await startLifecycle(deps, conversation, agent);
     return conversation;
   });
@@ -387,8 +407,17 @@ export type EndReason = 'visitor' | 'inactivity' | 'closed';
  * when it had ended already. No lifecycle workflow is told (endConversation does that).
  */
 export async function markConversationEnded(tx: Db, id: string, reason: EndReason): Promise<string | null> {
-  const ended = await markEnded(tx, id, reason);
+  // Its agent and redaction as this process knows them (it opened the conversation, or ran a turn of it): the event is
+  // written by the statement that ends it when the redaction leaves its payload as it is (issue 48).
+  const agentId = knownAgentOf(id);
+  const known = agentId ? knownRedaction(agentId) : undefined;
+  const event = agentId && known && !policyAt(known.settings, 'webhooks') ? { id: newEventId(), agentId, redactionVersion: known.version } : undefined;
+  const ended = await markEnded(tx, id, reason, event);
   if (!ended) return null;
+  if (event && ended.event) {
+    checkWrittenEvent('conversation.ended', ended.event, { conversation: ended.listed });
+    return event.id;
+  }
   return emitEvent(tx, { orgId: ended.orgId, agentId: ended.agentId, type: 'conversation.ended', data: { conversation: ended.listed } });
 }
 
@@ -432,14 +461,24 @@ export async function evaluateConversation(deps: ConversationDeps, id: string,
   const extra = conversation.isSimulated ? await simulationCriteriaOf(deps.sql, id) : [];
   if (extra.length) judged.acceptance_criteria = [...(judged.acceptance_criteria ?? []), ...extra];
   const evaluation = await deps.runtime.evaluate({ agent: judged, messages, captured: openCaptured(deps.secrets, id, conversation.captured) });
+  const identity = { visitorId: conversation.visitorId, ...identityOf(agent, evaluation.extracted_data) };
+  // No contact to match and a payload its redaction leaves as it is: the update and its event in one statement.
+  const masking = knownRedaction(agent.id) ?? found.redaction;
+  if (!namesSomeone(identity) && !policyAt(masking.settings, 'webhooks')) {
+    const event = { id: newEventId(), orgId: conversation.orgId, type: 'conversation.evaluated' as const, agentId: agent.id, redactionVersion: masking.version };
+    const written = await recordEvaluationWithEvent(deps.sql, id, evaluation, event);
+    if (written) {
+      checkWrittenEvent(event.type, written.data, { conversation: written.row });
+      return true;
+    }
+    // Gone, or the agent's redaction changed: the transaction's path says which, and masks as the settings now say.
+  }
   const eventId = await deps.sql.begin(async (tx) => {
     // Null when the conversation was deleted meanwhile.
     const evaluated = await recordEvaluation(tx, id, evaluation);
     if (!evaluated) return null;
     // Matched to a contact on the phone or email it revealed (or the visitor id), whose facts it adds to.
-    const contact = await recordContactConversation(tx, conversation.orgId, {
-      conversationId: id, visitorId: conversation.visitorId, at: conversation.startedAt, ...identityOf(agent, evaluation.extracted_data),
-    });
+    const contact = await recordContactConversation(tx, conversation.orgId, { conversationId: id, at: conversation.startedAt, ...identity });
     if (contact) await mergeContactFacts(tx, contact.id, evaluation.extracted_data);
     // A contact matched now is linked to it: read the row again then.
     const data = contact ? await conversationEventData(tx, id) : { conversation: evaluated };

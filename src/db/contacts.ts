@@ -59,6 +59,12 @@ function normalizeIdentity(identity: ContactIdentity): { phone: string | null; e
   return { phone: normalizePhone(identity.phone), email: normalizeEmail(identity.email), visitorId: visitorId && visitorId.length <= 200 ? visitorId : null };
 }
 
+/** Whether these identities name anyone once normalized (recordContactConversation does nothing for those that do not). */
+export function namesSomeone(identity: ContactIdentity): boolean {
+  const id = normalizeIdentity(identity);
+  return Boolean(id.phone || id.email || id.visitorId);
+}
+
 /** Runs `fn` in the caller's transaction, or in a new one. */
 function inTransaction<T>(db: Db, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
   return 'savepoint' in db ? fn(db) : (db.begin(fn) as Promise<T>);
@@ -128,6 +134,11 @@ export async function recordContactConversation(db: Db, orgId: string, input: Co
     && (id.phone ? known.phone_e164 === id.phone : known.email_lower === id.email)) {
     return toContact(await linkConversation(db, orgId, known.id, input.conversationId, at));
   }
+  // One identity and no visitor id (a caller's or texter's number, a mail's sender): no identity to fill in or move, so
+  // matching or creating the contact, counting and linking is one statement (issue 48: 4 statements to 1).
+  if (!id.visitorId && Boolean(id.phone) !== Boolean(id.email)) {
+    return toContact(await upsertAndLink(db, orgId, id.phone ? { phone: id.phone } : { email: id.email! }, input.conversationId, at));
+  }
   return inTransaction(db, async (tx) => {
     await lockIdentities(tx, orgId, id);
     const matched = await matchRow(tx, orgId, id);
@@ -139,6 +150,46 @@ export async function recordContactConversation(db: Db, orgId: string, input: Co
     if (id.visitorId) await adoptVisitorId(tx, orgId, contactId, id.visitorId);
     return toContact(await linkConversation(tx, orgId, contactId, input.conversationId, at));
   });
+}
+
+/**
+ * What the locked path does for one phone or one email, in one statement: the identity's lock, then the contact that
+ * holds it (the unique index's conflict finds it, committed after this statement's snapshot too, as the locked path's
+ * second read would) or a new one holding it, counted and linked as linkConversation does. The count is written by the
+ * upsert itself (a row is updated once per statement), and only when the link changes, as linkConversation's.
+ */
+async function upsertAndLink(db: Db, orgId: string, identity: { phone: string } | { email: string }, conversationId: string, at: Date): Promise<ContactRow> {
+  const phone = 'phone' in identity ? identity.phone : null;
+  const email = 'email' in identity ? identity.email : null;
+  const key = phone ? `phone:${phone}` : `email:${email}`;
+  const target = phone ? db`(org_id, phone_e164)` : db`(org_id, email_lower)`;
+  // `relink`: the conversation exists and is not linked to this contact yet (a new contact is never linked yet).
+  const relink = db`exists (select 1 from previous where previous.contact_id is distinct from k.id)`;
+  const [row] = await db<ContactRow[]>`with
+    locked as (select pg_advisory_xact_lock(hashtextextended(${`contact:${orgId}:${key}`}, 0))),
+    previous as (select contact_id from conversations where id = ${conversationId} and org_id = ${orgId} for update),
+    contact as (
+      insert into contacts as k (id, org_id, phone_e164, email_lower, conversation_count, first_seen_at, last_seen_at)
+      select ${newId()}::uuid, ${orgId}::uuid, ${phone}::text, ${email}::text, counts.n,
+        case when counts.n = 1 then ${at}::timestamptz end, case when counts.n = 1 then ${at}::timestamptz end
+      from locked, (select case when exists (select 1 from previous) then 1 else 0 end as n) counts
+      -- Found: counted when the link changes, else written back as it was (so that it is returned).
+      on conflict ${target} do update set
+        conversation_count = k.conversation_count + case when ${relink} then 1 else 0 end,
+        first_seen_at = case when ${relink} then least(coalesce(k.first_seen_at, ${at}), ${at}) else k.first_seen_at end,
+        last_seen_at = case when ${relink} then greatest(coalesce(k.last_seen_at, ${at}), ${at}) else k.last_seen_at end,
+        updated_at = case when ${relink} then now() else k.updated_at end
+      returning ${db(COLUMNS)}),
+    relinked as (
+      update conversations c set contact_id = (select id from contact) from previous
+      where c.id = ${conversationId} and previous.contact_id is distinct from (select id from contact)
+      returning previous.contact_id as was),
+    -- Relinked to another person: the first one no longer has it.
+    uncounted as (
+      update contacts set conversation_count = greatest(conversation_count - 1, 0), updated_at = now()
+      where id = (select was from relinked) and id <> (select id from contact))
+    select * from contact`;
+  return row!;
 }
 
 /** Gives a matched contact the phone or email it lacked, when no other contact of the organization has it. */

@@ -403,10 +403,24 @@ export async function recordTurn(db: Db, secrets: SecretBox, id: string, turn: {
  * Ends an active conversation and writes its usage record (which outlives it), in one statement.
  * Answers the ended record with its list row as it now reads (the `conversation` of
  * `conversation.ended`), or null when it was already ended (ending twice is a no-op).
+ *
+ * With `event` (issue 48), the same statement writes `conversation.ended`, its data (`{conversation}`, the list row) built
+ * by PostgreSQL, while the conversation's agent is `event.agentId` and its redaction settings are still at
+ * `event.redactionVersion`: `event` in the answer is the data as stored, or null when it was not written (then the caller
+ * emits it, in the same transaction).
  */
-export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactivity' | 'agent' | 'closed'): Promise<(ConversationRecord & { listed: Conversation }) | null> {
+export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactivity' | 'agent' | 'closed',
+  event?: { id: string; agentId: string; redactionVersion: number }):
+  Promise<(ConversationRecord & { listed: Conversation; event: Record<string, unknown> | null }) | null> {
+  const written = event ? db`, event as (
+      insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
+      select ${event.id}::text, c.org_id, 'conversation.ended', c.agent_id, json_build_object('conversation', ${rowJson(db)}), clock_timestamp(),
+        case when event_has_receivers(c.org_id, 'conversation.ended') then null else now() end
+      from ended c
+      where c.agent_id = ${event.agentId} and coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${event.redactionVersion}
+      returning data)` : db``;
   // The usage record's duration: whole seconds between the two times at millisecond precision (as a Date holds them).
-  const [row] = await db<(RecordRow & ConversationRow)[]>`with ended as (
+  const [row] = await db<(RecordRow & ConversationRow & { event_data?: Record<string, unknown> | null })[]>`with ended as (
       update conversations c set status = 'ended', ended_reason = ${reason},
         -- A conversation left idle ended at its last activity, not when the timer noticed.
         ended_at = case when ${reason} = 'inactivity' then last_activity_at else now() end
@@ -416,9 +430,9 @@ export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactiv
       select ${newId()}, org_id, agent_id, id, surface,
         greatest(0, round(extract(epoch from date_trunc('milliseconds', ended_at) - date_trunc('milliseconds', started_at))))::int,
         (select count(*)::int from conversation_messages where conversation_id = ${id}), input_tokens, output_tokens
-      from ended)
-    select ${db(RECORD_COLUMNS)}, ${rowColumns(db)} from ended c`;
-  return row ? { ...toRecord(row), listed: toConversation(row) } : null;
+      from ended) ${written}
+    select ${db(RECORD_COLUMNS)}, ${rowColumns(db)} ${event ? db`, (select data from event) as event_data` : db``} from ended c`;
+  return row ? { ...toRecord(row), listed: toConversation(row), event: row.event_data ?? null } : null;
 }
 
 /**
@@ -434,6 +448,64 @@ export async function recordEvaluation(db: Db, id: string, evaluation: {
     labels = array(select l from unnest(c.labels || ${labels}::text[]) with ordinality u(l, n) group by l order by min(n)),
     evaluation_status = 'completed', evaluated_at = now() where c.id = ${id} returning ${rowColumns(db)}`;
   return row ? toConversation(row) : null;
+}
+
+/**
+ * The list row of conversation `c` (rowColumns) as JSON built by PostgreSQL, as toConversation gives it (keys in its
+ * order; times as toISOString writes them, to the millisecond, in UTC).
+ */
+const rowJson = (db: Db) => db`json_build_object('id', c.id, 'widget_id', c.agent_id, 'surface', c.surface, 'is_simulated', c.is_simulated,
+    'status', c.status, 'started_at', to_char(c.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'ended_at', to_char(c.ended_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'duration_seconds', greatest(0, round(extract(epoch from coalesce(c.ended_at, c.last_activity_at) - c.started_at)))::int,
+    'page_url', c.page_url, 'intent', c.intent, 'outcome', c.outcome, 'extracted_data', c.extracted_data,
+    'criteria_results', c.criteria_results, 'contact_id', c.contact_id, 'labels', c.labels)`;
+
+/**
+ * recordEvaluation and the event reporting it (`{conversation}`: the list row as the update wrote it), in one statement
+ * (issue 48: begin, update, insert and commit were 4), for an event whose payload its agent's redaction does not mask.
+ * Both are written only while the agent's redaction settings are still at `event.redactionVersion` (as insertEvent's
+ * guard); null when nothing was written (the conversation is gone, or the settings changed: the caller takes the
+ * transaction's path). Answers the list row and the event's data as stored.
+ */
+export async function recordEvaluationWithEvent(db: Db, id: string, evaluation: Parameters<typeof recordEvaluation>[2],
+  event: { id: string; orgId: string; type: string; agentId: string; redactionVersion: number }):
+  Promise<{ row: Conversation; data: Record<string, unknown> } | null> {
+  const labels = evaluation.labels ?? [];
+  const [row] = await db<(ConversationRow & { event_data: Record<string, unknown> })[]>`with
+    evaluated as (
+      update conversations c set extracted_data = ${db.json(evaluation.extracted_data as never)},
+        criteria_results = ${db.json(evaluation.criteria_results as never)}, intent = ${evaluation.intent}, outcome = ${evaluation.outcome},
+        labels = array(select l from unnest(c.labels || ${labels}::text[]) with ordinality u(l, n) group by l order by min(n)),
+        evaluation_status = 'completed', evaluated_at = now()
+      where c.id = ${id} and coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${event.redactionVersion}
+      returning ${rowColumns(db)}, json_build_object('conversation', ${rowJson(db)}) as event_data),
+    event as (
+      insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
+      select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, event_data, clock_timestamp(),
+        case when event_has_receivers(${event.orgId}::uuid, ${event.type}::text) then null else now() end from evaluated)
+    select * from evaluated`;
+  if (!row) return null;
+  const { event_data: data, ...listed } = row;
+  return { row: toConversation(listed), data };
+}
+
+/**
+ * An event of a conversation (`{conversation}`: its list row as it reads now) written in one statement, its data built
+ * by PostgreSQL (issue 48: the row was read, then the event inserted), for an event whose payload its agent's redaction
+ * does not mask. Written only while the agent's redaction settings are still at `event.redactionVersion`; null when
+ * nothing was written (no such conversation, or the settings changed). Answers the data as stored.
+ */
+export async function insertConversationEvent(db: Db, conversationId: string,
+  event: { id: string; orgId: string; type: string; agentId: string; redactionVersion: number }): Promise<Record<string, unknown> | null> {
+  const [row] = await db<{ data: Record<string, unknown> }[]>`
+    insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
+    select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, json_build_object('conversation', ${rowJson(db)}),
+      clock_timestamp(), case when event_has_receivers(${event.orgId}::uuid, ${event.type}::text) then null else now() end
+    from conversations c
+    where c.id = ${conversationId} and coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${event.redactionVersion}
+    returning data`;
+  return row ? row.data : null;
 }
 
 /** The list rows of conversations by id (the `conversation` of conversation.deleted events), in no particular order. */

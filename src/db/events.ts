@@ -20,7 +20,9 @@ export async function insertEvent(tx: Db, event: NewEvent, redactionVersion?: nu
   const guard = redactionVersion === undefined || !event.agentId
     ? tx``
     : tx`where coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${redactionVersion}`;
-  const written = await tx`insert into events (id, org_id, type, agent_id, data, created_at)
-    select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, ${event.data as never}::json, clock_timestamp() ${guard}`;
+  // An event no endpoint would receive is written dispatched: no dispatcher is woken for it (event_has_receivers, migration 062).
+  const written = await tx`insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
+    select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, ${event.data as never}::json, clock_timestamp(),
+      case when event_has_receivers(${event.orgId}::uuid, ${event.type}::text) then null else now() end ${guard}`;
   return written.count === 1;
 }

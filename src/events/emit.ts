@@ -3,6 +3,7 @@ import { pooledRandomBytes } from '../ids.ts';
 import { insertEvent, type OutboxEvent } from '../db/events.ts';
 import type { EventType } from '../schemas/events.ts';
 import { checkEventShape } from './shapes.ts';
+import { SHAPE_CHECKS } from '../validation.ts';
 import { loadAgentRedaction } from '../db/governance.ts';
 import { knownRedaction, policyAt, type KnownRedaction } from '../db/redaction-cache.ts';
 import { PAYLOAD_KEPT_FIELDS, redactValue } from '../domain/redaction.ts';
@@ -66,4 +67,19 @@ export function prepareAgentEvent(input: EventInput & { agentId: string }, known
     id: newEventId(), orgId: input.orgId, type: input.type, agentId: input.agentId,
     json: JSON.stringify(masked(input.data, known)), redactionVersion: known.version,
   };
+}
+
+/**
+ * In test mode, holds an event whose data PostgreSQL built (the statement that wrote the change wrote it too: issue 48)
+ * to its schema, and to `expected`, the data emitEvent would have written from the row the statement returned: any
+ * drift between the two fails the change in the test.
+ */
+export function checkWrittenEvent(type: EventType, stored: Record<string, unknown>, expected: Record<string, unknown>): void {
+  if (!SHAPE_CHECKS) return;
+  checkEventShape(type, stored);
+  const [a, b] = [JSON.stringify(stored), JSON.stringify(expected)];
+  if (a === b) return;
+  const message = `event drift: ${type} data written by PostgreSQL differs from the row it reports:\n  stored:   ${a.slice(0, 2000)}\n  expected: ${b.slice(0, 2000)}`;
+  process.stderr.write(`${message}\n`);
+  throw new Error(message);
 }
