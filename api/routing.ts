@@ -118,12 +118,21 @@ export interface RouteFamily {
   order?: number;
 }
 
-function validator(schema: TSchema | undefined, coerce: boolean): ValidateFunction | null {
-  return schema ? compileValidator(schema, { coerce, defaults: coerce }) : null;
+/**
+ * A route's validator, compiled by ajv on the route's first request rather than at start (issue 48): an idle
+ * service held every route's compiled validators, for routes it may never serve. ajv compiles a schema into the
+ * same function whenever it does, so each request is checked as before. test/fuzz-routes.test.ts calls every
+ * route, so a schema ajv refuses still fails the tests, where it used to fail the start.
+ */
+function validator(schema: TSchema | undefined, coerce: boolean): (() => ValidateFunction) | null {
+  if (!schema) return null;
+  let compiled: ValidateFunction | undefined;
+  return () => (compiled ??= compileValidator(schema, { coerce, defaults: coerce }));
 }
 
-function check(validate: ValidateFunction | null, value: unknown): unknown {
-  if (!validate) return value;
+function check(validator: (() => ValidateFunction) | null, value: unknown): unknown {
+  if (!validator) return value;
+  const validate = validator();
   if (!validate(value)) throw validationError(formatErrors(validate.errors));
   return value;
 }
@@ -205,7 +214,7 @@ function compose(def: RouteDef, isPublic: boolean) {
     if (!isPublic) for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
     def.refuseRequest?.(input as never);
     // A path id that is not even well-formed names nothing: 404, as for an unknown one.
-    if (params && !params(ctx.params)) throw new AppError(404, 'not_found', 'resource not found');
+    if (params && !params()(ctx.params)) throw new AppError(404, 'not_found', 'resource not found');
 
     const stored = (reply: Reply): StoredResponse => {
       checkReply?.(reply);
@@ -238,7 +247,7 @@ function uploadFingerprint(upload: Upload): Record<string, unknown> {
 /** A route ready to register: its full path, its method and the handler made from its definition. */
 export interface CompiledRoute { path: string; method: Method; handler: (ctx: AppContext) => Promise<void> }
 
-/** Makes each of a family's routes into a handler (validators compiled once), with its full path. */
+/** Makes each of a family's routes into a handler (its validators compiled once, on its first request), with its full path. */
 export function compileFamily(family: RouteFamily): CompiledRoute[] {
   return family.routes.map((def) => ({ path: family.base + def.path, method: def.method, handler: compose(def, family.public === true) }));
 }

@@ -520,7 +520,9 @@ function asksAboutChild(text: string): boolean {
 
 const require = createRequire(import.meta.url);
 const porter2 = require('wink-porter2-stemmer') as (word: string) => string;
-const frenchStemmer = (require('snowball-stemmers') as { newStemmer(lang: string): { stem(word: string): string } }).newStemmer('french');
+let french: { stem(word: string): string } | undefined;
+/** Snowball's French stemmer, required on the first word it stems: its module is 0.8 MB of source an idle service held (issue 48). */
+const frenchStemmer = () => french ??= (require('snowball-stemmers') as { newStemmer(lang: string): { stem(word: string): string } }).newStemmer('french');
 /** Stems already computed: a site's and its questions' words recur. */
 const stemmed = new Map<string, string>();
 const STEMS_KEPT = 100_000;
@@ -536,7 +538,7 @@ export function stem(word: string): string {
   let out = stemmed.get(word);
   if (out !== undefined) return out;
   const english = porter2(word);
-  out = word.length < 5 || /\d/.test(word) || isKnownWord(word) || isKnownWord(english) ? english : frenchStemmer.stem(word);
+  out = word.length < 5 || /\d/.test(word) || isKnownWord(word) || isKnownWord(english) ? english : frenchStemmer().stem(word);
   if (stemmed.size >= STEMS_KEPT) stemmed.clear();
   stemmed.set(word, out);
   return out;

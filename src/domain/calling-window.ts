@@ -1,6 +1,6 @@
-import parsePhoneNumber from 'libphonenumber-js';
 import { DateTime } from 'luxon';
 import { WEEKDAYS, type CallingWindow, type Weekday } from '../schemas/campaigns.ts';
+import { phoneLibMin } from './phone-lib.ts';
 
 /**
  * Calling windows: when a campaign may start a call, in the callee's own timezone. Pure: the
@@ -41,7 +41,7 @@ const NANP_EASTERN = new Set(('201 202 203 207 212 215 216 220 223 229 231 234 2
 /** The zone of a number from its country and (North America) area code; `fallback` when it cannot be told. */
 export function zoneOfNumber(e164: string, fallback: string): string {
   let country: string | undefined;
-  try { country = parsePhoneNumber(e164)?.country; } catch { country = undefined; }
+  try { country = phoneLibMin().parsePhoneNumberFromString(e164)?.country; } catch { country = undefined; }
   if (e164.startsWith('+1') && (!country || country === 'US' || country === 'CA')) {
     const area = e164.slice(2, 5);
     if (NANP_ZONES[area]) return NANP_ZONES[area]!;

@@ -1,8 +1,9 @@
-import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js/max';
+import type { CountryCode } from 'libphonenumber-js/max';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { createRequire } from 'node:module';
 import type * as Stdnum from 'stdnum';
 import type { RedactionKind } from '../schemas/governance.ts';
+import { phoneLibMax } from './phone-lib.ts';
 
 /**
  * Personal data found in free text, and the text with it masked (issue 47). Each detector pairs a
@@ -67,7 +68,7 @@ function findEmails(text: string): Finding[] {
 }
 
 function findPhones(text: string, country: string | undefined): Finding[] {
-  const found = findPhoneNumbersInText(text, country ? { defaultCountry: country as CountryCode } : {});
+  const found = phoneLibMax().findPhoneNumbersInText(text, country ? { defaultCountry: country as CountryCode } : {});
   return found.map((f) => ({ kind: 'phone' as const, start: f.startsAt, end: f.number.ext ? endOfNumber(text, f.startsAt, f.number.nationalNumber) : f.endsAt,
     mask: maskPhone(f.number.number, f.number.countryCallingCode) }));
 }

@@ -1,10 +1,5 @@
-import { createRequire } from 'node:module';
 import type { CountryCode } from 'libphonenumber-js/max';
-import type * as Phone from 'libphonenumber-js/max';
-
-let phone: typeof Phone | undefined;
-/** libphonenumber-js with its full metadata, loaded on the first number to read (its CommonJS build): about 5 MiB an idle service does not need. */
-const phoneLib = (): typeof Phone => phone ??= createRequire(import.meta.url)('libphonenumber-js/max') as typeof Phone;
+import { phoneLibMax as phoneLib } from '../domain/phone-lib.ts';
 import type { Lang } from '../answers/phrases.ts';
 import { DECLINE_FIELD, isQuestion } from './signals.ts';
 import { fold, overlap, terms } from '../answers/text.ts';

@@ -1,4 +1,3 @@
-import parsePhoneNumber from 'libphonenumber-js';
 import type { Db } from '../db/index.ts';
 import { agentExists, findAgent } from '../db/agents.ts';
 import { creditBalance, ensureStartingCredits, lockCredits } from '../db/credits.ts';
@@ -9,6 +8,7 @@ import {
 import { chargeCredits, insufficientCredits } from '../credits/index.ts';
 import { AppError, fieldError, notFound } from '../errors.ts';
 import type { PhoneNumber, PhoneNumberBuy, PhoneNumberPatch } from '../schemas/phone-numbers.ts';
+import { phoneLibMin } from '../domain/phone-lib.ts';
 import { CarrierError, MONTHLY_COST_CENTS, type Carrier, type NumberType } from './carrier.ts';
 import { agentHasActiveCampaign } from './campaign-guard.ts';
 import { purchaseReference, startNumberBilling, stopNumberBilling } from './billing.ts';
@@ -56,7 +56,7 @@ async function refusal(tx: Db, carrier: Carrier, orgId: string, phoneNumber: str
 }
 
 function countryOf(phoneNumber: string): string {
-  return parsePhoneNumber(phoneNumber)?.country ?? 'US';
+  return phoneLibMin().parsePhoneNumberFromString(phoneNumber)?.country ?? 'US';
 }
 
 /** Buys a number for an agent: the first month is charged (402 otherwise), webhooks wired, billing scheduled. */

@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -17,10 +20,22 @@ import { isWorkflowPromise } from './workflow-realm.ts';
 
 const BUNDLER = codeFile('src', 'temporal', 'bundle-workflows');
 
-/** The workflow bundle, built by webpack in a child process (see bundle-workflows.ts). */
-export async function bundleWorkflowsInChild(): Promise<{ code: string }> {
-  const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, BUNDLER], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
-  return { code: stdout };
+/**
+ * The workflow bundle, built by webpack in a child process (see bundle-workflows.ts) into a file of a folder of its
+ * own: the SDK reads it once (see workersSharingOneWorkflowThread), where a bundle given as text stays in every
+ * worker's options for the life of the process (1.9 million characters, 3.6 MiB: its comments hold a few non-ASCII
+ * characters, so V8 keeps it in two bytes a character). `remove` deletes the folder once the workers are created.
+ */
+export async function bundleWorkflowsInChild(): Promise<{ codePath: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ams-workflow-bundle-'));
+  const codePath = join(dir, 'workflow-bundle.js');
+  try {
+    await promisify(execFile)(process.execPath, [...process.execArgv, BUNDLER, codePath], { encoding: 'utf8' });
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return { codePath, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /**
@@ -65,35 +80,60 @@ async function scopedWorkflowCreator(create: () => Promise<WorkflowCreator>): Pr
 }
 
 /**
+ * What a worker of the set holds of the shared creator: its own `destroy`, counted. Built here, outside
+ * `createWorkflowCreator`, so its closures hold the creator only: a closure made in that method would share its
+ * scope, and with it the bundle it was called with (3.6 MiB of code and its source map, one per worker).
+ */
+function creatorUse(creator: WorkflowCreator, release: (creator: WorkflowCreator) => Promise<void>): WorkflowCreator {
+  let destroyed = false;
+  return {
+    createWorkflow: (createOptions) => creator.createWorkflow(createOptions),
+    destroy: async () => {
+      if (destroyed) return;
+      destroyed = true;
+      await release(creator);
+    },
+  };
+}
+
+/**
  * A Worker class whose instances share ONE workflow thread (a V8 isolate holding the SDK and the
  * bundle, about 55 MiB) instead of one each: the SDK's extension point for this is the protected
  * static `createWorkflowCreator`. Workflow runs are keyed by run id, so runs of every task queue can
  * live in one thread, as runs of one queue already do with the SDK's reused V8 context. The thread
  * knows the activity names of every worker (it only uses them to fail unknown local activities
  * early), and is destroyed when the last worker using it shuts down.
+ *
+ * The bundle is parsed once for the set too (`getOrCreateBundle`, the SDK's other protected static): the
+ * SDK parses it again for every worker (a new copy of its code with the source map rewritten, and a
+ * throw-away V8 context running it), and each copy is the same text, so the workers' build ids (the
+ * code's hash) are unchanged. `forgetBundle` drops the set's reference once its workers are created.
  */
-function workersSharingOneWorkflowThread(activityNames: string[]): typeof Worker {
+function workersSharingOneWorkflowThread(activityNames: string[]): { Worker: typeof Worker; forgetBundle(): void } {
   let shared: Promise<WorkflowCreator> | undefined;
+  let bundle: ReturnType<typeof Worker['getOrCreateBundle']> | undefined;
   let users = 0;
-  return class SharedThreadWorker extends Worker {
-    protected static override async createWorkflowCreator(...[bundle, options, logger]: Parameters<typeof Worker['createWorkflowCreator']>): Promise<WorkflowCreator> {
-      shared ??= scopedWorkflowCreator(() => super.createWorkflowCreator(bundle, { ...options, activities: new Map(activityNames.map((name) => [name, async () => undefined])) }, logger));
-      const creator = await shared;
-      users += 1;
-      let destroyed = false;
-      return {
-        createWorkflow: (createOptions) => creator.createWorkflow(createOptions),
-        destroy: async () => {
-          if (destroyed) return;
-          destroyed = true;
-          users -= 1;
-          if (users === 0) {
-            shared = undefined;
-            await creator.destroy();
-          }
-        },
-      };
+  const release = async (creator: WorkflowCreator) => {
+    users -= 1;
+    if (users === 0) {
+      shared = undefined;
+      await creator.destroy();
     }
+  };
+  return {
+    forgetBundle: () => { bundle = undefined; },
+    Worker: class SharedThreadWorker extends Worker {
+      protected static override getOrCreateBundle(...args: Parameters<typeof Worker['getOrCreateBundle']>): ReturnType<typeof Worker['getOrCreateBundle']> {
+        return bundle ??= super.getOrCreateBundle(...args);
+      }
+
+      protected static override async createWorkflowCreator(...[workflowBundle, options, logger]: Parameters<typeof Worker['createWorkflowCreator']>): Promise<WorkflowCreator> {
+        shared ??= scopedWorkflowCreator(() => super.createWorkflowCreator(workflowBundle, { ...options, activities: new Map(activityNames.map((name) => [name, async () => undefined])) }, logger));
+        const creator = await shared;
+        users += 1;
+        return creatorUse(creator, release);
+      }
+    },
   };
 }
 
@@ -128,15 +168,19 @@ export async function startWorkers(opts: Omit<ActivityDeps, 'temporal' | 'runtim
   const activities = await createActivities({ ...opts, temporal, secrets, runtime: opts.runtime ?? createRuntime(opts.config) });
   const kinds = opts.kinds ?? (Object.keys(queues) as TaskQueueKind[]);
   // One bundle for every worker: each `workflowsPath` would run webpack again and keep its output.
-  const workflowBundle = opts.workflowBundle ?? await bundleWorkflowsInChild();
-  const SharedThreadWorker = workersSharingOneWorkflowThread(kinds.flatMap((kind) => Object.keys(activities[kind])));
-  const workers = await Promise.all(kinds.map((kind) => SharedThreadWorker.create({
+  const built = opts.workflowBundle ? undefined : await bundleWorkflowsInChild();
+  const workflowBundle = opts.workflowBundle ?? { codePath: built!.codePath };
+  const workerSet = workersSharingOneWorkflowThread(kinds.flatMap((kind) => Object.keys(activities[kind])));
+  const workers = await Promise.all(kinds.map((kind) => workerSet.Worker.create({
     connection, namespace: opts.namespace, taskQueue: queues[kind],
     activities: activities[kind], workflowBundle, ...WORKER_SIZES[kind],
     shutdownGraceTime: '10 seconds',
     // In the main thread: the SDK's in-process creator (its `debugMode`), with the deadlock timeout it has in a thread.
     ...(opts.config.WORKFLOW_THREAD === 'main' ? { debugMode: true, isolateExecutionTimeout: WORKFLOW_TASK_TIMEOUT } : {}),
-  })));
+  }))).finally(async () => {
+    workerSet.forgetBundle();
+    await built?.remove();
+  });
   const running = Promise.all(workers.map((w) => w.run()));
   // Starts through this client on these queues may be eager (see eager.ts).
   const unregister = registerColocatedClient(new Client({ connection, namespace: opts.namespace }), opts.namespace, kinds.map((kind) => queues[kind]));
