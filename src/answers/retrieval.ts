@@ -253,8 +253,10 @@ export async function retrievePassages(store: KnowledgeStore, agentId: string, q
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
   // A message that tells a story before it asks, or asks two things: each part's passages, then the whole message's,
   // taken in turn (the first of each, then the second of each…), so that every part has its passages among the first.
-  const { asks, story } = questionParts(query);
-  if (asks.length === 1 && !story) return passagesFor(store, agentId, query, {}, limit);
+  const { asks: parts, story } = questionParts(query);
+  if (parts.length === 1 && !story) return passagesFor(store, agentId, query, {}, limit);
+  // A part that names nothing but the kind of answer it wants ("… a massage, and how much?") asks it of the part before.
+  const asks = parts.map((ask, i) => (i > 0 && !analyzeQuestion(ask).terms.some((t) => !t.typeWord) ? `${parts[i - 1]} ${ask}` : ask));
   const lists = await Promise.all([
     ...asks.map((ask) => passagesFor(store, agentId, ask, { story, message: query }, limit)),
     passagesFor(store, agentId, query, {}, limit),
@@ -273,7 +275,7 @@ export async function retrievePassages(store: KnowledgeStore, agentId: string, q
   return out;
 }
 
-/** The `limit` best fused passages for `text` (a message, or one part of it `asked` in a message). */
+/** The `limit` best fused passages for `text` (a message, or one part of it `asked` in a message), each widened on its page. */
 async function passagesFor(store: KnowledgeStore, agentId: string, text: string, asked: AskedIn, limit: number): Promise<Passage[]> {
   // Read deeper than the limit: passages about another entity than the one asked go after the others.
   const { text: spelt, knowledge, fused, known, best } = await fusedRetrieval(store, agentId, text, limit * 3, asked.story);
@@ -281,9 +283,82 @@ async function passagesFor(store: KnowledgeStore, agentId: string, text: string,
     const c = known.get(id);
     if (!c) return [];
     const r = best.get(id);
-    return [{ text: c.text, url: c.url, title: c.title, score, section: c.section, ...(r ? { answer: r.sentence } : {}) }];
+    return [{ id, ord: c.ord, text: c.text, url: c.url, title: c.title, score, section: c.section, ...(r ? { answer: r.sentence } : {}) }];
   });
-  return preferAsked(entityText(spelt, asked, knowledge.entities), passages, knowledge.entities).slice(0, limit);
+  return widened(store, preferAsked(entityText(spelt, asked, knowledge.entities), passages, knowledge.entities), limit);
+}
+/** How many places on either side of a passage its window may reach (`widened`). */
+const WINDOW_SPAN = 3;
+/** The characters a passage's window grows to: the crawler's own longest passage (`chunkText`'s default). */
+const WINDOW_CHARS = 1200;
+
+/**
+ * The `limit` first passages, each widened into the passages next to it on its page while the whole stays within
+ * WINDOW_CHARS, alternately the one after and the one before, and none past a gap: the passage a word or meaning found
+ * is often a heading's first lines, or a sentence whose figures stand in the passage after ("tenants get a little
+ * something extra" / "Tenant discount: 10% off"), and a model judges better from the section than from a fragment.
+ * A passage that an earlier one's window already holds is left out, and the next takes its place. A neighbour under
+ * another heading than the passage's own keeps its heading, as the window's first line for it.
+ */
+async function widened(store: KnowledgeStore, passages: (Passage & { id: string; ord: number })[], limit: number): Promise<Passage[]> {
+  const pool = passages.slice(0, limit * 2);
+  const near = new Map<string, ChunkRow[]>();
+  for (const row of await store.chunksNear(pool.map((p) => p.id), WINDOW_SPAN)) near.set(row.near, [...near.get(row.near) ?? [], row]);
+  const out: Passage[] = [];
+  const held = new Set<string>();
+  for (const { id, ord, ...passage } of pool) {
+    if (out.length >= limit) break;
+    if (held.has(id)) continue;
+    const byOrd = new Map((near.get(id) ?? []).map((r) => [r.ord, r]));
+    const window: { id: string; text: string; section: string | null }[] = [{ id, text: passage.text, section: passage.section ?? null }];
+    // At most: each passage led by its heading, and a line between two (`windowed`).
+    const lengthOf = (w: { text: string; section?: string | null }) => w.text.length + headingOf(w.section ?? null).length + 2;
+    let size = lengthOf(passage);
+    let [before, after] = [ord - 1, ord + 1];
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const side of ['after', 'before'] as const) {
+        const row = byOrd.get(side === 'after' ? after : before);
+        const grown = row && size + lengthOf(row);
+        if (!row || grown! > WINDOW_CHARS) continue;
+        if (side === 'after') { window.push(row); after++; } else { window.unshift(row); before--; }
+        size = grown!;
+        grew = true;
+      }
+    }
+    for (const w of window) held.add(w.id);
+    out.push(window.length === 1 ? passage : { ...passage, ...windowed(window) });
+  }
+  return out;
+}
+
+/**
+ * The passages of a window as one passage: under the section path they share, each led by its own heading where it
+ * stands under a deeper one than that and than the passage before it, and the words the chunker repeats from one
+ * passage at the start of the next given once.
+ */
+function windowed(window: { text: string; section: string | null }[]): { text: string; section: string | null } {
+  const paths = window.map((w) => w.section?.split(' › ') ?? []);
+  let shared = paths[0]!.length;
+  for (const p of paths) while (shared > 0 && p.slice(0, shared).join(' › ') !== paths[0]!.slice(0, shared).join(' › ')) shared--;
+  const section = paths[0]!.slice(0, shared).join(' › ') || null;
+  let text = '';
+  window.forEach((w, i) => {
+    const heading = w.section !== section && (i === 0 || w.section !== window[i - 1]!.section) ? headingOf(w.section) : '';
+    const piece = heading && !w.text.startsWith(heading) ? `${heading}\n${w.text}` : w.text;
+    const repeated = text ? overlapOf(text, piece) : 0;
+    text = !text ? piece : repeated ? text + piece.slice(repeated) : `${text}\n${piece}`;
+  });
+  return { text, section };
+}
+
+/** The last heading of a section path ("Packing Supplies › Tenant discount": "Tenant discount"). */
+const headingOf = (section: string | null): string => section?.split(' › ').pop() ?? '';
+
+/** How many of `next`'s first characters repeat `text`'s last ones (the chunker's overlap: 20 to 300 characters). */
+function overlapOf(text: string, next: string): number {
+  for (let n = Math.min(300, text.length, next.length); n >= 20; n--) if (text.endsWith(next.slice(0, n))) return n;
+  return 0;
 }
 
 /**
