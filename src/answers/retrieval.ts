@@ -263,12 +263,16 @@ export async function retrievePassages(store: KnowledgeStore, agentId: string, q
   ]);
   const out: Passage[] = [];
   const seen = new Set<string>();
+  const held = new Set<string>();
   for (let i = 0; out.length < limit && lists.some((l) => i < l.length); i++) {
     for (const list of lists) {
       const p = list[i];
       const key = p && `${p.url}#${p.section ?? ''}#${p.text.slice(0, 80)}`;
+      const window = p && windows.get(p);
       if (!p || !key || seen.has(key) || out.length >= limit) continue;
+      if (window && held.has(window.id)) continue;
       seen.add(key);
+      for (const id of window?.held ?? []) held.add(id);
       out.push(p);
     }
   }
@@ -300,6 +304,9 @@ const WINDOW_CHARS = 1200;
  * A passage that an earlier one's window already holds is left out, and the next takes its place. A neighbour under
  * another heading than the passage's own keeps its heading, as the window's first line for it.
  */
+/** The passage each given passage was found as, and those its window holds (for the parts' lists merged). */
+const windows = new WeakMap<Passage, { id: string; held: string[] }>();
+
 async function widened(store: KnowledgeStore, passages: (Passage & { id: string; ord: number })[], limit: number): Promise<Passage[]> {
   const pool = passages.slice(0, limit * 2);
   const near = new Map<string, ChunkRow[]>();
@@ -327,7 +334,9 @@ async function widened(store: KnowledgeStore, passages: (Passage & { id: string;
       }
     }
     for (const w of window) held.add(w.id);
-    out.push(window.length === 1 ? passage : { ...passage, ...windowed(window) });
+    const given = window.length === 1 ? passage : { ...passage, ...windowed(window) };
+    windows.set(given, { id, held: window.map((w) => w.id) });
+    out.push(given);
   }
   return out;
 }
