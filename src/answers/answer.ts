@@ -220,10 +220,12 @@ function cellsAsked(q: Question, row: string): string {
   const hits = cells.map((c) => {
     const label = [...stems(c.label!)];
     const n = label.filter((st) => asked.has(st)).length;
-    return { whole: label.length > 0 && n === label.length, n: n * 2 >= label.length ? n : 0 };
+    // A cell named must also hold the kind of answer wanted: "combien la part" asks a price, not "Nombre de parts".
+    const holds = !q.want || holdsType(c.cell, q.want);
+    return { whole: holds && label.length > 0 && n === label.length, n: n * 2 >= label.length && holds ? n : 0 };
   });
-  // Cells whose heading the question names whole; else those whose heading it names the most of, half at least
-  // ("the trade counter" names "Trade counter & will-call", not "Showroom").
+  // Cells whose heading the question names whole; else those whose heading it names the most of, half at least; each
+  // holding what it asks ("the trade counter open?" names "Trade counter & will-call: 7:00 am", not "Showroom").
   const most = Math.max(...hits.map((h) => h.n));
   const named = hits.some((h) => h.whole) ? cells.filter((_, i) => hits[i]!.whole) : cells.filter((_, i) => most > 0 && hits[i]!.n === most);
   if (!named.length || named.length === cells.length) return row;
