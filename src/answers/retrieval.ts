@@ -247,7 +247,7 @@ export function useFusion(k: number, weights: number[]): void {
  * encoder (Universal Sentence Encoder lite) was trained on English. On the French development site, recall@5 46 of 48
  * at 1 (as English), 48 at 0.5, 47 at 0 (bench/README.md, "Ninth pass").
  */
-const FOREIGN_MEANING = Number(process.env.FOREIGN_MEANING ?? 0.5);
+const FOREIGN_MEANING = 0.5;
 /** How many places of each ranking take part in the fusion. */
 const FUSED_DEPTH = 40;
 
