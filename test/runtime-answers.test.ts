@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, indexedByMeaning, startTestService, type TestService } from './helpers.ts';
 import { startAnswersSite, type AnswersSite } from '../bench/answers/site.ts';
+import { serveSite } from '../bench/answers/serve.ts';
 import { startClinicSite } from '../bench/answers/clinic-site.ts';
 import { startBakerySite } from '../bench/answers/bakery-site.ts';
 import { retrievePassages, searchKnowledge, useAnswerReader } from '../src/answers/retrieval.ts';
@@ -22,6 +23,7 @@ let svc: TestService;
 let gym: Crawled;
 let clinic: Crawled;
 let bakery: Crawled;
+let bookshop: Crawled;
 
 beforeAll(async () => {
   svc = await startTestService({ ALLOW_PRIVATE_NETWORK_TARGETS: true, CRAWL_DELAY_MS: 0 });
@@ -33,10 +35,11 @@ beforeAll(async () => {
     await indexedByMeaning(api, created.body.id);
     return { site, id: created.body.id, public_key: created.body.public_key };
   };
-  [gym, clinic, bakery] = await Promise.all([
+  [gym, clinic, bakery, bookshop] = await Promise.all([
     startAnswersSite().then((site) => crawled('Cedar & Pine', site)),
     startClinicSite().then((site) => crawled('Brightwater Dental', site)),
     startBakerySite().then((site) => crawled('Hearth & Crumb', site)),
+    serveSite(BOOKSHOP).then((site) => crawled('Quire Books', site)),
   ]);
   // Three sites' passages encoded (after each is ready, issue 48) on a 2-core machine shared with other work.
 }, 300_000);
@@ -45,7 +48,19 @@ afterAll(async () => {
   await gym?.site.close();
   await clinic?.site.close();
   await bakery?.site.close();
+  await bookshop?.site.close();
 });
+
+/** A two-page shop whose wrapping page says who gets "a little extra" in the passage after the one that promises it. */
+const BOOKSHOP = {
+  brand: 'Quire Books', nav: [['/', 'Home'], ['/wrapping', 'Gift wrapping']] as const, pages: {
+    '/': { title: 'Home', body: '<h1>Quire Books</h1><p>An independent bookshop with new and second-hand books, open every day.</p>' },
+    '/wrapping': { title: 'Gift wrapping', body: `<h1>Gift wrapping</h1>
+      <p>We wrap any book you buy from us in recycled paper with a ribbon, while you wait. Card holders get a little extra.</p>
+      <h2>Card holders</h2><p>Quire card holders get their wrapping free and a handwritten gift tag.</p>
+      <h2>Everyone else</h2><p>Wrapping costs $2 a book.</p>` },
+  },
+};
 
 async function ask(question: string, agent: Crawled = gym): Promise<string> {
   const pub = client(svc.url);
@@ -256,6 +271,19 @@ describe('the LLM path: the closest passages, with no answer threshold', () => {
     } finally {
       await llm.close();
     }
+  });
+
+  it('a passage comes with the passages next to it on its page, under their own headings, and none is given twice', async () => {
+    const question = 'do card holders pay for wrapping';
+    const passages = await retrievePassages(chunkStore(svc.sql), bookshop.id, question);
+    // Whichever of the page's passages the words found, the model reads the promise, the heading and the terms together.
+    const wrapping = passages.find((p) => p.url.endsWith('/wrapping'))!;
+    expect(wrapping.text).toContain('Card holders get a little extra.');
+    expect(wrapping.text).toContain('Card holders\nQuire card holders get their wrapping free');
+    expect(wrapping.text).toContain('Everyone else\nWrapping costs $2 a book.');
+    expect(wrapping.text.length).toBeLessThanOrEqual(1200);
+    // The passages its window holds are not given again.
+    expect(passages.filter((p) => p.text.includes('get their wrapping free'))).toHaveLength(1);
   });
 
   it('an agent with no knowledge yet gets no passage, by either reader', async () => {

@@ -53,6 +53,7 @@ const store: KnowledgeStore = {
   knowledgeSources: (...a) => clocked(() => base.knowledgeSources(...a)),
   chunksOfGeneration: (...a) => clocked(() => base.chunksOfGeneration(...a)),
   chunksByIds: (...a) => clocked(() => base.chunksByIds(...a)),
+  chunksNear: (...a) => clocked(() => base.chunksNear(...a)),
   vectorsOfGeneration: (...a) => clocked(() => base.vectorsOfGeneration(...a)),
 };
 

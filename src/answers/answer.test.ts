@@ -57,6 +57,18 @@ describe('a table row gives the cells the question names', () => {
     expect(reply).not.toMatch(/^Oui\b/);
   });
 
+  it('keeps the cell whose heading the question names the most of, when it names none whole', () => {
+    const DESK = 'Monday – Friday — Front desk: 9:00 am – 5:00 pm; Loading dock & freight lift: 7:00 am – 3:00 pm.';
+    expect(composeAnswer('when does the loading dock open', [row(DESK, 'Building › Hours')])?.text)
+      .toMatch(/^Monday – Friday — Loading dock & freight lift: 7:00 am – 3:00 pm\./);
+    // Named in part, a cell must hold the kind of answer asked: "how much a slice" asks a price, not "Slices per cake".
+    const CAKE = 'Carrot cake — Price: $4.50 a slice; Slices per cake: 8 to 12; Notice: 48 h.';
+    expect(composeAnswer('carrot cake how much a slice', [row(CAKE, 'Cakes')])?.text).toContain('Price: $4.50 a slice');
+    // A heading named whole is still the one kept, not one merely named more of.
+    const SIZES = 'Price — Small: $5; Small batch refill: $4.';
+    expect(composeAnswer('how much is a small', [row(SIZES, 'Menu')])?.text).toMatch(/^Price — Small: \$5\./);
+  });
+
   it('keeps the whole row when the question names none of its columns, or all', () => {
     expect(composeAnswer('are you open on sundays', [row(HOURS)])?.text).toContain('Maplewood: Closed; Harbor Point');
     const price = 'Day pass — Price: $22; What you get: One visit, all day.';

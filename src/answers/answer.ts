@@ -208,7 +208,8 @@ function sentenceOf(q: Question, r: RankedSentence): string {
 /**
  * A table row of several labelled cells, some of which the question names ("Saturday — Riverside: 8 am – 6 pm; Maplewood:
  * 9 am – 5 pm" to "open saturday at maplewood?"): the row's label and the cells named only, not another column's value
- * given beside the one asked for. A row whose cells the question names none or all of stays whole.
+ * given beside the one asked for, or, when it names no heading whole, those it names the most of. A row whose cells the
+ * question names none or all of stays whole.
  */
 function cellsAsked(q: Question, row: string): string {
   const m = /^([^—]{1,80}) — (.+?)\.?$/.exec(row);
@@ -216,10 +217,17 @@ function cellsAsked(q: Question, row: string): string {
   const cells = m[2]!.split(/;\s+/).map((cell) => ({ cell, label: /^([^:]{1,40}): \S/.exec(cell)?.[1] }));
   if (cells.length < 2 || cells.some((c) => !c.label)) return row;
   const asked = stems(q.text);
-  const named = cells.filter((c) => {
+  const hits = cells.map((c) => {
     const label = [...stems(c.label!)];
-    return label.length > 0 && label.every((st) => asked.has(st));
+    const n = label.filter((st) => asked.has(st)).length;
+    // A cell named must also hold the kind of answer wanted: "combien la part" asks a price, not "Nombre de parts".
+    const holds = !q.want || holdsType(c.cell, q.want);
+    return { whole: holds && label.length > 0 && n === label.length, n: n * 2 >= label.length && holds ? n : 0 };
   });
+  // Cells whose heading the question names whole; else those whose heading it names the most of, half at least; each
+  // holding what it asks ("the trade counter open?" names "Trade counter & will-call: 7:00 am", not "Showroom").
+  const most = Math.max(...hits.map((h) => h.n));
+  const named = hits.some((h) => h.whole) ? cells.filter((_, i) => hits[i]!.whole) : cells.filter((_, i) => most > 0 && hits[i]!.n === most);
   if (!named.length || named.length === cells.length) return row;
   return `${m[1]} — ${named.map((c) => c.cell).join('; ')}.`;
 }
@@ -277,10 +285,10 @@ function daysAsked(question: string): string[] | null {
 }
 
 /**
- * The rows of the hours table `best` is a row of, for the days asked (all, when none is named), in the week's order, when
- * there are two or more; null otherwise.
+ * The rows of the hours table `best` is a row of, for the days asked (all, when none is named), in the week's order, each
+ * with the cells asked (`cellsAsked`), when there are two or more; null otherwise.
  */
-function weekOf(all: RankedSentence[], best: RankedSentence, days: string[]): string | null {
+function weekOf(q: Question, all: RankedSentence[], best: RankedSentence, days: string[]): string | null {
   if (!DAY_ROW.test(best.sentence.trim())) return null;
   // By the week's order of the day each row starts with.
   const rows = new Map<number, string>();
@@ -288,7 +296,8 @@ function weekOf(all: RankedSentence[], best: RankedSentence, days: string[]): st
     const row = r.sentence.trim();
     if (r.url !== best.url || r.section !== best.section || r.score < ANSWER_THRESHOLD || !DAY_ROW.test(row)) continue;
     if (days.length && !days.some((d) => fold(withDayRanges(row)).includes(d))) continue;
-    rows.set(DAYS.findIndex((d) => fold(row).startsWith(d.slice(0, 3))), /[.!?]$/.test(row) ? row : `${row}.`);
+    const cells = cellsAsked(q, row);
+    rows.set(DAYS.findIndex((d) => fold(row).startsWith(d.slice(0, 3))), /[.!?]$/.test(cells) ? cells : `${cells}.`);
   }
   if (rows.size < 2) return null;
   return [...rows].sort(([a], [b]) => a - b).map(([, row]) => row).join(' ');
@@ -355,7 +364,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // "What are your weekend hours?": those of its days.
   else if (q.want === 'time') {
     const days = daysAsked(q.text);
-    if (days && days.length !== 1) text = weekOf(all, best, days) ?? text;
+    if (days && days.length !== 1) text = weekOf(q, all, best, days) ?? text;
   }
   // A name the site lacks ("a gym in Seattle?"): say so, then what it does say. One it names for other things
   // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give; but

@@ -35,6 +35,11 @@ export interface Passage {
 
 /** Candidate passages read from the database per question, before sentence ranking; as many sentences are read by meaning. */
 const CANDIDATES = 40;
+/**
+ * As many for the passages a model is given (`retrievePassages`): the sentence ranking's fused place counts for twice
+ * the others', and it only places what full text fetched. Dev sites' recall@5: 260 of 269 at 40, 262 from 50 to 120.
+ */
+const MODEL_CANDIDATES = 80;
 
 /**
  * The sentences of an agent's knowledge that answer `query`, best first, each with its
@@ -198,7 +203,7 @@ export async function readerCandidates(store: KnowledgeStore, agentId: string, q
 }
 
 /** The passages holding the question's words (full text, best first) and their sentences, ranked. */
-async function lexicalCandidates(store: KnowledgeStore, agentId: string, question: Question, limit: number):
+async function lexicalCandidates(store: KnowledgeStore, agentId: string, question: Question, limit: number, candidates = CANDIDATES):
   Promise<{ chunks: ChunkRow[]; ranked: RankedSentence[]; stats?: CorpusStats }> {
   // A shop or café asked about is read on the pages about the business's locations too, whatever they call them; a thing
   // asked about, on those that deny its class ("We do not serve alcohol"); the means of payment asked for, on those that
@@ -209,7 +214,7 @@ async function lexicalCandidates(store: KnowledgeStore, agentId: string, questio
   ])];
   if (!words.length) return { chunks: [], ranked: [] };
   const [chunks, counts] = await Promise.all([
-    store.findChunksWithAnyWord(agentId, words, CANDIDATES, kindredPrefixes(question.terms)),
+    store.findChunksWithAnyWord(agentId, words, candidates, kindredPrefixes(question.terms)),
     store.countChunksWithWords(agentId, words),
   ]);
   const df = new Map<string, number>();
@@ -219,7 +224,7 @@ async function lexicalCandidates(store: KnowledgeStore, agentId: string, questio
   }
   const stats = { total: counts.total, df };
   if (!chunks.length) return { chunks, ranked: [], stats };
-  return { chunks, ranked: rankSentences(question, chunks, stats, Math.max(limit, CANDIDATES)), stats };
+  return { chunks, ranked: rankSentences(question, chunks, stats, Math.max(limit, candidates)), stats };
 }
 
 /**
@@ -237,6 +242,12 @@ let fusion = { k: 10, weights: [2, 1, 1] };
 export function useFusion(k: number, weights: number[]): void {
   fusion = { k, weights };
 }
+/**
+ * What closeness of meaning weighs for a question in a language other than English, against English's: the packaged
+ * encoder (Universal Sentence Encoder lite) was trained on English. On the French development site, recall@5 46 of 48
+ * at 1 (as English), 48 at 0.5, 47 at 0 (bench/README.md, "Ninth pass").
+ */
+const FOREIGN_MEANING = 0.5;
 /** How many places of each ranking take part in the fusion. */
 const FUSED_DEPTH = 40;
 
@@ -253,37 +264,121 @@ export async function retrievePassages(store: KnowledgeStore, agentId: string, q
   const limit = Math.min(Math.max(opts.limit ?? 5, 1), 50);
   // A message that tells a story before it asks, or asks two things: each part's passages, then the whole message's,
   // taken in turn (the first of each, then the second of each…), so that every part has its passages among the first.
-  const { asks, story } = questionParts(query);
-  if (asks.length === 1 && !story) return passagesFor(store, agentId, query, {}, limit);
+  const { asks: parts, story } = questionParts(query);
+  if (parts.length === 1 && !story) return passagesFor(store, agentId, query, {}, limit);
+  // A part that names nothing but the kind of answer it wants ("… a massage, and how much?") asks it of the part before.
+  const asks = parts.map((ask, i) => (i > 0 && !analyzeQuestion(ask).terms.some((t) => !t.typeWord) ? `${parts[i - 1]} ${ask}` : ask));
   const lists = await Promise.all([
     ...asks.map((ask) => passagesFor(store, agentId, ask, { story, message: query }, limit)),
     passagesFor(store, agentId, query, {}, limit),
   ]);
   const out: Passage[] = [];
   const seen = new Set<string>();
+  const held = new Set<string>();
   for (let i = 0; out.length < limit && lists.some((l) => i < l.length); i++) {
     for (const list of lists) {
       const p = list[i];
       const key = p && `${p.url}#${p.section ?? ''}#${p.text.slice(0, 80)}`;
+      const window = p && windows.get(p);
       if (!p || !key || seen.has(key) || out.length >= limit) continue;
+      if (window && held.has(window.id)) continue;
       seen.add(key);
+      for (const id of window?.held ?? []) held.add(id);
       out.push(p);
     }
   }
   return out;
 }
 
-/** The `limit` best fused passages for `text` (a message, or one part of it `asked` in a message). */
+/** The `limit` best fused passages for `text` (a message, or one part of it `asked` in a message), each widened on its page. */
 async function passagesFor(store: KnowledgeStore, agentId: string, text: string, asked: AskedIn, limit: number): Promise<Passage[]> {
   // Read deeper than the limit: passages about another entity than the one asked go after the others.
-  const { text: spelt, knowledge, fused, known, best } = await fusedRetrieval(store, agentId, text, limit * 3, asked.story);
+  const { text: spelt, knowledge, fused, known, best } = await fusedRetrieval(store, agentId, text, limit * 3, asked.story, MODEL_CANDIDATES);
   const passages = fused.flatMap(([id, score]) => {
     const c = known.get(id);
     if (!c) return [];
     const r = best.get(id);
-    return [{ text: c.text, url: c.url, title: c.title, score, section: c.section, ...(r ? { answer: r.sentence } : {}) }];
+    return [{ id, ord: c.ord, text: c.text, url: c.url, title: c.title, score, section: c.section, ...(r ? { answer: r.sentence } : {}) }];
   });
-  return preferAsked(entityText(spelt, asked, knowledge.entities), passages, knowledge.entities).slice(0, limit);
+  return widened(store, preferAsked(entityText(spelt, asked, knowledge.entities), passages, knowledge.entities), limit);
+}
+/** How many places on either side of a passage its window may reach (`widened`). */
+const WINDOW_SPAN = 3;
+/** The characters a passage's window grows to: the crawler's own longest passage (`chunkText`'s default). */
+const WINDOW_CHARS = 1200;
+
+/**
+ * The `limit` first passages, each widened into the passages next to it on its page while the whole stays within
+ * WINDOW_CHARS, alternately the one after and the one before, and none past a gap: the passage a word or meaning found
+ * is often a heading's first lines, or a sentence whose figures stand in the passage after ("tenants get a little
+ * something extra" / "Tenant discount: 10% off"), and a model judges better from the section than from a fragment.
+ * A passage that an earlier one's window already holds is left out, and the next takes its place. A neighbour under
+ * another heading than the passage's own keeps its heading, as the window's first line for it.
+ */
+/** The passage each given passage was found as, and those its window holds (for the parts' lists merged). */
+const windows = new WeakMap<Passage, { id: string; held: string[] }>();
+
+async function widened(store: KnowledgeStore, passages: (Passage & { id: string; ord: number })[], limit: number): Promise<Passage[]> {
+  const pool = passages.slice(0, limit * 2);
+  const near = new Map<string, ChunkRow[]>();
+  for (const row of await store.chunksNear(pool.map((p) => p.id), WINDOW_SPAN)) near.set(row.near, [...near.get(row.near) ?? [], row]);
+  const out: Passage[] = [];
+  const held = new Set<string>();
+  for (const { id, ord, ...passage } of pool) {
+    if (out.length >= limit) break;
+    if (held.has(id)) continue;
+    const byOrd = new Map((near.get(id) ?? []).map((r) => [r.ord, r]));
+    const window: { id: string; text: string; section: string | null }[] = [{ id, text: passage.text, section: passage.section ?? null }];
+    // At most: each passage led by its heading, and a line between two (`windowed`).
+    const lengthOf = (w: { text: string; section?: string | null }) => w.text.length + headingOf(w.section ?? null).length + 2;
+    let size = lengthOf(passage);
+    let [before, after] = [ord - 1, ord + 1];
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const side of ['after', 'before'] as const) {
+        const row = byOrd.get(side === 'after' ? after : before);
+        const grown = row && size + lengthOf(row);
+        if (!row || grown! > WINDOW_CHARS) continue;
+        if (side === 'after') { window.push(row); after++; } else { window.unshift(row); before--; }
+        size = grown!;
+        grew = true;
+      }
+    }
+    for (const w of window) held.add(w.id);
+    const given = window.length === 1 ? passage : { ...passage, ...windowed(window) };
+    windows.set(given, { id, held: window.map((w) => w.id) });
+    out.push(given);
+  }
+  return out;
+}
+
+/**
+ * The passages of a window as one passage: under the section path they share, each led by its own heading where it
+ * stands under a deeper one than that and than the passage before it, and the words the chunker repeats from one
+ * passage at the start of the next given once.
+ */
+function windowed(window: { text: string; section: string | null }[]): { text: string; section: string | null } {
+  const paths = window.map((w) => w.section?.split(' › ') ?? []);
+  let shared = paths[0]!.length;
+  for (const p of paths) while (shared > 0 && p.slice(0, shared).join(' › ') !== paths[0]!.slice(0, shared).join(' › ')) shared--;
+  const section = paths[0]!.slice(0, shared).join(' › ') || null;
+  let text = '';
+  window.forEach((w, i) => {
+    const heading = w.section !== section && (i === 0 || w.section !== window[i - 1]!.section) ? headingOf(w.section) : '';
+    const piece = heading && !w.text.startsWith(heading) ? `${heading}\n${w.text}` : w.text;
+    const repeated = text ? overlapOf(text, piece) : 0;
+    text = !text ? piece : repeated ? text + piece.slice(repeated) : `${text}\n${piece}`;
+  });
+  return { text, section };
+}
+
+/** The last heading of a section path ("Packing Supplies › Tenant discount": "Tenant discount"). */
+const headingOf = (section: string | null): string => section?.split(' › ').pop() ?? '';
+
+/** How many of `next`'s first characters repeat `text`'s last ones (the chunker's overlap: 20 to 300 characters). */
+function overlapOf(text: string, next: string): number {
+  for (let n = Math.min(300, text.length, next.length); n >= 20; n--) if (text.endsWith(next.slice(0, n))) return n;
+  return 0;
 }
 
 /**
@@ -292,12 +387,12 @@ async function passagesFor(store: KnowledgeStore, agentId: string, text: string,
  * full text found, and the fused ones), `best` each passage's best sentence by its words.
  */
 /** Exported for the dev probe (bench/answers/probe.ts). */
-export async function fusedRetrieval(store: KnowledgeStore, agentId: string, query: string, depth: number, story = '') {
+export async function fusedRetrieval(store: KnowledgeStore, agentId: string, query: string, depth: number, story = '', candidates = CANDIDATES) {
   const knowledge = await knowledgeIndex(store, agentId);
   const text = spelled(query.slice(0, 1000), knowledge);
   const question = questionIn(text, story ? spelled(story.slice(0, 1000), knowledge) : '');
   const [{ chunks, ranked, stats }, { scores: dense, question: vector }] = await Promise.all([
-    question.terms.length ? lexicalCandidates(store, agentId, question, CANDIDATES) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[], stats: undefined }),
+    question.terms.length ? lexicalCandidates(store, agentId, question, candidates, candidates) : Promise.resolve({ chunks: [] as ChunkRow[], ranked: [] as RankedSentence[], stats: undefined }),
     denseScores(knowledge.indexes, text),
   ]);
   const idOf = new Map(chunks.map((c) => [c as object, c.id]));
@@ -309,7 +404,9 @@ export async function fusedRetrieval(store: KnowledgeStore, agentId: string, que
     best.set(id, r);
     bySentences.push(id);
   }
-  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)]).slice(0, depth);
+  // The encoder was trained on English: a question in another language is read by its meaning at half its weight.
+  const weights = languageOfQuestion(text, knowledge.language) === 'en' ? fusion.weights : fusion.weights.map((w, i) => (i === 2 ? w * FOREIGN_MEANING : w));
+  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)], weights).slice(0, depth);
   const known = new Map(chunks.map((c) => [c.id, c]));
   for (const c of await store.chunksByIds(fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
   return { text, question, knowledge, stats, dense, vector, fused, known, best, chunks };

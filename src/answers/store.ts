@@ -23,4 +23,6 @@ export interface KnowledgeStore {
   vectorsOfGeneration(sourceId: string, generation: number): Promise<{ id: string; embedding: Uint8Array }[]>;
   /** The chunks of these ids. */
   chunksByIds(ids: string[]): Promise<ChunkRow[]>;
+  /** The chunks within `span` places of each of `ids` on its page, each with the id it stands near (`near`). */
+  chunksNear(ids: string[], span: number): Promise<(ChunkRow & { near: string })[]>;
 }

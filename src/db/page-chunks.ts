@@ -96,6 +96,20 @@ export async function chunksOfGeneration(db: Db, siteId: string, generation: num
     where c.site_id = ${siteId} and c.generation = ${generation} order by c.id`;
 }
 
+/**
+ * The passages standing within `span` places of each of `ids` on its page (the passage itself left out), each with the
+ * id of the passage it stands near (`near`): the window a passage is widened to for a model (`retrievePassages`).
+ */
+export async function chunksNear(db: Db, ids: string[], span: number): Promise<(ChunkRow & { near: string })[]> {
+  if (!ids.length) return [];
+  return db<(ChunkRow & { near: string })[]>`
+    select n.id::text as id, n.text, n.section, n.ord, p.url, p.title, 0::float8 as rank, a.id::text as near
+    from page_chunks a
+    join page_chunks n on n.page_id = a.page_id and n.ord between a.ord - ${span}::int and a.ord + ${span}::int and n.id <> a.id
+    join site_pages p on p.id = a.page_id
+    where a.id = any(${ids}::bigint[])`;
+}
+
 /** Passages by id, with their page. */
 export async function chunksByIds(db: Db, ids: string[]): Promise<ChunkRow[]> {
   if (!ids.length) return [];

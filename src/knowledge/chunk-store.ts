@@ -1,7 +1,7 @@
 import type { KnowledgeStore } from '../answers/store.ts';
 import type { Db } from '../db/index.ts';
 import {
-  chunksByIds, chunksOfGeneration, countChunksWithWords, findChunksWithAnyWord, knowledgeSources, vectorsOfGeneration,
+  chunksByIds, chunksNear, chunksOfGeneration, countChunksWithWords, findChunksWithAnyWord, knowledgeSources, vectorsOfGeneration,
 } from '../db/page-chunks.ts';
 
 /** The engine's view of an agent's chunks (`src/answers/store.ts`), read from PostgreSQL through the repository. */
@@ -13,5 +13,6 @@ export function chunkStore(db: Db): KnowledgeStore {
     chunksOfGeneration: (sourceId, generation) => chunksOfGeneration(db, sourceId, generation),
     vectorsOfGeneration: (sourceId, generation) => vectorsOfGeneration(db, sourceId, generation),
     chunksByIds: (ids) => chunksByIds(db, ids),
+    chunksNear: (ids, span) => chunksNear(db, ids, span),
   };
 }
