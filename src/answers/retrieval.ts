@@ -302,10 +302,14 @@ async function passagesFor(store: KnowledgeStore, agentId: string, text: string,
   });
   return widened(store, preferAsked(entityText(spelt, asked, knowledge.entities), passages, knowledge.entities), limit);
 }
+
 /** How many places on either side of a passage its window may reach (`widened`). */
 const WINDOW_SPAN = 3;
 /** The characters a passage's window grows to: the crawler's own longest passage (`chunkText`'s default). */
 const WINDOW_CHARS = 1200;
+
+/** The passage each given passage was found as, and those its window holds (for the parts' lists merged). */
+const windows = new WeakMap<Passage, { id: string; held: string[] }>();
 
 /**
  * The `limit` first passages, each widened into the passages next to it on its page while the whole stays within
@@ -315,9 +319,6 @@ const WINDOW_CHARS = 1200;
  * A passage that an earlier one's window already holds is left out, and the next takes its place. A neighbour under
  * another heading than the passage's own keeps its heading, as the window's first line for it.
  */
-/** The passage each given passage was found as, and those its window holds (for the parts' lists merged). */
-const windows = new WeakMap<Passage, { id: string; held: string[] }>();
-
 async function widened(store: KnowledgeStore, passages: (Passage & { id: string; ord: number })[], limit: number): Promise<Passage[]> {
   const pool = passages.slice(0, limit * 2);
   const near = new Map<string, ChunkRow[]>();
