@@ -1,6 +1,6 @@
 import { listPage, type Db } from './index.ts';
 import { newId, newPublicKey, pooledRandomBytes } from '../ids.ts';
-import type { OutboxEvent } from './events.ts';
+import { redactionStillAt, type OutboxEvent } from './events.ts';
 import { fanOutWrittenEvent, isEndpointGone } from './webhooks.ts';
 import { rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
 import type { RedactionSettings } from '../schemas/governance.ts';
@@ -265,7 +265,7 @@ export async function writeAgentChange(db: Db, change: AgentChange, event: Outbo
       returning id, org_id, type)
     ${fanOutWrittenEvent(db)}` : db``;
   const guard = event
-    ? db`and coalesce((select version from agent_governance where agent_id = ${row.id}), 0) = ${event.redactionVersion}`
+    ? db`and ${redactionStillAt(db, row.id, event.redactionVersion)}`
     : db``;
   const [updated] = await db<AgentRow[]>`
     with updated as (

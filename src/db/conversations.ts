@@ -1,5 +1,6 @@
 import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
+import { dispatchedUnlessReceived, redactionStillAt } from './events.ts';
 import type { MessageRole, ToolCall, TranscriptMessage } from '../runtime/types.ts';
 import type { Conversation, ConversationListQuery } from '../schemas/conversations.ts';
 import { redactText } from '../domain/redaction.ts';
@@ -316,7 +317,7 @@ async function transcriptRedaction(db: Db, conversationId: string): Promise<{ ag
 }
 
 async function insertMessage(db: Db, conversationId: string, m: NewMessage, guard: { agentId: string; version: number } | null): Promise<MessageRow | undefined> {
-  const check = guard ? db`where coalesce((select version from agent_governance where agent_id = ${guard.agentId}), 0) = ${guard.version}` : db``;
+  const check = guard ? db`where ${redactionStillAt(db, guard.agentId, guard.version)}` : db``;
   const [row] = await db<MessageRow[]>`insert into conversation_messages (id, conversation_id, role, text, ts, cut, input_tokens, output_tokens)
     select ${newId()}::uuid, ${conversationId}::uuid, ${m.role}::text, ${m.text}::text, clock_timestamp(), ${m.cut ?? false}::boolean,
       ${m.usage?.input_tokens ?? null}::integer, ${m.usage?.output_tokens ?? null}::integer ${check}
@@ -415,9 +416,9 @@ export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactiv
   const written = event ? db`, event as (
       insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
       select ${event.id}::text, c.org_id, 'conversation.ended', c.agent_id, json_build_object('conversation', ${rowJson(db)}), clock_timestamp(),
-        case when event_has_receivers(c.org_id, 'conversation.ended') then null else now() end
+        ${dispatchedUnlessReceived(db, db`c.org_id`, 'conversation.ended')}
       from ended c
-      where c.agent_id = ${event.agentId} and coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${event.redactionVersion}
+      where c.agent_id = ${event.agentId} and ${redactionStillAt(db, event.agentId, event.redactionVersion)}
       returning data)` : db``;
   // The usage record's duration: whole seconds between the two times at millisecond precision (as a Date holds them).
   const [row] = await db<(RecordRow & ConversationRow & { event_data?: Record<string, unknown> | null })[]>`with ended as (
@@ -478,12 +479,12 @@ export async function recordEvaluationWithEvent(db: Db, id: string, evaluation: 
         criteria_results = ${db.json(evaluation.criteria_results as never)}, intent = ${evaluation.intent}, outcome = ${evaluation.outcome},
         labels = array(select l from unnest(c.labels || ${labels}::text[]) with ordinality u(l, n) group by l order by min(n)),
         evaluation_status = 'completed', evaluated_at = now()
-      where c.id = ${id} and coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${event.redactionVersion}
+      where c.id = ${id} and ${redactionStillAt(db, event.agentId, event.redactionVersion)}
       returning ${rowColumns(db)}, json_build_object('conversation', ${rowJson(db)}) as event_data),
     event as (
       insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
       select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, event_data, clock_timestamp(),
-        case when event_has_receivers(${event.orgId}::uuid, ${event.type}::text) then null else now() end from evaluated)
+        ${dispatchedUnlessReceived(db, event.orgId, event.type)} from evaluated)
     select * from evaluated`;
   if (!row) return null;
   const { event_data: data, ...listed } = row;
@@ -501,9 +502,9 @@ export async function insertConversationEvent(db: Db, conversationId: string,
   const [row] = await db<{ data: Record<string, unknown> }[]>`
     insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
     select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, json_build_object('conversation', ${rowJson(db)}),
-      clock_timestamp(), case when event_has_receivers(${event.orgId}::uuid, ${event.type}::text) then null else now() end
+      clock_timestamp(), ${dispatchedUnlessReceived(db, event.orgId, event.type)}
     from conversations c
-    where c.id = ${conversationId} and coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${event.redactionVersion}
+    where c.id = ${conversationId} and ${redactionStillAt(db, event.agentId, event.redactionVersion)}
     returning data`;
   return row ? row.data : null;
 }

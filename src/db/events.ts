@@ -8,6 +8,21 @@ import type { Db } from './index.ts';
  */
 export interface OutboxEvent { id: string; orgId: string; type: string; agentId: string; json: string; redactionVersion: number }
 
+/**
+ * The condition that the agent's redaction settings are still at `version` (the version a payload or a message was
+ * masked with): a statement guarded by it writes nothing once they changed.
+ */
+export const redactionStillAt = (db: Db, agentId: unknown, version: number) =>
+  db`coalesce((select version from agent_governance where agent_id = ${agentId as string}), 0) = ${version}`;
+
+/**
+ * An event's `dispatched_at` as it is written: null, for the dispatchers to fan it out, or now when no endpoint of
+ * `orgId` would receive its `type` (event_has_receivers, migration 062): no dispatcher is woken for it. Either may be a
+ * value or a column (`db\`c.org_id\``).
+ */
+export const dispatchedUnlessReceived = (db: Db, orgId: unknown, type: unknown) =>
+  db`case when event_has_receivers(${orgId as string}::uuid, ${type as string}::text) then null else now() end`;
+
 export interface NewEvent { id: string; orgId: string; type: string; agentId: string | null; data: Record<string, unknown> }
 
 /**
@@ -17,12 +32,9 @@ export interface NewEvent { id: string; orgId: string; type: string; agentId: st
 export async function insertEvent(tx: Db, event: NewEvent, redactionVersion?: number): Promise<boolean> {
   // A json parameter (serialized once by the driver) into a json column: the payload keeps the API's key order.
   // The clock, not the transaction's start: two events of one transaction keep the order they were written in.
-  const guard = redactionVersion === undefined || !event.agentId
-    ? tx``
-    : tx`where coalesce((select version from agent_governance where agent_id = ${event.agentId}), 0) = ${redactionVersion}`;
-  // An event no endpoint would receive is written dispatched: no dispatcher is woken for it (event_has_receivers, migration 062).
+  const guard = redactionVersion === undefined || !event.agentId ? tx`` : tx`where ${redactionStillAt(tx, event.agentId, redactionVersion)}`;
   const written = await tx`insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
     select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid, ${event.data as never}::json, clock_timestamp(),
-      case when event_has_receivers(${event.orgId}::uuid, ${event.type}::text) then null else now() end ${guard}`;
+      ${dispatchedUnlessReceived(tx, event.orgId, event.type)} ${guard}`;
   return written.count === 1;
 }
