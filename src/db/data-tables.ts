@@ -109,13 +109,14 @@ const clean = (words: string[]) => [...new Set(words.map((w) => w.toLowerCase().
 
 /**
  * The agent's rows whose text cells hold any of `words` (stemmed full text over the generated
- * column), best first by `ts_rank_cd`, at most `limit`, with their table's columns.
+ * column), best first by `ts_rank_cd`, at most `limit`, with their table's columns. `q` is materialized: the query is
+ * parsed once, not again for every row by a prepared statement's generic plan (issue 39).
  */
 export async function findRowsWithAnyWord(db: Db, agentId: string, words: string[], limit: number): Promise<RowCandidate[]> {
   const list = clean(words);
   if (!list.length) return [];
   const rows = await db<{ table_id: string; name: string; columns: Column[]; data: Record<string, Cell> }[]>`
-    with q as (select websearch_to_tsquery('english', ${list.join(' or ')}) as query)
+    with q as materialized (select websearch_to_tsquery('english', ${list.join(' or ')}) as query)
     select r.table_id, t.name, t.columns, r.data
     from q, data_table_rows r join data_tables t on t.id = r.table_id
     where r.agent_id = ${agentId} and r.tsv @@ q.query

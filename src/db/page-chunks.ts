@@ -35,8 +35,10 @@ export async function findChunksWithAnyWord(db: Db, agentId: string, words: stri
     ? db`websearch_to_tsquery(${config}::regconfig, ${list.join(' or ')}) || to_tsquery('simple', ${starts.join(' | ')})`
     : db`websearch_to_tsquery(${config}::regconfig, ${list.join(' or ')})`);
   // Each passage is matched in its own language: the question's words stemmed as English for English passages, as French for French ones.
+  // `q` is materialized so that each query is parsed once (issue 39): inlined, a prepared statement's generic plan parsed
+  // both again for every passage, in the filter and in the rank (96 of 115 ms for 40 words, a site of 144 passages).
   const rows = await db<ChunkRow[]>`
-    with src as (${sources(db, agentId)}), q as (select ${prefixed('english')} as en, ${prefixed('french')} as fr)
+    with src as (${sources(db, agentId)}), q as materialized (select ${prefixed('english')} as en, ${prefixed('french')} as fr)
     select c.id::text as id, c.text, c.section, c.ord, p.url, p.title,
       ts_rank_cd(c.tsv, case when c.language = 'french'::regconfig then q.fr else q.en end) as rank
     from q, src
@@ -59,13 +61,21 @@ export async function countChunksWithWords(db: Db, agentId: string, words: strin
     db<{ n: number }[]>`
       with src as (${sources(db, agentId)})
       select count(*)::int as n from src join page_chunks c on c.site_id = src.id and c.generation = src.generation`,
+    // Each word's query is parsed once per language of the passages (`q`, materialized), not once per passage and word: the
+    // same counts, 5,760 parses (and as many notices for a stop word) fewer for 40 words and 144 passages (issue 39).
     list.length
       ? db<{ word: string; n: number }[]>`
-        with src as (${sources(db, agentId)}), chunks as (
+        with src as (${sources(db, agentId)}), chunks as materialized (
           select c.tsv, c.language from src join page_chunks c on c.site_id = src.id and c.generation = src.generation
+        ), q as materialized (
+          select w.word, l.language, plainto_tsquery(l.language, w.word) as query
+          from unnest(${list}::text[]) as w(word), (select distinct language from chunks) as l
         )
-        select w.word, (select count(*)::int from chunks where chunks.tsv @@ plainto_tsquery(chunks.language, w.word)) as n
-        from unnest(${list}::text[]) as w(word)`
+        select w.word, count(c.language)::int as n
+        from unnest(${list}::text[]) with ordinality as w(word, at)
+        left join q on q.word = w.word
+        left join chunks c on c.language = q.language and c.tsv @@ q.query
+        group by w.word, w.at order by w.at`
       : Promise.resolve([]),
   ]);
   return { total: totals[0]?.n ?? 0, df: new Map(counts.map((r) => [r.word, r.n])) };
