@@ -106,7 +106,26 @@ const dataFiles = new Map<Pos, number>();
 /** The bytes of one synset's read: the reads are synchronous, so one buffer serves them all. */
 const synsetBytes = Buffer.allocUnsafe(8192);
 
+/**
+ * Synsets read lately, by part of speech and offset (the data files never change while the process runs): a hypernym
+ * chain read for a word (`nounClasses`, six steps up for `isKindOf`) read each synset twice, and every word's chain
+ * meets the others' a few steps up ("entity", "physical entity", "object"). At most SYNSETS_KEPT (the first read out first).
+ */
+const synsets = new Map<string, Synset>();
+const SYNSETS_KEPT = 20_000;
+
 function readSynset(pos: Pos, offset: string): Synset {
+  const key = `${pos}${offset}`;
+  let synset = synsets.get(key);
+  if (!synset) {
+    synset = parseSynset(pos, offset);
+    if (synsets.size >= SYNSETS_KEPT) synsets.delete(synsets.keys().next().value!);
+    synsets.set(key, synset);
+  }
+  return synset;
+}
+
+function parseSynset(pos: Pos, offset: string): Synset {
   let fd = dataFiles.get(pos);
   if (fd === undefined) {
     fd = openSync(join(dictPath, `data.${pos}`), 'r');
@@ -131,7 +150,8 @@ function readSynset(pos: Pos, offset: string): Synset {
   }
   // "... | definition; definition; \"an example\"": the definitions only.
   const gloss = line.slice(line.indexOf(' | ') + 3).split(';').filter((d) => !d.trim().startsWith('"')).join(';').trim();
-  return { words, lexFile: Number(f[1]), pointers, gloss };
+  // Shared by every caller from the cache: frozen, so that none changes what the others read.
+  return Object.freeze({ words: Object.freeze(words) as string[], lexFile: Number(f[1]), pointers: Object.freeze(pointers.map((p) => Object.freeze(p))) as Synset['pointers'], gloss });
 }
 
 
