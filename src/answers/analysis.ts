@@ -647,9 +647,16 @@ export function definedBy(text: string): Set<string> {
   return out;
 }
 
+/**
+ * A question's text as compromise parses it, kept for the last few texts: reading a question asks for its nouns, its verbs
+ * (`verbsOf`) and its relative clauses (`withoutRelativeClauses`) of the same text, each a parse of 1-8 ms (issue 39).
+ * Only matched and read (`match`, `not`, `out`, `json`), never tagged or changed, so a kept parse reads as a fresh one.
+ */
+const parsed = remembered(20, (text: string) => nlp(text));
+
 /** The words of a text's main verbs, as compromise tags them: not auxiliaries, copulas or modals ("park" in "Where can I park?"). */
 export const verbsOf: (text: string) => Set<string> = remembered(200, (text) =>
-  new Set((nlp(text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v))));
+  new Set((parsed(text).match('#Verb').not('(#Auxiliary|#Copula|#Modal)').out('array') as string[]).flatMap((v) => words(v))));
 
 const DETERMINER = /^(a|an|the|my|our|your|his|her|their|this|that|these|those)$/;
 
@@ -711,7 +718,7 @@ export function preamble(text: string): { told: string; ask: string } | null {
  * eat gluten?" is not). compromise tells a noun ("people", "someone") from a verb's object ("tell me where").
  */
 export const withoutRelativeClauses: (text: string) => string = remembered(200, (text) => {
-  const starts: number[] = nlp(text).match('(#Noun && !#Pronoun) [(who|where|when)]', 0).json({ offset: true })
+  const starts: number[] = parsed(text).match('(#Noun && !#Pronoun) [(who|where|when)]', 0).json({ offset: true })
     .map((m: { offset: { start: number } }) => m.offset.start);
   let out = text;
   for (const start of starts.sort((a, b) => b - a)) {
@@ -798,7 +805,7 @@ function readQuestion(asked: string): Question {
   // Written in lower case, a word WordNet knows only as a name ("a gym in seattle?") is one.
   for (const w of text.match(/\b[a-z]{3,}\b/g) ?? []) if (!STOPWORDS.has(w) && isInstanceName(w)) proper.add(w);
   // compromise gives a term with its punctuation ("once?"): its words, as the question's are read.
-  const doc = nlp(text);
+  const doc = parsed(text);
   const nouns = new Set((doc.match('#Noun').not('#Pronoun').out('array') as string[]).flatMap((a) => words(a)));
   const adjectives = new Set((doc.match('#Adjective').out('array') as string[]).flatMap((a) => words(a)));
   const adverbs = new Set((doc.match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
