@@ -97,12 +97,19 @@ async function askAll(): Promise<Timed[]> {
         const t = performance.now();
         try { return await run(); } finally { add(performance.now() - t); }
       };
+      // The notes and the rows are read side by side (runtime/reply.ts): their wall time while either is pending, not their sum.
+      let looking = 0;
+      let lookingSince = 0;
+      const looked = async <T>(run: () => Promise<T>): Promise<T> => {
+        if (looking++ === 0) lookingSince = performance.now();
+        try { return await run(); } finally { if (--looking === 0) lookups += performance.now() - lookingSince; }
+      };
       dbMs = 0;
       const started = performance.now();
       const turn = await runtime.reply({ agent: told, messages: [{ id: 'visitor-1', role: 'visitor', text: question.q, ts: '2026-12-07T12:00:00.000Z' }], captured: {}, contactFacts: {}, language: site.language }, {
         searchKnowledge: (query, limit, asked) => time((ms) => { search += ms; }, () => searchKnowledge(store, id, query, { limit: limit ?? 5, ...asked })),
-        searchNotes: (query) => time((ms) => { lookups += ms; }, () => clocked(() => matchTrainingNotes(db as never, id, query))),
-        lookupRows: (query) => time((ms) => { lookups += ms; }, () => clocked(() => answerFromRows(db as never, id, query))),
+        searchNotes: (query) => looked(() => clocked(() => matchTrainingNotes(db as never, id, query))),
+        lookupRows: (query) => looked(() => clocked(() => answerFromRows(db as never, id, query))),
       });
       const ms = performance.now() - started;
       timed.push({ site: site.name, q: question.q, reply: turn.replies.join('\n\n'), ms, db: dbMs, search, lookups, compose: ms - search - lookups });
