@@ -357,9 +357,10 @@ export class CallStream {
     if (!said || this.ended || this.closing) return;
     let replies: TranscriptMessage[] = [];
     let closes = false;
-    const ourNumber = await this.ourNumber();
+    // Both read at once: the turn waits for one round trip, not two.
+    const [ourNumber, runtime] = await Promise.all([this.ourNumber(), runtimeFor(this.deps, this.binding.orgId, this.agent)]);
     // With the LLM runtime, the reply is spoken sentence by sentence while the model writes it (issue 44).
-    const streamed = (await runtimeFor(this.deps, this.binding.orgId, this.agent)).kind === 'llm'
+    const streamed = runtime.kind === 'llm'
       ? { queue: new SentenceQueue(), spoken: { messageId: null, text: '', heard: [], sentences: 0, open: true } as Spoken, said: [] as string[] }
       : null;
     let speaking: Promise<boolean> | null = null;
