@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parseWav, resample } from './audio.ts';
 import { lexiconOf, type Lexicon } from './lexicon.ts';
 import { SAMPLE_RATE } from './mulaw.ts';
@@ -127,13 +126,6 @@ function decoderArguments(settings: readonly string[]): string[] {
   return [...Object.entries(model).flat(), ...rest];
 }
 
-/**
- * The warm decoders' scheduling priority (nice), below the service's (issue 44): when the calls' decoders and the
- * service's event loop (every call's audio framing, the answers, synthesis) want the same cores, the loop runs first.
- * The decoders take what the loop leaves: the same audio, the same words, sooner or later.
- */
-export const DECODER_NICE = 10;
-
 /** One warm decoder process: utterances one after another, each answered by a line. */
 export class WarmDecoder {
   private readonly child: ChildProcessWithoutNullStreams;
@@ -148,13 +140,6 @@ export class WarmDecoder {
   constructor(settings: readonly string[] = DECODER_SETTINGS, readonly lexicon = '') {
     this.child = spawn('python3', ['-c', WARM_DECODER, ...decoderArguments(settings)],
       { stdio: ['pipe', 'pipe', 'ignore'] }) as unknown as ChildProcessWithoutNullStreams;
-    if (this.child.pid !== undefined) {
-      try {
-        setPriority(this.child.pid, DECODER_NICE);
-      } catch {
-        // The process has gone already (its close says so), or the system does not let us: it runs at ours.
-      }
-    }
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => {
       this.buffered += chunk;
