@@ -249,6 +249,15 @@ export class CallStream {
     const heard = stt ? stt.finish() : Promise.resolve('');
     heard.catch(() => {});
     this.early = heard;
+    // While the endpoint is awaited, the runtime reads what it can of the words (the offline runtime: the question), so
+    // that the turn finds it done; words again before the endpoint drop this transcript, and that reading goes unused.
+    // (An agent answered by its organization's LLM provider is not: that runtime reads nothing ahead, and which it is takes a read.)
+    if (this.agent.model?.provider_id) return;
+    void heard.then(async (said) => {
+      if (this.early !== heard || this.ended || !said.trim()) return;
+      const runtime = await runtimeFor(this.deps, this.binding.orgId, this.agent);
+      if (this.early === heard && !this.ended) runtime.readAhead?.(said);
+    }).catch(() => {});
   }
 
   /** Runs `step` after the call's earlier steps (turns, notes), in order; a failure is logged and ends the call. */
