@@ -523,6 +523,10 @@ const porter2 = require('wink-porter2-stemmer') as (word: string) => string;
 let french: { stem(word: string): string } | undefined;
 /** Snowball's French stemmer, required on the first word it stems: its module is 0.8 MB of source an idle service held (issue 48). */
 const frenchStemmer = () => french ??= (require('snowball-stemmers') as { newStemmer(lang: string): { stem(word: string): string } }).newStemmer('french');
+/** Snowball's French stemmer loaded before the first word it stems (warm.ts: a streamed call's first turn does not load it). */
+export function warmStemmer(): void {
+  frenchStemmer();
+}
 /** Stems already computed: a site's and its questions' words recur. */
 const stemmed = new Map<string, string>();
 const STEMS_KEPT = 100_000;

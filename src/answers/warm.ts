@@ -1,12 +1,13 @@
 import type { KnowledgeStore } from './store.ts';
+import { warmStemmer } from './analysis.ts';
 import { warmSentenceEncoder } from './meaning.ts';
 import { warmNlp } from './nlp.ts';
 import { readKnowledgeAhead, warmKnowledge } from './retrieval.ts';
 import { warmWordNet } from './wordnet.ts';
 
 /**
- * The answer engine made ready for an agent's first question (issue 44): WordNet's indexes, compromise, the agent's
- * knowledge as retrieval keeps it (its passages' sentences read as the ranking reads them) and, for an agent with
+ * The answer engine made ready for an agent's first question (issue 44): WordNet's indexes, compromise, Snowball's French
+ * stemmer, the agent's knowledge as retrieval keeps it (its passages' sentences read as the ranking reads them) and, for an agent with
  * knowledge, the sentence encoder's thread and model, each loaded on its first use otherwise, which made a streamed
  * call's first turn about 2 s slower than the next ones. A streamed call starts it while its greeting plays
  * (src/voice/call-stream.ts); never at the service's start (an idle service does not hold them, issue 48). In the
@@ -23,6 +24,9 @@ export async function warmAnswerEngine(store: KnowledgeStore, agentId: string): 
   const reading = (async () => {
     await warmWordNet();
     await warmNlp();
+    // Snowball's French stemmer, which the first word WordNet does not know would load (0.3-0.9 s of one block).
+    await new Promise((resolve) => setImmediate(resolve));
+    warmStemmer();
     // Its passages' sentences, as the ranking reads them (WordNet's senses and definitions of their words included).
     await knowledge;
     await readKnowledgeAhead(store, agentId);

@@ -1,7 +1,7 @@
 import { evaluateOffline } from './evaluation.ts';
 import { greetingFor } from '../answers/phrases.ts';
 import { withModules } from './prompt-modules.ts';
-import { replyOffline } from './reply.ts';
+import { readAhead, replyOffline } from './reply.ts';
 import { matchTransferInput } from './transfer.ts';
 import type { AgentRuntime } from './types.ts';
 
@@ -32,6 +32,7 @@ export function createOfflineRuntime(options: OfflineRuntimeOptions = {}): Agent
       return greetingFor(agent, opts.language || agent.default_language || 'en', opts.contactFacts);
     },
     reply: async (input, tools) => withModules(await replyOffline(input, tools, now), input.agent, input),
+    readAhead,
     async chooseTransferRule(input) {
       return matchTransferInput(input);
     },

@@ -1,5 +1,6 @@
 import { captureFrom, askedField, askFor, fieldLabel, nextField, timesAsked } from './capture.ts';
 import { composeAnswer, type Answer } from '../answers/answer.ts';
+import { analyzeQuestion, type Question } from '../answers/analysis.ts';
 import { questionParts } from '../answers/parts.ts';
 import { citationLines } from '../answers/citations.ts';
 import { guardrailHit } from './guardrails.ts';
@@ -26,6 +27,19 @@ function steerTopic(goals: string[] | null): SteerTopic | null {
     if (/\b(contact|call ?back|lead|rappel|recontact)/.test(f)) return 'contact';
   }
   return null;
+}
+
+/** What a visitor's message is looked up by (training notes, data tables, knowledge): no email address, single spaces, 500 characters. */
+const queryOf = (text: string) => withoutEmails(text).replace(/\s+/g, ' ').trim().slice(0, 500);
+
+/**
+ * The question `said` would be read as, read now (issue 44): a streamed call has its caller's words before the silence
+ * that ends the turn is over, and reads them while it waits, so that the turn finds the reading done (the engine keeps
+ * its last readings, `analyzeQuestion`). The turn's reply is the same, read ahead or not; words that turn out not to
+ * end the turn were read for nothing.
+ */
+export function readAhead(said: string): Question {
+  return analyzeQuestion(queryOf(said.trim()).slice(0, 1000));
 }
 
 export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: () => Date): Promise<TurnResult> {
@@ -137,7 +151,7 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
     return done();
   }
 
-  const query = withoutEmails(text).replace(/\s+/g, ' ').trim().slice(0, 500);
+  const query = queryOf(text);
   // What the business taught the agent comes first, as it wrote it, with no source link. The data rows are read meanwhile
   // (issue 39: one read's wait instead of two in a row); they count only when no note answers, nor does their failure.
   const rowRead = tools.lookupRows?.(query);

@@ -139,6 +139,11 @@ export interface AgentRuntime {
    * highest priority when several do), or null. Offline: by the condition's words; LLM: the model decides.
    */
   chooseTransferRule<R extends TransferCandidate>(input: TransferInput<R>): Promise<R | null>;
+  /**
+   * Optional: what it can do with a caller's words before their turn is certain (a streamed call's endpoint is still
+   * awaited), such that the turn's reply is the same, done ahead or not. Offline: the question read (reply.ts, readAhead).
+   */
+  readAhead?(said: string): void;
   /** After the conversation ends: data per data_schema, a verdict per goal and criterion, intent and outcome. */
   evaluate(input: { agent: RuntimeAgent; messages: TranscriptMessage[]; captured: Record<string, unknown> }): Promise<Evaluation>;
 }

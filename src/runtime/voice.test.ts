@@ -19,3 +19,16 @@ describe('prices and times as a person says them (issue 43, "Voice")', () => {
     expect(spokenForm('Es kostet 5 € um 9:00', 'de')).toBe('Es kostet 5 € um 9:00');
   });
 });
+
+describe("a streamed call's words read ahead of their turn (issue 44)", () => {
+  it('readAhead reads the question the offline turn looks its answer up by (one reading, kept for the turn)', async () => {
+    const { readAhead } = await import('./reply.ts');
+    const { analyzeQuestion } = await import('../answers/analysis.ts');
+    const early = readAhead('  what are   your opening hours on saturday  ');
+    expect(early.terms.length).toBeGreaterThan(0);
+    // The offline reply looks notes, data tables and knowledge up by the message with single spaces, at most 500 characters.
+    expect(analyzeQuestion('what are your opening hours on saturday')).toBe(early);
+    expect(readAhead(`write to me at someone@example.com about ${'prices '.repeat(100)}`))
+      .toBe(analyzeQuestion(`write to me at about ${'prices '.repeat(100)}`.replace(/\s+/g, ' ').trim().slice(0, 500)));
+  });
+});

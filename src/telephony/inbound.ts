@@ -212,16 +212,19 @@ export interface VoiceTurnInput {
  */
 export async function voiceTurn(deps: ConversationDeps, input: VoiceTurnInput): Promise<{ twiml: string; transfer: TransferRule | null }> {
   const { agent } = input;
-  const speech = await speechFor(deps.sql, input.orgId, agent, input.language);
   const said = input.said.trim();
-  if (!said) return { twiml: sayAndGather([input.language === 'fr' ? 'Je vous écoute.' : 'I am listening.'], speech, input.action), transfer: null };
+  // What the turn reads, read at once rather than one after another (a streamed call's turn waits for each, issue 44).
+  const [speech, told, history, rules] = await Promise.all([
+    speechFor(deps.sql, input.orgId, agent, input.language),
+    said ? runtimeAgent(deps.sql, agent) : null,
+    said ? listMessages(deps.sql, input.conversationId) : null,
+    said ? listTransferRules(deps.sql, input.orgId, agent.id) : null,
+  ]);
+  if (!said || !told || !history || !rules) return { twiml: sayAndGather([input.language === 'fr' ? 'Je vous écoute.' : 'I am listening.'], speech, input.action), transfer: null };
 
   // The runtime weighs the rules (the model under the LLM runtime) against what was just said, in context.
   const heard: TranscriptMessage = { id: 'heard', role: 'caller', text: said, ts: new Date().toISOString() };
-  const rule = await deps.runtime.chooseTransferRule({
-    agent: await runtimeAgent(deps.sql, agent), messages: [...await listMessages(deps.sql, input.conversationId), heard],
-    rules: await listTransferRules(deps.sql, input.orgId, agent.id),
-  });
+  const rule = await deps.runtime.chooseTransferRule({ agent: told, messages: [...history, heard], rules });
   if (rule) {
     const announcement = transferAnnouncement(rule, speech);
     const plan = input.handOver ? await input.handOver(rule, said, announcement) : simulatedPlan(rule, input.ourNumber);

@@ -249,6 +249,15 @@ export class CallStream {
     const heard = stt ? stt.finish() : Promise.resolve('');
     heard.catch(() => {});
     this.early = heard;
+    // While the endpoint is awaited, the runtime reads what it can of the words (the offline runtime: the question), so
+    // that the turn finds it done; words again before the endpoint drop this transcript, and that reading goes unused.
+    // (An agent answered by its organization's LLM provider is not: that runtime reads nothing ahead, and which it is takes a read.)
+    if (this.agent.model?.provider_id) return;
+    void heard.then(async (said) => {
+      if (this.early !== heard || this.ended || !said.trim()) return;
+      const runtime = await runtimeFor(this.deps, this.binding.orgId, this.agent);
+      if (this.early === heard && !this.ended) runtime.readAhead?.(said);
+    }).catch(() => {});
   }
 
   /** Runs `step` after the call's earlier steps (turns, notes), in order; a failure is logged and ends the call. */
@@ -357,9 +366,10 @@ export class CallStream {
     if (!said || this.ended || this.closing) return;
     let replies: TranscriptMessage[] = [];
     let closes = false;
-    const ourNumber = await this.ourNumber();
+    // Both read at once: the turn waits for one round trip, not two.
+    const [ourNumber, runtime] = await Promise.all([this.ourNumber(), runtimeFor(this.deps, this.binding.orgId, this.agent)]);
     // With the LLM runtime, the reply is spoken sentence by sentence while the model writes it (issue 44).
-    const streamed = (await runtimeFor(this.deps, this.binding.orgId, this.agent)).kind === 'llm'
+    const streamed = runtime.kind === 'llm'
       ? { queue: new SentenceQueue(), spoken: { messageId: null, text: '', heard: [], sentences: 0, open: true } as Spoken, said: [] as string[] }
       : null;
     let speaking: Promise<boolean> | null = null;

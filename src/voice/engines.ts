@@ -413,15 +413,55 @@ async function runCommand(command: string, args: string[]): Promise<{ code: numb
   });
 }
 
-/** espeak-ng's WAV on stdout, resampled to the line's 8 kHz. */
+/**
+ * Samples of synthesized sentences an espeak-ng engine keeps (2 MiB at 16 bits: about 2 minutes of speech), the sentences
+ * used longest ago dropped first.
+ */
+export const SYNTHESIZED_KEPT = 1024 * 1024;
+
+/**
+ * espeak-ng's WAV on stdout, resampled to the line's 8 kHz. espeak-ng says a text the same way every time for the same
+ * voice and prosody, so a sentence is synthesized once (issue 44): the calls that ask for it while it is being
+ * synthesized wait for that one synthesis, and it is kept for the next ones (a greeting, "Is there anything else?",
+ * the fallback lines; 20 calls answering the same line at once ran 20 espeak-ng processes on 2 cores). Each caller gets
+ * its own copy of the samples; a synthesis that failed is not kept.
+ */
 export function createEspeak(): TextToSpeech {
+  const kept = new Map<string, { samples: Promise<Int16Array>; length: number }>();
+  let keptLength = 0;
+  const synthesize = async (text: string, voice: TtsVoice) => {
+    const { code, stdout } = await runCommand(ESPEAK_NG, ['--stdout', '-v', voice.voice, '-s', String(voice.wordsPerMinute), '-p', String(voice.pitch), '-a', String(voice.amplitude), '--', text]);
+    if (code !== 0) throw new Error(`espeak-ng exited with ${code}`);
+    const wav = parseWav(stdout);
+    return resample(wav.samples, wav.rate, SAMPLE_RATE);
+  };
   return {
     name: 'espeak-ng',
     async synthesize(text, voice) {
-      const { code, stdout } = await runCommand(ESPEAK_NG, ['--stdout', '-v', voice.voice, '-s', String(voice.wordsPerMinute), '-p', String(voice.pitch), '-a', String(voice.amplitude), '--', text]);
-      if (code !== 0) throw new Error(`espeak-ng exited with ${code}`);
-      const wav = parseWav(stdout);
-      return resample(wav.samples, wav.rate, SAMPLE_RATE);
+      const key = JSON.stringify([voice.voice, voice.wordsPerMinute, voice.pitch, voice.amplitude, text]);
+      let entry = kept.get(key);
+      if (entry) {
+        // Used again: the last to go.
+        kept.delete(key);
+        kept.set(key, entry);
+      } else {
+        const made = { samples: synthesize(text, voice), length: 0 };
+        entry = made;
+        kept.set(key, made);
+        made.samples.then((samples) => {
+          if (kept.get(key) !== made) return;
+          made.length = samples.length;
+          keptLength += samples.length;
+          for (const [oldest, old] of kept) {
+            if (keptLength <= SYNTHESIZED_KEPT || oldest === key) break;
+            kept.delete(oldest);
+            keptLength -= old.length;
+          }
+        }, () => {
+          if (kept.get(key) === made) kept.delete(key);
+        });
+      }
+      return (await entry.samples).slice();
     },
   };
 }

@@ -85,7 +85,10 @@ export class MulawFramer {
 
   private takeFrames(): Buffer[] {
     const frames: Buffer[] = [];
-    while (this.pending.length >= FRAME_SAMPLES) frames.push(Buffer.from(this.pending.splice(0, FRAME_SAMPLES)));
+    // Cut by index and the rest kept once: a sentence's samples are not moved up a frame at a time.
+    let at = 0;
+    for (; at + FRAME_SAMPLES <= this.pending.length; at += FRAME_SAMPLES) frames.push(Buffer.from(this.pending.slice(at, at + FRAME_SAMPLES)));
+    if (at) this.pending = this.pending.slice(at);
     return frames;
   }
 }
