@@ -189,11 +189,14 @@ function compose(def: RouteDef, isPublic: boolean) {
     if (!isPublic && def.userToken && (principal.kind !== 'user' || !principal.memberId)) {
       throw new AppError(403, 'user_token_required', 'this action is taken by a person: use a user-scoped (ut_) token');
     }
-    const lineErrors = requestLineErrors(ctx.path, ctx.querystring);
+    const querystring = ctx.querystring;
+    const lineErrors = requestLineErrors(ctx.path, querystring);
     if (lineErrors.length) throw validationError(lineErrors);
     const input = {
       params: ctx.params,
-      query: check(query, queryObject(ctx, querySchema)),
+      // No query on a route that declares none (most GETs by id): the empty object NoQuery's check would pass
+      // unchanged (no property, so no default and nothing to coerce), without parsing and validating it (issue 48).
+      query: querystring === '' && !def.query ? {} : check(query, queryObject(ctx, querySchema)),
       body: undefined as unknown,
       principal, deps: ctx.deps, ctx,
     };

@@ -12,8 +12,10 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Whether the request carries a body (a length other than 0, or chunked): one without it has nothing to read. */
 export function hasBody(ctx: AppContext): boolean {
-  const length = ctx.get('Content-Length');
-  return ctx.get('Transfer-Encoding') !== '' || (length !== '' && length !== '0');
+  // Read as Koa's ctx.get reads them (`|| ''`), from Node's headers without its delegates: every request asks (issue 48).
+  const headers = ctx.req.headers;
+  const length = headers['content-length'] || '';
+  return (headers['transfer-encoding'] || '') !== '' || (length !== '' && length !== '0');
 }
 
 function isJsonType(contentType: string): boolean {
