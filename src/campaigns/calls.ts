@@ -16,7 +16,8 @@ import type { Contact } from '../schemas/contacts.ts';
 import type { KnownRedaction } from '../db/redaction-cache.ts';
 import type { ToolSender } from '../tools/send.ts';
 import { secondsUntilOpen } from '../domain/calling-window.ts';
-import { emitEvent } from '../events/emit.ts';
+import { checkWrittenEvent, emitEvent, newEventId } from '../events/emit.ts';
+import { knownAgentOfCall, knownRedaction, policyAt } from '../db/redaction-cache.ts';
 import { notFound } from '../errors.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/campaigns.ts';
@@ -58,11 +59,17 @@ async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
 }):
   Promise<{ status: CallStatus; ended_reason: EndedReason | null; conversation?: boolean }> {
   const ended = await deps.sql.begin(async (tx) => {
-    const ended = await endCallRowWithCampaign(tx, input.callId, input.status, input.reason);
+    // The call's agent and its redaction as this process knows them: the event is written by the statement that ends
+    // the call when the redaction leaves its payload as it is (issue 48), else emitted after it, as before.
+    const agentId = knownAgentOfCall(input.callId);
+    const known = agentId ? knownRedaction(agentId) : undefined;
+    const event = agentId && known && !policyAt(known.settings, 'webhooks') ? { id: newEventId(), agentId, redactionVersion: known.version } : undefined;
+    const ended = await endCallRowWithCampaign(tx, input.callId, input.status, input.reason, event);
     if (!ended) return null;
     const { call: row, campaign } = ended;
     if (campaign) {
-      await emitCallEnded(tx, campaign.widget_id, row);
+      if (ended.event) checkWrittenEvent('campaign_call.ended', ended.event, { call: toCall(row) });
+      else await emitCallEnded(tx, campaign.widget_id, row);
       const retry = campaign.retry;
       const retried = (row.status === 'busy' || row.status === 'no_answer') && retry?.on.includes(row.status);
       const active = campaign.status === 'running' || campaign.status === 'paused';

@@ -1,5 +1,7 @@
 import { listPage, type Db, type Fragment } from './index.ts';
 import { newId } from '../ids.ts';
+import { dispatchedUnlessReceived, redactionStillAt } from './events.ts';
+import { rememberAgentOfCall } from './redaction-cache.ts';
 import {
   IN_FLIGHT_STATUSES, type Campaign, type CampaignCall, type CampaignStatus, type CallStatus, type CallingWindow, type EndedReason, type Retry,
   type CallOutcome, type TerminalCallStatus,
@@ -285,6 +287,7 @@ export async function advanceCallReading(db: Db, id: string, from: readonly Call
     : db``;
   const [r] = await db<(CallRow & { read_campaign?: CallCampaign | null; read_blocked?: boolean })[]>`update campaign_calls set ${db(set)}, updated_at = now() ${started} ${answered}
     where id = ${id} and status = any(${[...from]}::text[]) ${running} returning ${db(CALL_COLUMNS)} ${campaign} ${blocked}`;
+  if (r?.read_campaign) rememberAgentOfCall(r.id, r.read_campaign.widget_id);
   return r ? { call: toCallRecord(r), campaign: r.read_campaign ?? null, blocked: r.read_blocked === true } : null;
 }
 
@@ -368,17 +371,44 @@ export async function markCalleeDoNotCall(db: Db, orgId: string, call: { contact
 /**
  * endCallRow of a call that has not ended, with its campaign as it reads now (null when deleted),
  * in one statement. Null when the call had ended already.
+ *
+ * With `event` (issue 48), the same statement writes `campaign_call.ended` (`{call}`, the call as the API returns it,
+ * built by PostgreSQL) while the campaign's agent is `event.agentId` and its redaction settings are still at
+ * `event.redactionVersion`: `event` in the answer is the data as stored, or null when it was not written (then the
+ * caller emits it, in the same transaction). Its `created_at` is this statement's clock, so it stays before the
+ * `conversation.ended` a later statement of the transaction writes.
  */
-export async function endCallRowWithCampaign(db: Db, id: string, status: TerminalCallStatus, reason: EndedReason):
-  Promise<{ call: CallRecord; campaign: EndingCampaign | null } | null> {
-  const [r] = await db<(CallRow & { campaign_agent_id: string | null; campaign_status: CampaignStatus | null; campaign_retry: Retry | null })[]>`
-    with ended as (${endCallUpdate(db, id, status, reason)} and ended_at is null returning ${db(CALL_COLUMNS)})
+export async function endCallRowWithCampaign(db: Db, id: string, status: TerminalCallStatus, reason: EndedReason,
+  event?: { id: string; agentId: string; redactionVersion: number }):
+  Promise<{ call: CallRecord; campaign: EndingCampaign | null; event: Record<string, unknown> | null } | null> {
+  const written = event ? db`, event as (
+      insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
+      select ${event.id}::text, e.org_id, 'campaign_call.ended', c.agent_id, json_build_object('call', ${callJson(db)}), clock_timestamp(),
+        ${dispatchedUnlessReceived(db, db`e.org_id`, 'campaign_call.ended')}
+      from ended e join campaigns c on c.id = e.campaign_id
+      where c.agent_id = ${event.agentId} and ${redactionStillAt(db, event.agentId, event.redactionVersion)}
+      returning data)` : db``;
+  const [r] = await db<(CallRow & { campaign_agent_id: string | null; campaign_status: CampaignStatus | null; campaign_retry: Retry | null;
+    event_data?: Record<string, unknown> | null })[]>`
+    with ended as (${endCallUpdate(db, id, status, reason)} and ended_at is null returning ${db(CALL_COLUMNS)}) ${written}
     select ended.*, c.agent_id as campaign_agent_id, c.status as campaign_status, c.retry as campaign_retry
+      ${event ? db`, (select data from event) as event_data` : db``}
     from ended left join campaigns c on c.id = ended.campaign_id`;
   if (!r) return null;
   const campaign = r.campaign_agent_id === null ? null : { widget_id: r.campaign_agent_id, status: r.campaign_status!, retry: r.campaign_retry };
-  return { call: toCallRecord(r), campaign };
+  const { campaign_agent_id: _a, campaign_status: _s, campaign_retry: _r, event_data: data, ...row } = r;
+  return { call: toCallRecord(row), campaign, event: data ?? null };
 }
+
+/** A time as toISOString writes it (to the millisecond, in UTC), or null. */
+const isoJson = (db: Db, column: Fragment) => db`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The call `e` (CALL_COLUMNS) as JSON built by PostgreSQL, as toCall gives it (keys in its order). */
+const callJson = (db: Db) => db`json_build_object('id', e.id, 'campaign_id', e.campaign_id, 'call_sid', e.call_sid, 'to_number', e.to_number,
+    'contact_id', e.contact_id, 'status', e.status, 'ended_reason', e.ended_reason, 'conversation_id', e.conversation_id, 'attempt', e.attempt,
+    'previous_call_id', e.previous_call_id, 'created_at', ${isoJson(db, db`e.created_at`)}, 'started_at', ${isoJson(db, db`e.started_at`)},
+    'answered_at', ${isoJson(db, db`e.answered_at`)}, 'ended_at', ${isoJson(db, db`e.ended_at`)}, 'duration_seconds', e.duration_seconds,
+    'outcome', e.outcome, 'callback_at', ${isoJson(db, db`e.callback_at`)})`;
 
 /** Ends every queued call of a campaign `canceled`/`canceled` (a campaign cancel); the calls ended. */
 export async function cancelQueuedCalls(db: Db, campaignId: string): Promise<CallRecord[]> {

@@ -32,6 +32,12 @@ export function rememberRedaction(agentId: string, known: KnownRedaction): void 
 export function knownAgentOf(conversationId: string): string | undefined { return agentOfConversation.get(conversationId); }
 export function rememberAgentOf(conversationId: string, agentId: string): void { remember(agentOfConversation, conversationId, agentId); }
 
+// A campaign call's agent as its campaign read when the call was claimed or answered: the statement ending the call writes
+// `campaign_call.ended` only while the campaign's agent is still this one (and its redaction at the version known).
+const agentOfCall = new Map<string, string>();
+export function knownAgentOfCall(callId: string): string | undefined { return agentOfCall.get(callId); }
+export function rememberAgentOfCall(callId: string, agentId: string): void { remember(agentOfCall, callId, agentId); }
+
 /** The policy `settings` apply at `target`, or null when they hide nothing there. */
 export function policyAt(settings: RedactionSettings | null | undefined, target: RedactionTarget): RedactionPolicy | null {
   if (!settings || !settings.kinds.length || !settings.targets.includes(target)) return null;
