@@ -25,8 +25,9 @@ FROM node:20-bookworm-slim
 
 # SCARF_ANALYTICS=false: never phone home from an install script (swagger-ui-dist pulls in
 # @scarf/scarf; package.json's allowScripts refuses it, but this image's npm 10 ignores that field).
-# Two malloc arenas, as npm start runs the service (scripts/run.mjs serviceEnvironment: 25-32 MiB less idle memory).
-ENV NODE_ENV=production SCARF_ANALYTICS=false NPM_CONFIG_UPDATE_NOTIFIER=false MALLOC_ARENA_MAX=2
+# Two malloc arenas and a fixed trim threshold, as npm start runs the service (scripts/run.mjs serviceEnvironment:
+# 25-32 and 10-17 MiB less idle memory).
+ENV NODE_ENV=production SCARF_ANALYTICS=false NPM_CONFIG_UPDATE_NOTIFIER=false MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
 
 WORKDIR /app
 

@@ -316,8 +316,8 @@ export async function startServiceProcess(opts: { databaseUrl: string; temporalA
   return spawnServer('service process', [opts.main ?? join(ROOT, 'dist', 'src', 'main.js'), 'start'], {
     port, readyPath: '/readyz', nodeArgs: opts.nodeArgs, compiled: true,
     env: {
-      // As scripts/run.mjs starts the service (serviceEnvironment): two malloc arenas.
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2',
+      // As scripts/run.mjs starts the service (serviceEnvironment): two malloc arenas, a fixed trim threshold.
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2', MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ || '131072',
       DATABASE_URL: opts.databaseUrl, TEMPORAL_ADDRESS: opts.temporalAddress, PORT: String(port), HOST: '127.0.0.1',
       LOG_LEVEL: 'warn', SECRETS_KEY: randomBytes(32).toString('base64'),
       // No inbound SMTP listener unless a bench asks for one (bench:api's, on a free port): on the default port 2525

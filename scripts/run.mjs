@@ -254,11 +254,14 @@ async function compiled(file, args) {
  * The environment of the service's process: glibc's malloc keeps up to eight arenas per core, one
  * for each thread that allocates at once (the Temporal core's Rust threads, libuv's pool, the
  * workflow thread), each holding freed memory of its own. Two arenas kept the idle `npm start`
- * process 25-32 MiB smaller, measured side by side (issue 48, bench/README.md). A value already
+ * process 25-32 MiB smaller, measured side by side (issue 48, bench/README.md). A fixed trim
+ * threshold (glibc's default, 128 KiB) keeps malloc giving freed memory at the top of its heap back:
+ * by default the first large block freed raises it (up to 32 MiB), and start-up's freed buffers
+ * stayed resident for the life of the process (10-17 MiB of idle RSS, issue 48). A value already
  * set is kept. bench/harness.ts starts the service with the same.
  */
 function serviceEnvironment(env = process.env) {
-  return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || '2' };
+  return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || '2', MALLOC_TRIM_THRESHOLD_: env.MALLOC_TRIM_THRESHOLD_ || '131072' };
 }
 
 /**
