@@ -86,9 +86,10 @@ async function tasksPerCall(temporal: Client, campaignId: string, rows: { id: st
   const of = (counts: Map<string, number>, type: keyof typeof EVENT_TYPES) => counts.get(String(EVENT_TYPES[type])) ?? 0;
   const call = await count(`campaign-call:${rows.find((r) => r.status === 'completed')!.id}`);
   const parent = await count(`campaign:${campaignId}`);
+  const events = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
   return `per call (one completed call's history): ${of(call, 'wft')} workflow task(s), ${of(call, 'activity')} activity task(s), `
-    + `${of(call, 'marker')} local activities; the campaign: ${(of(parent, 'wft') / rows.length).toFixed(2)} workflow tasks and `
-    + `${(of(parent, 'marker') / rows.length).toFixed(2)} local activities per call`;
+    + `${of(call, 'marker')} local activities, ${events(call)} history events; the campaign: ${(of(parent, 'wft') / rows.length).toFixed(2)} workflow tasks, `
+    + `${(of(parent, 'marker') / rows.length).toFixed(2)} local activities and ${(events(parent) / rows.length).toFixed(2)} history events per call`;
 }
 
 /** A bare workflow's worker and client on the same server: `measure` runs CALLS start→complete by CONCURRENCY clients. */
@@ -117,6 +118,7 @@ async function startBareLoop(temporalAddress: string, dbName: string): Promise<{
       }
     }));
   };
+  let historyShown = false;
   return {
     measure: async () => {
       // Warmed up right before each measure, as the campaign was by the rounds before it (pollers and caches idle
@@ -124,11 +126,17 @@ async function startBareLoop(temporalAddress: string, dbName: string): Promise<{
       await run(100, `bare-warmup-${Date.now()}`);
       const cpu = cpuSnapshot(dbName);
       const started = Date.now();
-      await run(CALLS, `bare-${Date.now()}`);
+      const prefix = `bare-${Date.now()}`;
+      await run(CALLS, prefix);
       const seconds = (Date.now() - started) / 1000;
       const rate = CALLS / seconds;
       say(`bare workflow start→complete: ${CALLS} in ${seconds.toFixed(1)} s = ${rate.toFixed(1)} workflows/s (${CONCURRENCY} clients)`);
       say(`  ${describeCpu(cpu, cpuSnapshot(dbName), CALLS, 'workflow')}`);
+      if (!historyShown) {
+        historyShown = true;
+        const { events } = await client.workflow.getHandle(`${prefix}-0`).fetchHistory();
+        say(`  per workflow: ${events?.length ?? 0} history events`);
+      }
       return rate;
     },
   };
