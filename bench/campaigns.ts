@@ -72,8 +72,8 @@ const EVENT_TYPES = { wft: 7, activity: 10, marker: 25 } as const;
 async function tasksPerCall(temporal: Client, campaignId: string, rows: { id: string; status: string }[]): Promise<string> {
   const count = async (workflowId: string) => {
     const counts = new Map<string, number>();
-    let runId: string | undefined;
-    // The campaign may have continued as new: every run of it.
+    // The campaign may have continued as new: every run of it, from the first (a handle without a run id is the last run's).
+    let runId: string | undefined = (await temporal.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.firstRunId || undefined;
     for (;;) {
       const handle = temporal.workflow.getHandle(workflowId, runId);
       const { events } = await handle.fetchHistory();
