@@ -2,9 +2,12 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
+import { Worker as Thread } from 'node:worker_threads';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { ThreadedVMWorkflowCreator, WorkerThreadClient } from '@temporalio/worker/lib/workflow/threaded-vm.js';
 import type { Logger } from 'pino';
 import type { Sql } from '../db/index.ts';
 import { createActivities, type ActivityDeps } from '../../activities/index.ts';
@@ -80,6 +83,34 @@ async function scopedWorkflowCreator(create: () => Promise<WorkflowCreator>): Pr
 }
 
 /**
+ * The young generation of the workflow thread's V8 heap, at most (MiB; semi-spaces of a third of it). Left to V8, it
+ * grows to 16 MiB semi-spaces while the thread loads the bundle and stays that size at idle (nothing collects the
+ * thread's garbage then, where src/infra/heap.ts collects the main thread's): 6-9 MiB of idle RSS (issue 48,
+ * bench/README.md). Workflow code's garbage is short-lived, so a small young generation only means more frequent
+ * scavenges, each of little that survives.
+ */
+const WORKFLOW_THREAD_YOUNG_GENERATION_MB = 3;
+
+type CreatorArgs = Parameters<typeof Worker['createWorkflowCreator']>;
+
+/**
+ * The SDK's workflow thread pool (ThreadedVMWorkflowCreator.create, @temporalio/worker 1.24), its threads started with
+ * a bounded young generation: the SDK starts them with no resource limits and has no option for them. Same thread
+ * module, same init message, same creator.
+ */
+async function createWorkflowThreads(...[workflowBundle, options, logger]: CreatorArgs): Promise<WorkflowCreator> {
+  const threadModule = createRequire(import.meta.url).resolve('@temporalio/worker/lib/workflow/workflow-worker-thread');
+  const clients = Array.from({ length: options.workflowThreadPoolSize }, () => new WorkerThreadClient(
+    new Thread(threadModule, { resourceLimits: { maxYoungGenerationSizeMb: WORKFLOW_THREAD_YOUNG_GENERATION_MB } }),
+    logger, options.patchActivationCallback));
+  await Promise.all(clients.map((client) => client.send({
+    type: 'init', workflowBundle, isolateExecutionTimeoutMs: options.isolateExecutionTimeoutMs, reuseV8Context: options.reuseV8Context ?? true,
+    registeredActivityNames: new Set(options.activities.keys()), hasPatchActivationCallback: options.patchActivationCallback !== undefined,
+  })));
+  return new ThreadedVMWorkflowCreator(clients);
+}
+
+/**
  * What a worker of the set holds of the shared creator: its own `destroy`, counted. Built here, outside
  * `createWorkflowCreator`, so its closures hold the creator only: a closure made in that method would share its
  * scope, and with it the bundle it was called with (3.6 MiB of code and its source map, one per worker).
@@ -128,7 +159,9 @@ function workersSharingOneWorkflowThread(activityNames: string[]): { Worker: typ
       }
 
       protected static override async createWorkflowCreator(...[workflowBundle, options, logger]: Parameters<typeof Worker['createWorkflowCreator']>): Promise<WorkflowCreator> {
-        shared ??= scopedWorkflowCreator(() => super.createWorkflowCreator(workflowBundle, { ...options, activities: new Map(activityNames.map((name) => [name, async () => undefined])) }, logger));
+        const all = { ...options, activities: new Map(activityNames.map((name) => [name, async () => undefined])) };
+        // In the main thread (debugMode) the SDK's own creator; else its thread pool, with a bounded young generation.
+        shared ??= scopedWorkflowCreator(() => (options.debugMode ? super.createWorkflowCreator(workflowBundle, all, logger) : createWorkflowThreads(workflowBundle, all, logger)));
         const creator = await shared;
         users += 1;
         return creatorUse(creator, release);
