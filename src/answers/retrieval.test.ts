@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { siteEntities } from './entities.ts';
 import { languageOfQuestion, languageOfWords } from './phrases.ts';
-import { mergedKnowledge } from './retrieval.ts';
+import { agreedIds, mergedKnowledge } from './retrieval.ts';
 import { vocabularyOf } from './spelling.ts';
 
 /** A source as retrieval keeps it, for its words and language: `passages` copies of `text`. */
@@ -35,5 +35,26 @@ describe('an agent\'s sources merged (several sites or files)', () => {
     expect(other).not.toBe(merged);
     expect(other.vocabulary.counts.has('parking')).toBe(true);
     expect(mergedKnowledge([english])).toEqual({ entities: english.entities, vocabulary: english.vocabulary, language: 'en' });
+  });
+});
+
+describe('a passage the rankings agree on', () => {
+  const bySentences = ['a', 'b', 'c', 'd'];
+  const fullText = ['c', 'a', 'e', 'b'];
+  const meaning = ['f', 'g', 'c', 'a'];
+
+  it('stands among the first three of two rankings at least', () => {
+    expect(agreedIds(['a', 'b', 'c', 'f'], [bySentences, fullText, meaning])).toEqual(['a', 'c']);
+  });
+
+  it('is not one that a single ranking puts first, nor one the others find only further down', () => {
+    // "f" is meaning's first and no other's; "b" is second by sentences and fourth by full text.
+    expect(agreedIds(['f', 'b'], [bySentences, fullText, meaning])).toEqual([]);
+    expect(agreedIds(['b'], [bySentences, fullText, meaning], 4)).toEqual(['b']);
+  });
+
+  it('keeps the order it is asked in, and needs two rankings', () => {
+    expect(agreedIds(['c', 'a'], [bySentences, fullText, meaning])).toEqual(['c', 'a']);
+    expect(agreedIds(['a'], [bySentences])).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type { ChunkRow } from '../db/page-chunks.ts';
 import type { KnowledgeStore } from './store.ts';
-import { analyzeQuestion, BRANCH, isEnglishWord, PAYMENT_WORDS, stem, type Question } from './analysis.ts';
+import { analyzeQuestion, BRANCH, isEnglishWord, PAYMENT_WORDS, stem, type Question, type QueryTerm } from './analysis.ts';
 import { vocabularyOf, withSiteSpelling, type Vocabulary } from './spelling.ts';
 import { languageOfQuestion, languageOfWords, type Lang } from './phrases.ts';
 import { answerByMeaning, dot, embedQuestion, sentenceCosines, sentenceEncoderOn, vectorOf } from './meaning.ts';
@@ -60,7 +60,8 @@ export async function searchKnowledge(store: KnowledgeStore, agentId: string, qu
   // The passages of the hybrid retrieval: those holding the question's words, and the first by words, full text and
   // meaning fused (a passage that writes "hydro-jetting" for the visitor's "hydrojetting", or "children's cut" for "kids
   // haircut", is found by its meaning), every sentence of them ranked by its words.
-  const { text, question, knowledge, stats, known, chunks } = await fusedRetrieval(store, agentId, query, READ_PASSAGES, opts.story ?? '');
+  const retrieval = await fusedRetrieval(store, agentId, query, READ_PASSAGES, opts.story ?? '');
+  const { text, question, knowledge, stats, known, chunks } = retrieval;
   if (!question.terms.length || !known.size || !stats) return [];
   const ranked = rankSentences(question, [...known.values()], stats, Math.max(limit, CANDIDATES));
   // A blog or news post tells of other businesses, past offers and events: what it says is no answer of the business's
@@ -78,7 +79,70 @@ export async function searchKnowledge(store: KnowledgeStore, agentId: string, qu
   // as it was calibrated: those found by meaning alone would be look-alikes it reads as near.
   const fromWords = new Set<object>(chunks);
   const byMeaning = found.length ? null : await answerByMeaning(question, eligible.filter((r) => r.source && fromWords.has(r.source)));
-  return (byMeaning ? [byMeaning] : found).map((r) => ({ ...passageOf(r), asked: text }));
+  const agreed = found.length || byMeaning ? null : await agreedAnswer(question, retrieval, eligible, entityText(text, opts, knowledge.entities), knowledge.entities);
+  return (byMeaning ? [byMeaning] : agreed ? [agreed] : found).map((r) => ({ ...passageOf(r), asked: text }));
+}
+
+/**
+ * A passage the rankings agree on: among the first AGREE_PLACES of at least two of the three (its best sentence by the
+ * question's words, full text, closeness of meaning). Each alone finds look-alikes; two that put the same passage first
+ * seldom both do (bench/README.md, "Tenth pass").
+ */
+const AGREE_PLACES = 3;
+/** How many of the fused passages are read for it: the first two (the third added look-alikes on the dev sites). */
+const AGREED_READ = 2;
+/** The least a sentence of it must share with the question by its words (`rankSentences`' score). */
+const AGREED_FLOOR = 0.3;
+/** In English, the encoder's language, the sentence closest in meaning answers when this close (cosine). */
+const AGREED_CLOSE = 0.45;
+/** As close, when the question asks with a word the site never writes. */
+const AGREED_CLOSER = 0.55;
+/** In another language, where the encoder's closeness says little, the best by words when it reaches this. */
+const AGREED_FOREIGN = 0.35;
+
+/** The terms of what a question asks (no circumstance, no word for the kind of answer) that no passage writes, nor their synonyms. */
+function unwritten(question: Question, stats: CorpusStats): QueryTerm[] {
+  const written = (s: string) => (stats.df.get(s) ?? 0) > 0;
+  return question.terms.filter((t) => !t.incidental && !t.typeWord && !written(t.stem)
+    && ![...t.derived].some(written) && !t.synonymWords.some((w) => written(stem(w))));
+}
+
+/** The ids that stand among the first `places` of at least two of `rankings`, in `ids`' order. */
+export function agreedIds(ids: string[], rankings: string[][], places = AGREE_PLACES): string[] {
+  const first = rankings.map((r) => new Set(r.slice(0, places)));
+  return ids.filter((id) => first.filter((f) => f.has(id)).length >= 2);
+}
+
+/**
+ * A third reading, when neither the words nor the meaning of single sentences answer: a passage among the first fused
+ * ones that two rankings agree on, and its sentence that answers best (closest in meaning in English, best by its
+ * words otherwise), if it shares enough with the question, holds the kind of answer wanted, asks nothing itself and
+ * is no other entity's.
+ */
+async function agreedAnswer(question: Question, retrieval: Awaited<ReturnType<typeof fusedRetrieval>>, eligible: RankedSentence[], asking: string, entities: SiteEntities): Promise<RankedSentence | null> {
+  const { fused, best, chunks, dense, known, vector, stats } = retrieval;
+  const agreed = agreedIds(fused.slice(0, AGREED_READ).map(([id]) => id), [[...best.keys()], chunks.map((c) => c.id), dense.map((d) => d.id)]);
+  const asked = entitiesAsked(asking, entities);
+  const english = languageOfQuestion(retrieval.text, retrieval.knowledge.language) === 'en';
+  // A word of what is asked that the site never writes, itself or a synonym ("the Wi-Fi password", where the site only
+  // says there is Wi-Fi): the sentence must then be closer still, its meaning saying what its words do not.
+  const close = stats && unwritten(question, stats).length ? AGREED_CLOSER : AGREED_CLOSE;
+  for (const id of agreed) {
+    const chunk = known.get(id);
+    const pool = eligible.filter((r) => r.source === chunk && r.score >= AGREED_FLOOR && !r.sentence.trim().endsWith('?')
+      && (!question.want || question.yesNo || r.typed) && entityMatch(asked, r, entities) !== 'other');
+    if (!pool.length) continue;
+    if (!english) {
+      if (pool[0]!.score >= AGREED_FOREIGN) return pool[0]!;
+      continue;
+    }
+    // The encoder off or failing: the words' answer (none) stands.
+    const cosines = vector ? await sentenceCosines(vector, pool.map((r) => r.sentence)) : null;
+    if (!cosines) return null;
+    const closest = cosines.reduce((k, c, i) => (c > cosines[k]! ? i : k), 0);
+    if (cosines[closest]! >= close) return pool[closest]!;
+  }
+  return null;
 }
 
 /** The figures of two digits or more a text writes ("$79", "20 %", "-20%", "39 bucks"), without thousands' commas. */
