@@ -120,10 +120,9 @@ export function agreedIds(ids: string[], rankings: string[][], places = AGREE_PL
  * is no other entity's.
  */
 async function agreedAnswer(question: Question, retrieval: Awaited<ReturnType<typeof fusedRetrieval>>, eligible: RankedSentence[], asking: string, entities: SiteEntities): Promise<RankedSentence | null> {
-  const { fused, best, chunks, dense, known, vector, stats } = retrieval;
-  const agreed = agreedIds(fused.slice(0, AGREED_READ).map(([id]) => id), [[...best.keys()], chunks.map((c) => c.id), dense.map((d) => d.id)]);
+  const { fused, rankings, english, known, vector, stats } = retrieval;
+  const agreed = agreedIds(fused.slice(0, AGREED_READ).map(([id]) => id), rankings);
   const asked = entitiesAsked(asking, entities);
-  const english = languageOfQuestion(retrieval.text, retrieval.knowledge.language) === 'en';
   // A word of what is asked that the site never writes, itself or a synonym ("the Wi-Fi password", where the site only
   // says there is Wi-Fi): the sentence must then be closer still, its meaning saying what its words do not.
   const close = stats && unwritten(question, stats).length ? AGREED_CLOSER : AGREED_CLOSE;
@@ -449,7 +448,8 @@ function overlapOf(text: string, next: string): number {
 /**
  * The question (its spelling mended against the site's words) and the `depth` first passages of the three rankings
  * fused: the best sentence per passage, full text, and closeness of meaning. `known` holds every passage read (those
- * full text found, and the fused ones), `best` each passage's best sentence by its words.
+ * full text found, and the fused ones), `best` each passage's best sentence by its words, `rankings` the three rankings'
+ * ids (as fused), `english` whether the question is read in the encoder's language.
  */
 /** Exported for the dev probe (bench/answers/probe.ts). */
 export async function fusedRetrieval(store: KnowledgeStore, agentId: string, query: string, depth: number, story = '', candidates = CANDIDATES) {
@@ -470,11 +470,13 @@ export async function fusedRetrieval(store: KnowledgeStore, agentId: string, que
     bySentences.push(id);
   }
   // The encoder was trained on English: a question in another language is read by its meaning at half its weight.
-  const weights = languageOfQuestion(text, knowledge.language) === 'en' ? fusion.weights : fusion.weights.map((w, i) => (i === 2 ? w * FOREIGN_MEANING : w));
-  const fused = fuseRankings([bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)], weights).slice(0, depth);
+  const english = languageOfQuestion(text, knowledge.language) === 'en';
+  const weights = english ? fusion.weights : fusion.weights.map((w, i) => (i === 2 ? w * FOREIGN_MEANING : w));
+  const rankings = [bySentences, chunks.map((c) => c.id), dense.map((d) => d.id)];
+  const fused = fuseRankings(rankings, weights).slice(0, depth);
   const known = new Map(chunks.map((c) => [c.id, c]));
   for (const c of await store.chunksByIds(fused.map(([id]) => id).filter((id) => !known.has(id)))) known.set(c.id, c);
-  return { text, question, knowledge, stats, dense, vector, fused, known, best, chunks };
+  return { text, question, english, knowledge, stats, dense, vector, rankings, fused, known, best, chunks };
 }
 
 /**

@@ -16,8 +16,8 @@ import type { Contact } from '../schemas/contacts.ts';
 import type { KnownRedaction } from '../db/redaction-cache.ts';
 import type { ToolSender } from '../tools/send.ts';
 import { secondsUntilOpen } from '../domain/calling-window.ts';
-import { checkWrittenEvent, emitEvent, newEventId } from '../events/emit.ts';
-import { knownAgentOfCall, knownRedaction, policyAt } from '../db/redaction-cache.ts';
+import { checkWrittenEvent, emitEvent, sqlWrittenEvent } from '../events/emit.ts';
+import { knownAgentOfCall } from '../db/redaction-cache.ts';
 import { notFound } from '../errors.ts';
 import { createScriptedCaller } from '../runtime/caller.ts';
 import type { CallStatus, EndedReason, TerminalCallStatus } from '../schemas/campaigns.ts';
@@ -61,9 +61,7 @@ async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   const ended = await deps.sql.begin(async (tx) => {
     // The call's agent and its redaction as this process knows them: the event is written by the statement that ends
     // the call when the redaction leaves its payload as it is (issue 48), else emitted after it, as before.
-    const agentId = knownAgentOfCall(input.callId);
-    const known = agentId ? knownRedaction(agentId) : undefined;
-    const event = agentId && known && !policyAt(known.settings, 'webhooks') ? { id: newEventId(), agentId, redactionVersion: known.version } : undefined;
+    const event = sqlWrittenEvent(knownAgentOfCall(input.callId));
     const ended = await endCallRowWithCampaign(tx, input.callId, input.status, input.reason, event);
     if (!ended) return null;
     const { call: row, campaign } = ended;

@@ -9,7 +9,7 @@ import { findAgentToRun, type AgentToRun } from '../db/agents.ts';
 import { contactFacts, mergeContactFacts, namesSomeone, recordContactConversation } from '../db/contacts.ts';
 import { hasEnabledTransferRules } from '../db/transfer-rules.ts';
 import { findVoiceStyle } from '../db/voice-profiles.ts';
-import { checkWrittenEvent, emitEvent, newEventId } from '../events/emit.ts';
+import { checkWrittenEvent, emitEvent, newEventId, sqlWrittenEvent } from '../events/emit.ts';
 import { knowledgeWords, retrievePassages, searchKnowledge } from '../answers/retrieval.ts';
 import { warmAnswerEngine } from '../answers/warm.ts';
 import { matchTrainingNotes } from '../knowledge/notes.ts';
@@ -409,9 +409,7 @@ export type EndReason = 'visitor' | 'inactivity' | 'closed';
 export async function markConversationEnded(tx: Db, id: string, reason: EndReason): Promise<string | null> {
   // Its agent and redaction as this process knows them (it opened the conversation, or ran a turn of it): the event is
   // written by the statement that ends it when the redaction leaves its payload as it is (issue 48).
-  const agentId = knownAgentOf(id);
-  const known = agentId ? knownRedaction(agentId) : undefined;
-  const event = agentId && known && !policyAt(known.settings, 'webhooks') ? { id: newEventId(), agentId, redactionVersion: known.version } : undefined;
+  const event = sqlWrittenEvent(knownAgentOf(id));
   const ended = await markEnded(tx, id, reason, event);
   if (!ended) return null;
   if (event && ended.event) {

@@ -1,6 +1,6 @@
 import { listPage, type Db } from './index.ts';
 import { newId, newPublicKey, pooledRandomBytes } from '../ids.ts';
-import { redactionStillAt, type OutboxEvent } from './events.ts';
+import { isoTime, redactionStillAt, type OutboxEvent } from './events.ts';
 import { fanOutWrittenEvent, isEndpointGone } from './webhooks.ts';
 import { rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
 import type { RedactionSettings } from '../schemas/governance.ts';
@@ -270,7 +270,7 @@ export async function writeAgentChange(db: Db, change: AgentChange, event: Outbo
       insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
       select ${event.id}::text, ${event.orgId}::uuid, ${event.type}::text, ${event.agentId}::uuid,
         replace(${event.json}::text, ${JSON.stringify(change.stampToken)}::text,
-          '"' || to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"')::json, clock_timestamp(), now()
+          '"' || ${isoTime(db, db`u.updated_at`)} || '"')::json, clock_timestamp(), now()
       from updated u
       returning id, org_id, type)
     ${fanOutWrittenEvent(db)}` : db``;

@@ -1,6 +1,6 @@
 import { listPage, type Db, type Fragment } from './index.ts';
 import { newId } from '../ids.ts';
-import { dispatchedUnlessReceived, redactionStillAt } from './events.ts';
+import { dispatchedUnlessReceived, isoTime, redactionStillAt } from './events.ts';
 import { rememberAgentOfCall } from './redaction-cache.ts';
 import {
   IN_FLIGHT_STATUSES, type Campaign, type CampaignCall, type CampaignStatus, type CallStatus, type CallingWindow, type EndedReason, type Retry,
@@ -400,15 +400,12 @@ export async function endCallRowWithCampaign(db: Db, id: string, status: Termina
   return { call: toCallRecord(row), campaign, event: data ?? null };
 }
 
-/** A time as toISOString writes it (to the millisecond, in UTC), or null. */
-const isoJson = (db: Db, column: Fragment) => db`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 /** The call `e` (CALL_COLUMNS) as JSON built by PostgreSQL, as toCall gives it (keys in its order). */
 const callJson = (db: Db) => db`json_build_object('id', e.id, 'campaign_id', e.campaign_id, 'call_sid', e.call_sid, 'to_number', e.to_number,
     'contact_id', e.contact_id, 'status', e.status, 'ended_reason', e.ended_reason, 'conversation_id', e.conversation_id, 'attempt', e.attempt,
-    'previous_call_id', e.previous_call_id, 'created_at', ${isoJson(db, db`e.created_at`)}, 'started_at', ${isoJson(db, db`e.started_at`)},
-    'answered_at', ${isoJson(db, db`e.answered_at`)}, 'ended_at', ${isoJson(db, db`e.ended_at`)}, 'duration_seconds', e.duration_seconds,
-    'outcome', e.outcome, 'callback_at', ${isoJson(db, db`e.callback_at`)})`;
+    'previous_call_id', e.previous_call_id, 'created_at', ${isoTime(db, db`e.created_at`)}, 'started_at', ${isoTime(db, db`e.started_at`)},
+    'answered_at', ${isoTime(db, db`e.answered_at`)}, 'ended_at', ${isoTime(db, db`e.ended_at`)}, 'duration_seconds', e.duration_seconds,
+    'outcome', e.outcome, 'callback_at', ${isoTime(db, db`e.callback_at`)})`;
 
 /** Ends every queued call of a campaign `canceled`/`canceled` (a campaign cancel); the calls ended. */
 export async function cancelQueuedCalls(db: Db, campaignId: string): Promise<CallRecord[]> {

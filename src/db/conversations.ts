@@ -1,6 +1,6 @@
 import type { Db } from './index.ts';
 import { newId } from '../ids.ts';
-import { dispatchedUnlessReceived, redactionStillAt } from './events.ts';
+import { dispatchedUnlessReceived, isoTime, redactionStillAt } from './events.ts';
 import type { MessageRole, ToolCall, TranscriptMessage } from '../runtime/types.ts';
 import type { Conversation, ConversationListQuery } from '../schemas/conversations.ts';
 import { redactText } from '../domain/redaction.ts';
@@ -456,8 +456,8 @@ export async function recordEvaluation(db: Db, id: string, evaluation: {
  * order; times as toISOString writes them, to the millisecond, in UTC).
  */
 const rowJson = (db: Db) => db`json_build_object('id', c.id, 'widget_id', c.agent_id, 'surface', c.surface, 'is_simulated', c.is_simulated,
-    'status', c.status, 'started_at', to_char(c.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'ended_at', to_char(c.ended_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'status', c.status, 'started_at', ${isoTime(db, db`c.started_at`)},
+    'ended_at', ${isoTime(db, db`c.ended_at`)},
     'duration_seconds', greatest(0, round(extract(epoch from coalesce(c.ended_at, c.last_activity_at) - c.started_at)))::int,
     'page_url', c.page_url, 'intent', c.intent, 'outcome', c.outcome, 'extracted_data', c.extracted_data,
     'criteria_results', c.criteria_results, 'contact_id', c.contact_id, 'labels', c.labels)`;

@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import type { Db, Fragment } from './index.ts';
 
 /** The events table, the outbox: an event row is written in the transaction of the change it reports. */
 
@@ -14,6 +14,12 @@ export interface OutboxEvent { id: string; orgId: string; type: string; agentId:
  */
 export const redactionStillAt = (db: Db, agentId: unknown, version: number) =>
   db`coalesce((select version from agent_governance where agent_id = ${agentId as string}), 0) = ${version}`;
+
+/**
+ * A time column as JSON text the way the API writes times (Date's toISOString: UTC, to the millisecond), for event
+ * payloads PostgreSQL builds; null stays null.
+ */
+export const isoTime = (db: Db, column: Fragment) => db`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * An event's `dispatched_at` as it is written: null, for the dispatchers to fan it out, or now when no endpoint of

@@ -70,6 +70,16 @@ export function prepareAgentEvent(input: EventInput & { agentId: string }, known
 }
 
 /**
+ * The id and redaction version under which the statement that makes a change of `agentId`'s may write its event too,
+ * its data built by PostgreSQL (issue 48): when this process knows the agent's redaction and it leaves webhook payloads
+ * as they are. Undefined otherwise: the caller emits the event as usual.
+ */
+export function sqlWrittenEvent(agentId: string | undefined): { id: string; agentId: string; redactionVersion: number } | undefined {
+  const known = agentId ? knownRedaction(agentId) : undefined;
+  return agentId && known && !policyAt(known.settings, 'webhooks') ? { id: newEventId(), agentId, redactionVersion: known.version } : undefined;
+}
+
+/**
  * In test mode, holds an event whose data PostgreSQL built (the statement that wrote the change wrote it too: issue 48)
  * to its schema, and to `expected`, the data emitEvent would have written from the row the statement returned: any
  * drift between the two fails the change in the test.
