@@ -7,7 +7,8 @@ import { clientAddressOf } from './middleware/client-address.ts';
 import { refuseUnanswered, renderFailure } from './middleware/errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { auditTrail, isWrite } from './middleware/audit.ts';
-import { compileFamily, registerRoutes, ROUTER_OPTIONS, type CompiledRoute, type RouteFamily } from './routing.ts';
+import type { RouteFamily } from './routing.ts';
+import { routeTable } from './route-table.ts';
 import { loadFamilies } from './families.ts';
 import { buildOpenApi } from './openapi.ts';
 import { systemRouter } from './routes/system.ts';
@@ -17,7 +18,8 @@ import { errorPagesRouter } from './routes/error-pages.ts';
 import { publicCors } from './middleware/cors.ts';
 import { publicRateLimit } from './middleware/public-rate-limit.ts';
 import { createRateLimiter } from './middleware/rate-limit.ts';
-import { conversationCardsRouter } from './routes/conversation-cards.ts';
+import { CARD_PATH, conversationCardsRouter } from './routes/conversation-cards.ts';
+import { ARTIFACT_PATH } from '../src/reports/links.ts';
 import { reportArtifactsRouter } from './routes/report-artifacts.ts';
 import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.ts';
 import { carrierWebhooksRouter } from './routes/carrier-webhooks.ts';
@@ -62,17 +64,6 @@ function area(prefix: string, chainOf: (ctx: AppContext) => Koa.Middleware): Par
 const served = (router: Router): Koa.Middleware[] => [router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware];
 
 /**
- * The same two as one middleware, chained as koa-compose chains them (the dispatch first; `allowedMethods` runs when
- * no route took the request, as its `next`), without its bound frames and promises (issue 48). Each calls its `next`
- * at most once and returns a promise, which is all koa-compose added.
- */
-function servedAlone(router: Router): Koa.Middleware {
-  const routes = router.routes() as Koa.Middleware;
-  const allowed = router.allowedMethods() as Koa.Middleware;
-  return (ctx, next) => routes(ctx, () => allowed(ctx, next));
-}
-
-/**
  * Serves the paths each router has routes for (any method: a 405 comes from it too), trying the routers in order;
  * other paths go further. A path that starts with none of a router's literal beginnings (each route's path before
  * its first pattern character; matching is case-sensitive) is no route of it: passed on without testing every
@@ -90,73 +81,6 @@ function ownPaths(routers: Router[]): Part {
       if (beginnings.some((b) => path.startsWith(b)) && router.match(path, ctx.method).path.length > 0) return stack(ctx as Koa.Context, end);
     }
     return undefined;
-  };
-}
-
-/**
- * Where a request path goes below an area's prefix: its first two segments (`rest/agents`, null when it has fewer)
- * and how many segments it has. A trailing slash is not a segment: a route matches with or without one (non-strict).
- */
-function pathKeyOf(path: string, prefix: string): { key: string | null; count: number } {
-  const below = path.endsWith('/') ? path.slice(prefix.length, -1) : path.slice(prefix.length);
-  let count = 0;
-  let third = -1;
-  for (let i = below.indexOf('/'); i !== -1; i = below.indexOf('/', i + 1)) if (++count === 3) third = i;
-  return { key: count >= 2 ? below.slice(1, third === -1 ? undefined : third) : null, count };
-}
-
-/** How a route's own path is keyed: its first two segments if both are literal (else null), and its segment count. */
-function routeKeyOf(path: string, prefix: string): { key: string | null; count: number } {
-  const segments = path.slice(prefix.length).split('/');
-  const literal = segments.length >= 3 && !segments.slice(1, 3).some((segment) => segment === '' || PATTERN.test(segment));
-  return { key: literal ? `${segments[1]}/${segments[2]}` : null, count: segments.length - 1 };
-}
-
-/**
- * The routes of an area's families, matched against the ones that can match the request, not all of them:
- * @koa/router tests every route's pattern in turn (about 150 under /api/v1, a tenth of what a GET cost beyond a
- * bare route; issue 48, bench/README.md). The routes are grouped by their first two segments below the prefix
- * (`rest/agents`) and by their number of segments, one router per group, chosen by the request path's own two
- * segments and count. Every route's pattern is a fixed number of segments (a parameter never spans a `/`, and no
- * route has an optional or repeated part: checked here), so a route can match only paths of its own count. A route
- * whose first two segments are not both literal could match any path of its count: it is in every group of that
- * count, in its place, and alone in the group of a path no literal route starts with. Each router holds, in their
- * order, every route that can match the paths it serves, so the route that answers, and the 404, 405 and OPTIONS
- * answers (from the routes matching the path; an empty router answers as one whose routes match nothing), are those
- * of one router holding every route. Routes are matched case-sensitively, as the key is compared.
- */
-function routeTable(families: RouteFamily[], prefix: string): Koa.Middleware {
-  const routes: (CompiledRoute & { key: string | null; count: number })[] = [];
-  for (const family of families) {
-    if (!family.base.startsWith(prefix)) throw new Error(`family ${family.tag} (${family.base}) lies outside its area ${prefix}`);
-    for (const r of compileFamily(family)) {
-      // A parameter with its own pattern, an optional or repeated part, or a wildcard could span segments.
-      if (/[*?+(){}\\]/.test(r.path)) throw new Error(`route ${r.method} ${r.path}: the route table takes fixed-segment paths only`);
-      routes.push({ ...r, ...routeKeyOf(r.path, prefix) });
-    }
-  }
-  const routerOf = (key: string | null, count: number) => {
-    const router = new Router(ROUTER_OPTIONS);
-    registerRoutes(router, routes.filter((r) => (r.key === null || r.key === key) && r.count === count));
-    return servedAlone(router);
-  };
-  const groups = new Map<string, Koa.Middleware>();
-  for (const r of routes) {
-    const key = `${r.key}#${r.count}`;
-    if (r.key !== null && !groups.has(key)) groups.set(key, routerOf(r.key, r.count));
-  }
-  // The paths no literal route's group serves: the routes of their count whose first two segments are not literal.
-  const rest = new Map<number, Koa.Middleware>();
-  const restOf = (count: number) => {
-    let router = rest.get(count);
-    if (!router) rest.set(count, (router = routerOf(null, count)));
-    return router;
-  };
-  for (const count of new Set(routes.map((r) => r.count))) restOf(count);
-  const none = routerOf(null, -1);
-  return (ctx, next) => {
-    const { key, count } = pathKeyOf(ctx.path, prefix);
-    return ((key !== null && groups.get(`${key}#${count}`)) || rest.get(count) || none)(ctx, next);
   };
 }
 
@@ -211,7 +135,9 @@ export function createApp(deps: AppDeps): Koa {
   // The widget endpoints and the transcript cards behind `card_url` (a signed URL, HTML): CORS
   // (on errors too, so the embed can read their code) and a rate limit per client address.
   const publicChain = compose([publicCors(), publicRateLimit(createRateLimiter(deps.config.PUBLIC_RATE_LIMIT_PER_MINUTE)),
-    routeTable(publicFamilies, PUBLIC_PREFIX), ...served(conversationCardsRouter()), ...served(reportArtifactsRouter())] as Koa.Middleware[]);
+    // The table asks the cards' and artifacts' routers only for paths none of its routes matches.
+    routeTable(publicFamilies, PUBLIC_PREFIX, [CARD_PATH, ARTIFACT_PATH]),
+    ...served(conversationCardsRouter()), ...served(reportArtifactsRouter())] as Koa.Middleware[]);
   // Everything else under /api/v1, and the MCP endpoint: a bearer token (unknown ones limited per client address), counted against its rate limit;
   // every write then goes into the audit log (MCP tool calls too: they run through this area in-process). A read skips
   // the audit frame, which passes reads on untouched.

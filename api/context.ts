@@ -40,5 +40,16 @@ export interface AppState {
   operation?: string;
 }
 
-export type AppContext = Koa.ParameterizedContext<AppState, Koa.DefaultContext & { deps: AppDeps }>;
-export type AppMiddleware = Koa.Middleware<AppState, Koa.DefaultContext & { deps: AppDeps }>;
+/** What the application adds to Koa's context. */
+export interface AppContextFields {
+  deps: AppDeps;
+  /**
+   * The path parameters (percent-decoded) of the route of an area's route table that took the request
+   * (api/route-table.ts), also handed to its handler; the audit log's resource is the last. Unset when no route
+   * of a table took it (the few routers of api/routes that are not families set their own).
+   */
+  params?: Record<string, string>;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState, Koa.DefaultContext & AppContextFields>;
+export type AppMiddleware = Koa.Middleware<AppState, Koa.DefaultContext & AppContextFields>;

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type Router from '@koa/router';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { AppError, missingPermission, validationError } from '../src/errors.ts';
@@ -180,7 +179,7 @@ function compose(def: RouteDef, isPublic: boolean) {
   const query = validator(querySchema, true);
   const body = def.body ? validator(def.body, false) : null;
   const checkReply = SHAPE_CHECKS ? responseCheck(def) : null;
-  return async (ctx: AppContext): Promise<void> => {
+  return async (ctx: AppContext, pathParams: Record<string, string>): Promise<void> => {
     // Public routes have none (their handlers never read it); every other route runs after authentication.
     const principal = ctx.state.principal as Principal;
     ctx.state.operation = def.operationId;
@@ -193,7 +192,7 @@ function compose(def: RouteDef, isPublic: boolean) {
     const lineErrors = requestLineErrors(ctx.path, querystring);
     if (lineErrors.length) throw validationError(lineErrors);
     const input = {
-      params: ctx.params,
+      params: pathParams,
       // No query on a route that declares none (most GETs by id): the empty object NoQuery's check would pass
       // unchanged (no property, so no default and nothing to coerce), without parsing and validating it (issue 48).
       query: querystring === '' && !def.query ? {} : check(query, queryObject(ctx, querySchema)),
@@ -217,7 +216,7 @@ function compose(def: RouteDef, isPublic: boolean) {
     if (!isPublic) for (const p of def.extraPermissions?.(input as never) ?? []) if (!principal.permissions.has(p)) throw missingPermission(p);
     def.refuseRequest?.(input as never);
     // A path id that is not even well-formed names nothing: 404, as for an unknown one.
-    if (params && !params()(ctx.params)) throw new AppError(404, 'not_found', 'resource not found');
+    if (params && !params()(pathParams)) throw new AppError(404, 'not_found', 'resource not found');
 
     const stored = (reply: Reply): StoredResponse => {
       checkReply?.(reply);
@@ -247,15 +246,13 @@ function uploadFingerprint(upload: Upload): Record<string, unknown> {
   return { name: upload.fileName, type: upload.contentType, fields: upload.fields, sha256: createHash('sha256').update(upload.bytes).digest('hex') };
 }
 
-/** A route ready to register: its full path, its method and the handler made from its definition. */
-export interface CompiledRoute { path: string; method: Method; handler: (ctx: AppContext) => Promise<void> }
+/**
+ * A route ready for the route table (api/route-table.ts): its full path, its method and the handler made from its
+ * definition, which takes the path's parameters (decoded) from the table.
+ */
+export interface CompiledRoute { path: string; method: Method; handler: (ctx: AppContext, params: Record<string, string>) => Promise<void> }
 
 /** Makes each of a family's routes into a handler (its validators compiled once, on its first request), with its full path. */
 export function compileFamily(family: RouteFamily): CompiledRoute[] {
   return family.routes.map((def) => ({ path: family.base + def.path, method: def.method, handler: compose(def, family.public === true) }));
-}
-
-/** Registers compiled routes on a router, in order. */
-export function registerRoutes(router: Router, routes: CompiledRoute[]): void {
-  for (const r of routes) router.register(r.path, [r.method], (ctx) => r.handler(ctx as unknown as AppContext));
 }

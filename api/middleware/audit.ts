@@ -34,7 +34,7 @@ function channelOf(ctx: AppContext): { channel: AuditChannel; address: string } 
 function resourceOf(ctx: AppContext): string | null {
   const body = ctx.body as { id?: unknown } | undefined;
   if (ctx.status === 201 && body && typeof body === 'object' && typeof body.id === 'string') return body.id;
-  const params = Object.values((ctx as unknown as { params?: Record<string, string> }).params ?? {});
+  const params = Object.values(ctx.params ?? {});
   return params.length ? params[params.length - 1]! : null;
 }
 

@@ -55,7 +55,7 @@ export function conversationCardsRouter(): Router {
   const router = new Router(ROUTER_OPTIONS);
   router.get(`${CARD_PATH}/:id`, async (context) => {
     const ctx = context as unknown as AppContext;
-    const id = ctx.params.id!;
+    const id = context.params.id!;
     const { expires, sig } = ctx.query;
     // Checked before any read: an unsigned request learns nothing, not even whether the id exists.
     if (!isUuid(id) || !signatureValid(ctx.deps.secrets, id.toLowerCase(), expires, sig)) {

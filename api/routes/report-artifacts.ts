@@ -15,7 +15,7 @@ export function reportArtifactsRouter(): Router {
   const router = new Router(ROUTER_OPTIONS);
   router.get(`${ARTIFACT_PATH}/:id`, async (context) => {
     const ctx = context as unknown as AppContext;
-    const id = ctx.params.id!;
+    const id = context.params.id!;
     // Checked before any read: a link not signed by us learns nothing, not even whether the run exists.
     if (!isUuid(id) || !artifactSignatureValid(ctx.deps.secrets, id.toLowerCase(), ctx.query.expires, ctx.query.sig)) {
       throw new AppError(403, 'invalid_signature', 'this download link is invalid or has expired; get the run again for a new one');
