@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import compose from 'koa-compose';
 import type { AppContext, AppDeps } from './context.ts';
 import { logRequest, startRequest } from './middleware/request-context.ts';
@@ -31,7 +31,7 @@ export const API_VERSION = '1.0.0';
 
 /**
  * The API's two areas. Each family declares whether it is public (`RouteFamily.public`), which
- * puts its routes in one area's router, reachable only through that area's own middleware:
+ * puts its routes in one area's route table, reachable only through that area's own middleware:
  * nothing else decides by path whether a guard applies. An area takes every request under its
  * prefix (an unknown path there is still authenticated, then 404); case matters everywhere.
  */
@@ -51,9 +51,9 @@ const end = () => Promise.resolve();
 type Part = (ctx: AppContext, path: string) => Promise<void> | undefined;
 
 /**
- * Serves every request under `prefix` with the chain `chainOf` picks for it (guards, then routers' middleware); no
- * request under it goes further. The guards run before the routers, so an unknown path there is still guarded, then a
- * 404 from the router.
+ * Serves every request under `prefix` with the chain `chainOf` picks for it (guards, then the area's route table and
+ * routers); no request under it goes further. The guards run before the table, so an unknown path there is still
+ * guarded, then a 404.
  */
 function area(prefix: string, chainOf: (ctx: AppContext) => Koa.Middleware): Part {
   const under = `${prefix}/`;
@@ -87,9 +87,9 @@ function ownPaths(routers: Router[]): Part {
 /**
  * The one frame of the application's chain (issue 48, round five: each frame cost a bound dispatch and a promise, and
  * each read the path through Koa's delegates): sets the client address (`ctx.ip`) first, then the request id and its
- * logger, asks the parts in order for the one serving the path, turns what nothing answered into 404 (or the router's
- * bare 405) and whatever was thrown into a problem, and writes the access line last, once the answer is final. This
- * is what the client-address, request-context and error middleware did as three frames, in the same order.
+ * logger, asks the parts in order for the one serving the path, turns what nothing answered into 404 (or the table's
+ * or a router's bare 405) and whatever was thrown into a problem, and writes the access line last, once the answer is
+ * final. This is what the client-address, request-context and error middleware did as three frames, in the same order.
  */
 function front(addressOf: (ctx: AppContext) => string, parts: Part[]): Koa.Middleware {
   return async (koaCtx) => {

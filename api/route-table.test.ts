@@ -54,7 +54,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** A request through node:http (fetch refuses TRACE and sends paths normalized). */
-function send(method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; body: any }> {
+function send(method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; body: unknown }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path: PREFIX + path }, (res) => {
       let text = '';

@@ -3,7 +3,7 @@ import { AppError, problemBody } from '../../src/errors.ts';
 import type { AppContext } from '../context.ts';
 
 /**
- * After the chain: a request nothing answered is 404, and the router's bare 405 or 501 becomes a problem (thrown,
+ * After the chain: a request nothing answered is 404, and a route table's or router's bare 405 or 501 becomes a problem (thrown,
  * for `renderFailure`). Part of the front frame (api/app.ts), which catches what a request threw.
  */
 export function refuseUnanswered(ctx: AppContext): void {
@@ -11,7 +11,7 @@ export function refuseUnanswered(ctx: AppContext): void {
   if (status === 404 && ctx.body === undefined) throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
   if ((status === 405 || status === 501) && ctx.body === undefined) {
     const allow = ctx.response.get('Allow');
-    // The router answers 501 for methods it does not know, even on unknown paths: no Allow, no route.
+    // A table or router answers 501 for methods it does not know, even on unknown paths: no Allow, no route.
     if (status === 501 && !allow) throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
     throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, {
       headers: { Allow: allow },
