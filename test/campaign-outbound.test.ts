@@ -143,6 +143,19 @@ describe('a campaign call: the agent knows it placed the call (sandbox callee)',
     expect(lines[1]!.role).toBe('caller');
     expect(lines[2]!.text).toContain(`This is ${agent.name} from Acme Dental. I'm calling ${OBJECTIVE}.`);
     for (const m of lines.filter((l) => l.role === 'agent')) expect(m.text).not.toMatch(/https?:|Source:/);
+
+    // Called by number (no contact_ids): the contact that holds the number is the one its opening line names and its
+    // conversation is linked to, counted once.
+    const byNumber = await api.post('/api/v1/rest/contacts', { phone_e164: '+14155550143', first_name: 'Bea' });
+    expect(byNumber.status, byNumber.text).toBe(201);
+    const numbered = await startedCampaign(api, {
+      widget_id: agent.id, to_numbers: ['+14155550143'], objective: OBJECTIVE, opening_line: 'Hi {{first_name}}, {{agent_name}} from {{business_name}} here.',
+    });
+    await campaignReaches(api, numbered.id, 'completed');
+    const [numberedCall] = await callsOf(api, numbered.id);
+    expect((await transcript(api, numberedCall!.conversation_id))[0]).toEqual({ role: 'agent', text: `Hi Bea, ${agent.name} from Acme Dental here.` });
+    expect((await api.get(`/api/v1/rest/conversations/${numberedCall!.conversation_id}`)).body.contact_id).toBe(byNumber.body.id);
+    expect((await api.get(`/api/v1/rest/contacts/${byNumber.body.id}`)).body.conversation_count).toBe(1);
   });
 });
 

@@ -1,11 +1,11 @@
 import type { Db } from '../db/index.ts';
-import { findAgent, findAgentToRun } from '../db/agents.ts';
+import { findAgent, findAgentToRunAndCallee } from '../db/agents.ts';
 import {
-  advanceCall, advanceCallReading, callIsBlocked, campaignAgentPaused, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
+  advanceCall, advanceCallReading, callIsBlocked, campaignAgentPaused, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, findCampaignForTurn, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
   callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
-import { findContact, matchContact } from '../db/contacts.ts';
+import { findContact, matchContact, type CalleeLookup } from '../db/contacts.ts';
 import {
   endConversation, evaluateConversation, markConversationEnded, runtimeAgent, sendVisitorMessage, startCallerConversation, type ConversationDeps,
 } from '../conversations/lifecycle.ts';
@@ -250,16 +250,17 @@ export async function openCallConversation(deps: ConversationDeps, callId: strin
   const call = known?.call ?? await findCallById(deps.sql, callId);
   if (!call || call.ended_at) return null;
   const campaign = known ? known.campaign : await findCampaignById(deps.sql, call.campaign_id);
-  const found = campaign ? await findAgentToRun(deps.sql, call.orgId, campaign.widget_id) : null;
+  // The agent, and the callee's contact (the call's own, else the one its number matches) in the same statement.
+  const found = campaign ? await findAgentToRunAndCallee(deps.sql, call.orgId, campaign.widget_id, calleeOf(call)) : null;
   if (!campaign || !found) return null;
-  const { agent, transfers, redaction } = found;
+  const { agent, transfers, redaction, callee } = found;
   if (call.conversation_id) return { conversationId: call.conversation_id, greeting: null, agent, language: null, transfers, redaction };
   const number = carrierCall && campaign.from_number ? await findActiveNumberByE164(deps.sql, campaign.from_number) : null;
   try {
-    const callee = await findCallee(deps.sql, call);
-    const outbound = { call: { objective: campaign.objective, opening_line: campaign.opening_line, voicemail_message: campaign.voicemail_message }, callee: factsOf(callee.contact) };
+    const outbound = { call: { objective: campaign.objective, opening_line: campaign.opening_line, voicemail_message: campaign.voicemail_message }, callee: factsOf(callee) };
+    // Matched by its number, as the conversation would match it: linked without matching again.
     const { conversation, greeting } = await startCallerConversation(deps, call.orgId, agent,
-      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers, redaction, outbound, ...(callee.byNumber ? { matched: callee.contact } : {}) },
+      { surface: 'phone', caller: call.to_number, lifecycle: false, transfers, redaction, outbound, ...(call.contact_id ? {} : { matched: callee }) },
       async (tx, conversationId) => {
         if (!await linkOpenCallConversation(tx, callId, conversationId)) throw new NotOpened();
         if (carrierCall && number) {
@@ -281,11 +282,14 @@ async function calleeFacts(db: Db, call: CallRecord): Promise<Record<string, unk
   return factsOf((await findCallee(db, call)).contact);
 }
 
-/** The callee's contact: the call's own, else the one its number matches (`byNumber`: as the conversation would match it). */
+/** The callee's contact: the call's own, else the one its number matches (as the conversation would match it). */
 async function findCallee(db: Db, call: CallRecord): Promise<{ contact: Contact | null; byNumber: boolean }> {
   if (call.contact_id) return { contact: await findContact(db, call.orgId, call.contact_id), byNumber: false };
   return { contact: await matchContact(db, call.orgId, { phone: call.to_number }), byNumber: true };
 }
+
+/** How the callee's contact is found (findCallee's choice, for a statement that reads it beside the agent). */
+const calleeOf = (call: CallRecord): CalleeLookup => (call.contact_id ? { contactId: call.contact_id } : { phone: call.to_number });
 
 function factsOf(contact: Contact | null): Record<string, unknown> {
   if (!contact) return {};
@@ -457,11 +461,18 @@ export interface QueueTurn {
  * callee's calling window (read on the clock plus CAMPAIGN_CLOCK_OFFSET_SECONDS) and retry backoffs.
  */
 export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
-  // The start's transaction starts the workflow before it commits: the commit gate waits for it (a rolled-back start reads `draft`).
-  const campaign = await readAfterCommit(deps.sql, workflowIds.campaign(input.campaignId), (tx) => findCampaignById(tx, input.campaignId));
-  if (!campaign) return { status: 'gone', ready: [], summaries: {}, waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  // The start's transaction starts the workflow before it commits: the commit gate waits for it (a rolled-back start reads
+  // `draft`). Only a campaign read as `draft` (or not at all) can be one whose start has not committed yet: it is read
+  // again through the gate. Any other status was written by the start's commit or after it (issue 48: every turn but
+  // the first reads the campaign in one statement, where the gate's transaction and lock made it four).
+  // Whether its agent is paused is read with it.
+  const seen = await findCampaignForTurn(deps.sql, input.campaignId);
+  const read = seen && seen.campaign.status !== 'draft' ? seen
+    : await readAfterCommit(deps.sql, workflowIds.campaign(input.campaignId), (tx) => findCampaignForTurn(tx, input.campaignId));
+  if (!read) return { status: 'gone', ready: [], summaries: {}, waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  const { campaign } = read;
   // A running campaign of a paused agent holds its calls as a paused campaign does; resuming the agent wakes it (issue 43).
-  const held = campaign.status === 'paused' || (campaign.status === 'running' && await campaignAgentPaused(deps.sql, campaign.id));
+  const held = campaign.status === 'paused' || (campaign.status === 'running' && read.agentPaused);
   const expiry = deps.config.CAMPAIGN_QUEUED_EXPIRY_SECONDS;
   let zones = await queuedByZone(deps.sql, input.campaignId);
   // Only when a queued call has waited that long (most turns write nothing here).

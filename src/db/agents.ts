@@ -1,10 +1,12 @@
-import { listPage, type Db } from './index.ts';
+import { listPage, type Db, type Fragment } from './index.ts';
+import { calleeContactColumn, calleeContactOf, type CalleeLookup } from './contacts.ts';
 import { newId, newPublicKey, pooledRandomBytes } from '../ids.ts';
 import { isoTime, redactionStillAt, type OutboxEvent } from './events.ts';
 import { fanOutWrittenEvent, isEndpointGone } from './webhooks.ts';
 import { rememberRedaction, type KnownRedaction } from './redaction-cache.ts';
 import type { RedactionSettings } from '../schemas/governance.ts';
 import type { Agent, AgentPatch, AgentStatus } from '../schemas/agents.ts';
+import type { Contact } from '../schemas/contacts.ts';
 // The widget view of an agent (agents and widgets are one entity): made from the one list of widget fields.
 export { toWidget } from '../schemas/widgets.ts';
 import {
@@ -138,14 +140,33 @@ export interface AgentToRun {
   redaction: KnownRedaction;
 }
 export async function findAgentToRun(db: Db, orgId: string, id: string): Promise<AgentToRun | null> {
-  const [row] = await db<(AgentRow & { transfers: boolean; redaction_settings: RedactionSettings | null; redaction_version: number | null })[]>`
+  const [row] = await agentToRunRows(db, orgId, id, db``);
+  return row ? agentToRun(row) : null;
+}
+
+/**
+ * findAgentToRun, and in the same statement the contact a placed call reaches (findContact's, or matchContact's for its
+ * number): what an answered campaign call's opening reads before its greeting (issue 48: one statement, was two).
+ */
+export async function findAgentToRunAndCallee(db: Db, orgId: string, id: string, callee: CalleeLookup):
+  Promise<(AgentToRun & { callee: Contact | null }) | null> {
+  const [row] = await agentToRunRows<{ callee: Parameters<typeof calleeContactOf>[0] }>(db, orgId, id, db`, ${calleeContactColumn(db, orgId, callee)} as callee`);
+  return row ? { ...agentToRun(row), callee: calleeContactOf(row.callee) } : null;
+}
+
+type AgentToRunRow = AgentRow & { transfers: boolean; redaction_settings: RedactionSettings | null; redaction_version: number | null };
+
+function agentToRunRows<Extra = object>(db: Db, orgId: string, id: string, extra: Fragment) {
+  return db<(AgentToRunRow & Extra)[]>`
     select ${db(COLUMNS)},
       exists (select 1 from transfer_rules t where t.agent_id = agents.id and t.enabled) as transfers,
-      g.redaction_settings, g.redaction_version
+      g.redaction_settings, g.redaction_version ${extra}
     from agents left join lateral (
       select redaction as redaction_settings, version as redaction_version from agent_governance where agent_id = agents.id) g on true
     where id = ${id} and org_id = ${orgId} and deleted_at is null`;
-  if (!row) return null;
+}
+
+function agentToRun(row: AgentToRunRow): AgentToRun {
   const redaction = { settings: row.redaction_settings, version: row.redaction_version ?? 0 };
   rememberRedaction(row.id, redaction);
   return { agent: toAgent(row), transfers: row.transfers, redaction };

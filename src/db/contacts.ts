@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { listPage, patchFields, type Db } from './index.ts';
+import { listPage, patchFields, type Db, type Fragment } from './index.ts';
 import { newId } from '../ids.ts';
 import { ContactPatchSchema, type Contact, type ContactCreate, type ContactPatch } from '../schemas/contacts.ts';
 
@@ -304,6 +304,32 @@ export async function insertContact(tx: Db, orgId: string, input: ContactCreate)
 export async function findContact(db: Db, orgId: string, id: string): Promise<Contact | null> {
   const [row] = await db<ContactRow[]>`select ${db(COLUMNS)} from contacts where id = ${id} and org_id = ${orgId}`;
   return row ? toContact(row) : null;
+}
+
+/** Who a placed call reaches: the contact it was made for, else the one its number matches (as matchContact would). */
+export type CalleeLookup = { contactId: string } | { phone: string };
+
+/**
+ * The callee's contact as a column (json, null when none) of a statement that reads something else beside it (issue 48:
+ * an answered campaign call's opening reads it with its agent, one statement for two): findContact's row for a contact id,
+ * matchContact's for one phone number (the one contact of the organization holding it; none for a value that is not a
+ * phone number). Read back with `calleeContactOf`.
+ */
+export function calleeContactColumn(db: Db, orgId: string, callee: CalleeLookup): Fragment {
+  const phone = 'phone' in callee ? normalizePhone(callee.phone) : null;
+  if (!('contactId' in callee) && !phone) return db`null::jsonb`;
+  const which = 'contactId' in callee ? db`id = ${callee.contactId}` : db`phone_e164 = ${phone}`;
+  return db`(select to_jsonb(k) from (select ${db(COLUMNS)} from contacts where org_id = ${orgId} and ${which} limit 1) k)`;
+}
+
+type ContactJson = Omit<ContactRow, 'first_seen_at' | 'last_seen_at' | 'created_at' | 'updated_at'>
+  & { first_seen_at: string | null; last_seen_at: string | null; created_at: string; updated_at: string };
+
+/** The contact a `calleeContactColumn` read (its times as json strings), as findContact or matchContact give it. */
+export function calleeContactOf(json: ContactJson | null): Contact | null {
+  if (!json) return null;
+  const at = (value: string | null) => (value === null ? null : new Date(value));
+  return toContact({ ...json, first_seen_at: at(json.first_seen_at), last_seen_at: at(json.last_seen_at), created_at: new Date(json.created_at), updated_at: new Date(json.updated_at) });
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
