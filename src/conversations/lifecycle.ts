@@ -230,7 +230,14 @@ export async function addSystemMessage(db: Db, conversationId: string, text: str
  * asking for a person, or an agent offering one, flags the conversation for the live inbox.
  */
 export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, text: string,
-  opts: { role?: 'visitor' | 'caller'; stream?: TurnStream } = {}): Promise<TranscriptMessage[]> {
+  opts: {
+    role?: 'visitor' | 'caller'; stream?: TurnStream;
+    /**
+     * The replies are answered while the lifecycle's `activity` signal is sent, not once it has been: `sent` settles
+     * when it has (it never fails; a streamed call speaks meanwhile and waits for it before its next turn, issue 44).
+     */
+    whileSignalled?: (sent: Promise<void>) => void;
+  } = {}): Promise<TranscriptMessage[]> {
   refuseMessage(agent, conversation);
   // Two statements on their own, sent at once: the turn waits for one round trip, not two (a streamed call's turn, issue 44).
   await Promise.all([insertMessages(deps.sql, conversation.id, [{ role: opts.role ?? 'visitor', text }]), touchVisitor(deps.sql, conversation.id)]);
@@ -239,7 +246,9 @@ export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, c
   const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation, { asSaid: text, ...(opts.stream ? { stream: opts.stream } : {}) });
   if (handoff) await queueBusinessNotification(deps, agent, conversation, 'handoff_requested');
   if (handoff && inLiveInbox(conversation)) await requestPerson(deps, conversation);
-  await signalLifecycle(deps, conversation.id, 'activity');
+  const sent = signalLifecycle(deps, conversation.id, 'activity');
+  if (opts.whileSignalled) opts.whileSignalled(sent);
+  else await sent;
   return replies;
 }
 

@@ -370,6 +370,7 @@ export class CallStream {
     clock.transcriptAt = new Date();
     if (!said || this.ended || this.closing) return;
     let replies: TranscriptMessage[] = [];
+    let signalled: Promise<void> = Promise.resolve();
     // Both at once (the number was read when the call started): the turn waits for one round trip at most.
     const [ourNumber, runtime] = await Promise.all([this.number, runtimeFor(this.deps, this.binding.orgId, this.agent)]);
     // With the LLM runtime, the reply is spoken sentence by sentence while the model writes it (issue 44).
@@ -382,7 +383,8 @@ export class CallStream {
       action: voiceTurnUrl(this.deps.baseUrl, this.turn + 1), ourNumber,
       answer: async (words) => {
         if (!streamed) {
-          replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, { role: 'caller' });
+          // The reply is spoken while the lifecycle hears of the turn; the turn ends once it has (below).
+          replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, { role: 'caller', whileSignalled: (sent) => { signalled = sent; } });
           clock.replyAt = new Date();
           return replies.map((m) => m.text);
         }
@@ -425,6 +427,7 @@ export class CallStream {
       speechEndedAt: clock.speechEndedAt, transcriptAt: clock.transcriptAt, replyAt: clock.replyAt ?? clock.transcriptAt, firstAudioAt: clock.firstAudioAt ?? null,
       interrupted: !played,
     });
+    await signalled;
     if (await closes) await this.whenPlayed(() => this.end('the agent closed the call', { hangUp: true }));
   }
 
