@@ -230,16 +230,25 @@ export async function addSystemMessage(db: Db, conversationId: string, text: str
  * asking for a person, or an agent offering one, flags the conversation for the live inbox.
  */
 export async function sendVisitorMessage(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord, text: string,
-  opts: { role?: 'visitor' | 'caller'; stream?: TurnStream } = {}): Promise<TranscriptMessage[]> {
+  opts: {
+    role?: 'visitor' | 'caller'; stream?: TurnStream;
+    /**
+     * The replies are answered while the lifecycle's `activity` signal is sent, not once it has been: `sent` settles
+     * when it has (it never fails; a streamed call speaks meanwhile and waits for it before its next turn, issue 44).
+     */
+    whileSignalled?: (sent: Promise<void>) => void;
+  } = {}): Promise<TranscriptMessage[]> {
   refuseMessage(agent, conversation);
-  await insertMessages(deps.sql, conversation.id, [{ role: opts.role ?? 'visitor', text }]);
-  await touchVisitor(deps.sql, conversation.id);
+  // Two statements on their own, sent at once: the turn waits for one round trip, not two (a streamed call's turn, issue 44).
+  await Promise.all([insertMessages(deps.sql, conversation.id, [{ role: opts.role ?? 'visitor', text }]), touchVisitor(deps.sql, conversation.id)]);
   const handoff = HANDOFF_REQUEST.test(text.toLowerCase());
   if (handoff) await flagNeedsHuman(deps.sql, conversation.id);
   const replies = conversation.mode === 'human' ? [] : await agentTurn(deps, agent, conversation, { asSaid: text, ...(opts.stream ? { stream: opts.stream } : {}) });
   if (handoff) await queueBusinessNotification(deps, agent, conversation, 'handoff_requested');
   if (handoff && inLiveInbox(conversation)) await requestPerson(deps, conversation);
-  await signalLifecycle(deps, conversation.id, 'activity');
+  const sent = signalLifecycle(deps, conversation.id, 'activity');
+  if (opts.whileSignalled) opts.whileSignalled(sent);
+  else await sent;
   return replies;
 }
 
@@ -291,23 +300,27 @@ export function groundingWords(sql: Sql, agentId: string, limit: number): Promis
 export async function agentTurn(deps: ConversationDeps, agent: Agent, conversation: ConversationRecord,
   opts: { asSaid?: string; stream?: TurnStream } = {}): Promise<TranscriptMessage[]> {
   const { asSaid, stream } = opts;
-  const history = await listMessages(deps.sql, conversation.id);
+  // What the turn reads, read at once rather than one after another (a streamed call's turn waits for each, issue 44):
+  // the transcript, the agent as the runtime sees it, the call the agent placed, its tools, the runtime of its model.
+  const [history, told, placed, tools, runtime] = await Promise.all([
+    listMessages(deps.sql, conversation.id),
+    runtimeAgent(deps.sql, agent, { liveInboxOrgId: inLiveInbox(conversation) ? conversation.orgId : null }),
+    campaignCallOf(deps.sql, conversation),
+    enabledTools(deps.sql, agent.id),
+    // The agent's model setting picks the runtime of this turn (issue 46, item 3).
+    runtimeFor(deps, conversation.orgId, agent),
+  ]);
   // The stored transcript may be redacted (issue 47): the runtime reads this turn's message as it was said, to capture what it holds.
   const last = history.at(-1);
   if (asSaid !== undefined && last && (last.role === 'visitor' || last.role === 'caller')) history[history.length - 1] = { ...last, text: asSaid };
-  const told = await runtimeAgent(deps.sql, agent, { liveInboxOrgId: inLiveInbox(conversation) ? conversation.orgId : null });
   // A call the agent placed (issue 43): the runtime knows why it calls; the callee's answers that end a cold call end it here.
-  const placed = await campaignCallOf(deps.sql, conversation);
   if (placed) told.outbound = outboundOf(placed);
   // Stored sealed (issue 47): the runtime reads the captured data as captured.
   const captured = openCaptured(deps.secrets, conversation.id, conversation.captured);
   const said = history.at(-1)?.role === 'caller' ? history.at(-1)!.text : '';
   const intent = placed && said ? outboundIntent(said) : null;
   const closing = intent && intent.kind !== 'identify' ? intent : null;
-  const tools = await enabledTools(deps.sql, agent.id);
   const toolContext = { orgId: conversation.orgId, agentId: agent.id, conversationId: conversation.id };
-  // The agent's model setting picks the runtime of this turn (issue 46, item 3).
-  const runtime = await runtimeFor(deps, conversation.orgId, agent);
   // On a text surface a transfer rule cannot dial anyone: it asks the live inbox for a person instead.
   const rule = TEXT_SURFACES.includes(conversation.surface as typeof TEXT_SURFACES[number])
     ? await runtime.chooseTransferRule({ agent: told, messages: history, rules: await listTransferRules(deps.sql, conversation.orgId, agent.id) })

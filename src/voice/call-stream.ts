@@ -163,6 +163,9 @@ export class CallStream {
     this.conversation = conversation;
     this.agent = agent;
     this.session = await findLiveSession(this.deps.sql, 'voice', this.binding.callSid);
+    // The number the call came in on, read once while the greeting plays rather than at every turn (issue 44).
+    this.number = this.ourNumber();
+    this.number.catch(() => {});
     this.settings = callSettingsOf(agent);
     const profile = agent.voice_profile_id ? await findVoiceProfile(this.deps.sql, this.binding.orgId, agent.voice_profile_id) : null;
     this.voice = ttsVoiceOf(conversation.language, profile);
@@ -358,6 +361,8 @@ export class CallStream {
   }
 
   private markCount = 0;
+  /** The number the call came in on ('' without a carrier session), read once when the stream starts. */
+  private number: Promise<string> = Promise.resolve('');
 
   /** One utterance: its transcript, the agent's turn (or a transfer, or the call's close), the reply spoken, the timings kept. */
   private async takeTurn(heard: Promise<string>, clock: TurnClock): Promise<void> {
@@ -365,9 +370,9 @@ export class CallStream {
     clock.transcriptAt = new Date();
     if (!said || this.ended || this.closing) return;
     let replies: TranscriptMessage[] = [];
-    let closes = false;
-    // Both read at once: the turn waits for one round trip, not two.
-    const [ourNumber, runtime] = await Promise.all([this.ourNumber(), runtimeFor(this.deps, this.binding.orgId, this.agent)]);
+    let signalled: Promise<void> = Promise.resolve();
+    // Both at once (the number was read when the call started): the turn waits for one round trip at most.
+    const [ourNumber, runtime] = await Promise.all([this.number, runtimeFor(this.deps, this.binding.orgId, this.agent)]);
     // With the LLM runtime, the reply is spoken sentence by sentence while the model writes it (issue 44).
     const streamed = runtime.kind === 'llm'
       ? { queue: new SentenceQueue(), spoken: { messageId: null, text: '', heard: [], sentences: 0, open: true } as Spoken, said: [] as string[] }
@@ -378,7 +383,8 @@ export class CallStream {
       action: voiceTurnUrl(this.deps.baseUrl, this.turn + 1), ourNumber,
       answer: async (words) => {
         if (!streamed) {
-          replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, { role: 'caller' });
+          // The reply is spoken while the lifecycle hears of the turn; the turn ends once it has (below).
+          replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, { role: 'caller', whileSignalled: (sent) => { signalled = sent; } });
           clock.replyAt = new Date();
           return replies.map((m) => m.text);
         }
@@ -397,7 +403,6 @@ export class CallStream {
         clock.replyAt ??= new Date();
         return replies.map((m) => m.text);
       },
-      closes: async () => (closes = await callClosed(this.deps.sql, this.conversation.id)),
       ...(this.session ? {
         handOver: (rule, words, announcement) => transferCall(this.deps, {
           session: this.session!, rule, said: words, announcement, ourNumber, baseUrl: this.deps.baseUrl, action: voiceTurnUrl(this.deps.baseUrl, this.turn + 1),
@@ -411,6 +416,10 @@ export class CallStream {
       this.ws.close(1000, 'transferred');
       return;
     }
+    // Whether the answer closed a campaign call (a callee's "not interested"): read while the reply is spoken, since the
+    // call ends only once it has played; the reply's first audio does not wait for this round trip (issue 44).
+    const closes = callClosed(this.deps.sql, this.conversation.id);
+    closes.catch(() => {});
     const played = streamed && speaking ? await this.afterStreamed(streamed, speaking, replies, clock)
       : await this.speak(wholeReplies(replies.map((m) => ({ id: m.id, text: m.text }))), clock);
     await recordTurnTimings(this.deps.sql, {
@@ -418,7 +427,8 @@ export class CallStream {
       speechEndedAt: clock.speechEndedAt, transcriptAt: clock.transcriptAt, replyAt: clock.replyAt ?? clock.transcriptAt, firstAudioAt: clock.firstAudioAt ?? null,
       interrupted: !played,
     });
-    if (closes) await this.whenPlayed(() => this.end('the agent closed the call', { hangUp: true }));
+    await signalled;
+    if (await closes) await this.whenPlayed(() => this.end('the agent closed the call', { hangUp: true }));
   }
 
   /**
