@@ -51,10 +51,14 @@ function sentenceOf(row: RowCandidate, nameColumn: string, want: AnswerType | nu
  * cells hold any of the question's words (PostgreSQL full text over the rows' generated column).
  */
 export async function answerFromRows(db: Db, agentId: string, query: string): Promise<RowAnswer | null> {
-  const question = analyzeQuestion(query.slice(0, 1000));
   const asked = new Set(contentStems(query));
   if (!asked.size) return null;
-  const candidates = await findRowsWithAnyWord(db, agentId, [...new Set(words(query).filter((w) => !STOPWORDS.has(w)))], CANDIDATES);
+  // The rows are read while the question is (a message's first reading, tens of ms: issue 39), not after.
+  const read = findRowsWithAnyWord(db, agentId, [...new Set(words(query).filter((w) => !STOPWORDS.has(w)))], CANDIDATES);
+  // Its failure is felt where it is awaited, below, and never unhandled should the reading throw first.
+  read.catch(() => {});
+  const question = analyzeQuestion(query.slice(0, 1000));
+  const candidates = await read;
   let best: { row: RowCandidate; column: string; size: number } | null = null;
   const named = new Map<string, number>();
   for (const row of candidates) {
