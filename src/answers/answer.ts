@@ -190,12 +190,12 @@ function withNext(r: RankedSentence): string {
 }
 
 /** One ranked sentence as a reply reads it: tidied, ended, with its heading when only the heading holds what was asked. */
-function sentenceOf(q: Question, r: RankedSentence): string {
+function sentenceOf(q: Question, r: RankedSentence, named: Set<string>): string {
   let text = truncate(withNext(r).replace(/\s+/g, ' ').trim(), 400);
   // An FAQ's answer opens with its own question's yes or no ("Yes, Dr. Ruiz sees children from age one…"): no reply to
   // "What age do you stop seeing children?".
   if (!q.yesNo) text = withoutYesNo(text);
-  text = cellsAsked(q, text);
+  text = cellsAsked(q, text, named);
   const heading = r.section?.split(' › ').at(-1);
   // "Luis and his crew..." under "Luis Ortega, Head Route Setter": the heading names the person in full.
   // Someone to talk to, found without a number or an address to reach them, is named as a person is.
@@ -209,14 +209,14 @@ function sentenceOf(q: Question, r: RankedSentence): string {
  * A table row of several labelled cells, some of which the question names ("Saturday — Riverside: 8 am – 6 pm; Maplewood:
  * 9 am – 5 pm" to "open saturday at maplewood?"): the row's label and the cells named only, not another column's value
  * given beside the one asked for, or, when it names no heading whole, those it names the most of. A row whose cells the
- * question names none or all of stays whole.
+ * question names none or all of stays whole. `names`: the stems of the entities the whole message names, as the question's own.
  */
-function cellsAsked(q: Question, row: string): string {
+function cellsAsked(q: Question, row: string, names: Set<string>): string {
   const m = /^([^—]{1,80}) — (.+?)\.?$/.exec(row);
   if (!m) return row;
   const cells = m[2]!.split(/;\s+/).map((cell) => ({ cell, label: /^([^:]{1,40}): \S/.exec(cell)?.[1] }));
   if (cells.length < 2 || cells.some((c) => !c.label)) return row;
-  const asked = stems(q.text);
+  const asked = new Set([...stems(q.text), ...names]);
   const hits = cells.map((c) => {
     const label = [...stems(c.label!)];
     const n = label.filter((st) => asked.has(st)).length;
@@ -288,7 +288,7 @@ function daysAsked(question: string): string[] | null {
  * The rows of the hours table `best` is a row of, for the days asked (all, when none is named), in the week's order, each
  * with the cells asked (`cellsAsked`), when there are two or more; null otherwise.
  */
-function weekOf(q: Question, all: RankedSentence[], best: RankedSentence, days: string[]): string | null {
+function weekOf(q: Question, all: RankedSentence[], best: RankedSentence, days: string[], named: Set<string>): string | null {
   if (!DAY_ROW.test(best.sentence.trim())) return null;
   // By the week's order of the day each row starts with.
   const rows = new Map<number, string>();
@@ -296,7 +296,7 @@ function weekOf(q: Question, all: RankedSentence[], best: RankedSentence, days: 
     const row = r.sentence.trim();
     if (r.url !== best.url || r.section !== best.section || r.score < ANSWER_THRESHOLD || !DAY_ROW.test(row)) continue;
     if (days.length && !days.some((d) => fold(withDayRanges(row)).includes(d))) continue;
-    const cells = cellsAsked(q, row);
+    const cells = cellsAsked(q, row, named);
     rows.set(DAYS.findIndex((d) => fold(row).startsWith(d.slice(0, 3))), /[.!?]$/.test(cells) ? cells : `${cells}.`);
   }
   if (rows.size < 2) return null;
@@ -330,10 +330,13 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // Read as retrieval read it ("satuday hrs": Saturday's row of the hours, not the week's).
   const q = analyzeQuestion(passages.find((p) => p.asked)?.asked ?? question);
   if (!q.terms.length) return null;
+  // The places, products… the whole message names, for a part that names none itself ("where's the eastfield showroom and
+  // is the parking free": the parking row's Eastfield cell).
+  const named = stems((passages.find((p) => p.named)?.named ?? []).join(' '));
   const all = ranked(q, passages);
   const best = all[0];
   if (!best) return null;
-  let text = sentenceOf(q, best);
+  let text = sentenceOf(q, best, named);
   // A second sentence only when it answers a part of the question the first leaves out.
   // A word the first already meets is no part left out: as itself, derived, under the first's own heading ("What is
   // included in the savings plan?": "Two exams and two cleanings a year" under "Savings plan"), or by a synonym precise
@@ -352,7 +355,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   const others = !second && q.want === 'contact' ? all.slice(1).filter((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
     && (['phone', 'email'] as const).some((kind) => holdsType(r.sentence, kind) && !holdsType(best.sentence, kind))) : [];
   const other = others.find((r) => !LABELLED.test(r.sentence)) ?? others[0];
-  if (second ?? other) text = `${text} ${sentenceOf(q, (second ?? other)!)}`;
+  if (second ?? other) text = `${text} ${sentenceOf(q, (second ?? other)!, named)}`;
   // An FAQ entry whose question is what was asked: its answer as the site wrote it, from its start (its own yes or no,
   // then what follows), not one sentence of it ("How does the loyalty card work?": the card, the stamps, the reward).
   const faq = entryAnswer(q, best);
@@ -364,7 +367,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // "What are your weekend hours?": those of its days.
   else if (q.want === 'time') {
     const days = daysAsked(q.text);
-    if (days && days.length !== 1) text = weekOf(q, all, best, days) ?? text;
+    if (days && days.length !== 1) text = weekOf(q, all, best, days, named) ?? text;
   }
   // A name the site lacks ("a gym in Seattle?"): say so, then what it does say. One it names for other things
   // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give; but
@@ -378,7 +381,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   else if (best.missing.length) return { text: `${namedHeading(best, text)}${text}`, urls: [best.url] };
   else if (q.yesNo) {
     // A table's row says yes or no by its cells ("Manicures — Harbor Point: —"): a "No" shows the whole row, where else it is.
-    const row = TABLE_ROW.test(best.sentence.trim()) ? rowSays(cellsAsked(q, best.sentence.trim())) : null;
+    const row = TABLE_ROW.test(best.sentence.trim()) ? rowSays(cellsAsked(q, best.sentence.trim(), named)) : null;
     text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score);
     // A post tells what happened ("Our $79 special ran from March 1 through April 30, and it's now closed"): holding the
     // words asked is no "Yes" from it.
