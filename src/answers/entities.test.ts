@@ -25,6 +25,12 @@ describe('site entities', () => {
     expect(names.has('monday')).toBe(false);
   });
 
+  it('a name in an e-mail or web address is no lower-case writing of it', () => {
+    const texts = ['Visit Eastfield today. The Eastfield office is open.', 'Email: eastfield@example.com, or see https://example.com/eastfield.'];
+    expect(siteNames(texts).has('eastfield')).toBe(true);
+    expect(siteNames([...texts, 'Go east, then take the eastfield road.']).has('eastfield')).toBe(false);
+  });
+
   it('a passage\'s entity is the names of its section path, the brand\'s left out', () => {
     const site = siteEntities(SITE);
     expect([...site.brand].sort()).toEqual(['alder', 'vets']);

@@ -36,12 +36,15 @@ const CALENDAR = /^(monday|tuesday|wednesday|thursday|friday|saturday|sunday|jan
 /** A title's full stop ends no sentence ("Dr. Okafor"). */
 const TITLE = /\b(Dr|Mr|Mrs|Ms|Mx|Prof|St|Mme|Mlle|M)\.\s/g;
 
-/** The names a set of texts writes: capitalised inside a sentence at least twice, never in lower case. */
+/** An e-mail or web address: its words are written in lower case whatever they name ("eastfield@…" for the Eastfield office). */
+const ADDRESS = /[\w.+-]+@[\w.-]+|\bhttps?:\/\/\S+|\bwww\.\S+/gi;
+
+/** The names a set of texts writes: capitalised inside a sentence at least twice, never in lower case (addresses aside). */
 export function siteNames(texts: string[]): Set<string> {
   const inside = new Map<string, number>();
   const lower = new Set<string>();
   for (const text of texts) {
-    for (const sentence of text.replace(TITLE, '$1 ').split(/(?<=[.!?:;])\s+|\n+/)) {
+    for (const sentence of text.replace(ADDRESS, ' ').replace(TITLE, '$1 ').split(/(?<=[.!?:;])\s+|\n+/)) {
       const words = sentence.match(WORD) ?? [];
       words.forEach((w, i) => {
         const f = asName(w);
