@@ -18,6 +18,9 @@ export interface Answer { text: string; urls: string[] }
 
 /** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value". */
 // A full stop inside a number ("$5.25") ends nothing.
+/** Rows given besides the first for a plural ("prices?"), and how near the first's score each must be. */
+const MORE_ROWS = 3;
+const SEVERAL_ROWS = 0.9;
 const TABLE_ROW = /^[^.!?—:]{1,60} — (?:[^.!?]|\.(?=\d))*:|^[^.!?:]{1,40}: (?:[^.!?]|\.(?=\d))+\.?$/;
 /** A line with a leading label ("Catering: catering@… or (207) 555-0148"). */
 const LABELLED = /^\s*[A-Za-z][A-Za-z' -]{0,30}:\s/;
@@ -356,6 +359,13 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
     && (['phone', 'email'] as const).some((kind) => holdsType(r.sentence, kind) && !holdsType(best.sentence, kind))) : [];
   const other = others.find((r) => !LABELLED.test(r.sentence)) ?? others[0];
   if (second ?? other) text = `${text} ${sentenceOf(q, (second ?? other)!, named)}`;
+  // "pedicure prices?", "what are the fees": the word for the kind of answer in the plural asks for each row of the table
+  // that answers as well as the first, not the first alone (hours have their own reading, `weekOf`).
+  const severalAsked = q.want !== 'time' && q.terms.some((t) => t.typeWord && t.word !== t.stem && /[^s]s$/.test(t.word));
+  const rows = severalAsked && !second && !other && TABLE_ROW.test(best.sentence.trim())
+    ? all.filter((r) => r !== best && r.url === best.url && r.section === best.section && TABLE_ROW.test(r.sentence.trim())
+      && r.score >= Math.max(ANSWER_THRESHOLD, SEVERAL_ROWS * best.score)).slice(0, MORE_ROWS) : [];
+  if (rows.length) text = [text, ...rows.map((r) => sentenceOf(q, r, named))].join(' ');
   // An FAQ entry whose question is what was asked: its answer as the site wrote it, from its start (its own yes or no,
   // then what follows), not one sentence of it ("How does the loyalty card work?": the card, the stamps, the reward).
   const faq = entryAnswer(q, best);
