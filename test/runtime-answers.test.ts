@@ -115,6 +115,19 @@ describe('answers a visitor reads', () => {
     expect(both).not.toMatch(/cover cleaning|one day/i);
   });
 
+  it('a part that names no location gets the cells of the one the whole message names', async () => {
+    // "how late is it open on a wednesday" names neither gym: the message does.
+    const reply = await ask('where is the eastside gym, and how late is it open on a wednesday');
+    expect(reply).toContain('10 am – 10 pm');
+    expect(reply).not.toContain('6 am – 11 pm');
+  });
+
+  it('the word for the kind of answer in the plural gets each row of the table that answers, not the first alone', async () => {
+    const reply = await ask('what are your book repair prices', bookshop);
+    expect(reply).toContain('$10');
+    expect(reply).toContain('$35');
+  });
+
   it('a day inside a range ("Tuesday to Friday" holds Wednesday), and a street address for "where"', async () => {
     expect(await ask('How late is Riverside open on a Wednesday?')).toMatch(/^Tuesday to Friday — Riverside: 6 am – 11 pm/);
     expect(await ask('Where is the Riverside gym?')).toMatch(/^120 Mill Street, Portland, OR 97214\./);

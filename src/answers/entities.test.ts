@@ -42,6 +42,9 @@ describe('site entities', () => {
     expect(entityMatch(entitiesAsked('rowan lake hours?', site), SITE[4]!, site)).toBe('neutral');
     // A question naming none prefers nothing.
     expect(entityMatch(entitiesAsked('what are your hours', site), SITE[1]!, site)).toBe('neutral');
+    // A sentence under another clinic's heading that names the one asked about is about it.
+    expect(entityMatch(entitiesAsked('rowan lake on saturday?', site), { ...SITE[1]!, sentence: 'Rowan Lake is closed on Saturday.' }, site)).toBe('asked');
+    expect(entityMatch(entitiesAsked('rowan lake on saturday?', site), { ...SITE[1]!, sentence: 'Saturday 9 am to noon.' }, site)).toBe('other');
   });
 
   it('a question naming one entity gets its passages before a sibling\'s (another of its kind), each group in its order', () => {

@@ -97,14 +97,17 @@ export function entitiesAsked(question: string, site: SiteEntities): Set<string>
 const siblings = (a: string, b: string, site: SiteEntities) => [...site.entities.get(a) ?? []].some((g) => site.entities.get(b)?.has(g));
 
 /**
- * Whether a passage is about what the question names: `asked` (its section names it), `other` (its section names a
+ * Whether a passage is about what the question names: `asked` (its section or its own sentence names it), `other` (its section names a
  * sibling of it, another of the same kind, and not it: the other location's hours), or `neutral` (anything else: the
  * question names no entity, or the passage's section none of that kind).
  */
-export function entityMatch(asked: Set<string>, place: Placed, site: SiteEntities): 'asked' | 'other' | 'neutral' {
+export function entityMatch(asked: Set<string>, place: Placed & { sentence?: string }, site: SiteEntities): 'asked' | 'other' | 'neutral' {
   if (!asked.size) return 'neutral';
   const own = entityOf(place, site);
   if ([...own].some((n) => asked.has(n))) return 'asked';
+  // A sentence that names what is asked is about it, under whichever heading it stands ("Hilltop does not run walk-ins"
+  // on the other clinic's page).
+  if (place.sentence && [...namesOf(place.sentence, site.names)].some((n) => asked.has(n))) return 'asked';
   return [...own].some((n) => [...asked].some((a) => siblings(n, a, site))) ? 'other' : 'neutral';
 }
 
