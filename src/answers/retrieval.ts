@@ -139,7 +139,9 @@ async function agreedAnswer(question: Question, retrieval: Awaited<ReturnType<ty
       continue;
     }
     // The encoder off or failing: the words' answer (none) stands.
-    const cosines = vector ? await sentenceCosines(vector, pool.map((r) => r.sentence)) : null;
+    // An FAQ answer is read with its question ("Do you sell gift cards? Yes, at both showrooms, in multiples of $25."):
+    // alone, it seldom says what it answers.
+    const cosines = vector ? await sentenceCosines(vector, pool.map((r) => (r.entry ? `${r.entry.question} ${r.sentence}` : r.sentence))) : null;
     if (!cosines) return null;
     const closest = cosines.reduce((k, c, i) => (c > cosines[k]! ? i : k), 0);
     if (cosines[closest]! >= close) return pool[closest]!;
