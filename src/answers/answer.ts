@@ -38,13 +38,14 @@ function ranked(q: Question, passages: Passage[]): RankedSentence[] {
   return rankSentences(q, passages).filter((r) => r.score >= ANSWER_THRESHOLD);
 }
 
-function lowerFirst(q: Question, sentence: string): string {
+function lowerFirst(q: Question, sentence: string, names: Set<string>): string {
   const first = sentence.split(/\s/)[0] ?? '';
   // A name compromise does not know ("Priya runs the youth team") is no word of WordNet's either.
   const word = fold(first).replace(/[^a-z'-]/g, '');
   const known = word.split('-').some((part) => part.length > 1 && (isKnownWord(part) || isKnownWord(stem(part))));
   // Nor is a name the question writes with a capital ("Is Eastside open on Mondays?": WordNet knows an "eastside").
-  const named = q.terms.some((t) => t.proper && t.word === word);
+  // Or one the site names and the message asks about, however the visitor wrote it ("hilltop": the Hilltop clinic).
+  const named = q.terms.some((t) => t.proper && t.word === word) || names.has(stem(word));
   // "Everything is baked on site…": a pronoun WordNet does not know.
   const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || FUNCTION_WORD.test(word) || (!named && !nlp(sentence).terms().first().has('#ProperNoun') && known);
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
@@ -143,7 +144,7 @@ function aboutOthers(q: Question, sentence: string): boolean {
 }
 
 /** "Yes, …" or "No, …" when the sentence says so; the sentence as it is when it already does, or when it is not clear. */
-function yesOrNo(q: Question, sentence: string, score: number): string {
+function yesOrNo(q: Question, sentence: string, score: number, asked: Set<string>): string {
   // A table row ("Saturday — Downtown: Closed; West: 8 am – 12 pm") gives its values; neither yes nor no.
   // An FAQ answer's own yes or no is for its own question: not for one that names a name it leaves out for another ("Do
   // you see kids at the downtown office?": "Yes, Dr. Ruiz sees children from age one at the West office.").
@@ -153,7 +154,7 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   if (namesYoung(sentence) && !q.forChild) return sentence;
   // "Are you open on Sunday?" / "c'est ouvert le dimanche ?": "Closed on Sundays", "Fermée le dimanche" say no.
   const asksOpen = /\bopen\b|\bouv(ert|erte|erts|ertes|re|rez|rent)\b/i.test(fold(q.text));
-  if (negates(q, sentence, score) || (asksOpen && /\bclosed\b|\bferm[ée]e?s?\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence)}`;
+  if (negates(q, sentence, score) || (asksOpen && /\bclosed\b|\bferm[ée]e?s?\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence, asked)}`;
   // A negation of another act ("We do not refund punch cards", to "Can I share my punch card?") is no "Yes" either.
   if (deniesOtherAct(q, sentence)) return sentence;
   // "Can I climb without a membership?": a sentence that denies nothing ("Memberships work at both locations") is no "Yes".
@@ -175,9 +176,9 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
     const rest = stems(sentence.slice(negation.index).split(/;|\bbut\b|\bexcept\b|\bhowever\b/i)[0]!);
     const denies = about.some((t) => rest.has(t.stem) || [...t.derived].some((d) => rest.has(d)))
       || (held && !/;|\bbut\b|\bexcept\b|\bhowever\b/i.test(sentence));
-    return denies ? `No, ${lowerFirst(q, sentence)}` : sentence;
+    return denies ? `No, ${lowerFirst(q, sentence, asked)}` : sentence;
   }
-  return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(q, sentence)}` : sentence;
+  return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(q, sentence, asked)}` : sentence;
 }
 
 /** Sentences too short to say anything alone ("Yes.", "Of course.", "Not at all."): what follows says it. */
@@ -392,7 +393,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   else if (q.yesNo) {
     // A table's row says yes or no by its cells ("Manicures — Harbor Point: —"): a "No" shows the whole row, where else it is.
     const row = TABLE_ROW.test(best.sentence.trim()) ? rowSays(cellsAsked(q, best.sentence.trim(), named)) : null;
-    text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score);
+    text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score, named);
     // A post tells what happened ("Our $79 special ran from March 1 through April 30, and it's now closed"): holding the
     // words asked is no "Yes" from it.
     if (isPostPage(best.url) && /^Yes\b/.test(text)) text = withoutYesNo(text);
