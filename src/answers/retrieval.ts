@@ -140,8 +140,10 @@ async function agreedAnswer(question: Question, retrieval: Awaited<ReturnType<ty
     }
     // The encoder off or failing: the words' answer (none) stands.
     // An FAQ answer is read with its question ("Do you sell gift cards? Yes, at both showrooms, in multiples of $25."):
-    // alone, it seldom says what it answers.
-    const cosines = vector ? await sentenceCosines(vector, pool.map((r) => (r.entry ? `${r.entry.question} ${r.sentence}` : r.sentence))) : null;
+    // alone, it seldom says what it answers. Not when a word asked is written nowhere: the entry's question then says
+    // what the site is asked about ("Is there Wi-Fi?"), not what the visitor asks ("the Wi-Fi password").
+    const read = (r: RankedSentence) => (r.entry && close === AGREED_CLOSE ? `${r.entry.question} ${r.sentence}` : r.sentence);
+    const cosines = vector ? await sentenceCosines(vector, pool.map(read)) : null;
     if (!cosines) return null;
     const closest = cosines.reduce((k, c, i) => (c > cosines[k]! ? i : k), 0);
     if (cosines[closest]! >= close) return pool[closest]!;
