@@ -56,12 +56,14 @@ afterAll(async () => {
 
 /** A two-page shop whose wrapping page says who gets "a little extra" in the passage after the one that promises it. */
 const BOOKSHOP = {
-  brand: 'Quire Books', nav: [['/', 'Home'], ['/wrapping', 'Gift wrapping']] as const, pages: {
+  brand: 'Quire Books', nav: [['/', 'Home'], ['/wrapping', 'Gift wrapping'], ['/repairs', 'Book repairs']] as const, pages: {
     '/': { title: 'Home', body: '<h1>Quire Books</h1><p>An independent bookshop with new and second-hand books, open every day.</p>' },
     '/wrapping': { title: 'Gift wrapping', body: `<h1>Gift wrapping</h1>
       <p>We wrap any book you buy from us in recycled paper with a ribbon, while you wait. Card holders get a little extra.</p>
       <h2>Card holders</h2><p>Quire card holders get their wrapping free and a handwritten gift tag.</p>
       <h2>Everyone else</h2><p>Wrapping costs $2 a book.</p>` },
+    '/repairs': { title: 'Book repairs', body: `<h1>Book repairs</h1><p>We mend the books you love in our back room.</p>
+      ${table(['Repair', 'Price', 'Time'], [['Cover cleaning', '$10 a book', 'One day'], ['Spine repair', '$35 a book', 'Two weeks']])}` },
   },
 };
 
@@ -103,6 +105,27 @@ describe('answers a visitor reads', () => {
     const both = await ask('how much is a day pass and do i need any experience');
     expect(both).toContain('$22');
     expect(both).toMatch(/do not need any experience/);
+  });
+
+  it('the second of two questions asks about what the first names ("…and how long does it take")', async () => {
+    // Read alone, "how long does it take" is any repair's time: the first row's.
+    const both = await ask('how much is a spine repair and how long does it take', bookshop);
+    expect(both).toContain('$35');
+    expect(both).toMatch(/two weeks/i);
+    expect(both).not.toMatch(/cover cleaning|one day/i);
+  });
+
+  it('a part that names no location gets the cells of the one the whole message names', async () => {
+    // "how late is it open on a wednesday" names neither gym: the message does.
+    const reply = await ask('where is the eastside gym, and how late is it open on a wednesday');
+    expect(reply).toContain('10 am – 10 pm');
+    expect(reply).not.toContain('6 am – 11 pm');
+  });
+
+  it('the word for the kind of answer in the plural gets each row of the table that answers, not the first alone', async () => {
+    const reply = await ask('what are your book repair prices', bookshop);
+    expect(reply).toContain('$10');
+    expect(reply).toContain('$35');
   });
 
   it('a day inside a range ("Tuesday to Friday" holds Wednesday), and a street address for "where"', async () => {

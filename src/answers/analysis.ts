@@ -115,6 +115,8 @@ const DOMAIN_CLASSES: Record<string, string[]> = { dog: ['pet'], cat: ['pet'], p
 
 /** Business phrases read as the one word the site is likelier to use ("money back" → "refund"). */
 const DOMAIN_PHRASES: [RegExp, string][] = [
+  // "Can your guys do…", "do you folks…": the business addressed, as "you" and "your" are.
+  [/\b(you|your|ya|u|ur)\s+(guys|folks)\b/gi, '$1'],
   [/\b(get|have|want) (my|our|the) money back\b|\bmoney back\b/gi, 'refund'],
   // "What would a latte set me back?": what it costs.
   [/\bset(s|ting)? (me|us|you|him|her|them) back\b/gi, 'cost'],

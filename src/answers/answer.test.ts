@@ -69,6 +69,18 @@ describe('a table row gives the cells the question names', () => {
     expect(composeAnswer('how much is a small', [row(SIZES, 'Menu')])?.text).toMatch(/^Price — Small: \$5\./);
   });
 
+  it('a part that names no location takes the cells of the one its message names (`named`)', () => {
+    const PARKING = 'Parking — Eastfield: Free lot behind the building; Millbrook: Public lot on Lock Lane.';
+    const asked = { ...row(PARKING, 'Locations'), named: ['eastfield'] };
+    expect(composeAnswer('is the parking free', [asked])?.text).toMatch(/Parking — Eastfield: Free lot behind the building\.$/m);
+    expect(composeAnswer('is the parking free', [row(PARKING, 'Locations')])?.text).toContain('Lock Lane');
+  });
+
+  it('a name the message asks about keeps its capital after "Yes," or "No," however the visitor wrote it', () => {
+    const sentence = 'Hilltop does not run walk-in evenings.';
+    expect(composeAnswer('can i walk in at hilltop', [{ ...passage(sentence), named: ['hilltop'] }])?.text).toMatch(/^No, Hilltop does not/);
+  });
+
   it('keeps the whole row when the question names none of its columns, or all', () => {
     expect(composeAnswer('are you open on sundays', [row(HOURS)])?.text).toContain('Maplewood: Closed; Harbor Point');
     const price = 'Day pass — Price: $22; What you get: One visit, all day.';

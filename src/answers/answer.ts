@@ -18,6 +18,9 @@ export interface Answer { text: string; urls: string[] }
 
 /** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value". */
 // A full stop inside a number ("$5.25") ends nothing.
+/** Rows given besides the first for a plural ("prices?"), and how near the first's score each must be. */
+const MORE_ROWS = 3;
+const SEVERAL_ROWS = 0.9;
 const TABLE_ROW = /^[^.!?—:]{1,60} — (?:[^.!?]|\.(?=\d))*:|^[^.!?:]{1,40}: (?:[^.!?]|\.(?=\d))+\.?$/;
 /** A line with a leading label ("Catering: catering@… or (207) 555-0148"). */
 const LABELLED = /^\s*[A-Za-z][A-Za-z' -]{0,30}:\s/;
@@ -35,13 +38,14 @@ function ranked(q: Question, passages: Passage[]): RankedSentence[] {
   return rankSentences(q, passages).filter((r) => r.score >= ANSWER_THRESHOLD);
 }
 
-function lowerFirst(q: Question, sentence: string): string {
+function lowerFirst(q: Question, sentence: string, names: Set<string>): string {
   const first = sentence.split(/\s/)[0] ?? '';
   // A name compromise does not know ("Priya runs the youth team") is no word of WordNet's either.
   const word = fold(first).replace(/[^a-z'-]/g, '');
   const known = word.split('-').some((part) => part.length > 1 && (isKnownWord(part) || isKnownWord(stem(part))));
   // Nor is a name the question writes with a capital ("Is Eastside open on Mondays?": WordNet knows an "eastside").
-  const named = q.terms.some((t) => t.proper && t.word === word);
+  // Or one the site names and the message asks about, however the visitor wrote it ("hilltop": the Hilltop clinic).
+  const named = q.terms.some((t) => t.proper && t.word === word) || names.has(stem(word));
   // "Everything is baked on site…": a pronoun WordNet does not know.
   const common = STOPWORDS.has(word) || COMMON_OPENERS.has(word) || FUNCTION_WORD.test(word) || (!named && !nlp(sentence).terms().first().has('#ProperNoun') && known);
   return common ? sentence.charAt(0).toLowerCase() + sentence.slice(1) : sentence;
@@ -140,7 +144,7 @@ function aboutOthers(q: Question, sentence: string): boolean {
 }
 
 /** "Yes, …" or "No, …" when the sentence says so; the sentence as it is when it already does, or when it is not clear. */
-function yesOrNo(q: Question, sentence: string, score: number): string {
+function yesOrNo(q: Question, sentence: string, score: number, asked: Set<string>): string {
   // A table row ("Saturday — Downtown: Closed; West: 8 am – 12 pm") gives its values; neither yes nor no.
   // An FAQ answer's own yes or no is for its own question: not for one that names a name it leaves out for another ("Do
   // you see kids at the downtown office?": "Yes, Dr. Ruiz sees children from age one at the West office.").
@@ -150,7 +154,7 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
   if (namesYoung(sentence) && !q.forChild) return sentence;
   // "Are you open on Sunday?" / "c'est ouvert le dimanche ?": "Closed on Sundays", "Fermée le dimanche" say no.
   const asksOpen = /\bopen\b|\bouv(ert|erte|erts|ertes|re|rez|rent)\b/i.test(fold(q.text));
-  if (negates(q, sentence, score) || (asksOpen && /\bclosed\b|\bferm[ée]e?s?\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence)}`;
+  if (negates(q, sentence, score) || (asksOpen && /\bclosed\b|\bferm[ée]e?s?\b/i.test(sentence))) return `No, ${lowerFirst(q, sentence, asked)}`;
   // A negation of another act ("We do not refund punch cards", to "Can I share my punch card?") is no "Yes" either.
   if (deniesOtherAct(q, sentence)) return sentence;
   // "Can I climb without a membership?": a sentence that denies nothing ("Memberships work at both locations") is no "Yes".
@@ -172,9 +176,9 @@ function yesOrNo(q: Question, sentence: string, score: number): string {
     const rest = stems(sentence.slice(negation.index).split(/;|\bbut\b|\bexcept\b|\bhowever\b/i)[0]!);
     const denies = about.some((t) => rest.has(t.stem) || [...t.derived].some((d) => rest.has(d)))
       || (held && !/;|\bbut\b|\bexcept\b|\bhowever\b/i.test(sentence));
-    return denies ? `No, ${lowerFirst(q, sentence)}` : sentence;
+    return denies ? `No, ${lowerFirst(q, sentence, asked)}` : sentence;
   }
-  return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(q, sentence)}` : sentence;
+  return score >= 0.75 || named || (held && score >= ANSWER_THRESHOLD) ? `Yes, ${lowerFirst(q, sentence, asked)}` : sentence;
 }
 
 /** Sentences too short to say anything alone ("Yes.", "Of course.", "Not at all."): what follows says it. */
@@ -190,12 +194,12 @@ function withNext(r: RankedSentence): string {
 }
 
 /** One ranked sentence as a reply reads it: tidied, ended, with its heading when only the heading holds what was asked. */
-function sentenceOf(q: Question, r: RankedSentence): string {
+function sentenceOf(q: Question, r: RankedSentence, named: Set<string>): string {
   let text = truncate(withNext(r).replace(/\s+/g, ' ').trim(), 400);
   // An FAQ's answer opens with its own question's yes or no ("Yes, Dr. Ruiz sees children from age one…"): no reply to
   // "What age do you stop seeing children?".
   if (!q.yesNo) text = withoutYesNo(text);
-  text = cellsAsked(q, text);
+  text = cellsAsked(q, text, named);
   const heading = r.section?.split(' › ').at(-1);
   // "Luis and his crew..." under "Luis Ortega, Head Route Setter": the heading names the person in full.
   // Someone to talk to, found without a number or an address to reach them, is named as a person is.
@@ -209,14 +213,14 @@ function sentenceOf(q: Question, r: RankedSentence): string {
  * A table row of several labelled cells, some of which the question names ("Saturday — Riverside: 8 am – 6 pm; Maplewood:
  * 9 am – 5 pm" to "open saturday at maplewood?"): the row's label and the cells named only, not another column's value
  * given beside the one asked for, or, when it names no heading whole, those it names the most of. A row whose cells the
- * question names none or all of stays whole.
+ * question names none or all of stays whole. `names`: the stems of the entities the whole message names, as the question's own.
  */
-function cellsAsked(q: Question, row: string): string {
+function cellsAsked(q: Question, row: string, names: Set<string>): string {
   const m = /^([^—]{1,80}) — (.+?)\.?$/.exec(row);
   if (!m) return row;
   const cells = m[2]!.split(/;\s+/).map((cell) => ({ cell, label: /^([^:]{1,40}): \S/.exec(cell)?.[1] }));
   if (cells.length < 2 || cells.some((c) => !c.label)) return row;
-  const asked = stems(q.text);
+  const asked = new Set([...stems(q.text), ...names]);
   const hits = cells.map((c) => {
     const label = [...stems(c.label!)];
     const n = label.filter((st) => asked.has(st)).length;
@@ -288,7 +292,7 @@ function daysAsked(question: string): string[] | null {
  * The rows of the hours table `best` is a row of, for the days asked (all, when none is named), in the week's order, each
  * with the cells asked (`cellsAsked`), when there are two or more; null otherwise.
  */
-function weekOf(q: Question, all: RankedSentence[], best: RankedSentence, days: string[]): string | null {
+function weekOf(q: Question, all: RankedSentence[], best: RankedSentence, days: string[], named: Set<string>): string | null {
   if (!DAY_ROW.test(best.sentence.trim())) return null;
   // By the week's order of the day each row starts with.
   const rows = new Map<number, string>();
@@ -296,7 +300,7 @@ function weekOf(q: Question, all: RankedSentence[], best: RankedSentence, days: 
     const row = r.sentence.trim();
     if (r.url !== best.url || r.section !== best.section || r.score < ANSWER_THRESHOLD || !DAY_ROW.test(row)) continue;
     if (days.length && !days.some((d) => fold(withDayRanges(row)).includes(d))) continue;
-    const cells = cellsAsked(q, row);
+    const cells = cellsAsked(q, row, named);
     rows.set(DAYS.findIndex((d) => fold(row).startsWith(d.slice(0, 3))), /[.!?]$/.test(cells) ? cells : `${cells}.`);
   }
   if (rows.size < 2) return null;
@@ -330,10 +334,13 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // Read as retrieval read it ("satuday hrs": Saturday's row of the hours, not the week's).
   const q = analyzeQuestion(passages.find((p) => p.asked)?.asked ?? question);
   if (!q.terms.length) return null;
+  // The places, products… the whole message names, for a part that names none itself ("where's the eastfield showroom and
+  // is the parking free": the parking row's Eastfield cell).
+  const named = stems((passages.find((p) => p.named)?.named ?? []).join(' '));
   const all = ranked(q, passages);
   const best = all[0];
   if (!best) return null;
-  let text = sentenceOf(q, best);
+  let text = sentenceOf(q, best, named);
   // A second sentence only when it answers a part of the question the first leaves out.
   // A word the first already meets is no part left out: as itself, derived, under the first's own heading ("What is
   // included in the savings plan?": "Two exams and two cleanings a year" under "Savings plan"), or by a synonym precise
@@ -352,7 +359,14 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   const others = !second && q.want === 'contact' ? all.slice(1).filter((r) => r.url === best.url && r.score >= Math.max(ANSWER_THRESHOLD, 0.8 * best.score)
     && (['phone', 'email'] as const).some((kind) => holdsType(r.sentence, kind) && !holdsType(best.sentence, kind))) : [];
   const other = others.find((r) => !LABELLED.test(r.sentence)) ?? others[0];
-  if (second ?? other) text = `${text} ${sentenceOf(q, (second ?? other)!)}`;
+  if (second ?? other) text = `${text} ${sentenceOf(q, (second ?? other)!, named)}`;
+  // "pedicure prices?", "what are the fees": the word for the kind of answer in the plural asks for each row of the table
+  // that answers as well as the first, not the first alone (hours have their own reading, `weekOf`).
+  const severalAsked = q.want !== 'time' && q.terms.some((t) => t.typeWord && t.word !== t.stem && /[^s]s$/.test(t.word));
+  const rows = severalAsked && !second && !other && TABLE_ROW.test(best.sentence.trim())
+    ? all.filter((r) => r !== best && r.url === best.url && r.section === best.section && TABLE_ROW.test(r.sentence.trim())
+      && r.score >= Math.max(ANSWER_THRESHOLD, SEVERAL_ROWS * best.score)).slice(0, MORE_ROWS) : [];
+  if (rows.length) text = [text, ...rows.map((r) => sentenceOf(q, r, named))].join(' ');
   // An FAQ entry whose question is what was asked: its answer as the site wrote it, from its start (its own yes or no,
   // then what follows), not one sentence of it ("How does the loyalty card work?": the card, the stamps, the reward).
   const faq = entryAnswer(q, best);
@@ -364,7 +378,7 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   // "What are your weekend hours?": those of its days.
   else if (q.want === 'time') {
     const days = daysAsked(q.text);
-    if (days && days.length !== 1) text = weekOf(q, all, best, days) ?? text;
+    if (days && days.length !== 1) text = weekOf(q, all, best, days, named) ?? text;
   }
   // A name the site lacks ("a gym in Seattle?"): say so, then what it does say. One it names for other things
   // ("a party at Eastside?" where parties are at Riverside only): what it says, without a "Yes" it does not give; but
@@ -378,8 +392,8 @@ export function composeAnswer(question: string, passages: Passage[]): Answer | n
   else if (best.missing.length) return { text: `${namedHeading(best, text)}${text}`, urls: [best.url] };
   else if (q.yesNo) {
     // A table's row says yes or no by its cells ("Manicures — Harbor Point: —"): a "No" shows the whole row, where else it is.
-    const row = TABLE_ROW.test(best.sentence.trim()) ? rowSays(cellsAsked(q, best.sentence.trim())) : null;
-    text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score);
+    const row = TABLE_ROW.test(best.sentence.trim()) ? rowSays(cellsAsked(q, best.sentence.trim(), named)) : null;
+    text = row === 'no' ? `No. ${ended(best.sentence.trim())}` : row === 'yes' ? `Yes. ${text}` : yesOrNo(q, text, best.score, named);
     // A post tells what happened ("Our $79 special ran from March 1 through April 30, and it's now closed"): holding the
     // words asked is no "Yes" from it.
     if (isPostPage(best.url) && /^Yes\b/.test(text)) text = withoutYesNo(text);

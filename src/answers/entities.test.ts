@@ -25,6 +25,12 @@ describe('site entities', () => {
     expect(names.has('monday')).toBe(false);
   });
 
+  it('a name in an e-mail or web address is no lower-case writing of it', () => {
+    const texts = ['Visit Eastfield today. The Eastfield office is open.', 'Email: eastfield@example.com, or see https://example.com/eastfield.'];
+    expect(siteNames(texts).has('eastfield')).toBe(true);
+    expect(siteNames([...texts, 'Go east, then take the eastfield road.']).has('eastfield')).toBe(false);
+  });
+
   it('a passage\'s entity is the names of its section path, the brand\'s left out', () => {
     const site = siteEntities(SITE);
     expect([...site.brand].sort()).toEqual(['alder', 'vets']);
@@ -36,6 +42,9 @@ describe('site entities', () => {
     expect(entityMatch(entitiesAsked('rowan lake hours?', site), SITE[4]!, site)).toBe('neutral');
     // A question naming none prefers nothing.
     expect(entityMatch(entitiesAsked('what are your hours', site), SITE[1]!, site)).toBe('neutral');
+    // A sentence under another clinic's heading that names the one asked about is about it.
+    expect(entityMatch(entitiesAsked('rowan lake on saturday?', site), { ...SITE[1]!, sentence: 'Rowan Lake is closed on Saturday.' }, site)).toBe('asked');
+    expect(entityMatch(entitiesAsked('rowan lake on saturday?', site), { ...SITE[1]!, sentence: 'Saturday 9 am to noon.' }, site)).toBe('other');
   });
 
   it('a question naming one entity gets its passages before a sibling\'s (another of its kind), each group in its order', () => {

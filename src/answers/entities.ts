@@ -36,12 +36,15 @@ const CALENDAR = /^(monday|tuesday|wednesday|thursday|friday|saturday|sunday|jan
 /** A title's full stop ends no sentence ("Dr. Okafor"). */
 const TITLE = /\b(Dr|Mr|Mrs|Ms|Mx|Prof|St|Mme|Mlle|M)\.\s/g;
 
-/** The names a set of texts writes: capitalised inside a sentence at least twice, never in lower case. */
+/** An e-mail or web address: its words are written in lower case whatever they name ("eastfield@…" for the Eastfield office). */
+const ADDRESS = /[\w.+-]+@[\w.-]+|\bhttps?:\/\/\S+|\bwww\.\S+/gi;
+
+/** The names a set of texts writes: capitalised inside a sentence at least twice, never in lower case (addresses aside). */
 export function siteNames(texts: string[]): Set<string> {
   const inside = new Map<string, number>();
   const lower = new Set<string>();
   for (const text of texts) {
-    for (const sentence of text.replace(TITLE, '$1 ').split(/(?<=[.!?:;])\s+|\n+/)) {
+    for (const sentence of text.replace(ADDRESS, ' ').replace(TITLE, '$1 ').split(/(?<=[.!?:;])\s+|\n+/)) {
       const words = sentence.match(WORD) ?? [];
       words.forEach((w, i) => {
         const f = asName(w);
@@ -94,14 +97,17 @@ export function entitiesAsked(question: string, site: SiteEntities): Set<string>
 const siblings = (a: string, b: string, site: SiteEntities) => [...site.entities.get(a) ?? []].some((g) => site.entities.get(b)?.has(g));
 
 /**
- * Whether a passage is about what the question names: `asked` (its section names it), `other` (its section names a
+ * Whether a passage is about what the question names: `asked` (its section or its own sentence names it), `other` (its section names a
  * sibling of it, another of the same kind, and not it: the other location's hours), or `neutral` (anything else: the
  * question names no entity, or the passage's section none of that kind).
  */
-export function entityMatch(asked: Set<string>, place: Placed, site: SiteEntities): 'asked' | 'other' | 'neutral' {
+export function entityMatch(asked: Set<string>, place: Placed & { sentence?: string }, site: SiteEntities): 'asked' | 'other' | 'neutral' {
   if (!asked.size) return 'neutral';
   const own = entityOf(place, site);
   if ([...own].some((n) => asked.has(n))) return 'asked';
+  // A sentence that names what is asked is about it, under whichever heading it stands ("Hilltop does not run walk-ins"
+  // on the other clinic's page).
+  if (place.sentence && [...namesOf(place.sentence, site.names)].some((n) => asked.has(n))) return 'asked';
   return [...own].some((n) => [...asked].some((a) => siblings(n, a, site))) ? 'other' : 'neutral';
 }
 

@@ -31,6 +31,8 @@ export interface Passage {
   entry?: FaqEntry;
   /** The question as retrieval read it: its shorthand written out and its slips mended against the site's words. */
   asked?: string;
+  /** The site's entities (locations, products…) the question names, or, naming none, the whole message it is a part of. */
+  named?: string[];
 }
 
 /** Candidate passages read from the database per question, before sentence ranking; as many sentences are read by meaning. */
@@ -80,7 +82,8 @@ export async function searchKnowledge(store: KnowledgeStore, agentId: string, qu
   const fromWords = new Set<object>(chunks);
   const byMeaning = found.length ? null : await answerByMeaning(question, eligible.filter((r) => r.source && fromWords.has(r.source)));
   const agreed = found.length || byMeaning ? null : await agreedAnswer(question, retrieval, eligible, entityText(text, opts, knowledge.entities), knowledge.entities);
-  return (byMeaning ? [byMeaning] : agreed ? [agreed] : found).map((r) => ({ ...passageOf(r), asked: text }));
+  const named = [...entitiesAsked(entityText(text, opts, knowledge.entities), knowledge.entities)];
+  return (byMeaning ? [byMeaning] : agreed ? [agreed] : found).map((r) => ({ ...passageOf(r), asked: text, named }));
 }
 
 /**
@@ -136,7 +139,11 @@ async function agreedAnswer(question: Question, retrieval: Awaited<ReturnType<ty
       continue;
     }
     // The encoder off or failing: the words' answer (none) stands.
-    const cosines = vector ? await sentenceCosines(vector, pool.map((r) => r.sentence)) : null;
+    // An FAQ answer is read with its question ("Do you sell gift cards? Yes, at both showrooms, in multiples of $25."):
+    // alone, it seldom says what it answers. Not when a word asked is written nowhere: the entry's question then says
+    // what the site is asked about ("Is there Wi-Fi?"), not what the visitor asks ("the Wi-Fi password").
+    const read = (r: RankedSentence) => (r.entry && close === AGREED_CLOSE ? `${r.entry.question} ${r.sentence}` : r.sentence);
+    const cosines = vector ? await sentenceCosines(vector, pool.map(read)) : null;
     if (!cosines) return null;
     const closest = cosines.reduce((k, c, i) => (c > cosines[k]! ? i : k), 0);
     if (cosines[closest]! >= close) return pool[closest]!;
@@ -175,7 +182,9 @@ async function learnedAnswers(store: KnowledgeStore, agentId: string, query: str
   if (p.reduce((sum, x) => sum + x, 0) < READER_MODEL_THRESHOLD) return [];
   const scored = candidates.map((c, i) => ({ ...c, p: p[i]! })).sort((a, b) => b.p - a.p);
   // A question naming one location (product, person…) is answered from that one's passages before another's.
-  return preferAsked(entityText(text, asked, entities), scored.map((c) => c.ranked), entities).slice(0, limit).map((r) => ({ ...passageOf(r), asked: text }));
+  const asking = entityText(text, asked, entities);
+  const named = [...entitiesAsked(asking, entities)];
+  return preferAsked(asking, scored.map((c) => c.ranked), entities).slice(0, limit).map((r) => ({ ...passageOf(r), asked: text, named }));
 }
 
 /**

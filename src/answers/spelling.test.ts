@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance, nearestSiteWord, vocabularyOf, withSiteSpelling } from './spelling.ts';
+import { clippedSiteWord, editDistance, nearestSiteWord, vocabularyOf, withSiteSpelling } from './spelling.ts';
 import { languageOfQuestion, languageOfWords } from './phrases.ts';
 
 // Issue 39: "tmrw", "reciept", "satuday" went unread. A slip is mended against the words the site writes.
@@ -47,6 +47,19 @@ describe('spelling against the site', () => {
     // "croix" is written (in "Croix-Rousse"): not mended into "choix", which the site writes more often.
     expect(withSiteSpelling('croix rousse atelier', 'fr', site, () => false)).toBe('croix rousse atelier');
     expect(nearestSiteWord('atelir', site)).toBe('atelier');
+  });
+
+  it('a word cut short becomes the commonest site word it begins, never a guess between two as common', () => {
+    const site = vocabularyOf(['Pedicures and manicures. Our pedicure chairs. A pediatric first-aid kit. Renovations. Renewals.']);
+    expect(withSiteSpelling('pedi prices?', 'en', site, english)).toBe('pedicure prices?');
+    expect(clippedSiteWord('mani', site)).toBe('manicures');
+    // "ren" is too short to say; "rene" begins "renovations" and "renewals", written as often.
+    expect(clippedSiteWord('ren', site)).toBeNull();
+    expect(clippedSiteWord('rene', site)).toBe('renewals');
+    expect(clippedSiteWord('reno', site)).toBe('renovations');
+    expect(clippedSiteWord('xylo', site)).toBeNull();
+    // A word of the language is left alone.
+    expect(withSiteSpelling('pain after pedi', 'en', site, english)).toBe('pain after pedicure');
   });
 
   it('reads a French chat\'s "k" for "qu" or "c"', () => {

@@ -2,7 +2,8 @@
  * A visitor's slips of typing, mended against the site's own vocabulary before the question is read
  * ("reciept" → "receipt", "satuday" → "saturday", "grooming" where the visitor typed "groming"): a
  * word the site never writes, one edit away from a word it does (two for long words; a swap of two
- * letters is one edit), becomes the commonest such word of the site. And chat shorthand ("tmrw",
+ * letters is one edit), becomes the commonest such word of the site; a word cut short ("pedi"), the commonest site word it
+ * begins. And chat shorthand ("tmrw",
  * "pls", "appt") is written out. SymSpell's idea: the site's words are indexed by their deletions,
  * so a look-up costs a few dictionary reads, not a pass over the vocabulary.
  */
@@ -122,6 +123,32 @@ export function nearestSiteWord(word: string, vocab: Vocabulary): string | null 
 }
 
 /**
+ * A word cut short ("pedi" for "pedicure", "reno" for "renovation", "dispo" for "disponible"): the commonest word of the
+ * site that starts with it and is at least two letters longer; null when none does, or two are as common.
+ */
+export function clippedSiteWord(word: string, vocab: Vocabulary): string | null {
+  if (word.length < 4) return null;
+  // A plural counts for its singular ("pedicures" for "pedicure") when the site writes both.
+  const begun = new Map<string, number>();
+  for (const [w, count] of vocab.counts) if (w.length >= word.length + 2 && w.startsWith(word)) begun.set(w, count);
+  for (const [w, count] of begun) {
+    const one = w.endsWith('s') ? w.slice(0, -1) : '';
+    if (begun.has(one)) {
+      begun.set(one, begun.get(one)! + count);
+      begun.delete(w);
+    }
+  }
+  let best: string | null = null;
+  let bestCount = 0;
+  let tied = false;
+  for (const [w, count] of begun) {
+    if (count > bestCount) [best, bestCount, tied] = [w, count, false];
+    else if (count === bestCount) tied = true;
+  }
+  return tied ? null : best;
+}
+
+/**
  * A French chat's spelling by sound ("boutik", "kartes"): "k" written for "qu" or "c", the site's word one
  * edit from the word so respelled. Null when no respelling meets one, or two do.
  */
@@ -142,7 +169,7 @@ export function withSiteSpelling(text: string, lang: 'en' | 'fr', vocab: Vocabul
     if (short) return short;
     if (/\d/.test(w) || vocab.counts.has(w) || known(w)) return w;
     // "hiw much", "waht time": a slip in one of the few words a question is built with, one letter off or two swapped.
-    if (w.length <= 4) return questionWord(w, lang) ?? w;
-    return nearestSiteWord(w, vocab) ?? (lang === 'fr' ? soundsLike(w, vocab) : null) ?? w;
+    if (w.length <= 4) return questionWord(w, lang) ?? clippedSiteWord(w, vocab) ?? w;
+    return nearestSiteWord(w, vocab) ?? (lang === 'fr' ? soundsLike(w, vocab) : null) ?? clippedSiteWord(w, vocab) ?? w;
   });
 }

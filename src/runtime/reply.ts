@@ -178,7 +178,10 @@ export async function replyOffline(input: TurnInput, tools: RuntimeTools, now: (
   const answers: Answer[] = [];
   if (split) {
     for (const [i, ask] of asks.entries()) {
-      let found = composeAnswer(ask, await tools.searchKnowledge(ask, 5, { story, message: query }));
+      // A later part is read with the one before it as its circumstances: what its "it" is, what it is asked of
+      // ("how much for balayage and how long will i be in the chair").
+      const told = i > 0 ? [story, asks[i - 1]].filter(Boolean).join('. ') : story;
+      let found = composeAnswer(ask, await tools.searchKnowledge(ask, 5, { story: told, message: query }));
       if (!found && i > 0) {
         const joined = `${asks[i - 1]} ${ask}`;
         found = composeAnswer(joined, await tools.searchKnowledge(joined, 5, { story, message: query }));
