@@ -76,13 +76,14 @@ export async function searchKnowledge(store: KnowledgeStore, agentId: string, qu
   const eligible = POST_ASKED.test(text) ? ranked
     : ranked.filter((r) => !isPostPage(r.url) || (onlyInPosts.length > 0 && onlyInPosts.some((f) => figuresIn(r.sentence).has(f))));
   // A question naming one location (product, person…) is answered from that one's passages before another's.
-  const found = preferAsked(entityText(text, opts, knowledge.entities), eligible.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
+  const asking = entityText(text, opts, knowledge.entities);
+  const found = preferAsked(asking, eligible.filter((r) => r.score >= ANSWER_THRESHOLD), knowledge.entities).slice(0, limit);
   // The second reading by meaning weighs the sentences of the passages holding the question's words against each other,
   // as it was calibrated: those found by meaning alone would be look-alikes it reads as near.
   const fromWords = new Set<object>(chunks);
   const byMeaning = found.length ? null : await answerByMeaning(question, eligible.filter((r) => r.source && fromWords.has(r.source)));
-  const agreed = found.length || byMeaning ? null : await agreedAnswer(question, retrieval, eligible, entityText(text, opts, knowledge.entities), knowledge.entities);
-  const named = [...entitiesAsked(entityText(text, opts, knowledge.entities), knowledge.entities)];
+  const agreed = found.length || byMeaning ? null : await agreedAnswer(question, retrieval, eligible, asking, knowledge.entities);
+  const named = [...entitiesAsked(asking, knowledge.entities)];
   return (byMeaning ? [byMeaning] : agreed ? [agreed] : found).map((r) => ({ ...passageOf(r), asked: text, named }));
 }
 

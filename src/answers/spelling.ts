@@ -2,10 +2,10 @@
  * A visitor's slips of typing, mended against the site's own vocabulary before the question is read
  * ("reciept" → "receipt", "satuday" → "saturday", "grooming" where the visitor typed "groming"): a
  * word the site never writes, one edit away from a word it does (two for long words; a swap of two
- * letters is one edit), becomes the commonest such word of the site; a word cut short ("pedi"), the commonest site word it
- * begins. And chat shorthand ("tmrw",
- * "pls", "appt") is written out. SymSpell's idea: the site's words are indexed by their deletions,
- * so a look-up costs a few dictionary reads, not a pass over the vocabulary.
+ * letters is one edit), becomes the commonest such word of the site; a word cut short ("pedi"), the
+ * commonest site word it begins. And chat shorthand ("tmrw", "pls", "appt") is written out. SymSpell's
+ * idea: the site's words are indexed by their deletions, so a look-up costs a few dictionary reads,
+ * not a pass over the vocabulary.
  */
 
 /** Shorthand visitors type in a chat, for the words a site writes. */
