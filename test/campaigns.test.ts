@@ -7,9 +7,7 @@ import {
   CAMPAIGNS, callsOf, campaignReaches, carrierCalled, createCampaign, eventsOf, orgWithNumber, peakConcurrency, startedCampaign,
 } from './support/campaigns.ts';
 import { workflowIds } from '../src/temporal/ids.ts';
-import { advanceCall, callIsBlocked, endCallRow, insertQueuedCalls, markCampaignStarted } from '../src/db/campaigns.ts';
-import { holdUntilCommit } from '../src/db/commit-gate.ts';
-import { nextCalls } from '../src/campaigns/calls.ts';
+import { advanceCall, callIsBlocked, endCallRow, insertQueuedCalls } from '../src/db/campaigns.ts';
 import { newId } from '../src/ids.ts';
 
 // Short calls (answered at once, 1 s of talk) and long ones (10 minutes: hung up, capped or canceled by the tests).
@@ -221,36 +219,6 @@ describe('campaign calls', () => {
     const before = Date.now();
     const ahead = await advanceCall(svc.sql, future!.id, ['queued'], 'in_progress', { answered: new Date(before + 3_600_000) });
     expect(Date.parse(ahead!.answered_at!)).toBeLessThan(before + 60_000);
-  });
-
-  it('a turn of the queue read before the start commits waits for the start: then sees it started, or still a draft when it rolled back', async () => {
-    // Every turn but the first reads the campaign without the commit gate (issue 48): a turn that reads a draft goes
-    // through the gate, so a start whose transaction has not committed yet is waited for, as before.
-    const { api, agent, orgId, number: bought } = await orgWithNumber(svc);
-    const number = bought.phone_number as string;
-    const deps = { sql: svc.sql, config: svc.config, log: svc.log };
-    for (const outcome of ['commit', 'rollback'] as const) {
-      const campaign = await createCampaign(api, { widget_id: agent.id, to_numbers: answered(1, 300) });
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => { release = resolve; });
-      const starting = svc.sql.begin(async (tx) => {
-        await holdUntilCommit(tx, workflowIds.campaign(campaign.id));
-        await insertQueuedCalls(tx, orgId, campaign.id, [{ id: newId(), position: 1, to_number: answered(1, 300)[0]!, contact_id: null, timezone: 'UTC' }]);
-        await markCampaignStarted(tx, campaign.id, number);
-        await released;
-        if (outcome === 'rollback') throw new Error('rolled back on purpose');
-      }).catch((err: Error) => { if (err.message !== 'rolled back on purpose') throw err; });
-      const turn = nextCalls(deps, { campaignId: campaign.id, exclude: [] });
-      // Held at the gate: the turn has not answered while the start's transaction is open.
-      await eventually(async () => Number((await svc.sql<{ n: string }[]>`select count(*) as n from pg_locks
-        where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`)[0]!.n) > 0);
-      let answeredEarly = false;
-      void turn.then(() => { answeredEarly = true; });
-      expect(answeredEarly).toBe(false);
-      release();
-      await starting;
-      expect(await turn).toMatchObject(outcome === 'commit' ? { status: 'running', queued: 1, ready: [expect.any(String)] } : { status: 'draft', queued: 0, ready: [] });
-    }
   });
 
   it('hangup: queued → canceled, in flight → hung up; an ended call is 409; active=1 is exactly the calls in flight; cancel hangs up the rest', async () => {
