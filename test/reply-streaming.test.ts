@@ -221,7 +221,10 @@ describe('streamed replies', () => {
       await tab.goto(`http://127.0.0.1:${(page.address() as { port: number }).port}/`);
       let release!: () => void;
       const hold = new Promise<void>((resolve) => { release = resolve; });
-      llm.enqueue({ content: 'Our rye bread is baked on Fridays.', pieces: ['Our ', 'rye ', 'bread ', 'is ', 'baked ', 'on ', 'Fridays.'], holdAfter: 3, hold });
+      // Scripted for the question it answers: a model call of an earlier test's conversation still under way (the aborted
+      // stream's) must not take it.
+      llm.enqueueFor((r) => JSON.stringify(r.body).includes('When is rye bread baked?'),
+        { content: 'Our rye bread is baked on Fridays.', pieces: ['Our ', 'rye ', 'bread ', 'is ', 'baked ', 'on ', 'Fridays.'], holdAfter: 3, hold });
       const widget = tab.locator('ams-chat-widget');
       await widget.locator('.launcher').click();
       // The greeting first: the conversation has started and the widget takes messages.
