@@ -7,7 +7,9 @@ import {
   CAMPAIGNS, callsOf, campaignReaches, carrierCalled, createCampaign, eventsOf, orgWithNumber, peakConcurrency, startedCampaign,
 } from './support/campaigns.ts';
 import { workflowIds } from '../src/temporal/ids.ts';
-import { advanceCall, callIsBlocked, endCallRow, insertQueuedCalls } from '../src/db/campaigns.ts';
+import { advanceCall, callIsBlocked, endCallRow, insertQueuedCalls, markCampaignStarted } from '../src/db/campaigns.ts';
+import { holdUntilCommit } from '../src/db/commit-gate.ts';
+import { nextCalls } from '../src/campaigns/calls.ts';
 import { newId } from '../src/ids.ts';
 
 // Short calls (answered at once, 1 s of talk) and long ones (10 minutes: hung up, capped or canceled by the tests).
@@ -27,6 +29,39 @@ const BUSY = '+15005550002';
 const NO_ANSWER = '+15005550003';
 /** Numbers the sandbox answers (a non-geographic +1 500 code: their zone is the campaign's). */
 const answered = (n: number, from = 100) => Array.from({ length: n }, (_, i) => `+1500555${String(from + i).padStart(4, '0')}`);
+
+/**
+ * A campaign's start as `startCampaign` makes it, held open: it takes the campaign's commit gate, queues one call and
+ * marks the campaign running, then waits for `end()` to commit or roll back. `holding` resolves once all that is
+ * written (and rejects if the transaction failed first); `end` may be called more than once.
+ */
+function heldStart(orgId: string, campaignId: string, fromNumber: string, outcome: 'commit' | 'rollback') {
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => { end = resolve; });
+  let held!: () => void;
+  let failed!: (err: unknown) => void;
+  const holding = new Promise<void>((resolve, reject) => { held = resolve; failed = reject; });
+  const done = svc.sql.begin(async (tx) => {
+    await holdUntilCommit(tx, workflowIds.campaign(campaignId));
+    await insertQueuedCalls(tx, orgId, campaignId, [{ id: newId(), position: 1, to_number: answered(1, 300)[0]!, contact_id: null, timezone: 'UTC' }]);
+    await markCampaignStarted(tx, campaignId, fromNumber);
+    held();
+    await ended;
+    if (outcome === 'rollback') throw new Error('rolled back on purpose');
+  }).then(() => undefined, (err: Error) => { if (err.message !== 'rolled back on purpose') throw err; });
+  done.then(() => failed(new Error('the start ended before it held the gate')), failed);
+  return { holding, end, done };
+}
+
+/** Whether a session waits for the shared lock of this workflow id's commit gate (a read held by the start's transaction). */
+async function waitingAtGate(workflowId: string): Promise<boolean> {
+  const rows = await svc.sql`select 1 from pg_locks
+    where locktype = 'advisory' and mode = 'ShareLock' and not granted and objsubid = 1
+      and database = (select oid from pg_database where datname = current_database())
+      and classid::bigint = (hashtextextended(${workflowId}, 0) >> 32) & 4294967295
+      and objid::bigint = hashtextextended(${workflowId}, 0) & 4294967295`;
+  return rows.length > 0;
+}
 
 /**
  * An ended call lasts the whole seconds from its answer to its end (`floor`, in the statement that ends it). The API's
@@ -219,6 +254,34 @@ describe('campaign calls', () => {
     const before = Date.now();
     const ahead = await advanceCall(svc.sql, future!.id, ['queued'], 'in_progress', { answered: new Date(before + 3_600_000) });
     expect(Date.parse(ahead!.answered_at!)).toBeLessThan(before + 60_000);
+  });
+
+  it('a turn of the queue read before the start commits waits for the start: then sees it started, or still a draft when it rolled back', async () => {
+    // Every turn but the first reads the campaign without the commit gate (issue 48): a turn that reads a draft goes
+    // through the gate, so a start whose transaction has not committed yet is waited for, as before.
+    const { api, agent, orgId, number: bought } = await orgWithNumber(svc);
+    const deps = { sql: svc.sql, config: svc.config, log: svc.log };
+    for (const outcome of ['commit', 'rollback'] as const) {
+      const campaign = await createCampaign(api, { widget_id: agent.id, to_numbers: answered(1, 300) });
+      const start = heldStart(orgId, campaign.id, bought.phone_number as string, outcome);
+      let turn: Promise<unknown> | undefined;
+      try {
+        // The turn is read only once the start holds the gate and has written `running` (not committed): it reads a
+        // draft, whatever the load (read before the gate was taken, it passed the gate and the test waited in vain).
+        await start.holding;
+        turn = nextCalls(deps, { campaignId: campaign.id, exclude: [] });
+        // This turn, held at this campaign's gate: it cannot have answered yet.
+        await eventually(() => waitingAtGate(workflowIds.campaign(campaign.id)));
+        start.end();
+        await start.done;
+        expect(await turn).toMatchObject(outcome === 'commit' ? { status: 'running', queued: 1, ready: [expect.any(String)] } : { status: 'draft', queued: 0, ready: [] });
+      } finally {
+        // Whatever failed above, the start's transaction ends, so nothing is left holding a connection or the gate.
+        start.end();
+        await start.done.catch(() => undefined);
+        await turn?.catch(() => undefined);
+      }
+    }
   });
 
   it('hangup: queued → canceled, in flight → hung up; an ended call is 409; active=1 is exactly the calls in flight; cancel hangs up the rest', async () => {

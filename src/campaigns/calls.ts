@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.ts';
 import { findAgent, findAgentToRunAndCallee } from '../db/agents.ts';
 import {
-  advanceCall, advanceCallReading, callIsBlocked, campaignAgentPaused, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
+  advanceCall, advanceCallReading, callIsBlocked, campaignAgentPaused, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, findCampaignForTurn, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
   callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
@@ -461,11 +461,18 @@ export interface QueueTurn {
  * callee's calling window (read on the clock plus CAMPAIGN_CLOCK_OFFSET_SECONDS) and retry backoffs.
  */
 export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, input: { campaignId: string; exclude: string[] }): Promise<QueueTurn> {
-  // The start's transaction starts the workflow before it commits: the commit gate waits for it (a rolled-back start reads `draft`).
-  const campaign = await readAfterCommit(deps.sql, workflowIds.campaign(input.campaignId), (tx) => findCampaignById(tx, input.campaignId));
-  if (!campaign) return { status: 'gone', ready: [], summaries: {}, waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  // The start's transaction starts the workflow before it commits: the commit gate waits for it (a rolled-back start reads
+  // `draft`). Only a campaign read as `draft` (or not at all) can be one whose start has not committed yet: it is read
+  // again through the gate. Any other status was written by the start's commit or after it (issue 48: every turn but
+  // the first reads the campaign in one statement, where the gate's transaction and lock made it four).
+  // Whether its agent is paused is read with it.
+  const seen = await findCampaignForTurn(deps.sql, input.campaignId);
+  const read = seen && seen.campaign.status !== 'draft' ? seen
+    : await readAfterCommit(deps.sql, workflowIds.campaign(input.campaignId), (tx) => findCampaignForTurn(tx, input.campaignId));
+  if (!read) return { status: 'gone', ready: [], summaries: {}, waitSeconds: null, queued: 0, concurrency: 0, maxDurationSeconds: 0 };
+  const { campaign } = read;
   // A running campaign of a paused agent holds its calls as a paused campaign does; resuming the agent wakes it (issue 43).
-  const held = campaign.status === 'paused' || (campaign.status === 'running' && await campaignAgentPaused(deps.sql, campaign.id));
+  const held = campaign.status === 'paused' || (campaign.status === 'running' && read.agentPaused);
   const expiry = deps.config.CAMPAIGN_QUEUED_EXPIRY_SECONDS;
   let zones = await queuedByZone(deps.sql, input.campaignId);
   // Only when a queued call has waited that long (most turns write nothing here).

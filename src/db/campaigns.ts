@@ -92,6 +92,14 @@ export async function findCampaignById(db: Db, id: string): Promise<CampaignStat
   return r ? toState(r) : null;
 }
 
+/** findCampaignById, and in the same statement whether its agent is paused (campaignAgentPaused): what a turn of its queue reads. */
+export async function findCampaignForTurn(db: Db, id: string): Promise<{ campaign: CampaignState; agentPaused: boolean } | null> {
+  const [r] = await db<(StateRow & { agent_paused: boolean })[]>`select ${db(STATE_COLUMNS)},
+      exists (select 1 from agents a where a.id = campaigns.agent_id and a.status = 'paused') as agent_paused
+    from campaigns where id = ${id}`;
+  return r ? { campaign: toState(r), agentPaused: r.agent_paused } : null;
+}
+
 export async function listCampaigns(db: Db, orgId: string, q: { widget_id?: string | undefined; status?: CampaignStatus | undefined; limit: number; offset: number }):
   Promise<{ data: Campaign[]; total: number }> {
   const agent = q.widget_id ? db`and agent_id = ${q.widget_id}` : db``;
