@@ -465,7 +465,7 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, 
   // `draft`). Only a campaign read as `draft` (or not at all) can be one whose start has not committed yet: it is read
   // again through the gate. Any other status was written by the start's commit or after it (issue 48: every turn but
   // the first reads the campaign in one statement, where the gate's transaction and lock made it four).
-  // Whether its agent is paused is read with it.
+  // Whether its agent is paused, and its queue by zone, are read with it.
   const seen = await findCampaignForTurn(deps.sql, input.campaignId);
   const read = seen && seen.campaign.status !== 'draft' ? seen
     : await readAfterCommit(deps.sql, workflowIds.campaign(input.campaignId), (tx) => findCampaignForTurn(tx, input.campaignId));
@@ -474,7 +474,7 @@ export async function nextCalls(deps: Pick<CallDeps, 'sql' | 'config' | 'log'>, 
   // A running campaign of a paused agent holds its calls as a paused campaign does; resuming the agent wakes it (issue 43).
   const held = campaign.status === 'paused' || (campaign.status === 'running' && read.agentPaused);
   const expiry = deps.config.CAMPAIGN_QUEUED_EXPIRY_SECONDS;
-  let zones = await queuedByZone(deps.sql, input.campaignId);
+  let zones = read.zones;
   // Only when a queued call has waited that long (most turns write nothing here).
   if ((campaign.status === 'running' || campaign.status === 'paused') && zones.some((z) => z.due_seconds >= expiry)) {
     await expireCalls(deps, campaign, expiry);

@@ -92,12 +92,16 @@ export async function findCampaignById(db: Db, id: string): Promise<CampaignStat
   return r ? toState(r) : null;
 }
 
-/** findCampaignById, and in the same statement whether its agent is paused (campaignAgentPaused): what a turn of its queue reads. */
-export async function findCampaignForTurn(db: Db, id: string): Promise<{ campaign: CampaignState; agentPaused: boolean } | null> {
-  const [r] = await db<(StateRow & { agent_paused: boolean })[]>`select ${db(STATE_COLUMNS)},
-      exists (select 1 from agents a where a.id = campaigns.agent_id and a.status = 'paused') as agent_paused
+/**
+ * findCampaignById, and in the same statement whether its agent is paused (campaignAgentPaused) and its queue by zone
+ * (queuedByZone): what a turn of its queue reads.
+ */
+export async function findCampaignForTurn(db: Db, id: string): Promise<{ campaign: CampaignState; agentPaused: boolean; zones: QueuedZone[] } | null> {
+  const [r] = await db<(StateRow & { agent_paused: boolean; zones: QueuedZone[] })[]>`select ${db(STATE_COLUMNS)},
+      exists (select 1 from agents a where a.id = campaigns.agent_id and a.status = 'paused') as agent_paused,
+      (select coalesce(json_agg(z), '[]'::json) from (${queuedByZoneQuery(db, id)}) z) as zones
     from campaigns where id = ${id}`;
-  return r ? { campaign: toState(r), agentPaused: r.agent_paused } : null;
+  return r ? { campaign: toState(r), agentPaused: r.agent_paused, zones: r.zones } : null;
 }
 
 export async function listCampaigns(db: Db, orgId: string, q: { widget_id?: string | undefined; status?: CampaignStatus | undefined; limit: number; offset: number }):
@@ -454,12 +458,16 @@ export async function blockedNumbers(db: Db, orgId: string, numbers: string[]): 
  * The queue of a campaign by zone: queued calls, seconds until the earliest of them may be retried
  * (0 when one may now), and seconds since the longest-due of them was due (0 when none is due yet).
  */
-export async function queuedByZone(db: Db, campaignId: string): Promise<{ timezone: string; queued: number; wait_seconds: number; due_seconds: number }[]> {
-  return db<{ timezone: string; queued: number; wait_seconds: number; due_seconds: number }[]>`
+export async function queuedByZone(db: Db, campaignId: string): Promise<QueuedZone[]> {
+  return db<QueuedZone[]>`${queuedByZoneQuery(db, campaignId)}`;
+}
+
+export interface QueuedZone { timezone: string; queued: number; wait_seconds: number; due_seconds: number }
+
+const queuedByZoneQuery = (db: Db, campaignId: string) => db`
     select timezone, count(*)::int as queued, greatest(0, ceil(extract(epoch from min(not_before) - now())))::int as wait_seconds,
       greatest(0, floor(extract(epoch from now() - min(not_before))))::int as due_seconds
     from campaign_calls where campaign_id = ${campaignId} and status = 'queued' group by timezone`;
-}
 
 /** Up to `limit` queued calls in `zones` that may be dialed now, in queue order, leaving out `exclude` (already handed out). */
 /** A queued call ready to start, with what its run's summary names: its place in the queue out of all, its number and attempt. */
