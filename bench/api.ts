@@ -12,7 +12,8 @@
  *    request path (request id, logging, error mapping, auth, rate limit, validation, response
  *    mapping) costs over the floor of any server answering this request.
  *    Targets (issue 48): CPU per request of the service process / the bare one's <= 1.2, service rps /
- *    bare rps >= 0.85 and service p99 / bare p99 <= 1.25.
+ *    bare rps >= 0.85 and service p99 / bare p99 <= 1.25. Each server's CPU per request is also split by thread
+ *    (main, the Temporal core's, the others), after the service's own CPU at rest, which every request carries.
  *
  * Autocannon runs in this process against both, one after the other, so the load generator is
  * the same for each. Run it on a quiet machine: other programs' load moves both figures.
@@ -34,7 +35,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { cleanUp, cpuSecondsOf, figure, freshDatabase, median, memoryOf, onCleanup, positiveInt, say, spawnServer, startServiceProcess, startTemporal } from './harness.ts';
+import { cleanUp, cpuSecondsByThread, cpuSecondsOf, figure, freshDatabase, median, memoryOf, onCleanup, positiveInt, say, spawnServer, startServiceProcess, startTemporal } from './harness.ts';
 import { createSql } from '../src/db/index.ts';
 import { getFreePort } from '../src/infra/ports.ts';
 import { createOrganization } from '../src/auth/keys.ts';
@@ -119,7 +120,10 @@ async function load(url: string, duration: number, headers: Record<string, strin
 }
 
 /** A load result and the CPU the server process spent per request meanwhile (robust to other programs' load). */
-type Measured = AutocannonResult & { exact: Latency; cpuMsPerRequest: number };
+type Measured = AutocannonResult & { exact: Latency; cpuMsPerRequest: number; threads: ThreadCpu };
+
+/** CPU per request of the measured run by kind of thread (cpuSecondsByThread), in microseconds. */
+type ThreadCpu = { main: number; tokio: number; other: number };
 
 /** Warm-up run (discarded), then the measured one at saturation, then (BENCH_CPU_RATE) one at a fixed pace for the CPU per request. */
 async function measure(label: string, url: string, headers: Record<string, string>, pid: number): Promise<Measured> {
@@ -128,13 +132,18 @@ async function measure(label: string, url: string, headers: Record<string, strin
   checkClean(`${label} (warm-up)`, await load(url, WARMUP, headers));
   const measured = async (overallRate?: number) => {
     const cpuBefore = cpuSecondsOf(String(pid)) ?? 0;
+    const threadsBefore = cpuSecondsByThread(pid);
     const result = await load(url, DURATION, headers, overallRate);
     const cpu = (cpuSecondsOf(String(pid)) ?? 0) - cpuBefore;
+    const threadsAfter = cpuSecondsByThread(pid);
     checkClean(overallRate ? `${label} at ${overallRate}/s` : label, result);
-    return { result, cpuMsPerRequest: (cpu * 1000) / Math.max(1, result.requests.total) };
+    const requests = Math.max(1, result.requests.total);
+    const perRequest = (kind: keyof ThreadCpu) => ((threadsAfter[kind] - threadsBefore[kind]) * 1e6) / requests;
+    return { result, cpuMsPerRequest: (cpu * 1000) / requests, threads: { main: perRequest('main'), tokio: perRequest('tokio'), other: perRequest('other') } };
   };
-  const { result, cpuMsPerRequest } = await measured();
-  return { ...result, cpuMsPerRequest: CPU_RATE ? (await measured(CPU_RATE)).cpuMsPerRequest : cpuMsPerRequest };
+  const saturated = await measured();
+  const paced = CPU_RATE ? await measured(CPU_RATE) : saturated;
+  return { ...saturated.result, cpuMsPerRequest: paced.cpuMsPerRequest, threads: paced.threads };
 }
 
 const failures: string[] = [];
@@ -168,6 +177,13 @@ function report(rounds: Round[]): void {
   say(line(rows[0]!));
   say(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows.slice(1)) say(line(row));
+  say();
+  // Where each server's CPU per request went (the same run as the CPU column): its main thread (the event loop), the
+  // Temporal core's threads, and the others (V8's garbage collection helpers, libuv's pool, the workflow thread).
+  for (const [i, { service, bare }] of rounds.entries()) {
+    const split = (m: Measured) => `main ${m.threads.main.toFixed(0)}, Temporal core ${m.threads.tokio.toFixed(0)}, other threads ${m.threads.other.toFixed(0)} µs`;
+    say(`round ${i + 1}, CPU per request by thread: service ${split(service)}; bare ${split(bare)}`);
+  }
   say();
   const rps = rounds.map((r) => r.service.requests.average / r.bare.requests.average);
   const p99 = rounds.map((r) => r.service.exact.p99 / r.bare.exact.p99);
@@ -237,6 +253,16 @@ async function main(): Promise<void> {
   });
   const bareRow = await expectJson(await fetch(bare.url + path), 200, `bare GET ${path}`);
   if (bareRow.id !== path.split('/').pop()) throw new Error('the bare app does not read the same row as the service');
+
+  // What the service spends serving nothing (its workers' polls and timers, the webhook sweeper, the LISTEN pings, GC):
+  // the bare route spends none, and the CPU per request at CPU_RATE carries it as (this / CPU_RATE).
+  const idleBefore = cpuSecondsByThread(service.pid);
+  await new Promise((r) => setTimeout(r, DURATION * 1000));
+  const idleAfter = cpuSecondsByThread(service.pid);
+  const idleMs = (kind: 'main' | 'tokio' | 'other') => ((idleAfter[kind] - idleBefore[kind]) * 1000) / DURATION;
+  say(`service idle ${DURATION} s: CPU ${(idleMs('main') + idleMs('tokio') + idleMs('other')).toFixed(1)} ms a second (main ${idleMs('main').toFixed(1)}, `
+    + `Temporal core ${idleMs('tokio').toFixed(1)}, other threads ${idleMs('other').toFixed(1)})`
+    + (CPU_RATE ? `: ${(((idleMs('main') + idleMs('tokio') + idleMs('other')) * 1000) / CPU_RATE).toFixed(0)} µs of each request's CPU at ${CPU_RATE}/s` : ''));
 
   // Rounds alternate the servers, so that a change in other programs' load meets each.
   const rounds: Round[] = [];

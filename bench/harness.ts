@@ -171,6 +171,26 @@ export function cpuSecondsOf(pid: string): number | null {
   }, null);
 }
 
+/**
+ * CPU seconds of a process by kind of thread (Linux): its main thread (`main`: the event loop), the Temporal core's
+ * Rust threads (`tokio`, named `tokio-runtime-w`) and every other thread (`other`: V8's platform threads, which
+ * collect garbage, libuv's pool, worker threads such as the workflow thread). Threads that ended meanwhile are not
+ * counted. bench:api prints where a request's CPU went with it (bench/README.md).
+ */
+export function cpuSecondsByThread(pid: number): { main: number; tokio: number; other: number } {
+  const out = { main: 0, tokio: 0, other: 0 };
+  for (const tid of readOr(() => readdirSync(`/proc/${pid}/task`), [] as string[])) {
+    readOr(() => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      out[Number(tid) === pid ? 'main' : name.startsWith('tokio') ? 'tokio' : 'other'] += seconds;
+    }, undefined);
+  }
+  return out;
+}
+
 /** The `temporal` (dev server) or `temporal-server` process this one started (its parent pid is ours). */
 function temporalChild(): string | undefined {
   return readOr(() => readdirSync('/proc'), [] as string[]).find((pid) => /^\d+$/.test(pid) && readOr(() => {

@@ -1,5 +1,5 @@
-import { Readability } from '@mozilla/readability';
-import { parseDocument } from 'htmlparser2';
+import type * as ReadabilityLib from '@mozilla/readability';
+import type * as Htmlparser2 from 'htmlparser2';
 import type { AnyNode, Element as HtmlElement } from 'domhandler';
 import { createRequire } from 'node:module';
 import type * as Linkedom from 'linkedom';
@@ -441,6 +441,15 @@ function semanticText(c: Collected): string | null {
 let linkedom: typeof Linkedom | undefined;
 
 /**
+ * htmlparser2 (with its entities) and Readability, loaded on the first page too, through their CommonJS builds (the same
+ * release's code as htmlparser2's ES module; Readability ships CommonJS only): an idle service loaded their 0.4 MB of
+ * modules at start (issue 48, bench/README.md). linkedom requires the same htmlparser2 build, so a crawl loads one.
+ */
+let htmlparser2: typeof Htmlparser2 | undefined;
+let readability: typeof ReadabilityLib | undefined;
+const parseDocument = (html: string) => (htmlparser2 ??= createRequire(import.meta.url)('htmlparser2') as typeof Htmlparser2).parseDocument(html);
+
+/**
  * linkedom builds its tree from what the markup says: a fragment without `<html>` would get
  * its first element as the document element, so such pages are wrapped first.
  */
@@ -456,7 +465,8 @@ function readabilityText(html: string): string | null {
   try {
     const doc = parseWithLinkedom(html);
     openDomDisclosures(doc);
-    const reader = new Readability<string>(doc, {
+    readability ??= createRequire(import.meta.url)('@mozilla/readability') as typeof ReadabilityLib;
+    const reader = new readability.Readability<string>(doc, {
       disableJSONLD: true,
       // Past this, Readability throws and the body text is taken instead: it is slow on huge documents.
       maxElemsToParse: READABILITY_MAX_ELEMENTS,

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { luxonLib } from './luxon-lib.ts';
 import { WEEKDAYS, type CallingWindow, type Weekday } from '../schemas/campaigns.ts';
 import { phoneLibMin } from './phone-lib.ts';
 
@@ -53,7 +53,7 @@ export function zoneOfNumber(e164: string, fallback: string): string {
 
 /** The wall clock in `zone` at `at`: weekday and seconds since local midnight. */
 export function localClock(zone: string, at: Date): { weekday: Weekday; secondOfDay: number } {
-  const local = DateTime.fromJSDate(at, { zone });
+  const local = luxonLib().DateTime.fromJSDate(at, { zone });
   return { weekday: WEEKDAYS[local.weekday - 1]!, secondOfDay: local.hour * 3600 + local.minute * 60 + local.second };
 }
 
@@ -70,7 +70,7 @@ const secondsOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 3600 + Number(hhm
 export function secondsUntilOpen(window: CallingWindow | null, zone: string, now: Date): number {
   if (!window) return 0;
   const days = new Set<Weekday>(window.days ?? WEEKDAYS);
-  const local = DateTime.fromJSDate(now, { zone });
+  const local = luxonLib().DateTime.fromJSDate(now, { zone });
   for (let k = 0; k <= 7; k++) {
     const day = local.plus({ days: k }).startOf('day');
     if (!days.has(WEEKDAYS[day.weekday - 1]!)) continue;

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import type * as Ibantools from 'ibantools';
 import { createRequire } from 'node:module';
 import type * as Stdnum from 'stdnum';
 import type { RedactionKind } from '../schemas/governance.ts';
@@ -108,13 +108,17 @@ function findCards(text: string): Finding[] {
   return out;
 }
 
+/** ibantools, required on the first IBAN-shaped text (its CommonJS build, the same release's code as its ES module; issue 48). */
+let ibantools: typeof Ibantools | undefined;
+
 function findIbans(text: string): Finding[] {
   // The candidate may run on into the next word ("... 0130 00 thanks"): the longest valid prefix counts.
   return [...text.matchAll(IBAN)].flatMap((m) => {
     for (let end = m[0].length; end >= 15; end--) {
       if (!/[A-Z0-9]/i.test(m[0][end - 1]!)) continue;
-      const iban = electronicFormatIBAN(m[0].slice(0, end).toUpperCase()) ?? '';
-      if (isValidIBAN(iban)) return [{ kind: 'iban' as const, start: m.index, end: m.index + end, mask: maskIban(iban) }];
+      ibantools ??= createRequire(import.meta.url)('ibantools') as typeof Ibantools;
+      const iban = ibantools.electronicFormatIBAN(m[0].slice(0, end).toUpperCase()) ?? '';
+      if (ibantools.isValidIBAN(iban)) return [{ kind: 'iban' as const, start: m.index, end: m.index + end, mask: maskIban(iban) }];
     }
     return [];
   });

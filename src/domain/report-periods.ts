@@ -1,4 +1,5 @@
-import { DateTime, IANAZone } from 'luxon';
+import type { DateTime } from 'luxon';
+import { luxonLib } from './luxon-lib.ts';
 
 /**
  * The period a report run covers: the day, week (Monday to Sunday) or calendar month that closed
@@ -12,11 +13,11 @@ export interface Period { start: Date; end: Date }
 
 /** Whether `tz` is an IANA time zone this runtime knows. */
 export function isTimeZone(tz: string): boolean {
-  return IANAZone.isValidZone(tz);
+  return luxonLib().IANAZone.isValidZone(tz);
 }
 
 /** `at` on the wall clock of `tz`. */
-const inZone = (at: Date, tz: string): DateTime => DateTime.fromJSDate(at, { zone: tz });
+const inZone = (at: Date, tz: string): DateTime => luxonLib().DateTime.fromJSDate(at, { zone: tz });
 
 /** Local midnight starting the day of `local` (a midnight skipped by a daylight-saving change: the first instant of that day). */
 const midnight = (local: DateTime): Date => local.startOf('day').toJSDate();
@@ -28,7 +29,7 @@ const midnight = (local: DateTime): Date => local.startOf('day').toJSDate();
  */
 export function localMidnight(year: number, month: number, day: number, tz: string): Date {
   const date = new Date(Date.UTC(year, month - 1, day));
-  return midnight(DateTime.fromObject({ year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: 12 }, { zone: tz }));
+  return midnight(luxonLib().DateTime.fromObject({ year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: 12 }, { zone: tz }));
 }
 
 /** The period just closed at `at` for `frequency` in `tz` (a Schedule's firing; `manual`: the last month). A run asked for without a period takes `periodToDate`. */

@@ -1,6 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
+import type * as Fflate from 'fflate';
+import { createRequire } from 'node:module';
 import { extractHtml } from '../crawler/extract.ts';
 import { AppError } from '../errors.ts';
 import { citedName, filePageUrl } from '../answers/citations.ts';
@@ -130,7 +131,12 @@ async function inspectPdf(bytes: Buffer, limits: Limits): Promise<void> {
  * Unpacks a DOCX, counting what each part really inflates to (the sizes a zip declares can lie): past the unpacked limit,
  * or a part of over a MiB inflating more than `maxPackRatio` times its packed size, it is a zip bomb and refused.
  */
+/** fflate, required on the first DOCX (its CommonJS build, the same release's code as its ES module; issue 48). */
+let fflate: typeof Fflate | undefined;
+
 function unpackDocx(bytes: Buffer, limits: Limits): Map<string, Buffer> {
+  fflate ??= createRequire(import.meta.url)('fflate') as typeof Fflate;
+  const { Unzip, UnzipInflate, UnzipPassThrough } = fflate;
   const files = new Map<string, Buffer>();
   let total = 0;
   let refusal: AppError | null = null;

@@ -1,4 +1,5 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
+import { luxonLib } from '../domain/luxon-lib.ts';
 import type { ReportData } from '../schemas/reports.ts';
 
 /**
@@ -6,7 +7,7 @@ import type { ReportData } from '../schemas/reports.ts';
  * report's time zone (luxon, British English). The raw artifact keeps ISO 8601.
  */
 
-const inZone = (at: Date, tz: string): DateTime => DateTime.fromJSDate(at, { zone: tz }).setLocale('en-GB');
+const inZone = (at: Date, tz: string): DateTime => luxonLib().DateTime.fromJSDate(at, { zone: tz }).setLocale('en-GB');
 
 /** `at` as "6 December 2026" in `tz`. */
 export function humanDate(at: Date, tz: string): string {

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { XMLParser } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type * as FastXmlParser from 'fast-xml-parser';
 import { findAgent } from '../db/agents.ts';
 import { activeNumbersOfAgent, type PhoneNumberRecord } from '../db/phone-numbers.ts';
 import { appendToolCalls, findConversationRecord, insertMessages, listMessages, markEnded, openCaptured, recordTurn } from '../db/conversations.ts';
@@ -145,11 +146,15 @@ export async function phoneVoicePathOf(db: Db, agent: Agent): Promise<'text' | '
 /** The engines of a streamed run when the worker was given none: the offline ones. */
 const offlineSpeech = (): SimulationSpeech => ({ stt: createPocketsphinx(), tts: createEspeak() });
 
-const twimlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, ignoreDeclaration: true, isArray: (name) => name === 'Say' });
+/** Made on first use, from fast-xml-parser's CommonJS build, as src/crawler/sitemap.ts makes its parser (issue 48). */
+let parser: FastXmlParser.XMLParser | undefined;
+const twimlParser = (): FastXmlParser.XMLParser => parser ??= new (createRequire(import.meta.url)('fast-xml-parser') as typeof FastXmlParser).XMLParser({
+  ignoreAttributes: true, parseTagValue: false, ignoreDeclaration: true, isArray: (name) => name === 'Say',
+});
 
 /** What a TwiML answer says: the agent's words inside `<Gather>`, or, for a hand-over (`<Dial>`), the announcement before it. */
 export function spokenLines(twiml: string): { lines: string[]; dials: boolean } {
-  const response = (twimlParser.parse(twiml) as { Response?: { Gather?: { Say?: unknown[] }; Say?: unknown[]; Dial?: unknown } }).Response ?? {};
+  const response = (twimlParser().parse(twiml) as { Response?: { Gather?: { Say?: unknown[] }; Say?: unknown[]; Dial?: unknown } }).Response ?? {};
   const text = (says: unknown[] | undefined) => (says ?? []).map((say) => (typeof say === 'string' ? say : '')).filter(Boolean);
   return response.Dial !== undefined ? { lines: text(response.Say), dials: true } : { lines: text(response.Gather?.Say), dials: false };
 }

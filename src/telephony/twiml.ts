@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 // The TwiML builders alone, not the SDK's index: that loads its whole REST client, about 16 MiB of an idle process (issue 48).
-import VoiceResponse from 'twilio/lib/twiml/VoiceResponse.js';
-import MessagingResponse from 'twilio/lib/twiml/MessagingResponse.js';
+import type VoiceResponse from 'twilio/lib/twiml/VoiceResponse.js';
+import type MessagingResponse from 'twilio/lib/twiml/MessagingResponse.js';
 import type { TransferRule } from '../schemas/transfer-rules.ts';
 import type { Accent, EnergyLevel, Formality, Pace } from '../schemas/voice-profiles.ts';
 import { spokenForm } from '../runtime/voice.ts';
@@ -12,6 +13,18 @@ import type { Recognition } from './phone-settings.ts';
  * MessagingResponse. The carrier's own speech recognition listens (`<Gather input="speech">`):
  * no audio passes through the service.
  */
+
+const require = createRequire(import.meta.url);
+let voiceResponseClass: typeof VoiceResponse | undefined;
+let messagingResponseClass: typeof MessagingResponse | undefined;
+
+/**
+ * The builders, required on the first TwiML answer (twilio ships CommonJS only: the modules the imports loaded), with
+ * xmlbuilder beneath them: an idle service loaded their 0.2 MB of modules at start (issue 48, bench/README.md).
+ */
+const newVoiceResponse = (): VoiceResponse => new (voiceResponseClass ??= require('twilio/lib/twiml/VoiceResponse.js') as typeof VoiceResponse)();
+const newMessagingResponse = (): MessagingResponse =>
+  new (messagingResponseClass ??= require('twilio/lib/twiml/MessagingResponse.js') as typeof MessagingResponse)();
 
 /** How the agent takes turns on a call: whether the caller may talk over it, and how long it waits for their words. */
 export interface TurnTaking { bargeIn: boolean; speechTimeout: string; timeout: number }
@@ -92,7 +105,7 @@ function speakLine(parent: { say(attributes: VoiceResponse.SayAttributes, messag
 
 /** Says `lines`, then listens for the caller's next words, posted to `action`; a call's first answer opens it with `opening`. */
 export function sayAndGather(lines: string[], speech: Speech, action: string, opening?: CallOpening): string {
-  const response = new VoiceResponse();
+  const response = newVoiceResponse();
   if (opening?.record) {
     response.start().recording({
       track: 'both', channels: 'dual',
@@ -119,7 +132,7 @@ export function sayAndGather(lines: string[], speech: Speech, action: string, op
  * service's own (src/voice/recordings.ts).
  */
 export function connectStream(url: string, opening?: Pick<CallOpening, 'pauseSeconds'>): string {
-  const response = new VoiceResponse();
+  const response = newVoiceResponse();
   if (opening?.pauseSeconds) response.pause({ length: opening.pauseSeconds });
   response.connect().stream({ url });
   return response.toString();
@@ -127,7 +140,7 @@ export function connectStream(url: string, opening?: Pick<CallOpening, 'pauseSec
 
 /** Says `lines`, then hangs up: the agent's goodbye on a call it closes. */
 export function sayAndHangup(lines: string[], speech: Speech): string {
-  const response = new VoiceResponse();
+  const response = newVoiceResponse();
   for (const line of lines) speakLine(response, speech, line);
   response.hangup();
   return response.toString();
@@ -135,25 +148,25 @@ export function sayAndHangup(lines: string[], speech: Speech): string {
 
 /** A polite refusal: the number is not taking calls. Nothing starts. */
 export function politeHangup(text: string): string {
-  const response = new VoiceResponse();
+  const response = newVoiceResponse();
   response.say({ voice: 'Polly.Joanna-Neural', language: 'en-US' }, text);
   response.hangup();
   return response.toString();
 }
 
 export function emptyVoiceResponse(): string {
-  return new VoiceResponse().toString();
+  return newVoiceResponse().toString();
 }
 
 /** The line closed without a word: a request about a call that is not live. */
 export function hangupResponse(): string {
-  const response = new VoiceResponse();
+  const response = newVoiceResponse();
   response.hangup();
   return response.toString();
 }
 
 export function smsReply(lines: string[]): string {
-  const response = new MessagingResponse();
+  const response = newMessagingResponse();
   if (lines.length) response.message(lines.join('\n\n'));
   return response.toString();
 }
@@ -166,7 +179,7 @@ export type TransferPlan =
 
 /** The caller's side of a transfer: an announcement, then the hand-over. */
 export function transferTwiml(plan: TransferPlan, announcement: string, speech: Speech): string {
-  const response = new VoiceResponse();
+  const response = newVoiceResponse();
   speakLine(response, speech, announcement);
   const timeout = plan.rule.ring_timeout_seconds;
   // The `<Dial action>` hears how the destination leg ended: a no-answer, busy or failed one gets the rule's `on_no_answer`.
@@ -183,7 +196,7 @@ export function transferTwiml(plan: TransferPlan, announcement: string, speech: 
 
 /** The destination's side of a warm transfer: it hears the brief, then joins the waiting caller. */
 export function warmBriefTwiml(brief: string, conference: string, speech: Speech): string {
-  const response = new VoiceResponse();
+  const response = newVoiceResponse();
   speakLine(response, speech, brief);
   response.dial().conference({ startConferenceOnEnter: true, endConferenceOnExit: true, beep: 'false' }, conference);
   return response.toString();
@@ -196,7 +209,7 @@ export function warmBriefTwiml(brief: string, conference: string, speech: Speech
  */
 export function noAnswerTwiml(input: { onNoAnswer: 'return_to_agent' | 'voicemail'; message: string; goodbye: string; action: string; recordAction: string }, speech: Speech): string {
   if (input.onNoAnswer === 'return_to_agent') return sayAndGather([input.message], speech, input.action);
-  const response = new VoiceResponse();
+  const response = newVoiceResponse();
   speakLine(response, speech, input.message);
   response.record({ action: input.recordAction, method: 'POST', maxLength: 120, playBeep: true, timeout: 5 });
   speakLine(response, speech, input.goodbye);
