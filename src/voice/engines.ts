@@ -130,6 +130,9 @@ function decoderArguments(settings: readonly string[]): string[] {
   return [...Object.entries(model).flat(), ...rest];
 }
 
+/** A warm decoder as the recognizer's pool uses it: a process of its own (WarmDecoder) or one of DecoderHost's. */
+type Decoder = Pick<WarmDecoder, 'write' | 'end' | 'close' | 'alive' | 'lexicon'>;
+
 /** One warm decoder process: utterances one after another, each answered by a line. */
 export class WarmDecoder {
   private readonly child: ChildProcessWithoutNullStreams;
@@ -200,7 +203,8 @@ export class WarmDecoder {
 }
 
 /**
- * Warm decoders in one process, decoded by at most `threads` threads (issue 44, bench:voice's eighth pass). A decoder
+ * Warm decoders in one process, decoded by at most `threads` threads (issue 44, bench:voice's eighth pass; opt-in,
+ * VOICE_DECODER_THREADS). A decoder
  * process per call let 20 callers' decoders be 20 runnable processes on a 2-core machine whenever they fell behind, so
  * the kernel's fair share gave the service's event loop and PostgreSQL's backends a twenty-first of the machine each,
  * and every round trip of a turn waited. Here the decoders are as many threads as there are cores: they can still use
@@ -304,8 +308,15 @@ while True:
         cond.notify()
 `;
 
-/** The threads that decode in the decoders' process: as many as the machine has cores (VOICE_DECODER_THREADS to compare). */
-const DECODER_THREADS = Number(process.env.VOICE_DECODER_THREADS) || availableParallelism();
+/**
+ * `VOICE_DECODER_THREADS`: the warm decoders in one process (DecoderHost), decoded by that many threads (`cores`: as
+ * many as the machine has); unset, a process per decoder, as before. Not the default: on the shared 2-core machine of
+ * bench:voice's eighth pass it cut the turn's answer to a third and barge-in to a tenth, but the decoders, fewer
+ * threads among other people's processes, fell seconds behind the callers (bench/README.md); wanted: runs on a machine
+ * of the service's own.
+ */
+const DECODER_THREADS_SETTING = process.env.VOICE_DECODER_THREADS;
+const DECODER_THREADS = DECODER_THREADS_SETTING === 'cores' ? availableParallelism() : Number(DECODER_THREADS_SETTING) || 0;
 
 /** The decoders' process of this service, started with the first decoder (again should it have gone). */
 class DecoderHost {
@@ -427,7 +438,7 @@ class HostedDecoder {
 export function createPocketsphinx(): SpeechToText {
   if (!canRunWarm()) return continuousPocketsphinx();
   /** Idle decoders by their lexicon's dictionary ('' for the whole model's). */
-  const idle = new Map<string, HostedDecoder[]>();
+  const idle = new Map<string, Decoder[]>();
   let host: DecoderHost | null = null;
   let idleCount = 0;
   const lexicons = new WeakMap<Promise<readonly string[]>, Promise<Lexicon | null>>();
@@ -441,16 +452,18 @@ export function createPocketsphinx(): SpeechToText {
     }
     return lexicon;
   };
-  const load = (lexicon: Lexicon | null) => {
+  const load = (lexicon: Lexicon | null): Decoder => {
+    const settings = [...DECODER_SETTINGS, ...lexiconSettings(lexicon)];
+    if (!DECODER_THREADS) return new WarmDecoder(settings, lexicon?.dict ?? '');
     if (!host?.alive) host = new DecoderHost();
-    return host.open([...DECODER_SETTINGS, ...lexiconSettings(lexicon)], lexicon?.dict ?? '');
+    return host.open(settings, lexicon?.dict ?? '');
   };
-  const take = (lexicon: Lexicon | null): HostedDecoder => {
+  const take = (lexicon: Lexicon | null): Decoder => {
     const decoder = idle.get(lexicon?.dict ?? '')?.pop();
     if (decoder) idleCount--;
     return decoder ?? load(lexicon);
   };
-  const release = (decoder: HostedDecoder) => {
+  const release = (decoder: Decoder) => {
     if (!decoder.alive || idleCount >= WARM_IDLE) return decoder.close();
     const pool = idle.get(decoder.lexicon) ?? [];
     pool.push(decoder);
@@ -467,10 +480,10 @@ export function createPocketsphinx(): SpeechToText {
       // Taken at the utterance's first sound, so the decoder of the one before is free again by then; until the
       // call's lexicon is ready (built while the greeting plays, or read from its cache), the audio waits for it.
       const lexicon = lexiconFor(words);
-      let decoder: HostedDecoder | null = null;
+      let decoder: Decoder | null = null;
       let waiting: Int16Array[] | null = null;
       let over = false;
-      const started = (): Promise<HostedDecoder | null> => lexicon.then((l) => {
+      const started = (): Promise<Decoder | null> => lexicon.then((l) => {
         if (!decoder && waiting) {
           decoder = take(l);
           for (const samples of waiting) decoder.write(samples);
