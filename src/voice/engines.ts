@@ -245,14 +245,14 @@ def load(d):
     for n, (word, phones) in enumerate(added):
         ps.ps_add_word(d.ps, word.encode(), phones.strip().encode(), 1 if n == len(added) - 1 else 0)
 def run(i, d, ops):
-    audio = []
     for op in ops:
-        if op[0] == 'a': audio.append(op[2]); continue
-        if audio and not d.failed:
-            body = b''.join(audio); audio = []
+        if op[0] == 'a':
+            # Each piece as it came, as a decoder process is given it (the library's streamed normalisation and
+            # noise estimate depend on how the audio is cut).
+            if d.failed: continue
             if not d.started: ps.ps_start_utt(d.ps); d.started = True
-            ps.ps_process_raw(d.ps, body, len(body) // 2, 0, 0)
-        if op[0] == 'e':
+            ps.ps_process_raw(d.ps, op[2], len(op[2]) // 2, 0, 0)
+        elif op[0] == 'e':
             if d.failed: answer(i, '\\x01'); continue
             text = ''
             if d.started:
@@ -262,10 +262,6 @@ def run(i, d, ops):
             answer(i, text)
         elif op[0] == 'c':
             if d.ps: ps.ps_free(d.ps); d.ps = None
-    if audio and not d.failed:
-        body = b''.join(audio)
-        if not d.started: ps.ps_start_utt(d.ps); d.started = True
-        ps.ps_process_raw(d.ps, body, len(body) // 2, 0, 0)
 def loader(d):
     try: load(d)
     finally:
