@@ -14,6 +14,9 @@ export interface CallerPlan { url: string; signingToken: string; number: string;
 /** One call: its turns' latencies (ms), its barge-in (absolute ms), or why it dropped, and its length in minutes. */
 export interface CallResult {
   latencies: number[];
+  /** The stream, and when each turn's last speech frame went out (absolute ms), beside `latencies`. */
+  streamSid: string;
+  speechEnds: number[];
   bargeIn: { streamSid: string; startedAt: number; clearedAt: number; startedFrame: number; lineSentAt: number[] } | null;
   dropped: string | null;
   minutes: number;
@@ -29,10 +32,11 @@ export function runCallers(plan: CallerPlan): Promise<CallResult[]> {
   const interruption = plan.interruption.map((f) => Buffer.from(f));
   const oneCall = async (): Promise<CallResult> => {
     const t0 = performance.now();
-    const result: CallResult = { latencies: [], bargeIn: null, dropped: null, minutes: 0 };
+    const result: CallResult = { latencies: [], streamSid: '', speechEnds: [], bargeIn: null, dropped: null, minutes: 0 };
     let call: StreamedCall | null = null;
     try {
       call = await placeStreamedCall({ baseUrl: plan.url, signingToken: plan.signingToken, to: plan.number, tts, voice });
+      result.streamSid = call.streamSid;
       let closedEarly = false;
       void call.closed.then(() => { closedEarly = true; });
       await call.nextReply();
@@ -42,6 +46,7 @@ export function runCallers(plan: CallerPlan): Promise<CallResult[]> {
         const heard = await reply;
         if (closedEarly) throw new Error('the call closed');
         result.latencies.push(heard.firstFrameAt - call.lastSpeechSentAt);
+        result.speechEnds.push(absolute(call.lastSpeechSentAt));
       }
       // A line said over the agent's next answer.
       const answer = call.nextAudio();

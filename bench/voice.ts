@@ -30,7 +30,7 @@ import { createOrganization } from '../src/auth/keys.ts';
 import { createEspeak, ttsVoiceOf } from '../src/voice/engines.ts';
 import { MulawFramer } from '../src/voice/mulaw.ts';
 import { ENDPOINT_MS } from '../src/voice/vad.ts';
-import { bargeInChannel, type BargeInEvent } from '../src/voice/call-stream.ts';
+import { bargeInChannel, turnChannel, type BargeInEvent, type TurnEvent } from '../src/voice/call-stream.ts';
 import { AGENT_GREETING, AGENT_NAME, INTERRUPTION, LINES, wordErrors } from './voice-script.ts';
 import { runCallers, runCallersOnThread, type CallerPlan } from './voice-callers.ts';
 import { freshDatabase, onCleanup, percentile, positiveInt, runBenchmark, say, startTemporal } from './harness.ts';
@@ -150,12 +150,30 @@ async function main(): Promise<void> {
   // The service's detection of each barge-in (the service runs in this process: one clock), by stream.
   const detections = new Map<string, BargeInEvent>();
   subscribe(bargeInChannel.name, (event) => { const e = event as BargeInEvent; detections.set(e.streamSid, e); });
+  // Each turn's clock in the service, by stream and turn.
+  const turnClocks = new Map<string, TurnEvent>();
+  subscribe(turnChannel.name, (event) => { const e = event as TurnEvent; turnClocks.set(`${e.streamSid} ${e.turn}`, e); });
   const split = { frames: [] as number[], confirm: [] as number[], inbound: [] as number[], outbound: [] as number[], write: [] as number[], service: [] as number[] };
   let dropped = 0;
   const callMinutes: number[] = [];
   const plan: CallerPlan = { url: service.url!, signingToken: 'bench-voice-token', number, calls: CALLS, script, interruption };
   const results = CALLERS === 'thread' ? await runCallersOnThread(plan) : await runCallers(plan);
   const absolute = (at: number) => performance.timeOrigin + at;
+  // The turn's steps in the service, each turn against its caller's last speech frame sent (one clock: this process).
+  const steps = { endpoint: [] as number[], tail: [] as number[], heard: [] as number[], queued: [] as number[], reply: [] as number[], audio: [] as number[], total: [] as number[] };
+  for (const result of results) {
+    result.speechEnds.forEach((speechEnd, i) => {
+      const clock = turnClocks.get(`${result.streamSid} ${i + 1}`);
+      if (!clock || clock.replyAt === null || clock.firstAudioAt === null) return;
+      steps.endpoint.push(absolute(clock.endpointAt) - speechEnd);
+      steps.tail.push(clock.heardAt - clock.finishedAt);
+      steps.heard.push(clock.heardAt - clock.endpointAt);
+      steps.queued.push(clock.transcriptAt - Math.max(clock.heardAt, clock.endpointAt));
+      steps.reply.push(clock.replyAt - clock.transcriptAt);
+      steps.audio.push(clock.firstAudioAt - clock.replyAt);
+      steps.total.push(absolute(clock.firstAudioAt) - speechEnd);
+    });
+  }
   for (const result of results) {
     callMinutes.push(result.minutes);
     latencies.push(...result.latencies);
@@ -222,6 +240,10 @@ async function main(): Promise<void> {
   say(`  of which speech end → final transcript (the ${ENDPOINT} ms endpoint included): ${ms(figures(timings.map((t) => Number(t.transcript))))}`);
   say(`    final transcript → the runtime's reply: ${ms(figures(timings.map((t) => Number(t.reply))))}`);
   say(`    the reply → its first audio frame sent (synthesis): ${ms(figures(timings.map((t) => Number(t.audio))))}`);
+  say(`the turn's steps in the service, from the caller's last speech frame sent (${steps.total.length} turns): to the endpoint's frame handled (${ENDPOINT} ms of silence): ${ms(figures(steps.endpoint))}`);
+  say(`  the recognizer finished (early, or at the endpoint) → its words: ${ms(figures(steps.tail))}; its words against the endpoint (negative: before it): ${ms(figures(steps.heard))}`);
+  say(`  the endpoint or the words, the later → the turn begun: ${ms(figures(steps.queued))}; → the reply: ${ms(figures(steps.reply))}; → its first audio frame sent: ${ms(figures(steps.audio))}`);
+  say(`  the caller's last speech frame sent → the first audio frame sent: ${ms(figures(steps.total))}`);
   say(`event loop delay of the process (every call's frames, the runtime${CALLERS === 'thread' ? '' : ', the callers'}): p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
   say(`barge-in, the interrupting line's first frame → clear received: ${ms(barge)}`);
   const count = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).map((n) => `${n}: ${xs.filter((x) => x === n).length}`).join(', ');

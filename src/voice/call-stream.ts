@@ -44,6 +44,17 @@ export interface VoiceDeps extends InboundDeps { stt: SpeechToText; tts: TextToS
 export const bargeInChannel = channel('ams:voice:barge-in');
 export interface BargeInEvent { streamSid: string; frame: number; detectedAt: number; clearSentAt: number }
 
+/**
+ * Each turn's clock, for bench:voice's split of the service's figure (`performance.now()`): the endpoint's frame handled,
+ * the recognizer told the utterance was over (its early finish, or the endpoint), its words back, the turn begun with
+ * them, the reply had, its first audio frame sent. Nothing is published without a subscriber.
+ */
+export const turnChannel = channel('ams:voice:turn');
+export interface TurnEvent {
+  streamSid: string; turn: number; endpointAt: number; finishedAt: number; heardAt: number; transcriptAt: number;
+  replyAt: number | null; firstAudioAt: number | null;
+}
+
 /** Frames of audio time per second. */
 const FRAMES_PER_SECOND = SAMPLE_RATE / FRAME_SAMPLES;
 
@@ -52,7 +63,11 @@ const FRAMES_PER_SECOND = SAMPLE_RATE / FRAME_SAMPLES;
 interface Spoken { messageId: string | null; text: string; heard: string[]; sentences: number; open?: boolean }
 
 /** A reply's latency marks, for its turn's timings. */
-interface TurnClock { turn: number; speechEndedAt: Date; transcriptAt?: Date; replyAt?: Date; firstAudioAt?: Date }
+interface TurnClock {
+  turn: number; speechEndedAt: Date; transcriptAt?: Date; replyAt?: Date; firstAudioAt?: Date;
+  /** For turnChannel's subscribers only (performance.now()). */
+  marks?: { endpointAt: number; finishedAt: number; heardAt: number; transcriptAt: number; replyAt?: number; firstAudioAt?: number };
+}
 
 /**
  * A reply's source when its text is whole (the offline runtime, a greeting, a goodbye). The LLM
@@ -233,7 +248,12 @@ export class CallStream {
       } else {
         const stt = this.stt;
         this.stt = this.deps.stt.open(this.words);
-        heard = stt ? stt.finish() : Promise.resolve('');
+        heard = this.timed(stt ? stt.finish() : Promise.resolve(''));
+      }
+      if (turnChannel.hasSubscribers) {
+        const finish = this.finishMarks.get(heard);
+        clock.marks = { endpointAt: performance.now(), finishedAt: finish?.finishedAt ?? performance.now(), heardAt: 0, transcriptAt: 0 };
+        void heard.then(() => { clock.marks!.heardAt = finish?.heardAt || performance.now(); }, () => {});
       }
       this.queue(() => this.takeTurn(heard, clock));
     }
@@ -249,7 +269,7 @@ export class CallStream {
     this.held = [];
     const stt = this.stt;
     this.stt = this.deps.stt.open(this.words);
-    const heard = stt ? stt.finish() : Promise.resolve('');
+    const heard = this.timed(stt ? stt.finish() : Promise.resolve(''));
     heard.catch(() => {});
     this.early = heard;
     // While the endpoint is awaited, the runtime reads what it can of the words (the offline runtime: the question), so
@@ -261,6 +281,16 @@ export class CallStream {
       const runtime = await runtimeFor(this.deps, this.binding.orgId, this.agent);
       if (this.early === heard && !this.ended) runtime.readAhead?.(said);
     }).catch(() => {});
+  }
+
+  /** When each recognizer was finished and its words came back, for turnChannel's subscribers. */
+  private finishMarks = new WeakMap<Promise<string>, { finishedAt: number; heardAt: number }>();
+  private timed(heard: Promise<string>): Promise<string> {
+    if (!turnChannel.hasSubscribers) return heard;
+    const marks = { finishedAt: performance.now(), heardAt: 0 };
+    this.finishMarks.set(heard, marks);
+    heard.then(() => { marks.heardAt = performance.now(); }, () => {});
+    return heard;
   }
 
   /** Runs `step` after the call's earlier steps (turns, notes), in order; a failure is logged and ends the call. */
@@ -348,7 +378,10 @@ export class CallStream {
         const framer = new MulawFramer();
         for (const frame of [...framer.pushSamples(samples), ...framer.flush()]) {
           this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
-          if (clock && !clock.firstAudioAt) clock.firstAudioAt = new Date();
+          if (clock && !clock.firstAudioAt) {
+            clock.firstAudioAt = new Date();
+            if (clock.marks) clock.marks.firstAudioAt = performance.now();
+          }
           this.mixer?.addAgent(decodeMulaw(frame));
         }
         const name = `${generation}.${this.markCount++}`;
@@ -368,6 +401,7 @@ export class CallStream {
   private async takeTurn(heard: Promise<string>, clock: TurnClock): Promise<void> {
     const said = (await heard).trim();
     clock.transcriptAt = new Date();
+    if (clock.marks) clock.marks.transcriptAt = performance.now();
     if (!said || this.ended || this.closing) return;
     let replies: TranscriptMessage[] = [];
     let signalled: Promise<void> = Promise.resolve();
@@ -386,6 +420,7 @@ export class CallStream {
           // The reply is spoken while the lifecycle hears of the turn; the turn ends once it has (below).
           replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, { role: 'caller', whileSignalled: (sent) => { signalled = sent; } });
           clock.replyAt = new Date();
+          if (clock.marks) clock.marks.replyAt = performance.now();
           return replies.map((m) => m.text);
         }
         this.spoken.push(streamed.spoken);
@@ -395,12 +430,13 @@ export class CallStream {
           replies = await sendVisitorMessage(this.deps, this.agent, this.conversation, words, {
             role: 'caller',
             // The first token is the reply's time (the turn's timings).
-            stream: { onText: (delta) => { clock.replyAt ??= new Date(); streamed.queue.push(delta); } },
+            stream: { onText: (delta) => { clock.replyAt ??= new Date(); if (clock.marks) clock.marks.replyAt ??= performance.now(); streamed.queue.push(delta); } },
           });
         } finally {
           streamed.queue.end();
         }
         clock.replyAt ??= new Date();
+        if (clock.marks) clock.marks.replyAt ??= performance.now();
         return replies.map((m) => m.text);
       },
       ...(this.session ? {
@@ -427,6 +463,9 @@ export class CallStream {
       speechEndedAt: clock.speechEndedAt, transcriptAt: clock.transcriptAt, replyAt: clock.replyAt ?? clock.transcriptAt, firstAudioAt: clock.firstAudioAt ?? null,
       interrupted: !played,
     });
+    if (clock.marks && turnChannel.hasSubscribers) {
+      turnChannel.publish({ streamSid: this.streamSid, turn: clock.turn, ...clock.marks, replyAt: clock.marks.replyAt ?? null, firstAudioAt: clock.marks.firstAudioAt ?? null } satisfies TurnEvent);
+    }
     await signalled;
     if (await closes) await this.whenPlayed(() => this.end('the agent closed the call', { hangUp: true }));
   }

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseWav, resample } from './audio.ts';
 import { lexiconOf, type Lexicon } from './lexicon.ts';
 import { SAMPLE_RATE } from './mulaw.ts';
@@ -48,14 +49,8 @@ export const ESPEAK_NG = process.env.ESPEAK_NG_PATH || 'espeak-ng';
 export const POCKETSPHINX_MODEL = '/usr/share/pocketsphinx/model/en-us';
 const MODEL = POCKETSPHINX_MODEL;
 
-/**
- * A warm pocketsphinx decoder (issue 44): libpocketsphinx, through Python's ctypes, behind a framed protocol on
- * stdin: `a` + length + 16 kHz samples (an utterance's audio, decoded as it comes), `e` + 0 (the utterance is over:
- * its words come back as one line on stdout). The model is loaded once per process, not once per utterance.
- */
-const WARM_DECODER = `
-import ctypes, sys
-ps = ctypes.CDLL('libpocketsphinx.so.3'); sb = ctypes.CDLL('libsphinxbase.so.3')
+/** libpocketsphinx and libsphinxbase through Python's ctypes: the functions a decoder uses, typed. */
+const LIBPOCKETSPHINX = `ps = ctypes.CDLL('libpocketsphinx.so.3'); sb = ctypes.CDLL('libsphinxbase.so.3')
 ps.ps_args.restype = ctypes.c_void_p
 sb.cmd_ln_parse_r.restype = ctypes.c_void_p
 sb.cmd_ln_parse_r.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
@@ -64,7 +59,16 @@ ps.ps_start_utt.argtypes = [ctypes.c_void_p]; ps.ps_end_utt.argtypes = [ctypes.c
 ps.ps_process_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
 ps.ps_get_hyp.restype = ctypes.c_char_p; ps.ps_get_hyp.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32)]
 ps.ps_add_word.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
-argv = sys.argv[1:]
+`;
+
+/**
+ * A warm pocketsphinx decoder (issue 44): libpocketsphinx, through Python's ctypes, behind a framed protocol on
+ * stdin: `a` + length + 16 kHz samples (an utterance's audio, decoded as it comes), `e` + 0 (the utterance is over:
+ * its words come back as one line on stdout). The model is loaded once per process, not once per utterance.
+ */
+const WARM_DECODER = `
+import ctypes, sys
+${LIBPOCKETSPHINX}argv = sys.argv[1:]
 added = []
 if '-added' in argv:
     at = argv.index('-added')
@@ -125,6 +129,9 @@ function decoderArguments(settings: readonly string[]): string[] {
   }
   return [...Object.entries(model).flat(), ...rest];
 }
+
+/** A warm decoder as the recognizer's pool uses it: a process of its own (WarmDecoder) or one of DecoderHost's. */
+type Decoder = Pick<WarmDecoder, 'write' | 'end' | 'close' | 'alive' | 'lexicon'>;
 
 /** One warm decoder process: utterances one after another, each answered by a line. */
 export class WarmDecoder {
@@ -196,6 +203,228 @@ export class WarmDecoder {
 }
 
 /**
+ * Warm decoders in one process, decoded by at most `threads` threads (issue 44, bench:voice's eighth pass; opt-in,
+ * VOICE_DECODER_THREADS). A decoder
+ * process per call let 20 callers' decoders be 20 runnable processes on a 2-core machine whenever they fell behind, so
+ * the kernel's fair share gave the service's event loop and PostgreSQL's backends a twenty-first of the machine each,
+ * and every round trip of a turn waited. Here the decoders are as many threads as there are cores: they can still use
+ * every core, but not crowd out the rest ten to one. Which decoder runs next is chosen: one whose utterance is over
+ * (its words awaited) first, in the order they ended, then the one whose audio waited longest. A decoder's model is
+ * loaded by a thread of its own as soon as it is asked for (1-2 CPU-s, while a call's greeting plays), as a process
+ * of its own loaded it: 20 calls starting at once do not wait for each other's loads in turn.
+ * Messages on stdin: a letter, the decoder's id and a length (4 bytes each, little-endian), then the body: `o` its
+ * arguments (JSON, as a WarmDecoder's command line), `a` 16 kHz samples, `e` the utterance is over (its words come
+ * back on stdout as a line `id<TAB>text`, or `id<TAB>` + `\x01` when the decoder could not be loaded), `c` closed.
+ */
+const DECODER_HOST = `
+import ctypes, json, sys, threading
+${LIBPOCKETSPHINX}ps.ps_free.argtypes = [ctypes.c_void_p]
+# The library's log is one file for the process: set by each decoder's -logfn, it would be reopened and closed under
+# the others' threads. It is turned off once, here, instead.
+sb.err_set_logfp.argtypes = [ctypes.c_void_p]; sb.err_set_logfp(None)
+THREADS = max(1, int(sys.argv[1]))
+out, out_lock, cond = sys.stdout.buffer, threading.Lock(), threading.Condition()
+decoders, order = {}, [0]
+class Decoder:
+    def __init__(self, args): self.args, self.ops, self.busy, self.ps, self.started, self.failed, self.loading = args, [], False, None, False, False, True
+def answer(i, text):
+    with out_lock:
+        out.write(f'{i}\\t{text}\\n'.encode('utf-8', 'replace')); out.flush()
+def load(d):
+    argv = list(d.args); added = []
+    if '-logfn' in argv:
+        at = argv.index('-logfn'); del argv[at:at + 2]
+    if '-added' in argv:
+        at = argv.index('-added')
+        with open(argv[at + 1], encoding='utf-8') as f: added = [line.split(' ', 1) for line in f if ' ' in line]
+        del argv[at:at + 2]
+    args = [a.encode() for a in ['pocketsphinx'] + argv]
+    config = sb.cmd_ln_parse_r(None, ps.ps_args(), len(args), (ctypes.c_char_p * len(args))(*args), 1)
+    d.ps = ps.ps_init(config) if config else None
+    if not d.ps: d.failed = True; return
+    for n, (word, phones) in enumerate(added):
+        ps.ps_add_word(d.ps, word.encode(), phones.strip().encode(), 1 if n == len(added) - 1 else 0)
+def run(i, d, ops):
+    for op in ops:
+        if op[0] == 'a':
+            # Each piece as it came, as a decoder process is given it (the library's streamed normalisation and
+            # noise estimate depend on how the audio is cut).
+            if d.failed: continue
+            if not d.started: ps.ps_start_utt(d.ps); d.started = True
+            ps.ps_process_raw(d.ps, op[2], len(op[2]) // 2, 0, 0)
+        elif op[0] == 'e':
+            if d.failed: answer(i, '\\x01'); continue
+            text = ''
+            if d.started:
+                ps.ps_end_utt(d.ps); d.started = False
+                hyp = ps.ps_get_hyp(d.ps, None)
+                text = hyp.decode('utf-8', 'replace').replace('\\n', ' ').replace('\\t', ' ') if hyp else ''
+            answer(i, text)
+        elif op[0] == 'c':
+            if d.ps: ps.ps_free(d.ps); d.ps = None
+def loader(d):
+    try: load(d)
+    finally:
+        with cond: d.loading = False; cond.notify_all()
+def pick():
+    best, key = None, None
+    for i, d in decoders.items():
+        if d.busy or d.loading or not d.ops: continue
+        end = next((op[1] for op in d.ops if op[0] == 'e'), None)
+        k = (0, end) if end is not None else (1, d.ops[0][1])
+        if key is None or k < key: best, key = i, k
+    return best
+def work():
+    while True:
+        with cond:
+            i = pick()
+            while i is None: cond.wait(); i = pick()
+            d = decoders[i]; d.busy = True
+            cut = next((n for n, op in enumerate(d.ops) if op[0] in 'ec'), len(d.ops) - 1) + 1
+            ops, d.ops = d.ops[:cut], d.ops[cut:]
+        try: run(i, d, ops)
+        finally:
+            with cond:
+                d.busy = False
+                if any(op[0] == 'c' for op in ops): decoders.pop(i, None)
+                cond.notify_all()
+for _ in range(THREADS): threading.Thread(target=work, daemon=True).start()
+inp = sys.stdin.buffer
+while True:
+    head = inp.read(9)
+    if len(head) < 9: break
+    kind, i, n = chr(head[0]), int.from_bytes(head[1:5], 'little'), int.from_bytes(head[5:9], 'little')
+    body = inp.read(n) if n else b''
+    with cond:
+        order[0] += 1
+        if kind == 'o':
+            decoders[i] = Decoder(json.loads(body))
+            threading.Thread(target=loader, args=(decoders[i],), daemon=True).start()
+        elif i in decoders: decoders[i].ops.append((kind, order[0], body))
+        cond.notify()
+`;
+
+/**
+ * `VOICE_DECODER_THREADS`: the warm decoders in one process (DecoderHost), decoded by that many threads (`cores`: as
+ * many as the machine has); unset, a process per decoder, as before. Not the default: on the shared 2-core machine of
+ * bench:voice's eighth pass it cut the turn's answer to a third and barge-in to a tenth, but the decoders, fewer
+ * threads among other people's processes, fell seconds behind the callers (bench/README.md); wanted: runs on a machine
+ * of the service's own.
+ */
+const DECODER_THREADS_SETTING = process.env.VOICE_DECODER_THREADS;
+const DECODER_THREADS = DECODER_THREADS_SETTING === 'cores' ? availableParallelism() : Number(DECODER_THREADS_SETTING) || 0;
+
+/** The decoders' process of this service, started with the first decoder (again should it have gone). */
+class DecoderHost {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting = new Map<number, ((line: string | null) => void)[]>();
+  private pending = 0;
+  private next = 0;
+  private buffered = '';
+  alive = true;
+
+  constructor() {
+    // A session of its own (setsid): where the kernel shares the CPU by session first (Linux's autogroups), the decoders
+    // together weigh as much as the service's process, however many of them are busy. It ends when its stdin closes.
+    this.child = spawn('python3', ['-c', DECODER_HOST, String(DECODER_THREADS)], { stdio: ['pipe', 'pipe', 'ignore'], detached: true }) as unknown as ChildProcessWithoutNullStreams;
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => {
+      this.buffered += chunk;
+      for (let at = this.buffered.indexOf('\n'); at >= 0; at = this.buffered.indexOf('\n')) {
+        const line = this.buffered.slice(0, at);
+        this.buffered = this.buffered.slice(at + 1);
+        const tab = line.indexOf('\t');
+        const id = Number(line.slice(0, tab));
+        const text = line.slice(tab + 1);
+        this.answer(id, text === '\x01' ? null : text.trim());
+      }
+    });
+    this.child.stdin.on('error', () => {});
+    const gone = () => {
+      this.alive = false;
+      for (const id of [...this.waiting.keys()]) while (this.waiting.get(id)?.length) this.answer(id, null);
+    };
+    this.child.on('close', gone);
+    this.child.on('error', gone);
+    this.hold();
+  }
+
+  /** Only a process with an utterance to answer keeps the service's process running. */
+  private hold(): void {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout] as unknown as { ref?: () => void; unref?: () => void }[]) {
+      if (this.pending) handle.ref?.();
+      else handle.unref?.();
+    }
+  }
+
+  private answer(id: number, line: string | null): void {
+    const queue = this.waiting.get(id);
+    const resolve = queue?.shift();
+    if (!resolve) return;
+    if (!queue!.length) this.waiting.delete(id);
+    this.pending--;
+    this.hold();
+    resolve(line);
+  }
+
+  send(kind: 'o' | 'a' | 'e' | 'c', id: number, body: Uint8Array | null): boolean {
+    if (!this.alive || this.child.stdin.destroyed) return false;
+    const frame = Buffer.alloc(9 + (body?.byteLength ?? 0));
+    frame.write(kind, 0, 'latin1');
+    frame.writeUInt32LE(id, 1);
+    frame.writeUInt32LE(body?.byteLength ?? 0, 5);
+    if (body) frame.set(body, 9);
+    this.child.stdin.write(frame);
+    return true;
+  }
+
+  /** A decoder under `settings` (a WarmDecoder's), loaded by the process's threads before its first audio. */
+  open(settings: readonly string[], lexicon: string): HostedDecoder {
+    const id = this.next++ % 0x1_0000_0000;
+    this.send('o', id, Buffer.from(JSON.stringify(decoderArguments(settings))));
+    return new HostedDecoder(this, id, lexicon);
+  }
+
+  /** The words of decoder `id`'s utterance, once its audio before has been decoded; null when it or the process has gone. */
+  end(id: number): Promise<string | null> {
+    return new Promise((resolve) => {
+      if (!this.send('e', id, null)) return resolve(null);
+      this.waiting.set(id, [...(this.waiting.get(id) ?? []), resolve]);
+      this.pending++;
+      this.hold();
+    });
+  }
+}
+
+/** One decoder of the decoders' process, used as a WarmDecoder is: utterances one after another, each answered by its words. */
+class HostedDecoder {
+  private loaded = true;
+  constructor(private readonly host: DecoderHost, private readonly id: number, readonly lexicon: string) {}
+
+  get alive(): boolean { return this.loaded && this.host.alive; }
+
+  write(samples: Int16Array): void {
+    if (this.alive) this.host.send('a', this.id, new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+  }
+
+  async end(): Promise<string | null> {
+    if (!this.alive) return null;
+    const words = await this.host.end(this.id);
+    // Its model could not be loaded (or the process went): not taken again.
+    if (words === null) this.loaded = false;
+    return words;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.loaded = false;
+    this.host.send('c', this.id, null);
+  }
+  private closed = false;
+}
+
+/**
  * Pocketsphinx, fed as the caller speaks: the search runs while the utterance goes on, so only its tail is left to
  * decode at the endpoint. 16 kHz is the model's rate: the 8 kHz line is upsampled. Warm decoders (the model loaded
  * once, kept between utterances, a pool shared by the recognizer's calls) when Python 3 can load libpocketsphinx;
@@ -205,7 +434,8 @@ export class WarmDecoder {
 export function createPocketsphinx(): SpeechToText {
   if (!canRunWarm()) return continuousPocketsphinx();
   /** Idle decoders by their lexicon's dictionary ('' for the whole model's). */
-  const idle = new Map<string, WarmDecoder[]>();
+  const idle = new Map<string, Decoder[]>();
+  let host: DecoderHost | null = null;
   let idleCount = 0;
   const lexicons = new WeakMap<Promise<readonly string[]>, Promise<Lexicon | null>>();
   const lexiconFor = (words: Promise<readonly string[]> | undefined): Promise<Lexicon | null> => {
@@ -218,13 +448,18 @@ export function createPocketsphinx(): SpeechToText {
     }
     return lexicon;
   };
-  const load = (lexicon: Lexicon | null) => new WarmDecoder([...DECODER_SETTINGS, ...lexiconSettings(lexicon)], lexicon?.dict ?? '');
-  const take = (lexicon: Lexicon | null): WarmDecoder => {
+  const load = (lexicon: Lexicon | null): Decoder => {
+    const settings = [...DECODER_SETTINGS, ...lexiconSettings(lexicon)];
+    if (!DECODER_THREADS) return new WarmDecoder(settings, lexicon?.dict ?? '');
+    if (!host?.alive) host = new DecoderHost();
+    return host.open(settings, lexicon?.dict ?? '');
+  };
+  const take = (lexicon: Lexicon | null): Decoder => {
     const decoder = idle.get(lexicon?.dict ?? '')?.pop();
     if (decoder) idleCount--;
     return decoder ?? load(lexicon);
   };
-  const release = (decoder: WarmDecoder) => {
+  const release = (decoder: Decoder) => {
     if (!decoder.alive || idleCount >= WARM_IDLE) return decoder.close();
     const pool = idle.get(decoder.lexicon) ?? [];
     pool.push(decoder);
@@ -241,10 +476,10 @@ export function createPocketsphinx(): SpeechToText {
       // Taken at the utterance's first sound, so the decoder of the one before is free again by then; until the
       // call's lexicon is ready (built while the greeting plays, or read from its cache), the audio waits for it.
       const lexicon = lexiconFor(words);
-      let decoder: WarmDecoder | null = null;
+      let decoder: Decoder | null = null;
       let waiting: Int16Array[] | null = null;
       let over = false;
-      const started = (): Promise<WarmDecoder | null> => lexicon.then((l) => {
+      const started = (): Promise<Decoder | null> => lexicon.then((l) => {
         if (!decoder && waiting) {
           decoder = take(l);
           for (const samples of waiting) decoder.write(samples);
