@@ -864,3 +864,12 @@ describe('table rows (issue 39, thirteenth pass)', () => {
     expect(ranked[0]!.score).toBeGreaterThan(ranked.find((r) => r.sentence.startsWith('Security deposit'))!.score);
   });
 });
+
+describe('words for any time or place (issue 39, thirteenth pass)', () => {
+  it('"whenever", "wherever" say how freely, not what is asked: circumstances', () => {
+    const terms = analyzeQuestion('can i cancel whenever').terms;
+    expect(terms.find((t) => t.word === 'whenever')?.incidental).toBe(true);
+    expect(terms.find((t) => t.word === 'cancel')?.incidental).toBe(false);
+    expect(analyzeQuestion('can i park wherever i like').terms.find((t) => t.word === 'wherever')?.incidental).toBe(true);
+  });
+});
