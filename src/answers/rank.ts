@@ -255,7 +255,8 @@ const ROW_OTHER_ITEM = 0.2;
  * share of the items the question names in that table that the row's label names (`named`, 1 when it names none). A
  * label's words are those that tell it from the other
  * rows of its passage (not those every label writes: "Pain" in each "Pain …" row); an item named is a word the question
- * asks with (not a circumstance, not the kind of answer) that some of these labels write.
+ * asks with (not a circumstance, not the kind of answer) that some of these labels write, and the table's section path
+ * and page title do not.
  */
 function rowReadings(cands: Candidate[], terms: QueryTerm[]): Map<Candidate, { named: number }> {
   const asked = terms.filter((t) => !t.incidental && !t.typeWord);
@@ -272,7 +273,10 @@ function rowReadings(cands: Candidate[], terms: QueryTerm[]): Map<Candidate, { n
     const common = [...rows[0]!.label].filter((st) => rows.every((r) => r.label.has(st)));
     const labels = rows.map((r) => new Set([...r.label].filter((st) => !common.includes(st))));
     const meets = (t: QueryTerm, label: Set<string>) => label.has(t.stem) || [...t.derived].some((d) => label.has(d));
-    const items = asked.filter((t) => labels.some((label) => meets(t, label)));
+    // A word of the table's section or page title names what the whole table is about ("book repair prices" on the
+    // repairs page), not one of its items.
+    const sec = rows[0]!.c.sec;
+    const items = asked.filter((t) => !sec.has(t.stem) && labels.some((label) => meets(t, label)));
     rows.forEach((r, k) => {
       const label = labels[k]!;
       const named = items.length ? items.filter((t) => meets(t, label)).length / items.length : 1;
@@ -645,7 +649,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // preferred, but weighs less than a price or a time does.
     // "Do you charge a deposit?": a sentence denying the thing asked ("There is no security deposit") says there is no such
     // charge, as surely as a price would say there is one.
-    const held = q.yesNo && deniesAsked(c) ? 1 : strength;
+    const held = q.yesNo && q.want && deniesAsked(c) ? 1 : strength;
     if (want) score *= want === 'method' ? 0.8 + 0.2 * held : 0.5 + 0.5 * held;
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
     const says = typed && reaches(want) && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
