@@ -831,3 +831,45 @@ describe('French as well as English', () => {
     expect(q.want).toBe('duration');
   });
 });
+
+describe('table rows (issue 39, thirteenth pass)', () => {
+  const fees = {
+    url: 'https://s.example/pricing', title: 'Pricing', section: 'Pricing › Fees',
+    text: 'Admin fee — Amount: $25; Notes: Waived when you reserve online. Security deposit — Amount: None. Second late fee — Amount: $30; Notes: Charged when rent is 15 days past due. Late fee — Amount: $20; Notes: Charged when rent is 5 days past due.',
+  };
+  const loaves = {
+    url: 'https://s.example/breads', title: 'Our breads', section: 'Our breads › Range and prices',
+    text: 'Wholemeal loaf — Weight: 400 g; Available: Every day. Seeded loaf — Weight: 400 g; Available: Every day. Rye loaf — Weight: 400 g; Available: Tuesday, Thursday and Saturday. Walnut loaf — Weight: 300 g; Available: Every day.',
+  };
+
+  it('a row is about its own item: a word of the next row is not lent to it', () => {
+    // The second part of "what is the admin fee and do you charge a deposit", read with the first as its circumstances.
+    const own = new Set(analyzeQuestion('do you charge a deposit').terms.map((t) => t.stem));
+    const whole = analyzeQuestion('do you charge a deposit. what is the admin fee');
+    const question = { ...whole, terms: whole.terms.map((t) => (own.has(t.stem) ? t : { ...t, incidental: true })) };
+    const ranked = rankSentences(question, [fees], undefined, 10);
+    const admin = ranked.find((r) => r.sentence.startsWith('Admin fee'))!;
+    const deposit = ranked.find((r) => r.sentence.startsWith('Security deposit'))!;
+    expect(deposit.score).toBeGreaterThan(admin.score);
+  });
+
+  it('of the items a question names, a row labelled with none of them is another item, whatever its cells share', () => {
+    expect(rankSentences('is the rye loaf available every day?', [loaves])[0]!.sentence).toMatch(/^Rye loaf/);
+  });
+
+  it('"do you charge a deposit?": a sentence denying the thing asked answers, though it names no price', () => {
+    const faq = { url: 'https://s.example/faq', title: 'FAQ', section: 'FAQ › Renting', text: 'There is no security deposit. Rent is due on the first of the month.' };
+    const ranked = rankSentences('Do you charge a deposit?', [fees, faq], undefined, 10);
+    expect(ranked[0]!.sentence).toBe('There is no security deposit.');
+    expect(ranked[0]!.score).toBeGreaterThan(ranked.find((r) => r.sentence.startsWith('Security deposit'))!.score);
+  });
+});
+
+describe('words for any time or place (issue 39, thirteenth pass)', () => {
+  it('"whenever", "wherever" say how freely, not what is asked: circumstances', () => {
+    const terms = analyzeQuestion('can i cancel whenever').terms;
+    expect(terms.find((t) => t.word === 'whenever')?.incidental).toBe(true);
+    expect(terms.find((t) => t.word === 'cancel')?.incidental).toBe(false);
+    expect(analyzeQuestion('can i park wherever i like').terms.find((t) => t.word === 'wherever')?.incidental).toBe(true);
+  });
+});

@@ -741,6 +741,8 @@ const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
  * is asked is the thing done ("Children must be at least 4 years old to climb", not "Pets are not allowed inside").
  */
 const MAY = new Set(['allowed', 'allow', 'permitted', 'permit', 'possible', 'able', 'safe', 'suitable', 'appropriate']);
+/** "Can I cancel whenever?", "…come in anytime?": words for any time, place or way say how freely, not what is asked. */
+const ANY_OF = new Set(['whenever', 'wherever', 'whatever', 'whichever', 'however', 'anytime', 'anywhere', 'anyhow']);
 /** "Can I bring my dog?" asks whether the dog may come ("Dogs are welcome on the patio"), as "Are dogs allowed?" does. */
 const MAY_BRING = /\b(can|may|could) (i|we) (also )?bring\b/;
 /** "Do you have a café?": premises asked for with "a" are a thing asked about, not the business itself ("the café"). */
@@ -859,7 +861,7 @@ function readQuestion(asked: string): Question {
     const opposites = adjectives.has(word) && !proper.has(word) ? antonyms(word).map(stem) : [];
     terms.push({
       word, stem: s, alternatives, derived, synonymWords: [...synonymWords], proper: proper.has(word), typeWord: typeWords.has(s),
-      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || MAY.has(word) || (word === 'bring' && MAY_BRING.test(fold(text))) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
+      senses: proper.has(word) ? 1 : senseCount(word), incidental: !proper.has(word) && (adverbs.has(word) || MAY.has(word) || ANY_OF.has(word) || (word === 'bring' && MAY_BRING.test(fold(text))) || (isPremisesNoun(word) && !INDEFINITE.has(after))),
       premises: !proper.has(word) && isPremises(word),
       ...(OBJECT_KINDS[s] ? { kinds: OBJECT_KINDS[s] } : {}),
       ...(classes.size ? { classes, classWords } : {}),

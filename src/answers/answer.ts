@@ -4,7 +4,7 @@ import { ANSWER_THRESHOLD, rankSentences, VAGUE_VERB, type RankedSentence } from
 import { isPostPage, type Passage } from './retrieval.ts';
 import { isBaseVerb, isKnownWord, senseCount } from './wordnet.ts';
 import { languageOfText } from './phrases.ts';
-import { fold, splitSentences, STOPWORDS, truncate } from './text.ts';
+import { fold, splitSentences, STOPWORDS, TABLE_ROW, truncate } from './text.ts';
 
 /**
  * Answering from knowledge as a person would: the one sentence that answers (with its heading
@@ -16,12 +16,9 @@ import { fold, splitSentences, STOPWORDS, truncate } from './text.ts';
 
 export interface Answer { text: string; urls: string[] }
 
-/** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value". */
-// A full stop inside a number ("$5.25") ends nothing.
 /** Rows given besides the first for a plural ("prices?"), and how near the first's score each must be. */
 const MORE_ROWS = 3;
 const SEVERAL_ROWS = 0.9;
-const TABLE_ROW = /^[^.!?—:]{1,60} — (?:[^.!?]|\.(?=\d))*:|^[^.!?:]{1,40}: (?:[^.!?]|\.(?=\d))+\.?$/;
 /** A line with a leading label ("Catering: catering@… or (207) 555-0148"). */
 const LABELLED = /^\s*[A-Za-z][A-Za-z' -]{0,30}:\s/;
 /** Sentence openers that read lower case after "Yes, " (not names). */

@@ -23,6 +23,8 @@ describe('questionParts', () => {
   it('splits two questions joined by "and", or asked in two sentences', () => {
     expect(asks('whats the setup fee and do you charge a deposit')).toEqual(['whats the setup fee', 'do you charge a deposit']);
     expect(asks('price of a tune-up and can i drop the bike off the night before')).toEqual(['price of a tune-up', 'can i drop the bike off the night before']);
+    // A typed "+" joins as "and" does.
+    expect(asks('gift card price + which shop sells it')).toEqual(['gift card price', 'which shop sells it']);
     expect(asks('What are your hours? Where do I park?')).toEqual(['What are your hours', 'Where do I park']);
     expect(asks('combien coûte la révision et faut il prendre rendez-vous')).toEqual(['combien coûte la révision', 'faut il prendre rendez-vous']);
   });

@@ -29,8 +29,8 @@ const OPENING_PAIRS = [
   /^(i|we) (was|were|am) wondering\b/, /^(tell|show) (me|us)\b/, /^(i|we)('d| would) like to know\b/, /^(i|we) (need|want) to know\b/,
 ];
 
-/** Words that join a clause to the one before it ("and", "et", "also") and may stand before a second question. */
-const JOINS = /\s+(?:and(?: also)?|also|plus|&|et(?: aussi)?)\s+/gi;
+/** Words that join a clause to the one before it ("and", "et", "also", a typed "+") and may stand before a second question. */
+const JOINS = /\s+(?:and(?: also)?|also|plus|&|\+|et(?: aussi)?)\s+/gi;
 
 /** Whether a clause opens as a question does. */
 function opensQuestion(clause: string): boolean {

@@ -1,4 +1,4 @@
-import { fold, splitSentences, STOPWORDS } from './text.ts';
+import { fold, splitSentences, STOPWORDS, TABLE_ROW } from './text.ts';
 import { analyzeQuestion, contactOwner, definedBy, deniedStems, HOLIDAY, holdsPlaceToDo, holdsType, MONTH, NAMES_DAY, namesIn, namesYoung, personNameWords, RATE_ASKED, SAYS_LEAD, stem, stems, typeStrength, withDayRanges, withoutPersonNames, withoutRelativeClauses, WEEKDAY_NAME, words, type AnswerType, type Question, type QueryTerm } from './analysis.ts';
 import { compoundHeads, isKindOf, isPremisesNoun } from './wordnet.ts';
 
@@ -236,7 +236,7 @@ function readChunk(chunk: SourceChunk): SentenceReading[] {
     out.push({
       ...(entry ? { entry } : {}),
       sentence, context: window.join(' '), s, own, sec, asks,
-      near: stems(withoutPersonNames([sentences[i - 1] ?? '', sentences[i + 1] ?? ''].join(' '))), lastHeading, all,
+      near: stems(withoutPersonNames(neighbours(sentences, i).join(' '))), lastHeading, all,
       names: new Set([...names].map(stem)), headingNames,
       defined: new Set([...definedBy(sentence), ...definedBy(plainHeading.toLowerCase())]),
       plain: stems(sentence), people: names, inner: [...sentence.matchAll(INNER_WORD)].map((m) => m[1]!),
@@ -245,6 +245,56 @@ function readChunk(chunk: SourceChunk): SentenceReading[] {
     });
   });
   return out;
+}
+
+/** How much less a table row scores for naming none of the items a question names of its table (a share of them, that share). */
+const ROW_OTHER_ITEM = 0.2;
+
+/**
+ * The table rows among `cands` whose passage holds two or more, with how their label meets the question's `terms`: the
+ * share of the items the question names in that table that the row's label names (`named`, 1 when it names none). A
+ * label's words are those that tell it from the other
+ * rows of its passage (not those every label writes: "Pain" in each "Pain …" row); an item named is a word the question
+ * asks with (not a circumstance, not the kind of answer) that some of these labels write, and the table's section path
+ * and page title do not.
+ */
+function rowReadings(cands: Candidate[], terms: QueryTerm[]): Map<Candidate, { named: number }> {
+  const asked = terms.filter((t) => !t.incidental && !t.typeWord);
+  const byChunk = new Map<SourceChunk, { c: Candidate; label: Set<string> }[]>();
+  for (const c of cands) {
+    const sentence = c.sentence.trim();
+    if (!TABLE_ROW.test(sentence)) continue;
+    const label = stems(sentence.split(/ — |: /)[0]!);
+    byChunk.set(c.chunk, [...byChunk.get(c.chunk) ?? [], { c, label }]);
+  }
+  const out = new Map<Candidate, { named: number }>();
+  for (const rows of byChunk.values()) {
+    if (rows.length < 2) continue;
+    const common = [...rows[0]!.label].filter((st) => rows.every((r) => r.label.has(st)));
+    const labels = rows.map((r) => new Set([...r.label].filter((st) => !common.includes(st))));
+    const meets = (t: QueryTerm, label: Set<string>) => label.has(t.stem) || [...t.derived].some((d) => label.has(d));
+    // A word of the table's section or page title names what the whole table is about ("book repair prices" on the
+    // repairs page), not one of its items.
+    const sec = rows[0]!.c.sec;
+    const items = asked.filter((t) => !sec.has(t.stem) && labels.some((label) => meets(t, label)));
+    rows.forEach((r, k) => {
+      const label = labels[k]!;
+      const named = items.length ? items.filter((t) => meets(t, label)).length / items.length : 1;
+      out.set(r.c, { named });
+    });
+  }
+  return out;
+}
+
+/**
+ * The sentences around sentence `i` that it goes on from or into ("…with Invisalign clear aligners. Treatment … starts at
+ * $4,800."). A table row has none among the other rows: each is another item ("Late fee", "Second late fee"), and what
+ * the next row names is not what this one is about.
+ */
+function neighbours(sentences: string[], i: number): string[] {
+  const row = (k: number) => TABLE_ROW.test(sentences[k]!.trim());
+  const own = row(i);
+  return [i - 1, i + 1].filter((k) => k >= 0 && k < sentences.length && !(own && row(k))).map((k) => sentences[k]!);
 }
 
 /** The numbers `text` writes as money, and those it writes otherwise (digits only, without their thousands' commas). */
@@ -544,6 +594,18 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const dayAsked = want === 'time' || want === 'when' || want === 'day' ? NAMES_DAY.test(q.text) : undefined;
   const rateAsked = RATE_ASKED.test(q.text);
   const avgLen = cands.reduce((sum, c) => sum + c.s.size, 0) / Math.max(cands.length, 1) || 1;
+  const rowOf = rowReadings(cands, q.terms);
+  // "What if I don't have insurance?": most of all a sentence that denies what the question does ("No insurance? Our
+  // in-house plan…", "Fees for patients without insurance"), over one that denies something else.
+  // The heading's denial ("Fees for patients without insurance") holds for a sentence that does not say otherwise itself
+  // ("Fees for patients with insurance depend on your plan").
+  const deniedIn = (text: string) => deniedStems(text.replace(/\bwithout\b/gi, 'not'));
+  const deniesAsked = (c: Candidate) => {
+    const own = deniedIn(`${c.asks} ${c.sentence}`);
+    const heading = deniedIn(c.lastHeading);
+    const said = (t: QueryTerm, set: Set<string>) => set.has(t.stem) || [...t.derived, ...t.alternatives].some((a) => set.has(a));
+    return q.terms.some((t, j) => topic[j] && (said(t, own) || (said(t, heading) && !c.s.has(t.stem))));
+  };
   const scored = cands.map((c, i) => {
     let covered = 0;
     let total = 0;
@@ -568,6 +630,10 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     });
     let score = total && !(nothingLeft && !typed) ? covered / total : 0;
     if (!relevant(i) && !(typed && premisesOnly)) score *= 0.3;
+    // A row of a table is about its item: of the items the question names ("pain de seigle", "cat spay"), a row labelled
+    // with fewer is another item's, whatever its other cells share with the question ("tous les jours").
+    const row = rowOf.get(c);
+    if (row) score *= 1 - ROW_OTHER_ITEM * (1 - row.named);
     // A blog or news post talks about other places and other people's prices: the business's own pages come first
     // (not "articles": help centres keep their answers there).
     // Their values most of all: a price, a time or an address in a post is seldom the business's own ("The shops there open
@@ -581,7 +647,10 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     if (/\?\s*$/.test(c.sentence)) score *= 0.5;
     // A way to do something is often said without a word that marks it ("We accept cash and all major cards"): it is
     // preferred, but weighs less than a price or a time does.
-    if (want) score *= want === 'method' ? 0.8 + 0.2 * strength : 0.5 + 0.5 * strength;
+    // "Do you charge a deposit?": a sentence denying the thing asked ("There is no security deposit") says there is no such
+    // charge, as surely as a price would say there is one.
+    const held = q.yesNo && q.want && deniesAsked(c) ? 1 : strength;
+    if (want) score *= want === 'method' ? 0.8 + 0.2 * held : 0.5 + 0.5 * held;
     // Of two sentences holding a phone number or an email address, the one that also says it in words ("Call us at …").
     const says = typed && reaches(want) && q.terms.some((t, j) => t.typeWord && matches[i]![j]! >= WEIGHT.sentenceAlt);
     // "What time do you open?" names no day: the week's hours come before a holiday's ("On New Year's Day we open at noon").
@@ -595,17 +664,6 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   // "What happens if I don't pick it up?": of two sentences on it, the one about it not happening ("not collected").
   // Not a negation that only says whom the question is for ("for people who cannot eat gluten?").
   const negative = DENIES.test(withoutRelativeClauses(q.text));
-  // "What if I don't have insurance?": most of all a sentence that denies what the question does ("No insurance? Our
-  // in-house plan…", "Fees for patients without insurance"), over one that denies something else.
-  // The heading's denial ("Fees for patients without insurance") holds for a sentence that does not say otherwise itself
-  // ("Fees for patients with insurance depend on your plan").
-  const deniedIn = (text: string) => deniedStems(text.replace(/\bwithout\b/gi, 'not'));
-  const deniesAsked = (c: Candidate) => {
-    const own = deniedIn(`${c.asks} ${c.sentence}`);
-    const heading = deniedIn(c.lastHeading);
-    const said = (t: QueryTerm, set: Set<string>) => set.has(t.stem) || [...t.derived, ...t.alternatives].some((a) => set.has(a));
-    return q.terms.some((t, j) => topic[j] && (said(t, own) || (said(t, heading) && !c.s.has(t.stem))));
-  };
   const contactFirst = !hasTopic && (reaches(want) || want === 'address');
   // "What time do you open?": likewise the hours page's times, not "Call before 10 am and we will see you the same day".
   const hoursFirst = !hasTopic && want === 'time';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { siteEntities } from './entities.ts';
 import { languageOfQuestion, languageOfWords } from './phrases.ts';
-import { agreedIds, mergedKnowledge } from './retrieval.ts';
+import { agreedIds, mergedKnowledge, withNamesCapitalised } from './retrieval.ts';
 import { vocabularyOf } from './spelling.ts';
 
 /** A source as retrieval keeps it, for its words and language: `passages` copies of `text`. */
@@ -56,5 +56,18 @@ describe('a passage the rankings agree on', () => {
   it('keeps the order it is asked in, and needs two rankings', () => {
     expect(agreedIds(['c', 'a'], [bySentences, fullText, meaning])).toEqual(['c', 'a']);
     expect(agreedIds(['a'], [bySentences])).toEqual([]);
+  });
+});
+
+describe('a name typed in lower case (issue 39, thirteenth pass)', () => {
+  const site = vocabularyOf(['Installations come with a 5-year labor warranty on every boiler and water heater we fit.']);
+
+  it('is a word neither English nor the site writes: written as the name it is', () => {
+    expect(withNamesCapitalised('how long is the warranty on a navien boiler', site)).toBe('how long is the warranty on a Navien boiler');
+  });
+
+  it('is not a word of the site, an English word, nor a compound of two ("bloodwork", "motorhome")', () => {
+    const text = 'can the installations of my motorhome boiler wait for bloodwork';
+    expect(withNamesCapitalised(text, site)).toBe(text);
   });
 });

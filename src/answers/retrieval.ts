@@ -611,7 +611,20 @@ function languageOfSources(sources: { language: Lang; passages: number }[]): Lan
 /** The question with chat shorthand written out and its slips mended against the sources' words (`spelling.ts`). */
 function spelled(query: string, knowledge: MergedKnowledge): string {
   const lang = languageOfQuestion(query, knowledge.language);
-  return withSiteSpelling(query, lang, knowledge.vocabulary, lang === 'en' ? isEnglishWord : () => false);
+  const mended = withSiteSpelling(query, lang, knowledge.vocabulary, lang === 'en' ? isEnglishWord : () => false);
+  return lang === 'en' ? withNamesCapitalised(mended, knowledge.vocabulary) : mended;
+}
+
+/**
+ * A word neither English nor the site writes, once its slips are mended, is a name the visitor typed in lower case (a
+ * brand, a product, a place: "a navien boiler", "do you ship to tacoma"): written as one, so that the reading treats it
+ * as a name the site lacks, not as a word it may do without. English only: the language's word list is English.
+ */
+export function withNamesCapitalised(text: string, vocabulary: Vocabulary): string {
+  const known = (w: string) => vocabulary.counts.has(w) || isEnglishWord(w);
+  // A compound of two words either knows ("bloodwork", "motorhome") is no name.
+  const compound = (w: string) => [...w].some((_, k) => k >= 3 && w.length - k >= 3 && known(w.slice(0, k)) && known(w.slice(k)));
+  return text.replace(/(?<![\p{L}\p{N}'’-])\p{Ll}{4,}(?![\p{L}\p{N}'’-])/gu, (w) => (known(w) || compound(w) ? w : w[0]!.toUpperCase() + w.slice(1)));
 }
 
 /**

@@ -32,6 +32,8 @@ describe('spelling against the site', () => {
     // "pain" is an English word: not mended into anything; "Grooming" with a capital is a name as written.
     expect(withSiteSpelling('pain after Groming?', 'en', SITE, english)).toBe('pain after Groming?');
     expect(withSiteSpelling('rdv dispo samedi stp', 'fr', SITE, () => false)).toBe("rendez-vous disponible samedi s'il te plaît");
+    // Spoken forms typed as one word are written out ("gotta" is no name the site lacks).
+    expect(withSiteSpelling('anything i gotta do, havent booked', 'en', SITE, english)).toBe("anything i got to do, haven't booked");
   });
 
   it('mends a slip in a question word, unless two question words are as near', () => {

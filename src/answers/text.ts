@@ -111,3 +111,6 @@ export function lastIndexOf<T>(items: T[], test: (item: T) => boolean): number {
   for (let i = items.length - 1; i >= 0; i -= 1) if (test(items[i]!)) return i;
   return -1;
 }
+
+/** A table row as the crawler writes it: "Label — Column: value; …" or "Label: value" (a full stop inside a number, "$5.25", ends nothing). */
+export const TABLE_ROW = /^[^.!?—:]{1,60} — (?:[^.!?]|\.(?=\d))*:|^[^.!?:]{1,40}: (?:[^.!?]|\.(?=\d))+\.?$/;
