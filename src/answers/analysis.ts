@@ -741,7 +741,7 @@ const NEGATING_PREFIX = new Set(['non', 'anti', 'no']);
  * is asked is the thing done ("Children must be at least 4 years old to climb", not "Pets are not allowed inside").
  */
 const MAY = new Set(['allowed', 'allow', 'permitted', 'permit', 'possible', 'able', 'safe', 'suitable', 'appropriate']);
-/** "Can I cancel whenever?", "…come in anytime?": words for any time, place or way say how freely, not what is asked. */
+/** "Can I cancel whenever?", "…park wherever?": words for any time, place or way say how freely, not what is asked. */
 const ANY_OF = new Set(['whenever', 'wherever', 'whatever', 'whichever', 'however', 'anytime', 'anywhere', 'anyhow']);
 /** "Can I bring my dog?" asks whether the dog may come ("Dogs are welcome on the patio"), as "Are dogs allowed?" does. */
 const MAY_BRING = /\b(can|may|could) (i|we) (also )?bring\b/;

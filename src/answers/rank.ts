@@ -247,16 +247,15 @@ function readChunk(chunk: SourceChunk): SentenceReading[] {
   return out;
 }
 
-/** How much less a table row scores for naming none of the items a question names of its table (a share of them, that share). */
+/** How much less a table row scores when its label names none of the items the question names in its table (naming some, that share of it). */
 const ROW_OTHER_ITEM = 0.2;
 
 /**
  * The table rows among `cands` whose passage holds two or more, with how their label meets the question's `terms`: the
  * share of the items the question names in that table that the row's label names (`named`, 1 when it names none). A
- * label's words are those that tell it from the other
- * rows of its passage (not those every label writes: "Pain" in each "Pain …" row); an item named is a word the question
- * asks with (not a circumstance, not the kind of answer) that some of these labels write, and the table's section path
- * and page title do not.
+ * label's words are those that tell it from the other rows of its passage (not those every label writes: "Pain" in each
+ * "Pain …" row); an item named is a word the question asks with (not a circumstance, not the kind of answer) that some
+ * of these labels write, and the table's section path and page title do not.
  */
 function rowReadings(cands: Candidate[], terms: QueryTerm[]): Map<Candidate, { named: number }> {
   const asked = terms.filter((t) => !t.incidental && !t.typeWord);
