@@ -59,6 +59,19 @@ ps.ps_start_utt.argtypes = [ctypes.c_void_p]; ps.ps_end_utt.argtypes = [ctypes.c
 ps.ps_process_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
 ps.ps_get_hyp.restype = ctypes.c_char_p; ps.ps_get_hyp.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32)]
 ps.ps_add_word.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+def open_decoder(argv):
+    argv = list(argv); added = []
+    if '-added' in argv:
+        at = argv.index('-added')
+        with open(argv[at + 1], encoding='utf-8') as f: added = [line.split(' ', 1) for line in f if ' ' in line]
+        del argv[at:at + 2]
+    args = [a.encode() for a in ['pocketsphinx'] + argv]
+    config = sb.cmd_ln_parse_r(None, ps.ps_args(), len(args), (ctypes.c_char_p * len(args))(*args), 1)
+    decoder = ps.ps_init(config) if config else None
+    if not decoder: return None
+    for i, (word, phones) in enumerate(added):
+        ps.ps_add_word(decoder, word.encode(), phones.strip().encode(), 1 if i == len(added) - 1 else 0)
+    return decoder
 `;
 
 /**
@@ -68,18 +81,8 @@ ps.ps_add_word.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ct
  */
 const WARM_DECODER = `
 import ctypes, sys
-${LIBPOCKETSPHINX}argv = sys.argv[1:]
-added = []
-if '-added' in argv:
-    at = argv.index('-added')
-    with open(argv[at + 1], encoding='utf-8') as f: added = [line.split(' ', 1) for line in f if ' ' in line]
-    del argv[at:at + 2]
-args = [a.encode() for a in ['pocketsphinx'] + argv]
-config = sb.cmd_ln_parse_r(None, ps.ps_args(), len(args), (ctypes.c_char_p * len(args))(*args), 1)
-decoder = ps.ps_init(config) if config else None
+${LIBPOCKETSPHINX}decoder = open_decoder(sys.argv[1:])
 if not decoder: sys.exit(2)
-for i, (word, phones) in enumerate(added):
-    ps.ps_add_word(decoder, word.encode(), phones.strip().encode(), 1 if i == len(added) - 1 else 0)
 inp, out, started = sys.stdin.buffer, sys.stdout, False
 while True:
     head = inp.read(5)
@@ -231,19 +234,11 @@ def answer(i, text):
     with out_lock:
         out.write(f'{i}\\t{text}\\n'.encode('utf-8', 'replace')); out.flush()
 def load(d):
-    argv = list(d.args); added = []
+    argv = list(d.args)
     if '-logfn' in argv:
         at = argv.index('-logfn'); del argv[at:at + 2]
-    if '-added' in argv:
-        at = argv.index('-added')
-        with open(argv[at + 1], encoding='utf-8') as f: added = [line.split(' ', 1) for line in f if ' ' in line]
-        del argv[at:at + 2]
-    args = [a.encode() for a in ['pocketsphinx'] + argv]
-    config = sb.cmd_ln_parse_r(None, ps.ps_args(), len(args), (ctypes.c_char_p * len(args))(*args), 1)
-    d.ps = ps.ps_init(config) if config else None
-    if not d.ps: d.failed = True; return
-    for n, (word, phones) in enumerate(added):
-        ps.ps_add_word(d.ps, word.encode(), phones.strip().encode(), 1 if n == len(added) - 1 else 0)
+    d.ps = open_decoder(argv)
+    if not d.ps: d.failed = True
 def run(i, d, ops):
     for op in ops:
         if op[0] == 'a':
