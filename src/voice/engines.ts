@@ -136,11 +136,24 @@ function decoderArguments(settings: readonly string[]): string[] {
 /** A warm decoder as the recognizer's pool uses it: a process of its own (WarmDecoder) or one of DecoderHost's. */
 type Decoder = Pick<WarmDecoder, 'write' | 'end' | 'close' | 'alive' | 'lexicon'>;
 
+/** Calls `each` with every line a child process writes to its stdout (without the newline), as the lines come. */
+function onLines(child: ChildProcessWithoutNullStreams, each: (line: string) => void): void {
+  let buffered = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      each(line);
+    }
+  });
+}
+
 /** One warm decoder process: utterances one after another, each answered by a line. */
 export class WarmDecoder {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly lines: ((line: string | null) => void)[] = [];
-  private buffered = '';
   alive = true;
 
   /**
@@ -150,15 +163,7 @@ export class WarmDecoder {
   constructor(settings: readonly string[] = DECODER_SETTINGS, readonly lexicon = '') {
     this.child = spawn('python3', ['-c', WARM_DECODER, ...decoderArguments(settings)],
       { stdio: ['pipe', 'pipe', 'ignore'] }) as unknown as ChildProcessWithoutNullStreams;
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      for (let at = this.buffered.indexOf('\n'); at >= 0; at = this.buffered.indexOf('\n')) {
-        const line = this.buffered.slice(0, at);
-        this.buffered = this.buffered.slice(at + 1);
-        this.lines.shift()?.(line.trim());
-      }
-    });
+    onLines(this.child, (line) => this.lines.shift()?.(line.trim()));
     this.child.stdin.on('error', () => {});
     const gone = () => {
       this.alive = false;
@@ -315,24 +320,16 @@ class DecoderHost {
   private readonly waiting = new Map<number, ((line: string | null) => void)[]>();
   private pending = 0;
   private next = 0;
-  private buffered = '';
   alive = true;
 
   constructor() {
     // A session of its own (setsid): where the kernel shares the CPU by session first (Linux's autogroups), the decoders
     // together weigh as much as the service's process, however many of them are busy. It ends when its stdin closes.
     this.child = spawn('python3', ['-c', DECODER_HOST, String(DECODER_THREADS)], { stdio: ['pipe', 'pipe', 'ignore'], detached: true }) as unknown as ChildProcessWithoutNullStreams;
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      for (let at = this.buffered.indexOf('\n'); at >= 0; at = this.buffered.indexOf('\n')) {
-        const line = this.buffered.slice(0, at);
-        this.buffered = this.buffered.slice(at + 1);
-        const tab = line.indexOf('\t');
-        const id = Number(line.slice(0, tab));
-        const text = line.slice(tab + 1);
-        this.answer(id, text === '\x01' ? null : text.trim());
-      }
+    onLines(this.child, (line) => {
+      const tab = line.indexOf('\t');
+      const text = line.slice(tab + 1);
+      this.answer(Number(line.slice(0, tab)), text === '\x01' ? null : text.trim());
     });
     this.child.stdin.on('error', () => {});
     const gone = () => {
