@@ -91,6 +91,58 @@ describe('reading a question', () => {
   });
 });
 
+describe('needs, measures and phrasal verbs (issue 39)', () => {
+  it('"do I need…", "do I have to…", "is it required", "faut-il" ask whether something is needed; a need told is no such question', () => {
+    for (const q of ['Do I need an appointment?', 'do i have to book it ahead', 'does he need bloodwork before his dental', 'Is a deposit required?', 'must i bring my own lock']) {
+      expect(answerType(q), q).toBe('requirement');
+    }
+    expect(answerType('faut il réserver')).toBe('requirement');
+    expect(answerType("c'est obligatoire ?")).toBe('requirement');
+    expect(answerType('I need to cancel my appointment, will I be charged?')).not.toBe('requirement');
+    expect(answerType('Do I need to pay a fee to cancel?')).toBe('price');
+    expect(holdsType('No appointment is needed to browse either showroom.', 'requirement')).toBe(true);
+    expect(holdsType('Reserving is free and strongly recommended.', 'requirement')).toBe(true);
+    expect(holdsType('La réservation est obligatoire.', 'requirement')).toBe(true);
+    expect(holdsType('The showroom is in the old bakery building.', 'requirement')).toBe(false);
+  });
+
+  it('a need asked is answered by the sentence that says whether it is needed, not by one that only shares its words', () => {
+    const chunks = [
+      { text: 'We moved into the old bakery building in 2016, kept the brick walls, and filled it with faucets, vanities, tubs and a wall of toilets you can actually sit on.', url: '/about', title: 'Plumbing', section: 'Plumbing › Our showroom' },
+      { text: 'No appointment is needed to browse either showroom. Both showrooms are open six days a week.', url: '/locations', title: 'Plumbing', section: 'Plumbing › Locations' },
+      { text: 'Book an appointment online or call us.', url: '/book', title: 'Plumbing', section: 'Plumbing › Book' },
+    ];
+    expect(rankSentences('do i need an appointment just to look at toilets in the showroom', chunks)[0]).toMatchObject({ url: '/locations' });
+  });
+
+  it('a measure asked ("how tall", "dimensions", "quel diamètre") wants a number with its unit, not any number', () => {
+    expect(answerType('how tall are the roll up doors')).toBe('measure');
+    expect(answerType('what are the inside dimensions of the van')).toBe('measure');
+    expect(answerType('le fraisier il fait quel diamètre')).toBe('measure');
+    expect(holdsType('Doors are 7 ft tall.', 'measure')).toBe(true);
+    expect(holdsType('A 10x15 unit fits a two-bedroom home.', 'measure')).toBe(true);
+    expect(holdsType('Our walls are 16 metres high.', 'measure')).toBe(true);
+    expect(holdsType('She built 60 drive-up units.', 'measure')).toBe(false);
+    const chunks = [{ text: 'She built 60 drive-up units and painted every door herself.', url: '/about', title: 'Storage', section: 'About' }];
+    const [best] = rankSentences('how tall are the doors on the drive up units', chunks);
+    expect(best!.score).toBeLessThan(ANSWER_THRESHOLD);
+  });
+
+  it('a verb\'s particle after its object is the same verb ("pick her up"); "not using" is what a site calls unused; "end up" says nothing', () => {
+    expect(analyzeQuestion('when can i pick her up').terms.map((t) => t.word)).toEqual(['pickup']);
+    expect(analyzeQuestion('can i pick my dog up at 5').terms.map((t) => t.word)).toContain('pickup');
+    const using = analyzeQuestion('can i bring back the ones i end up not using').terms;
+    expect(using.map((t) => t.word)).not.toContain('end');
+    expect([...using.find((t) => t.word === 'using')!.derived]).toContain(stems('unused').values().next().value);
+    const chunks = [
+      { text: 'Bring back unused boxes within 60 days with your receipt for a full refund.', url: '/supplies', title: 'Storage', section: 'Returns' },
+      { text: 'Saturdays at the end of the month go fast.', url: '/blog/checklist', title: 'Storage', section: 'Blog' },
+      { text: 'Pack the rooms you use least first.', url: '/blog/tips', title: 'Storage', section: 'Blog' },
+    ];
+    expect(rankSentences('can i bring back the boxes i end up not using', chunks)[0]).toMatchObject({ url: '/supplies' });
+  });
+});
+
 describe('ranking sentences', () => {
   const chunk = (text: string, url: string) => ({ text, url, title: 'Bakery', section: null });
 
@@ -355,7 +407,7 @@ describe('ranking sentences', () => {
 
   it('a count or an age is a number that is no price; "what kind of" asks which, "kind" is no word of it', () => {
     expect(answerType('What age do you stop seeing children?')).toBe('number');
-    expect(answerType('How tall are the walls?')).toBe('number');
+    expect(answerType('How tall are the walls?')).toBe('measure');
     expect(holdsType('New patient exam with X-rays: $149', 'number')).toBe(false);
     expect(holdsType('We care for about 5,000 patients and charge $50.', 'number')).toBe(true);
     const chunks = [

@@ -12,7 +12,7 @@ import { antonyms, derivations, editsOf, irregularBase, glossWords, isDemonym, h
  * dictionary files.
  */
 
-export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'method' | 'payment' | 'phone' | 'email' | 'contact' | 'number';
+export type AnswerType = 'price' | 'time' | 'day' | 'when' | 'address' | 'person' | 'duration' | 'frequency' | 'date' | 'method' | 'payment' | 'phone' | 'email' | 'contact' | 'number' | 'requirement' | 'measure';
 
 export interface QueryTerm {
   /** The word as the visitor wrote it (lower case): what PostgreSQL stems on its side. */
@@ -134,6 +134,8 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "What happens if I don't pick it up?" asks what follows, as "What if…?" does: "happens" is no word of the answer
   // ("All our baking happens in one kitchen…").
   [/\bwhat (happens|will happen|would happen|happened) (if|when)\b/gi, 'what $2'],
+  // "the ones I end up not using": what happens in the end is said of the thing ("unused boxes"), not of an end.
+  [/\b(end|ends|ended|ending|wind|winds|wound) up\b/gi, ''],
   // "If I forget to pick up my order": it is not picked up ("Orders that are not collected…").
   [/\b(forget|forgot|forgotten|forgets) to\b/gi, 'do not'],
   // What a cake or a tray feeds, a menu says it serves ("10-inch round — Serves: 25 to 30"). Not as a synonym group:
@@ -168,7 +170,8 @@ const DOMAIN_PHRASES: [RegExp, string][] = [
   // "…, is that a problem?", "is that OK?": asks whether what was said is allowed, and names nothing of its own.
   [/\b(is|would|will) (that|this|it) (be )?(a problem|an issue|ok|okay|alright|all right|fine)\b/gi, ''],
   // "When can I pick up my order?", "…pick it up": a site's "Pickup" page ("Pre-orders are ready from 8 am").
-  [/\bpick(s|ing|ed)?\s+(?:(?:it|them)\s+)?up\b/gi, 'pickup'],
+  // The particle after its object ("pick her up", "pick my dog up") is the same verb.
+  [/\bpick(s|ing|ed)?\s+(?:(?:it|them|her|him|me|us|(?:my|our|the|your) \w+)\s+)?up\b/gi, 'pickup'],
   // "I'm not a member", "we are not residents": who says so is a non-member, as a site puts it ("Non-members pay $15").
   [/\b(i'?m|i am|we'?re|we are|they'?re|they are|he'?s|she'?s|(?:he|she) is) not (?:an? )?([a-z]+)\b/gi, 'non-$2'],
   // "the smallest order you take", "the largest group": a site states its limits as a minimum or maximum.
@@ -199,6 +202,8 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   email: ['email', 'mail', 'address', 'write', 'send', 'courriel', 'adresse', 'ecrire'],
   contact: ['contact', 'reach', 'touch', 'talk', 'speak', 'ask', 'contacter', 'joindre', 'parler'],
   number: ['many', 'big', 'old', 'age', 'tall', 'high', 'wide', 'deep', 'heavy', 'far'],
+  measure: ['tall', 'high', 'wide', 'deep', 'thick', 'heavy', 'size', 'dimension', 'dimensions', 'height', 'width', 'depth', 'diameter', 'weight', 'measurements', 'taille', 'dimension', 'diametre', 'hauteur', 'largeur', 'profondeur', 'poids'],
+  requirement: ['need', 'must', 'require', 'required', 'necessary', 'mandatory', 'compulsory', 'gotta', 'faut', 'obligatoire', 'necessaire', 'besoin'],
 };
 
 /** The kind of answer a question wants, from its wording (folded); null for none in particular. */
@@ -220,6 +225,9 @@ export function answerType(question: string): AnswerType | null {
   if (/^\W*how (do|can|should|could|would|might) (i|we)\b/.test(q) && !/\b(get|go) (to|there|here)\b|\bfind (you|the)\b/.test(q)) return 'method';
   // Not "Who's in charge at…?": a person.
   if (/\bhow much\b|\b(cost|price|(?<!\bin )charge|fee|discount)s?\b|\bhow (expensive|pricey|pricy|cheap)\b|\bgoing rate\b/.test(q)) return 'price';
+  // "Do I need an appointment?", "Do I have to book ahead?", "Is a deposit required?": whether it is needed, which a
+  // sentence says by saying it is required, recommended, optional or not needed ("No appointment needed").
+  if (REQUIREMENT_ASKED.test(q)) return 'requirement';
   // "Who should I call after hours?", "What's the number for emergencies?": a number to call.
   if (/\b(phone|telephone|cell|mobile)\b|\b(ring|call) (you|us)\b|\bnumber to (ring|call)\b|\bwho (should|do|can|could) (i|we) (call|ring|phone|text)\b|\bwhat'?s? (is )?(the|your) number\b|^\W*(the |your )?numbers? (for|of) (the|your)\b/.test(q)) return 'phone';
   if (/\be-?mail(\s+address)?\b(?!s)|\bwrite to\b|\bsend (my|our|a|the)\b/.test(q)) return 'email';
@@ -248,6 +256,8 @@ export function answerType(question: string): AnswerType | null {
   if (/^\W*when\b|\bwhen (do|does|did|is|are|was|were|will|can|could|should|would)\b/.test(q)) return 'when';
   // "What age do you stop seeing children?", "How tall are the walls?": a number, of years or of a measure.
   // "How far do you deliver?": "within 10 miles".
+  // "How tall are the doors?", "What are the van's inside dimensions?": a measure, a number with its unit ("7 ft", "10x10").
+  if (MEASURE_ASKED.test(q)) return 'measure';
   if (/\bhow (many|big|old|tall|high|wide|deep|heavy)\b|\b(what|which) ages?\b|\bhow far\b/.test(q)) return 'number';
   return null;
 }
@@ -260,6 +270,8 @@ function frenchAnswerType(q: string): AnswerType | null {
   if (/\b(combien|cb) de (temps|jours|semaines|mois|heures|minutes)\b|\bdelai\b|\bduree\b|\bca (dure|prend) combien\b|\bcombien de temps\b|\bs'y prendre\b/.test(q)) return 'duration';
   if (/\b(moyens?|modes?) de paiement\b|\b(vous )?accept\w* (les |la )?(cartes?|cheques?|especes|tickets?)\b|\bpayer (par|en|avec)\b/.test(q)) return 'payment';
   if (/\b(combien|cb)\b(?! de (personnes|places|gens|fois))|\bprix\b|\btarifs?\b|\bcoute\w*\b|\bcout\b|\bpayant\b|\bfrais\b|\bca revient a\b/.test(q)) return 'price';
+  if (REQUIREMENT_ASKED_FR.test(q)) return 'requirement';
+  if (/\bquel(?:le)?s? (?:taille|dimensions?|diametre|hauteur|largeur|profondeur|poids)\b|\b(?:diametre|dimensions)\b/.test(q)) return 'measure';
   if (/\b(telephone|tel|numero|num)\b/.test(q)) return 'phone';
   if (/\b(courriel|adresse (e-?)?mail|mail)\b/.test(q)) return 'email';
   // "c qui le responsable", "c'est qui": "c" is how a chat writes "c'est".
@@ -351,7 +363,28 @@ const PATTERNS: Record<Exclude<AnswerType, 'person'>, (s: string) => boolean> = 
   // "How many patients do you have?" is not answered by "New patient exam: $149": a count is no price.
   // Nor is a phone number or a time of day ("Catering: … (207) 555-0148" to "How many people can you cater for?").
   number: (s) => /\d/.test(s.replace(MONEY, '').replace(PHONES, '').replace(CLOCKS, '')),
+  requirement: (s) => SAYS_NEED.test(fold(s)),
+  measure: (s) => MEASURE.test(s),
 };
+
+/** A question asking for a measure (folded): how tall, wide, deep, high, thick or heavy; a size, dimensions, a diameter. */
+const MEASURE_ASKED = /\bhow (?:tall|wide|deep|high|thick|heavy)\b|\b(?:what|which)(?: is| are|'s|s)? (?:the )?(?:\w+ )?(?:size|dimensions?|height|width|depth|diameter|weight|measurements?)\b|\b(?:dimensions|diameter|measurements)\b/;
+/** A measure: a number with a unit of length, area, volume or weight, or two numbers by each other ("10x15", "5' x 10'"). */
+const MEASURE = /\d\s*(?:ft|feet|foot|in|inch|inches|cm|mm|m|km|mi|miles?|meters?|metres?|yards?|yd|sq|square|cu|cubic|lbs?|pounds?|kg|kilos?|g|grams?|oz|ounces?|l|liters?|litres?|gal|gallons?|tons?|tonnes?|['"′″])(?![a-z])|\d\s*['"′″]?\s*(?:x|×|by)\s*\d/i;
+
+/**
+ * A yes/no question asking whether something is needed, in English or French (folded): "do I need…", "do I have to…",
+ * "does he need…", "must I…", "is a deposit required?", "faut-il réserver ?", "c'est obligatoire ?". Not a need told
+ * as a circumstance ("I need to cancel my appointment, will I be charged?"): the question starts with its auxiliary.
+ */
+const REQUIREMENT_ASKED = /^\W*(?:(?:do|does|will|would)\s+(?:i|we|you|he|she|they|(?:my|our|the)\s+\w+)\s+(?:have to|has to|need|needs|got to|gotta)\b|(?:must|should)\s+(?:i|we)\b|(?:is|are)\s+(?:it|there|an?\s+\w+|the\s+\w+|\w+)\s+(?:\w+\s+)?(?:required|needed|necessary|mandatory|compulsory|obligatory)\b)/;
+const REQUIREMENT_ASKED_FR = /\bfaut[- ]il\b|\best-ce qu'?il faut\b|\b(?:c'?est|est-ce) (?:obligatoire|necessaire|indispensable)\b|\b(?:obligatoire|necessaire)\s*\?|\bdoi(?:s|t|vent)[- ](?:je|on|il|elle|ils|elles)\b|\bfaut (?:que|qu')/;
+/**
+ * What a sentence says of a need (folded): required, needed, necessary, mandatory, recommended, optional, "must", "have
+ * to", "no appointment needed", walk-ins; in French obligatoire, nécessaire, conseillé, facultatif, "il faut", "sans
+ * rendez-vous". Structure of any trade: the words a rule is written with.
+ */
+const SAYS_NEED = /\b(?:requir(?:e|es|ed|ement|ements)|need(?:s|ed)?|necessary|mandatory|compulsory|obligatory|essential|must|have to|has to|recommend(?:s|ed)?|optional|walk-?ins?|(?:only )?if you(?:'d)? (?:prefer|like|want)|obligatoire|necessaire|indispensable|conseill\w*|recommand\w*|facultati(?:f|ve)|il faut|sans (?:rendez-vous|rdv|reservation)|pas besoin|exige\w*)\b/;
 
 /**
  * How often: "every six months", "every other week", "twice a year", "3 times per week", "each morning", "on Tuesdays", "Monday, Wednesday and Friday";
@@ -804,6 +837,16 @@ const questionsRead = remembered(100, (asked: string): Question => {
   return Object.freeze(question);
 });
 
+/**
+ * The adjective English makes of a verb denied with "un-" and its past participle, when WordNet knows it: "using" →
+ * "unused", "opened" → "unopened", "paying" → "unpaid" only if known (never a guess).
+ */
+function unPrefixed(word: string): string[] {
+  const base = irregularBase(word);
+  const participles = word.endsWith('ed') ? [word] : word.endsWith('ing') ? [`${word.slice(0, -3)}ed`, `${word.slice(0, -3)}d`, `${word.slice(0, -3)}ied`] : base ? [`${base}ed`, `${base}d`] : [`${word}ed`, `${word}d`];
+  return participles.map((p) => `un${p}`).filter((w) => isKnownWord(w)).slice(0, 1);
+}
+
 function readQuestion(asked: string): Question {
   const text = withHolidayEves(DOMAIN_PHRASES.reduce((t, [re, word]) => t.replace(re, word), withSpelling(asked)));
   const want = answerType(text);
@@ -852,7 +895,9 @@ function readQuestion(asked: string): Question {
     if (word === 'minimum' || word === 'maximum') synonymWords.add(RANGE_LIMIT);
     const alternatives = new Set([...synonymWords].flatMap((w) => words(w)).map(stem));
     alternatives.delete(s);
-    const derived = new Set(proper.has(word) ? [] : [...derivations(word), ...(base ? [base] : [])].map(stem));
+    // "the ones I'm not using", "boxes not opened": what a site calls unused, unopened ("Bring back unused boxes").
+    const negated = !proper.has(word) && /^(not|never|without)$|n't$/.test(after) ? unPrefixed(word) : [];
+    const derived = new Set(proper.has(word) ? [] : [...derivations(word), ...(base ? [base] : []), ...negated].map(stem));
     derived.delete(s);
     // Precise class words only: "drink" (ten senses) or "food" would relate too much.
     const classWords = nouns.has(word) && !proper.has(word) && !typeWords.has(s)

@@ -74,6 +74,7 @@ describe('spelling against the site', () => {
     expect(withSiteSpelling('whos the mgr', 'en', SITE, english)).toBe("who's the manager");
     expect(withSiteSpelling('mon hrs', 'en', SITE, english)).toBe('monday hours');
     expect(withSiteSpelling('amex ok?', 'en', SITE, english)).toBe('american express ok?');
+    expect(withSiteSpelling('open xmas day?', 'en', SITE, english)).toBe('open christmas day?');
   });
 });
 

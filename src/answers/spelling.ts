@@ -19,7 +19,7 @@ const SHORTHAND: Record<'en' | 'fr', Record<string, string>> = {
     hw: 'how', wat: 'what', wht: 'what', wen: 'when', whn: 'when', whr: 'where', cn: 'can', dont: "don't", doesnt: "doesn't",
     cant: "can't", wont: "won't", isnt: "isn't", im: "i'm", ive: "i've", whats: "what's", whos: "who's", wheres: "where's", hows: "how's", rn: 'right now', thru: 'through', nxt: 'next', yrs: 'years',
     gotta: 'got to', gonna: 'going to', wanna: 'want to', yall: 'you all', havent: "haven't", hasnt: "hasn't", didnt: "didn't", wouldnt: "wouldn't", couldnt: "couldn't", shouldnt: "shouldn't", arent: "aren't", wasnt: "wasn't",
-    ppl: 'people', amex: 'american express', mgr: 'manager', mngr: 'manager', num: 'number', bc: 'because', cuz: 'because', abt: 'about', avail: 'available', pkg: 'package',
+    ppl: 'people', amex: 'american express', mgr: 'manager', mngr: 'manager', num: 'number', bc: 'because', cuz: 'because', abt: 'about', avail: 'available', pkg: 'package', xmas: 'christmas',
   },
   fr: {
     stp: "s'il te plaît", svp: "s'il vous plaît", rdv: 'rendez-vous', dispo: 'disponible', dispos: 'disponibles', qd: 'quand', pr: 'pour',
