@@ -128,6 +128,11 @@ describe('needs, measures and phrasal verbs (issue 39)', () => {
     expect(best!.score).toBeLessThan(ANSWER_THRESHOLD);
   });
 
+  it('a noun read as an adverb before another noun names a kind of it ("well pumps"); "still open" keeps its adverb', () => {
+    expect(analyzeQuestion('do you fix well pumps').terms.find((t) => t.word === 'well')).toMatchObject({ incidental: false });
+    expect(analyzeQuestion('is it still open on sunday').terms.find((t) => t.word === 'still')).toMatchObject({ incidental: true });
+  });
+
   it('a verb\'s particle after its object is the same verb ("pick her up"); "not using" is what a site calls unused; "end up" says nothing', () => {
     expect(analyzeQuestion('when can i pick her up').terms.map((t) => t.word)).toEqual(['pickup']);
     expect(analyzeQuestion('can i pick my dog up at 5').terms.map((t) => t.word)).toContain('pickup');

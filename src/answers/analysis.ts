@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isFirstName, isLexiconWord, nlp } from './nlp.ts';
 import { languageOfText } from './phrases.ts';
 import { fold, remembered, STOPWORDS } from './text.ts';
-import { antonyms, derivations, editsOf, irregularBase, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
+import { antonyms, derivations, editsOf, irregularBase, glossWords, isDemonym, hypernyms, isBaseVerb, isChildNoun, isInstanceName, isKnownWord, isNoun, nearestKnownWord, isPersonNoun, isPremisesNoun, isYoungNoun, nounClasses, phraseSynonyms, senseCount, synonyms, verbGlossWords } from './wordnet.ts';
 
 /**
  * Reading a question and the site's sentences the same way: words stemmed with Porter2 (the
@@ -859,7 +859,11 @@ function readQuestion(asked: string): Question {
   const doc = parsed(text);
   const nouns = new Set((doc.match('#Noun').not('#Pronoun').out('array') as string[]).flatMap((a) => words(a)));
   const adjectives = new Set((doc.match('#Adjective').out('array') as string[]).flatMap((a) => words(a)));
-  const adverbs = new Set((doc.match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a))));
+  const read = words(text);
+  // A word read as an adverb right before a word that is no adjective, both of which WordNet knows as nouns, names a kind
+  // of that thing ("well pumps"): adverbs modify verbs and adjectives, not nouns ("still open" stays an adverb's).
+  const modifiers = new Set(read.filter((w, i) => { const next = read[i + 1] ?? ''; return isNoun(w) && isNoun(next) && !adjectives.has(next) && !STOPWORDS.has(next); }));
+  const adverbs = new Set((doc.match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a)) && !modifiers.has(a)));
   const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
   const phrase = new Map<string, string[]>();

@@ -356,6 +356,12 @@ export function isKnownWord(word: string): boolean {
   return baseForms(word.toLowerCase()).some((form) => POS.some((pos) => idx.get(pos)!.has(form)));
 }
 
+/** Whether WordNet knows `word` or a base form of it as a noun ("well": a hole dug for water; "pumps"). */
+export function isNoun(word: string): boolean {
+  const idx = loadIndexes().get('noun')!;
+  return baseForms(word.toLowerCase()).some((form) => idx.has(form));
+}
+
 export function senseCount(word: string): number {
   const idx = loadIndexes();
   for (const form of baseForms(word.toLowerCase())) {
