@@ -1,4 +1,5 @@
-import busboy from 'busboy';
+import { createRequire } from 'node:module';
+import type Busboy from 'busboy';
 import { AppError, validationError } from '../../src/errors.ts';
 import type { AppContext } from '../context.ts';
 
@@ -12,6 +13,10 @@ export function isMultipartRequest(ctx: AppContext): boolean {
 
 const FIELD_BYTES = 1024;
 
+/** busboy, required on the first upload (CommonJS, the module the import loaded): an idle service reads none (issue 48). */
+let loaded: typeof Busboy | undefined;
+const busboy: typeof Busboy = (config) => (loaded ??= createRequire(import.meta.url)('busboy') as typeof Busboy)(config);
+
 /**
  * Reads a `multipart/form-data` body holding one file part (its field named `file`) and a few short text fields:
  * 413 `file_too_large` past `maxBytes`, 400 `validation_error` for a malformed body, no file, or more than one.
@@ -19,7 +24,7 @@ const FIELD_BYTES = 1024;
  */
 export function readUpload(ctx: AppContext, maxBytes: number): Promise<Upload> {
   return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
+    let parser: Busboy.Busboy;
     try {
       parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: FIELD_BYTES, parts: 12 } });
     } catch {
