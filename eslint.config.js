@@ -19,6 +19,20 @@ const NAMED_MESSAGES = [
   { selector: 'CallExpression[callee.property.name="signalWithStart"] > ObjectExpression > Property[key.name="signal"][value.type=/^(Literal|TemplateLiteral)$/]', message: BY_DEFINITION },
 ];
 
+const SQL_ONLY_IN_DB = [
+  { selector: 'TaggedTemplateExpression[tag.name=/^(sql|tx|db)$/]', message: 'SQL runs only in src/db/: call a repository function.' },
+  { selector: 'TaggedTemplateExpression[tag.property.name=/^(sql|tx|db)$/]', message: 'SQL runs only in src/db/: call a repository function.' },
+  { selector: 'CallExpression[callee.property.name="unsafe"]', message: 'SQL runs only in src/db/: call a repository function.' },
+];
+
+/** workflows/' modules are shared by every workflow run of the thread (preloaded): state at module scope would leak between runs. */
+const SHARED_MODULE = 'Workflow modules are shared by every run (preloadModules): keep a run\'s state inside the workflow function.';
+const NO_MODULE_STATE = [
+  { selector: 'Program > VariableDeclaration[kind=/^(let|var)$/]', message: SHARED_MODULE },
+  { selector: 'Program > ExportNamedDeclaration > VariableDeclaration[kind=/^(let|var)$/]', message: SHARED_MODULE },
+  { selector: 'Program VariableDeclarator[init.type="NewExpression"][init.callee.name=/^(Map|Set|WeakMap|WeakSet|Array)$/]:not(:function VariableDeclarator)', message: SHARED_MODULE },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
@@ -55,12 +69,14 @@ export default tseslint.config(
     files: ['api/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'src/**/*.ts'],
     ignores: ['src/db/**', 'src/infra/**', '**/*.test.ts'],
     rules: {
-      'no-restricted-syntax': ['error', ...NAMED_MESSAGES,
-        { selector: 'TaggedTemplateExpression[tag.name=/^(sql|tx|db)$/]', message: 'SQL runs only in src/db/: call a repository function.' },
-        { selector: 'TaggedTemplateExpression[tag.property.name=/^(sql|tx|db)$/]', message: 'SQL runs only in src/db/: call a repository function.' },
-        { selector: 'CallExpression[callee.property.name="unsafe"]', message: 'SQL runs only in src/db/: call a repository function.' },
-      ],
+      'no-restricted-syntax': ['error', ...NAMED_MESSAGES, ...SQL_ONLY_IN_DB],
     },
+  },
+  {
+    // The workflow bundle's modules are evaluated once and shared by every run (preloadModules, src/temporal/workflow-bundle.ts):
+    // no run's state at module scope.
+    files: ['workflows/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...NAMED_MESSAGES, ...SQL_ONLY_IN_DB, ...NO_MODULE_STATE] },
   },
   {
     // The embed runs in visitors' browsers as a classic script, untranspiled.

@@ -212,6 +212,10 @@ describe('campaign calls', () => {
     expect(events.find((e) => e.type === 'campaign.completed')!.data.campaign).toMatchObject({ id: campaign.id, status: 'completed' });
     const endedCompleted = events.find((e) => e.type === 'campaign_call.ended' && e.data.call.id === completed!.id)!;
     expect(endedCompleted.data.call).toMatchObject({ status: 'completed', ended_reason: 'carrier', conversation_id: completed!.conversation_id });
+    // The call's end, then its conversation's (one statement writes both: issue 48), then the evaluation.
+    const at = (type: string) => events.findIndex((e) => e.type === type && (e.data.call ?? e.data.conversation).id === (type === 'campaign_call.ended' ? completed!.id : completed!.conversation_id));
+    expect(at('campaign_call.ended')).toBeLessThan(at('conversation.ended'));
+    expect(at('conversation.ended')).toBeLessThan(at('conversation.evaluated'));
     // The workflows carry the organization, agent and campaign.
     const parent = await svc.temporal.workflow.getHandle(workflowIds.campaign(campaign.id)).describe();
     const child = await svc.temporal.workflow.getHandle(workflowIds.campaignCall(completed!.id)).describe();

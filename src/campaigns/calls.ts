@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.ts';
 import { findAgent, findAgentToRunAndCallee } from '../db/agents.ts';
 import {
-  advanceCall, advanceCallReading, callIsBlocked, campaignAgentPaused, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, findCampaignForTurn, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
+  advanceCall, advanceCallReading, callIsBlocked, campaignAgentPaused, endCallAndConversation, endCallRowWithCampaign, expireQueuedCalls, findCallById, findCampaignById, findCampaignForTurn, insertRetryCall, linkOpenCallConversation, markCampaignCompleted,
   callOutcomeCounts, queuedByZone, readyCalls, toCall, toCampaign, type CallCampaign, type CallRecord, type CampaignState,
 } from '../db/campaigns.ts';
 import { findCallConversationToEvaluate, findConversationRecord } from '../db/conversations.ts';
@@ -58,7 +58,7 @@ async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
   carrierSession?: boolean;
 }):
   Promise<{ status: CallStatus; ended_reason: EndedReason | null; conversation?: boolean }> {
-  const ended = await deps.sql.begin(async (tx) => {
+  const ended = await endCallInOneStatement(deps, input) ?? await deps.sql.begin(async (tx) => {
     // The call's agent and its redaction as this process knows them: the event is written by the statement that ends
     // the call when the redaction leaves its payload as it is (issue 48), else emitted after it, as before.
     const event = sqlWrittenEvent(knownAgentOfCall(input.callId));
@@ -91,6 +91,25 @@ async function endCall(deps: Omit<ConversationDeps, 'runtime'>, input: {
     if (session) await endSession(deps.sql, session.id);
   }
   return { status: now?.status ?? input.status, ended_reason: now?.ended_reason ?? input.reason, conversation: Boolean(now?.conversation_id) };
+}
+
+/**
+ * The call and its conversation ended by one statement (endCallAndConversation), when this process knows the call's agent
+ * and its redaction leaves webhook payloads as they are, and the end cannot queue a retry (busy and unanswered calls may:
+ * the transaction rules on it; a callback asked for is ruled out by the statement). Null when it wrote nothing: the
+ * transaction's path then runs, as before (issue 48: 4 statements a call become 1; what is written is the same).
+ */
+async function endCallInOneStatement(deps: Pick<ConversationDeps, 'sql'>, input: { callId: string; status: TerminalCallStatus; reason: EndedReason }): Promise<CallRecord | null> {
+  if (input.status === 'busy' || input.status === 'no_answer') return null;
+  const event = sqlWrittenEvent(knownAgentOfCall(input.callId));
+  const conversationEvent = event && sqlWrittenEvent(event.agentId);
+  if (!event || !conversationEvent) return null;
+  const ended = await endCallAndConversation(deps.sql, input.callId, input.status, input.reason, { ...event, conversationEventId: conversationEvent.id });
+  if (!ended) return null;
+  checkWrittenEvent('campaign_call.ended', ended.event, { call: toCall(ended.call) });
+  if (ended.conversationEvent) checkWrittenEvent('conversation.ended', ended.conversationEvent, { conversation: ended.conversation });
+  // As the transaction's path leaves it: a conversation ended with the call was active, so the statement ended it.
+  return ended.call;
 }
 
 /** A callee asking to be called back is called again, up to this attempt. */

@@ -2,6 +2,8 @@ import { listPage, type Db, type Fragment } from './index.ts';
 import { newId } from '../ids.ts';
 import { dispatchedUnlessReceived, isoTime, redactionStillAt } from './events.ts';
 import { rememberAgentOfCall } from './redaction-cache.ts';
+import { endConversationCtes, endedConversationListed } from './conversations.ts';
+import type { Conversation } from '../schemas/conversations.ts';
 import {
   IN_FLIGHT_STATUSES, type Campaign, type CampaignCall, type CampaignStatus, type CallStatus, type CallingWindow, type EndedReason, type Retry,
   type CallOutcome, type TerminalCallStatus,
@@ -410,6 +412,48 @@ export async function endCallRowWithCampaign(db: Db, id: string, status: Termina
   const campaign = r.campaign_agent_id === null ? null : { widget_id: r.campaign_agent_id, status: r.campaign_status!, retry: r.campaign_retry };
   const { campaign_agent_id: _a, campaign_status: _s, campaign_retry: _r, event_data: data, ...row } = r;
   return { call: toCallRecord(row), campaign, event: data ?? null };
+}
+
+/**
+ * A call's end and its conversation's in one statement (issue 48: begin, endCallRowWithCampaign, markEnded and commit
+ * were 4): the call ended with `campaign_call.ended`, then its conversation, when active, ended with its usage record
+ * and `conversation.ended` (endConversationCtes), each event's data built by PostgreSQL. One statement is one
+ * transaction, so the two ends commit together, as the transaction did; `conversation.ended` is stamped after
+ * `campaign_call.ended` (it reads that event's time), so events keep their order.
+ *
+ * Written only when nothing else is needed, else nothing is written and null answers (endCall then takes the
+ * transaction's path, or finds the call ended): the call has not ended; no callback was asked for (the transaction may
+ * queue one: a busy or unanswered call's retry is the caller's to rule out); the campaign's agent is `event.agentId`,
+ * its redaction still at `event.redactionVersion` (both events' payloads are as written); and the call's conversation,
+ * if any, is that agent's and committed before this statement began (one linked later is not seen by its snapshot).
+ */
+export async function endCallAndConversation(db: Db, id: string, status: TerminalCallStatus, reason: EndedReason,
+  event: { id: string; conversationEventId: string; agentId: string; redactionVersion: number }):
+  Promise<{ call: CallRecord; event: Record<string, unknown>; conversationEvent: Record<string, unknown> | null; conversation: Conversation | null } | null> {
+  const [r] = await db<(CallRow & { event_data: Record<string, unknown>; conversation_event_data: Record<string, unknown> | null;
+    conversation_listed: (Omit<Conversation, 'started_at' | 'ended_at'> & { started_at: string; ended_at: string | null }) | null })[]>`
+    with ended as (${endCallUpdate(db, id, status, reason)} and ended_at is null and outcome is distinct from 'callback_requested'
+        and exists (select 1 from campaigns c where c.id = campaign_id and c.agent_id = ${event.agentId})
+        and ${redactionStillAt(db, event.agentId, event.redactionVersion)}
+        and (conversation_id is null or exists (select 1 from conversations v where v.id = conversation_id and v.agent_id = ${event.agentId}))
+      returning ${db(CALL_COLUMNS)}),
+    event as (
+      insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
+      select ${event.id}::text, e.org_id, 'campaign_call.ended', ${event.agentId}::uuid, json_build_object('call', ${callJson(db)}), clock_timestamp(),
+        ${dispatchedUnlessReceived(db, db`e.org_id`, 'campaign_call.ended')}
+      from ended e
+      returning created_at, data),
+    ${endConversationCtes(db, db`(select conversation_id from ended)`, 'visitor',
+    { id: event.conversationEventId, agentId: event.agentId, redactionVersion: event.redactionVersion }, db`(select created_at from event)`)}
+    select ended.*, (select data from event) as event_data, (select data from conversation_event) as conversation_event_data,
+      ${endedConversationListed(db)} as conversation_listed
+    from ended`;
+  if (!r) return null;
+  const { event_data: data, conversation_event_data: conversationData, conversation_listed: listed, ...row } = r;
+  return {
+    call: toCallRecord(row), event: data, conversationEvent: conversationData,
+    conversation: listed ? { ...listed, started_at: new Date(listed.started_at).toISOString(), ended_at: listed.ended_at ? new Date(listed.ended_at).toISOString() : null } : null,
+  };
 }
 
 /** The call `e` (CALL_COLUMNS) as JSON built by PostgreSQL, as toCall gives it (keys in its order). */

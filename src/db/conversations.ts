@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import type { Db, Fragment } from './index.ts';
 import { newId } from '../ids.ts';
 import { dispatchedUnlessReceived, isoTime, redactionStillAt } from './events.ts';
 import type { MessageRole, ToolCall, TranscriptMessage } from '../runtime/types.ts';
@@ -413,28 +413,44 @@ export async function recordTurn(db: Db, secrets: SecretBox, id: string, turn: {
 export async function markEnded(db: Db, id: string, reason: 'visitor' | 'inactivity' | 'agent' | 'closed',
   event?: { id: string; agentId: string; redactionVersion: number }):
   Promise<(ConversationRecord & { listed: Conversation; event: Record<string, unknown> | null }) | null> {
-  const written = event ? db`, event as (
+  const [row] = await db<(RecordRow & ConversationRow & { event_data?: Record<string, unknown> | null })[]>`with
+    ${endConversationCtes(db, db`${id}`, reason, event)}
+    select ${db(RECORD_COLUMNS)}, ${rowColumns(db)} ${event ? db`, (select data from conversation_event) as event_data` : db``} from ended_conversation c`;
+  return row ? { ...toRecord(row), listed: toConversation(row), event: row.event_data ?? null } : null;
+}
+
+/**
+ * The CTEs of markEnded, for a statement of its own or one that ends a campaign call with its conversation
+ * (endCallAndConversation, src/db/campaigns.ts): `ended_conversation` (the conversation `id`, an SQL expression, ended
+ * when active), `conversation_usage` (its usage record) and, with `event`, `conversation_event` (`conversation.ended`,
+ * stamped by the clock, and never before `notBefore` when given: an event of the same statement it must follow).
+ */
+export function endConversationCtes(db: Db, id: Fragment, reason: 'visitor' | 'inactivity' | 'agent' | 'closed',
+  event?: { id: string; agentId: string; redactionVersion: number }, notBefore?: Fragment): Fragment {
+  const at = notBefore ? db`greatest(clock_timestamp(), ${notBefore} + interval '1 microsecond')` : db`clock_timestamp()`;
+  const written = event ? db`, conversation_event as (
       insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
-      select ${event.id}::text, c.org_id, 'conversation.ended', c.agent_id, json_build_object('conversation', ${rowJson(db)}), clock_timestamp(),
+      select ${event.id}::text, c.org_id, 'conversation.ended', c.agent_id, json_build_object('conversation', ${rowJson(db)}), ${at},
         ${dispatchedUnlessReceived(db, db`c.org_id`, 'conversation.ended')}
-      from ended c
+      from ended_conversation c
       where c.agent_id = ${event.agentId} and ${redactionStillAt(db, event.agentId, event.redactionVersion)}
       returning data)` : db``;
   // The usage record's duration: whole seconds between the two times at millisecond precision (as a Date holds them).
-  const [row] = await db<(RecordRow & ConversationRow & { event_data?: Record<string, unknown> | null })[]>`with ended as (
+  return db`ended_conversation as (
       update conversations c set status = 'ended', ended_reason = ${reason},
         -- A conversation left idle ended at its last activity, not when the timer noticed.
         ended_at = case when ${reason} = 'inactivity' then last_activity_at else now() end
       where c.id = ${id} and c.status = 'active' returning *),
-    usage as (
+    conversation_usage as (
       insert into usage_records (id, org_id, agent_id, conversation_id, surface, duration_seconds, messages, input_tokens, output_tokens)
-      select ${newId()}, org_id, agent_id, id, surface,
-        greatest(0, round(extract(epoch from date_trunc('milliseconds', ended_at) - date_trunc('milliseconds', started_at))))::int,
-        (select count(*)::int from conversation_messages where conversation_id = ${id}), input_tokens, output_tokens
-      from ended) ${written}
-    select ${db(RECORD_COLUMNS)}, ${rowColumns(db)} ${event ? db`, (select data from event) as event_data` : db``} from ended c`;
-  return row ? { ...toRecord(row), listed: toConversation(row), event: row.event_data ?? null } : null;
+      select ${newId()}, e.org_id, e.agent_id, e.id, e.surface,
+        greatest(0, round(extract(epoch from date_trunc('milliseconds', e.ended_at) - date_trunc('milliseconds', e.started_at))))::int,
+        (select count(*)::int from conversation_messages m where m.conversation_id = e.id), e.input_tokens, e.output_tokens
+      from ended_conversation e) ${written}`;
 }
+
+/** The list row of the conversation endConversationCtes ended, as JSON (times as PostgreSQL writes them), or null. */
+export const endedConversationListed = (db: Db) => db`(select to_json(x) from (select ${rowColumns(db)} from ended_conversation c) x)`;
 
 /**
  * Stores an evaluation's results; answers the list row as it now reads, or null when the conversation is gone.
