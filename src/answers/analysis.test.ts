@@ -128,6 +128,19 @@ describe('needs, measures and phrasal verbs (issue 39)', () => {
     expect(best!.score).toBeLessThan(ANSWER_THRESHOLD);
   });
 
+  it('"ahead" is what a site asks for "in advance"; the row labelled with the item asked is its own line before a sentence mentioning it', () => {
+    const chunks = [
+      { text: 'The 15 ft truck is yours free for up to 4 hours on move-in day; you only pay mileage at $0.89 per mile.', url: '/trucks', title: 'Storage', section: 'Storage › Free move-in truck' },
+      { text: '10 ft truck — Day rate: $29.95; Per mile: $0.79\n15 ft truck — Pick up at: Kettle Creek; Day rate (24 hours): $39.95; Per mile: $0.89; Good for: 1–2 bedroom home\n20 ft truck — Day rate: $49.95; Per mile: $0.99', url: '/trucks', title: 'Storage', section: 'Storage › Vehicles' },
+      { text: 'One free truck use per new rental; it has to be reserved in advance like any other truck.', url: '/kettle', title: 'Storage', section: 'Storage › Kettle Creek' },
+      { text: 'Trucks are cleaned after every rental.', url: '/faq', title: 'Storage', section: 'Storage › FAQ' },
+    ];
+    expect(rankSentences('how much is the 15 foot truck', chunks)[0]!.sentence).toMatch(/^15 ft truck — .*\$39\.95/);
+    const [ahead] = rankSentences('do i have to book the truck ahead', chunks);
+    expect(ahead).toMatchObject({ url: '/kettle' });
+    expect(ahead!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
+  });
+
   it('a noun read as an adverb before another noun names a kind of it ("well pumps"); "still open" keeps its adverb', () => {
     expect(analyzeQuestion('do you fix well pumps').terms.find((t) => t.word === 'well')).toMatchObject({ incidental: false });
     expect(analyzeQuestion('is it still open on sunday').terms.find((t) => t.word === 'still')).toMatchObject({ incidental: true });

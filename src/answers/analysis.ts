@@ -103,6 +103,8 @@ const DOMAIN_SYNONYMS = [
   ['buy', 'purchase', 'sell'],
   // What a visitor picks up, the business has collected ("Orders that are not collected by closing time…").
   ['pickup', 'collect'],
+  // "Do I have to book ahead?": what a site asks for "in advance" or "beforehand".
+  ['ahead', 'advance', 'beforehand'],
   // "Can I bring my dog?": a site's rule is often for pets ("Pets are welcome on the patio"); one that denies them, below.
   ['pet', 'dog', 'cat', 'puppy'],
 ];

@@ -257,7 +257,7 @@ const ROW_OTHER_ITEM = 0.2;
  * "Pain …" row); an item named is a word the question asks with (not a circumstance, not the kind of answer) that some
  * of these labels write, and the table's section path and page title do not.
  */
-function rowReadings(cands: Candidate[], terms: QueryTerm[]): Map<Candidate, { named: number }> {
+function rowReadings(cands: Candidate[], terms: QueryTerm[]): Map<Candidate, { named: number; items: number }> {
   const asked = terms.filter((t) => !t.incidental && !t.typeWord);
   const byChunk = new Map<SourceChunk, { c: Candidate; label: Set<string> }[]>();
   for (const c of cands) {
@@ -266,7 +266,7 @@ function rowReadings(cands: Candidate[], terms: QueryTerm[]): Map<Candidate, { n
     const label = stems(sentence.split(/ — |: /)[0]!);
     byChunk.set(c.chunk, [...byChunk.get(c.chunk) ?? [], { c, label }]);
   }
-  const out = new Map<Candidate, { named: number }>();
+  const out = new Map<Candidate, { named: number; items: number }>();
   for (const rows of byChunk.values()) {
     if (rows.length < 2) continue;
     const common = [...rows[0]!.label].filter((st) => rows.every((r) => r.label.has(st)));
@@ -279,7 +279,7 @@ function rowReadings(cands: Candidate[], terms: QueryTerm[]): Map<Candidate, { n
     rows.forEach((r, k) => {
       const label = labels[k]!;
       const named = items.length ? items.filter((t) => meets(t, label)).length / items.length : 1;
-      out.set(r.c, { named });
+      out.set(r.c, { named, items: items.length });
     });
   }
   return out;
@@ -656,7 +656,11 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
     // "Are both cafés open on Sunday?" is not answered by "Both cafés are closed on Thanksgiving, …": a holiday is another day.
     const special = dayAsked === false ? HOLIDAY.test(c.sentence) || /\beve\b/i.test(c.sentence)
       : dayAsked === true && !HOLIDAY.test(q.text) && HOLIDAY.test(c.sentence) && !WEEKDAY_NAME.test(c.sentence);
-    return { c, score, bm25, typed, says, young: c.young && !q.forChild, special };
+    // "How much is the 15 ft truck?": the row labelled with every item asked is that item's own line, before a sentence
+    // that only mentions it ("The 15 ft truck is yours free for up to 4 hours…"), when both score alike. Not for a yes/no
+    // question: a sentence says yes or no ("There is no security deposit"), a row's cell seldom does.
+    const ownRow = !q.yesNo && row !== undefined && row.items > 0 && row.named === 1;
+    return { c, score, bm25, typed, says, young: c.young && !q.forChild, special, ownRow };
   });
   const maxBm25 = Math.max(...scored.map((x) => x.bm25), 1e-9);
   // "What's your phone number?": with no subject to tell two numbers apart, the contact page's is the one meant.
@@ -683,7 +687,7 @@ export function rankSentences(question: string | Question, chunks: SourceChunk[]
   const key = (x: (typeof scored)[number]) => (x.young ? 0.7 : 1) * (x.special ? 0.8 : 1) * x.score + (0.1 * x.bm25) / maxBm25
     + (contactFirst && CONTACT.test(`${x.c.chunk.url} ${x.c.chunk.title ?? ''}`) ? 0.05 : 0)
     + (hoursFirst && HOURS.test(`${x.c.chunk.url} ${x.c.chunk.section ?? ''}`) ? 0.05 : 0) - (contactFirst && QUALIFIED.test(x.c.sentence) ? 0.05 : 0)
-    + (x.says ? 0.02 : 0) + (negative && DENIES.test(`${x.c.asks} ${x.c.sentence}`) ? 0.1 : 0) + (negative && deniesAsked(x.c) ? 0.05 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0)
+    + (x.says ? 0.02 : 0) + (x.ownRow ? 0.02 : 0) + (negative && DENIES.test(`${x.c.asks} ${x.c.sentence}`) ? 0.1 : 0) + (negative && deniesAsked(x.c) ? 0.05 : 0) + (ours(x.c.sentence) ? 0.03 : 0) - (namesOthers(x.c.sentence) ? 0.03 : 0)
     - (refusedLast && DENIES.test(x.c.sentence) ? 0.25 : 0);
   // Each sentence's key once, not once per comparison of the sort.
   const ordered = scored.map((x) => ({ x, k: key(x) })).sort((a, b) => b.k - a.k).map(({ x }) => x);
