@@ -219,17 +219,16 @@ export class WarmDecoder {
 }
 
 /**
- * Warm decoders in one process, decoded by `threads` threads, more while they are behind (issue 44, bench:voice's eighth
- * and ninth passes; opt-in, VOICE_DECODER_THREADS). A decoder
+ * Warm decoders in one process, decoded by at most `threads` threads (issue 44, bench:voice's eighth and ninth passes;
+ * opt-in, VOICE_DECODER_THREADS). A decoder
  * process per call let 20 callers' decoders be 20 runnable processes on a 2-core machine whenever they fell behind, so
  * the kernel's fair share gave the service's event loop and PostgreSQL's backends a twenty-first of the machine each,
- * and every round trip of a turn waited. Here the decoders are as many threads as there are cores while they keep up:
- * they can still use every core, but not crowd out the rest ten to one; while audio waits for a decoder longer than
- * 250 ms, one more thread per decoder so behind, up to `most`. Which decoder runs next is chosen: one whose utterance
+ * and every round trip of a turn waited. Here the decoders are as many threads as there are cores: they can still use
+ * every core, but not crowd out the rest ten to one. Which decoder runs next is chosen: one whose utterance
  * is over (its words awaited) first, in the order they ended, then the one whose audio waited longest. A decoder is
  * loaded by a thread of its own as soon as it is asked for (while a call's greeting plays): its acoustic model and
  * dictionary its own, its language model shared (ps_set_lm) with other decoders of the same settings, read once per
- * copy (at most `most` copies: the model's trie caches the last history it scored, so a copy serves one thread at a
+ * copy (at most twice the threads' copies: the model's trie caches the last history it scored, so a copy serves one thread at a
  * time). That halves a decoder's load (0.27 → 0.13 CPU-s alone) and its memory (50 → 16 MiB); the words are the same
  * (an agent's added words go into its own copies of the model, added by the copy's first decoder exactly as a decoder
  * of its own adds them).
@@ -238,7 +237,7 @@ export class WarmDecoder {
  * back on stdout as a line `id<TAB>text`, or `id<TAB>` + `\x01` when the decoder could not be loaded), `c` closed.
  */
 const DECODER_HOST = `
-import ctypes, json, sys, threading, time
+import ctypes, json, sys, threading
 ${LIBPOCKETSPHINX}ps.ps_set_lm.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 ps.ps_set_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 ps.ps_get_config.restype = ctypes.c_void_p; ps.ps_get_config.argtypes = [ctypes.c_void_p]
@@ -250,11 +249,9 @@ sb.logmath_free.argtypes = [ctypes.c_void_p]
 # The library's log is one file for the process: set by each decoder's -logfn, it would be reopened and closed under
 # the others' threads. It is turned off once, here, instead.
 sb.err_set_logfp.argtypes = [ctypes.c_void_p]; sb.err_set_logfp(None)
-THREADS, MOST = max(1, int(sys.argv[1])), max(1, int(sys.argv[2]))
-# Behind real time: audio that has waited this long for a decoder (seconds).
-BEHIND = 0.25
+THREADS, COPIES = max(1, int(sys.argv[1])), max(1, int(sys.argv[2]))
 out, out_lock, cond = sys.stdout.buffer, threading.Lock(), threading.Condition()
-decoders, order, running, lms = {}, [0], [0], {}
+decoders, order, lms = {}, [0], {}
 class Decoder:
     def __init__(self, args): self.args, self.ops, self.busy, self.ps, self.started, self.failed, self.loading, self.lm = args, [], False, None, False, False, True, None
 class Lm:
@@ -271,10 +268,11 @@ def without(argv, name):
     return argv
 def lm_of(d):
     # The language model's copies by every setting but the dictionary (words added by -added change the model, so
-    # they are in the key): at most MOST copies, as many decoders can run at once; a decoder takes the least used.
+    # they are in the key): at most COPIES (twice the threads, so that a thread seldom finds every decoder with audio
+    # on a copy another thread holds); a decoder takes the least used.
     key = json.dumps(without(d.args, '-dict'))
     copies = lms.setdefault(key, [])
-    if len(copies) < MOST and all(c.users for c in copies): copies.append(Lm())
+    if len(copies) < COPIES and all(c.users for c in copies): copies.append(Lm())
     lm = min(copies, key=lambda c: c.users)
     lm.users += 1
     return lm
@@ -319,7 +317,7 @@ def run(i, d, ops):
             # noise estimate depend on how the audio is cut).
             if d.failed: continue
             if not d.started: ps.ps_start_utt(d.ps); d.started = True
-            ps.ps_process_raw(d.ps, op[3], len(op[3]) // 2, 0, 0)
+            ps.ps_process_raw(d.ps, op[2], len(op[2]) // 2, 0, 0)
         elif op[0] == 'e':
             if d.failed: answer(i, '\\x01'); continue
             text = ''
@@ -334,15 +332,7 @@ def loader(d):
     try: load(d)
     finally:
         with cond: d.loading = False; cond.notify_all()
-def bound():
-    # As many threads as cores while the decoders keep up; while audio waits longer than BEHIND, one more per decoder
-    # so behind, up to MOST (the kernel then shares the machine among more of our threads).
-    now, behind = time.monotonic(), 0
-    for d in decoders.values():
-        if not d.busy and not d.loading and d.ops and now - d.ops[0][2] > BEHIND: behind += 1
-    return min(MOST, THREADS + behind) if behind else THREADS
 def pick():
-    if running[0] >= bound(): return None
     best, key = None, None
     for i, d in decoders.items():
         if d.busy or d.loading or not d.ops or (d.lm and d.lm.busy): continue
@@ -354,22 +344,22 @@ def work():
     while True:
         with cond:
             i = pick()
-            while i is None: cond.wait(0.1 if running[0] else None); i = pick()
-            d = decoders[i]; d.busy = True; running[0] += 1
+            while i is None: cond.wait(); i = pick()
+            d = decoders[i]; d.busy = True
             if d.lm: d.lm.busy = True
             cut = next((n for n, op in enumerate(d.ops) if op[0] in 'ec'), len(d.ops) - 1) + 1
             ops, d.ops = d.ops[:cut], d.ops[cut:]
         try: run(i, d, ops)
         finally:
             with cond:
-                d.busy = False; running[0] -= 1
+                d.busy = False
                 closed = any(op[0] == 'c' for op in ops)
                 if closed: decoders.pop(i, None)
                 if d.lm:
                     d.lm.busy = False
                     if closed: drop(d.lm)
                 cond.notify_all()
-for _ in range(MOST): threading.Thread(target=work, daemon=True).start()
+for _ in range(THREADS): threading.Thread(target=work, daemon=True).start()
 inp = sys.stdin.buffer
 while True:
     head = inp.read(9)
@@ -381,7 +371,7 @@ while True:
         if kind == 'o':
             decoders[i] = Decoder(json.loads(body))
             threading.Thread(target=loader, args=(decoders[i],), daemon=True).start()
-        elif i in decoders: decoders[i].ops.append((kind, order[0], time.monotonic(), body))
+        elif i in decoders: decoders[i].ops.append((kind, order[0], body))
         cond.notify_all()
 `;
 
@@ -394,8 +384,8 @@ while True:
  */
 const DECODER_THREADS_SETTING = process.env.VOICE_DECODER_THREADS;
 const DECODER_THREADS = DECODER_THREADS_SETTING === 'cores' ? availableParallelism() : Number(DECODER_THREADS_SETTING) || 0;
-/** The most threads the host decodes with while its decoders are behind real time (and the language model's copies it keeps). */
-const DECODER_THREADS_MOST = 2 * DECODER_THREADS;
+/** The copies of a language model the host keeps (each serves one thread at a time). */
+const DECODER_LM_COPIES = 2 * DECODER_THREADS;
 
 /** The decoders' process of this service, started with the first decoder (again should it have gone). */
 class DecoderHost {
@@ -408,7 +398,7 @@ class DecoderHost {
   constructor() {
     // A session of its own (setsid): where the kernel shares the CPU by session first (Linux's autogroups), the decoders
     // together weigh as much as the service's process, however many of them are busy. It ends when its stdin closes.
-    this.child = spawn('python3', ['-c', DECODER_HOST, String(DECODER_THREADS), String(DECODER_THREADS_MOST)], { stdio: ['pipe', 'pipe', 'ignore'], detached: true }) as unknown as ChildProcessWithoutNullStreams;
+    this.child = spawn('python3', ['-c', DECODER_HOST, String(DECODER_THREADS), String(DECODER_LM_COPIES)], { stdio: ['pipe', 'pipe', 'ignore'], detached: true }) as unknown as ChildProcessWithoutNullStreams;
     onLines(this.child, (line) => {
       const tab = line.indexOf('\t');
       const text = line.slice(tab + 1);
