@@ -174,6 +174,8 @@ async function main(): Promise<void> {
   const absolute = (at: number) => performance.timeOrigin + at;
   // The turn's steps in the service, each turn against its caller's last speech frame sent (one clock: this process).
   const steps = { endpoint: [] as number[], tail: [] as number[], heard: [] as number[], queued: [] as number[], reply: [] as number[], audio: [] as number[], total: [] as number[] };
+  // The same, by the call's turn (the first one's decoder is loaded while the greeting plays).
+  const totalByTurn: number[][] = Array.from({ length: TURNS }, () => []);
   for (const result of results) {
     result.speechEnds.forEach((speechEnd, i) => {
       const clock = turnClocks.get(`${result.streamSid} ${i + 1}`);
@@ -185,6 +187,7 @@ async function main(): Promise<void> {
       steps.reply.push(clock.replyAt - clock.transcriptAt);
       steps.audio.push(clock.firstAudioAt - clock.replyAt);
       steps.total.push(absolute(clock.firstAudioAt) - speechEnd);
+      totalByTurn[i]?.push(absolute(clock.firstAudioAt) - speechEnd);
     });
   }
   for (const result of results) {
@@ -259,6 +262,7 @@ async function main(): Promise<void> {
   say(`  the recognizer finished (early, or at the endpoint) → its words: ${ms(figures(steps.tail))}; its words against the endpoint (negative: before it): ${ms(figures(steps.heard))}`);
   say(`  the endpoint or the words, the later → the turn begun: ${ms(figures(steps.queued))}; → the reply: ${ms(figures(steps.reply))}; → its first audio frame sent: ${ms(figures(steps.audio))}`);
   say(`  the caller's last speech frame sent → the first audio frame sent: ${ms(figures(steps.total))}`);
+  say(`    by turn, p50 / p95: ${totalByTurn.map((xs, i) => { const f = figures(xs); return f ? `${i + 1}: ${Math.round(f.p50)} / ${Math.round(f.p95)} ms` : `${i + 1}: none`; }).join('; ')}`);
   say(`event loop delay of the process (every call's frames, the runtime${CALLERS === 'thread' ? '' : ', the callers'}): p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
   say(`barge-in, the interrupting line's first frame → clear received: ${ms(barge)}`);
   const count = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).map((n) => `${n}: ${xs.filter((x) => x === n).length}`).join(', ');
