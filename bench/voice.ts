@@ -83,6 +83,17 @@ function descendants(pid: string): string[] {
   return out;
 }
 
+/** The warm decoders' processes (a decoder each, or the decoders' host), by their script: pid → CPU seconds, last read. */
+const decoderCpu = new Map<string, number>();
+/** Reads the CPU of the decoders' processes alive now (one that has exited keeps its last reading, a second old at most). */
+function sampleDecoders(): void {
+  for (const pid of descendants(String(process.pid))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('ps_process_raw')) decoderCpu.set(pid, processCpu(pid));
+    } catch { /* the process went */ }
+  }
+}
+
 /** Resident memory of this process and its live children (the engines), in MiB. */
 function rssMb(): number {
   const rss = (pid: string) => {
@@ -140,7 +151,9 @@ async function main(): Promise<void> {
     + `the callers ${CALLERS === 'thread' ? 'on a worker thread of their own' : 'on the service\'s event loop'})...`);
   const rssBefore = rssMb();
   let rssPeak = rssBefore;
-  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssMb()); }, 1000);
+  sampleDecoders();
+  const decodersBefore = [...decoderCpu.values()].reduce((a, b) => a + b, 0);
+  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssMb()); sampleDecoders(); }, 1000);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const cpuBefore = cpuSeconds();
@@ -161,6 +174,8 @@ async function main(): Promise<void> {
   const absolute = (at: number) => performance.timeOrigin + at;
   // The turn's steps in the service, each turn against its caller's last speech frame sent (one clock: this process).
   const steps = { endpoint: [] as number[], tail: [] as number[], heard: [] as number[], queued: [] as number[], reply: [] as number[], audio: [] as number[], total: [] as number[] };
+  // The same, by the call's turn (the first one's decoder is loaded while the greeting plays).
+  const totalByTurn: number[][] = Array.from({ length: TURNS }, () => []);
   for (const result of results) {
     result.speechEnds.forEach((speechEnd, i) => {
       const clock = turnClocks.get(`${result.streamSid} ${i + 1}`);
@@ -172,6 +187,7 @@ async function main(): Promise<void> {
       steps.reply.push(clock.replyAt - clock.transcriptAt);
       steps.audio.push(clock.firstAudioAt - clock.replyAt);
       steps.total.push(absolute(clock.firstAudioAt) - speechEnd);
+      totalByTurn[i]?.push(absolute(clock.firstAudioAt) - speechEnd);
     });
   }
   for (const result of results) {
@@ -198,6 +214,8 @@ async function main(): Promise<void> {
     split.service.push(at * 20 + absolute(detection.clearSentAt) - barge.lineSentAt[at]!);
   }
   clearInterval(sampler);
+  sampleDecoders();
+  const decodersCpu = [...decoderCpu.values()].reduce((a, b) => a + b, 0) - decodersBefore;
   loopDelay.disable();
   const wall = (performance.now() - started) / 1000;
   const cpu = cpuSeconds() - cpuBefore;
@@ -244,6 +262,7 @@ async function main(): Promise<void> {
   say(`  the recognizer finished (early, or at the endpoint) → its words: ${ms(figures(steps.tail))}; its words against the endpoint (negative: before it): ${ms(figures(steps.heard))}`);
   say(`  the endpoint or the words, the later → the turn begun: ${ms(figures(steps.queued))}; → the reply: ${ms(figures(steps.reply))}; → its first audio frame sent: ${ms(figures(steps.audio))}`);
   say(`  the caller's last speech frame sent → the first audio frame sent: ${ms(figures(steps.total))}`);
+  say(`    by turn, p50 / p95: ${totalByTurn.map((xs, i) => { const f = figures(xs); return f ? `${i + 1}: ${Math.round(f.p50)} / ${Math.round(f.p95)} ms` : `${i + 1}: none`; }).join('; ')}`);
   say(`event loop delay of the process (every call's frames, the runtime${CALLERS === 'thread' ? '' : ', the callers'}): p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
   say(`barge-in, the interrupting line's first frame → clear received: ${ms(barge)}`);
   const count = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).map((n) => `${n}: ${xs.filter((x) => x === n).length}`).join(', ');
@@ -253,6 +272,9 @@ async function main(): Promise<void> {
   say(`  the service's own part: the detector's frames at 20 ms each, then its confirming frame sent → clear written: ${ms(figures(split.service))}`);
   say(`calls dropped: ${dropped} of ${CALLS}`);
   say(`CPU per call-minute: ${(cpu / minutes).toFixed(2)} s (${cpu.toFixed(1)} s over ${minutes.toFixed(1)} call-minutes, this process and its engines)`);
+  // The callers' lines as synthesized (their own silence included), every call: what the decoders were given, at most.
+  const spoken = CALLS * (script.reduce((sum, line) => sum + line.length, 0) + interruption.length) * 0.02;
+  say(`the decoders' CPU: ${decodersCpu.toFixed(1)} s, ${(decodersCpu / spoken).toFixed(3)} s per second of the callers' lines (${spoken.toFixed(0)} s; model loads included)`);
   say(`RSS per call: ${((rssPeak - rssBefore) / CALLS).toFixed(1)} MiB (peak ${rssPeak.toFixed(0)} MiB, before ${rssBefore.toFixed(0)} MiB, with the engines' processes)`);
   say(`offline STT word error rate on the callers' lines: ${words ? ((errors / words) * 100).toFixed(1) : 'n/a'} % (${errors} errors in ${words} words)`);
   say(`target p95 <= ${TARGET_P95_MS} ms: ${client && client.p95 <= TARGET_P95_MS ? 'met' : 'NOT met'}; no call dropped: ${dropped === 0 ? 'met' : 'NOT met'}; `

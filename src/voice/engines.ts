@@ -59,7 +59,10 @@ ps.ps_start_utt.argtypes = [ctypes.c_void_p]; ps.ps_end_utt.argtypes = [ctypes.c
 ps.ps_process_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
 ps.ps_get_hyp.restype = ctypes.c_char_p; ps.ps_get_hyp.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32)]
 ps.ps_add_word.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
-def open_decoder(argv):
+ps.ps_free.argtypes = [ctypes.c_void_p]
+def open_decoder(argv, share=None):
+    """A decoder; with 'share', a language model not of its own: share.enter(decoder) gives it one (after the acoustic
+    model and dictionary are loaded, before the words are added) and share.leave() follows, whatever happened."""
     argv = list(argv); added = []
     if '-added' in argv:
         at = argv.index('-added')
@@ -69,8 +72,13 @@ def open_decoder(argv):
     config = sb.cmd_ln_parse_r(None, ps.ps_args(), len(args), (ctypes.c_char_p * len(args))(*args), 1)
     decoder = ps.ps_init(config) if config else None
     if not decoder: return None
-    for i, (word, phones) in enumerate(added):
-        ps.ps_add_word(decoder, word.encode(), phones.strip().encode(), 1 if i == len(added) - 1 else 0)
+    try:
+        if share and not share.enter(decoder):
+            ps.ps_free(decoder); return None
+        for i, (word, phones) in enumerate(added):
+            ps.ps_add_word(decoder, word.encode(), phones.strip().encode(), 1 if i == len(added) - 1 else 0)
+    finally:
+        if share: share.leave()
     return decoder
 `;
 
@@ -211,39 +219,97 @@ export class WarmDecoder {
 }
 
 /**
- * Warm decoders in one process, decoded by at most `threads` threads (issue 44, bench:voice's eighth pass; opt-in,
- * VOICE_DECODER_THREADS). A decoder
+ * Warm decoders in one process, decoded by at most `threads` threads (issue 44, bench:voice's eighth and ninth passes;
+ * opt-in, VOICE_DECODER_THREADS). A decoder
  * process per call let 20 callers' decoders be 20 runnable processes on a 2-core machine whenever they fell behind, so
  * the kernel's fair share gave the service's event loop and PostgreSQL's backends a twenty-first of the machine each,
  * and every round trip of a turn waited. Here the decoders are as many threads as there are cores: they can still use
- * every core, but not crowd out the rest ten to one. Which decoder runs next is chosen: one whose utterance is over
- * (its words awaited) first, in the order they ended, then the one whose audio waited longest. A decoder's model is
- * loaded by a thread of its own as soon as it is asked for (1-2 CPU-s, while a call's greeting plays), as a process
- * of its own loaded it: 20 calls starting at once do not wait for each other's loads in turn.
+ * every core, but not crowd out the rest ten to one. Which decoder runs next is chosen: one whose utterance
+ * is over (its words awaited) first, in the order they ended, then the one whose audio waited longest. A decoder is
+ * loaded by a thread of its own as soon as it is asked for (while a call's greeting plays): its acoustic model and
+ * dictionary its own, its language model shared (ps_set_lm) with other decoders of the same settings, read once per
+ * copy (at most twice the threads' copies: the model's trie caches the last history it scored, so a copy serves one thread at a
+ * time). That halves a decoder's load (0.27 → 0.13 CPU-s alone) and its memory (50 → 16 MiB); the words are the same
+ * (an agent's added words go into its own copies of the model, added by the copy's first decoder exactly as a decoder
+ * of its own adds them).
  * Messages on stdin: a letter, the decoder's id and a length (4 bytes each, little-endian), then the body: `o` its
  * arguments (JSON, as a WarmDecoder's command line), `a` 16 kHz samples, `e` the utterance is over (its words come
  * back on stdout as a line `id<TAB>text`, or `id<TAB>` + `\x01` when the decoder could not be loaded), `c` closed.
  */
 const DECODER_HOST = `
 import ctypes, json, sys, threading
-${LIBPOCKETSPHINX}ps.ps_free.argtypes = [ctypes.c_void_p]
+${LIBPOCKETSPHINX}ps.ps_set_lm.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+ps.ps_set_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+ps.ps_get_config.restype = ctypes.c_void_p; ps.ps_get_config.argtypes = [ctypes.c_void_p]
+ps.ps_get_logmath.restype = ctypes.c_void_p; ps.ps_get_logmath.argtypes = [ctypes.c_void_p]
+sb.ngram_model_read.restype = ctypes.c_void_p; sb.ngram_model_read.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_void_p]
+sb.ngram_model_free.argtypes = [ctypes.c_void_p]
+sb.logmath_retain.restype = ctypes.c_void_p; sb.logmath_retain.argtypes = [ctypes.c_void_p]
+sb.logmath_free.argtypes = [ctypes.c_void_p]
 # The library's log is one file for the process: set by each decoder's -logfn, it would be reopened and closed under
 # the others' threads. It is turned off once, here, instead.
 sb.err_set_logfp.argtypes = [ctypes.c_void_p]; sb.err_set_logfp(None)
-THREADS = max(1, int(sys.argv[1]))
+THREADS, COPIES = max(1, int(sys.argv[1])), max(1, int(sys.argv[2]))
 out, out_lock, cond = sys.stdout.buffer, threading.Lock(), threading.Condition()
-decoders, order = {}, [0]
+decoders, order, lms = {}, [0], {}
 class Decoder:
-    def __init__(self, args): self.args, self.ops, self.busy, self.ps, self.started, self.failed, self.loading = args, [], False, None, False, False, True
+    def __init__(self, args): self.args, self.ops, self.busy, self.ps, self.started, self.failed, self.loading, self.lm = args, [], False, None, False, False, True, None
+class Lm:
+    """A language model read once and shared by decoders of the same settings (ps_set_lm). Its trie keeps a cache of
+    the last history scored, so one thread at a time uses it: 'busy' while a decoder of it runs, loads or is freed."""
+    def __init__(self): self.model, self.lmath, self.users, self.busy, self.ready, self.failed = None, None, 0, False, False, False
 def answer(i, text):
     with out_lock:
         out.write(f'{i}\\t{text}\\n'.encode('utf-8', 'replace')); out.flush()
+def without(argv, name):
+    argv = list(argv)
+    if name in argv:
+        at = argv.index(name); del argv[at:at + 2]
+    return argv
+def lm_of(d):
+    # The language model's copies by every setting but the dictionary (words added by -added change the model, so
+    # they are in the key): at most COPIES (twice the threads, so that a thread seldom finds every decoder with audio
+    # on a copy another thread holds); a decoder takes the least used.
+    key = json.dumps(without(d.args, '-dict'))
+    copies = lms.setdefault(key, [])
+    if len(copies) < COPIES and all(c.users for c in copies): copies.append(Lm())
+    lm = min(copies, key=lambda c: c.users)
+    lm.users += 1
+    return lm
+class Share:
+    """The decoder's language model, a shared copy: while it is given to the decoder and words are added to it (the
+    first decoder of a copy adds its words to the model itself, ps_add_word; the others find them there), the copy
+    is busy."""
+    def __init__(self, lm, path): self.lm, self.path = lm, path
+    def enter(self, p):
+        lm = self.lm
+        with cond:
+            while lm.busy: cond.wait()
+            lm.busy = True
+        if not lm.ready:
+            # Read as ps_set_lm_file reads it: the decoder's configuration and log base (retained: the copy outlives it).
+            lm.lmath = sb.logmath_retain(ps.ps_get_logmath(p))
+            lm.model = sb.ngram_model_read(ps.ps_get_config(p), self.path.encode(), 0, lm.lmath)
+            lm.ready, lm.failed = True, not lm.model
+        return not lm.failed and ps.ps_set_lm(p, b'_default', lm.model) == 0 and ps.ps_set_search(p, b'_default') == 0
+    def leave(self):
+        with cond: self.lm.busy = False; cond.notify_all()
 def load(d):
-    argv = list(d.args)
-    if '-logfn' in argv:
-        at = argv.index('-logfn'); del argv[at:at + 2]
-    d.ps = open_decoder(argv)
+    argv = without(d.args, '-logfn')
+    with cond: d.lm = lm_of(d)
+    # The acoustic model and the dictionary stay the decoder's own: this library offers no official way to share them.
+    d.ps = open_decoder(without(argv, '-lm'), Share(d.lm, argv[argv.index('-lm') + 1]))
     if not d.ps: d.failed = True
+def drop(lm):
+    # Under cond, the copy not busy: its last decoder freed, the model goes.
+    lm.users -= 1
+    if lm.users: return
+    for key, copies in list(lms.items()):
+        if lm in copies: copies.remove(lm)
+        if not copies: del lms[key]
+    if lm.model: sb.ngram_model_free(lm.model)
+    if lm.lmath: sb.logmath_free(lm.lmath)
+    lm.model = lm.lmath = None
 def run(i, d, ops):
     for op in ops:
         if op[0] == 'a':
@@ -269,7 +335,7 @@ def loader(d):
 def pick():
     best, key = None, None
     for i, d in decoders.items():
-        if d.busy or d.loading or not d.ops: continue
+        if d.busy or d.loading or not d.ops or (d.lm and d.lm.busy): continue
         end = next((op[1] for op in d.ops if op[0] == 'e'), None)
         k = (0, end) if end is not None else (1, d.ops[0][1])
         if key is None or k < key: best, key = i, k
@@ -280,13 +346,18 @@ def work():
             i = pick()
             while i is None: cond.wait(); i = pick()
             d = decoders[i]; d.busy = True
+            if d.lm: d.lm.busy = True
             cut = next((n for n, op in enumerate(d.ops) if op[0] in 'ec'), len(d.ops) - 1) + 1
             ops, d.ops = d.ops[:cut], d.ops[cut:]
         try: run(i, d, ops)
         finally:
             with cond:
                 d.busy = False
-                if any(op[0] == 'c' for op in ops): decoders.pop(i, None)
+                closed = any(op[0] == 'c' for op in ops)
+                if closed: decoders.pop(i, None)
+                if d.lm:
+                    d.lm.busy = False
+                    if closed: drop(d.lm)
                 cond.notify_all()
 for _ in range(THREADS): threading.Thread(target=work, daemon=True).start()
 inp = sys.stdin.buffer
@@ -301,18 +372,20 @@ while True:
             decoders[i] = Decoder(json.loads(body))
             threading.Thread(target=loader, args=(decoders[i],), daemon=True).start()
         elif i in decoders: decoders[i].ops.append((kind, order[0], body))
-        cond.notify()
+        cond.notify_all()
 `;
 
 /**
  * `VOICE_DECODER_THREADS`: the warm decoders in one process (DecoderHost), decoded by that many threads (`cores`: as
  * many as the machine has); unset, a process per decoder, as before. Not the default: on the shared 2-core machine of
- * bench:voice's eighth pass it cut the turn's answer to a third and barge-in to a tenth, but the decoders, fewer
- * threads among other people's processes, fell seconds behind the callers (bench/README.md); wanted: runs on a machine
- * of the service's own.
+ * bench:voice's eighth and ninth passes it cut the turn's answer to a third, barge-in to a tenth and the decoders' CPU
+ * by a quarter, but the decoders, fewer threads among other people's processes, fell seconds behind the callers
+ * (bench/README.md); wanted: runs on a machine of the service's own.
  */
 const DECODER_THREADS_SETTING = process.env.VOICE_DECODER_THREADS;
 const DECODER_THREADS = DECODER_THREADS_SETTING === 'cores' ? availableParallelism() : Number(DECODER_THREADS_SETTING) || 0;
+/** The copies of a language model the host keeps (each serves one thread at a time). */
+const DECODER_LM_COPIES = 2 * DECODER_THREADS;
 
 /** The decoders' process of this service, started with the first decoder (again should it have gone). */
 class DecoderHost {
@@ -325,7 +398,7 @@ class DecoderHost {
   constructor() {
     // A session of its own (setsid): where the kernel shares the CPU by session first (Linux's autogroups), the decoders
     // together weigh as much as the service's process, however many of them are busy. It ends when its stdin closes.
-    this.child = spawn('python3', ['-c', DECODER_HOST, String(DECODER_THREADS)], { stdio: ['pipe', 'pipe', 'ignore'], detached: true }) as unknown as ChildProcessWithoutNullStreams;
+    this.child = spawn('python3', ['-c', DECODER_HOST, String(DECODER_THREADS), String(DECODER_LM_COPIES)], { stdio: ['pipe', 'pipe', 'ignore'], detached: true }) as unknown as ChildProcessWithoutNullStreams;
     onLines(this.child, (line) => {
       const tab = line.indexOf('\t');
       const text = line.slice(tab + 1);
