@@ -220,7 +220,7 @@ export class WarmDecoder {
 
 /**
  * Warm decoders in one process, decoded by at most `threads` threads (issue 44, bench:voice's eighth and ninth passes;
- * opt-in, VOICE_DECODER_THREADS). A decoder
+ * the default; VOICE_DECODER_THREADS=0 turns it off). A decoder
  * process per call let 20 callers' decoders be 20 runnable processes on a 2-core machine whenever they fell behind, so
  * the kernel's fair share gave the service's event loop and PostgreSQL's backends a twenty-first of the machine each,
  * and every round trip of a turn waited. Here the decoders are as many threads as there are cores: they can still use
@@ -376,14 +376,16 @@ while True:
 `;
 
 /**
- * `VOICE_DECODER_THREADS`: the warm decoders in one process (DecoderHost), decoded by that many threads (`cores`: as
- * many as the machine has); unset, a process per decoder, as before. Not the default: on the shared 2-core machine of
- * bench:voice's eighth and ninth passes it cut the turn's answer to a third, barge-in to a tenth and the decoders' CPU
- * by a quarter, but the decoders, fewer threads among other people's processes, fell seconds behind the callers
- * (bench/README.md); wanted: runs on a machine of the service's own.
+ * `VOICE_DECODER_THREADS`: the warm decoders in one process (DecoderHost), decoded by that many threads; unset or
+ * `cores`, as many as the machine has (the default); `0`, a process per decoder, as before. The default since the quiet
+ * run of 2026-12-07 (bench/README.md): with the host, 20 calls' caller p95 805 ms against 2,093 ms with processes, p50
+ * 269 against 1,053, barge-in p95 22 against 188 ms, the decoders' CPU 0.140 against 0.236 s a second of speech, RSS per
+ * call 36 against 76 MiB; the same words for the same audio. On a machine shared with other people's busy processes
+ * (bench:voice's eighth and ninth passes) the host's threads can fall behind where 20 processes would take a larger
+ * share: `VOICE_DECODER_THREADS=0` there.
  */
-const DECODER_THREADS_SETTING = process.env.VOICE_DECODER_THREADS;
-const DECODER_THREADS = DECODER_THREADS_SETTING === 'cores' ? availableParallelism() : Number(DECODER_THREADS_SETTING) || 0;
+const DECODER_THREADS_SETTING = process.env.VOICE_DECODER_THREADS ?? 'cores';
+const DECODER_THREADS = DECODER_THREADS_SETTING === 'cores' || DECODER_THREADS_SETTING === '' ? availableParallelism() : Math.max(0, Math.floor(Number(DECODER_THREADS_SETTING))) || 0;
 /** The copies of a language model the host keeps (each serves one thread at a time). */
 const DECODER_LM_COPIES = 2 * DECODER_THREADS;
 
