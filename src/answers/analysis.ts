@@ -204,7 +204,7 @@ const TYPE_WORDS: Record<AnswerType, string[]> = {
   email: ['email', 'mail', 'address', 'write', 'send', 'courriel', 'adresse', 'ecrire'],
   contact: ['contact', 'reach', 'touch', 'talk', 'speak', 'ask', 'contacter', 'joindre', 'parler'],
   number: ['many', 'big', 'old', 'age', 'tall', 'high', 'wide', 'deep', 'heavy', 'far'],
-  measure: ['tall', 'high', 'wide', 'deep', 'thick', 'heavy', 'size', 'dimension', 'dimensions', 'height', 'width', 'depth', 'diameter', 'weight', 'measurements', 'taille', 'dimension', 'diametre', 'hauteur', 'largeur', 'profondeur', 'poids'],
+  measure: ['tall', 'high', 'wide', 'deep', 'thick', 'heavy', 'size', 'dimension', 'dimensions', 'height', 'width', 'depth', 'diameter', 'weight', 'measurements', 'taille', 'diametre', 'hauteur', 'largeur', 'profondeur', 'poids'],
   requirement: ['need', 'must', 'require', 'required', 'necessary', 'mandatory', 'compulsory', 'gotta', 'faut', 'obligatoire', 'necessaire', 'besoin'],
 };
 
@@ -866,7 +866,7 @@ function readQuestion(asked: string): Question {
   // of that thing ("well pumps"): adverbs modify verbs and adjectives, not nouns ("still open" stays an adverb's).
   const modifiers = new Set(read.filter((w, i) => { const next = read[i + 1] ?? ''; return isNoun(w) && isNoun(next) && !adjectives.has(next) && !STOPWORDS.has(next); }));
   const adverbs = new Set((doc.match('#Adverb').out('array') as string[]).flatMap((a) => words(a)).filter((a) => !typeWords.has(stem(a)) && !modifiers.has(a)));
-  const content = words(text).filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
+  const content = read.filter((w) => !STOPWORDS.has(w) && !QUESTION_NOISE.has(w) && !FUNCTION_WORD.test(w));
   // Two words WordNet knows as one ("laughing gas" → "nitrous oxide"): each finds the other's words too.
   const phrase = new Map<string, string[]>();
   content.forEach((w, i) => {
@@ -879,7 +879,7 @@ function readQuestion(asked: string): Question {
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
   let previous = '';
-  for (const word of words(text)) {
+  for (const word of read) {
     const after = previous;
     previous = word;
     if (STOPWORDS.has(word) || QUESTION_NOISE.has(word) || FUNCTION_WORD.test(word) || (word.length < 2 && !/\d/.test(word))) continue;

@@ -396,9 +396,7 @@ export async function endCallRowWithCampaign(db: Db, id: string, status: Termina
   event?: { id: string; agentId: string; redactionVersion: number }):
   Promise<{ call: CallRecord; campaign: EndingCampaign | null; event: Record<string, unknown> | null } | null> {
   const written = event ? db`, event as (
-      insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
-      select ${event.id}::text, e.org_id, 'campaign_call.ended', c.agent_id, json_build_object('call', ${callJson(db)}), clock_timestamp(),
-        ${dispatchedUnlessReceived(db, db`e.org_id`, 'campaign_call.ended')}
+      ${insertCallEnded(db, event.id, db`c.agent_id`)}
       from ended e join campaigns c on c.id = e.campaign_id
       where c.agent_id = ${event.agentId} and ${redactionStillAt(db, event.agentId, event.redactionVersion)}
       returning data)` : db``;
@@ -438,9 +436,7 @@ export async function endCallAndConversation(db: Db, id: string, status: Termina
         and (conversation_id is null or exists (select 1 from conversations v where v.id = conversation_id and v.agent_id = ${event.agentId}))
       returning ${db(CALL_COLUMNS)}),
     event as (
-      insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
-      select ${event.id}::text, e.org_id, 'campaign_call.ended', ${event.agentId}::uuid, json_build_object('call', ${callJson(db)}), clock_timestamp(),
-        ${dispatchedUnlessReceived(db, db`e.org_id`, 'campaign_call.ended')}
+      ${insertCallEnded(db, event.id, db`${event.agentId}::uuid`)}
       from ended e
       returning created_at, data),
     ${endConversationCtes(db, db`(select conversation_id from ended)`, 'visitor',
@@ -455,6 +451,14 @@ export async function endCallAndConversation(db: Db, id: string, status: Termina
     conversation: listed ? { ...listed, started_at: new Date(listed.started_at).toISOString(), ended_at: listed.ended_at ? new Date(listed.ended_at).toISOString() : null } : null,
   };
 }
+
+/**
+ * The insert of `campaign_call.ended` for the ended call `e`, its data built by PostgreSQL, stamped by the clock; the
+ * caller adds its `from` (and where), and what it returns. Shared by endCallRowWithCampaign and endCallAndConversation.
+ */
+const insertCallEnded = (db: Db, eventId: string, agentId: Fragment) => db`insert into events (id, org_id, type, agent_id, data, created_at, dispatched_at)
+      select ${eventId}::text, e.org_id, 'campaign_call.ended', ${agentId}, json_build_object('call', ${callJson(db)}), clock_timestamp(),
+        ${dispatchedUnlessReceived(db, db`e.org_id`, 'campaign_call.ended')}`;
 
 /** The call `e` (CALL_COLUMNS) as JSON built by PostgreSQL, as toCall gives it (keys in its order). */
 const callJson = (db: Db) => db`json_build_object('id', e.id, 'campaign_id', e.campaign_id, 'call_sid', e.call_sid, 'to_number', e.to_number,
