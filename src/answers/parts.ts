@@ -33,7 +33,7 @@ const OPENING_PAIRS = [
 const JOINS = /\s+(?:and(?: also)?|also|plus|&|\+|et(?: aussi)?)\s+/gi;
 
 /** Whether a clause opens as a question does. */
-function opensQuestion(clause: string): boolean {
+export function opensQuestion(clause: string): boolean {
   const f = fold(clause).replace(/^(and|also|so|but|ok|okay|oh|hey|hi|hello|also|et|alors|mais|sinon|bonjour|salut|du coup|aussi)\b[\s,]*/g, '').trim();
   const first = /^[\p{L}'-]+/u.exec(f)?.[0] ?? '';
   return OPENERS.has(first) || OPENING_PAIRS.some((p) => p.test(f));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { siteEntities } from './entities.ts';
 import { languageOfQuestion, languageOfWords } from './phrases.ts';
-import { agreedIds, mergedKnowledge, withNamesCapitalised } from './retrieval.ts';
+import { agreedIds, mergedKnowledge, questionIn, withNamesCapitalised } from './retrieval.ts';
 import { vocabularyOf } from './spelling.ts';
 
 /** A source as retrieval keeps it, for its words and language: `passages` copies of `text`. */
@@ -69,5 +69,20 @@ describe('a name typed in lower case (issue 39, thirteenth pass)', () => {
   it('is not a word of the site, an English word, nor a compound of two ("bloodwork", "motorhome")', () => {
     const text = 'can the installations of my motorhome boiler wait for bloodwork';
     expect(withNamesCapitalised(text, site)).toBe(text);
+  });
+});
+
+describe('a question read with what was told before it', () => {
+  const weighs = (q: ReturnType<typeof questionIn>) => Object.fromEntries(q.terms.map((t) => [t.word, !t.incidental]));
+
+  it('asks "how much is it" of the question before it: its words are the subject, the story\'s stay circumstances', () => {
+    const q = questionIn('how much is it', 'my dog is 9. does he need blood work before his dental');
+    expect(q.want).toBe('price');
+    expect(weighs(q)).toMatchObject({ blood: true, work: true, dental: true, dog: false });
+  });
+
+  it('keeps the story a circumstance when the question names its own subject, or the story asks nothing', () => {
+    expect(weighs(questionIn('how much is boarding', 'does he need blood work'))).toMatchObject({ boarding: true, blood: false });
+    expect(weighs(questionIn('how much is it', "been growing my hair out to donate it. it's about 12 inches now"))).toMatchObject({ hair: false, inches: false });
   });
 });

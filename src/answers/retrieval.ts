@@ -4,10 +4,10 @@ import { analyzeQuestion, BRANCH, isEnglishWord, PAYMENT_WORDS, stem, type Quest
 import { vocabularyOf, withSiteSpelling, type Vocabulary } from './spelling.ts';
 import { languageOfQuestion, languageOfWords, type Lang } from './phrases.ts';
 import { answerByMeaning, dot, embedQuestion, sentenceCosines, sentenceEncoderOn, vectorOf } from './meaning.ts';
-import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, readAhead, type CorpusStats, type FaqEntry, type RankedSentence } from './rank.ts';
+import { ANSWER_THRESHOLD, kindredPrefixes, rankSentences, readAhead, VAGUE_VERB, type CorpusStats, type FaqEntry, type RankedSentence } from './rank.ts';
 import { isPost, READER_MODEL_THRESHOLD, readerProbabilities, type ReaderInput } from './reader.ts';
 import { entitiesAsked, entityMatch, preferAsked, siteEntities, type SiteEntities } from './entities.ts';
-import { questionParts } from './parts.ts';
+import { opensQuestion, questionParts } from './parts.ts';
 
 export interface Passage {
   /** The answering sentence with its neighbours (or, from other sources, any passage text). */
@@ -209,14 +209,20 @@ function entityText(text: string, asked: AskedIn, entities: SiteEntities): strin
  * is, who it is for), but weigh as circumstances do (`incidental`), never as what is asked; names keep their weight
  * (the place the story names is the one asked about). Its kind of answer and yes/no are the question's own.
  */
-function questionIn(text: string, story: string): Question {
+export function questionIn(text: string, story: string): Question {
   const own = analyzeQuestion(text);
   if (!story.trim()) return own;
   const stems = new Set(own.terms.map((t) => t.stem));
   const whole = analyzeQuestion(`${text.replace(/[.!?…\s]+$/, '')}. ${story}`);
+  // A question that names nothing but the kind of answer it wants ("…and how much is it?", "what does that cost",
+  // "c'est combien ?") asks it of what was said before: the story's words are then its subject, not its circumstances.
+  // Of the question asked just before it ("how much for a massage and how long is it?"), when the story ends with one.
+  const last = story.split(/(?<=[.!?…])\s+/).pop() ?? '';
+  const before = !own.terms.some((t) => !t.typeWord && !t.incidental && t.senses < VAGUE_VERB) && opensQuestion(last)
+    ? new Set(analyzeQuestion(last).terms.filter((t) => !t.typeWord).map((t) => t.stem)) : new Set<string>();
   return {
     ...own, text: whole.text, forChild: own.forChild || whole.forChild,
-    terms: whole.terms.map((t) => (stems.has(t.stem) || t.proper ? t : { ...t, incidental: true })),
+    terms: whole.terms.map((t) => (stems.has(t.stem) || t.proper || before.has(t.stem) ? t : { ...t, incidental: true })),
   };
 }
 

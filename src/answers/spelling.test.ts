@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clippedSiteWord, editDistance, nearestSiteWord, vocabularyOf, withSiteSpelling } from './spelling.ts';
+import { clippedSiteWord, closedCompounds, editDistance, nearestSiteWord, openedCompound, vocabularyOf, withSiteSpelling } from './spelling.ts';
 import { languageOfQuestion, languageOfWords } from './phrases.ts';
 
 // Issue 39: "tmrw", "reciept", "satuday" went unread. A slip is mended against the words the site writes.
@@ -34,6 +34,17 @@ describe('spelling against the site', () => {
     expect(withSiteSpelling('rdv dispo samedi stp', 'fr', SITE, () => false)).toBe("rendez-vous disponible samedi s'il te plaît");
     // Spoken forms typed as one word are written out ("gotta" is no name the site lacks).
     expect(withSiteSpelling('anything i gotta do, havent booked', 'en', SITE, english)).toBe("anything i got to do, haven't booked");
+  });
+
+  it('reads a compound as the site writes it, open or closed', () => {
+    const site = vocabularyOf(['Pre-anesthetic blood work is required. Book a checkup online.', 'Leave keys in the dropbox after hours.']);
+    expect(openedCompound('bloodwork', site)).toBe('blood work');
+    // Not a word the site has no halves of.
+    expect(openedCompound('xylophone', site)).toBeNull();
+    expect(closedCompounds('is there a drop box for the keys', site)).toBe('is there a dropbox for the keys');
+    expect(closedCompounds('do i need a check up first', site)).toBe('do i need a checkup first');
+    expect(closedCompounds('is the blood work included', site)).toBe('is the blood work included');
+    expect(withSiteSpelling('does he need bloodwork first', 'en', site, english)).toBe('does he need blood work first');
   });
 
   it('mends a slip in a question word, unless two question words are as near', () => {

@@ -150,6 +150,25 @@ export function clippedSiteWord(word: string, vocab: Vocabulary): string | null 
 }
 
 /**
+ * A compound the visitor writes closed that the site writes open ("bloodwork" for "blood work"): the two site words it
+ * splits into (each of four letters or more, as the vocabulary keeps), the commonest such pair; null when there is none.
+ */
+export function openedCompound(word: string, vocab: Vocabulary): string | null {
+  let best: string | null = null;
+  let bestCount = 0;
+  for (let k = 4; k <= word.length - 4; k++) {
+    const count = Math.min(vocab.counts.get(word.slice(0, k)) ?? 0, vocab.counts.get(word.slice(k)) ?? 0);
+    if (count > bestCount) [best, bestCount] = [`${word.slice(0, k)} ${word.slice(k)}`, count];
+  }
+  return best;
+}
+
+/** Two words the visitor writes apart that the site writes as one ("drop box" for "dropbox"): joined as the site writes them. */
+export function closedCompounds(text: string, vocab: Vocabulary): string {
+  return text.replace(/(?<![\p{L}\d'’-])(\p{Ll}{2,}) (\p{Ll}{2,})(?![\p{L}\d'’-])/gu, (pair, a: string, b: string) => (vocab.counts.has(`${a}${b}`) ? `${a}${b}` : pair));
+}
+
+/**
  * A French chat's spelling by sound ("boutik", "kartes"): "k" written for "qu" or "c", the site's word one
  * edit from the word so respelled. Null when no respelling meets one, or two do.
  */
@@ -171,6 +190,6 @@ export function withSiteSpelling(text: string, lang: 'en' | 'fr', vocab: Vocabul
     if (/\d/.test(w) || vocab.counts.has(w) || known(w)) return w;
     // "hiw much", "waht time": a slip in one of the few words a question is built with, one letter off or two swapped.
     if (w.length <= 4) return questionWord(w, lang) ?? clippedSiteWord(w, vocab) ?? w;
-    return nearestSiteWord(w, vocab) ?? (lang === 'fr' ? soundsLike(w, vocab) : null) ?? clippedSiteWord(w, vocab) ?? w;
+    return openedCompound(w, vocab) ?? nearestSiteWord(w, vocab) ?? (lang === 'fr' ? soundsLike(w, vocab) : null) ?? clippedSiteWord(w, vocab) ?? w;
   });
 }
