@@ -141,6 +141,19 @@ describe('needs, measures and phrasal verbs (issue 39)', () => {
     expect(ahead!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
   });
 
+  it('a phrase the site defines a name by ("Bordetella — the kennel cough vaccine") is met where that name is', () => {
+    const chunks = [
+      { text: 'Bordetella — the "kennel cough" vaccine, usually required by boarding kennels and daycares.\nCanine influenza — a vaccine for dogs in group settings.', url: '/vaccines', title: 'Vet', section: 'Vet › Lifestyle vaccines' },
+      { text: 'DHPP (dogs) — Price: $38; Where: Both\nBordetella (dogs) — Price: $30; Where: Both\nFVRCP (cats) — Price: $36; Where: Both', url: '/pricing', title: 'Vet', section: 'Vet › Price list' },
+      { text: 'We see dogs, cats and small pets at both clinics.', url: '/', title: 'Vet', section: 'Vet' },
+    ];
+    const ranked = rankSentences('price of kennel cough shot', chunks, undefined, 10);
+    expect(ranked[0]).toMatchObject({ url: '/pricing', sentence: expect.stringMatching(/^Bordetella \(dogs\)/) });
+    // Met as a synonym is: well before the other vaccines' rows.
+    const other = ranked.find((r) => r.sentence.startsWith('DHPP'));
+    expect(ranked[0]!.score).toBeGreaterThan(2 * (other?.score ?? 0));
+  });
+
   it('a noun read as an adverb before another noun names a kind of it ("well pumps"); "still open" keeps its adverb', () => {
     expect(analyzeQuestion('do you fix well pumps').terms.find((t) => t.word === 'well')).toMatchObject({ incidental: false });
     expect(analyzeQuestion('is it still open on sunday').terms.find((t) => t.word === 'still')).toMatchObject({ incidental: true });

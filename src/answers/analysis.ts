@@ -55,6 +55,8 @@ export interface QueryTerm {
    * What the site itself calls the phrase this word is in, each the stems of a heading (`withSiteAliases` in rank.ts: "first
    * visit" → "new patient"): set by the ranking, from the passages it reads.
    */
+  /** The names the site defines the phrase this word is in as ("Bordetella — the "kennel cough" vaccine"), each by its stems. */
+  definedAs?: Set<string>[];
   aliases?: Set<string>[];
   /** A number, written as money in the question ("a $20 fee") or not ("for 500 people"): met by a number of its kind. */
   money?: boolean;

@@ -332,7 +332,7 @@ function holdsAll(set: Set<string>, items: Set<string>): boolean {
 
 // Called for every candidate sentence and term of every ranking (thousands of times a question): no closure or array is
 // made per call (issue 39: they were a tenth of the ranking's time, their garbage collection besides).
-function matchOf({ stem, alternatives, derived, incidental, premises, kinds, classes, antonyms, young, aliases, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
+function matchOf({ stem, alternatives, derived, incidental, premises, kinds, classes, antonyms, young, aliases, definedAs, money, proper }: QueryTerm, c: Candidate, byName: boolean): number {
   // "the bakery", "the gym": where the sentence names the business, it names its premises (not "a shop in Boston?").
   // "Can you cater for 500 people?" is not met by "free on orders over $500", nor "a $20 fee?" by "20 guests".
   const otherKind = money !== undefined && (money ? c.plainOnly : c.moneyOnly).has(stem);
@@ -343,6 +343,8 @@ function matchOf({ stem, alternatives, derived, incidental, premises, kinds, cla
   if (/^\d{1,4}$/.test(stem) && !money && c.ranges.some(([a, b]) => a <= Number(stem) && Number(stem) <= b)) return WEIGHT.sentenceAlt;
   if (holdsAny(c.s, derived)) return WEIGHT.sentenceDerived;
   if (holdsAny(c.own, derived)) return WEIGHT.headingDerived;
+  // The name the site gives what the phrase says, in its own definition line: as surely as a synonym.
+  if (definedAs?.some((a) => holdsAll(c.s, a) || holdsAll(c.own, a))) return WEIGHT.sentenceAlt;
   // "Do you serve beer?": a sentence that denies its class ("We do not serve alcohol") denies it. Not one that gives the
   // class ("We sell coffee"): that says nothing of an espresso.
   if (classes && holdsAny(c.denied, classes)) return WEIGHT.sentenceDerived;
@@ -480,6 +482,8 @@ function placeOfOthers(sentence: string, name: string): boolean {
   });
 }
 
+/** A line that defines a name: the name, a dash, what it is ("Bordetella — the "kennel cough" vaccine"). */
+const DEFINITION = /^([^—–:;.,!?]{2,40}?)\s+[—–]\s+(.+)$/;
 /** In how many sections at most a phrase may be written for their headings to say what it is about on this site. */
 const ALIAS_SECTIONS = 2;
 /** How many content words at most a heading may have to be a name for something, not a sentence about it. */
@@ -509,13 +513,26 @@ function withSiteAliases(terms: QueryTerm[], question: string, cands: Candidate[
     section.stems.push('', ...c.textStems);
   }
   const aliases = new Map<QueryTerm, Set<string>[]>();
+  const defined = new Map<QueryTerm, Set<string>[]>();
   for (const [t, u] of phrases) {
     const holding = [...sections.values()].filter((s) => s.stems.some((st, i) => st === t.stem && s.stems[i + 1] === u.stem));
     if (holding.length > ALIAS_SECTIONS) continue;
     const names = holding.map((s) => s.heading).filter((h) => h.size > 0 && h.size <= ALIAS_WORDS && !h.has(t.stem) && !h.has(u.stem));
-    for (const x of [t, u]) aliases.set(x, [...(aliases.get(x) ?? []), ...names]);
+    // So does a line that defines a name by the phrase ("Bordetella — the "kennel cough" vaccine, …"): the phrase is what
+    // the name before its dash is, on this site ("Bordetella (dogs) — Price: $30" for "price of a kennel cough shot").
+    const defining = cands.map((c) => DEFINITION.exec(c.sentence)).filter((m) => m !== null)
+      .filter((m, i, all) => all.findIndex((n) => n[0] === m[0]) === i)
+      .filter((m) => words(m[2]!).map(stem).some((st, i, all) => st === t.stem && all[i + 1] === u.stem));
+    const heads = defining.length <= ALIAS_SECTIONS
+      ? defining.map((m) => stems(m[1]!)).filter((h) => h.size > 0 && h.size <= ALIAS_WORDS && !h.has(t.stem) && !h.has(u.stem)) : [];
+    for (const x of [t, u]) {
+      aliases.set(x, [...(aliases.get(x) ?? []), ...names]);
+      if (heads.length) defined.set(x, [...(defined.get(x) ?? []), ...heads]);
+    }
   }
-  return terms.map((t) => (aliases.get(t)?.length ? { ...t, aliases: aliases.get(t) } : t));
+  return terms.map((t) => ({
+    ...t, ...(aliases.get(t)?.length ? { aliases: aliases.get(t) } : {}), ...(defined.get(t)?.length ? { definedAs: defined.get(t) } : {}),
+  }));
 }
 
 /**
