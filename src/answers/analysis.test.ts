@@ -141,6 +141,14 @@ describe('needs, measures and phrasal verbs (issue 39)', () => {
     expect(ahead!.score).toBeGreaterThanOrEqual(ANSWER_THRESHOLD);
   });
 
+  it('a name of words no dictionary knows, opening the sentence before its verb, is who does it ("Who makes the pasta?")', () => {
+    expect(holdsType('Nonna Bertolini still makes the pasta by hand every morning.', 'person')).toBe(true);
+    expect(holdsType('Ines Okoro runs the front desk.', 'person')).toBe(true);
+    // Words of the language are no name of a person ("Riverside Storage offers…"), nor is one word, nor a day.
+    expect(holdsType('Riverside Storage offers drive-up units.', 'person')).toBe(false);
+    expect(holdsType('Fresh Pasta makes every dish better.', 'person')).toBe(false);
+  });
+
   it('a phrase the site defines a name by ("Bordetella — the kennel cough vaccine") is met where that name is', () => {
     const chunks = [
       { text: 'Bordetella — the "kennel cough" vaccine, usually required by boarding kennels and daycares.\nCanine influenza — a vaccine for dogs in group settings.', url: '/vaccines', title: 'Vet', section: 'Vet › Lifestyle vaccines' },

@@ -522,10 +522,22 @@ function byName(sentence: string): boolean {
   return [...sentence.matchAll(DONE_BY)].some((m) => !NAMES_DAY.test(m[1]!) && !MONTH.test(m[1]!));
 }
 
+/**
+ * Who does it, as the subject that opens the sentence: a name of two or three capitalised words no English dictionary
+ * knows, then a verb in the third person ("Nonna Bertolini still makes the pasta", "Ines Okoro runs the front desk").
+ */
+const DOER = /^\s*(\p{Lu}[\p{Ll}'’-]+(?:\s+\p{Lu}[\p{Ll}'’-]+){1,2})\s+(?:(?:still|also|now|always|personally)\s+)?([a-z]{3,})s\b/u;
+function doerNamed(sentence: string): boolean {
+  const m = DOER.exec(sentence);
+  if (!m || NAMES_DAY.test(m[1]!) || MONTH.test(m[1]!)) return false;
+  const verb = m[2]!;
+  return words(m[1]!).every((w) => !isKnownWord(w)) && (isBaseVerb(verb) || (verb.endsWith('e') && isBaseVerb(verb.slice(0, -1))));
+}
+
 /** Whether a sentence holds an answer of that kind. */
 export function holdsType(sentence: string, type: AnswerType): boolean {
   // compromise misses some names ("Helen Park" reads as a park): a title or a known first name says a person too.
-  if (type === 'person') return HONORIFIC.test(sentence) || namedWithRole(sentence) || byName(sentence) || namesPerson(sentence);
+  if (type === 'person') return HONORIFIC.test(sentence) || namedWithRole(sentence) || byName(sentence) || doerNamed(sentence) || namesPerson(sentence);
   return PATTERNS[type](sentence);
 }
 
