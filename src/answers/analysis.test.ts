@@ -149,6 +149,13 @@ describe('needs, measures and phrasal verbs (issue 39)', () => {
     expect(holdsType('Fresh Pasta makes every dish better.', 'person')).toBe(false);
   });
 
+  it('checks are a means of payment where money is paid with them, not "parasite checks and treatment"', () => {
+    expect(holdsType('Parasite checks and treatment (mites, lice, fleas, worms)', 'payment')).toBe(false);
+    expect(holdsType('We accept cash, checks and all major cards.', 'payment')).toBe(true);
+    expect(holdsType('Checks are accepted at both shops.', 'payment')).toBe(true);
+    expect(holdsType('We do not accept personal checks.', 'payment')).toBe(true);
+  });
+
   it('a phrase the site defines a name by ("Bordetella — the kennel cough vaccine") is met where that name is', () => {
     const chunks = [
       { text: 'Bordetella — the "kennel cough" vaccine, usually required by boarding kennels and daycares.\nCanine influenza — a vaccine for dogs in group settings.', url: '/vaccines', title: 'Vet', section: 'Vet › Lifestyle vaccines' },

@@ -296,7 +296,7 @@ const PAYMENT_ASKED = /\b(forms?|methods?|means|ways?|kinds?|types?|modes?) of p
 /** Words for the means of payment, for the database to fetch the passages that name them ("We accept cash…"). */
 export const PAYMENT_WORDS = ['cash', 'card', 'cards', 'debit', 'credit', 'cheque', 'check', 'checks', 'paypal', 'venmo'];
 /** Means of payment a sentence names ("We accept cash, debit and all major credit cards", "Apple Pay", "by cheque"). */
-const PAYMENT_MEANS = /\b(cash|cheques?|(personal|bank|certified|business|travell?er'?s?) checks?|(by|with|accept|take) (a )?checks?|checks? (is|are|or|and)|(credit|debit|bank|major|contactless) cards?|debit|card payments?|contactless|apple pay|google pay|paypal|venmo|bank transfers?|wire transfers?)\b/i;
+const PAYMENT_MEANS = /\b(cash|cheques?|(personal|bank|certified|business|travell?er'?s?) checks?|(by|with|accept|take) (a )?checks?|checks? (is|are) (not )?(accepted|welcome|taken)|checks?,? (or|and) (cash|cards?|credit|debit|money)|(cash|cards?),? (or |and )?checks?|(credit|debit|bank|major|contactless) cards?|debit|card payments?|contactless|apple pay|google pay|paypal|venmo|bank transfers?|wire transfers?)\b/i;
 
 /** Where to do something ("where can I park", "where do I leave my bike"), not where to find or reach the business. */
 const WHERE_TO = /\bwhere (can|could|do|should|may|would|must) (i|we|you|my|our|\w+) (?!(find|get|go|come|reach|visit|locate|be|see|meet)\b)[a-z]+/;
