@@ -93,7 +93,6 @@ export function agentShapeBuilder(): AgentShapeBuilder {
     };
   };`;
   // The text is made above from the schema's field names only.
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
   return (new Function('d', 't', source) as (d: unknown, t: unknown) => AgentShapeBuilder)(CONFIG_DEFAULTS, DEFAULT_THEME);
 }
 
