@@ -47,3 +47,21 @@ it('switches the SDK\'s AsyncLocalStorages off once nothing runs in them, and ac
   expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
   await idle(activityContextStorage(), clientStorage);
 });
+
+it('switches the API connection\'s storage off after start, in a process without workers and before any request', async () => {
+  // `npm run api`: nothing but connect ran in the connection's call context, and no run of the gate follows it
+  // until a readiness check; before, the hook stayed on for every promise of every request.
+  const api = await startTestService({}, { worker: false });
+  try {
+    const storage = callContextStorageOf(api.temporal.connection);
+    expect(storage, 'the connection exposes its call context storage').toBeDefined();
+    await idle(storage);
+    const { token } = await api.newOrg();
+    const created = await client(api.url, token).post('/api/v1/rest/agents', { name: 'Gate, API only' });
+    expect(created.status, created.text).toBe(201);
+    // A workflow start through the client (the agent's crawl is none without a site): still off once it settled.
+    await idle(storage);
+  } finally {
+    await api.stop();
+  }
+});

@@ -10,7 +10,7 @@ import type { Contact } from '../schemas/contacts.ts';
 // The widget view of an agent (agents and widgets are one entity): made from the one list of widget fields.
 export { toWidget } from '../schemas/widgets.ts';
 import {
-  applyPatch, changesSomething, combineChanges, CONFIG_FIELDS, pruneChanges, writeConfig, type BasicField, type ConfigObject,
+  agentShapeBuilder, applyPatch, changesSomething, combineChanges, pruneChanges, type BasicField, type ConfigObject,
 } from '../domain/agent-config.ts';
 
 interface AgentRow {
@@ -28,35 +28,13 @@ type ShownRow = Pick<AgentRow, 'id' | 'public_key' | 'name' | 'status' | 'voice'
 
 const basicsOf = (row: ShownRow): Record<BasicField, unknown> => ({ name: row.name, persona: row.persona, voice: row.voice, status: row.status });
 
-/**
- * Every field of the agent's API shape, in its order (the order toAgent below first sets them in), each null: made by
- * JSON.parse, which gives V8's object fast properties, as a shallow copy of it keeps them. An object built up from
- * nothing with these 48 fields became a dictionary (V8 adds only a few properties one by one before it gives up on
- * fast ones): slower to fill, to serialize and to collect, about 7 µs of a GET (issue 48, round five, bench/README.md).
- */
-const AGENT_SHAPE: Record<string, unknown> = JSON.parse(JSON.stringify(Object.fromEntries(
-  ['id', 'public_key', 'name', 'status', 'voice', 'persona', 'site_url', ...CONFIG_FIELDS, 'has_pending_draft', 'created_at', 'updated_at']
-    .map((field) => [field, null]),
-))) as Record<string, unknown>;
+/** The agent's API object in one literal (agentShapeBuilder, src/domain/agent-config.ts). */
+const agentShape = agentShapeBuilder();
 
-/**
- * The API shape of an agent row: every writable field under its PATCH name (built in one pass: every agent shown runs it),
- * on a copy of AGENT_SHAPE: each field is set where the shape already has it, so its order is the shape's.
- */
+/** The API shape of an agent row: every writable field under its PATCH name, in the shape's order (every agent shown runs it). */
 export function toAgent(row: ShownRow): Agent {
-  const agent: Record<string, unknown> = { ...AGENT_SHAPE };
-  agent.id = row.id;
-  agent.public_key = row.public_key;
-  agent.name = row.name;
-  agent.status = row.status;
-  agent.voice = row.voice;
-  agent.persona = row.persona;
-  agent.site_url = row.site_url;
-  writeConfig(row.config, agent);
-  agent.has_pending_draft = row.draft ? changesSomething(basicsOf(row), row.config, row.draft.changes) : false;
-  agent.created_at = row.created_at.toISOString();
-  agent.updated_at = row.updated_at.toISOString();
-  return agent as unknown as Agent;
+  const hasPendingDraft = row.draft ? changesSomething(basicsOf(row), row.config, row.draft.changes) : false;
+  return agentShape(row, row.config, hasPendingDraft) as unknown as Agent;
 }
 
 export interface NewAgent {

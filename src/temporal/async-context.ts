@@ -48,19 +48,28 @@ function createGate(): AsyncContextGate {
     for (const storage of storages) storage.disable();
   };
 
-  const release = () => {
-    inFlight -= 1;
-    // On a later turn: what settled the run (the SDK's own wrappers) finishes first.
+  const settle = () => {
     if (inFlight === 0 && !pending) {
       pending = true;
       setImmediate(quiesce);
     }
   };
 
+  const release = () => {
+    inFlight -= 1;
+    // On a later turn: what settled the run (the SDK's own wrappers) finishes first.
+    settle();
+  };
+
   return {
     register(storage) {
       if (!storage || storages.has(storage)) return;
       storages.add(storage);
+      // A storage is registered once what made it has run: a connection's first run (its `connect`, which sets a
+      // deadline) enabled it before the gate saw it, and nothing closed that run. Off on a later turn if nothing is in
+      // flight, as after any run: an API process without a worker or a readiness probe kept the hook on every promise
+      // of every request for good (issue 48, round eleven, bench/README.md).
+      settle();
       const run = storage.run.bind(storage);
       storage.run = ((store: unknown, callback: (...args: unknown[]) => unknown, ...args: unknown[]) => {
         inFlight += 1;
