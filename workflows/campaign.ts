@@ -54,7 +54,9 @@ export async function runCampaign(input: CampaignInput): Promise<CampaignOutcome
         staticSummary: summary,
       });
       running.set(callId, handle);
-      void handle.result().catch(() => undefined).finally(() => { running.delete(callId); finished += 1; });
+      // Ended either way: one derived promise (`catch` then `finally` made four, each traced by the SDK's promise hook).
+      const ended = () => { running.delete(callId); finished += 1; };
+      void handle.result().then(ended, ended);
     } catch {
       // Already started (by a run that continued as new): its row tells the queue how it went.
       finished += 1;
