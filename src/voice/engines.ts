@@ -62,7 +62,7 @@ ps.ps_add_word.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ct
 ps.ps_free.argtypes = [ctypes.c_void_p]
 def open_decoder(argv, share=None):
     """A decoder; with 'share', a language model not of its own: share.enter(decoder) gives it one (after the acoustic
-    model and dictionary are loaded, before the words are added)."""
+    model and dictionary are loaded, before the words are added) and share.leave() follows, whatever happened."""
     argv = list(argv); added = []
     if '-added' in argv:
         at = argv.index('-added')
@@ -72,10 +72,13 @@ def open_decoder(argv, share=None):
     config = sb.cmd_ln_parse_r(None, ps.ps_args(), len(args), (ctypes.c_char_p * len(args))(*args), 1)
     decoder = ps.ps_init(config) if config else None
     if not decoder: return None
-    if share and not share.enter(decoder):
-        ps.ps_free(decoder); return None
-    for i, (word, phones) in enumerate(added):
-        ps.ps_add_word(decoder, word.encode(), phones.strip().encode(), 1 if i == len(added) - 1 else 0)
+    try:
+        if share and not share.enter(decoder):
+            ps.ps_free(decoder); return None
+        for i, (word, phones) in enumerate(added):
+            ps.ps_add_word(decoder, word.encode(), phones.strip().encode(), 1 if i == len(added) - 1 else 0)
+    finally:
+        if share: share.leave()
     return decoder
 `;
 
@@ -222,16 +225,13 @@ export class WarmDecoder {
  * the kernel's fair share gave the service's event loop and PostgreSQL's backends a twenty-first of the machine each,
  * and every round trip of a turn waited. Here the decoders are as many threads as there are cores: they can still use
  * every core, but not crowd out the rest ten to one. Which decoder runs next is chosen: one whose utterance
- * is over (its words awaited) first, in the order they ended, then the one whose audio waited longest, then a decoder
- * asked for ahead of its audio (while a call's greeting plays) is loaded, in the order they were asked for: loads are
- * the same threads' work, behind any audio that waits (a decoder is loaded before its own audio, at that audio's place),
- * one at a time a thread (bench:voice's tenth pass: 20 loads at once, a thread each, shared the cores twenty ways and
- * all ended late, while the first callers' audio waited). A decoder's acoustic model and dictionary are its own, its
- * language model shared (ps_set_lm) with other decoders of the same settings, read once per copy (at most twice the
- * threads' copies: the model's trie caches the last history it scored, so a copy serves one thread at a time). That
- * halves a decoder's load (0.27 → 0.13 CPU-s alone) and its memory (50 → 16 MiB); the words are the same (an agent's
- * added words go into its own copies of the model, added by the copy's first decoder exactly as a decoder of its own
- * adds them).
+ * is over (its words awaited) first, in the order they ended, then the one whose audio waited longest. A decoder is
+ * loaded by a thread of its own as soon as it is asked for (while a call's greeting plays): its acoustic model and
+ * dictionary its own, its language model shared (ps_set_lm) with other decoders of the same settings, read once per
+ * copy (at most twice the threads' copies: the model's trie caches the last history it scored, so a copy serves one thread at a
+ * time). That halves a decoder's load (0.27 → 0.13 CPU-s alone) and its memory (50 → 16 MiB); the words are the same
+ * (an agent's added words go into its own copies of the model, added by the copy's first decoder exactly as a decoder
+ * of its own adds them).
  * Messages on stdin: a letter, the decoder's id and a length (4 bytes each, little-endian), then the body: `o` its
  * arguments (JSON, as a WarmDecoder's command line), `a` 16 kHz samples, `e` the utterance is over (its words come
  * back on stdout as a line `id<TAB>text`, or `id<TAB>` + `\x01` when the decoder could not be loaded), `c` closed.
@@ -253,7 +253,7 @@ THREADS, COPIES = max(1, int(sys.argv[1])), max(1, int(sys.argv[2]))
 out, out_lock, cond = sys.stdout.buffer, threading.Lock(), threading.Condition()
 decoders, order, lms = {}, [0], {}
 class Decoder:
-    def __init__(self, args, opened): self.args, self.ops, self.busy, self.ps, self.started, self.failed, self.loading, self.lm, self.opened = args, [], False, None, False, False, True, None, opened
+    def __init__(self, args): self.args, self.ops, self.busy, self.ps, self.started, self.failed, self.loading, self.lm = args, [], False, None, False, False, True, None
 class Lm:
     """A language model read once and shared by decoders of the same settings (ps_set_lm). Its trie keeps a cache of
     the last history scored, so one thread at a time uses it: 'busy' while a decoder of it runs, loads or is freed."""
@@ -277,20 +277,26 @@ def lm_of(d):
     lm.users += 1
     return lm
 class Share:
-    """The decoder's language model, a shared copy, given to the decoder and words added to it (the first decoder of a
-    copy adds its words to the model itself, ps_add_word; the others find them there) while the loading thread holds
-    the copy busy (work)."""
+    """The decoder's language model, a shared copy: while it is given to the decoder and words are added to it (the
+    first decoder of a copy adds its words to the model itself, ps_add_word; the others find them there), the copy
+    is busy."""
     def __init__(self, lm, path): self.lm, self.path = lm, path
     def enter(self, p):
         lm = self.lm
+        with cond:
+            while lm.busy: cond.wait()
+            lm.busy = True
         if not lm.ready:
             # Read as ps_set_lm_file reads it: the decoder's configuration and log base (retained: the copy outlives it).
             lm.lmath = sb.logmath_retain(ps.ps_get_logmath(p))
             lm.model = sb.ngram_model_read(ps.ps_get_config(p), self.path.encode(), 0, lm.lmath)
             lm.ready, lm.failed = True, not lm.model
         return not lm.failed and ps.ps_set_lm(p, b'_default', lm.model) == 0 and ps.ps_set_search(p, b'_default') == 0
+    def leave(self):
+        with cond: self.lm.busy = False; cond.notify_all()
 def load(d):
     argv = without(d.args, '-logfn')
+    with cond: d.lm = lm_of(d)
     # The acoustic model and the dictionary stay the decoder's own: this library offers no official way to share them.
     d.ps = open_decoder(without(argv, '-lm'), Share(d.lm, argv[argv.index('-lm') + 1]))
     if not d.ps: d.failed = True
@@ -322,15 +328,16 @@ def run(i, d, ops):
             answer(i, text)
         elif op[0] == 'c':
             if d.ps: ps.ps_free(d.ps); d.ps = None
+def loader(d):
+    try: load(d)
+    finally:
+        with cond: d.loading = False; cond.notify_all()
 def pick():
-    # A decoder whose utterance is over first (its words awaited), in the order they ended; then the one whose audio
-    # waited longest; then one loaded ahead of its audio (a call's greeting playing), in the order they were asked for.
-    # A decoder not loaded yet is loaded first, when its turn comes: the loads wait behind audio, one a thread.
     best, key = None, None
     for i, d in decoders.items():
-        if d.busy or (not d.ops and not d.loading) or d.lm.busy: continue
+        if d.busy or d.loading or not d.ops or (d.lm and d.lm.busy): continue
         end = next((op[1] for op in d.ops if op[0] == 'e'), None)
-        k = (0, end) if end is not None else (1, d.ops[0][1]) if d.ops else (2, d.opened)
+        k = (0, end) if end is not None else (1, d.ops[0][1])
         if key is None or k < key: best, key = i, k
     return best
 def work():
@@ -338,24 +345,19 @@ def work():
         with cond:
             i = pick()
             while i is None: cond.wait(); i = pick()
-            d = decoders[i]; d.busy = True; d.lm.busy = True
-            loading = d.loading
-            ops = []
-            if not loading:
-                cut = next((n for n, op in enumerate(d.ops) if op[0] in 'ec'), len(d.ops) - 1) + 1
-                ops, d.ops = d.ops[:cut], d.ops[cut:]
-        try:
-            if not loading: run(i, d, ops)
-            else:
-                try: load(d)
-                except Exception: d.failed = True
+            d = decoders[i]; d.busy = True
+            if d.lm: d.lm.busy = True
+            cut = next((n for n, op in enumerate(d.ops) if op[0] in 'ec'), len(d.ops) - 1) + 1
+            ops, d.ops = d.ops[:cut], d.ops[cut:]
+        try: run(i, d, ops)
         finally:
             with cond:
-                d.busy = False; d.loading = False
+                d.busy = False
                 closed = any(op[0] == 'c' for op in ops)
                 if closed: decoders.pop(i, None)
-                d.lm.busy = False
-                if closed: drop(d.lm)
+                if d.lm:
+                    d.lm.busy = False
+                    if closed: drop(d.lm)
                 cond.notify_all()
 for _ in range(THREADS): threading.Thread(target=work, daemon=True).start()
 inp = sys.stdin.buffer
@@ -367,8 +369,8 @@ while True:
     with cond:
         order[0] += 1
         if kind == 'o':
-            d = decoders[i] = Decoder(json.loads(body), order[0])
-            d.lm = lm_of(d)
+            decoders[i] = Decoder(json.loads(body))
+            threading.Thread(target=loader, args=(decoders[i],), daemon=True).start()
         elif i in decoders: decoders[i].ops.append((kind, order[0], body))
         cond.notify_all()
 `;
@@ -520,8 +522,7 @@ export function createPocketsphinx(): SpeechToText {
     return host.open(settings, lexicon?.dict ?? '');
   };
   const take = (lexicon: Lexicon | null): Decoder => {
-    // The one idle longest: of decoders warmed for calls' greetings, the first asked for, which the host loads first.
-    const decoder = idle.get(lexicon?.dict ?? '')?.shift();
+    const decoder = idle.get(lexicon?.dict ?? '')?.pop();
     if (decoder) idleCount--;
     return decoder ?? load(lexicon);
   };
