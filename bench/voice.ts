@@ -176,6 +176,8 @@ async function main(): Promise<void> {
   const steps = { endpoint: [] as number[], tail: [] as number[], heard: [] as number[], queued: [] as number[], reply: [] as number[], audio: [] as number[], total: [] as number[] };
   // The same, by the call's turn (the first one's decoder is loaded while the greeting plays).
   const totalByTurn: number[][] = Array.from({ length: TURNS }, () => []);
+  // The steps of the call's first turn alone (its decoder loaded, its agent's answer engine and phrases first used).
+  const firstSteps = { endpoint: [] as number[], tail: [] as number[], heard: [] as number[], queued: [] as number[], reply: [] as number[], audio: [] as number[] };
   for (const result of results) {
     result.speechEnds.forEach((speechEnd, i) => {
       const clock = turnClocks.get(`${result.streamSid} ${i + 1}`);
@@ -188,6 +190,14 @@ async function main(): Promise<void> {
       steps.audio.push(clock.firstAudioAt - clock.replyAt);
       steps.total.push(absolute(clock.firstAudioAt) - speechEnd);
       totalByTurn[i]?.push(absolute(clock.firstAudioAt) - speechEnd);
+      if (i === 0) {
+        firstSteps.endpoint.push(absolute(clock.endpointAt) - speechEnd);
+        firstSteps.tail.push(clock.heardAt - clock.finishedAt);
+        firstSteps.heard.push(clock.heardAt - clock.endpointAt);
+        firstSteps.queued.push(clock.transcriptAt - Math.max(clock.heardAt, clock.endpointAt));
+        firstSteps.reply.push(clock.replyAt - clock.transcriptAt);
+        firstSteps.audio.push(clock.firstAudioAt - clock.replyAt);
+      }
     });
   }
   for (const result of results) {
@@ -263,6 +273,9 @@ async function main(): Promise<void> {
   say(`  the endpoint or the words, the later → the turn begun: ${ms(figures(steps.queued))}; → the reply: ${ms(figures(steps.reply))}; → its first audio frame sent: ${ms(figures(steps.audio))}`);
   say(`  the caller's last speech frame sent → the first audio frame sent: ${ms(figures(steps.total))}`);
   say(`    by turn, p50 / p95: ${totalByTurn.map((xs, i) => { const f = figures(xs); return f ? `${i + 1}: ${Math.round(f.p50)} / ${Math.round(f.p95)} ms` : `${i + 1}: none`; }).join('; ')}`);
+  say(`    the first turn's steps: to the endpoint's frame handled ${ms(figures(firstSteps.endpoint))}; the recognizer finished → its words ${ms(figures(firstSteps.tail))}; `
+    + `its words against the endpoint ${ms(figures(firstSteps.heard))}; → the turn begun ${ms(figures(firstSteps.queued))}; → the reply ${ms(figures(firstSteps.reply))}; `
+    + `→ its first audio frame sent ${ms(figures(firstSteps.audio))}`);
   say(`event loop delay of the process (every call's frames, the runtime${CALLERS === 'thread' ? '' : ', the callers'}): p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
   say(`barge-in, the interrupting line's first frame → clear received: ${ms(barge)}`);
   const count = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).map((n) => `${n}: ${xs.filter((x) => x === n).length}`).join(', ');
