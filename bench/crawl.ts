@@ -33,10 +33,12 @@
  * site is ready), and the peak RSS by then.
  *
  * Environment: BENCH_PAGES, BENCH_CONCURRENCY (default 8), BENCH_RUNS, BENCH_MARKUP (default
- * `semantic,div`), BENCH_E2E (default 1).
+ * `semantic,div`), BENCH_E2E (default 1), BENCH_BASELINE (a git ref: that commit's service measured end to end
+ * too, alternating, see endToEnd), BENCH_E2E_RUNS (default 1), BENCH_VECTORS (default 1; 0: stop at `ready`),
+ * BENCH_NODE_ARGS (node options of the service process, e.g. `--heap-prof`).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,7 +137,7 @@ async function parent(): Promise<number> {
   const pages = positiveInt('BENCH_PAGES', 1000);
   const concurrency = positiveInt('BENCH_CONCURRENCY', 8);
   const runs = positiveInt('BENCH_RUNS', 3);
-  const markups = (process.env.BENCH_MARKUP ?? 'semantic,div').split(',').map((m) => m.trim());
+  const markups = (process.env.BENCH_MARKUP ?? 'semantic,div').split(',').map((m) => m.trim()).filter(Boolean);
   let missed = false;
   let crawleeSemantic: Summary | null = null;
   try {
@@ -205,73 +207,131 @@ function report(results: RunResult[], say: (line?: string) => void): boolean {
   return speed >= TARGET_SPEED_RATIO && rss <= TARGET_RSS_RATIO;
 }
 
+interface EndToEndRun { seconds: number; rate: number; stored: number; chunks: number; idleRssMb: number; peakRssMb: number; cpuSeconds: number }
+
+/** user + system CPU seconds of a process so far (/proc/<pid>/stat: utime and stime in clock ticks of 1/100 s). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /**
  * The end-to-end case: through the API, from POST /agents with site_url to a `ready` site with every
  * page stored and indexed, on the service in its own process. False when a target is missed.
+ * BENCH_BASELINE=<git ref>: that commit of the service is measured too, alternating with this checkout
+ * (BENCH_E2E_RUNS rounds each, default 1; the baseline first in odd rounds), on the same site and Temporal
+ * server, each run on a fresh database and in a fresh process. BENCH_VECTORS=0: the service is stopped once
+ * the site is ready instead of waiting for every passage's vector (minutes on this machine).
  */
 async function endToEnd(siteUrl: string, pages: number, concurrency: number, crawlee: Summary | null, say: (line?: string) => void): Promise<boolean> {
-  const { figure, freshDatabase, memoryOf, onCleanup, startServiceProcess, startTemporal } = await import('./harness.ts');
-  const { createSql } = await import('../src/db/index.ts');
-  const { createOrganization } = await import('../src/auth/keys.ts');
+  const { figure, positiveInt, startTemporal } = await import('./harness.ts');
+  const baselineRef = process.env.BENCH_BASELINE;
+  const baselineMain = baselineRef ? (await import('./baseline.ts')).buildBaseline(baselineRef) : null;
+  const rounds = positiveInt('BENCH_E2E_RUNS', 1);
   say();
-  say(`end to end: POST /agents {site_url} on ${pages} semantic pages, through the service (API + workers in one process), concurrency ${concurrency}`);
-  const [databaseUrl, temporalAddress] = await Promise.all([freshDatabase(), startTemporal()]);
-  const service = await startServiceProcess({
-    databaseUrl, temporalAddress,
-    env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true', CRAWL_DELAY_MS: '0', CRAWL_CONCURRENCY: String(concurrency), CRAWL_MAX_PAGES: String(pages) },
-  });
-  const sql = createSql(databaseUrl, { max: 1 });
-  onCleanup('bench connection', () => sql.end({ timeout: 5 }));
-  const org = await sql.begin((tx) => createOrganization(tx, 'bench-crawl'));
-  const headers = { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' };
-  const idleRss = memoryOf(service.pid)?.rssMb ?? NaN;
-  const started = performance.now();
-  const res = await fetch(`${service.url}/api/v1/rest/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench crawl', site_url: `${siteUrl}/` }) });
-  if (res.status !== 201) throw new Error(`POST /agents: ${res.status} ${await res.text()}`);
-  const agent = await res.json() as { id: string };
-  let site: { id: string; status: string; pages_crawled: number; passages: number; passages_embedding: number } | undefined;
-  for (;;) {
-    const list = await (await fetch(`${service.url}/api/v1/rest/sites?widget_id=${agent.id}`, { headers })).json() as { data: typeof site[] };
-    site = list.data[0];
-    if (site && (site.status === 'ready' || site.status === 'failed')) break;
-    if (performance.now() - started > 30 * 60_000) throw new Error('the site was not ready within 30 minutes');
-    await new Promise((r) => setTimeout(r, 100));
+  say(`end to end: POST /agents {site_url} on ${pages} semantic pages, through the service (API + workers in one process), concurrency ${concurrency}`
+    + (baselineMain ? `, alternating with the baseline ${baselineRef}, ${rounds} round(s)` : ''));
+  const temporalAddress = await startTemporal();
+  const ours: EndToEndRun[] = [];
+  const theirs: EndToEndRun[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const order: ('this' | 'baseline')[] = baselineMain ? (i % 2 === 0 ? ['baseline', 'this'] : ['this', 'baseline']) : ['this'];
+    for (const which of order) {
+      const main = which === 'baseline' ? baselineMain! : undefined;
+      const run = await endToEndRun(siteUrl, pages, concurrency, temporalAddress, main, `round ${i + 1}, ${which === 'baseline' ? `baseline ${baselineRef}` : 'this checkout'}`, say);
+      (which === 'baseline' ? theirs : ours).push(run);
+    }
   }
-  const seconds = (performance.now() - started) / 1000;
-  const [counts] = await sql<{ stored: number; chunks: number }[]>`
-    select (select count(*)::int from site_pages where site_id = ${site.id}) as stored,
-           (select count(*)::int from page_chunks where site_id = ${site.id}) as chunks`;
-  const { stored, chunks } = counts!;
-  const memory = memoryOf(service.pid);
-  if (site.status !== 'ready' || stored < pages * 0.98) throw new Error(`the site ended ${site.status} with ${stored} of ${pages} pages stored`);
-  const rate = stored / seconds;
-  say(`  ${stored} pages stored, ${chunks} chunks indexed, site ready in ${seconds.toFixed(2)} s = ${rate.toFixed(0)} pages/s; `
-    + `service RSS ${idleRss.toFixed(0)} MiB before, peak ${memory?.peakRssMb.toFixed(0) ?? '?'} MiB (start-up included)`);
-  // Then the passages' meaning vectors, computed after the site is ready (issue 48): until they are all there, the
-  // site answers by its passages' words only.
-  const waiting = site.passages_embedding;
-  while (site.passages_embedding > 0) {
-    if (performance.now() - started > 60 * 60_000) throw new Error('the passages were not embedded within an hour');
-    await new Promise((r) => setTimeout(r, 500));
-    site = (await (await fetch(`${service.url}/api/v1/rest/sites/${site.id}`, { headers })).json()) as NonNullable<typeof site>;
+  const rate = median(ours.map((r) => r.rate));
+  const peak = median(ours.map((r) => r.peakRssMb));
+  if (baselineMain) {
+    const ratio = (f: (r: EndToEndRun) => number) => median(ours.map((r, i) => f(r) / f(theirs[i]!)));
+    say(`  this checkout / baseline ${baselineRef} (medians of ${rounds} round(s) of ratios): pages/s ${ratio((r) => r.rate).toFixed(3)}, `
+      + `peak RSS ${ratio((r) => r.peakRssMb).toFixed(3)} (${ours.map((r) => r.peakRssMb.toFixed(0)).join(', ')} against ${theirs.map((r) => r.peakRssMb.toFixed(0)).join(', ')} MiB), `
+      + `peak over idle ${ratio((r) => r.peakRssMb - r.idleRssMb).toFixed(3)}, CPU ${ratio((r) => r.cpuSeconds).toFixed(3)}`);
   }
-  const hybrid = (performance.now() - started) / 1000;
-  const [vectors] = await sql<{ n: number }[]>`select count(*)::int as n from page_chunks where site_id = ${site.id} and embedding is not null`;
-  say(`  then ${vectors!.n} of ${site.passages} passages embedded (${waiting} waited after ready): searched by meaning too ${hybrid.toFixed(1)} s `
-    + `after the POST (${((hybrid - seconds) * 1000 / Math.max(waiting, 1)).toFixed(1)} ms a passage), service peak RSS by then `
-    + `${memoryOf(service.pid)?.peakRssMb.toFixed(0) ?? '?'} MiB`);
-  await service.stop();
-  if (!crawlee || !memory) {
+  if (!crawlee) {
     say('  (no Crawlee semantic run to compare with: BENCH_MARKUP lacks semantic)');
     return true;
   }
   const speed = rate / crawlee.rate;
-  const rss = memory.peakRssMb / crawlee.rssMb;
+  const rss = peak / crawlee.rssMb;
   say(`  against Crawlee's engine-only medians (${crawlee.rate.toFixed(0)} pages/s, ${crawlee.rssMb.toFixed(0)} MiB, storing nothing):`);
-  const against = `${rate.toFixed(0)} against ${crawlee.rate.toFixed(0)} pages/s, ${memory.peakRssMb.toFixed(0)} against ${crawlee.rssMb.toFixed(0)} MiB`;
+  const against = `${rate.toFixed(0)} against ${crawlee.rate.toFixed(0)} pages/s, ${peak.toFixed(0)} against ${crawlee.rssMb.toFixed(0)} MiB`;
   figure({ measure: 'crawl end to end / Crawlee engine, speed', value: speed, unit: 'x', op: '>=', target: TARGET_SPEED_RATIO, detail: against });
   figure({ measure: 'crawl end to end / Crawlee engine, peak RSS', value: rss, unit: 'x', op: '<=', target: TARGET_RSS_RATIO, detail: against });
   return speed >= TARGET_SPEED_RATIO && rss <= TARGET_RSS_RATIO;
+}
+
+/** One end-to-end run on a fresh database and a fresh service process (`main`: a baseline's build). */
+async function endToEndRun(siteUrl: string, pages: number, concurrency: number, temporalAddress: string, main: string | undefined, label: string,
+  say: (line?: string) => void): Promise<EndToEndRun> {
+  const { freshDatabase, memoryOf, startServiceProcess } = await import('./harness.ts');
+  const { createSql } = await import('../src/db/index.ts');
+  const { createOrganization } = await import('../src/auth/keys.ts');
+  const databaseUrl = await freshDatabase();
+  const service = await startServiceProcess({
+    databaseUrl, temporalAddress, main, nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
+    env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true', CRAWL_DELAY_MS: '0', CRAWL_CONCURRENCY: String(concurrency), CRAWL_MAX_PAGES: String(pages) },
+  });
+  const sql = createSql(databaseUrl, { max: 1 });
+  try {
+    const org = await sql.begin((tx) => createOrganization(tx, 'bench-crawl'));
+    const headers = { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' };
+    const before = memoryOf(service.pid);
+    const idleRss = before?.rssMb ?? NaN;
+    const cpuBefore = cpuSecondsOf(service.pid);
+    const started = performance.now();
+    const res = await fetch(`${service.url}/api/v1/rest/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench crawl', site_url: `${siteUrl}/` }) });
+    if (res.status !== 201) throw new Error(`POST /agents: ${res.status} ${await res.text()}`);
+    const agent = await res.json() as { id: string };
+    let site: { id: string; status: string; pages_crawled: number; passages: number; passages_embedding: number } | undefined;
+    let sampledPeak = 0;
+    for (;;) {
+      const list = await (await fetch(`${service.url}/api/v1/rest/sites?widget_id=${agent.id}`, { headers })).json() as { data: typeof site[] };
+      site = list.data[0];
+      if (site && (site.status === 'ready' || site.status === 'failed')) break;
+      if (performance.now() - started > 30 * 60_000) throw new Error('the site was not ready within 30 minutes');
+      sampledPeak = Math.max(sampledPeak, memoryOf(service.pid)?.rssMb ?? 0);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    // Read at once: the vectors' encoder starts loading right after `ready`.
+    const memory = memoryOf(service.pid);
+    const cpuSeconds = cpuSecondsOf(service.pid) - cpuBefore;
+    const [counts] = await sql<{ stored: number; chunks: number }[]>`
+      select (select count(*)::int from site_pages where site_id = ${site.id}) as stored,
+             (select count(*)::int from page_chunks where site_id = ${site.id}) as chunks`;
+    const { stored, chunks } = counts!;
+    if (site.status !== 'ready' || stored < pages * 0.98) throw new Error(`the site ended ${site.status} with ${stored} of ${pages} pages stored`);
+    const rate = stored / seconds;
+    say(`  ${label}: ${stored} pages stored, ${chunks} chunks indexed, site ready in ${seconds.toFixed(2)} s = ${rate.toFixed(0)} pages/s; `
+      + `service RSS ${idleRss.toFixed(0)} MiB before (peak so far ${before?.peakRssMb.toFixed(0) ?? '?'}), peak ${memory?.peakRssMb.toFixed(0) ?? '?'} MiB (start-up included; highest sampled every 100 ms `
+      + `${sampledPeak.toFixed(0)}), CPU ${cpuSeconds.toFixed(2)} s`);
+    if (process.env.BENCH_VECTORS !== '0') {
+      // Then the passages' meaning vectors, computed after the site is ready (issue 48): until they are all there, the
+      // site answers by its passages' words only.
+      const waiting = site.passages_embedding;
+      while (site.passages_embedding > 0) {
+        if (performance.now() - started > 60 * 60_000) throw new Error('the passages were not embedded within an hour');
+        await new Promise((r) => setTimeout(r, 500));
+        site = (await (await fetch(`${service.url}/api/v1/rest/sites/${site.id}`, { headers })).json()) as NonNullable<typeof site>;
+      }
+      const hybrid = (performance.now() - started) / 1000;
+      const [vectors] = await sql<{ n: number }[]>`select count(*)::int as n from page_chunks where site_id = ${site.id} and embedding is not null`;
+      say(`  then ${vectors!.n} of ${site.passages} passages embedded (${waiting} waited after ready): searched by meaning too ${hybrid.toFixed(1)} s `
+        + `after the POST (${((hybrid - seconds) * 1000 / Math.max(waiting, 1)).toFixed(1)} ms a passage), service peak RSS by then `
+        + `${memoryOf(service.pid)?.peakRssMb.toFixed(0) ?? '?'} MiB`);
+    }
+    return { seconds, rate, stored, chunks, idleRssMb: idleRss, peakRssMb: memory?.peakRssMb ?? NaN, cpuSeconds };
+  } finally {
+    await sql.end({ timeout: 5 });
+    await service.stop();
+  }
 }
 
 const [mode, engine, url, pagesArg, concurrencyArg] = process.argv.slice(2);

@@ -22,7 +22,8 @@
  * postgres://postgres@127.0.0.1:5432/postgres; an embedded one is started when it does not answer),
  * BENCH_REPORTS_REUSE=<file> (dev only: the seeded database is kept and named in that file, and the next
  * run with the same file uses it instead of seeding again; its rollups are dropped first, so the build is
- * still timed cold. The file's database is never dropped: drop it by hand).
+ * still timed cold. The file's database is never dropped: drop it by hand), BENCH_BASELINE=<git ref> (each format
+ * also runs on that commit's service, built beside this checkout, right before or after this checkout's run).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,7 @@ import { rollupFigures } from '../src/db/report-rollups.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { workflowIds } from '../src/temporal/ids.ts';
+import { buildBaseline } from './baseline.ts';
 import { figure, freshDatabase, keptDatabase, memoryOf, onCleanup, positiveInt, runBenchmark, say, startServiceProcess, startTemporal } from './harness.ts';
 
 const CONVERSATIONS = positiveInt('BENCH_CONVERSATIONS', 1_000_000);
@@ -177,9 +179,18 @@ async function main(): Promise<void> {
   const temporal = new Client({ connection: await Connection.connect({ address: temporalAddress }) });
   onCleanup('temporal client', () => temporal.connection.close());
   const formats = (process.env.BENCH_FORMATS ?? 'document,presentation,raw').split(',') as ('document' | 'presentation' | 'raw')[];
-  for (const format of formats) {
+  // BENCH_BASELINE=<git ref>: each format runs on that commit's service too, right before or after this checkout's
+  // (alternating), on the same database: a before and after in the same conditions.
+  const baselineRef = process.env.BENCH_BASELINE;
+  const baselineMain = baselineRef ? buildBaseline(baselineRef) : undefined;
+  const runs = formats.flatMap((format, i) => (baselineMain
+    ? (i % 2 === 0 ? [{ format, main: baselineMain }, { format, main: undefined }] : [{ format, main: undefined }, { format, main: baselineMain }])
+    : [{ format, main: undefined }]));
+  for (const { format: name, main } of runs) {
+    const format = name;
+    const label = main ? `${format} (baseline ${baselineRef})` : format;
     const dataDir = await mkdtemp(join(tmpdir(), 'ams-bench-reports-'));
-    const service = await startServiceProcess({ databaseUrl, temporalAddress, env: { DATA_DIR: dataDir, SMTP_LISTEN_PORT: '0' } });
+    const service = await startServiceProcess({ databaseUrl, temporalAddress, main, env: { DATA_DIR: dataDir, SMTP_LISTEN_PORT: '0' } });
     // The service collects its start-up garbage 3 s and 8 s after it is ready (src/infra/heap.ts): idle is after that.
     await new Promise((r) => setTimeout(r, 9_000));
     const idle = memoryOf(service.pid);
@@ -204,9 +215,10 @@ async function main(): Promise<void> {
     const [{ size }] = await sql<[{ size: number }]>`select coalesce(artifact_size, octet_length(artifact)) as size from report_runs where id = ${run.id}`;
     await service.stop();
     const met = seconds <= TARGET_SECONDS && peakRss <= TARGET_MB;
-    rows.push([format, seconds.toFixed(2), (size / 1024).toFixed(0), idle?.rssMb.toFixed(0) ?? '?', peakRss.toFixed(0), (peakRss - (idle?.rssMb ?? 0)).toFixed(0),
+    rows.push([label, seconds.toFixed(2), (size / 1024).toFixed(0), idle?.rssMb.toFixed(0) ?? '?', peakRss.toFixed(0), (peakRss - (idle?.rssMb ?? 0)).toFixed(0),
       since?.peakRssMb.toFixed(0) ?? '?', met ? 'met' : 'MISSED']);
-    say(`  ${format}: ${seconds.toFixed(2)} s (${await activityTimes(temporal, run.id)})`);
+    say(`  ${label}: ${seconds.toFixed(2)} s (${await activityTimes(temporal, run.id)})`);
+    if (main) continue;
     figure({ measure: `report over ${(inPeriod / 1e6).toFixed(1)}M conversations, ${format}, time`, value: seconds, unit: 's', op: '<=', target: TARGET_SECONDS });
     figure({ measure: `report over ${(inPeriod / 1e6).toFixed(1)}M conversations, ${format}, peak RSS`, value: peakRss, unit: 'MiB', op: '<=', target: TARGET_MB });
   }

@@ -11,13 +11,30 @@ const FR_MARKERS = new Set(`le la les des est vous nous une et pour pas je votre
   cette ces sans avez etes kel cb vs svp stp`.split(/\s+/));
 const EN_MARKERS = new Set(`the is are you we a an and for not i your with on thanks hello that who in to do does can what how my it of
   at have much there this when where if be or any get u ur`.split(/\s+/));
+const LONGEST_MARKER = Math.max(...[...FR_MARKERS, ...EN_MARKERS].map((w) => w.length));
 
 /** The language a text is written in, by its commonest words: French when it has more of French's than of English's. */
 export function languageOfText(text: string): Lang {
-  // "l'atelier", "c'est", "qu'il": the elided word counts, as "l", "c", "qu".
-  const words = fold(text).split(/[^a-z]+/);
-  const fr = words.filter((w) => FR_MARKERS.has(w)).length;
-  const en = words.filter((w) => EN_MARKERS.has(w)).length;
+  // "l'atelier", "c'est", "qu'il": the elided word counts, as "l", "c", "qu". The words are the runs of a-z of the folded
+  // text (what `split(/[^a-z]+/)` gives), read in place: only those short enough to be a marker are copied out (a
+  // crawled page's thousands of words were an array of strings each, issue 48).
+  const folded = fold(text);
+  let fr = 0;
+  let en = 0;
+  let start = -1;
+  for (let i = 0; i <= folded.length; i++) {
+    const c = i < folded.length ? folded.charCodeAt(i) : 0;
+    if (c >= 97 && c <= 122) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0 && i - start <= LONGEST_MARKER) {
+      const word = folded.slice(start, i);
+      if (FR_MARKERS.has(word)) fr++;
+      if (EN_MARKERS.has(word)) en++;
+    }
+    start = -1;
+  }
   // A tie is broken by French's accented letters ("à", "é", "ç"), which English seldom writes.
   return fr > en || (fr === en && fr + en > 0 && /[àâçéèêëîïôûùœ]/i.test(text)) ? 'fr' : 'en';
 }

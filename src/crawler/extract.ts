@@ -144,8 +144,9 @@ function blockText<N>(tree: Tree<N>, root: N, cleaning: Cleaning): string {
     for (const child of tree.children(node)) {
       const text = tree.text(child);
       if (text !== null) {
-        // Line breaks in the markup are white space like any other: only elements break lines.
-        parts.push(text.replace(/\s+/g, ' '));
+        // Line breaks in the markup are white space like any other: only elements break lines. Most text nodes are
+        // words with single spaces (kept as they are) or the markup's indentation (one space): neither is copied.
+        parts.push(!FOLDABLE_SPACE.test(text) ? text : BLANK.test(text) ? ' ' : text.replace(/\s+/g, ' '));
         continue;
       }
       const tag = tree.tag(child);
@@ -171,6 +172,9 @@ function blockText<N>(tree: Tree<N>, root: N, cleaning: Cleaning): string {
 }
 
 const HEADING = /^h([1-6])$/;
+/** White space that `replace(/\s+/g, ' ')` would change: anything but a plain space, or two in a row. */
+const FOLDABLE_SPACE = /[^\S ]| {2}/;
+const BLANK = /^\s+$/;
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').replace(/^#+ /, '').trim();
 
 /** The rows of a table (not of tables nested in it), each as its cells' text. */
@@ -223,10 +227,13 @@ function tableText<N>(tree: Tree<N>, table: N, cleaning: Cleaning, depth: number
 
 /** Collapses spaces, trims lines, keeps at most one blank line between paragraphs. */
 export function tidy(text: string): string {
+  // The same four replacements as `/\r\n?/ -> \n`, `/[^\S\n]+/ -> ' '`, `/ ?\n ?/ -> \n`, `/\n{3,}/ -> \n\n`, but
+  // the 2nd and 3rd match only what they change (not every single space and every line break): a page's text is not
+  // copied for nothing (issue 48, the crawl's allocations).
   return text
     .replace(/\r\n?/g, '\n')
-    .replace(/[^\S\n]+/g, ' ')
-    .replace(/ ?\n ?/g, '\n')
+    .replace(/(?: [^\S\n]|[^\S\n ])[^\S\n]*/g, ' ')
+    .replace(/ \n ?|\n /g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
