@@ -182,22 +182,18 @@ async function main(): Promise<void> {
     result.speechEnds.forEach((speechEnd, i) => {
       const clock = turnClocks.get(`${result.streamSid} ${i + 1}`);
       if (!clock || clock.replyAt === null || clock.firstAudioAt === null) return;
-      steps.endpoint.push(absolute(clock.endpointAt) - speechEnd);
-      steps.tail.push(clock.heardAt - clock.finishedAt);
-      steps.heard.push(clock.heardAt - clock.endpointAt);
-      steps.queued.push(clock.transcriptAt - Math.max(clock.heardAt, clock.endpointAt));
-      steps.reply.push(clock.replyAt - clock.transcriptAt);
-      steps.audio.push(clock.firstAudioAt - clock.replyAt);
+      // The turn's steps, into every turn's figures and, for a call's first turn, into the first turns' too.
+      const turn = {
+        endpoint: absolute(clock.endpointAt) - speechEnd, tail: clock.heardAt - clock.finishedAt, heard: clock.heardAt - clock.endpointAt,
+        queued: clock.transcriptAt - Math.max(clock.heardAt, clock.endpointAt), reply: clock.replyAt - clock.transcriptAt,
+        audio: clock.firstAudioAt - clock.replyAt,
+      };
+      for (const [step, ms] of Object.entries(turn) as [keyof typeof turn, number][]) {
+        steps[step].push(ms);
+        if (i === 0) firstSteps[step].push(ms);
+      }
       steps.total.push(absolute(clock.firstAudioAt) - speechEnd);
       totalByTurn[i]?.push(absolute(clock.firstAudioAt) - speechEnd);
-      if (i === 0) {
-        firstSteps.endpoint.push(absolute(clock.endpointAt) - speechEnd);
-        firstSteps.tail.push(clock.heardAt - clock.finishedAt);
-        firstSteps.heard.push(clock.heardAt - clock.endpointAt);
-        firstSteps.queued.push(clock.transcriptAt - Math.max(clock.heardAt, clock.endpointAt));
-        firstSteps.reply.push(clock.replyAt - clock.transcriptAt);
-        firstSteps.audio.push(clock.firstAudioAt - clock.replyAt);
-      }
     });
   }
   for (const result of results) {

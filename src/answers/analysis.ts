@@ -55,9 +55,9 @@ export interface QueryTerm {
    * What the site itself calls the phrase this word is in, each the stems of a heading (`withSiteAliases` in rank.ts: "first
    * visit" → "new patient"): set by the ranking, from the passages it reads.
    */
+  aliases?: Set<string>[];
   /** The names the site defines the phrase this word is in as ("Bordetella — the "kennel cough" vaccine"), each by its stems. */
   definedAs?: Set<string>[];
-  aliases?: Set<string>[];
   /** A number, written as money in the question ("a $20 fee") or not ("for 500 people"): met by a number of its kind. */
   money?: boolean;
   /** The stem of the name this word follows ("gym" in "the Riverside gym"): the word says what kind of thing the name is, so the name found finds it too. */

@@ -514,17 +514,21 @@ function withSiteAliases(terms: QueryTerm[], question: string, cands: Candidate[
   }
   const aliases = new Map<QueryTerm, Set<string>[]>();
   const defined = new Map<QueryTerm, Set<string>[]>();
+  // The definition lines of the passages read, each once: the name's stems and the stems of what it is, in order.
+  const definitions = new Map<string, { name: Set<string>; says: string[] }>();
+  for (const c of cands) {
+    const m = definitions.has(c.sentence) ? null : DEFINITION.exec(c.sentence);
+    if (m) definitions.set(c.sentence, { name: stems(m[1]!), says: words(m[2]!).map(stem) });
+  }
   for (const [t, u] of phrases) {
     const holding = [...sections.values()].filter((s) => s.stems.some((st, i) => st === t.stem && s.stems[i + 1] === u.stem));
     if (holding.length > ALIAS_SECTIONS) continue;
     const names = holding.map((s) => s.heading).filter((h) => h.size > 0 && h.size <= ALIAS_WORDS && !h.has(t.stem) && !h.has(u.stem));
     // So does a line that defines a name by the phrase ("Bordetella — the "kennel cough" vaccine, …"): the phrase is what
     // the name before its dash is, on this site ("Bordetella (dogs) — Price: $30" for "price of a kennel cough shot").
-    const defining = cands.map((c) => DEFINITION.exec(c.sentence)).filter((m) => m !== null)
-      .filter((m, i, all) => all.findIndex((n) => n[0] === m[0]) === i)
-      .filter((m) => words(m[2]!).map(stem).some((st, i, all) => st === t.stem && all[i + 1] === u.stem));
+    const defining = [...definitions.values()].filter((d) => d.says.some((st, i) => st === t.stem && d.says[i + 1] === u.stem));
     const heads = defining.length <= ALIAS_SECTIONS
-      ? defining.map((m) => stems(m[1]!)).filter((h) => h.size > 0 && h.size <= ALIAS_WORDS && !h.has(t.stem) && !h.has(u.stem)) : [];
+      ? defining.map((d) => d.name).filter((h) => h.size > 0 && h.size <= ALIAS_WORDS && !h.has(t.stem) && !h.has(u.stem)) : [];
     for (const x of [t, u]) {
       aliases.set(x, [...(aliases.get(x) ?? []), ...names]);
       if (heads.length) defined.set(x, [...(defined.get(x) ?? []), ...heads]);

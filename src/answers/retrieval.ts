@@ -215,8 +215,8 @@ export function questionIn(text: string, story: string): Question {
   const stems = new Set(own.terms.map((t) => t.stem));
   const whole = analyzeQuestion(`${text.replace(/[.!?…\s]+$/, '')}. ${story}`);
   // A question that names nothing but the kind of answer it wants ("…and how much is it?", "what does that cost",
-  // "c'est combien ?") asks it of what was said before: the story's words are then its subject, not its circumstances.
-  // Of the question asked just before it ("how much for a massage and how long is it?"), when the story ends with one.
+  // "c'est combien ?") asks it of the question just before it, when the story ends with one: that question's words are
+  // then its subject, not its circumstances. A story that asks nothing stays a circumstance.
   const last = story.split(/(?<=[.!?…])\s+/).pop() ?? '';
   const before = !own.terms.some((t) => !t.typeWord && !t.incidental && t.senses < VAGUE_VERB) && opensQuestion(last)
     ? new Set(analyzeQuestion(last).terms.filter((t) => !t.typeWord).map((t) => t.stem)) : new Set<string>();
