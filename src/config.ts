@@ -173,6 +173,8 @@ export const ConfigSchema = Type.Object({
   VOICE_TTS_ELEVENLABS_MODEL: Type.String({ minLength: 1, default: 'eleven_flash_v2_5' }),
   VOICE_TTS_ELEVENLABS_VOICE: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9_-]+$', default: '21m00Tcm4TlvDq8ikWAM' }),
   VOICE_TTS_ELEVENLABS_VOICES: Type.Optional(Type.String({ pattern: '^\\s*([a-z]+\\s*=\\s*[A-Za-z0-9_-]+\\s*)(,\\s*[a-z]+\\s*=\\s*[A-Za-z0-9_-]+\\s*)*$' })),
+  /** The offline recognizer's warm decoders in one process decoded by this many threads (`cores`: the machine's), or `0`: a process per decoder. */
+  VOICE_DECODER_THREADS: Type.String({ pattern: '^(cores|\\d{1,3})$', default: 'cores' }),
   /** Streamed calls' speech-to-text: `pocketsphinx` (offline, Debian) or `deepgram` (its live WebSocket protocol). */
   VOICE_STT: Type.Union([Type.Literal('pocketsphinx'), Type.Literal('deepgram')], { default: 'pocketsphinx' }),
   /** With VOICE_STT=deepgram: the live endpoint, the key (never logged) and the model. */

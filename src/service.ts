@@ -23,6 +23,7 @@ import { acceptsAddress, receiveEmail } from './conversations/email.ts';
 import { startSmtpListener, type SmtpListener } from './mail/inbound.ts';
 import { useSentenceEncoder } from './answers/meaning.ts';
 import { useAnswerReader } from './answers/retrieval.ts';
+import { useDecoderThreads } from './voice/engines.ts';
 import { blobStoreOf } from './storage/store.ts';
 import { useRecordingStore } from './voice/recordings.ts';
 import { attachMediaStreams } from './voice/media-stream.ts';
@@ -87,6 +88,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const runtime = createRuntime(config);
   useSentenceEncoder(config.SENTENCE_ENCODER === 'on');
   useAnswerReader(config.ANSWER_READER);
+  useDecoderThreads(config.VOICE_DECODER_THREADS);
   useRecordingStore(blobStoreOf(config));
   // The webhook dispatcher's bookkeeping commits without waiting for the WAL flush (see startDispatcher): a few connections of its own.
   const bookkeepingSql = opts.worker ? createSql(opts.databaseUrl, { max: 3, asynchronousCommit: true, ...opts.statements }) : null;

@@ -188,3 +188,15 @@ describe('ElevenLabs streaming text-to-speech', () => {
     }
   });
 });
+
+describe('the offline recognizer\'s decoders setting', () => {
+  it('is checked at start: `cores` or a number of threads, `0` for a process per decoder; anything else stops the process', () => {
+    expect(loadConfig({}).VOICE_DECODER_THREADS).toBe('cores');
+    expect(loadConfig({ VOICE_DECODER_THREADS: '0' }).VOICE_DECODER_THREADS).toBe('0');
+    expect(loadConfig({ VOICE_DECODER_THREADS: '4' }).VOICE_DECODER_THREADS).toBe('4');
+    // Empty is unset, as for every setting.
+    expect(loadConfig({ VOICE_DECODER_THREADS: '' }).VOICE_DECODER_THREADS).toBe('cores');
+    // Read as 0 before, silently: a process per decoder where the host was meant.
+    for (const bad of ['four', '-2', '2.5']) expect(() => loadConfig({ VOICE_DECODER_THREADS: bad })).toThrow(/VOICE_DECODER_THREADS/);
+  });
+});

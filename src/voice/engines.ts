@@ -384,10 +384,12 @@ while True:
  * (bench:voice's eighth and ninth passes) the host's threads can fall behind where 20 processes would take a larger
  * share: `VOICE_DECODER_THREADS=0` there.
  */
-const DECODER_THREADS_SETTING = process.env.VOICE_DECODER_THREADS ?? 'cores';
-const DECODER_THREADS = DECODER_THREADS_SETTING === 'cores' || DECODER_THREADS_SETTING === '' ? availableParallelism() : Math.max(0, Math.floor(Number(DECODER_THREADS_SETTING))) || 0;
-/** The copies of a language model the host keeps (each serves one thread at a time). */
-const DECODER_LM_COPIES = 2 * DECODER_THREADS;
+let decoderThreads = availableParallelism();
+
+/** The setting, as the configuration checked it (`^(cores|\d+)$`): the service sets it at start (`startService`). */
+export function useDecoderThreads(setting: string): void {
+  decoderThreads = setting === 'cores' ? availableParallelism() : Number(setting);
+}
 
 /** The decoders' process of this service, started with the first decoder (again should it have gone). */
 class DecoderHost {
@@ -400,7 +402,8 @@ class DecoderHost {
   constructor() {
     // A session of its own (setsid): where the kernel shares the CPU by session first (Linux's autogroups), the decoders
     // together weigh as much as the service's process, however many of them are busy. It ends when its stdin closes.
-    this.child = spawn('python3', ['-c', DECODER_HOST, String(DECODER_THREADS), String(DECODER_LM_COPIES)], { stdio: ['pipe', 'pipe', 'ignore'], detached: true }) as unknown as ChildProcessWithoutNullStreams;
+    // The language model's copies: each serves one thread at a time.
+    this.child = spawn('python3', ['-c', DECODER_HOST, String(decoderThreads), String(2 * decoderThreads)], { stdio: ['pipe', 'pipe', 'ignore'], detached: true }) as unknown as ChildProcessWithoutNullStreams;
     onLines(this.child, (line) => {
       const tab = line.indexOf('\t');
       const text = line.slice(tab + 1);
@@ -517,7 +520,7 @@ export function createPocketsphinx(): SpeechToText {
   };
   const load = (lexicon: Lexicon | null): Decoder => {
     const settings = [...DECODER_SETTINGS, ...lexiconSettings(lexicon)];
-    if (!DECODER_THREADS) return new WarmDecoder(settings, lexicon?.dict ?? '');
+    if (!decoderThreads) return new WarmDecoder(settings, lexicon?.dict ?? '');
     if (!host?.alive) host = new DecoderHost();
     return host.open(settings, lexicon?.dict ?? '');
   };
